@@ -1,0 +1,42 @@
+import { Hono } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { requestId } from "hono/request-id";
+import { getDb } from "./db/client";
+import type { AppEnv } from "./env";
+import { ApiError, envelope } from "./lib/errors";
+import { auth } from "./middleware/auth";
+import { productsRoute } from "./routes/products";
+
+export const SERVICE = { name: "edge-store", version: "0.1.0" };
+
+export const app = new Hono<AppEnv>();
+
+// Echoes a well-formed incoming X-Request-Id (hono checks length and characters), else a new one.
+app.use(requestId());
+
+app.get("/", (c) => c.json(SERVICE));
+app.get("/health", (c) => c.json({ status: "ok" }));
+
+app.use("/v1/*", auth, async (c, next) => {
+  c.set("db", getDb(c.env.DB));
+  await next();
+});
+app.route("/v1/products", productsRoute);
+
+app.notFound((c) => c.json(envelope(404, `no route ${c.req.method} ${c.req.path}`), 404));
+
+app.onError((err, c) => {
+  if (err instanceof ApiError) {
+    return c.json(envelope(err.status, err.message, err.errors), err.status, err.headers);
+  }
+  // basicAuth's 401 carries its own response, with WWW-Authenticate: returned as it is.
+  if (err instanceof HTTPException) {
+    return err.res ?? c.json(envelope(err.status, err.message || "request refused"), err.status);
+  }
+  // Never internals in an answer; the log line names the request, not its credentials or body.
+  console.error(JSON.stringify({ level: "error", requestId: c.var.requestId, error: String(err), stack: err.stack }));
+  if (/D1_|SQLITE|database|Network connection lost/i.test(String(err))) {
+    return c.json(envelope(503, "the database is unavailable, retry shortly"), 503, { "Retry-After": "1" });
+  }
+  return c.json(envelope(500, "internal error"), 500);
+});

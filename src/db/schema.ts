@@ -1,0 +1,196 @@
+import { sql } from "drizzle-orm";
+import { check, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+// Money columns hold integer minor units (hundredths); JSON columns hold canonical JSON text.
+// Invariants that concurrent requests could break are constraints here, so that a D1 batch that
+// would break them fails whole (D1 has no interactive transactions): stock floors are CHECKs,
+// SKU uniqueness is the `skus` primary key (kept by triggers, see drizzle/0001), idempotency keys
+// are a primary key.
+
+const timestamps = {
+  createdAt: integer("created_at").notNull(),
+  updatedAt: integer("updated_at").notNull(),
+};
+
+export const products = sqliteTable(
+  "products",
+  {
+    // AUTOINCREMENT: an id is never reused, so order-line snapshots and cursors stay unambiguous.
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    // Worker-generated token that ties rows created in one batch to this product (contract 7).
+    token: text("token").unique(),
+    sku: text("sku"),
+    title: text("title").notNull(),
+    price: integer("price").notNull().default(0),
+    beforePrice: integer("before_price"),
+    purchasePrice: integer("purchase_price"),
+    taxRate: integer("tax_rate").notNull().default(25),
+    stock: integer("stock").notNull().default(0),
+    qtyLocation: text("qty_location"),
+    disableMinusqty: integer("disable_minusqty").notNull().default(0),
+    visible: integer("visible").notNull().default(1),
+    description: text("description"),
+    gtin: text("gtin"),
+    supplierName: text("supplier_name"),
+    supplierSku: text("supplier_sku"),
+    datafield1: text("datafield_1"),
+    datafield2: text("datafield_2"),
+    datafield3: text("datafield_3"),
+    seoDescription: text("seo_description"),
+    seoTitle: text("seo_title"),
+    weight: real("weight"),
+    images: text("images").notNull().default("[]"),
+    metadata: text("metadata"),
+    // Option names shared by all variants (contract 4.3), as a JSON array of 0 to 5 strings.
+    optionNames: text("option_names").notNull().default("[]"),
+    ...timestamps,
+  },
+  (t) => [
+    check("products_price", sql`${t.price} >= 0`),
+    check("products_tax_rate", sql`${t.taxRate} BETWEEN 0 AND 100`),
+    check("products_flags", sql`${t.disableMinusqty} IN (0, 1) AND ${t.visible} IN (0, 1)`),
+    // Never oversell: with disable_minusqty on, stock cannot go below zero (contract 3.1).
+    check("products_stock_floor", sql`${t.disableMinusqty} = 0 OR ${t.stock} >= 0`),
+  ],
+);
+
+export const variants = sqliteTable(
+  "variants",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    productId: integer("product_id")
+      .notNull()
+      .references(() => products.id, { onDelete: "cascade" }),
+    sku: text("sku"),
+    // Absent options are '' rather than NULL so the unique combination index sees them as equal.
+    option1: text("option1_value").notNull().default(""),
+    option2: text("option2_value").notNull().default(""),
+    option3: text("option3_value").notNull().default(""),
+    option4: text("option4_value").notNull().default(""),
+    option5: text("option5_value").notNull().default(""),
+    price: integer("price").notNull().default(0),
+    beforePrice: integer("before_price"),
+    purchasePrice: integer("purchase_price"),
+    qty: integer("qty").notNull().default(0),
+    qtyLocation: text("qty_location"),
+    gtin: text("gtin"),
+    supplierSku: text("supplier_sku"),
+    weight: real("weight"),
+    visible: integer("visible").notNull().default(1),
+    images: text("images").notNull().default("[]"),
+    // Copy of the product's disable_minusqty, kept in the same batch as the product's, because a
+    // CHECK cannot look at another table and the stock floor must be a constraint.
+    noMinus: integer("no_minus").notNull().default(0),
+    position: integer("position").notNull().default(0),
+    ...timestamps,
+  },
+  (t) => [
+    uniqueIndex("variants_options").on(t.productId, t.option1, t.option2, t.option3, t.option4, t.option5),
+    index("variants_product").on(t.productId, t.position),
+    check("variants_price", sql`${t.price} >= 0`),
+    check("variants_visible", sql`${t.visible} IN (0, 1) AND ${t.noMinus} IN (0, 1)`),
+    check("variants_stock_floor", sql`${t.noMinus} = 0 OR ${t.qty} >= 0`),
+  ],
+);
+
+// Every SKU of the store, product or variant: the primary key makes SKUs unique across both
+// tables, inside the database, whatever the order of concurrent writes (contract 4.2).
+export const skus = sqliteTable("skus", {
+  sku: text("sku").primaryKey(),
+  productId: integer("product_id").notNull(),
+  variantId: integer("variant_id"),
+});
+
+export const customers = sqliteTable("customers", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  email: text("email").notNull(),
+  // lower(email): customers are found by e-mail case-insensitively (contract 3.1).
+  emailKey: text("email_key").notNull().unique(),
+  type: text("type"),
+  phone: text("phone"),
+  billingDetails: text("billing_details"),
+  shippingDetails: text("shipping_details"),
+  hasLogin: integer("has_login").notNull().default(0),
+  newsletter: integer("newsletter").notNull().default(0),
+  ...timestamps,
+});
+
+export const orders = sqliteTable(
+  "orders",
+  {
+    // AUTOINCREMENT, seeded at 1000 by the first migration so the first order is 1001.
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    token: text("token").notNull().unique(),
+    status: text("status").notNull().default("unpaid"),
+    customerId: integer("customer_id").references(() => customers.id),
+    email: text("email"),
+    phone: text("phone"),
+    customerType: text("customer_type"),
+    note: text("note"),
+    loginCreate: integer("login_create").notNull().default(0),
+    newsletterSubscribe: integer("newsletter_subscribe").notNull().default(0),
+    billingDetails: text("billing_details"),
+    shippingDetails: text("shipping_details"),
+    paymentMethod: text("payment_method"),
+    transactionId: text("transaction_id"),
+    paymentLog: text("payment_log"),
+    currency: text("currency").notNull(),
+    shippingId: integer("shipping_id"),
+    shippingName: text("shipping_name"),
+    shippingPrice: integer("shipping_price").notNull().default(0),
+    subtotal: integer("subtotal").notNull(),
+    discount: integer("discount").notNull().default(0),
+    total: integer("total").notNull(),
+    // [{"rate": 25, "amount": 3980}] in minor units.
+    tax: text("tax").notNull().default("[]"),
+    metadata: text("metadata"),
+    ...timestamps,
+  },
+  (t) => [
+    index("orders_status").on(t.status, t.id),
+    check(
+      "orders_money",
+      sql`${t.subtotal} >= 0 AND ${t.discount} >= 0 AND ${t.total} >= 0 AND ${t.shippingPrice} >= 0`,
+    ),
+  ],
+);
+
+// Lines keep a snapshot of what was sold, so later catalog changes never alter a past order;
+// product_id and variant_id are references for reporting only (no foreign key: catalog rows may go).
+export const orderLines = sqliteTable(
+  "order_lines",
+  {
+    orderId: integer("order_id")
+      .notNull()
+      .references(() => orders.id, { onDelete: "cascade" }),
+    position: integer("position").notNull(),
+    productId: integer("product_id").notNull(),
+    variantId: integer("variant_id"),
+    sku: text("sku"),
+    title: text("title").notNull(),
+    // [{"name": "Colour", "value": "Red"}]
+    options: text("options").notNull().default("[]"),
+    qty: integer("qty").notNull(),
+    unitPrice: integer("unit_price").notNull(),
+    taxRate: integer("tax_rate").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.orderId, t.position] }),
+    check("order_lines_qty", sql`${t.qty} BETWEEN 1 AND 100000`),
+    check("order_lines_price", sql`${t.unitPrice} >= 0`),
+  ],
+);
+
+// Stored answers for Idempotency-Key retries (contract 3.3). Written in the same batch as the
+// effect, so the primary key makes a concurrent second request with one key fail and roll back.
+export const idempotencyKeys = sqliteTable(
+  "idempotency_keys",
+  {
+    key: text("key").primaryKey(),
+    requestHash: text("request_hash").notNull(),
+    status: integer("status").notNull(),
+    body: text("body").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("idempotency_keys_created").on(t.createdAt)],
+);

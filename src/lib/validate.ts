@@ -1,0 +1,73 @@
+import type { z } from "zod";
+
+/** `["products", 0, "qty"]` -> `products[0].qty` (contract 1: errors name their JSON path). */
+export function formatPath(path: readonly PropertyKey[], prefix = ""): string {
+  let out = prefix;
+  for (const seg of path) {
+    if (typeof seg === "number") out += `[${seg}]`;
+    else out += out ? `.${String(seg)}` : String(seg);
+  }
+  return out;
+}
+
+export function issuesToErrors(issues: readonly z.core.$ZodIssue[], prefix = ""): string[] {
+  return issues.map((i) => {
+    const path = formatPath(i.path, prefix);
+    return path ? `${path}: ${i.message}` : i.message;
+  });
+}
+
+type Def = {
+  type: string;
+  shape?: Record<string, z.ZodType>;
+  element?: z.ZodType;
+  innerType?: z.ZodType;
+  in?: z.ZodType;
+  out?: z.ZodType;
+};
+const defOf = (s: z.ZodType) => (s as unknown as { _zod: { def: Def } })._zod.def;
+
+/** The object or array schema under optional/nullable/preprocess wrappers, if any. */
+function structural(schema: z.ZodType): z.ZodType | undefined {
+  let s: z.ZodType | undefined = schema;
+  for (let i = 0; s && i < 10; i++) {
+    const d = defOf(s);
+    if (d.type === "object" || d.type === "array") return s;
+    if (d.type === "pipe") s = defOf(d.in as z.ZodType).type === "transform" ? d.out : d.in;
+    else s = d.innerType;
+  }
+  return undefined;
+}
+
+/**
+ * Fields the schema does not know, as contract 1's notices ("ignored unknown field x.y").
+ * Free-form objects (records such as metadata) are not walked: all their keys are data.
+ */
+export function unknownFields(schema: z.ZodType, value: unknown, prefix = "", out: string[] = []): string[] {
+  const s = structural(schema);
+  if (!s || value === null || typeof value !== "object") return out;
+  const d = defOf(s);
+  if (d.type === "array" && Array.isArray(value) && d.element) {
+    value.forEach((v, i) => {
+      unknownFields(d.element as z.ZodType, v, `${prefix}[${i}]`, out);
+    });
+  } else if (d.type === "object" && !Array.isArray(value) && d.shape) {
+    for (const key of Object.keys(value)) {
+      const path = prefix ? `${prefix}.${key}` : key;
+      const field = Object.hasOwn(d.shape, key) ? d.shape[key] : undefined;
+      if (!field) out.push(`ignored unknown field ${path}`);
+      else unknownFields(field, (value as Record<string, unknown>)[key], path, out);
+    }
+  }
+  return out;
+}
+
+export type Parsed<T> = { ok: true; data: T; notices: string[] } | { ok: false; errors: string[]; notices: string[] };
+
+/** Validates one item of a request: errors and notices carry paths relative to `prefix`. */
+export function parseItem<S extends z.ZodType>(schema: S, value: unknown, prefix = ""): Parsed<z.output<S>> {
+  const notices = unknownFields(schema, value, prefix);
+  const r = schema.safeParse(value);
+  if (r.success) return { ok: true, data: r.data, notices };
+  return { ok: false, errors: issuesToErrors(r.error.issues, prefix), notices };
+}

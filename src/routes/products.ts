@@ -1,0 +1,71 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import type { AppEnv } from "../env";
+import { decodeCursor, encodeCursor } from "../lib/cursor";
+import { ApiError } from "../lib/errors";
+import { bodyItems, parseItems } from "../lib/items";
+import { zv } from "../lib/zv";
+import { jsonBody } from "../middleware/body";
+import { id, int, opt, str } from "../schemas/fields";
+import { productCreate } from "../schemas/product";
+import { createProducts, findBySku, getProduct, type ItemOutcome, listProducts } from "../services/catalog";
+import type { ProductOut } from "../services/present";
+
+/** `sku: ...` inside item `[2]` reads `[2].sku: ...` (contract 1). */
+export const itemPath = (prefix: string, message: string) =>
+  prefix && !message.startsWith("[") ? `${prefix}.${message}` : `${prefix}${message}`;
+
+/**
+ * The response of a product write (contract 4): success counts the items that took effect;
+ * status 200 when one did, else the status of the first failed item.
+ */
+export function productWriteResponse(
+  parsed: { index: number; prefix: string; notices: string[] }[],
+  outcomes: Map<number, ItemOutcome>,
+) {
+  const errors: string[] = [];
+  const notices: string[] = [];
+  const out: ProductOut[] = [];
+  let firstFailure: number | undefined;
+  for (const item of parsed) {
+    notices.push(...item.notices);
+    const o = outcomes.get(item.index);
+    if (!o) continue;
+    if (o.ok) out.push(o.product);
+    else {
+      firstFailure ??= o.status;
+      errors.push(...o.errors.map((e) => itemPath(item.prefix, e)));
+    }
+  }
+  const status = out.length ? 200 : (firstFailure ?? 400);
+  return { status: status as 200 | 400 | 404 | 409, body: { success: out.length, errors, notices, products: out } };
+}
+
+const listQuery = z.object({
+  sku: opt(str(255)),
+  limit: opt(int(1, 100)),
+  cursor: opt(str(64)),
+});
+
+export const productsRoute = new Hono<AppEnv>()
+  .post("/", jsonBody, async (c) => {
+    const parsed = parseItems(productCreate, bodyItems(c.var.body, "product", true));
+    const outcomes = new Map<number, ItemOutcome>();
+    for (const p of parsed) if (!p.ok) outcomes.set(p.index, { ok: false, status: 400, errors: p.errors });
+    const valid = parsed.flatMap((p) => (p.ok ? [{ index: p.index, data: p.data }] : []));
+    for (const [i, o] of await createProducts(c.var.db, valid, Date.now())) outcomes.set(i, o);
+    const { status, body } = productWriteResponse(parsed, outcomes);
+    return c.json(body, status);
+  })
+  .get("/", zv("query", listQuery), async (c) => {
+    const q = c.req.valid("query");
+    if (q.sku !== undefined) return c.json({ products: await findBySku(c.var.db, q.sku) });
+    const page = await listProducts(c.var.db, q.limit ?? 50, q.cursor ? decodeCursor(q.cursor) : undefined);
+    return c.json({ products: page.products, next_cursor: page.next === null ? null : encodeCursor(page.next) });
+  })
+  .get("/:product_id", zv("param", z.object({ product_id: id })), async (c) => {
+    const { product_id } = c.req.valid("param");
+    const product = await getProduct(c.var.db, product_id);
+    if (!product) throw new ApiError(404, `product ${product_id} not found`);
+    return c.json(product);
+  });

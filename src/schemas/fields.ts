@@ -1,0 +1,135 @@
+import { z } from "zod";
+
+// Lenient scalars of contract 1: real clients send numbers as numeric strings and flags in
+// several shapes. Each accepts exactly the listed forms and names the problem otherwise; nothing
+// of the wrong type is coerced silently.
+
+const NUMERIC = /^-?\d+(\.\d+)?$/;
+// Control characters other than tab and newline are errors (contract 3.1).
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/;
+
+export const MAX_MONEY = 100_000_000_000; // 1,000,000,000.00 in minor units
+export const MAX_ORDER_TOTAL = 1_000_000_000_000; // 10,000,000,000.00 in minor units
+
+const required = (what: string) => (iss: { input: unknown }) => (iss.input === undefined ? "is required" : what);
+
+/** A number or numeric string, returned as its canonical decimal text. */
+function decimalText(v: unknown): string | undefined {
+  if (typeof v === "number") {
+    if (!Number.isFinite(v)) return undefined;
+    const s = String(v);
+    return NUMERIC.test(s) ? s : undefined; // 1e21 and 1e-7 are not plain decimals
+  }
+  if (typeof v === "string") {
+    const s = v.trim();
+    return NUMERIC.test(s) ? s : undefined;
+  }
+  return undefined;
+}
+
+const numberInput = (what: string) => z.union([z.number(), z.string()], { error: required(what) });
+
+/** Money: at most 2 decimals, 0 to 1,000,000,000, returned as integer minor units. */
+export const money = numberInput("must be an amount of money").transform((v, ctx) => {
+  const s = decimalText(v);
+  if (s === undefined) {
+    ctx.addIssue({ code: "custom", message: "must be an amount of money", input: v });
+    return z.NEVER;
+  }
+  const [int, frac = ""] = s.replace("-", "").split(".");
+  if (frac.length > 2) {
+    ctx.addIssue({ code: "custom", message: "must have at most 2 decimals", input: v });
+    return z.NEVER;
+  }
+  if (s.startsWith("-") && /[1-9]/.test(s)) {
+    ctx.addIssue({ code: "custom", message: "must not be negative", input: v });
+    return z.NEVER;
+  }
+  // Integer arithmetic on the digits: 0.1 + 0.2 style float error never reaches the books.
+  const cents = Number(int) * 100 + Number(frac.padEnd(2, "0"));
+  if (int.length > 10 || cents > MAX_MONEY) {
+    ctx.addIssue({ code: "custom", message: "must be at most 1000000000", input: v });
+    return z.NEVER;
+  }
+  return cents;
+});
+
+/** A whole number in [min, max]; numeric strings accepted. */
+export function int(min: number, max: number, what = `must be a whole number from ${min} to ${max}`) {
+  return numberInput(what).transform((v, ctx) => {
+    const s = decimalText(v);
+    const n = s === undefined ? Number.NaN : Number(s);
+    if (!Number.isSafeInteger(n) || n < min || n > max) {
+      ctx.addIssue({ code: "custom", message: what, input: v });
+      return z.NEVER;
+    }
+    return n;
+  });
+}
+
+/** A finite number >= 0 (weights); numeric strings accepted. */
+export const nonNegative = numberInput("must be a number of at least 0").transform((v, ctx) => {
+  const s = decimalText(v);
+  const n = s === undefined ? Number.NaN : Number(s);
+  if (!Number.isFinite(n) || n < 0 || n > 1e9) {
+    ctx.addIssue({ code: "custom", message: "must be a number from 0 to 1000000000", input: v });
+    return z.NEVER;
+  }
+  return n;
+});
+
+/** Identifiers: positive integers, or numeric strings of them (contract 1). */
+export const id = int(1, Number.MAX_SAFE_INTEGER, "must be a positive whole number (an id)");
+
+/** Flags: 1/0, "1"/"0", true/false, returned as 1 or 0. */
+export const flag = z
+  .union([z.boolean(), z.number(), z.string()], { error: required("must be 1, 0, true or false") })
+  .transform((v, ctx) => {
+    const s = typeof v === "string" ? v.trim() : v;
+    if (s === true || s === 1 || s === "1") return 1 as const;
+    if (s === false || s === 0 || s === "0") return 0 as const;
+    ctx.addIssue({ code: "custom", message: "must be 1, 0, true or false", input: v });
+    return z.NEVER;
+  });
+
+/** A string of at most `max` characters without control characters other than tab and newline. */
+export function str(max = 255) {
+  return z
+    .string({ error: required("must be a string") })
+    .max(max, { error: `must be at most ${max} characters` })
+    .refine((s) => !CONTROL.test(s), { error: "must not contain control characters" });
+}
+
+export const country = z
+  .string({ error: required("must be a two-letter country code") })
+  .trim()
+  .regex(/^[A-Za-z]{2}$/, { error: "must be a two-letter country code" })
+  .transform((s) => s.toUpperCase());
+
+export const currency = z
+  .string({ error: required("must be a three-letter currency code") })
+  .trim()
+  .regex(/^[A-Za-z]{3}$/, { error: "must be a three-letter currency code" })
+  .transform((s) => s.toUpperCase());
+
+/** A JSON object (not an array) of at most 16 KiB serialised, stored as given (contract 3.1). */
+export const metadata = z
+  .record(z.string(), z.unknown(), { error: "must be a JSON object" })
+  .refine((o) => JSON.stringify(o).length <= 16_384, { error: "must be at most 16 KiB serialised" });
+
+/** Blank strings count as absent (contract 1); absent stays absent. */
+const blankToUndefined = (v: unknown) => (typeof v === "string" && v.trim() === "" ? undefined : v);
+
+export function opt<T extends z.ZodType>(schema: T) {
+  return z.preprocess(blankToUndefined, schema.optional());
+}
+
+/** Optional, and `null` clears the stored value (contract 4.2). */
+export function clearable<T extends z.ZodType>(schema: T) {
+  return z.preprocess(blankToUndefined, schema.nullable().optional());
+}
+
+export function req<T extends z.ZodType>(schema: T) {
+  return z.preprocess(blankToUndefined, schema);
+}

@@ -1,0 +1,127 @@
+import { z } from "zod";
+import { clearable, flag, id, int, metadata, money, nonNegative, opt, req, str } from "./fields";
+
+// Wire schemas of interface.md 2.7 (product) and 2.8 (variant entry), field names as the API
+// this is modelled on sends them. `create` mode is POST /v1/products; `update` mode is PUT, where
+// every field is optional and `null` clears an optional one (contract 4.2).
+
+export const MAX_VARIANTS = 2048;
+export const OPTION_SLOTS = [1, 2, 3, 4, 5] as const;
+
+const image = z.object({ url: req(str(2048)), alttext: opt(str(255)) }, { error: "must be an object with url" });
+export type Image = { url: string; alttext?: string };
+
+/** images: an ordered array of {url, alttext}, or an object keyed by position ({"1": {...}}). */
+export const images = z
+  .union([z.array(image), z.record(z.string().regex(/^\d+$/), image)], {
+    error: "must be an array of {url, alttext} or an object keyed by position",
+  })
+  .transform((v): Image[] =>
+    Array.isArray(v)
+      ? v
+      : Object.entries(v)
+          .sort(([a], [b]) => Number(a) - Number(b))
+          .map(([, img]) => img),
+  );
+
+const STOCK_RANGE = 1_000_000_000;
+export const stock = int(-STOCK_RANGE, STOCK_RANGE, `must be a whole number from -${STOCK_RANGE} to ${STOCK_RANGE}`);
+export const visible = int(0, 1, "must be 0 or 1");
+
+function optionFields(make: <T extends z.ZodType>(s: T) => z.ZodType) {
+  const shape: Record<string, z.ZodType> = {};
+  for (const n of OPTION_SLOTS) {
+    shape[`variant_option${n}_name`] = make(str(255));
+    shape[`variant_option${n}_value`] = make(str(255));
+  }
+  return shape as Record<`variant_option${1 | 2 | 3 | 4 | 5}_${"name" | "value"}`, z.ZodType<string | undefined>>;
+}
+
+/** Variant fields; `update` entries also carry variant_id. */
+function variantShape(mode: "create" | "update") {
+  const o = mode === "create" ? opt : clearable;
+  return {
+    ...optionFields(opt),
+    sku: o(str(255)),
+    price: opt(money),
+    purchase_price: o(money),
+    before_price: o(money),
+    qty: opt(stock),
+    qty_location: o(str(255)),
+    gtin: o(str(255)),
+    supplier_sku: o(str(255)),
+    weight: o(nonNegative),
+    visible: opt(visible),
+    images: o(images),
+  };
+}
+
+export const variantEntry = z.object(variantShape("create"), { error: "must be an object" });
+export const variantUpdateEntry = z.object(
+  { ...variantShape("update"), variant_id: req(id) },
+  { error: "must be an object" },
+);
+export type VariantEntry = z.output<typeof variantEntry>;
+export type VariantUpdateEntry = z.output<typeof variantUpdateEntry>;
+
+const variantList = <T extends z.ZodType>(entry: T) =>
+  z
+    .array(entry, { error: "must be an array" })
+    .max(MAX_VARIANTS, { error: `must have at most ${MAX_VARIANTS} entries` });
+
+function productShape(mode: "create" | "update") {
+  const o = mode === "create" ? opt : clearable;
+  return {
+    sku: o(str(255)),
+    title: mode === "create" ? req(str(255)) : opt(str(255)),
+    price: mode === "create" ? req(money) : opt(money),
+    before_price: o(money),
+    purchase_price: o(money),
+    tax_rate: opt(int(0, 100)),
+    stock: opt(stock),
+    qty_location: o(str(255)),
+    disable_minusqty: opt(flag),
+    visible: opt(visible),
+    description: o(str(100_000)),
+    gtin: o(str(255)),
+    supplier_name: o(str(255)),
+    supplier_sku: o(str(255)),
+    datafield_1: o(str(255)),
+    datafield_2: o(str(255)),
+    datafield_3: o(str(255)),
+    seo_description: o(str(255)),
+    seo_title: o(str(255)),
+    weight: o(nonNegative),
+    images: o(images),
+    metadata: o(metadata),
+  };
+}
+
+export const productCreate = z.object(
+  {
+    ...productShape("create"),
+    variants: opt(z.object({ add: opt(variantList(variantEntry)) }, { error: "must be an object with an add array" })),
+  },
+  { error: "must be a product object" },
+);
+export type ProductCreate = z.output<typeof productCreate>;
+
+export const productUpdate = z.object(
+  {
+    ...productShape("update"),
+    product_id: opt(id),
+    variant_id: opt(id),
+    variants: opt(
+      z.object(
+        {
+          sync: opt(variantList(variantEntry)),
+          add: opt(variantList(variantEntry)),
+          update: opt(variantList(variantUpdateEntry)),
+        },
+        { error: "must be an object with sync, add and update arrays" },
+      ),
+    ),
+  },
+  { error: "must be a product object" },
+);
+export type ProductUpdate = z.output<typeof productUpdate>;

@@ -1,0 +1,254 @@
+import { desc, eq, inArray, lt, sql } from "drizzle-orm";
+import type { DB } from "../db/client";
+import { products, skus, variants } from "../db/schema";
+import type { ProductCreate } from "../schemas/product";
+import { isConstraintError, rowMapper, runBatch, stmt } from "./d1";
+import { type ProductOut, presentProduct, presentProducts } from "./present";
+import { agreedNames, comboKey, type Located, valuesOf, variantColumns } from "./variants";
+
+/** One item of a product write: either its product, or why it failed and with which status. */
+export type ItemOutcome = { ok: true; product: ProductOut } | { ok: false; status: 400 | 404 | 409; errors: string[] };
+
+// ---------------------------------------------------------------------------------------------
+// Reads
+
+/** Product rows and their variants for a set of product ids, as two statements of one batch. */
+function selectProducts(db: DB, ids: number[]) {
+  const json = JSON.stringify(ids);
+  return [
+    db
+      .select()
+      .from(products)
+      .where(inArray(products.id, sql`(SELECT value FROM json_each(${json}))`))
+      .orderBy(desc(products.id)),
+    db
+      .select()
+      .from(variants)
+      .where(inArray(variants.productId, sql`(SELECT value FROM json_each(${json}))`))
+      .orderBy(variants.productId, variants.position, variants.id),
+  ] as const;
+}
+
+export async function getProduct(db: DB, id: number): Promise<ProductOut | undefined> {
+  const [ps, vs] = await db.batch(selectProducts(db, [id]));
+  return ps[0] && presentProduct(ps[0], vs);
+}
+
+/** The product owning a product or variant SKU (SKUs are unique store-wide, so at most one). */
+export async function findBySku(db: DB, sku: string): Promise<ProductOut[]> {
+  const owner = db.select({ id: skus.productId }).from(skus).where(eq(skus.sku, sku));
+  const [ps, vs] = await db.batch([
+    db.select().from(products).where(inArray(products.id, owner)),
+    db.select().from(variants).where(inArray(variants.productId, owner)).orderBy(variants.position, variants.id),
+  ]);
+  return presentProducts(ps, vs);
+}
+
+/** Newest first; the cursor is the last id of the previous page (ids never get reused). */
+export async function listProducts(db: DB, limit: number, before?: number) {
+  const page = db
+    .select({ id: products.id })
+    .from(products)
+    .where(before ? lt(products.id, before) : undefined)
+    .orderBy(desc(products.id))
+    .limit(limit + 1);
+  const [ps, vs] = await db.batch([
+    db.select().from(products).where(inArray(products.id, page)).orderBy(desc(products.id)),
+    db
+      .select()
+      .from(variants)
+      .where(inArray(variants.productId, page))
+      .orderBy(variants.productId, variants.position, variants.id),
+  ]);
+  const more = ps.length > limit;
+  const rows = more ? ps.slice(0, limit) : ps;
+  return { products: presentProducts(rows, vs), next: more ? rows[rows.length - 1].id : null };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Create
+
+type ProductInsert = ReturnType<typeof productColumns> & { token: string };
+type VariantInsert = ReturnType<typeof variantColumns> & {
+  token: string;
+  option_values: string[];
+  position: number;
+};
+
+function productColumns(p: ProductCreate, optionNames: string[]) {
+  return {
+    sku: p.sku ?? null,
+    title: p.title,
+    price: p.price,
+    before_price: p.before_price ?? null,
+    purchase_price: p.purchase_price ?? null,
+    tax_rate: p.tax_rate ?? 25,
+    stock: p.stock ?? 0,
+    qty_location: p.qty_location ?? null,
+    disable_minusqty: p.disable_minusqty ?? 0,
+    visible: p.visible ?? 1,
+    description: p.description ?? null,
+    gtin: p.gtin ?? null,
+    supplier_name: p.supplier_name ?? null,
+    supplier_sku: p.supplier_sku ?? null,
+    datafield_1: p.datafield_1 ?? null,
+    datafield_2: p.datafield_2 ?? null,
+    datafield_3: p.datafield_3 ?? null,
+    seo_description: p.seo_description ?? null,
+    seo_title: p.seo_title ?? null,
+    weight: p.weight ?? null,
+    images: p.images ?? [],
+    metadata: p.metadata ?? null,
+    option_names: optionNames,
+  };
+}
+
+type Planned = { index: number; product: ProductInsert; variants: VariantInsert[]; skus: Located<string>[] };
+
+/** Everything about one product that can be decided without the database. */
+function planCreate(p: ProductCreate, index: number): Planned | { index: number; errors: string[] } {
+  const entries = (p.variants?.add ?? []).map((entry, i) => ({ entry, path: `variants.add[${i}]` }));
+  const { names = [], errors } = agreedNames(entries);
+  const token = crypto.randomUUID();
+  const product = { ...productColumns(p, entries.length ? names : []), token };
+  const flagOn = product.disable_minusqty === 1;
+  if (entries.length && p.stock !== undefined) {
+    errors.push("stock: a product with variants has no stock of its own: give each variant its qty");
+  }
+  if (flagOn && product.stock < 0) errors.push("stock: must not be negative while disable_minusqty is on");
+  const seen = new Map<string, string>();
+  const planned: VariantInsert[] = [];
+  entries.forEach(({ entry, path }, position) => {
+    const v = valuesOf(entry, names, path);
+    errors.push(...v.errors);
+    if (!v.values) return;
+    const key = comboKey(v.values);
+    const dup = seen.get(key);
+    if (dup) errors.push(`${path}: same option values as ${dup}`);
+    seen.set(key, path);
+    if (flagOn && (entry.qty ?? 0) < 0) errors.push(`${path}.qty: must not be negative while disable_minusqty is on`);
+    // A variant without a price takes the product's (contract 4.3).
+    const cols = variantColumns({ ...entry, price: entry.price ?? product.price });
+    planned.push({ ...cols, token, option_values: v.values, position });
+  });
+  if (errors.length) return { index, errors };
+  const owned: Located<string>[] = [];
+  if (product.sku !== null) owned.push({ entry: product.sku, path: "sku" });
+  for (const [i, v] of planned.entries()) {
+    if (v.sku !== null) owned.push({ entry: v.sku, path: `variants.add[${i}].sku` });
+  }
+  return { index, product, variants: planned, skus: owned };
+}
+
+const INSERT_PRODUCTS = `
+  INSERT INTO products (token, sku, title, price, before_price, purchase_price, tax_rate, stock,
+    qty_location, disable_minusqty, visible, description, gtin, supplier_name, supplier_sku,
+    datafield_1, datafield_2, datafield_3, seo_description, seo_title, weight, images, metadata,
+    option_names, created_at, updated_at)
+  SELECT p.value->>'token', p.value->>'sku', p.value->>'title', p.value->>'price',
+    p.value->>'before_price', p.value->>'purchase_price', p.value->>'tax_rate', p.value->>'stock',
+    p.value->>'qty_location', p.value->>'disable_minusqty', p.value->>'visible',
+    p.value->>'description', p.value->>'gtin', p.value->>'supplier_name', p.value->>'supplier_sku',
+    p.value->>'datafield_1', p.value->>'datafield_2', p.value->>'datafield_3',
+    p.value->>'seo_description', p.value->>'seo_title', p.value->>'weight', p.value->'images',
+    iif(json_type(p.value, '$.metadata') = 'object', p.value->'metadata', NULL),
+    p.value->'option_names', ?2, ?2
+  FROM json_each(?1) AS p`;
+
+/**
+ * Inserts variants given as JSON rows carrying either `token` (a product created in the same
+ * batch, contract 7) or `product_id`; no_minus is copied from the product row.
+ */
+export const INSERT_VARIANTS = `
+  INSERT INTO variants (product_id, sku, option1_value, option2_value, option3_value,
+    option4_value, option5_value, price, before_price, purchase_price, qty, qty_location, gtin,
+    supplier_sku, weight, visible, images, no_minus, position, created_at, updated_at)
+  SELECT p.id, v.value->>'sku', v.value->>'$.option_values[0]', v.value->>'$.option_values[1]',
+    v.value->>'$.option_values[2]', v.value->>'$.option_values[3]', v.value->>'$.option_values[4]',
+    v.value->>'price', v.value->>'before_price', v.value->>'purchase_price', v.value->>'qty',
+    v.value->>'qty_location', v.value->>'gtin', v.value->>'supplier_sku', v.value->>'weight',
+    v.value->>'visible', v.value->'images', p.disable_minusqty, v.value->>'position', ?2, ?2
+  FROM json_each(?1) AS v
+  JOIN products AS p ON p.id = coalesce(v.value->>'product_id',
+    (SELECT id FROM products WHERE token = v.value->>'token'))`;
+
+const SELECT_PRODUCTS_BY_TOKEN = "SELECT * FROM products WHERE token IN (SELECT value FROM json_each(?1))";
+const SELECT_VARIANTS_BY_TOKEN = `
+  SELECT v.* FROM variants AS v JOIN products AS p ON p.id = v.product_id
+  WHERE p.token IN (SELECT value FROM json_each(?1)) ORDER BY v.product_id, v.position, v.id`;
+
+export const toProduct = rowMapper(products);
+export const toVariant = rowMapper(variants);
+
+/** SKUs of `wanted` already in the store, with their owners. */
+export function skuOwners(db: DB, wanted: string[]) {
+  return db
+    .select()
+    .from(skus)
+    .where(inArray(skus.sku, sql`(SELECT value FROM json_each(${JSON.stringify(wanted)}))`));
+}
+
+export const skuTaken = (path: string, sku: string, productId: number) =>
+  `${path}: SKU ${sku} is already used by product ${productId}`;
+
+/**
+ * Creates products, each on its own: one that fails never affects another. One read (SKUs already
+ * taken) and one write batch for all of them, whatever their number of variants; if a concurrent
+ * request takes a SKU between the two, the batch fails on the skus primary key, rolls back whole,
+ * and is planned again from a fresh read.
+ */
+export async function createProducts(
+  db: DB,
+  items: { index: number; data: ProductCreate }[],
+  now: number,
+): Promise<Map<number, ItemOutcome>> {
+  const outcomes = new Map<number, ItemOutcome>();
+  const plans: Planned[] = [];
+  for (const { index, data } of items) {
+    const plan = planCreate(data, index);
+    if ("errors" in plan) outcomes.set(index, { ok: false, status: 400, errors: plan.errors });
+    else plans.push(plan);
+  }
+  for (let attempt = 1; plans.length; attempt++) {
+    const owners = await skuOwners(
+      db,
+      plans.flatMap((p) => p.skus.map((s) => s.entry)),
+    );
+    const taken = new Map(owners.map((o) => [o.sku, o.productId]));
+    const claimed = new Map<string, number>();
+    const ready: Planned[] = [];
+    for (const plan of plans) {
+      const errors: string[] = [];
+      for (const { entry: sku, path } of plan.skus) {
+        const owner = taken.get(sku);
+        if (owner !== undefined) errors.push(skuTaken(path, sku, owner));
+        else if (claimed.has(sku)) errors.push(`${path}: SKU ${sku} is used twice in this request`);
+      }
+      if (errors.length) outcomes.set(plan.index, { ok: false, status: 409, errors });
+      else {
+        for (const s of plan.skus) claimed.set(s.entry, plan.index);
+        ready.push(plan);
+      }
+    }
+    if (!ready.length) break;
+    const tokens = JSON.stringify(ready.map((p) => p.product.token));
+    try {
+      const [, , ps, vs] = await runBatch(db, [
+        stmt(db, INSERT_PRODUCTS, JSON.stringify(ready.map((p) => p.product)), now),
+        stmt(db, INSERT_VARIANTS, JSON.stringify(ready.flatMap((p) => p.variants)), now),
+        stmt(db, SELECT_PRODUCTS_BY_TOKEN, tokens),
+        stmt(db, SELECT_VARIANTS_BY_TOKEN, tokens),
+      ]);
+      const rows = ps.results.map(toProduct);
+      const created = new Map(presentProducts(rows, vs.results.map(toVariant)).map((p, i) => [rows[i].token, p]));
+      for (const plan of ready) {
+        outcomes.set(plan.index, { ok: true, product: created.get(plan.product.token) as ProductOut });
+      }
+      break;
+    } catch (e) {
+      // Only a lost race on a SKU is worth another plan; anything else is the caller's 5xx.
+      if (!isConstraintError(e) || attempt >= 3) throw e;
+    }
+  }
+  return outcomes;
+}

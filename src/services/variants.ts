@@ -1,0 +1,83 @@
+import { OPTION_SLOTS, type VariantEntry } from "../schemas/product";
+
+// Option rules of contract 4.3: a product has up to five option names shared by its variants;
+// each variant has a value for each named option and no two variants share a combination.
+
+type Named = Partial<Record<`variant_option${1 | 2 | 3 | 4 | 5}_${"name" | "value"}`, string>>;
+
+/** The option names an entry gives, or undefined when it names none. */
+export function namesOf(e: Named): { names?: string[]; error?: string } {
+  const slots = OPTION_SLOTS.map((n) => e[`variant_option${n}_name`]);
+  const last = slots.findLastIndex((s) => s !== undefined);
+  if (last < 0) return {};
+  const gap = slots.slice(0, last).indexOf(undefined);
+  if (gap >= 0) return { error: `variant_option${gap + 1}_name: option names must be given in order from option 1` };
+  const names = slots.slice(0, last + 1) as string[];
+  if (new Set(names).size !== names.length) return { error: "variant_option1_name: option names must differ" };
+  return { names };
+}
+
+export const sameNames = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && a.every((x, i) => x === b[i]);
+
+export type Located<T> = { entry: T; path: string };
+
+/**
+ * The option names a list of entries agrees on: every entry that names options must name the
+ * same ones. Returns undefined names when no entry names any.
+ */
+export function agreedNames(entries: Located<Named>[]): { names?: string[]; errors: string[] } {
+  let names: string[] | undefined;
+  let from = "";
+  const errors: string[] = [];
+  for (const { entry, path } of entries) {
+    const r = namesOf(entry);
+    if (r.error) errors.push(`${path}.${r.error}`);
+    else if (r.names) {
+      if (!names) {
+        names = r.names;
+        from = path;
+      } else if (!sameNames(names, r.names)) {
+        errors.push(`${path}.variant_option1_name: option names differ from those of ${from}`);
+      }
+    }
+  }
+  return { names, errors };
+}
+
+/** The entry's option values for `names`, padded to five slots with '' (the stored form). */
+export function valuesOf(e: Named, names: string[], path: string): { values?: string[]; errors: string[] } {
+  const errors: string[] = [];
+  const values: string[] = [];
+  for (const n of OPTION_SLOTS) {
+    const v = e[`variant_option${n}_value`];
+    if (n <= names.length) {
+      if (v === undefined) errors.push(`${path}.variant_option${n}_value: is required (option "${names[n - 1]}")`);
+      values.push(v ?? "");
+    } else {
+      if (v !== undefined) errors.push(`${path}.variant_option${n}_value: the product has no option ${n}`);
+      values.push("");
+    }
+  }
+  if (!names.length) errors.push(`${path}.variant_option1_name: is required (a variant is defined by its options)`);
+  return errors.length ? { errors } : { values, errors };
+}
+
+export const comboKey = (values: readonly string[]) => values.join("\u0000");
+
+/** Variant fields of an entry as stored columns (money already in minor units). */
+export function variantColumns(e: VariantEntry) {
+  return {
+    sku: e.sku ?? null,
+    price: e.price,
+    before_price: e.before_price ?? null,
+    purchase_price: e.purchase_price ?? null,
+    qty: e.qty ?? 0,
+    qty_location: e.qty_location ?? null,
+    gtin: e.gtin ?? null,
+    supplier_sku: e.supplier_sku ?? null,
+    weight: e.weight ?? null,
+    visible: e.visible ?? 1,
+    images: e.images ?? [],
+  };
+}

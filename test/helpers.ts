@@ -1,0 +1,43 @@
+import { env } from "cloudflare:workers";
+import { app } from "../src/app";
+import type { Bindings } from "../src/env";
+
+export const KEY = "test-key";
+export const basic = (user: string, password = user) => `Basic ${btoa(`${user}:${password}`)}`;
+
+let counter = 0;
+/** Storage is isolated per test file, not per test: every test makes its own SKUs. */
+export const uid = (prefix = "SKU") => `${prefix}-${Date.now().toString(36)}-${(++counter).toString(36)}`;
+
+type Init = { body?: unknown; raw?: string; headers?: Record<string, string>; env?: Partial<Bindings> };
+
+/** A request to the app inside the Workers runtime, authenticated unless told otherwise. */
+export async function call(method: string, path: string, init: Init = {}) {
+  const headers: Record<string, string> = { authorization: basic(KEY), ...init.headers };
+  let body: string | undefined = init.raw;
+  if (init.body !== undefined) {
+    body = JSON.stringify(init.body);
+    headers["content-type"] ??= "application/json";
+  }
+  for (const [k, v] of Object.entries(headers)) if (v === "") delete headers[k];
+  const res = await app.request(path, { method, headers, body }, { ...env, ...init.env });
+  const text = await res.text();
+  let json: any;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, headers: res.headers, json, text };
+}
+
+export const post = (path: string, body: unknown, init: Init = {}) => call("POST", path, { ...init, body });
+export const put = (path: string, body: unknown, init: Init = {}) => call("PUT", path, { ...init, body });
+export const get = (path: string, init: Init = {}) => call("GET", path, init);
+
+/** Creates one product through the API and returns it as the API answered. */
+export async function createProduct(body: Record<string, unknown>) {
+  const r = await post("/v1/products", { title: "Test product", price: 100, ...body });
+  if (r.status !== 200) throw new Error(`create failed: ${r.status} ${r.text}`);
+  return r.json.products[0];
+}
