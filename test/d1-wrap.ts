@@ -1,0 +1,53 @@
+import { env } from "cloudflare:workers";
+
+export type D1Counts = { calls: number; statements: number; statementsPerCall: number[] };
+
+/**
+ * A D1 binding that counts round trips (a batch or a single statement's first/all/run/raw is one
+ * call) and statements, and can fail its Nth call to inject faults. Wraps the real local D1.
+ */
+export function wrapD1(options: { failCall?: number } = {}) {
+  const real = env.DB;
+  const counts: D1Counts = { calls: 0, statements: 0, statementsPerCall: [] };
+  const unwrap = new WeakMap<object, D1PreparedStatement>();
+
+  const call = (statements: number) => {
+    counts.calls++;
+    counts.statements += statements;
+    counts.statementsPerCall.push(statements);
+    if (counts.calls === options.failCall) throw new Error("D1_ERROR: injected fault: Network connection lost.");
+  };
+
+  const wrapStmt = (stmt: D1PreparedStatement): D1PreparedStatement => {
+    const proxy = new Proxy(stmt, {
+      get(target, prop) {
+        if (prop === "bind") return (...args: unknown[]) => wrapStmt(target.bind(...args));
+        if (prop === "first" || prop === "all" || prop === "run" || prop === "raw") {
+          return async (...args: unknown[]) => {
+            call(1);
+            return (target as any)[prop](...args);
+          };
+        }
+        const v = (target as any)[prop];
+        return typeof v === "function" ? v.bind(target) : v;
+      },
+    });
+    unwrap.set(proxy, stmt);
+    return proxy;
+  };
+
+  const db = new Proxy(real, {
+    get(target, prop) {
+      if (prop === "prepare") return (query: string) => wrapStmt(target.prepare(query));
+      if (prop === "batch") {
+        return async (stmts: D1PreparedStatement[]) => {
+          call(stmts.length);
+          return target.batch(stmts.map((s) => unwrap.get(s) ?? s));
+        };
+      }
+      const v = (target as any)[prop];
+      return typeof v === "function" ? v.bind(target) : v;
+    },
+  });
+  return { db, counts, reset: () => Object.assign(counts, { calls: 0, statements: 0, statementsPerCall: [] }) };
+}
