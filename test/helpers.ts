@@ -14,9 +14,10 @@ type Init = { body?: unknown; raw?: string; headers?: Record<string, string>; en
 /** A request to the app inside the Workers runtime, authenticated unless told otherwise. */
 export async function call(method: string, path: string, init: Init = {}) {
   const headers: Record<string, string> = { authorization: basic(KEY), ...init.headers };
-  let body: string | undefined = init.raw;
+  // Bytes, not a string: a string body would get a default text/plain Content-Type.
+  let body: Uint8Array | undefined = init.raw === undefined ? undefined : new TextEncoder().encode(init.raw);
   if (init.body !== undefined) {
-    body = JSON.stringify(init.body);
+    body = new TextEncoder().encode(JSON.stringify(init.body));
     headers["content-type"] ??= "application/json";
   }
   for (const [k, v] of Object.entries(headers)) if (v === "") delete headers[k];

@@ -21,18 +21,22 @@ type Def = {
   type: string;
   shape?: Record<string, z.ZodType>;
   element?: z.ZodType;
+  valueType?: z.ZodType;
+  options?: z.ZodType[];
   innerType?: z.ZodType;
   in?: z.ZodType;
   out?: z.ZodType;
 };
 const defOf = (s: z.ZodType) => (s as unknown as { _zod: { def: Def } })._zod.def;
 
-/** The object or array schema under optional/nullable/preprocess wrappers, if any. */
+const STRUCTURAL = new Set(["object", "array", "record", "union"]);
+
+/** The object, array, record or union schema under optional/nullable/preprocess wrappers, if any. */
 function structural(schema: z.ZodType): z.ZodType | undefined {
   let s: z.ZodType | undefined = schema;
   for (let i = 0; s && i < 10; i++) {
     const d = defOf(s);
-    if (d.type === "object" || d.type === "array") return s;
+    if (STRUCTURAL.has(d.type)) return s;
     if (d.type === "pipe") s = defOf(d.in as z.ZodType).type === "transform" ? d.out : d.in;
     else s = d.innerType;
   }
@@ -47,7 +51,18 @@ export function unknownFields(schema: z.ZodType, value: unknown, prefix = "", ou
   const s = structural(schema);
   if (!s || value === null || typeof value !== "object") return out;
   const d = defOf(s);
-  if (d.type === "array" && Array.isArray(value) && d.element) {
+  if (d.type === "union") {
+    // Walk the first option of the value's kind (images: an array or an object keyed by position).
+    const kind = Array.isArray(value) ? "array" : "object";
+    const match = d.options?.find((o) => {
+      const t = structural(o);
+      const type = t && defOf(t).type;
+      return kind === "array" ? type === "array" : type === "object" || type === "record";
+    });
+    if (match) unknownFields(match, value, prefix, out);
+  } else if (d.type === "record" && !Array.isArray(value) && d.valueType) {
+    for (const [key, v] of Object.entries(value)) unknownFields(d.valueType, v, `${prefix}.${key}`, out);
+  } else if (d.type === "array" && Array.isArray(value) && d.element) {
     value.forEach((v, i) => {
       unknownFields(d.element as z.ZodType, v, `${prefix}[${i}]`, out);
     });

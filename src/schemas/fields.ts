@@ -114,8 +114,12 @@ export const currency = z
   .transform((s) => s.toUpperCase());
 
 /** A JSON object (not an array) of at most 16 KiB serialised, stored as given (contract 3.1). */
+// z.custom, not z.record: a record is rebuilt key by key, and assigning a "__proto__" key would
+// set the prototype instead of keeping the data. The parsed JSON object is stored as given.
 export const metadata = z
-  .record(z.string(), z.unknown(), { error: "must be a JSON object" })
+  .custom<Record<string, unknown>>((v) => v !== null && typeof v === "object" && !Array.isArray(v), {
+    error: "must be a JSON object",
+  })
   .refine((o) => JSON.stringify(o).length <= 16_384, { error: "must be at most 16 KiB serialised" });
 
 /** Blank strings count as absent (contract 1); absent stays absent. */

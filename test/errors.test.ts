@@ -1,0 +1,101 @@
+import { describe, expect, it } from "vitest";
+import { jsonDepth } from "../src/middleware/body";
+import { call, get, post, uid } from "./helpers";
+
+const nested = (depth: number) => `${"[".repeat(depth)}${"]".repeat(depth)}`;
+
+describe("error model (contract 1)", () => {
+  it.each([
+    ["malformed JSON", { raw: '{"title": ' }, 400, "request body is not valid JSON"],
+    [
+      "a text/plain body",
+      { raw: "{}", headers: { "content-type": "text/plain" } },
+      415,
+      "Content-Type must be application/json",
+    ],
+    [
+      "a form body",
+      { raw: "a=1", headers: { "content-type": "application/x-www-form-urlencoded" } },
+      415,
+      "Content-Type must be application/json",
+    ],
+    [
+      "a body over 1 MiB",
+      { raw: JSON.stringify({ title: "x".repeat(1024 * 1024) }) },
+      413,
+      "request body is larger than 1 MiB",
+    ],
+    ["JSON nested 33 levels", { raw: nested(33) }, 400, "JSON is nested deeper than 32 levels"],
+    ["a million opening brackets", { raw: "[".repeat(1_000_000) }, 400, "JSON is nested deeper than 32 levels"],
+    ["a JSON string body", { raw: '"hello"' }, 400, "body must be a product object or an array of them"],
+    ["an empty array", { raw: "[]" }, 400, "body must hold at least one product"],
+    [
+      "101 products",
+      { raw: JSON.stringify(Array.from({ length: 101 }, () => ({ title: "t", price: 1 }))) },
+      413,
+      "at most 100 products per request",
+    ],
+  ])("answers %s with the envelope", async (_, init, status, error) => {
+    const r = await call("POST", "/v1/products", init);
+    expect(r.status).toBe(status);
+    expect(r.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(r.json).toMatchObject({ code: status, error });
+  });
+
+  it("reads a missing Content-Type as JSON and accepts charset parameters", async () => {
+    const sku = uid();
+    const bare = await call("POST", "/v1/products", { raw: JSON.stringify({ title: "A", price: 1, sku }) });
+    expect(bare.status).toBe(200);
+    const charset = await call("POST", "/v1/products", {
+      raw: JSON.stringify({ title: "B", price: 1 }),
+      headers: { "content-type": "application/json; charset=utf-8" },
+    });
+    expect(charset.status).toBe(200);
+  });
+
+  it("accepts JSON nested exactly 32 levels deep (it then fails validation, not parsing)", async () => {
+    const r = await call("POST", "/v1/products", {
+      raw: JSON.stringify({ title: "t", price: 1, metadata: JSON.parse(`{"a":${nested(30)}}`) }),
+    });
+    expect(r.status).toBe(200);
+  });
+
+  it("counts depth outside strings only", () => {
+    expect(jsonDepth('{"a": "[[[[{{{{"}')).toBe(1);
+    expect(jsonDepth('["\\"[", [1]]')).toBe(2);
+  });
+
+  it("answers an unknown route with a JSON 404", async () => {
+    const r = await get("/v1/nothing-here");
+    expect(r.status).toBe(404);
+    expect(r.json).toEqual({ code: 404, error: "no route GET /v1/nothing-here" });
+  });
+
+  it("reports unknown fields as notices and does not store them", async () => {
+    const r = await post("/v1/products", { title: "T", price: 1, colour: "red", images: [{ url: "u", size: 3 }] });
+    expect(r.status).toBe(200);
+    expect(r.json.notices).toEqual(["ignored unknown field colour", "ignored unknown field images[0].size"]);
+    expect(r.json.products[0]).not.toHaveProperty("colour");
+    expect(r.json.products[0].images).toEqual([{ url: "u" }]);
+  });
+
+  it("gives every response an X-Request-Id, echoing a valid incoming one", async () => {
+    const fresh = await get("/health");
+    expect(fresh.headers.get("x-request-id")).toMatch(/^[\w-]{16,}$/);
+    const echoed = await get("/health", { headers: { "x-request-id": "abc-123" } });
+    expect(echoed.headers.get("x-request-id")).toBe("abc-123");
+    const refused = await get("/health", { headers: { "x-request-id": "bad id with spaces" } });
+    expect(refused.headers.get("x-request-id")).not.toBe("bad id with spaces");
+    const error = await get("/v1/nowhere");
+    expect(error.headers.get("x-request-id")).toBeTruthy();
+  });
+
+  it("never answers with SQL, table names or a stack", async () => {
+    // A body that reaches the database with hostile text in every string field.
+    const r = await post("/v1/products", { title: "'); DROP TABLE products; --", price: 1, sku: "' OR 1=1 --" });
+    expect(r.status).toBe(200);
+    const dup = await post("/v1/products", { title: "again", price: 1, sku: "' OR 1=1 --" });
+    expect(dup.status).toBe(409);
+    expect(dup.text).not.toMatch(/SQLITE|D1_|constraint|skus\.|at \w+ \(/i);
+  });
+});

@@ -1,0 +1,284 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { call, get, post, uid } from "./helpers";
+
+const count = async (table: string) =>
+  ((await env.DB.prepare(`SELECT count(*) AS n FROM ${table}`).first<{ n: number }>()) as { n: number }).n;
+
+const variant = (colour: string, size: string, extra: Record<string, unknown> = {}) => ({
+  variant_option1_name: "Colour",
+  variant_option1_value: colour,
+  variant_option2_name: "Size",
+  variant_option2_value: size,
+  ...extra,
+});
+
+describe("POST /v1/products", () => {
+  it("creates a product without variants and answers with it as GET does", async () => {
+    const sku = uid();
+    const r = await post("/v1/products", {
+      sku,
+      title: "Linen towel",
+      price: 199.5,
+      before_price: 249,
+      purchase_price: "80.25",
+      tax_rate: 12,
+      stock: 30,
+      qty_location: "A1",
+      disable_minusqty: "1",
+      visible: 1,
+      description: "Soft",
+      gtin: "7350000000000",
+      supplier_name: "Weaver",
+      supplier_sku: "W-1",
+      datafield_1: "d1",
+      seo_title: "Towel",
+      weight: 350,
+      images: { "2": { url: "https://img/2.jpg" }, "1": { url: "https://img/1.jpg", alttext: "front" } },
+      metadata: { origin: "SE", __proto__: { admin: true } },
+    });
+    expect(r.status).toBe(200);
+    expect(r.json).toMatchObject({ success: 1, errors: [], notices: [] });
+    const p = r.json.products[0];
+    expect(p).toMatchObject({
+      sku,
+      title: "Linen towel",
+      price: 199.5,
+      before_price: 249,
+      purchase_price: 80.25,
+      tax_rate: 12,
+      stock: 30,
+      disable_minusqty: "1",
+      visible: 1,
+      weight: 350,
+      images: [{ url: "https://img/1.jpg", alttext: "front" }, { url: "https://img/2.jpg" }],
+      variants: [],
+    });
+    expect(Number.isInteger(p.product_id)).toBe(true);
+    const back = await get(`/v1/products/${p.product_id}`);
+    expect(back.json).toEqual(p);
+    // Money is stored in minor units.
+    const row = await env.DB.prepare("SELECT price, purchase_price FROM products WHERE id = ?")
+      .bind(p.product_id)
+      .first();
+    expect(row).toEqual({ price: 19950, purchase_price: 8025 });
+  });
+
+  it("stores __proto__ in metadata as plain data", async () => {
+    const r = await call("POST", "/v1/products", {
+      raw: '{"title":"P","price":1,"metadata":{"__proto__":{"polluted":true}}}',
+    });
+    expect(r.status).toBe(200);
+    expect(Object.hasOwn(r.json.products[0].metadata, "__proto__")).toBe(true);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it("creates a product with variants; variants without a price take the product's", async () => {
+    const [a, b] = [uid("V"), uid("V")];
+    const r = await post("/v1/products", {
+      title: "T-shirt",
+      price: 249,
+      variants: {
+        add: [variant("Red", "M", { sku: a, price: "259", qty: 3 }), variant("Red", "L", { sku: b, qty: "2" })],
+      },
+    });
+    expect(r.status).toBe(200);
+    const p = r.json.products[0];
+    expect(p.stock).toBe(5);
+    expect(p.variants).toHaveLength(2);
+    expect(p.variants[0]).toMatchObject({
+      sku: a,
+      price: 259,
+      qty: 3,
+      variant_option1_name: "Colour",
+      variant_option1_value: "Red",
+      variant_option2_name: "Size",
+      variant_option2_value: "M",
+      variant_option3_name: null,
+    });
+    expect(p.variants[1]).toMatchObject({ sku: b, price: 249, qty: 2 });
+    expect(Number.isInteger(p.variants[0].variant_id)).toBe(true);
+  });
+
+  it("finds a product by its own SKU and by a variant's SKU", async () => {
+    const [ps, vs] = [uid("P"), uid("V")];
+    const p = (
+      await post("/v1/products", {
+        sku: ps,
+        title: "Cap",
+        price: 99,
+        variants: { add: [variant("Blue", "S", { sku: vs })] },
+      })
+    ).json.products[0];
+    for (const sku of [ps, vs]) {
+      const r = await get(`/v1/products?sku=${encodeURIComponent(sku)}`);
+      expect(r.status).toBe(200);
+      expect(r.json.products.map((x: { product_id: number }) => x.product_id)).toEqual([p.product_id]);
+    }
+    expect((await get(`/v1/products?sku=${uid("none")}`)).json).toEqual({ products: [] });
+  });
+
+  it("refuses a duplicate SKU with 409 and writes nothing", async () => {
+    const sku = uid();
+    await post("/v1/products", { sku, title: "First", price: 1 });
+    const before = [await count("products"), await count("variants")];
+    for (const body of [
+      { sku, title: "Second", price: 1 },
+      {
+        title: "Third",
+        price: 1,
+        variants: { add: [variant("Red", "S", { sku: uid() }), variant("Red", "M", { sku })] },
+      },
+    ]) {
+      const r = await post("/v1/products", body);
+      expect(r.status).toBe(409);
+      expect(r.json.success).toBe(0);
+      expect(r.json.errors[0]).toMatch(new RegExp(`sku: SKU ${sku} is already used by product \\d+`));
+    }
+    expect([await count("products"), await count("variants")]).toEqual(before);
+  });
+
+  it("handles array items on their own: one created, one duplicate, one invalid", async () => {
+    const sku = uid();
+    const r = await post("/v1/products", [
+      { sku, title: "Ok", price: 10 },
+      { sku, title: "Same SKU", price: 10 },
+      { title: "No price" },
+    ]);
+    expect(r.status).toBe(200);
+    expect(r.json.success).toBe(1);
+    expect(r.json.errors).toEqual([`[1].sku: SKU ${sku} is used twice in this request`, "[2].price: is required"]);
+  });
+
+  it("answers the status of the first failure when nothing was created", async () => {
+    const sku = uid();
+    await post("/v1/products", { sku, title: "x", price: 1 });
+    const r = await post("/v1/products", [{ sku, title: "dup", price: 1 }, { title: "" }]);
+    expect(r.status).toBe(409);
+    expect(r.json.success).toBe(0);
+  });
+
+  it("creates 2,048 variants in one request and refuses 2,049", async () => {
+    const make = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({
+        variant_option1_name: "Number",
+        variant_option1_value: String(i),
+        sku: `BIG-${n}-${i}`,
+        qty: 1,
+      }));
+    const ok = await post("/v1/products", { title: "Many", price: 5, variants: { add: make(2048) } });
+    expect(ok.status).toBe(200);
+    expect(ok.json.products[0].variants).toHaveLength(2048);
+    expect(ok.json.products[0].stock).toBe(2048);
+    const tooMany = await post("/v1/products", { title: "Too many", price: 5, variants: { add: make(2049) } });
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.json.errors).toEqual(["variants.add: must have at most 2048 entries"]);
+  });
+
+  it.each([
+    ["money with 3 decimals", { price: 1.005 }, "price: must have at most 2 decimals"],
+    ["a negative price", { price: -1 }, "price: must not be negative"],
+    ["a price above the limit", { price: 1_000_000_000.01 }, "price: must be at most 1000000000"],
+    ["an exponent string", { price: "1e3" }, "price: must be an amount of money"],
+    ["a plus sign", { price: "+5" }, "price: must be an amount of money"],
+    ["hex", { price: "0x10" }, "price: must be an amount of money"],
+    ["a boolean price", { price: true }, "price: must be an amount of money"],
+    ["a missing title", { title: undefined }, "title: is required"],
+    ["a blank title", { title: "   " }, "title: is required"],
+    ["a long title", { title: "x".repeat(256) }, "title: must be at most 255 characters"],
+    ["a control character", { title: "a\u0007b" }, "title: must not contain control characters"],
+    ["a tax rate over 100", { tax_rate: 101 }, "tax_rate: must be a whole number from 0 to 100"],
+    ["a fractional stock", { stock: 1.5 }, "stock: must be a whole number from -1000000000 to 1000000000"],
+    ["visible 2", { visible: 2 }, "visible: must be 0 or 1"],
+    ["a flag 'yes'", { disable_minusqty: "yes" }, "disable_minusqty: must be 1, 0, true or false"],
+    ["metadata as an array", { metadata: [1] }, "metadata: must be a JSON object"],
+    ["metadata over 16 KiB", { metadata: { a: "x".repeat(16_400) } }, "metadata: must be at most 16 KiB serialised"],
+    [
+      "images of strings",
+      { images: ["a.jpg"] },
+      "images: must be an array of {url, alttext} or an object keyed by position",
+    ],
+    [
+      "negative stock with the flag on",
+      { stock: -1, disable_minusqty: 1 },
+      "stock: must not be negative while disable_minusqty is on",
+    ],
+    [
+      "stock on a product with variants",
+      { stock: 3, variants: { add: [variant("R", "S")] } },
+      "stock: a product with variants has no stock of its own: give each variant its qty",
+    ],
+    [
+      "a variant without options",
+      { variants: { add: [{ sku: "x" }] } },
+      "variants.add[0].variant_option1_name: is required (a variant is defined by its options)",
+    ],
+    [
+      "a repeated option combination",
+      { variants: { add: [variant("R", "S"), variant("R", "S")] } },
+      "variants.add[1]: same option values as variants.add[0]",
+    ],
+    [
+      "a missing option value",
+      { variants: { add: [{ variant_option1_name: "Colour" }] } },
+      'variants.add[0].variant_option1_value: is required (option "Colour")',
+    ],
+    [
+      "entries naming different options",
+      { variants: { add: [variant("R", "S"), { variant_option1_name: "Material", variant_option1_value: "Wool" }] } },
+      "variants.add[1].variant_option1_name: option names differ from those of variants.add[0]",
+    ],
+  ])("refuses %s with 400 naming the field", async (_, fields, error) => {
+    const before = await count("products");
+    const r = await post("/v1/products", { title: "Valid", price: 10, ...fields });
+    expect(r.status).toBe(400);
+    expect(r.json.success).toBe(0);
+    expect(r.json.errors).toContain(error);
+    expect(await count("products")).toBe(before);
+  });
+
+  it("accepts numeric strings, spaces around numbers, and blank strings as absent", async () => {
+    const r = await post("/v1/products", {
+      title: "Strings",
+      price: " 12 ",
+      stock: "7",
+      tax_rate: "6",
+      weight: "0.5",
+      gtin: "  ",
+    });
+    expect(r.status).toBe(200);
+    expect(r.json.products[0]).toMatchObject({ price: 12, stock: 7, tax_rate: 6, weight: 0.5, gtin: null });
+  });
+});
+
+describe("GET /v1/products (list)", () => {
+  it("pages newest first with an opaque cursor", async () => {
+    const ids: number[] = [];
+    for (let i = 0; i < 3; i++)
+      ids.push((await post("/v1/products", { title: `L${i}`, price: 1 })).json.products[0].product_id);
+    const first = await get("/v1/products?limit=2");
+    expect(first.status).toBe(200);
+    expect(first.json.products.map((p: { product_id: number }) => p.product_id)).toEqual([ids[2], ids[1]]);
+    expect(typeof first.json.next_cursor).toBe("string");
+    const second = await get(`/v1/products?limit=2&cursor=${first.json.next_cursor}`);
+    expect(second.json.products[0].product_id).toBe(ids[0]);
+  });
+
+  it.each([
+    ["limit=0", "limit: must be a whole number from 1 to 100"],
+    ["limit=101", "limit: must be a whole number from 1 to 100"],
+    ["limit=abc", "limit: must be a whole number from 1 to 100"],
+    ["cursor=garbage", "cursor: is not a cursor this service gave out"],
+  ])("refuses %s with 400", async (q, error) => {
+    const r = await get(`/v1/products?${q}`);
+    expect(r.status).toBe(400);
+    expect(r.json.errors).toEqual([error]);
+  });
+
+  it("answers 404 for a product that does not exist and 400 for a non-numeric id", async () => {
+    expect((await get("/v1/products/99999999")).json).toEqual({ code: 404, error: "product 99999999 not found" });
+    const bad = await get("/v1/products/abc");
+    expect(bad.status).toBe(400);
+    expect(bad.json.errors).toEqual(["product_id: must be a positive whole number (an id)"]);
+  });
+});
