@@ -56,5 +56,5 @@ Try it:
 
 const devArgs = ["dev", "--ip", "127.0.0.1", ...(portArg < 0 ? ["--port", "8787"] : []), ...args];
 const child = spawn(wrangler, devArgs, { cwd: root, stdio: "inherit" });
-for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => child.kill(sig));
+for (const sig of /** @type {const} */ (["SIGINT", "SIGTERM"])) process.on(sig, () => child.kill(sig));
 child.on("exit", (code) => process.exit(code ?? 0));
