@@ -33,10 +33,26 @@ app.onError((err, c) => {
   if (err instanceof HTTPException) {
     return err.res ?? c.json(envelope(err.status, err.message || "request refused"), err.status);
   }
-  // Never internals in an answer; the log line names the request, not its credentials or body.
-  console.error(JSON.stringify({ level: "error", requestId: c.var.requestId, error: String(err), stack: err.stack }));
-  if (/D1_|SQLITE|database|Network connection lost/i.test(String(err))) {
+  // Never internals in an answer. The log names the request and the root cause only: Drizzle's
+  // wrapper message holds the query's parameters, which are body content.
+  const cause = rootCause(err);
+  const db = err.message.startsWith("Failed query") || /D1_|SQLITE|Network connection lost/i.test(cause.message);
+  console.error(
+    JSON.stringify({
+      level: "error",
+      requestId: c.var.requestId,
+      error: cause.message,
+      stack: db ? undefined : cause.stack,
+    }),
+  );
+  if (db) {
     return c.json(envelope(503, "the database is unavailable, retry shortly"), 503, { "Retry-After": "1" });
   }
   return c.json(envelope(500, "internal error"), 500);
 });
+
+function rootCause(err: Error): Error {
+  let e = err;
+  for (let i = 0; i < 5 && e.cause instanceof Error; i++) e = e.cause;
+  return e;
+}
