@@ -6,6 +6,7 @@ import type { AppEnv } from "./env";
 import { ApiError, envelope } from "./lib/errors";
 import { auth } from "./middleware/auth";
 import { productsRoute } from "./routes/products";
+import { IdempotencyConflict } from "./services/idempotency";
 
 export const SERVICE = { name: "edge-store", version: "0.1.0" };
 
@@ -26,6 +27,8 @@ app.route("/v1/products", productsRoute);
 app.notFound((c) => c.json(envelope(404, `no route ${c.req.method} ${c.req.path}`), 404));
 
 app.onError((err, c) => {
+  // Answered by the idempotency middleware with the winner's stored answer.
+  if (err instanceof IdempotencyConflict) return c.json(envelope(409, "idempotency key in use"), 409);
   if (err instanceof ApiError) {
     return c.json(envelope(err.status, err.message, err.errors), err.status, err.headers);
   }

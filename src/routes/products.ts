@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { z } from "zod";
+import type { DB } from "../db/client";
 import type { AppEnv } from "../env";
 import { decodeCursor, encodeCursor } from "../lib/cursor";
 import { ApiError } from "../lib/errors";
@@ -8,7 +9,15 @@ import { zv } from "../lib/zv";
 import { jsonBody } from "../middleware/body";
 import { id, int, opt, str } from "../schemas/fields";
 import { productCreate } from "../schemas/product";
-import { createProducts, findBySku, getProduct, type ItemOutcome, listProducts } from "../services/catalog";
+import {
+  createProducts,
+  findBySku,
+  getProduct,
+  type ItemOutcome,
+  listProducts,
+  type Recorder,
+} from "../services/catalog";
+import { type Idem, idempotency, recordStatements } from "../services/idempotency";
 import type { ProductOut } from "../services/present";
 
 /** `sku: ...` inside item `[2]` reads `[2].sku: ...` (contract 1). */
@@ -19,13 +28,13 @@ export const itemPath = (prefix: string, message: string) =>
  * The response of a product write (contract 4): success counts the items that took effect;
  * status 200 when one did, else the status of the first failed item.
  */
-export function productWriteResponse(
+export function productWriteResponse<P = ProductOut>(
   parsed: { index: number; prefix: string; notices: string[] }[],
-  outcomes: Map<number, ItemOutcome>,
+  outcomes: Map<number, ItemOutcome<P>>,
 ) {
   const errors: string[] = [];
   const notices: string[] = [];
-  const out: ProductOut[] = [];
+  const out: P[] = [];
   let firstFailure: number | undefined;
   for (const item of parsed) {
     notices.push(...item.notices);
@@ -41,6 +50,25 @@ export function productWriteResponse(
   return { status: status as 200 | 400 | 404 | 409, body: { success: out.length, errors, notices, products: out } };
 }
 
+/** Records the answer a product write is about to give, for Idempotency-Key retries. */
+export function recorder(
+  db: DB,
+  idem: Idem | undefined,
+  parsed: { index: number; prefix: string; notices: string[]; ok: boolean; errors?: string[] }[],
+  now: number,
+): Recorder | undefined {
+  if (!idem) return undefined;
+  return {
+    idem,
+    claim: (planned) => {
+      const all = new Map(planned);
+      for (const p of parsed) if (!p.ok) all.set(p.index, { ok: false, status: 400, errors: p.errors ?? [] });
+      const { status, body } = productWriteResponse(parsed, all);
+      return recordStatements(db, idem, status, body, now);
+    },
+  };
+}
+
 const listQuery = z.object({
   sku: opt(str(255)),
   limit: opt(int(1, 100)),
@@ -48,12 +76,15 @@ const listQuery = z.object({
 });
 
 export const productsRoute = new Hono<AppEnv>()
-  .post("/", jsonBody, async (c) => {
+  .post("/", jsonBody, idempotency, async (c) => {
     const parsed = parseItems(productCreate, bodyItems(c.var.body, "product", true));
     const outcomes = new Map<number, ItemOutcome>();
     for (const p of parsed) if (!p.ok) outcomes.set(p.index, { ok: false, status: 400, errors: p.errors });
     const valid = parsed.flatMap((p) => (p.ok ? [{ index: p.index, data: p.data }] : []));
-    for (const [i, o] of await createProducts(c.var.db, valid, Date.now())) outcomes.set(i, o);
+    const now = Date.now();
+    for (const [i, o] of await createProducts(c.var.db, valid, now, recorder(c.var.db, c.var.idem, parsed, now))) {
+      outcomes.set(i, o);
+    }
     const { status, body } = productWriteResponse(parsed, outcomes);
     return c.json(body, status);
   })

@@ -2,12 +2,21 @@ import { desc, eq, inArray, lt, sql } from "drizzle-orm";
 import type { DB } from "../db/client";
 import { products, skus, variants } from "../db/schema";
 import type { ProductCreate } from "../schemas/product";
-import { isConstraintError, rowMapper, runBatch, stmt } from "./d1";
+import { isConstraintError, rowMapper, stmt } from "./d1";
+import { type Claim, type Idem, runClaimed } from "./idempotency";
 import { type ProductOut, presentProduct, presentProducts } from "./present";
 import { agreedNames, comboKey, type Located, valuesOf, variantColumns } from "./variants";
 
 /** One item of a product write: either its product, or why it failed and with which status. */
-export type ItemOutcome = { ok: true; product: ProductOut } | { ok: false; status: 400 | 404 | 409; errors: string[] };
+export type ItemOutcome<P = ProductOut> =
+  | { ok: true; product: P }
+  | { ok: false; status: 400 | 404 | 409; errors: string[] };
+
+/** A product the write batch will create or change, referred to before its id is known. */
+export type ProductRef = { $product: string | number };
+
+/** How a product write records its answer for Idempotency-Key retries (contract 3.3). */
+export type Recorder = { idem: Idem; claim: Claim<Map<number, ItemOutcome<ProductRef>>> };
 
 // ---------------------------------------------------------------------------------------------
 // Reads
@@ -201,6 +210,7 @@ export async function createProducts(
   db: DB,
   items: { index: number; data: ProductCreate }[],
   now: number,
+  recorder?: Recorder,
 ): Promise<Map<number, ItemOutcome>> {
   const outcomes = new Map<number, ItemOutcome>();
   const plans: Planned[] = [];
@@ -230,10 +240,13 @@ export async function createProducts(
         ready.push(plan);
       }
     }
-    if (!ready.length) break;
+    const planned = new Map<number, ItemOutcome<ProductRef>>(outcomes as Map<number, ItemOutcome<never>>);
+    for (const p of ready) planned.set(p.index, { ok: true, product: { $product: p.product.token } });
+    const head = recorder?.claim(planned) ?? [];
+    if (!ready.length && !head.length) break;
     const tokens = JSON.stringify(ready.map((p) => p.product.token));
     try {
-      const [, , ps, vs] = await runBatch(db, [
+      const [, , ps, vs] = await runClaimed(db, recorder?.idem, head, [
         stmt(db, INSERT_PRODUCTS, JSON.stringify(ready.map((p) => p.product)), now),
         stmt(db, INSERT_VARIANTS, JSON.stringify(ready.flatMap((p) => p.variants)), now),
         stmt(db, SELECT_PRODUCTS_BY_TOKEN, tokens),

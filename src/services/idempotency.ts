@@ -1,0 +1,165 @@
+import { createMiddleware } from "hono/factory";
+import type { DB } from "../db/client";
+import { products, variants } from "../db/schema";
+import type { AppEnv } from "../env";
+import { ApiError } from "../lib/errors";
+import { IDEMPOTENCY_TTL_MS } from "../scheduled";
+import { rowMapper, runBatch, stmt } from "./d1";
+import { presentProducts } from "./present";
+
+// Idempotent retries (contract 3.3). The record is written in the same D1 batch as the effect,
+// first in the batch, so that a second request with the key fails on its primary key before
+// anything else runs, rolls back whole, and then reads the winner's record. The stored body is a
+// template: rows created by the batch are referred to by the token the Worker gave them
+// ({"$order": token}, {"$product": token or id}), because their ids exist only once the batch ran;
+// a replay resolves them with one read.
+
+export type Idem = { key: string; hash: string };
+
+/** Thrown by a service whose write batch lost the race for its idempotency key. */
+export class IdempotencyConflict extends Error {
+  constructor(readonly idem: Idem) {
+    super("idempotency key taken");
+  }
+}
+
+const KEY = /^[\x21-\x7e][\x20-\x7e]{0,254}$/;
+
+async function sha256(text: string) {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+export function isIdempotencyConflict(e: unknown): boolean {
+  for (let x = e; x instanceof Error; x = x.cause) if (/idempotency_keys\.key/.test(x.message)) return true;
+  return false;
+}
+
+/** Builds the statements that record a request's answer, given its planned item outcomes. */
+export type Claim<P> = (planned: P) => D1PreparedStatement[];
+
+/**
+ * Runs a write batch with the claim's statements first. Returns the results of `stmts` only; a
+ * lost race for the key becomes IdempotencyConflict (the batch was rolled back whole).
+ */
+export async function runClaimed(
+  db: DB,
+  idem: Idem | undefined,
+  head: D1PreparedStatement[],
+  stmts: D1PreparedStatement[],
+) {
+  try {
+    return (await runBatch(db, [...head, ...stmts])).slice(head.length);
+  } catch (e) {
+    if (idem && isIdempotencyConflict(e)) throw new IdempotencyConflict(idem);
+    throw e;
+  }
+}
+
+/** Statements that claim the key: an expired record of the same key is replaced, a live one fails. */
+export function recordStatements(db: DB, idem: Idem, status: number, template: unknown, now: number) {
+  return [
+    stmt(db, "DELETE FROM idempotency_keys WHERE key = ?1 AND created_at < ?2", idem.key, now - IDEMPOTENCY_TTL_MS),
+    stmt(
+      db,
+      "INSERT INTO idempotency_keys (key, request_hash, status, body, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+      idem.key,
+      idem.hash,
+      status,
+      JSON.stringify(template),
+      now,
+    ),
+  ];
+}
+
+type Refs = { orders: Set<string>; productTokens: Set<string>; productIds: Set<number> };
+
+function collect(v: unknown, refs: Refs) {
+  if (Array.isArray(v)) for (const x of v) collect(x, refs);
+  else if (v && typeof v === "object") {
+    const o = v as Record<string, unknown>;
+    if (typeof o.$order === "string") refs.orders.add(o.$order);
+    else if (typeof o.$product === "string") refs.productTokens.add(o.$product);
+    else if (typeof o.$product === "number") refs.productIds.add(o.$product);
+    else for (const x of Object.values(o)) collect(x, refs);
+  }
+}
+
+function fill(v: unknown, orders: Map<string, number>, products: Map<string | number, unknown>): unknown {
+  if (Array.isArray(v)) return v.map((x) => fill(x, orders, products));
+  if (v && typeof v === "object") {
+    const o = v as Record<string, unknown>;
+    if (typeof o.$order === "string") return orders.get(o.$order) ?? null;
+    if (typeof o.$product === "string" || typeof o.$product === "number") return products.get(o.$product) ?? null;
+    return Object.fromEntries(Object.entries(o).map(([k, x]) => [k, fill(x, orders, products)]));
+  }
+  return v;
+}
+
+const toProduct = rowMapper(products);
+const toVariant = rowMapper(variants);
+
+/** The stored answer for `idem`, with its references resolved; 422 when the body differs. */
+export async function replay(db: DB, idem: Idem) {
+  const row = await stmt(db, "SELECT request_hash, status, body FROM idempotency_keys WHERE key = ?1", idem.key).first<{
+    request_hash: string;
+    status: number;
+    body: string;
+  }>();
+  if (!row) throw new ApiError(409, "a request with this Idempotency-Key is being processed: retry");
+  if (row.request_hash !== idem.hash) {
+    throw new ApiError(422, "this Idempotency-Key was used with a different request");
+  }
+  const template = JSON.parse(row.body);
+  const refs: Refs = { orders: new Set(), productTokens: new Set(), productIds: new Set() };
+  collect(template, refs);
+  const orders = new Map<string, number>();
+  const found = new Map<string | number, unknown>();
+  if (refs.orders.size || refs.productTokens.size || refs.productIds.size) {
+    const tokens = JSON.stringify([...refs.productTokens]);
+    const ids = JSON.stringify([...refs.productIds]);
+    const wanted = "(token IN (SELECT value FROM json_each(?1)) OR id IN (SELECT value FROM json_each(?2)))";
+    const [o, p, v] = await runBatch(db, [
+      stmt(
+        db,
+        "SELECT id, token FROM orders WHERE token IN (SELECT value FROM json_each(?1))",
+        JSON.stringify([...refs.orders]),
+      ),
+      stmt(db, `SELECT * FROM products WHERE ${wanted}`, tokens, ids),
+      stmt(
+        db,
+        `SELECT * FROM variants WHERE product_id IN (SELECT id FROM products WHERE ${wanted}) ORDER BY product_id, position, id`,
+        tokens,
+        ids,
+      ),
+    ]);
+    for (const r of o.results) orders.set(r.token as string, r.id as number);
+    const rows = p.results.map(toProduct);
+    presentProducts(rows, v.results.map(toVariant)).forEach((out, i) => {
+      found.set(rows[i].id, out);
+      if (rows[i].token) found.set(rows[i].token as string, out);
+    });
+  }
+  return { status: row.status, body: fill(template, orders, found) };
+}
+
+/**
+ * Reads the Idempotency-Key header into `c.var.idem` (with a hash of method, path and body), and
+ * answers a request whose write lost the race for its key with the winner's stored answer.
+ */
+export const idempotency = createMiddleware<AppEnv>(async (c, next) => {
+  const key = c.req.header("idempotency-key");
+  if (key !== undefined) {
+    if (!KEY.test(key)) {
+      throw new ApiError(400, "invalid Idempotency-Key", ["Idempotency-Key: must be 1 to 255 printable characters"]);
+    }
+    c.set("idem", { key, hash: await sha256(`${c.req.method} ${c.req.path}\n${JSON.stringify(c.var.body)}`) });
+  }
+  await next();
+  const idem = c.var.idem;
+  if (idem && c.error instanceof IdempotencyConflict) {
+    const { status, body } = await replay(c.var.db, idem);
+    c.res = undefined;
+    c.res = c.json(body, status as 200, { "Idempotent-Replayed": "true" });
+  }
+});
