@@ -1,5 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { wrapD1 } from "./d1-wrap";
 import { call, get, post, uid } from "./helpers";
 
 const count = async (table: string) =>
@@ -280,5 +281,39 @@ describe("GET /v1/products (list)", () => {
     const bad = await get("/v1/products/abc");
     expect(bad.status).toBe(400);
     expect(bad.json.errors).toEqual(["product_id: must be a positive whole number (an id)"]);
+  });
+});
+
+describe("POST /v1/products D1 budget", () => {
+  it.each([0, 100, 2048])("takes one round trip and four statements with %i variants", async (n) => {
+    const { db, counts } = wrapD1();
+    const add = Array.from({ length: n }, (_, i) => ({
+      variant_option1_name: "N",
+      variant_option1_value: String(i),
+      sku: uid(`B${n}`),
+    }));
+    const r = await post(
+      "/v1/products",
+      { title: "Budget", price: 1, sku: uid(), variants: { add } },
+      { env: { DB: db } },
+    );
+    expect(r.status).toBe(200);
+    expect(counts).toMatchObject({ calls: 1, statements: 4 });
+  });
+
+  it("takes a second round trip only to find out which SKU was taken", async () => {
+    const sku = uid();
+    await post("/v1/products", { title: "Owner", price: 1, sku });
+    const { db, counts } = wrapD1();
+    const r = await post(
+      "/v1/products",
+      [
+        { title: "Dup", price: 1, sku },
+        { title: "New", price: 1, sku: uid() },
+      ],
+      { env: { DB: db } },
+    );
+    expect(r.json.success).toBe(1);
+    expect(counts.calls).toBe(3); // failed batch, read of taken SKUs, batch without the duplicate
   });
 });

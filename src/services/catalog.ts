@@ -201,10 +201,10 @@ export const skuTaken = (path: string, sku: string, productId: number) =>
   `${path}: SKU ${sku} is already used by product ${productId}`;
 
 /**
- * Creates products, each on its own: one that fails never affects another. One read (SKUs already
- * taken) and one write batch for all of them, whatever their number of variants; if a concurrent
- * request takes a SKU between the two, the batch fails on the skus primary key, rolls back whole,
- * and is planned again from a fresh read.
+ * Creates products, each on its own: one that fails never affects another. One write batch for all
+ * of them, whatever their number of variants. When a SKU is taken (by an earlier or a concurrent
+ * request) the batch fails on the skus primary key and rolls back whole; the next attempt reads
+ * which SKUs are taken, fails those items with 409 and writes the rest.
  */
 export async function createProducts(
   db: DB,
@@ -220,10 +220,15 @@ export async function createProducts(
     else plans.push(plan);
   }
   for (let attempt = 1; plans.length; attempt++) {
-    const owners = await skuOwners(
-      db,
-      plans.flatMap((p) => p.skus.map((s) => s.entry)),
-    );
+    // The happy path is one round trip: the first attempt writes without reading, and the skus
+    // primary key refuses a taken SKU; only then does a read find out which item to fail.
+    const owners =
+      attempt === 1
+        ? []
+        : await skuOwners(
+            db,
+            plans.flatMap((p) => p.skus.map((s) => s.entry)),
+          );
     const taken = new Map(owners.map((o) => [o.sku, o.productId]));
     const claimed = new Map<string, number>();
     const ready: Planned[] = [];
