@@ -11,9 +11,12 @@ import { productCreate } from "../schemas/product";
 import { createProducts, findBySku, getProduct, type ItemOutcome, listProducts } from "../services/catalog";
 import type { ProductOut } from "../services/present";
 
-/** `sku: ...` inside item `[2]` reads `[2].sku: ...` (contract 1). */
+/**
+ * `sku: ...` inside item `[2]` reads `[2].sku: ...` (contract 1). Validation errors come from
+ * parseItems already carrying the prefix, so a message that starts with `[` is left as it is.
+ */
 export const itemPath = (prefix: string, message: string) =>
-  prefix && !message.startsWith("[") ? `${prefix}.${message}` : `${prefix}${message}`;
+  prefix && !message.startsWith("[") ? `${prefix}.${message}` : message;
 
 /**
  * The response of a product write (contract 4): success counts the items that took effect;
