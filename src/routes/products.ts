@@ -7,9 +7,10 @@ import { bodyItems, parseItems } from "../lib/items";
 import { zv } from "../lib/zv";
 import { jsonBody } from "../middleware/body";
 import { id, int, opt, str } from "../schemas/fields";
-import { productCreate } from "../schemas/product";
+import { productCreate, productUpdate } from "../schemas/product";
 import { createProducts, findBySku, getProduct, type ItemOutcome, listProducts } from "../services/catalog";
 import type { ProductOut } from "../services/present";
+import { updateProducts } from "../services/product-update";
 
 /**
  * `sku: ...` inside item `[2]` reads `[2].sku: ...` (contract 1). Validation errors come from
@@ -57,6 +58,15 @@ export const productsRoute = new Hono<AppEnv>()
     for (const p of parsed) if (!p.ok) outcomes.set(p.index, { ok: false, status: 400, errors: p.errors });
     const valid = parsed.flatMap((p) => (p.ok ? [{ index: p.index, data: p.data }] : []));
     for (const [i, o] of await createProducts(c.var.db, valid, Date.now())) outcomes.set(i, o);
+    const { status, body } = productWriteResponse(parsed, outcomes);
+    return c.json(body, status);
+  })
+  .put("/", jsonBody, async (c) => {
+    const parsed = parseItems(productUpdate, bodyItems(c.var.body, "product", true));
+    const outcomes = new Map<number, ItemOutcome>();
+    for (const p of parsed) if (!p.ok) outcomes.set(p.index, { ok: false, status: 400, errors: p.errors });
+    const valid = parsed.flatMap((p) => (p.ok ? [{ index: p.index, data: p.data }] : []));
+    for (const [i, o] of await updateProducts(c.var.db, valid, Date.now())) outcomes.set(i, o);
     const { status, body } = productWriteResponse(parsed, outcomes);
     return c.json(body, status);
   })
