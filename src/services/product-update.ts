@@ -440,8 +440,9 @@ function plan(t: Target, snap: Snapshot): Plan | Failed {
       else negative.push(p.sku ?? `product ${p.id}`);
     }
   }
+  // Only when nothing failed yet: an add entry already reported its clash with the same variant.
   const seen = new Map<string, string>();
-  for (const s of states) {
+  for (const s of f.any ? [] : states) {
     const key = comboKey(s.cur.values);
     const other = seen.get(key);
     if (other) f.add(409, `${s.label}: option combination ${showValues(s.cur.values)} is also used by ${other}`);
