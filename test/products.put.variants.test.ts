@@ -346,3 +346,28 @@ describe("one atomic step", () => {
     expect(await flags()).toEqual([0, 0, 0]);
   });
 });
+
+describe("sync matching", () => {
+  it("a variant matched twice (by values, then by SKU) is 409", async () => {
+    const p = await withVariants();
+    const [red] = p.variants;
+    const r = await put("/v1/products", {
+      product_id: p.product_id,
+      variants: { sync: [colour("Red"), colour("Green", { sku: red.sku })] },
+    });
+    expect(r.status).toBe(409);
+    expect(r.json.errors).toEqual([
+      `variants.sync[1].sku: matches variant ${red.variant_id} (SKU ${red.sku}), already matched by variants.sync[0]`,
+    ]);
+  });
+
+  it("an entry with a SKU no variant has is created, not matched by its values", async () => {
+    const p = await withVariants(["Red"]);
+    const sku = uid("S");
+    const r = await put("/v1/products", { product_id: p.product_id, variants: { sync: [colour("Red", { sku })] } });
+    expect(r.status).toBe(200);
+    const [v] = r.json.products[0].variants;
+    expect(v.sku).toBe(sku);
+    expect(v.variant_id).not.toBe(p.variants[0].variant_id);
+  });
+});

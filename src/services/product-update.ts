@@ -362,7 +362,7 @@ function plan(t: Target, snap: Snapshot): Plan | Failed {
         f.add(
           409,
           entry.sku
-            ? `${path}.sku: SKU ${entry.sku} is also given by ${other}`
+            ? `${path}.sku: matches ${s.label} (SKU ${entry.sku}), already matched by ${other}`
             : `${path}: same option values as ${other}`,
         );
       } else if (s) {
