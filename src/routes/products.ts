@@ -8,7 +8,7 @@ import { bodyItems, parseItems } from "../lib/items";
 import { zv } from "../lib/zv";
 import { jsonBody } from "../middleware/body";
 import { id, int, opt, str } from "../schemas/fields";
-import { productCreate } from "../schemas/product";
+import { productCreate, productUpdate } from "../schemas/product";
 import {
   createProducts,
   findBySku,
@@ -19,10 +19,11 @@ import {
 } from "../services/catalog";
 import { type Idem, idempotency, recordStatements } from "../services/idempotency";
 import type { ProductOut } from "../services/present";
+import { updateProducts } from "../services/product-update";
 
 /** `sku: ...` inside item `[2]` reads `[2].sku: ...` (contract 1). */
 export const itemPath = (prefix: string, message: string) =>
-  prefix && !message.startsWith("[") ? `${prefix}.${message}` : `${prefix}${message}`;
+  prefix && !message.startsWith("[") ? `${prefix}.${message}` : message;
 
 /**
  * The response of a product write (contract 4): success counts the items that took effect;
@@ -83,6 +84,18 @@ export const productsRoute = new Hono<AppEnv>()
     const valid = parsed.flatMap((p) => (p.ok ? [{ index: p.index, data: p.data }] : []));
     const now = Date.now();
     for (const [i, o] of await createProducts(c.var.db, valid, now, recorder(c.var.db, c.var.idem, parsed, now))) {
+      outcomes.set(i, o);
+    }
+    const { status, body } = productWriteResponse(parsed, outcomes);
+    return c.json(body, status);
+  })
+  .put("/", jsonBody, idempotency, async (c) => {
+    const parsed = parseItems(productUpdate, bodyItems(c.var.body, "product", true));
+    const outcomes = new Map<number, ItemOutcome>();
+    for (const p of parsed) if (!p.ok) outcomes.set(p.index, { ok: false, status: 400, errors: p.errors });
+    const valid = parsed.flatMap((p) => (p.ok ? [{ index: p.index, data: p.data }] : []));
+    const now = Date.now();
+    for (const [i, o] of await updateProducts(c.var.db, valid, now, recorder(c.var.db, c.var.idem, parsed, now))) {
       outcomes.set(i, o);
     }
     const { status, body } = productWriteResponse(parsed, outcomes);

@@ -1,0 +1,147 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { wrapD1 } from "./d1-wrap";
+import { createProduct, get, put, uid } from "./helpers";
+
+// Contract 7: a PUT costs one read and one write round trip, and its number of SQL statements
+// does not grow with the number of variants or products.
+
+const colour = (value: string, extra: Record<string, unknown> = {}) => ({
+  variant_option1_name: "Colour",
+  variant_option1_value: value,
+  ...extra,
+});
+
+const productWith = (n: number) =>
+  createProduct({
+    sku: uid("P"),
+    variants: { add: Array.from({ length: n }, (_, i) => colour(`c${i}`, { sku: uid("V"), qty: 1 })) },
+  });
+
+describe("D1 budget", () => {
+  it("takes two round trips and the same statements at 1, 100 and 2,048 variants", async () => {
+    const seen: number[][] = [];
+    for (const n of [1, 100, 2048]) {
+      const p = await productWith(n);
+      const { db, counts } = wrapD1();
+      // Every kind of change at once: one variant renamed (matched by SKU), the others updated,
+      // the last one replaced (deleted and created).
+      const sync = p.variants.map((v: any, i: number) =>
+        i === 0
+          ? colour("renamed", { sku: v.sku })
+          : i === n - 1
+            ? colour("fresh")
+            : colour(v.variant_option1_value, { qty: 5 }),
+      );
+      const r = await put(
+        "/v1/products",
+        { product_id: p.product_id, title: `n=${n}`, variants: { sync } },
+        { env: { DB: db } },
+      );
+      expect(r.json.errors).toEqual([]);
+      expect(r.json.products[0].variants).toHaveLength(n);
+      expect(counts.calls).toBeLessThanOrEqual(2);
+      seen.push(counts.statementsPerCall);
+    }
+    expect(seen[1]).toEqual(seen[0]);
+    expect(seen[2]).toEqual(seen[0]);
+  });
+
+  it("an array of 100 products costs what one does", async () => {
+    const one = await createProduct({ sku: uid() });
+    const many = await Promise.all(Array.from({ length: 100 }, () => createProduct({ sku: uid() })));
+    const single = wrapD1();
+    await put("/v1/products", { product_id: one.product_id, stock: 1 }, { env: { DB: single.db } });
+    const batch = wrapD1();
+    const r = await put(
+      "/v1/products",
+      many.map((p, i) => ({ product_id: p.product_id, stock: i, sku: uid("N") })),
+      { env: { DB: batch.db } },
+    );
+    expect(r.json.success).toBe(100);
+    expect(batch.counts.statementsPerCall).toEqual(single.counts.statementsPerCall);
+    expect(batch.counts.calls).toBe(2);
+  });
+
+  it("syncs 2,048 variants and then back to 3", async () => {
+    const p = await createProduct({ sku: uid(), variants: { add: [colour("a"), colour("b")] } });
+    const big = Array.from({ length: 2048 }, (_, i) => colour(`v${i}`, { sku: uid("B"), qty: i }));
+    const up = await put("/v1/products", { product_id: p.product_id, variants: { sync: big } });
+    expect(up.status).toBe(200);
+    expect(up.json.products[0].variants).toHaveLength(2048);
+    expect(up.json.products[0].stock).toBe((2047 * 2048) / 2);
+    const kept = up.json.products[0].variants.slice(0, 3);
+    const down = await put("/v1/products", {
+      product_id: p.product_id,
+      variants: { sync: kept.map((v: any) => colour(v.variant_option1_value, { sku: v.sku, qty: 7 })) },
+    });
+    expect(down.status).toBe(200);
+    const after = (await get(`/v1/products/${p.product_id}`)).json;
+    expect(after.variants.map((v: any) => [v.variant_id, v.qty])).toEqual(kept.map((v: any) => [v.variant_id, 7]));
+    const count = await env.DB.prepare("SELECT count(*) AS n FROM skus WHERE product_id = ?")
+      .bind(p.product_id)
+      .first();
+    expect(count).toEqual({ n: 3 + (p.sku ? 1 : 0) });
+  });
+});
+
+/** A D1 binding that runs `meanwhile` on the real database just before its Nth batch. */
+function racing(nth: number, meanwhile: () => Promise<unknown>) {
+  const { db, counts } = wrapD1();
+  let batches = 0;
+  const raced = new Proxy(db, {
+    get(target, prop) {
+      if (prop === "batch") {
+        return async (stmts: D1PreparedStatement[]) => {
+          if (++batches === nth) await meanwhile();
+          return target.batch(stmts);
+        };
+      }
+      const v = (target as any)[prop];
+      return typeof v === "function" ? v.bind(target) : v;
+    },
+  });
+  return { db: raced, counts };
+}
+
+describe("lost races", () => {
+  it("a product changed between read and write is planned again from a fresh read", async () => {
+    const p = await createProduct({ sku: uid(), variants: { add: [colour("a"), colour("b")] } });
+    const { db, counts } = racing(2, () =>
+      put("/v1/products", { product_id: p.product_id, title: "theirs", variants: { sync: [colour("a")] } }),
+    );
+    const r = await put(
+      "/v1/products",
+      { product_id: p.product_id, variants: { update: [{ variant_id: p.variants[1].variant_id, qty: 4 }] } },
+      { env: { DB: db } },
+    );
+    // Their sync deleted variant b, so on the fresh read ours no longer names a variant of the product.
+    expect(r.status).toBe(404);
+    // read, write (refused by the guard, rolled back), read again; nothing left to write.
+    expect(counts.calls).toBe(3);
+    expect((await get(`/v1/products/${p.product_id}`)).json).toMatchObject({ title: "theirs", variants: [{}] });
+  });
+
+  it("a SKU taken meanwhile fails on the registry, and the fresh plan answers 409", async () => {
+    const p = await createProduct({ sku: uid() });
+    const sku = uid("RACE");
+    const { db } = racing(2, () => createProduct({ sku }));
+    const r = await put("/v1/products", { product_id: p.product_id, sku, title: "mine" }, { env: { DB: db } });
+    expect(r.status).toBe(409);
+    expect(r.json.errors[0]).toMatch(new RegExp(`^sku: SKU ${sku} is already used by product \\d+`));
+    expect((await get(`/v1/products/${p.product_id}`)).json).toMatchObject({ sku: p.sku, title: p.title });
+  });
+
+  it("a failed write leaves the product as it was", async () => {
+    const p = await createProduct({ sku: uid(), variants: { add: [colour("a"), colour("b")] } });
+    const before = (await get(`/v1/products/${p.product_id}`)).json;
+    const { db } = wrapD1({ failCall: 2 });
+    const r = await put(
+      "/v1/products",
+      { product_id: p.product_id, title: "x", variants: { sync: [colour("c")] } },
+      { env: { DB: db } },
+    );
+    expect(r.status).toBe(503);
+    expect((await get(`/v1/products/${p.product_id}`)).json).toEqual(before);
+  });
+});
