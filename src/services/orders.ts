@@ -262,7 +262,9 @@ type Planned = {
   summary: Omit<Extract<OrderOutcome, { ok: true }>, "ok" | "orderId">;
 };
 
-const addressJson = (a: Address | undefined) => a ?? null;
+// JSON-valued columns are read with `->`, which gives the text 'null' for a JSON null but SQL NULL
+// for a missing key: absent blocks are left out of the row object, never set to null.
+const addressJson = (a: Address | undefined) => a;
 
 /** Everything about one order that the catalog read decides; errors name element-relative paths. */
 function planOrder(
@@ -361,7 +363,7 @@ function planOrder(
       discount,
       total,
       tax,
-      metadata: o.metadata ?? null,
+      metadata: o.metadata,
     },
     summary: { currency, subtotal, shipping, discount, total, tax, notices },
   };
