@@ -228,6 +228,30 @@ describe("discount, totals and tax", () => {
     });
   });
 
+  it("matches the README example: largest-remainder spread, half-up rounding", async () => {
+    const a = await mug(199.5, 25);
+    const b = await mug(250, 12);
+    const r = await one({
+      products: [
+        { sku: a.sku, qty: 2 },
+        { sku: b.sku, qty: 1, price: "250.00" },
+      ],
+      shipping: { price: 49 },
+      discount_add: { amount: 25 },
+    });
+    expect(r).toMatchObject({ subtotal: 649, shipping: 49, discount: 25, total: 673 });
+    expect(r.tax).toEqual([
+      { rate: 25, amount: 76.73 },
+      { rate: 12, amount: 25.75 },
+    ]);
+  });
+
+  it("spreads no more discount over the lines than they cost: the rest reduces shipping", async () => {
+    const a = await mug(100, 25);
+    const r = await one({ products: [{ sku: a.sku, qty: 1 }], shipping: { price: 49 }, discount_add: { amount: 120 } });
+    expect(r).toMatchObject({ success: true, subtotal: 100, discount: 120, total: 29, tax: [{ rate: 25, amount: 0 }] });
+  });
+
   it("discount_remove alone leaves no discount", async () => {
     const a = await mug(100);
     const r = await one({ products: [{ sku: a.sku, qty: 1 }], discount_remove: "1" });
