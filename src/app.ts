@@ -5,6 +5,7 @@ import { getDb } from "./db/client";
 import type { AppEnv } from "./env";
 import { ApiError, envelope } from "./lib/errors";
 import { auth } from "./middleware/auth";
+import { ordersRoute } from "./routes/orders";
 import { productsRoute } from "./routes/products";
 import { IdempotencyConflict } from "./services/idempotency";
 
@@ -23,6 +24,7 @@ app.use("/v1/*", auth, async (c, next) => {
   await next();
 });
 app.route("/v1/products", productsRoute);
+app.route("/v1/orders", ordersRoute);
 
 app.notFound((c) => c.json(envelope(404, `no route ${c.req.method} ${c.req.path}`), 404));
 

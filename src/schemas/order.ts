@@ -1,0 +1,153 @@
+import { z } from "zod";
+import { country, currency, flag, id, int, metadata, money, opt, req, str } from "./fields";
+
+// Wire schema of interface.md 2.1-2.6 (one element of the POST /v1/orders array) with the limits
+// of contract 3.1. Field names are the ones real sales channels send (Quickbutik v1).
+
+export const MAX_LINES = 500;
+export const MAX_QTY = 100_000;
+
+/** Line qty: 1 to 100000; the two ends get their own message so the client knows which was hit. */
+export const qty = int(Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, "must be a whole number of at least 1").pipe(
+  z
+    .number()
+    .min(1, { error: "must be a whole number of at least 1" })
+    .max(MAX_QTY, { error: `must be at most ${MAX_QTY}` }),
+);
+
+// Deliberately loose: one @, no spaces, a dot in the domain. Deliverability is the mailer's job.
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+export const email = str(255)
+  .transform((s) => s.trim())
+  .refine((s) => EMAIL.test(s), { error: "must be an e-mail address" });
+
+/** International phone number: after removing spaces, dashes, dots and brackets, + and 7-15 digits. */
+export const phone = str(64)
+  .transform((s) => s.replace(/[\s\-.()[\]]/g, ""))
+  .refine((s) => /^\+\d{7,15}$/.test(s), { error: "must be + and 7 to 15 digits (international format)" });
+
+const address = z.object(
+  {
+    company_name: opt(str(255)),
+    firstname: opt(str(255)),
+    lastname: opt(str(255)),
+    address: opt(str(255)),
+    address2: opt(str(255)),
+    city: opt(str(255)),
+    zipcode: opt(str(255)),
+    country: opt(country),
+  },
+  { error: "must be an address object" },
+);
+export type Address = z.output<typeof address>;
+
+const customer = z.object(
+  {
+    type: opt(str(32)),
+    email: opt(email),
+    phone: opt(phone),
+    login_create: opt(flag),
+    billing_details: opt(address),
+    shipping_details: opt(address),
+    newsletter_subscribe: opt(flag),
+    note: opt(str(10_000)),
+  },
+  { error: "must be a customer object" },
+);
+
+const payment = z.object(
+  {
+    method: opt(str(255)),
+    transaction_id: opt(str(255)),
+    currency: opt(currency),
+    log: opt(str(10_000)),
+  },
+  { error: "must be a payment object" },
+);
+
+const shipping = z.object(
+  {
+    id: opt(int(0, Number.MAX_SAFE_INTEGER, "must be a whole number of at least 0")),
+    name: opt(str(255)),
+    price: opt(money),
+  },
+  { error: "must be a shipping object" },
+);
+
+const line = z
+  .object(
+    {
+      product_id: opt(id),
+      variant_id: opt(id),
+      sku: opt(str(255)),
+      qty: req(qty),
+      price: opt(money),
+    },
+    { error: "must be a product line object" },
+  )
+  .refine((l) => l.product_id !== undefined || l.variant_id !== undefined || l.sku !== undefined, {
+    error: "must name a variant_id, sku or product_id",
+  });
+export type LineInput = z.output<typeof line>;
+
+/** The interface's spelling of "a product without variants" in products_add/products_remove. */
+export const NO_VARIANT = "NULL (no variant)";
+const variantSelector = z.preprocess(
+  (v) => (typeof v === "string" && v.trim() === NO_VARIANT ? null : v),
+  id.nullable(),
+);
+
+const addEntry = z
+  .object(
+    {
+      sku: opt(str(255)),
+      product_id: opt(id),
+      variant_id: opt(variantSelector),
+      qty: opt(qty),
+    },
+    { error: "must be an object" },
+  )
+  .refine((l) => l.product_id !== undefined || typeof l.variant_id === "number" || l.sku !== undefined, {
+    error: "must name a variant_id, sku or product_id",
+  });
+export type AddEntry = z.output<typeof addEntry>;
+
+const removeEntry = z
+  .object(
+    {
+      sku: opt(str(255)),
+      product_id: opt(id),
+      variant_id: opt(variantSelector),
+    },
+    { error: "must be an object" },
+  )
+  // An entry without selectors would match every line: refused rather than emptying the order.
+  .refine((l) => l.product_id !== undefined || l.variant_id !== undefined || l.sku !== undefined, {
+    error: "must name a sku, product_id or variant_id",
+  });
+export type RemoveEntry = z.output<typeof removeEntry>;
+
+const list = <T extends z.ZodType>(entry: T, min: number) =>
+  z
+    .array(entry, { error: (iss) => (iss.input === undefined ? "is required" : "must be an array") })
+    .min(min, { error: "must hold at least one line" })
+    .max(MAX_LINES, { error: `must have at most ${MAX_LINES} entries` });
+
+export const orderCreate = z.object(
+  {
+    order_id: z.unknown().refine((v) => v === "create", { error: 'only "create" is supported here' }),
+    // Known so that it is not reported as unknown: the route gives its own notice (always unpaid).
+    status: z.unknown().optional(),
+    customer: opt(customer),
+    payment: opt(payment),
+    shipping: opt(shipping),
+    products: req(list(line, 1)),
+    products_add: opt(list(addEntry, 0)),
+    products_remove: opt(list(removeEntry, 0)),
+    discount_add: opt(z.object({ amount: req(money) }, { error: "must be an object with amount" })),
+    discount_remove: opt(flag),
+    metadata: opt(metadata),
+  },
+  { error: "must be an order object" },
+);
+export type OrderInput = z.output<typeof orderCreate>;

@@ -1,0 +1,625 @@
+import { and, desc, eq, inArray, lt, type SQL } from "drizzle-orm";
+import type { DB } from "../db/client";
+import { orderLines, orders } from "../db/schema";
+import { ApiError } from "../lib/errors";
+import { MAX_ORDER_TOTAL } from "../schemas/fields";
+import { type AddEntry, type Address, MAX_LINES, MAX_QTY, type OrderInput, type RemoveEntry } from "../schemas/order";
+import { toProduct, toVariant } from "./catalog";
+import { isConstraintError, runBatch, stmt } from "./d1";
+import { type OrderRow, optionNames, type ProductRow, toMoney, type VariantRow, variantValues } from "./present";
+
+// POST /v1/orders (contract 3): every order of a request is planned in JS from one read batch
+// and written in one write batch, whatever the number of orders and lines. Stock floors are
+// CHECK constraints, so a batch that would oversell fails whole; it is then planned again from a
+// fresh read, so an order loses only to stock that is really gone.
+
+export type Money = number; // minor units
+export type TaxLine = { rate: number; amount: Money };
+
+export type OrderOutcome =
+  | {
+      ok: true;
+      orderId: number;
+      currency: string;
+      subtotal: Money;
+      shipping: Money;
+      discount: Money;
+      total: Money;
+      tax: TaxLine[];
+      notices: string[];
+    }
+  | { ok: false; errors: string[]; notices: string[] };
+
+export type CreateOptions = {
+  now: number;
+  /** The store currency (DEFAULT_CURRENCY) for orders whose payment names none. */
+  defaultCurrency: string;
+  /** Statements appended to the write batch, so they commit or fail with the orders. */
+  extraWrites?: (db: DB) => D1PreparedStatement[];
+};
+
+const MAX_ATTEMPTS = 3;
+
+// ---------------------------------------------------------------------------------------------
+// Read: the catalog rows every line of the request may refer to, in one round trip.
+
+type CatalogProduct = ProductRow & { variantCount: number };
+type Catalog = {
+  products: Map<number, CatalogProduct>;
+  variants: Map<number, VariantRow>;
+  skus: Map<string, { productId: number; variantId: number | null }>;
+};
+
+type Selector = { product_id?: number; variant_id?: number | null; sku?: string };
+
+const READ_SKUS = "SELECT sku, product_id, variant_id FROM skus WHERE sku IN (SELECT value FROM json_each(?1))";
+const READ_VARIANTS = `
+  SELECT * FROM variants
+  WHERE id IN (SELECT value FROM json_each(?1))
+    OR id IN (SELECT variant_id FROM skus WHERE sku IN (SELECT value FROM json_each(?2)))`;
+const READ_PRODUCTS = `
+  SELECT p.*, (SELECT count(*) FROM variants AS v WHERE v.product_id = p.id) AS variant_count
+  FROM products AS p
+  WHERE p.id IN (SELECT value FROM json_each(?3))
+    OR p.id IN (SELECT product_id FROM variants WHERE id IN (SELECT value FROM json_each(?1)))
+    OR p.id IN (SELECT product_id FROM skus WHERE sku IN (SELECT value FROM json_each(?2)))`;
+
+async function readCatalog(db: DB, selectors: Selector[]): Promise<Catalog> {
+  const vids = new Set<number>();
+  const skuSet = new Set<string>();
+  const pids = new Set<number>();
+  for (const s of selectors) {
+    if (typeof s.variant_id === "number") vids.add(s.variant_id);
+    if (s.sku !== undefined) skuSet.add(s.sku);
+    if (s.product_id !== undefined) pids.add(s.product_id);
+  }
+  const [v, sk, p] = [JSON.stringify([...vids]), JSON.stringify([...skuSet]), JSON.stringify([...pids])];
+  const [skuRows, variantRows, productRows] = await runBatch(db, [
+    stmt(db, READ_SKUS, sk),
+    stmt(db, READ_VARIANTS, v, sk),
+    stmt(db, READ_PRODUCTS, v, sk, p),
+  ]);
+  return {
+    skus: new Map(
+      skuRows.results.map((r) => [
+        r.sku as string,
+        { productId: r.product_id as number, variantId: r.variant_id as number | null },
+      ]),
+    ),
+    variants: new Map(variantRows.results.map((r) => [r.id as number, toVariant(r)])),
+    products: new Map(
+      productRows.results.map((r) => [r.id as number, { ...toProduct(r), variantCount: r.variant_count as number }]),
+    ),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Plan: resolve lines, apply add/remove and discount, compute totals, tax and stock.
+
+/** What a line sells, as the snapshot the order keeps (contract 3.1). */
+type Item = {
+  productId: number;
+  variantId: number | null;
+  sku: string | null;
+  title: string;
+  options: { name: string; value: string }[];
+  catalogPrice: Money;
+  taxRate: number;
+  stockKey: string;
+  noMinus: boolean;
+  stock: number;
+};
+
+type Line = Item & { qty: number; unitPrice: Money; path: string };
+
+function fromVariant(p: CatalogProduct, v: VariantRow): Item {
+  const values = variantValues(v);
+  return {
+    productId: p.id,
+    variantId: v.id,
+    sku: v.sku,
+    title: p.title,
+    options: optionNames(p).map((name, i) => ({ name, value: values[i] })),
+    catalogPrice: v.price,
+    taxRate: p.taxRate,
+    stockKey: `v${v.id}`,
+    noMinus: v.noMinus === 1,
+    stock: v.qty,
+  };
+}
+
+function fromProduct(p: CatalogProduct, path: string): Item | string {
+  if (p.variantCount > 0) {
+    return `${path}: product ${p.id} has variants: name one by variant_id or by its sku`;
+  }
+  return {
+    productId: p.id,
+    variantId: null,
+    sku: p.sku,
+    title: p.title,
+    options: [],
+    catalogPrice: p.price,
+    taxRate: p.taxRate,
+    stockKey: `p${p.id}`,
+    noMinus: p.disableMinusqty === 1,
+    stock: p.stock,
+  };
+}
+
+/**
+ * Finds what a line names by its most specific identifier (variant_id, then sku, then
+ * product_id); every other identifier given must agree. Returns the error text otherwise.
+ */
+function resolve(sel: Selector, path: string, cat: Catalog): Item | string {
+  if (typeof sel.variant_id === "number") {
+    const v = cat.variants.get(sel.variant_id);
+    const p = v && cat.products.get(v.productId);
+    if (!v || !p) return `${path}.variant_id: no variant ${sel.variant_id}`;
+    if (sel.product_id !== undefined && sel.product_id !== p.id) {
+      return `${path}.product_id: variant ${v.id} belongs to product ${p.id}, not ${sel.product_id}`;
+    }
+    // The product's SKU is accepted beside a variant_id: clients often send the parent SKU.
+    if (sel.sku !== undefined && sel.sku !== v.sku && sel.sku !== p.sku) {
+      return `${path}.sku: ${sel.sku} is not the SKU of variant ${v.id}`;
+    }
+    return fromVariant(p, v);
+  }
+  if (sel.sku !== undefined) {
+    const owner = cat.skus.get(sel.sku);
+    const p = owner && cat.products.get(owner.productId);
+    if (!owner || !p) return `${path}.sku: no product or variant has SKU ${sel.sku}`;
+    if (sel.product_id !== undefined && sel.product_id !== p.id) {
+      return `${path}.product_id: SKU ${sel.sku} belongs to product ${p.id}, not ${sel.product_id}`;
+    }
+    if (owner.variantId !== null) {
+      if (sel.variant_id === null) return `${path}.variant_id: SKU ${sel.sku} is a variant's, not a product's`;
+      const v = cat.variants.get(owner.variantId);
+      if (!v) return `${path}.sku: no product or variant has SKU ${sel.sku}`;
+      return fromVariant(p, v);
+    }
+    return fromProduct(p, path);
+  }
+  const p = sel.product_id === undefined ? undefined : cat.products.get(sel.product_id);
+  if (!p) return `${path}.product_id: no product ${sel.product_id}`;
+  return fromProduct(p, path);
+}
+
+const lineKey = (l: Pick<Line, "productId" | "variantId" | "unitPrice">) =>
+  `${l.productId}:${l.variantId ?? "-"}:${l.unitPrice}`;
+
+/** Adds a line, merged into an earlier one of the same variant and unit price (contract 3.1). */
+function addLine(lines: Line[], line: Line, errors: string[]) {
+  const same = lines.find((l) => lineKey(l) === lineKey(line));
+  if (!same) {
+    lines.push(line);
+    return;
+  }
+  if (same.qty + line.qty > MAX_QTY) {
+    errors.push(`${line.path}.qty: together with ${same.path} more than ${MAX_QTY} of one item`);
+    return;
+  }
+  same.qty += line.qty;
+}
+
+function matches(line: Line, r: RemoveEntry): boolean {
+  if (r.sku !== undefined && line.sku !== r.sku) return false;
+  if (r.product_id !== undefined && line.productId !== r.product_id) return false;
+  if (r.variant_id !== undefined && line.variantId !== r.variant_id) return false;
+  return true;
+}
+
+/**
+ * Splits `total` over `weights` in proportion, in whole minor units that add up exactly
+ * (largest remainder). BigInt because weight x total can pass 2^53.
+ */
+export function spread(total: Money, weights: Money[]): Money[] {
+  const sum = weights.reduce((a, b) => a + b, 0);
+  if (sum === 0 || total === 0) return weights.map(() => 0);
+  const t = BigInt(total);
+  const s = BigInt(sum);
+  const parts = weights.map((w) => {
+    const exact = BigInt(w) * t;
+    return { q: exact / s, r: exact % s };
+  });
+  let left = t - parts.reduce((a, p) => a + p.q, 0n);
+  const order = parts
+    .map((_, i) => i)
+    .sort((a, b) => (parts[b].r > parts[a].r ? 1 : parts[b].r < parts[a].r ? -1 : a - b));
+  for (const i of order) {
+    if (left <= 0n) break;
+    parts[i].q += 1n;
+    left -= 1n;
+  }
+  return parts.map((p) => Number(p.q));
+}
+
+/**
+ * Tax included in prices, per rate: the discount is spread over the lines in proportion to their
+ * amounts (never more than the lines themselves: the rest of a discount covers shipping, which
+ * carries no rate of its own), then each rate's part is amount x rate / (100 + rate), rounded
+ * half up to minor units. Highest rate first.
+ */
+export function taxByRate(lines: { amount: Money; taxRate: number }[], discount: Money): TaxLine[] {
+  const byRate = new Map<number, Money>();
+  for (const l of lines) byRate.set(l.taxRate, (byRate.get(l.taxRate) ?? 0) + l.amount);
+  const rates = [...byRate.keys()].sort((a, b) => b - a);
+  const amounts = rates.map((r) => byRate.get(r) as Money);
+  const subtotal = amounts.reduce((a, b) => a + b, 0);
+  const shares = spread(Math.min(discount, subtotal), amounts);
+  return rates.map((rate, i) => {
+    const net = BigInt(amounts[i] - shares[i]);
+    const div = BigInt(100 + rate);
+    return { rate, amount: Number((net * BigInt(rate) * 2n + div) / (2n * div)) };
+  });
+}
+
+type Planned = {
+  index: number;
+  token: string;
+  order: Record<string, unknown>;
+  customer: Record<string, unknown> | null;
+  lines: Line[];
+  summary: Omit<Extract<OrderOutcome, { ok: true }>, "ok" | "orderId">;
+};
+
+// JSON-valued columns are read with `->`, which gives the text 'null' for a JSON null but SQL NULL
+// for a missing key: absent blocks are left out of the row object, never set to null.
+const addressJson = (a: Address | undefined) => a;
+
+/** Everything about one order that the catalog read decides; errors name element-relative paths. */
+function planOrder(
+  index: number,
+  o: OrderInput,
+  cat: Catalog,
+  opts: CreateOptions,
+): Planned | { index: number; errors: string[]; notices: string[] } {
+  const errors: string[] = [];
+  const notices: string[] = [];
+  let lines: Line[] = [];
+  const take = (sel: Selector, qty: number, price: Money | undefined, path: string) => {
+    const item = resolve(sel, path, cat);
+    if (typeof item === "string") errors.push(item);
+    else addLine(lines, { ...item, qty, unitPrice: price ?? item.catalogPrice, path }, errors);
+  };
+  o.products.forEach((l, i) => {
+    take(l, l.qty, l.price, `products[${i}]`);
+  });
+  (o.products_add ?? []).forEach((a: AddEntry, i) => {
+    take(a, a.qty ?? 1, undefined, `products_add[${i}]`);
+  });
+  (o.products_remove ?? []).forEach((r, i) => {
+    const kept = lines.filter((l) => !matches(l, r));
+    if (kept.length === lines.length)
+      notices.push(`products_remove[${i}]: no line of the order matches; nothing removed`);
+    lines = kept;
+  });
+  if (errors.length) return { index, errors, notices };
+  if (!lines.length) errors.push("products: the order has no lines left after products_remove");
+  if (lines.length > MAX_LINES)
+    errors.push(`products: at most ${MAX_LINES} lines per order, this one has ${lines.length}`);
+
+  // Stops summing once past any possible valid total, so no sum leaves the safe integer range.
+  const limit = MAX_ORDER_TOTAL * 2;
+  let subtotal = 0;
+  for (const l of lines) if (subtotal <= limit) subtotal += l.qty * l.unitPrice;
+  const shipping = o.shipping?.price ?? 0;
+  // At creation there is no earlier discount, so discount_remove only matters without discount_add.
+  const discount = o.discount_add?.amount ?? 0;
+  if (subtotal <= limit && discount > subtotal + shipping) {
+    errors.push(
+      `discount_add.amount: ${toMoney(discount)} is more than the lines plus shipping (${toMoney(subtotal + shipping)})`,
+    );
+  }
+  const total = subtotal + shipping - discount;
+  if (subtotal > limit || total > MAX_ORDER_TOTAL) {
+    errors.push(`products: the order total would be more than ${toMoney(MAX_ORDER_TOTAL)}`);
+  }
+  if (errors.length) return { index, errors, notices };
+
+  const tax = taxByRate(
+    lines.map((l) => ({ amount: l.qty * l.unitPrice, taxRate: l.taxRate })),
+    discount,
+  );
+  const token = crypto.randomUUID();
+  const c = o.customer;
+  const emailKey = c?.email?.toLowerCase() ?? null;
+  const currency = o.payment?.currency ?? opts.defaultCurrency;
+  return {
+    index,
+    token,
+    lines,
+    customer:
+      c?.email === undefined
+        ? null
+        : {
+            email: c.email,
+            email_key: emailKey,
+            type: c.type ?? null,
+            phone: c.phone ?? null,
+            billing_details: addressJson(c.billing_details),
+            shipping_details: addressJson(c.shipping_details),
+            has_login: c.login_create ?? 0,
+            newsletter: c.newsletter_subscribe ?? 0,
+          },
+    order: {
+      token,
+      email_key: emailKey,
+      email: c?.email ?? null,
+      phone: c?.phone ?? null,
+      customer_type: c?.type ?? null,
+      note: c?.note ?? null,
+      login_create: c?.login_create ?? 0,
+      newsletter_subscribe: c?.newsletter_subscribe ?? 0,
+      billing_details: addressJson(c?.billing_details),
+      shipping_details: addressJson(c?.shipping_details),
+      payment_method: o.payment?.method ?? null,
+      transaction_id: o.payment?.transaction_id ?? null,
+      payment_log: o.payment?.log ?? null,
+      currency,
+      shipping_id: o.shipping?.id ?? null,
+      shipping_name: o.shipping?.name ?? null,
+      shipping_price: shipping,
+      subtotal,
+      discount,
+      total,
+      tax,
+      metadata: o.metadata,
+    },
+    summary: { currency, subtotal, shipping, discount, total, tax, notices },
+  };
+}
+
+/**
+ * Takes each planned order's stock from what the read saw, in the order of the request, so a
+ * later order of the same request sees what an earlier one took. Orders that would take a
+ * disable_minusqty item below zero fail here with a message; the CHECK constraints guarantee it.
+ */
+function reserveStock(plans: Planned[]) {
+  const left = new Map<string, number>();
+  const ok: Planned[] = [];
+  const failed: { index: number; errors: string[]; notices: string[] }[] = [];
+  for (const plan of plans) {
+    const want = new Map<string, { qty: number; line: Line }>();
+    for (const l of plan.lines) {
+      const w = want.get(l.stockKey);
+      if (w) w.qty += l.qty;
+      else want.set(l.stockKey, { qty: l.qty, line: l });
+    }
+    const errors: string[] = [];
+    for (const [key, { qty, line }] of want) {
+      const have = left.get(key) ?? line.stock;
+      if (line.noMinus && have - qty < 0) {
+        const name = line.sku ?? (line.variantId === null ? `product ${line.productId}` : `variant ${line.variantId}`);
+        errors.push(`${line.path}.qty: insufficient stock for ${name}: ${Math.max(have, 0)} left`);
+      }
+    }
+    if (errors.length) {
+      failed.push({ index: plan.index, errors, notices: plan.summary.notices });
+      continue;
+    }
+    for (const [key, { qty, line }] of want) left.set(key, (left.get(key) ?? line.stock) - qty);
+    ok.push(plan);
+  }
+  return { ok, failed };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Write: one batch for every order of the request; the statement count is fixed.
+
+const UPSERT_CUSTOMERS = `
+  INSERT INTO customers (email, email_key, type, phone, billing_details, shipping_details,
+    has_login, newsletter, created_at, updated_at)
+  SELECT c.value->>'email', c.value->>'email_key', c.value->>'type', c.value->>'phone',
+    c.value->'billing_details', c.value->'shipping_details', c.value->>'has_login',
+    c.value->>'newsletter', ?2, ?2
+  FROM json_each(?1) AS c WHERE true
+  ON CONFLICT (email_key) DO UPDATE SET
+    email = excluded.email,
+    type = coalesce(excluded.type, customers.type),
+    phone = coalesce(excluded.phone, customers.phone),
+    billing_details = coalesce(excluded.billing_details, customers.billing_details),
+    shipping_details = coalesce(excluded.shipping_details, customers.shipping_details),
+    has_login = max(customers.has_login, excluded.has_login),
+    newsletter = max(customers.newsletter, excluded.newsletter),
+    updated_at = excluded.updated_at`;
+
+// ORDER BY the array position so order ids follow the order of the request.
+const INSERT_ORDERS = `
+  INSERT INTO orders (token, status, customer_id, email, phone, customer_type, note, login_create,
+    newsletter_subscribe, billing_details, shipping_details, payment_method, transaction_id,
+    payment_log, currency, shipping_id, shipping_name, shipping_price, subtotal, discount, total,
+    tax, metadata, created_at, updated_at)
+  SELECT o.value->>'token', 'unpaid',
+    (SELECT id FROM customers WHERE email_key = o.value->>'email_key'),
+    o.value->>'email', o.value->>'phone', o.value->>'customer_type', o.value->>'note',
+    o.value->>'login_create', o.value->>'newsletter_subscribe', o.value->'billing_details',
+    o.value->'shipping_details', o.value->>'payment_method', o.value->>'transaction_id',
+    o.value->>'payment_log', o.value->>'currency', o.value->>'shipping_id',
+    o.value->>'shipping_name', o.value->>'shipping_price', o.value->>'subtotal',
+    o.value->>'discount', o.value->>'total', o.value->'tax', o.value->'metadata', ?2, ?2
+  FROM json_each(?1) AS o ORDER BY o.key`;
+
+const INSERT_LINES = `
+  INSERT INTO order_lines (order_id, position, product_id, variant_id, sku, title, options, qty,
+    unit_price, tax_rate)
+  SELECT o.id, l.value->>'position', l.value->>'product_id', l.value->>'variant_id',
+    l.value->>'sku', l.value->>'title', l.value->'options', l.value->>'qty',
+    l.value->>'unit_price', l.value->>'tax_rate'
+  FROM json_each(?1) AS l JOIN orders AS o ON o.token = l.value->>'token'`;
+
+const TAKE_VARIANT_STOCK = `
+  UPDATE variants SET qty = variants.qty - t.q
+  FROM (SELECT s.value->>'variant_id' AS id, sum(s.value->>'qty') AS q FROM json_each(?1) AS s
+        WHERE s.value->>'variant_id' IS NOT NULL GROUP BY 1) AS t
+  WHERE variants.id = t.id`;
+
+const TAKE_PRODUCT_STOCK = `
+  UPDATE products SET stock = products.stock - t.q
+  FROM (SELECT s.value->>'product_id' AS id, sum(s.value->>'qty') AS q FROM json_each(?1) AS s
+        WHERE s.value->>'variant_id' IS NULL GROUP BY 1) AS t
+  WHERE products.id = t.id`;
+
+const SELECT_IDS = "SELECT id, token FROM orders WHERE token IN (SELECT value FROM json_each(?1))";
+
+/** The one write batch of a request; the last statement reads back the new order ids. */
+function writeBatch(db: DB, ready: Planned[], opts: CreateOptions): D1PreparedStatement[] {
+  const { now } = opts;
+  const customers = ready.flatMap((p) => (p.customer ? [p.customer] : []));
+  const lines = ready.flatMap((p) =>
+    p.lines.map((l, i) => ({
+      token: p.token,
+      position: i + 1,
+      product_id: l.productId,
+      variant_id: l.variantId,
+      sku: l.sku,
+      title: l.title,
+      options: l.options,
+      qty: l.qty,
+      unit_price: l.unitPrice,
+      tax_rate: l.taxRate,
+    })),
+  );
+  const stock = lines.map((l) => ({ product_id: l.product_id, variant_id: l.variant_id, qty: l.qty }));
+  const stockJson = JSON.stringify(stock);
+  return [
+    stmt(db, UPSERT_CUSTOMERS, JSON.stringify(customers), now),
+    stmt(db, INSERT_ORDERS, JSON.stringify(ready.map((p) => p.order)), now),
+    stmt(db, INSERT_LINES, JSON.stringify(lines)),
+    stmt(db, TAKE_VARIANT_STOCK, stockJson),
+    stmt(db, TAKE_PRODUCT_STOCK, stockJson),
+    ...(opts.extraWrites?.(db) ?? []),
+    stmt(db, SELECT_IDS, JSON.stringify(ready.map((p) => p.token))),
+  ];
+}
+
+/**
+ * Creates orders, each on its own: one that fails never affects another. Two round trips on the
+ * happy path (read, write). A write that fails on a constraint lost a race for stock: it rolled
+ * back whole, and the orders are planned again from a fresh read, at most MAX_ATTEMPTS times.
+ */
+export async function createOrders(
+  db: DB,
+  items: { index: number; data: OrderInput }[],
+  opts: CreateOptions,
+): Promise<Map<number, OrderOutcome>> {
+  const outcomes = new Map<number, OrderOutcome>();
+  const selectors = items.flatMap(({ data }) => [...data.products, ...(data.products_add ?? [])]);
+  for (let attempt = 1; items.length; attempt++) {
+    const cat = await readCatalog(db, selectors);
+    const plans: Planned[] = [];
+    for (const { index, data } of items) {
+      const plan = planOrder(index, data, cat, opts);
+      if ("errors" in plan) outcomes.set(index, { ok: false, errors: plan.errors, notices: plan.notices });
+      else plans.push(plan);
+    }
+    const { ok: ready, failed } = reserveStock(plans);
+    for (const f of failed) outcomes.set(f.index, { ok: false, errors: f.errors, notices: f.notices });
+    if (!ready.length) break;
+    try {
+      const results = await runBatch(db, writeBatch(db, ready, opts));
+      const ids = new Map(results[results.length - 1].results.map((r) => [r.token as string, r.id as number]));
+      for (const p of ready) {
+        outcomes.set(p.index, { ok: true, orderId: ids.get(p.token) as number, ...p.summary });
+      }
+      break;
+    } catch (e) {
+      if (!isConstraintError(e)) throw e;
+      // Stock kept moving under us: the client may safely send the same orders again.
+      if (attempt >= MAX_ATTEMPTS) {
+        throw new ApiError(503, "stock changed while the orders were being placed, retry shortly", undefined, {
+          "Retry-After": "1",
+        });
+      }
+    }
+  }
+  return outcomes;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Read orders
+
+export type LineRow = typeof orderLines.$inferSelect;
+const parse = (json: string | null) => (json === null ? null : JSON.parse(json));
+
+/** An order as GET /v1/orders/{id} returns it: request field names (interface.md 2.1) where they exist. */
+export function presentOrder(o: OrderRow, lines: LineRow[]) {
+  return {
+    order_id: o.id,
+    status: o.status,
+    currency: o.currency,
+    customer: {
+      customer_id: o.customerId,
+      type: o.customerType,
+      email: o.email,
+      phone: o.phone,
+      login_create: o.loginCreate === 1,
+      newsletter_subscribe: o.newsletterSubscribe === 1,
+      billing_details: parse(o.billingDetails),
+      shipping_details: parse(o.shippingDetails),
+      note: o.note,
+    },
+    payment: { method: o.paymentMethod, transaction_id: o.transactionId, currency: o.currency, log: o.paymentLog },
+    shipping: { id: o.shippingId, name: o.shippingName, price: toMoney(o.shippingPrice) },
+    products: lines.map((l) => ({
+      product_id: l.productId,
+      variant_id: l.variantId,
+      sku: l.sku,
+      title: l.title,
+      options: JSON.parse(l.options),
+      qty: l.qty,
+      price: toMoney(l.unitPrice),
+      tax_rate: l.taxRate,
+      total: toMoney(l.qty * l.unitPrice),
+    })),
+    subtotal: toMoney(o.subtotal),
+    discount: toMoney(o.discount),
+    total: toMoney(o.total),
+    tax: (JSON.parse(o.tax) as TaxLine[]).map((t) => ({ rate: t.rate, amount: toMoney(t.amount) })),
+    metadata: parse(o.metadata),
+    created_at: new Date(o.createdAt).toISOString(),
+    updated_at: new Date(o.updatedAt).toISOString(),
+  };
+}
+export type OrderOut = ReturnType<typeof presentOrder>;
+
+function presentOrders(os: OrderRow[], ls: LineRow[]) {
+  const byOrder = new Map<number, LineRow[]>();
+  for (const l of ls) {
+    const list = byOrder.get(l.orderId);
+    if (list) list.push(l);
+    else byOrder.set(l.orderId, [l]);
+  }
+  return os.map((o) => presentOrder(o, byOrder.get(o.id) ?? []));
+}
+
+export async function getOrder(db: DB, id: number): Promise<OrderOut | undefined> {
+  const [os, ls] = await db.batch([
+    db.select().from(orders).where(eq(orders.id, id)),
+    db.select().from(orderLines).where(eq(orderLines.orderId, id)).orderBy(orderLines.position),
+  ]);
+  return os[0] && presentOrder(os[0], ls);
+}
+
+/** Newest first; the cursor is the last id of the previous page (ids are never reused). */
+export async function listOrders(db: DB, limit: number, before?: number, status?: string) {
+  const where: SQL[] = [];
+  if (before !== undefined) where.push(lt(orders.id, before));
+  if (status !== undefined) where.push(eq(orders.status, status));
+  const page = db
+    .select({ id: orders.id })
+    .from(orders)
+    .where(and(...where))
+    .orderBy(desc(orders.id))
+    .limit(limit + 1);
+  const [os, ls] = await db.batch([
+    db.select().from(orders).where(inArray(orders.id, page)).orderBy(desc(orders.id)),
+    db
+      .select()
+      .from(orderLines)
+      .where(inArray(orderLines.orderId, page))
+      .orderBy(orderLines.orderId, orderLines.position),
+  ]);
+  const more = os.length > limit;
+  const rows = more ? os.slice(0, limit) : os;
+  return { orders: presentOrders(rows, ls), next: more ? rows[rows.length - 1].id : null };
+}

@@ -1,0 +1,50 @@
+import { describe, expect, it } from "vitest";
+import { wrapD1 } from "./d1-wrap";
+import { get, post, uid } from "./helpers";
+
+// Cost (contract 7): two D1 round trips on the happy path, and a statement count that does not
+// grow with the number of orders or lines.
+
+async function catalog(n: number) {
+  const skus = Array.from({ length: n }, () => uid("BUD"));
+  const r = await post(
+    "/v1/products",
+    skus.map((sku, i) => ({ sku, title: `Item ${i}`, price: 10 + i, stock: 1000, tax_rate: i % 2 ? 12 : 25 })),
+  );
+  expect(r.status).toBe(200);
+  return skus;
+}
+
+describe("D1 budget of POST /v1/orders", () => {
+  it("uses the same statements in at most 2 calls for 1 order of 1 line and 100 orders of 50 lines", async () => {
+    const skus = await catalog(50);
+
+    const small = wrapD1();
+    const r1 = await post("/v1/orders", [{ order_id: "create", products: [{ sku: skus[0], qty: 1 }] }], {
+      env: { DB: small.db },
+    });
+    expect(r1.status).toBe(200);
+    expect(small.counts.calls).toBeLessThanOrEqual(2);
+
+    const big = wrapD1();
+    const orders = Array.from({ length: 100 }, (_, i) => ({
+      order_id: "create",
+      customer: { email: `buyer${i % 30}-${skus[0]}@example.com`, newsletter_subscribe: i % 2 },
+      shipping: { price: 49 },
+      products: skus.map((sku, j) => ({ sku, qty: 1 + ((i + j) % 3) })),
+    }));
+    const r2 = await post("/v1/orders", orders, { env: { DB: big.db } });
+    expect(r2.status).toBe(200);
+    const results = Object.values(r2.json.results) as any[];
+    expect(results).toHaveLength(100);
+    expect(results.every((r) => r.success)).toBe(true);
+    expect(big.counts.calls).toBeLessThanOrEqual(2);
+    expect(big.counts.statements).toBe(small.counts.statements);
+    expect(big.counts.statementsPerCall).toEqual(small.counts.statementsPerCall);
+
+    const last = await get(`/v1/orders/${results[99].order_id}`);
+    expect(last.json.products).toHaveLength(50);
+    // Ids follow the order of the request.
+    expect(results.map((r) => r.order_id)).toEqual(results.map((_, i) => results[0].order_id + i));
+  });
+});
