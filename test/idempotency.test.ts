@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { purgeIdempotencyKeys } from "../src/scheduled";
-import { post, uid } from "./helpers";
+import { call, post, uid } from "./helpers";
 
 const countSku = async (sku: string) =>
   (
@@ -85,5 +85,60 @@ describe("Idempotency-Key on POST /v1/products (contract 3.3)", () => {
     await purgeIdempotencyKeys(env);
     const left = await env.DB.prepare("SELECT count(*) AS n FROM idempotency_keys WHERE key = ?").bind(key).first();
     expect(left).toEqual({ n: 0 });
+  });
+});
+
+describe("Idempotency-Key on POST /v1/orders and PUT /v1/products", () => {
+  it("creates exactly one order for 20 concurrent requests with one key, and replays its id", async () => {
+    const sku = uid("ORD");
+    await post("/v1/products", { title: "Idem stock", price: 50, sku, stock: 100 });
+    const key = uid("key");
+    const body = [{ order_id: "create", products: [{ sku, qty: 2 }] }];
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => post("/v1/orders", body, { headers: { "idempotency-key": key } })),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
+    const ids = new Set(answers.map((a) => a.json.results.create_1.order_id));
+    expect(ids.size).toBe(1);
+    expect(Number.isInteger([...ids][0])).toBe(true);
+    expect(answers.filter((a) => a.headers.get("idempotent-replayed") === "true")).toHaveLength(19);
+    const stock = await env.DB.prepare("SELECT stock FROM products WHERE sku = ?").bind(sku).first();
+    expect(stock).toEqual({ stock: 98 });
+    const orders = await env.DB.prepare("SELECT count(*) AS n FROM order_lines WHERE sku = ?").bind(sku).first();
+    expect(orders).toEqual({ n: 1 });
+  });
+
+  it("replays an order answer whose orders all failed, and refuses another body with 422", async () => {
+    const sku = uid("ORD");
+    await post("/v1/products", { title: "None left", price: 50, sku, stock: 0, disable_minusqty: 1 });
+    const key = uid("key");
+    const body = [{ order_id: "create", products: [{ sku, qty: 1 }] }];
+    const first = await post("/v1/orders", body, { headers: { "idempotency-key": key } });
+    expect(first.status).toBe(400);
+    // Stock arrives, but the retry with the key still gets the first answer, as a retry must.
+    await env.DB.prepare("UPDATE products SET stock = 5 WHERE sku = ?").bind(sku).run();
+    const again = await post("/v1/orders", body, { headers: { "idempotency-key": key } });
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.status).toBe(400);
+    expect(again.json).toEqual(first.json);
+    const other = await post("/v1/orders", [{ order_id: "create", products: [{ sku, qty: 2 }] }], {
+      headers: { "idempotency-key": key },
+    });
+    expect(other.status).toBe(422);
+  });
+
+  it("replays a PUT: the retry changes nothing and answers the product", async () => {
+    const sku = uid("PUT");
+    const p = (await post("/v1/products", { title: "Put", price: 50, sku, stock: 1 })).json.products[0];
+    const key = uid("key");
+    const first = await call("PUT", "/v1/products", { body: { sku, stock: 9 }, headers: { "idempotency-key": key } });
+    expect(first.status).toBe(200);
+    await env.DB.prepare("UPDATE products SET stock = 3 WHERE id = ?").bind(p.product_id).run();
+    const again = await call("PUT", "/v1/products", { body: { sku, stock: 9 }, headers: { "idempotency-key": key } });
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.status).toBe(200);
+    expect(again.json.success).toBe(1);
+    // The retry did not write: the stock set since stays, and the replay shows the product as it is now.
+    expect(again.json.products[0].stock).toBe(3);
   });
 });

@@ -9,13 +9,14 @@ import { zv } from "../lib/zv";
 import { jsonBody } from "../middleware/body";
 import { id, int, opt, str } from "../schemas/fields";
 import { type OrderInput, orderCreate } from "../schemas/order";
+import { idempotency, recordStatements } from "../services/idempotency";
 import { createOrders, getOrder, listOrders, type OrderOutcome } from "../services/orders";
 import { toMoney } from "../services/present";
 
 const STATUS_NOTICE = "ignored field status: a new order is always unpaid";
 
 /** One value of `results` (contract 3.2); money as JSON numbers. */
-function result(o: OrderOutcome, notices: string[]) {
+function result<Id>(o: OrderOutcome<Id>, notices: string[]) {
   if (!o.ok) return { success: false, errors: o.errors, notices: [...notices, ...o.notices] };
   return {
     success: true,
@@ -32,6 +33,19 @@ function result(o: OrderOutcome, notices: string[]) {
   };
 }
 
+/** The answer of contract 3.2: 200 when at least one order was created, else 400 with results. */
+function respond<Id>(parsed: { index: number; notices: string[] }[], outcomes: Map<number, OrderOutcome<Id>>) {
+  const results: Record<string, ReturnType<typeof result<Id>>> = {};
+  let created = 0;
+  for (const p of parsed) {
+    const o = outcomes.get(p.index) as OrderOutcome<Id>;
+    if (o.ok) created++;
+    results[`create_${p.index + 1}`] = result(o, p.notices);
+  }
+  if (created) return { status: 200 as const, body: { results } };
+  return { status: 400 as const, body: { code: 400, error: "no order was created", results } };
+}
+
 const listQuery = z.object({
   limit: opt(int(1, 100)),
   cursor: opt(str(64)),
@@ -39,7 +53,7 @@ const listQuery = z.object({
 });
 
 export const ordersRoute = new Hono<AppEnv>()
-  .post("/", jsonBody, async (c) => {
+  .post("/", jsonBody, idempotency, async (c) => {
     // Paths in errors are relative to the element (its key in results says which), so no prefix.
     const parsed = bodyItems(c.var.body, "order", false).map(({ value }, index) => {
       const p = parseItem(orderCreate, value);
@@ -52,22 +66,24 @@ export const ordersRoute = new Hono<AppEnv>()
       if (p.ok) valid.push({ index: p.index, data: p.data });
       else outcomes.set(p.index, { ok: false, errors: p.errors, notices: [] });
     }
+    const now = Date.now();
+    const idem = c.var.idem;
     if (valid.length) {
       const created = await createOrders(c.var.db, valid, {
-        now: Date.now(),
+        now,
         defaultCurrency: c.env.DEFAULT_CURRENCY || "SEK",
+        recorder: idem && {
+          idem,
+          claim: (planned) => {
+            const { status, body } = respond(parsed, new Map<number, OrderOutcome<unknown>>([...outcomes, ...planned]));
+            return recordStatements(c.var.db, idem, status, body, now);
+          },
+        },
       });
       for (const [i, o] of created) outcomes.set(i, o);
     }
-    const results: Record<string, ReturnType<typeof result>> = {};
-    let createdCount = 0;
-    for (const p of parsed) {
-      const o = outcomes.get(p.index) as OrderOutcome;
-      if (o.ok) createdCount++;
-      results[`create_${p.index + 1}`] = result(o, p.notices);
-    }
-    if (createdCount) return c.json({ results }, 200);
-    return c.json({ code: 400, error: "no order was created", results }, 400);
+    const { status, body } = respond(parsed, outcomes);
+    return c.json(body, status);
   })
   .get("/", zv("query", listQuery), async (c) => {
     const q = c.req.valid("query");

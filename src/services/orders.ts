@@ -6,6 +6,7 @@ import { MAX_ORDER_TOTAL } from "../schemas/fields";
 import { type AddEntry, type Address, MAX_LINES, MAX_QTY, type OrderInput, type RemoveEntry } from "../schemas/order";
 import { toProduct, toVariant } from "./catalog";
 import { isConstraintError, runBatch, stmt } from "./d1";
+import { type Claim, type Idem, runClaimed } from "./idempotency";
 import { type OrderRow, optionNames, type ProductRow, toMoney, type VariantRow, variantValues } from "./present";
 
 // POST /v1/orders (contract 3): every order of a request is planned in JS from one read batch
@@ -16,10 +17,10 @@ import { type OrderRow, optionNames, type ProductRow, toMoney, type VariantRow, 
 export type Money = number; // minor units
 export type TaxLine = { rate: number; amount: Money };
 
-export type OrderOutcome =
+export type OrderOutcome<Id = number> =
   | {
       ok: true;
-      orderId: number;
+      orderId: Id;
       currency: string;
       subtotal: Money;
       shipping: Money;
@@ -34,9 +35,12 @@ export type CreateOptions = {
   now: number;
   /** The store currency (DEFAULT_CURRENCY) for orders whose payment names none. */
   defaultCurrency: string;
-  /** Statements appended to the write batch, so they commit or fail with the orders. */
-  extraWrites?: (db: DB) => D1PreparedStatement[];
+  /** Records the answer for Idempotency-Key retries, in the same batch as the orders. */
+  recorder?: { idem: Idem; claim: Claim<Map<number, OrderOutcome<OrderRef>>> };
 };
+
+/** An order the write batch will create, referred to before its id exists. */
+export type OrderRef = { $order: string };
 
 const MAX_ATTEMPTS = 3;
 
@@ -487,7 +491,6 @@ function writeBatch(db: DB, ready: Planned[], opts: CreateOptions): D1PreparedSt
     stmt(db, INSERT_LINES, JSON.stringify(lines)),
     stmt(db, TAKE_VARIANT_STOCK, stockJson),
     stmt(db, TAKE_PRODUCT_STOCK, stockJson),
-    ...(opts.extraWrites?.(db) ?? []),
     stmt(db, SELECT_IDS, JSON.stringify(ready.map((p) => p.token))),
   ];
 }
@@ -514,9 +517,15 @@ export async function createOrders(
     }
     const { ok: ready, failed } = reserveStock(plans);
     for (const f of failed) outcomes.set(f.index, { ok: false, errors: f.errors, notices: f.notices });
-    if (!ready.length) break;
+    const planned = new Map<number, OrderOutcome<OrderRef>>(outcomes as Map<number, OrderOutcome<never>>);
+    for (const p of ready) planned.set(p.index, { ok: true, orderId: { $order: p.token }, ...p.summary });
+    const head = opts.recorder?.claim(planned) ?? [];
+    if (!ready.length) {
+      if (head.length) await runClaimed(db, opts.recorder?.idem, head, []);
+      break;
+    }
     try {
-      const results = await runBatch(db, writeBatch(db, ready, opts));
+      const results = await runClaimed(db, opts.recorder?.idem, head, writeBatch(db, ready, opts));
       const ids = new Map(results[results.length - 1].results.map((r) => [r.token as string, r.id as number]));
       for (const p of ready) {
         outcomes.set(p.index, { ok: true, orderId: ids.get(p.token) as number, ...p.summary });
