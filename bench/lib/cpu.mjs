@@ -9,7 +9,7 @@
 // to other processes on a busy machine is not counted) over the call, minus the CPU it used
 // while any D1 call was in flight (the shim's own HTTP round trip). The wall-clock variant
 // (wall time minus D1 wait) is kept beside it.
-import { mkdtempSync, renameSync } from "node:fs";
+import { mkdtempSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -23,6 +23,7 @@ export async function loadBundle() {
   // The bundle is ESM; .mjs makes Node read it as such without a package.json beside it.
   renameSync(path.join(out, "index.js"), path.join(out, "index.mjs"));
   const mod = await import(pathToFileURL(path.join(out, "index.mjs")).href);
+  rmSync(out, { recursive: true, force: true }); // loaded; the files are no longer needed
   return mod.default;
 }
 
