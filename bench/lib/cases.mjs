@@ -1,0 +1,227 @@
+// The catalog the bench seeds through the API, and the requests of every case.
+
+export const ORDER_PRODUCTS = 40; // x 3 variants: 120 SKUs for order lines
+export const SYNC_SIZES = [10, 100, 1000, 2048];
+
+/**
+ * @typedef {{ base: string, authorization: string }} Target
+ * @typedef {{
+ *   id: string, label: string, method: string, path: string,
+ *   body?: (i: number) => string,
+ *   baseline?: "bare" | "batch",
+ *   load: boolean,
+ *   cpuIterations: number,
+ * }} Case
+ */
+
+/** @param {Target} t @param {string} method @param {string} path @param {unknown} [body] */
+export async function request(t, method, path, body) {
+  const res = await fetch(`${t.base}${path}`, {
+    method,
+    headers: { authorization: t.authorization, "content-type": "application/json" },
+    body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  /** @type {any} */
+  let json;
+  try {
+    json = JSON.parse(text);
+  } catch {}
+  return { status: res.status, json, text };
+}
+
+/** @param {string} prefix @param {number} n @param {number} qty */
+const variantEntries = (prefix, n, qty) =>
+  Array.from({ length: n }, (_, i) => ({
+    sku: `${prefix}-${i}`,
+    variant_option1_name: "Size",
+    variant_option1_value: `v${i}`,
+    price: 100,
+    qty,
+  }));
+
+/** @param {Target} t @param {unknown} body */
+async function create(t, body) {
+  const r = await request(t, "POST", "/v1/products", body);
+  if (r.status !== 200)
+    throw new Error(`seeding failed: POST /v1/products answered ${r.status} ${r.text.slice(0, 500)}`);
+  return /** @type {{ product_id: number }[]} */ (r.json.products);
+}
+
+/**
+ * Seeds the catalog through the API (POST /v1/products, which is implemented) and returns the
+ * ids the cases need.
+ * @param {Target} t
+ */
+export async function seed(t) {
+  const orderProducts = Array.from({ length: ORDER_PRODUCTS }, (_, p) => ({
+    title: `Order product ${p}`,
+    sku: `OP${p}`,
+    price: 199,
+    variants: {
+      add: ["S", "M", "L"].map((s) => ({
+        ...variantEntries(`O${p}`, 1, 1_000_000)[0],
+        sku: `O${p}-${s}`,
+        variant_option1_value: s,
+      })),
+    },
+  }));
+  await create(t, orderProducts);
+  await create(t, { title: "Stock product", sku: "STK", price: 99, variants: { add: variantEntries("STK", 3, 10) } });
+  /** @type {Record<number, number>} */
+  const syncIds = {};
+  for (const n of SYNC_SIZES) {
+    const [p] = await create(t, {
+      title: `Sync ${n}`,
+      sku: `SYNC${n}`,
+      price: 100,
+      variants: { add: variantEntries(`S${n}`, n, 10) },
+    });
+    syncIds[n] = p.product_id;
+  }
+  return { syncIds };
+}
+
+/** @param {number} orders @param {number} lines */
+function orderBody(orders, lines) {
+  const body = [];
+  let k = 0;
+  for (let o = 0; o < orders; o++) {
+    const products = [];
+    for (let l = 0; l < lines; l++, k++) {
+      const p = k % ORDER_PRODUCTS;
+      products.push({ sku: `O${p}-${["S", "M", "L"][Math.floor(k / ORDER_PRODUCTS) % 3]}`, qty: 1 + (l % 2) });
+    }
+    body.push({
+      order_id: "create",
+      products,
+      customer: {
+        email: `bench${o}@example.com`,
+        type: "consumer",
+        billing_details: {
+          firstname: "Bench",
+          lastname: "Mark",
+          address: "Gatan 1",
+          city: "Stockholm",
+          zipcode: "11122",
+          country: "SE",
+        },
+      },
+      payment: { method: "invoice", currency: "SEK" },
+      shipping: { id: 1, name: "Postnord", price: 49 },
+    });
+  }
+  return JSON.stringify(body);
+}
+
+/**
+ * Every case, in the order they run and print.
+ * @param {{ syncIds: Record<number, number> }} ids
+ * @returns {Case[]}
+ */
+export function cases(ids) {
+  const order1x3 = orderBody(1, 3);
+  const order20x5 = orderBody(20, 5);
+  /** @param {number} n */
+  const sync = (n) => {
+    // Two bodies that differ in every variant's qty, alternated, so every request changes all n.
+    const a = JSON.stringify({ product_id: ids.syncIds[n], variants: { sync: variantEntries(`S${n}`, n, 11) } });
+    const b = JSON.stringify({ product_id: ids.syncIds[n], variants: { sync: variantEntries(`S${n}`, n, 12) } });
+    return /** @param {number} i */ (i) => (i % 2 ? a : b);
+  };
+  /** @type {Case[]} */
+  const list = [
+    {
+      id: "bare",
+      label: "baseline: bare authenticated route (no D1)",
+      method: "GET",
+      path: "/__bench/bare",
+      load: true,
+      cpuIterations: 300,
+    },
+    {
+      id: "batch",
+      label: "baseline: hand-written 1x3 order batch",
+      method: "POST",
+      path: "/__bench/order-batch",
+      body: () => order1x3,
+      load: true,
+      cpuIterations: 200,
+    },
+    {
+      id: "orders-1x3",
+      label: "POST /v1/orders 1 order x 3 lines",
+      method: "POST",
+      path: "/v1/orders",
+      body: () => order1x3,
+      baseline: "batch",
+      load: true,
+      cpuIterations: 200,
+    },
+    {
+      id: "orders-20x5",
+      label: "POST /v1/orders 20 orders x 5 lines",
+      method: "POST",
+      path: "/v1/orders",
+      body: () => order20x5,
+      baseline: "batch",
+      load: true,
+      cpuIterations: 40,
+    },
+    {
+      id: "stock",
+      label: "PUT /v1/products stock by SKU",
+      method: "PUT",
+      path: "/v1/products",
+      body: (i) => JSON.stringify({ sku: "STK-1", stock: 5 + (i % 2) }),
+      baseline: "batch",
+      load: true,
+      cpuIterations: 200,
+    },
+  ];
+  for (const n of SYNC_SIZES) {
+    list.push({
+      id: `sync-${n}`,
+      label: `PUT /v1/products sync ${n} variants`,
+      method: "PUT",
+      path: "/v1/products",
+      body: sync(n),
+      baseline: "bare",
+      load: n === 100 || n === 2048,
+      cpuIterations: n <= 100 ? 60 : 10,
+    });
+  }
+  // Implemented today, and what a sync must answer with (contract 4: the updated product as
+  // GET returns it): the floor under the 2,048-variant sync's CPU cost. CPU only.
+  list.push({
+    id: "get-2048",
+    label: "info: GET /v1/products/{id} of the 2048-variant product",
+    method: "GET",
+    path: `/v1/products/${ids.syncIds[2048]}`,
+    load: false,
+    cpuIterations: 10,
+  });
+  return list;
+}
+
+/**
+ * One request of the case, to tell "not merged yet" (the app's own 404 `no route ...`) and
+ * failures apart from a case that can be measured.
+ * @param {Target} t @param {Case} c
+ * @returns {Promise<{ ok: true } | { ok: false, reason: string }>}
+ */
+export async function probe(t, c) {
+  const r = await request(t, c.method, c.path, c.body?.(0));
+  if (r.status === 404 && /^no route /.test(r.json?.error ?? ""))
+    return { ok: false, reason: "n/a (endpoint not merged)" };
+  if (r.status < 200 || r.status > 299) {
+    const why = r.json?.errors?.[0] ?? r.json?.error ?? r.text.slice(0, 120);
+    return { ok: false, reason: `error ${r.status}: ${why}` };
+  }
+  const results = r.json?.results;
+  if (results && typeof results === "object") {
+    const failed = Object.values(results).find((x) => x && x.success === false);
+    if (failed) return { ok: false, reason: `error: an order failed: ${failed.errors?.[0]}` };
+  }
+  return { ok: true };
+}

@@ -1,0 +1,149 @@
+import { Hono } from "hono";
+import type { AppEnv, Bindings } from "../../src/env";
+import store from "../../src/index";
+import { auth } from "../../src/middleware/auth";
+
+/**
+ * The bench worker: every request that is not under /__bench/ goes to the store exactly as
+ * src/index.ts serves it, so the store and its baselines share one workerd, one isolate, one D1.
+ * The baselines use the store's own auth middleware, so the difference they measure is the
+ * store's validation, planning and D1 round trips, not authentication.
+ */
+const bench = new Hono<AppEnv>().basePath("/__bench");
+bench.use("*", auth);
+
+/** Baseline 1: an authenticated route that does no D1 work at all. */
+bench.get("/bare", (c) => c.json({ ok: true }));
+
+type Line = { sku: string; qty: number };
+type Order = { products: Line[]; customer?: { email?: string }; shipping?: { price?: number } };
+
+/**
+ * Baseline 2, the "physical limit" of an order: the statements an order create needs (customer
+ * upsert, order row, its lines from the catalog, stock decrement), hand-written, in ONE D1
+ * batch, with prices and totals taken from the catalog by SQL instead of a read before the
+ * write. No validation beyond JSON.parse; it trusts its input. Lines travel as one JSON
+ * parameter expanded with json_each, as contract 7 asks of the real thing.
+ */
+bench.post("/order-batch", async (c) => {
+  const orders = (await c.req.json()) as Order[];
+  const db = c.env.DB;
+  const now = Date.now();
+  const stmts: D1PreparedStatement[] = [];
+  const tokens: string[] = [];
+  for (const o of orders) {
+    const token = crypto.randomUUID();
+    tokens.push(token);
+    const lines = JSON.stringify(o.products);
+    const email = o.customer?.email ?? null;
+    const shipping = Math.round((o.shipping?.price ?? 0) * 100);
+    if (email) {
+      stmts.push(
+        db
+          .prepare(
+            `INSERT INTO customers (email, email_key, created_at, updated_at) VALUES (?1, lower(?1), ?2, ?2)
+             ON CONFLICT(email_key) DO UPDATE SET email = excluded.email, updated_at = excluded.updated_at`,
+          )
+          .bind(email, now),
+      );
+    }
+    stmts.push(
+      db
+        .prepare(
+          `INSERT INTO orders (token, status, customer_id, email, currency, shipping_price, subtotal, discount, total, tax, created_at, updated_at)
+           SELECT ?1, 'unpaid', (SELECT id FROM customers WHERE email_key = lower(?2)), ?2, 'SEK', ?3, s.subtotal, 0, s.subtotal + ?3, '[]', ?4, ?4
+           FROM (SELECT SUM(COALESCE(v.price, p.price) * json_extract(j.value, '$.qty')) AS subtotal
+                 FROM json_each(?5) j JOIN skus k ON k.sku = json_extract(j.value, '$.sku')
+                 JOIN products p ON p.id = k.product_id LEFT JOIN variants v ON v.id = k.variant_id) s`,
+        )
+        .bind(token, email, shipping, now, lines),
+      db
+        .prepare(
+          `INSERT INTO order_lines (order_id, position, product_id, variant_id, sku, title, options, qty, unit_price, tax_rate)
+           SELECT (SELECT id FROM orders WHERE token = ?1), j.key, k.product_id, k.variant_id, k.sku, p.title,
+                  json_array(v.option1_value), json_extract(j.value, '$.qty'), COALESCE(v.price, p.price), p.tax_rate
+           FROM json_each(?2) j JOIN skus k ON k.sku = json_extract(j.value, '$.sku')
+           JOIN products p ON p.id = k.product_id LEFT JOIN variants v ON v.id = k.variant_id`,
+        )
+        .bind(token, lines),
+      db
+        .prepare(
+          `UPDATE variants SET updated_at = ?2, qty = qty - (
+             SELECT SUM(json_extract(j.value, '$.qty')) FROM json_each(?1) j JOIN skus k ON k.sku = json_extract(j.value, '$.sku')
+             WHERE k.variant_id = variants.id)
+           WHERE id IN (SELECT k.variant_id FROM json_each(?1) j JOIN skus k ON k.sku = json_extract(j.value, '$.sku'))`,
+        )
+        .bind(lines, now),
+    );
+  }
+  // The created orders, read back in the same batch (no extra round trip), for the response.
+  stmts.push(
+    db
+      .prepare(
+        "SELECT id, token, subtotal, shipping_price, total FROM orders WHERE token IN (SELECT value FROM json_each(?))",
+      )
+      .bind(JSON.stringify(tokens)),
+  );
+  const results = await db.batch<{
+    id: number;
+    token: string;
+    subtotal: number;
+    shipping_price: number;
+    total: number;
+  }>(stmts);
+  const rows = new Map(results[results.length - 1].results.map((r) => [r.token, r]));
+  const out: Record<string, unknown> = {};
+  tokens.forEach((t, i) => {
+    const r = rows.get(t);
+    out[`create_${i + 1}`] = r
+      ? {
+          success: true,
+          order_id: r.id,
+          status: "unpaid",
+          currency: "SEK",
+          subtotal: r.subtotal / 100,
+          total: r.total / 100,
+        }
+      : { success: false, errors: ["not created"] };
+  });
+  return c.json({ results: out });
+});
+
+type ShimStatement = { sql: string; params: unknown[] };
+type ShimCall = { op: "all" | "raw" | "run" | "first" | "batch"; stmts: ShimStatement[]; columnNames?: boolean };
+
+/**
+ * The D1 end of bench/lib/d1-shim.mjs: runs the statements Node sent against the real local D1
+ * and answers with what the binding returned. Used only by the CPU-cost phase, which runs the
+ * app in Node and must not count this round trip; never part of a measured HTTP case.
+ */
+bench.post("/d1", async (c) => {
+  const call = (await c.req.json()) as ShimCall;
+  const db = c.env.DB;
+  const prepared = call.stmts.map((s) => db.prepare(s.sql).bind(...s.params));
+  try {
+    switch (call.op) {
+      case "batch":
+        return c.json({ ok: true, value: await db.batch(prepared) });
+      case "raw":
+        return c.json({ ok: true, value: await prepared[0].raw({ columnNames: call.columnNames === true } as any) });
+      case "first":
+        return c.json({ ok: true, value: await prepared[0].first() });
+      case "run":
+        return c.json({ ok: true, value: await prepared[0].run() });
+      default:
+        return c.json({ ok: true, value: await prepared[0].all() });
+    }
+  } catch (e) {
+    const err = e as Error;
+    return c.json({ ok: false, message: err.message, cause: String((err as { cause?: unknown }).cause ?? "") });
+  }
+});
+
+export default {
+  fetch(request, env, ctx) {
+    const { pathname } = new URL(request.url);
+    if (pathname.startsWith("/__bench/")) return bench.fetch(request, env, ctx);
+    return store.fetch(request, env, ctx);
+  },
+} satisfies ExportedHandler<Bindings>;
