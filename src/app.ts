@@ -6,6 +6,7 @@ import { DOCS_CSP, docsHtml } from "./docs";
 import type { AppEnv } from "./env";
 import { ApiError, envelope } from "./lib/errors";
 import { auth } from "./middleware/auth";
+import { requestLog } from "./middleware/log";
 import { openApiDocument } from "./openapi";
 import { productsRoute } from "./routes/products";
 import { SERVICE } from "./service";
@@ -16,6 +17,7 @@ export const app = new Hono<AppEnv>();
 
 // Echoes a well-formed incoming X-Request-Id (hono checks length and characters), else a new one.
 app.use(requestId());
+app.use(requestLog);
 
 app.get("/", (c) => c.json(SERVICE));
 app.get("/health", (c) => c.json({ status: "ok" }));

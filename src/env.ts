@@ -3,7 +3,10 @@ import type { DB } from "./db/client";
 // Secrets are not in wrangler.toml, so `wrangler types` cannot see them: declared here.
 export type Bindings = Env & { API_KEY?: string };
 
+/** What a handler touched, for the request's log line (src/middleware/log.ts). */
+export type LogCounts = { products?: number; variants?: number; orders?: number };
+
 export type AppEnv = {
   Bindings: Bindings;
-  Variables: { requestId: string; db: DB; body: unknown };
+  Variables: { requestId: string; db: DB; body: unknown; logCounts?: LogCounts };
 };

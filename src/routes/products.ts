@@ -55,6 +55,7 @@ export const productsRoute = new Hono<AppEnv>()
     const valid = parsed.flatMap((p) => (p.ok ? [{ index: p.index, data: p.data }] : []));
     for (const [i, o] of await createProducts(c.var.db, valid, Date.now())) outcomes.set(i, o);
     const { status, body } = productWriteResponse(parsed, outcomes);
+    c.set("logCounts", { products: body.success, variants: body.products.reduce((n, p) => n + p.variants.length, 0) });
     return c.json(body, status);
   })
   .get("/", zv("query", listQuery), async (c) => {
