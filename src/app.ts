@@ -2,22 +2,29 @@ import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
 import { getDb } from "./db/client";
+import { DOCS_CSP, docsHtml } from "./docs";
 import type { AppEnv } from "./env";
 import { ApiError, envelope } from "./lib/errors";
 import { auth } from "./middleware/auth";
+import { requestLog } from "./middleware/log";
+import { openApiDocument } from "./openapi";
 import { ordersRoute } from "./routes/orders";
 import { productsRoute } from "./routes/products";
+import { SERVICE } from "./service";
 import { IdempotencyConflict } from "./services/idempotency";
 
-export const SERVICE = { name: "edge-store", version: "0.1.0" };
+export { SERVICE };
 
 export const app = new Hono<AppEnv>();
 
 // Echoes a well-formed incoming X-Request-Id (hono checks length and characters), else a new one.
 app.use(requestId());
+app.use(requestLog);
 
 app.get("/", (c) => c.json(SERVICE));
 app.get("/health", (c) => c.json({ status: "ok" }));
+app.get("/openapi.json", (c) => c.json(openApiDocument()));
+app.get("/docs", (c) => c.html(docsHtml(), 200, { "Content-Security-Policy": DOCS_CSP }));
 
 app.use("/v1/*", auth, async (c, next) => {
   c.set("db", getDb(c.env.DB));

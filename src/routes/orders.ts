@@ -83,6 +83,7 @@ export const ordersRoute = new Hono<AppEnv>()
       for (const [i, o] of created) outcomes.set(i, o);
     }
     const { status, body } = respond(parsed, outcomes);
+    c.set("logCounts", { orders: [...outcomes.values()].filter((o) => o.ok).length });
     return c.json(body, status);
   })
   .get("/", zv("query", listQuery), async (c) => {

@@ -1,4 +1,4 @@
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { z } from "zod";
 import type { DB } from "../db/client";
 import type { AppEnv } from "../env";
@@ -70,6 +70,28 @@ export function recorder(
   };
 }
 
+type Writer<T> = (
+  db: DB,
+  items: { index: number; data: T }[],
+  now: number,
+  recorder?: Recorder,
+) => Promise<Map<number, ItemOutcome>>;
+
+/** POST and PUT alike (contract 4, 5): items parsed on their own, written by one service call. */
+async function writeProducts<S extends z.ZodType>(c: Context<AppEnv>, schema: S, write: Writer<z.output<S>>) {
+  const parsed = parseItems(schema, bodyItems(c.var.body, "product", true));
+  const outcomes = new Map<number, ItemOutcome>();
+  for (const p of parsed) if (!p.ok) outcomes.set(p.index, { ok: false, status: 400, errors: p.errors });
+  const valid = parsed.flatMap((p) => (p.ok ? [{ index: p.index, data: p.data }] : []));
+  const now = Date.now();
+  for (const [i, o] of await write(c.var.db, valid, now, recorder(c.var.db, c.var.idem, parsed, now))) {
+    outcomes.set(i, o);
+  }
+  const { status, body } = productWriteResponse(parsed, outcomes);
+  c.set("logCounts", { products: body.success, variants: body.products.reduce((n, p) => n + p.variants.length, 0) });
+  return c.json(body, status);
+}
+
 const listQuery = z.object({
   sku: opt(str(255)),
   limit: opt(int(1, 100)),
@@ -77,30 +99,8 @@ const listQuery = z.object({
 });
 
 export const productsRoute = new Hono<AppEnv>()
-  .post("/", jsonBody, idempotency, async (c) => {
-    const parsed = parseItems(productCreate, bodyItems(c.var.body, "product", true));
-    const outcomes = new Map<number, ItemOutcome>();
-    for (const p of parsed) if (!p.ok) outcomes.set(p.index, { ok: false, status: 400, errors: p.errors });
-    const valid = parsed.flatMap((p) => (p.ok ? [{ index: p.index, data: p.data }] : []));
-    const now = Date.now();
-    for (const [i, o] of await createProducts(c.var.db, valid, now, recorder(c.var.db, c.var.idem, parsed, now))) {
-      outcomes.set(i, o);
-    }
-    const { status, body } = productWriteResponse(parsed, outcomes);
-    return c.json(body, status);
-  })
-  .put("/", jsonBody, idempotency, async (c) => {
-    const parsed = parseItems(productUpdate, bodyItems(c.var.body, "product", true));
-    const outcomes = new Map<number, ItemOutcome>();
-    for (const p of parsed) if (!p.ok) outcomes.set(p.index, { ok: false, status: 400, errors: p.errors });
-    const valid = parsed.flatMap((p) => (p.ok ? [{ index: p.index, data: p.data }] : []));
-    const now = Date.now();
-    for (const [i, o] of await updateProducts(c.var.db, valid, now, recorder(c.var.db, c.var.idem, parsed, now))) {
-      outcomes.set(i, o);
-    }
-    const { status, body } = productWriteResponse(parsed, outcomes);
-    return c.json(body, status);
-  })
+  .post("/", jsonBody, idempotency, (c) => writeProducts(c, productCreate, createProducts))
+  .put("/", jsonBody, idempotency, (c) => writeProducts(c, productUpdate, updateProducts))
   .get("/", zv("query", listQuery), async (c) => {
     const q = c.req.valid("query");
     if (q.sku !== undefined) return c.json({ products: await findBySku(c.var.db, q.sku) });

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run dev`: local D1 with migrations applied, a development key in .dev.vars (created once,
 // never overwritten), then `wrangler dev` on 127.0.0.1:8787. Extra arguments go to wrangler dev
-// (`npm run dev -- --port 9000`).
+// (`npm run dev -- --port 9000`; `--persist-to <dir>` also applies the migrations there).
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -36,16 +36,36 @@ function devKey() {
   return key;
 }
 
+/**
+ * The value of `--name value` or `--name=value` among the arguments, if given.
+ * @param {string} name
+ */
+function argValue(name) {
+  const i = args.findIndex((a) => a === name || a.startsWith(`${name}=`));
+  if (i < 0) return undefined;
+  return args[i].includes("=") ? args[i].slice(name.length + 1) : args[i + 1];
+}
+
 const key = devKey();
-const migrate = spawnSync(wrangler, ["d1", "migrations", "apply", "store", "--local"], {
+// With --persist-to (a fresh directory for a clean database, as the e2e test uses), the
+// migrations must go to the same local state that wrangler dev will then serve.
+const persistTo = argValue("--persist-to");
+const migrateArgs = [
+  "d1",
+  "migrations",
+  "apply",
+  "store",
+  "--local",
+  ...(persistTo ? ["--persist-to", persistTo] : []),
+];
+const migrate = spawnSync(wrangler, migrateArgs, {
   cwd: root,
   stdio: ["ignore", "inherit", "inherit"],
   env: { ...process.env, CI: "true" }, // non-interactive: apply without the confirmation prompt
 });
 if (migrate.status !== 0) process.exit(migrate.status ?? 1);
 
-const portArg = args.findIndex((a) => a === "--port" || a.startsWith("--port="));
-const port = portArg < 0 ? "8787" : args[portArg].includes("=") ? args[portArg].split("=")[1] : args[portArg + 1];
+const port = argValue("--port") ?? "8787";
 const auth = Buffer.from(`${key}:${key}`).toString("base64");
 console.log(`
 Development key: ${key}
@@ -54,7 +74,7 @@ Try it:
     -H 'Content-Type: application/json' -d '{"title": "Mug", "price": 129, "sku": "MUG-1", "stock": 10}'
 `);
 
-const devArgs = ["dev", "--ip", "127.0.0.1", ...(portArg < 0 ? ["--port", "8787"] : []), ...args];
+const devArgs = ["dev", "--ip", "127.0.0.1", ...(argValue("--port") === undefined ? ["--port", "8787"] : []), ...args];
 const child = spawn(wrangler, devArgs, { cwd: root, stdio: "inherit" });
 for (const sig of /** @type {const} */ (["SIGINT", "SIGTERM"])) process.on(sig, () => child.kill(sig));
 child.on("exit", (code) => process.exit(code ?? 0));

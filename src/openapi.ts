@@ -1,0 +1,405 @@
+import { z } from "zod";
+import { flag, id, metadata, money } from "./schemas/fields";
+import { orderCreate } from "./schemas/order";
+import { productCreate, productUpdate } from "./schemas/product";
+import {
+  errorEnvelope,
+  health,
+  orderList,
+  orderOut,
+  orderResults,
+  productList,
+  productOut,
+  productsBySku,
+  productWriteResult,
+  serviceInfo,
+  variantOut,
+} from "./schemas/responses";
+import { SERVICE } from "./service";
+
+// The OpenAPI 3.1 document of the service, generated from the zod schemas that validate requests
+// (src/schemas/product.ts, order.ts) and from the response schemas that test/openapi.test.ts checks
+// real answers against (src/schemas/responses.ts). Served at GET /openapi.json and rendered by
+// GET /docs. Built once per isolate.
+
+type Json = Record<string, unknown>;
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+const COMPONENTS: [string, z.ZodType][] = [
+  ["ProductCreate", productCreate],
+  ["ProductUpdate", productUpdate],
+  ["OrderCreate", orderCreate],
+  ["Product", productOut],
+  ["Variant", variantOut],
+  ["ProductWriteResult", productWriteResult],
+  ["ProductList", productList],
+  ["ProductsBySku", productsBySku],
+  ["OrderResults", orderResults],
+  ["Order", orderOut],
+  ["OrderList", orderList],
+  ["Error", errorEnvelope],
+  ["ServiceInfo", serviceInfo],
+  ["Health", health],
+];
+
+const NUMERIC_STRING = "^\\s*-?\\d+(\\.\\d+)?\\s*$";
+
+/** The lenient scalars of contract 1 say in the document what they accept. */
+function describeLenient(ctx: { zodSchema: unknown; jsonSchema: Json }) {
+  const s = ctx.zodSchema as z.ZodType;
+  const j = ctx.jsonSchema;
+  if (s === money) {
+    j.description = 'Money: a number or numeric string with at most 2 decimals, 0 to 1000000000 (199.5, "199.50").';
+  } else if (s === id) {
+    j.description = "An id: a positive whole number, or a numeric string of one.";
+  } else if (s === flag) {
+    j.description = 'A flag: 1/0, "1"/"0" or true/false.';
+  } else if (s === metadata) {
+    j.type = "object";
+    j.description = "A free-form JSON object, at most 16 KiB serialised, stored as given.";
+  }
+}
+
+/** Numbers that may come as numeric strings: the string form must be a plain decimal. */
+function numericStrings(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const n of node) numericStrings(n);
+    return;
+  }
+  if (node === null || typeof node !== "object") return;
+  const j = node as Json;
+  if (Array.isArray(j.type) && j.type.join() === "number,string") {
+    j.pattern = NUMERIC_STRING; // applies to the string form only: "12", " 12 ", "299.50"; not "1e3", "+5"
+    j.description ??= "A number, or a numeric string of one.";
+  }
+  for (const v of Object.values(j)) numericStrings(v);
+}
+
+/** JSON Schemas of every component, with $refs between them under #/components/schemas. */
+export function componentSchemas(): Record<string, Json> {
+  const registry = z.registry<{ id: string }>();
+  for (const [name, schema] of COMPONENTS) registry.add(schema, { id: name });
+  const { schemas } = z.toJSONSchema(registry, {
+    io: "input",
+    unrepresentable: "any",
+    uri: (name) => `#/components/schemas/${name}`,
+    override: describeLenient,
+  });
+  const out: Record<string, Json> = {};
+  for (const [name, schema] of Object.entries(schemas)) {
+    const { $schema: _s, $id: _i, ...rest } = schema as Json;
+    numericStrings(rest);
+    out[name] = rest;
+  }
+  return out;
+}
+
+// Example bodies. interface.md describes its fields in tables and gives no literal JSON, so these
+// are made from its field tables (2.1-2.8) with the placeholders it uses for personal data.
+export const EXAMPLES = {
+  productCreate: {
+    title: "T-shirt",
+    sku: "TS-1",
+    price: 199,
+    tax_rate: 25,
+    description: "Organic cotton",
+    variants: {
+      add: [
+        {
+          variant_option1_name: "Colour",
+          variant_option1_value: "Black",
+          variant_option2_name: "Size",
+          variant_option2_value: "M",
+          sku: "TS-1-BLK-M",
+          qty: 10,
+        },
+      ],
+    },
+  },
+  productUpdate: {
+    product_id: 1,
+    title: "T-shirt, organic",
+    price: "179.50",
+    visible: 1,
+    disable_minusqty: "1",
+    variants: {
+      add: [{ variant_option1_value: "White", variant_option2_value: "L", sku: "TS-1-WHT-L", qty: 4 }],
+      update: [{ variant_id: 1, qty: 8, price: 189 }],
+    },
+  },
+  orderCreate: [
+    {
+      order_id: "create",
+      customer: {
+        type: "consumer",
+        email: "alex@example.com",
+        phone: "+46 70 123 45 67",
+        login_create: false,
+        newsletter_subscribe: true,
+        note: "Leave at the door",
+        billing_details: {
+          firstname: "Alex",
+          lastname: "Doe",
+          address: "Storgatan 1",
+          city: "Stockholm",
+          zipcode: "111 22",
+          country: "SE",
+        },
+      },
+      payment: { method: "invoice", transaction_id: "tx-1001", currency: "SEK" },
+      shipping: { id: 1, name: "Postal service", price: 49 },
+      products: [{ sku: "TS-1-BLK-M", qty: 2 }],
+      discount_add: { amount: 20 },
+      metadata: { channel: "webshop" },
+    },
+  ],
+  productWriteResult: {
+    success: 1,
+    errors: [],
+    notices: [],
+    products: ["<the product as GET /v1/products/{product_id} returns it>"],
+  },
+  orderResults: {
+    results: {
+      create_1: {
+        success: true,
+        order_id: 1001,
+        status: "unpaid",
+        currency: "SEK",
+        subtotal: 398,
+        shipping: 49,
+        discount: 20,
+        total: 427,
+        tax: [{ rate: 25, amount: 85.4 }],
+        errors: [],
+        notices: [],
+      },
+    },
+  },
+  error: { code: 400, error: "invalid body", errors: ["[1].variants.add[0].sku: must be a string"] },
+  unauthorized: { code: 401, error: "missing or invalid credentials" },
+};
+
+const json = (schema: Json, example?: unknown) => ({
+  "application/json": example === undefined ? { schema } : { schema, example },
+});
+const response = (description: string, schema: Json, example?: unknown) => ({
+  description,
+  content: json(schema, example),
+});
+const errorResponse = (description: string, example?: unknown) => response(description, ref("Error"), example);
+
+const AUTH_ERRORS = {
+  "401": errorResponse("Missing or wrong credentials (with WWW-Authenticate: Basic).", EXAMPLES.unauthorized),
+  "500": errorResponse("No API key is configured: the service fails closed."),
+};
+const BODY_ERRORS = {
+  "400": errorResponse("Malformed JSON, wrong top-level shape, or nested deeper than 32 levels.", EXAMPLES.error),
+  "413": errorResponse("Body larger than 1 MiB, or more than 100 items."),
+  "415": errorResponse("Content-Type is not application/json."),
+};
+const SECURED = [{ basicAuth: [] }];
+
+const oneOrMany = (item: string) => ({
+  oneOf: [ref(item), { type: "array", items: ref(item), minItems: 1, maxItems: 100 }],
+});
+const pathId = (name: string) => ({
+  name,
+  in: "path",
+  required: true,
+  schema: { type: "integer", minimum: 1 },
+});
+const pageParams = [
+  { name: "limit", in: "query", schema: { type: "integer", minimum: 1, maximum: 100, default: 50 } },
+  { name: "cursor", in: "query", description: "next_cursor of the previous page.", schema: { type: "string" } },
+];
+
+export function buildOpenApi() {
+  const productWrite = (status: string) => ({
+    "200": response("At least one product took effect.", ref("ProductWriteResult"), EXAMPLES.productWriteResult),
+    [status]: response(
+      "No product took effect: the status of the first failed item, same body.",
+      ref("ProductWriteResult"),
+    ),
+  });
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "edge-store",
+      version: SERVICE.version,
+      summary: "Order and product API of an online store (modelled on Quickbutik v1).",
+      description:
+        "Bodies are JSON. Lenient scalars: numbers may be sent as numeric strings, flags as 1/0, " +
+        '"1"/"0" or true/false; a string of only spaces counts as absent. Unknown fields are ignored ' +
+        "and reported as notices. Money is given with at most 2 decimals. Every response carries X-Request-Id.",
+    },
+    servers: [{ url: "/", description: "This service" }],
+    tags: [
+      { name: "service", description: "Unauthenticated service endpoints." },
+      { name: "products", description: "Products and their variants." },
+      { name: "orders", description: "Orders." },
+    ],
+    security: SECURED,
+    paths: {
+      "/": {
+        get: {
+          operationId: "getService",
+          tags: ["service"],
+          summary: "Service name and version",
+          security: [],
+          responses: { "200": response("Name and version.", ref("ServiceInfo"), SERVICE) },
+        },
+      },
+      "/health": {
+        get: {
+          operationId: "getHealth",
+          tags: ["service"],
+          summary: "Liveness check",
+          security: [],
+          responses: { "200": response("The Worker answers.", ref("Health"), { status: "ok" }) },
+        },
+      },
+      "/v1/products": {
+        post: {
+          operationId: "createProducts",
+          tags: ["products"],
+          summary: "Create products",
+          description:
+            "One product object or an array of up to 100. Variants are given in variants.add. Each item " +
+            "is created on its own; success counts the created ones.",
+          requestBody: { required: true, content: json(oneOrMany("ProductCreate"), EXAMPLES.productCreate) },
+          responses: { ...productWrite("400"), "409": errorResponse("Duplicate SKU."), ...BODY_ERRORS, ...AUTH_ERRORS },
+        },
+        put: {
+          operationId: "updateProducts",
+          tags: ["products"],
+          summary: "Update a product and its variants",
+          description:
+            "Selects the product by variant_id, else product_id, else sku; only the fields present change " +
+            "and null clears an optional one. Variant changes: variants.sync (the full list), variants.add " +
+            "(new ones), variants.update (by variant_id), applied in that order in one atomic step.",
+          requestBody: { required: true, content: json(oneOrMany("ProductUpdate"), EXAMPLES.productUpdate) },
+          responses: {
+            ...productWrite("400"),
+            "404": response("The product or variant was not found.", ref("ProductWriteResult")),
+            "409": response("Conflict: duplicate SKU or option combination.", ref("ProductWriteResult")),
+            ...BODY_ERRORS,
+            ...AUTH_ERRORS,
+          },
+        },
+        get: {
+          operationId: "listProducts",
+          tags: ["products"],
+          summary: "List products, or find one by SKU",
+          description: "Newest first. With sku, the answer is {products: [...]} with the product that has that SKU.",
+          parameters: [
+            { name: "sku", in: "query", description: "A product or variant SKU.", schema: { type: "string" } },
+            ...pageParams,
+          ],
+          responses: {
+            "200": {
+              description: "A page of products (or the product with the SKU).",
+              content: json({ oneOf: [ref("ProductList"), ref("ProductsBySku")] }),
+            },
+            "400": errorResponse("Invalid query."),
+            ...AUTH_ERRORS,
+          },
+        },
+      },
+      "/v1/products/{product_id}": {
+        get: {
+          operationId: "getProduct",
+          tags: ["products"],
+          summary: "Get a product with its variants",
+          parameters: [pathId("product_id")],
+          responses: {
+            "200": response("The product.", ref("Product")),
+            "400": errorResponse("The id is not an id."),
+            "404": errorResponse("No such product."),
+            ...AUTH_ERRORS,
+          },
+        },
+      },
+      "/v1/orders": {
+        post: {
+          operationId: "createOrders",
+          tags: ["orders"],
+          summary: "Create orders",
+          description:
+            'An array of 1 to 100 orders, each with order_id "create". Each is created atomically on its ' +
+            "own, reserving stock; a new order is always unpaid. An optional Idempotency-Key header makes a retry safe.",
+          parameters: [
+            {
+              name: "Idempotency-Key",
+              in: "header",
+              description: "1 to 255 printable characters; a retry with the same key and body gets the first answer.",
+              schema: { type: "string", minLength: 1, maxLength: 255 },
+            },
+          ],
+          requestBody: {
+            required: true,
+            content: json(
+              { type: "array", items: ref("OrderCreate"), minItems: 1, maxItems: 100 },
+              EXAMPLES.orderCreate,
+            ),
+          },
+          responses: {
+            "200": response("At least one order was created.", ref("OrderResults"), EXAMPLES.orderResults),
+            "400": response("No order was created (or the body was malformed).", ref("OrderResults")),
+            "413": errorResponse("Body larger than 1 MiB, or more than 100 orders."),
+            "415": errorResponse("Content-Type is not application/json."),
+            "422": errorResponse("The Idempotency-Key was used with a different body."),
+            ...AUTH_ERRORS,
+          },
+        },
+        get: {
+          operationId: "listOrders",
+          tags: ["orders"],
+          summary: "List orders",
+          parameters: [
+            ...pageParams,
+            { name: "status", in: "query", description: "Only orders with this status.", schema: { type: "string" } },
+          ],
+          responses: {
+            "200": response("A page of orders, newest first.", ref("OrderList")),
+            "400": errorResponse("Invalid query."),
+            ...AUTH_ERRORS,
+          },
+        },
+      },
+      "/v1/orders/{order_id}": {
+        get: {
+          operationId: "getOrder",
+          tags: ["orders"],
+          summary: "Get an order",
+          parameters: [pathId("order_id")],
+          responses: {
+            "200": response("The order.", ref("Order")),
+            "400": errorResponse("The id is not an id."),
+            "404": errorResponse("No such order."),
+            ...AUTH_ERRORS,
+          },
+        },
+      },
+    },
+    components: {
+      schemas: componentSchemas(),
+      securitySchemes: {
+        basicAuth: {
+          type: "http",
+          scheme: "basic",
+          description: "The API key as both user name and password: Authorization: Basic base64(key:key).",
+        },
+      },
+    },
+  };
+}
+
+export type OpenApiDocument = ReturnType<typeof buildOpenApi>;
+
+let cached: OpenApiDocument | undefined;
+/** The document, built on first use and kept for the life of the isolate. */
+export const openApiDocument = () => {
+  cached ??= buildOpenApi();
+  return cached;
+};

@@ -1,0 +1,188 @@
+import { z } from "zod";
+
+// Response bodies, as zod schemas: the OpenAPI document (src/openapi.ts) is generated from them,
+// and test/openapi.test.ts parses real answers of the app with them, so the documented shapes
+// cannot drift from what src/services/present.ts (and the orders presenter) return.
+// Money is a JSON number of major units (199.5); identifiers are integers (contract 1).
+
+const money = z.number().meta({ description: "Money in major units, at most 2 decimals (199.5)." });
+const idInt = z.number().int().positive();
+const timestamp = z.string().meta({ description: "ISO 8601 time in UTC." });
+const json = z.unknown();
+
+export const image = z.object({ url: z.string(), alttext: z.string().optional() });
+
+const optionFields = Object.fromEntries(
+  [1, 2, 3, 4, 5].flatMap((n) => [
+    [`variant_option${n}_name`, z.string().nullable()],
+    [`variant_option${n}_value`, z.string().nullable()],
+  ]),
+) as Record<`variant_option${1 | 2 | 3 | 4 | 5}_${"name" | "value"}`, z.ZodNullable<z.ZodString>>;
+
+export const variantOut = z
+  .object({
+    variant_id: idInt,
+    sku: z.string().nullable(),
+    ...optionFields,
+    price: money,
+    before_price: money.nullable(),
+    purchase_price: money.nullable(),
+    qty: z.number().int().meta({ description: "Stock of this variant." }),
+    qty_location: z.string().nullable(),
+    gtin: z.string().nullable(),
+    supplier_sku: z.string().nullable(),
+    weight: z.number().nullable().meta({ description: "Grams." }),
+    visible: z.union([z.literal(0), z.literal(1)]),
+    images: z.array(image),
+  })
+  .meta({ description: "A variant as GET /v1/products/{product_id} returns it (interface.md 2.8)." });
+
+export const productOut = z
+  .object({
+    product_id: idInt,
+    sku: z.string().nullable(),
+    title: z.string(),
+    price: money,
+    before_price: money.nullable(),
+    purchase_price: money.nullable(),
+    tax_rate: z.number().int().min(0).max(100),
+    stock: z.number().int().meta({ description: "For a product with variants, the sum of their qty." }),
+    qty_location: z.string().nullable(),
+    disable_minusqty: z.enum(["0", "1"]).meta({ description: 'A string, as the interface sends it: "1" is on.' }),
+    visible: z.union([z.literal(0), z.literal(1)]),
+    description: z.string().nullable(),
+    gtin: z.string().nullable(),
+    supplier_name: z.string().nullable(),
+    supplier_sku: z.string().nullable(),
+    datafield_1: z.string().nullable(),
+    datafield_2: z.string().nullable(),
+    datafield_3: z.string().nullable(),
+    seo_description: z.string().nullable(),
+    seo_title: z.string().nullable(),
+    weight: z.number().nullable().meta({ description: "Grams." }),
+    images: z.array(image),
+    metadata: z.record(z.string(), json).nullable(),
+    variants: z.array(variantOut),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .meta({ description: "A product with its variants (interface.md 2.7)." });
+
+const messages = z.array(z.string());
+
+export const productWriteResult = z
+  .object({
+    success: z.number().int().min(0).meta({ description: "How many products were created or updated." }),
+    errors: messages.meta({ description: "Why items failed; each names its JSON path, `[i].` first for arrays." }),
+    notices: messages.meta({ description: "Ignored unknown fields and similar." }),
+    products: z.array(productOut).meta({ description: "Each product that took effect, as GET returns it." }),
+  })
+  .meta({ description: "Answer of POST and PUT /v1/products (contract 4, 5)." });
+
+export const productList = z
+  .object({ products: z.array(productOut), next_cursor: z.string().nullable() })
+  .meta({ description: "A page of products, newest first." });
+
+export const productsBySku = z
+  .object({ products: z.array(productOut).max(1) })
+  .meta({ description: "The product that has the SKU (as product or variant SKU), if any." });
+
+const tax = z.array(z.object({ rate: z.number().int(), amount: money }));
+
+export const orderCreated = z.object({
+  success: z.literal(true),
+  order_id: idInt,
+  status: z.literal("unpaid"),
+  currency: z.string(),
+  subtotal: money,
+  shipping: money,
+  discount: money,
+  total: money,
+  tax,
+  errors: messages,
+  notices: messages,
+});
+
+export const orderFailed = z.object({ success: z.literal(false), errors: messages, notices: messages });
+
+export const orderResults = z
+  .object({
+    results: z
+      .record(z.string().regex(/^create_\d+$/), z.union([orderCreated, orderFailed]))
+      .meta({ description: "One entry per element of the request, keyed create_1, create_2, ..." }),
+    code: z.number().int().optional().meta({ description: "Only when no order was created (status 400)." }),
+    error: z.string().optional().meta({ description: "Only when no order was created (status 400)." }),
+  })
+  .meta({ description: "Answer of POST /v1/orders (contract 3.2)." });
+
+const addressOut = z.object({
+  company_name: z.string().optional(),
+  firstname: z.string().optional(),
+  lastname: z.string().optional(),
+  address: z.string().optional(),
+  address2: z.string().optional(),
+  city: z.string().optional(),
+  zipcode: z.string().optional(),
+  country: z.string().optional(),
+});
+
+export const orderOut = z
+  .object({
+    order_id: idInt,
+    status: z.string(),
+    currency: z.string(),
+    customer: z.object({
+      customer_id: idInt.nullable(),
+      type: z.string().nullable(),
+      email: z.string().nullable(),
+      phone: z.string().nullable(),
+      login_create: z.boolean(),
+      newsletter_subscribe: z.boolean(),
+      billing_details: addressOut.nullable(),
+      shipping_details: addressOut.nullable(),
+      note: z.string().nullable(),
+    }),
+    payment: z.object({
+      method: z.string().nullable(),
+      transaction_id: z.string().nullable(),
+      currency: z.string(),
+      log: z.string().nullable(),
+    }),
+    shipping: z.object({ id: z.number().int().nullable(), name: z.string().nullable(), price: money }),
+    products: z.array(
+      z.object({
+        product_id: idInt.nullable(),
+        variant_id: idInt.nullable(),
+        sku: z.string().nullable(),
+        title: z.string(),
+        options: json.meta({ description: "Option values of the variant when the order was placed." }),
+        qty: z.number().int(),
+        price: money,
+        tax_rate: z.number().int(),
+        total: money,
+      }),
+    ),
+    subtotal: money,
+    discount: money,
+    total: money,
+    tax,
+    metadata: z.record(z.string(), json).nullable(),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .meta({ description: "An order with its customer, lines and totals (contract 5)." });
+
+export const orderList = z
+  .object({ orders: z.array(orderOut), next_cursor: z.string().nullable() })
+  .meta({ description: "A page of orders, newest first." });
+
+export const errorEnvelope = z
+  .object({
+    code: z.number().int().meta({ description: "The HTTP status." }),
+    error: z.string().meta({ description: "One-line message." }),
+    errors: messages.optional().meta({ description: "Item-level details, each naming its JSON path." }),
+  })
+  .meta({ description: "Every error that is not a per-item outcome (contract 1)." });
+
+export const serviceInfo = z.object({ name: z.string(), version: z.string() });
+export const health = z.object({ status: z.literal("ok") });

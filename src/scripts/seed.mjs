@@ -1,0 +1,130 @@
+#!/usr/bin/env node
+// `npm run seed`: fills the database of a running `npm run dev` with a small demo catalog,
+// through the API. Safe to run again: a product whose SKU already exists is skipped.
+//   npm run seed                                  # http://127.0.0.1:8787, key from .dev.vars
+//   npm run seed -- --base http://127.0.0.1:9000 --key <key>   (or SEED_BASE_URL / API_KEY)
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+
+const root = path.resolve(import.meta.dirname, "../..");
+const args = process.argv.slice(2);
+
+/** @param {string} name */
+function argValue(name) {
+  const i = args.findIndex((a) => a === name || a.startsWith(`${name}=`));
+  if (i < 0) return undefined;
+  return args[i].includes("=") ? args[i].slice(name.length + 1) : args[i + 1];
+}
+
+function devVarsKey() {
+  const file = path.join(root, ".dev.vars");
+  if (!existsSync(file)) return undefined;
+  const line = readFileSync(file, "utf8")
+    .split("\n")
+    .find((l) => /^\s*API_KEY\s*=/.test(l));
+  return line
+    ?.replace(/^\s*API_KEY\s*=\s*/, "")
+    .replace(/^["']|["']$/g, "")
+    .split(",")[0]
+    ?.trim();
+}
+
+const base = (argValue("--base") ?? process.env.SEED_BASE_URL ?? "http://127.0.0.1:8787").replace(/\/$/, "");
+const key = argValue("--key") ?? process.env.API_KEY?.split(",")[0]?.trim() ?? devVarsKey();
+if (!key) {
+  console.error("No API key: pass --key, set API_KEY, or run npm run dev once to create .dev.vars.");
+  process.exit(1);
+}
+const auth = `Basic ${Buffer.from(`${key}:${key}`).toString("base64")}`;
+
+const sizes = ["S", "M", "L"];
+const colours = ["Black", "White"];
+/** The demo catalog: interface.md field names; one product with colour and size variants. */
+const CATALOG = [
+  {
+    sku: "DEMO-TEE",
+    title: "Organic T-shirt",
+    price: 249,
+    tax_rate: 25,
+    disable_minusqty: 1,
+    description: "Soft organic cotton tee.",
+    variants: {
+      add: colours.flatMap((colour) =>
+        sizes.map((size) => ({
+          variant_option1_name: "Colour",
+          variant_option1_value: colour,
+          variant_option2_name: "Size",
+          variant_option2_value: size,
+          sku: `DEMO-TEE-${colour.slice(0, 3).toUpperCase()}-${size}`,
+          qty: 20,
+        })),
+      ),
+    },
+  },
+  { sku: "DEMO-MUG", title: "Enamel mug", price: "129.50", tax_rate: 25, stock: 40, disable_minusqty: 1 },
+  { sku: "DEMO-BOOK", title: "Field notebook", price: 89, tax_rate: 6, stock: 100, weight: 180 },
+  { sku: "DEMO-CAP", title: "Wool cap", price: 199, before_price: 249, tax_rate: 25, stock: 15, visible: 1 },
+];
+
+/**
+ * @param {string} method
+ * @param {string} p
+ * @param {unknown} [body]
+ */
+async function call(method, p, body) {
+  /** @type {Record<string, string>} */
+  const headers = { authorization: auth };
+  if (body !== undefined) headers["content-type"] = "application/json";
+  let res;
+  try {
+    res = await fetch(`${base}${p}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch (e) {
+    console.error(`Cannot reach ${base} (${e}). Start the service first: npm run dev`);
+    process.exit(1);
+  }
+  const json = await res.json().catch(() => undefined);
+  if (res.status === 401) {
+    console.error(`${base} refused the key (401): pass the key npm run dev printed with --key.`);
+    process.exit(1);
+  }
+  return { status: res.status, json };
+}
+
+let created = 0;
+let skipped = 0;
+for (const product of CATALOG) {
+  const found = await call("GET", `/v1/products?sku=${encodeURIComponent(product.sku)}`);
+  if (found.status === 200 && found.json.products.length) {
+    console.log(`skip   ${product.sku} (exists as product ${found.json.products[0].product_id})`);
+    skipped++;
+    continue;
+  }
+  const r = await call("POST", "/v1/products", product);
+  if (r.status !== 200) {
+    console.error(`failed ${product.sku}: ${r.status} ${JSON.stringify(r.json)}`);
+    process.exitCode = 1;
+    continue;
+  }
+  const p = r.json.products[0];
+  created++;
+  console.log(
+    `create ${product.sku} -> product ${p.product_id}${p.variants.length ? `, ${p.variants.length} variants` : ""}`,
+  );
+}
+console.log(`\n${created} created, ${skipped} already there, ${CATALOG.length - created - skipped} failed.`);
+
+const order = JSON.stringify([
+  {
+    order_id: "create",
+    customer: { email: "demo@example.com", billing_details: { firstname: "Demo", country: "SE" } },
+    shipping: { name: "Postal service", price: 49 },
+    products: [
+      { sku: "DEMO-TEE-BLA-M", qty: 1 },
+      { sku: "DEMO-MUG", qty: 2 },
+    ],
+  },
+]);
+console.log(`
+Create an order for seeded SKUs:
+  curl -s ${base}/v1/orders -H 'Authorization: ${auth}' \\
+    -H 'Content-Type: application/json' -d '${order}'`);

@@ -1,0 +1,1 @@
+export const SERVICE = { name: "edge-store", version: "0.1.0" };

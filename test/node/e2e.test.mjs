@@ -1,0 +1,127 @@
+// npm run test:e2e: the README's serve command as a real process, driven over HTTP the way a
+// client (or curl) would: create a product and an order, read them back, stop everything.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { startServer } from "./serve.mjs";
+
+/** @type {import("./serve.mjs").Server} */
+let server;
+before(async () => {
+  server = await startServer();
+});
+after(async () => {
+  await server?.stop();
+});
+
+/**
+ * @param {string} method
+ * @param {string} path
+ * @param {unknown} [body]
+ */
+async function call(method, path, body) {
+  /** @type {Record<string, string>} */
+  const headers = { authorization: server.auth };
+  if (body !== undefined) headers["content-type"] = "application/json";
+  const res = await fetch(`${server.base}${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  /** @type {any} */
+  let json;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, json, text, headers: res.headers };
+}
+
+test("serves, creates a product and an order, and reads them back", async (t) => {
+  const info = await fetch(`${server.base}/`).then((r) => r.json());
+  assert.equal(info.name, "edge-store");
+
+  const unauthorized = await fetch(`${server.base}/v1/products`);
+  assert.equal(unauthorized.status, 401);
+
+  const sku = `E2E-${Date.now().toString(36)}`;
+  const created = await call("POST", "/v1/products", {
+    title: "E2E mug",
+    price: "129.50",
+    sku,
+    stock: 5,
+    disable_minusqty: 1,
+  });
+  assert.equal(created.status, 200, created.text);
+  assert.equal(created.json.success, 1);
+  const productId = created.json.products[0].product_id;
+  assert.ok(created.headers.get("x-request-id"));
+
+  const read = await call("GET", `/v1/products/${productId}`);
+  assert.equal(read.status, 200, read.text);
+  assert.equal(read.json.sku, sku);
+  assert.equal(read.json.price, 129.5);
+  assert.equal(read.json.stock, 5);
+
+  const bySku = await call("GET", `/v1/products?sku=${encodeURIComponent(sku)}`);
+  assert.equal(bySku.json.products[0].product_id, productId);
+
+  const order = await call("POST", "/v1/orders", [
+    { order_id: "create", customer: { email: "e2e@example.com" }, products: [{ sku, qty: 2 }] },
+  ]);
+  if (order.status === 404 && /^no route/.test(order.json?.error ?? "")) {
+    // TODO(orders merge): POST /v1/orders comes with the orders branch. Until it is merged this
+    // branch answers 404 "no route"; once the route exists this branch is skipped and the
+    // assertions below (200, then the order read back) must hold.
+    t.skip("POST /v1/orders is not on this branch yet");
+    return;
+  }
+  assert.equal(order.status, 200, order.text);
+  const result = order.json.results.create_1;
+  assert.equal(result.success, true, order.text);
+  assert.equal(result.status, "unpaid");
+  assert.equal(result.subtotal, 259);
+
+  const readOrder = await call("GET", `/v1/orders/${result.order_id}`);
+  assert.equal(readOrder.status, 200, readOrder.text);
+  assert.equal(readOrder.json.order_id, result.order_id);
+  assert.equal(readOrder.json.products[0].sku, sku);
+  assert.equal(readOrder.json.products[0].qty, 2);
+
+  const stock = await call("GET", `/v1/products/${productId}`);
+  assert.equal(stock.json.stock, 3, "the order reserved its stock");
+});
+
+test("GET /openapi.json is a valid OpenAPI 3.1 document (official schema, offline)", async () => {
+  const res = await fetch(`${server.base}/openapi.json`);
+  assert.equal(res.status, 200);
+  const doc = await res.json();
+  const validator = new Validator();
+  const result = await validator.validate(doc);
+  assert.equal(validator.version, "3.1");
+  assert.deepEqual(result.errors ?? [], [], JSON.stringify(result.errors, null, 2));
+  assert.equal(result.valid, true);
+});
+
+test("every request is one JSON log line on the process output, without the key", async () => {
+  await call("GET", "/v1/products?limit=1");
+  // wrangler dev relays console.log of the Worker to its stdout; give it a moment to flush.
+  await new Promise((r) => setTimeout(r, 500));
+  const lines = server
+    .output()
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l.startsWith('{"level":"info","msg":"request"'));
+  assert.ok(lines.length >= 3, `request log lines:\n${server.output()}`);
+  for (const l of lines) {
+    const line = JSON.parse(l);
+    assert.deepEqual(
+      Object.keys(line).filter((k) => !["counts"].includes(k)),
+      ["level", "msg", "requestId", "method", "route", "status", "durationMs"],
+    );
+    assert.ok(!l.includes(server.key), "the API key never appears in a log line");
+  }
+  assert.ok(lines.some((l) => l.includes('"route":"/v1/products/:product_id"')));
+});
