@@ -317,3 +317,31 @@ describe("POST /v1/products D1 budget", () => {
     expect(counts.calls).toBe(3); // failed batch, read of taken SKUs, batch without the duplicate
   });
 });
+
+describe("POST /v1/products under concurrency", () => {
+  it("lets exactly one of 10 concurrent creates take a SKU, product or variant", async () => {
+    const sku = uid("RACE");
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        post(
+          "/v1/products",
+          i % 2
+            ? { title: `P${i}`, price: 1, sku }
+            : {
+                title: `V${i}`,
+                price: 1,
+                variants: { add: [{ variant_option1_name: "S", variant_option1_value: "M", sku }] },
+              },
+        ),
+      ),
+    );
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
+    expect(answers.filter((a) => a.status === 409)).toHaveLength(9);
+    const owners = await env.DB.prepare(
+      "SELECT (SELECT count(*) FROM products WHERE sku = ?1) + (SELECT count(*) FROM variants WHERE sku = ?1) AS n",
+    )
+      .bind(sku)
+      .first();
+    expect(owners).toEqual({ n: 1 });
+  });
+});
