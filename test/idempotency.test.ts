@@ -142,3 +142,36 @@ describe("Idempotency-Key on POST /v1/orders and PUT /v1/products", () => {
     expect(again.json.products[0].stock).toBe(3);
   });
 });
+
+describe("Idempotency-Key on a request refused before any write", () => {
+  it("is 422 when the key was used with another body, and a replay when it is the same body", async () => {
+    const sku = uid("ORD");
+    await post("/v1/products", { title: "K", price: 5, sku, stock: 10 });
+    const key = uid("key");
+    const first = await post("/v1/orders", [{ order_id: "create", products: [{ sku, qty: 1 }] }], {
+      headers: { "idempotency-key": key },
+    });
+    expect(first.status).toBe(200);
+    const invalid = await post("/v1/orders", [{ order_id: "create", products: [] }], {
+      headers: { "idempotency-key": key },
+    });
+    expect(invalid.status).toBe(422);
+    const productKey = uid("key");
+    await post("/v1/products", { title: "P", price: 1, sku: uid() }, { headers: { "idempotency-key": productKey } });
+    const bad = await post("/v1/products", { title: "" }, { headers: { "idempotency-key": productKey } });
+    expect(bad.status).toBe(422);
+  });
+
+  it("is not recorded when nothing was written: the same key then works for a corrected request", async () => {
+    const key = uid("key");
+    const bad = await post("/v1/products", { title: "" }, { headers: { "idempotency-key": key } });
+    expect(bad.status).toBe(400);
+    const fixed = await post(
+      "/v1/products",
+      { title: "Fixed", price: 1, sku: uid() },
+      { headers: { "idempotency-key": key } },
+    );
+    expect(fixed.status).toBe(200);
+    expect(fixed.headers.get("idempotent-replayed")).toBeNull();
+  });
+});

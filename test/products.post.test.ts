@@ -190,7 +190,7 @@ describe("POST /v1/products", () => {
     ["a control character", { title: "a\u0007b" }, "title: must not contain control characters"],
     ["a tax rate over 100", { tax_rate: 101 }, "tax_rate: must be a whole number from 0 to 100"],
     ["a fractional stock", { stock: 1.5 }, "stock: must be a whole number from -1000000000 to 1000000000"],
-    ["visible 2", { visible: 2 }, "visible: must be 0 or 1"],
+    ["visible 2", { visible: 2 }, "visible: must be 1, 0, true or false"],
     ["a flag 'yes'", { disable_minusqty: "yes" }, "disable_minusqty: must be 1, 0, true or false"],
     ["metadata as an array", { metadata: [1] }, "metadata: must be a JSON object"],
     ["metadata over 16 KiB", { metadata: { a: "x".repeat(16_400) } }, "metadata: must be at most 16 KiB serialised"],
@@ -236,6 +236,52 @@ describe("POST /v1/products", () => {
     expect(r.json.success).toBe(0);
     expect(r.json.errors).toContain(error);
     expect(await count("products")).toBe(before);
+  });
+
+  it.each([
+    [
+      "the product's SKU again on a variant",
+      { sku: "SAME", variants: { add: [{ variant_option1_name: "S", variant_option1_value: "M", sku: "SAME" }] } },
+      "variants.add[0].sku: SKU SAME is also given at sku",
+    ],
+    [
+      "one SKU on two variants",
+      {
+        variants: {
+          add: [
+            { variant_option1_name: "S", variant_option1_value: "M", sku: "TWICE" },
+            { variant_option1_name: "S", variant_option1_value: "L", sku: "TWICE" },
+          ],
+        },
+      },
+      "variants.add[1].sku: SKU TWICE is also given at variants.add[0]",
+    ],
+  ])("refuses %s with 409, not a retry loop", async (_, fields, error) => {
+    const r = await post("/v1/products", { title: "Dup inside", price: 1, ...fields });
+    expect(r.status).toBe(409);
+    expect(r.json.errors).toEqual([error]);
+  });
+
+  it("accepts visible as a flag in all its forms, and money with leading zeros", async () => {
+    const r = await post("/v1/products", [
+      { title: "Hidden", price: "0001.50", visible: false },
+      { title: "Shown", price: 1, visible: "1" },
+    ]);
+    expect(r.json.products.map((p: { visible: number; price: number }) => [p.visible, p.price])).toEqual([
+      [0, 1.5],
+      [1, 1],
+    ]);
+  });
+
+  it("names the item when an array item is not an object", async () => {
+    const r = await post("/v1/products", [{ title: "ok", price: 1 }, 5]);
+    expect(r.json.errors).toEqual(["[1]: must be a product object"]);
+  });
+
+  it("counts metadata's 16 KiB in bytes, not characters", async () => {
+    const r = await post("/v1/products", { title: "Bytes", price: 1, metadata: { a: "é".repeat(8200) } });
+    expect(r.status).toBe(400);
+    expect(r.json.errors).toEqual(["metadata: must be at most 16 KiB serialised"]);
   });
 
   it("accepts numeric strings, spaces around numbers, and blank strings as absent", async () => {

@@ -224,7 +224,7 @@ describe("PUT /v1/products: validation", () => {
     ["price as a word", { price: "cheap" }, "price: must be an amount of money"],
     ["stock not whole", { stock: 1.5 }, "stock: must be a whole number"],
     ["tax_rate above 100", { tax_rate: 101 }, "tax_rate: must be a whole number from 0 to 100"],
-    ["visible 2", { visible: 2 }, "visible: must be 0 or 1"],
+    ["visible 2", { visible: 2 }, "visible: must be 1, 0, true or false"],
     ['disable_minusqty "true"', { disable_minusqty: "true" }, "disable_minusqty: must be 1, 0, true or false"],
     ["sku a number", { sku: 12 }, "sku: must be a string"],
     ["title a number", { title: 5 }, "title: must be a string"],

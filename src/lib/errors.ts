@@ -17,10 +17,3 @@ export type Envelope = { code: number; error: string; errors?: string[] };
 export function envelope(status: number, message: string, errors?: string[]): Envelope {
   return errors?.length ? { code: status, error: message, errors } : { code: status, error: message };
 }
-
-/** The database could not be reached or failed mid-request: the client may retry (issue 5). */
-export class Unavailable extends ApiError {
-  constructor() {
-    super(503, "the database is unavailable, retry shortly", undefined, { "Retry-After": "1" });
-  }
-}

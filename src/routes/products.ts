@@ -22,8 +22,11 @@ import type { ProductOut } from "../services/present";
 import { updateProducts } from "../services/product-update";
 
 /** `sku: ...` inside item `[2]` reads `[2].sku: ...` (contract 1). */
-export const itemPath = (prefix: string, message: string) =>
-  prefix && !message.startsWith("[") ? `${prefix}.${message}` : message;
+export function itemPath(prefix: string, message: string) {
+  if (!prefix || message.startsWith("[")) return message;
+  // A message about the item as a whole ("must be a product object") has no path of its own.
+  return /^[\w[\].]+: /.test(message) ? `${prefix}.${message}` : `${prefix}: ${message}`;
+}
 
 /**
  * The response of a product write (contract 4): success counts the items that took effect;

@@ -48,7 +48,7 @@ export const money = numberInput("must be an amount of money").transform((v, ctx
   }
   // Integer arithmetic on the digits: 0.1 + 0.2 style float error never reaches the books.
   const cents = Number(int) * 100 + Number(frac.padEnd(2, "0"));
-  if (int.length > 10 || cents > MAX_MONEY) {
+  if (cents > MAX_MONEY) {
     ctx.addIssue({ code: "custom", message: "must be at most 1000000000", input: v });
     return z.NEVER;
   }
@@ -120,7 +120,9 @@ export const metadata = z
   .custom<Record<string, unknown>>((v) => v !== null && typeof v === "object" && !Array.isArray(v), {
     error: "must be a JSON object",
   })
-  .refine((o) => JSON.stringify(o).length <= 16_384, { error: "must be at most 16 KiB serialised" });
+  .refine((o) => new TextEncoder().encode(JSON.stringify(o)).length <= 16_384, {
+    error: "must be at most 16 KiB serialised",
+  });
 
 /** Blank strings count as absent (contract 1); absent stays absent. */
 const blankToUndefined = (v: unknown) => (typeof v === "string" && v.trim() === "" ? undefined : v);

@@ -26,7 +26,8 @@ export const images = z
 
 const STOCK_RANGE = 1_000_000_000;
 export const stock = int(-STOCK_RANGE, STOCK_RANGE, `must be a whole number from -${STOCK_RANGE} to ${STOCK_RANGE}`);
-export const visible = int(0, 1, "must be 0 or 1");
+// A flag like the others (contract 1: 1/0, "1"/"0", true/false), stored and answered as 1 or 0.
+export const visible = flag;
 
 function optionFields(make: <T extends z.ZodType>(s: T) => z.ZodType) {
   const shape: Record<string, z.ZodType> = {};

@@ -1,8 +1,9 @@
 import { desc, eq, inArray, lt, sql } from "drizzle-orm";
 import type { DB } from "../db/client";
+import { toProduct, toVariant } from "../db/rows";
 import { products, skus, variants } from "../db/schema";
 import type { ProductCreate } from "../schemas/product";
-import { isConstraintError, rowMapper, stmt } from "./d1";
+import { isConstraintError, stmt } from "./d1";
 import { type Claim, type Idem, runClaimed } from "./idempotency";
 import { type ProductOut, presentProduct, presentProducts } from "./present";
 import { agreedNames, comboKey, type Located, valuesOf, variantColumns } from "./variants";
@@ -115,7 +116,7 @@ function productColumns(p: ProductCreate, optionNames: string[]) {
 type Planned = { index: number; product: ProductInsert; variants: VariantInsert[]; skus: Located<string>[] };
 
 /** Everything about one product that can be decided without the database. */
-function planCreate(p: ProductCreate, index: number): Planned | { index: number; errors: string[] } {
+function planCreate(p: ProductCreate, index: number): Planned | { index: number; status: 400 | 409; errors: string[] } {
   const entries = (p.variants?.add ?? []).map((entry, i) => ({ entry, path: `variants.add[${i}]` }));
   const { names = [], errors } = agreedNames(entries);
   const token = crypto.randomUUID();
@@ -140,12 +141,20 @@ function planCreate(p: ProductCreate, index: number): Planned | { index: number;
     const cols = variantColumns({ ...entry, price: entry.price ?? product.price });
     planned.push({ ...cols, token, option_values: v.values, position });
   });
-  if (errors.length) return { index, errors };
+  if (errors.length) return { index, status: 400, errors };
   const owned: Located<string>[] = [];
   if (product.sku !== null) owned.push({ entry: product.sku, path: "sku" });
   for (const [i, v] of planned.entries()) {
     if (v.sku !== null) owned.push({ entry: v.sku, path: `variants.add[${i}].sku` });
   }
+  // A SKU given twice inside one product would fail the batch on the skus key on every attempt.
+  const first = new Map<string, string>();
+  for (const { entry: sku, path } of owned) {
+    const earlier = first.get(sku);
+    if (earlier) errors.push(`${path}: SKU ${sku} is also given at ${earlier}`);
+    else first.set(sku, path.replace(/\.sku$/, "") || "sku");
+  }
+  if (errors.length) return { index, status: 409, errors };
   return { index, product, variants: planned, skus: owned };
 }
 
@@ -186,8 +195,7 @@ const SELECT_VARIANTS_BY_TOKEN = `
   SELECT v.* FROM variants AS v JOIN products AS p ON p.id = v.product_id
   WHERE p.token IN (SELECT value FROM json_each(?1)) ORDER BY v.product_id, v.position, v.id`;
 
-export const toProduct = rowMapper(products);
-export const toVariant = rowMapper(variants);
+export { toProduct, toVariant };
 
 /** SKUs of `wanted` already in the store, with their owners. */
 export function skuOwners(db: DB, wanted: string[]) {
@@ -216,7 +224,7 @@ export async function createProducts(
   const plans: Planned[] = [];
   for (const { index, data } of items) {
     const plan = planCreate(data, index);
-    if ("errors" in plan) outcomes.set(index, { ok: false, status: 400, errors: plan.errors });
+    if ("errors" in plan) outcomes.set(index, { ok: false, status: plan.status, errors: plan.errors });
     else plans.push(plan);
   }
   for (let attempt = 1; plans.length; attempt++) {

@@ -1,10 +1,10 @@
 import { createMiddleware } from "hono/factory";
 import type { DB } from "../db/client";
-import { products, variants } from "../db/schema";
+import { toProduct, toVariant } from "../db/rows";
 import type { AppEnv } from "../env";
 import { ApiError } from "../lib/errors";
 import { IDEMPOTENCY_TTL_MS } from "../scheduled";
-import { rowMapper, runBatch, stmt } from "./d1";
+import { runBatch, stmt } from "./d1";
 import { presentProducts } from "./present";
 
 // Idempotent retries (contract 3.3). The record is written in the same D1 batch as the effect,
@@ -35,6 +35,9 @@ export function isIdempotencyConflict(e: unknown): boolean {
   return false;
 }
 
+/** Keys whose request wrote (or tried to write) its record; the others never reached a write. */
+const claimed = new WeakSet<Idem>();
+
 /** Builds the statements that record a request's answer, given its planned item outcomes. */
 export type Claim<P> = (planned: P) => D1PreparedStatement[];
 
@@ -48,6 +51,7 @@ export async function runClaimed(
   head: D1PreparedStatement[],
   stmts: D1PreparedStatement[],
 ) {
+  if (idem && head.length) claimed.add(idem);
   try {
     return (await runBatch(db, [...head, ...stmts])).slice(head.length);
   } catch (e) {
@@ -96,8 +100,9 @@ function fill(v: unknown, orders: Map<string, number>, products: Map<string | nu
   return v;
 }
 
-const toProduct = rowMapper(products);
-const toVariant = rowMapper(variants);
+async function keyTaken(db: DB, key: string) {
+  return (await stmt(db, "SELECT 1 FROM idempotency_keys WHERE key = ?1", key).first()) !== null;
+}
 
 /** The stored answer for `idem`, with its references resolved; 422 when the body differs. */
 export async function replay(db: DB, idem: Idem) {
@@ -157,7 +162,11 @@ export const idempotency = createMiddleware<AppEnv>(async (c, next) => {
   }
   await next();
   const idem = c.var.idem;
-  if (idem && c.error instanceof IdempotencyConflict) {
+  if (!idem) return;
+  // A request refused before its write (every item invalid) has no record of its own, but the
+  // key may be taken already: then it is a retry (replay) or a reuse with another body (422).
+  const lost = c.error instanceof IdempotencyConflict;
+  if (lost || (!claimed.has(idem) && (await keyTaken(c.var.db, idem.key)))) {
     const { status, body } = await replay(c.var.db, idem);
     c.res = undefined;
     c.res = c.json(body, status as 200, { "Idempotent-Replayed": "true" });

@@ -1,0 +1,6 @@
+import { rowMapper } from "../services/d1";
+import { products, variants } from "./schema";
+
+// Raw D1 rows of the batched write paths, mapped to the Drizzle row types.
+export const toProduct = rowMapper(products);
+export const toVariant = rowMapper(variants);
