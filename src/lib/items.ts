@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { ApiError } from "./errors";
-import { issuesToErrors, unknownFields } from "./validate";
+import { parseItem } from "./validate";
 
 export const MAX_ITEMS = 100;
 
@@ -26,16 +26,13 @@ export type ItemParse<T> = { index: number; prefix: string; notices: string[] } 
   | { ok: false; errors: string[] }
 );
 
-/**
- * Validates each item. Errors stay relative to their item, like the errors services return, and
- * the response prefixes all of them alike; notices are final text, so they carry the prefix now.
- */
+/** Validates each item on its own (see parseItem for how paths are placed). */
 export function parseItems<S extends z.ZodType>(schema: S, items: { value: unknown; prefix: string }[]) {
-  return items.map(({ value, prefix }, index): ItemParse<z.output<S>> => {
-    const notices = unknownFields(schema, value, prefix);
-    const r = schema.safeParse(value);
-    return r.success
-      ? { index, prefix, notices, ok: true, data: r.data }
-      : { index, prefix, notices, ok: false, errors: issuesToErrors(r.error.issues) };
-  });
+  return items.map(
+    ({ value, prefix }, index): ItemParse<z.output<S>> => ({
+      index,
+      prefix,
+      ...parseItem(schema, value, prefix),
+    }),
+  );
 }

@@ -79,10 +79,13 @@ export function unknownFields(schema: z.ZodType, value: unknown, prefix = "", ou
 
 export type Parsed<T> = { ok: true; data: T; notices: string[] } | { ok: false; errors: string[]; notices: string[] };
 
-/** Validates one item of a request: errors and notices carry paths relative to `prefix`. */
-export function parseItem<S extends z.ZodType>(schema: S, value: unknown, prefix = ""): Parsed<z.output<S>> {
-  const notices = unknownFields(schema, value, prefix);
+/**
+ * Validates one item of a request. Notices are final text, so their paths carry `noticePrefix`;
+ * errors carry paths relative to the item, for the caller to place like its services' errors.
+ */
+export function parseItem<S extends z.ZodType>(schema: S, value: unknown, noticePrefix = ""): Parsed<z.output<S>> {
+  const notices = unknownFields(schema, value, noticePrefix);
   const r = schema.safeParse(value);
   if (r.success) return { ok: true, data: r.data, notices };
-  return { ok: false, errors: issuesToErrors(r.error.issues, prefix), notices };
+  return { ok: false, errors: issuesToErrors(r.error.issues), notices };
 }
