@@ -4,6 +4,7 @@ import { type OpenApiDocument, openApiDocument } from "./openapi";
 // script, no font or asset from anywhere (the route's Content-Security-Policy forbids them), so it
 // works offline and behind any firewall.
 
+// biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document is walked as untyped JSON; test/openapi.test.ts checks its shape
 type Json = Record<string, any>;
 const METHODS = ["get", "post", "put", "patch", "delete"] as const;
 
