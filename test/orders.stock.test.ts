@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { createProduct, get, post, uid } from "./helpers";
+import { createProduct, get, post, put, uid } from "./helpers";
 
 // Stock reservation (contract 3.1): never oversold with disable_minusqty on, enforced by the
 // database so that it holds under concurrent requests.
@@ -199,5 +199,31 @@ describe("stock races", () => {
     const r = await post("/v1/orders", [{ order_id: "create", products: [{ sku, qty: 2 }] }], { env: { DB: db } });
     expect(r.json.results.create_1.success).toBe(true);
     expect((await stockOf(p.product_id)).stock).toBe(0);
+  });
+});
+
+describe("catalog races", () => {
+  it("plans again when the product changed between the read and the write", async () => {
+    const sku = uid();
+    const p = await createProduct({ sku, price: 100, stock: 5 });
+    // A PUT lands between our read and our write: the order must use the new price, not the one read.
+    const db = racingD1(() => put("/v1/products", { product_id: p.product_id, price: 80 }));
+    const r = await post("/v1/orders", [{ order_id: "create", products: [{ sku, qty: 1 }] }], { env: { DB: db } });
+    expect(r.json.results.create_1).toMatchObject({ success: true, subtotal: 80 });
+    const order = await get(`/v1/orders/${r.json.results.create_1.order_id}`);
+    expect(order.json.products[0].price).toBe(80);
+  });
+
+  it("does not sell a variant deleted between the read and the write", async () => {
+    const p = await createProduct({
+      variants: { add: [{ variant_option1_name: "Size", variant_option1_value: "S", sku: uid(), qty: 5 }] },
+    });
+    const variantId = p.variants[0].variant_id;
+    const db = racingD1(() => put("/v1/products", { product_id: p.product_id, variants: { sync: [] } }));
+    const r = await post("/v1/orders", [{ order_id: "create", products: [{ variant_id: variantId, qty: 1 }] }], {
+      env: { DB: db },
+    });
+    expect(r.status).toBe(400);
+    expect(r.json.results.create_1.errors).toEqual([`products[0].variant_id: no variant ${variantId}`]);
   });
 });

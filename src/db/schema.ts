@@ -194,3 +194,10 @@ export const idempotencyKeys = sqliteTable(
   },
   (t) => [index("idempotency_keys_created").on(t.createdAt)],
 );
+
+// Never holds a row. A write batch inserts the products that changed since the request read them,
+// and the always-false CHECK then fails the whole batch, which is planned again from a fresh read:
+// a zero-row UPDATE is no error, so a constraint is how a batch says its read went stale.
+export const staleReads = sqliteTable("stale_reads", { productId: integer("product_id").notNull() }, () => [
+  check("stale_read", sql`0`),
+]);

@@ -29,3 +29,12 @@ export function isConstraintError(e: unknown): boolean {
     e instanceof Error && /constraint failed/i.test(`${e.message} ${String((e as { cause?: unknown }).cause ?? "")}`)
   );
 }
+
+/**
+ * Fails the batch it is in when any of `read` (products with the updated_at the request saw) has
+ * changed or gone since, through the always-false CHECK of stale_reads (src/db/schema.ts).
+ */
+export const STALE_READ_GUARD = `
+  INSERT INTO stale_reads (product_id)
+  SELECT j.value->>'id' FROM json_each(?1) AS j LEFT JOIN products AS p ON p.id = j.value->>'id'
+  WHERE p.id IS NULL OR p.updated_at <> j.value->>'updated_at'`;

@@ -5,7 +5,7 @@ import { ApiError } from "../lib/errors";
 import { MAX_ORDER_TOTAL } from "../schemas/fields";
 import { type AddEntry, type Address, MAX_LINES, MAX_QTY, type OrderInput, type RemoveEntry } from "../schemas/order";
 import { toProduct, toVariant } from "./catalog";
-import { isConstraintError, runBatch, stmt } from "./d1";
+import { isConstraintError, runBatch, STALE_READ_GUARD, stmt } from "./d1";
 import { type Claim, type Idem, runClaimed } from "./idempotency";
 import { type OrderRow, optionNames, type ProductRow, toMoney, type VariantRow, variantValues } from "./present";
 
@@ -112,6 +112,7 @@ type Item = {
   stockKey: string;
   noMinus: boolean;
   stock: number;
+  productUpdatedAt: number;
 };
 
 type Line = Item & { qty: number; unitPrice: Money; path: string };
@@ -129,6 +130,7 @@ function fromVariant(p: CatalogProduct, v: VariantRow): Item {
     stockKey: `v${v.id}`,
     noMinus: v.noMinus === 1,
     stock: v.qty,
+    productUpdatedAt: p.updatedAt,
   };
 }
 
@@ -147,6 +149,7 @@ function fromProduct(p: CatalogProduct, path: string): Item | string {
     stockKey: `p${p.id}`,
     noMinus: p.disableMinusqty === 1,
     stock: p.stock,
+    productUpdatedAt: p.updatedAt,
   };
 }
 
@@ -191,11 +194,16 @@ function resolve(sel: Selector, path: string, cat: Catalog): Item | string {
 const lineKey = (l: Pick<Line, "productId" | "variantId" | "unitPrice">) =>
   `${l.productId}:${l.variantId ?? "-"}:${l.unitPrice}`;
 
-/** Adds a line, merged into an earlier one of the same variant and unit price (contract 3.1). */
-function addLine(lines: Line[], line: Line, errors: string[]) {
-  const same = lines.find((l) => lineKey(l) === lineKey(line));
+/**
+ * Adds a line, merged into an earlier one of the same variant and unit price (contract 3.1).
+ * `index` finds that line by key, so merging stays linear in the number of lines.
+ */
+function addLine(lines: Line[], index: Map<string, Line>, line: Line, errors: string[]) {
+  const key = lineKey(line);
+  const same = index.get(key);
   if (!same) {
     lines.push(line);
+    index.set(key, line);
     return;
   }
   if (same.qty + line.qty > MAX_QTY) {
@@ -280,10 +288,11 @@ function planOrder(
   const errors: string[] = [];
   const notices: string[] = [];
   let lines: Line[] = [];
+  const byKey = new Map<string, Line>();
   const take = (sel: Selector, qty: number, price: Money | undefined, path: string) => {
     const item = resolve(sel, path, cat);
     if (typeof item === "string") errors.push(item);
-    else addLine(lines, { ...item, qty, unitPrice: price ?? item.catalogPrice, path }, errors);
+    else addLine(lines, byKey, { ...item, qty, unitPrice: price ?? item.catalogPrice, path }, errors);
   };
   o.products.forEach((l, i) => {
     take(l, l.qty, l.price, `products[${i}]`);
@@ -291,12 +300,20 @@ function planOrder(
   (o.products_add ?? []).forEach((a: AddEntry, i) => {
     take(a, a.qty ?? 1, undefined, `products_add[${i}]`);
   });
-  (o.products_remove ?? []).forEach((r, i) => {
-    const kept = lines.filter((l) => !matches(l, r));
-    if (kept.length === lines.length)
-      notices.push(`products_remove[${i}]: no line of the order matches; nothing removed`);
-    lines = kept;
-  });
+  // One pass over the lines for all remove entries; an entry that matched nothing is a notice.
+  const removes = o.products_remove ?? [];
+  if (removes.length) {
+    const used = new Set<number>();
+    lines = lines.filter((l) => {
+      const hit = removes.findIndex((r) => matches(l, r));
+      if (hit < 0) return true;
+      for (let i = hit; i < removes.length; i++) if (matches(l, removes[i])) used.add(i);
+      return false;
+    });
+    removes.forEach((_, i) => {
+      if (!used.has(i)) notices.push(`products_remove[${i}]: no line of the order matches; nothing removed`);
+    });
+  }
   if (errors.length) return { index, errors, notices };
   if (!lines.length) errors.push("products: the order has no lines left after products_remove");
   if (lines.length > MAX_LINES)
@@ -485,7 +502,13 @@ function writeBatch(db: DB, ready: Planned[], opts: CreateOptions): D1PreparedSt
   );
   const stock = lines.map((l) => ({ product_id: l.product_id, variant_id: l.variant_id, qty: l.qty }));
   const stockJson = JSON.stringify(stock);
+  // Prices, titles and which products have variants were read before this batch: a product
+  // changed since (a PUT bumps updated_at) fails the batch, and the orders are planned again.
+  const seen = new Map<number, number>();
+  for (const p of ready) for (const l of p.lines) seen.set(l.productId, l.productUpdatedAt);
+  const read = [...seen].map(([id, updated_at]) => ({ id, updated_at }));
   return [
+    stmt(db, STALE_READ_GUARD, JSON.stringify(read)),
     stmt(db, UPSERT_CUSTOMERS, JSON.stringify(customers), now),
     stmt(db, INSERT_ORDERS, JSON.stringify(ready.map((p) => p.order)), now),
     stmt(db, INSERT_LINES, JSON.stringify(lines)),

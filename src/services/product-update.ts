@@ -15,7 +15,7 @@ import {
   toProduct,
   toVariant,
 } from "./catalog";
-import { isConstraintError, runBatch, stmt } from "./d1";
+import { isConstraintError, runBatch, STALE_READ_GUARD, stmt } from "./d1";
 import { runClaimed } from "./idempotency";
 import { optionNames, type ProductRow, presentProducts, type VariantRow, variantValues } from "./present";
 import { agreedNames, comboKey, type Located, namesOf, sameNames, valuesOf } from "./variants";
@@ -522,9 +522,6 @@ const keep = (table: string, col: string, json = false) =>
 
 // Makes the batch fail (tax_rate 101 breaks a CHECK) when a product changed since it was read,
 // so a plan made from a stale read never lands; the constraint error makes the caller re-plan.
-const GUARD = `
-  UPDATE products SET tax_rate = 101 FROM json_each(?1) AS j
-  WHERE products.id = j.value->>'id' AND products.updated_at <> j.value->>'updated_at'`;
 
 const DELETE_VARIANTS = "DELETE FROM variants WHERE id IN (SELECT value FROM json_each(?1))";
 
@@ -615,7 +612,7 @@ function writeBatch(db: DB, plans: Plan[], now: number) {
   const json = (rows: unknown[]) => JSON.stringify(rows);
   const ids = json(plans.map((p) => p.productId));
   return [
-    stmt(db, GUARD, json(plans.map((p) => ({ id: p.productId, updated_at: p.updatedAt })))),
+    stmt(db, STALE_READ_GUARD, json(plans.map((p) => ({ id: p.productId, updated_at: p.updatedAt })))),
     stmt(db, DELETE_VARIANTS, json(plans.flatMap((p) => p.deletes))),
     stmt(db, PARK_VARIANTS, json(plans.flatMap((p) => p.park))),
     stmt(db, UPDATE_PRODUCTS, json(plans.map((p) => p.product)), now),
