@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 
-export type D1Counts = { calls: number; statements: number; statementsPerCall: number[] };
+export type D1Counts = { calls: number; statements: number; statementsPerCall: number[]; maxParamBytes: number };
 
 /**
  * A D1 binding that counts round trips (a batch or a single statement's first/all/run/raw is one
@@ -8,7 +8,7 @@ export type D1Counts = { calls: number; statements: number; statementsPerCall: n
  */
 export function wrapD1(options: { failCall?: number } = {}) {
   const real = env.DB;
-  const counts: D1Counts = { calls: 0, statements: 0, statementsPerCall: [] };
+  const counts: D1Counts = { calls: 0, statements: 0, statementsPerCall: [], maxParamBytes: 0 };
   const unwrap = new WeakMap<object, D1PreparedStatement>();
 
   const call = (statements: number) => {
@@ -21,7 +21,15 @@ export function wrapD1(options: { failCall?: number } = {}) {
   const wrapStmt = (stmt: D1PreparedStatement): D1PreparedStatement => {
     const proxy = new Proxy(stmt, {
       get(target, prop) {
-        if (prop === "bind") return (...args: unknown[]) => wrapStmt(target.bind(...args));
+        if (prop === "bind") {
+          return (...args: unknown[]) => {
+            for (const a of args) {
+              if (typeof a === "string")
+                counts.maxParamBytes = Math.max(counts.maxParamBytes, new TextEncoder().encode(a).length);
+            }
+            return wrapStmt(target.bind(...args));
+          };
+        }
         if (prop === "first" || prop === "all" || prop === "run" || prop === "raw") {
           return async (...args: unknown[]) => {
             call(1);
@@ -49,5 +57,9 @@ export function wrapD1(options: { failCall?: number } = {}) {
       return typeof v === "function" ? v.bind(target) : v;
     },
   });
-  return { db, counts, reset: () => Object.assign(counts, { calls: 0, statements: 0, statementsPerCall: [] }) };
+  return {
+    db,
+    counts,
+    reset: () => Object.assign(counts, { calls: 0, statements: 0, statementsPerCall: [], maxParamBytes: 0 }),
+  };
 }

@@ -48,3 +48,37 @@ describe("D1 budget of POST /v1/orders", () => {
     expect(results.map((r) => r.order_id)).toEqual(results.map((_, i) => results[0].order_id + i));
   });
 });
+
+describe("D1 value size", () => {
+  it("never binds a string over D1's 1,000,000 bytes, even for 100 orders of 100 long-titled variant lines", async () => {
+    const long = "Ä".repeat(200); // two bytes each in UTF-8
+    const names = { variant_option1_name: "Colour", variant_option2_name: "Pattern" };
+    const product = await post("/v1/products", {
+      title: "Å".repeat(255),
+      price: 1,
+      variants: {
+        add: Array.from({ length: 100 }, (_, i) => ({
+          ...names,
+          variant_option1_value: `${long}${i}`,
+          variant_option2_value: `${long}${i}`,
+          sku: uid("SZ"),
+          qty: 1000,
+        })),
+      },
+    });
+    expect(product.status).toBe(200);
+    const ids: number[] = product.json.products[0].variants.map((v: { variant_id: number }) => v.variant_id);
+    const { db, counts } = wrapD1();
+    const orders = Array.from({ length: 100 }, () => ({
+      order_id: "create",
+      products: ids.map((variant_id) => ({ variant_id, qty: 1 })),
+    }));
+    const r = await post("/v1/orders", orders, { env: { DB: db } });
+    expect(r.status).toBe(200);
+    expect(Object.values(r.json.results).every((x: any) => x.success)).toBe(true);
+    expect(counts.maxParamBytes).toBeLessThanOrEqual(1_000_000);
+    expect(counts.calls).toBe(2);
+    const line = await get(`/v1/orders/${(r.json.results as any).create_100.order_id}`);
+    expect(line.json.products[99].options[0].value).toBe(`${long}99`);
+  }, 60_000);
+});

@@ -3,7 +3,7 @@ import type { DB } from "../db/client";
 import { toProduct, toVariant } from "../db/rows";
 import { products, skus, variants } from "../db/schema";
 import type { ProductCreate } from "../schemas/product";
-import { isConstraintError, stmt } from "./d1";
+import { isConstraintError, jsonChunks, stmt } from "./d1";
 import { type Claim, type Idem, runClaimed } from "./idempotency";
 import { type ProductOut, presentProduct, presentProducts } from "./present";
 import { agreedNames, comboKey, type Located, valuesOf, variantColumns } from "./variants";
@@ -259,12 +259,13 @@ export async function createProducts(
     if (!ready.length && !head.length) break;
     const tokens = JSON.stringify(ready.map((p) => p.product.token));
     try {
-      const [, , ps, vs] = await runClaimed(db, recorder?.idem, head, [
-        stmt(db, INSERT_PRODUCTS, JSON.stringify(ready.map((p) => p.product)), now),
-        stmt(db, INSERT_VARIANTS, JSON.stringify(ready.flatMap((p) => p.variants)), now),
+      const results = await runClaimed(db, recorder?.idem, head, [
+        ...jsonChunks(ready.map((p) => p.product)).map((json) => stmt(db, INSERT_PRODUCTS, json, now)),
+        ...jsonChunks(ready.flatMap((p) => p.variants)).map((json) => stmt(db, INSERT_VARIANTS, json, now)),
         stmt(db, SELECT_PRODUCTS_BY_TOKEN, tokens),
         stmt(db, SELECT_VARIANTS_BY_TOKEN, tokens),
       ]);
+      const [ps, vs] = results.slice(-2);
       const rows = ps.results.map(toProduct);
       const created = new Map(presentProducts(rows, vs.results.map(toVariant)).map((p, i) => [rows[i].token, p]));
       for (const plan of ready) {

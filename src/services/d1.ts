@@ -38,3 +38,32 @@ export const STALE_READ_GUARD = `
   INSERT INTO stale_reads (product_id)
   SELECT j.value->>'id' FROM json_each(?1) AS j LEFT JOIN products AS p ON p.id = j.value->>'id'
   WHERE p.id IS NULL OR p.updated_at <> j.value->>'updated_at'`;
+
+/**
+ * D1 refuses a string value over 1,000,000 bytes, and a request of many lines or variants can bind
+ * more JSON than that. Rows go as JSON arrays of at most MAX_JSON_BYTES each, one statement per
+ * chunk: one chunk (so a constant number of statements) for all but the largest requests.
+ */
+export const MAX_JSON_BYTES = 900_000;
+
+const ASCII = /^[\x00-\x7f]*$/;
+const utf8Length = (s: string) => (ASCII.test(s) ? s.length : new TextEncoder().encode(s).length);
+
+export function jsonChunks(rows: readonly unknown[], max = MAX_JSON_BYTES): string[] {
+  const chunks: string[] = [];
+  let parts: string[] = [];
+  let size = 2;
+  for (const row of rows) {
+    const json = JSON.stringify(row);
+    const bytes = utf8Length(json) + 1;
+    if (parts.length && size + bytes > max) {
+      chunks.push(`[${parts.join(",")}]`);
+      parts = [];
+      size = 2;
+    }
+    parts.push(json);
+    size += bytes;
+  }
+  chunks.push(`[${parts.join(",")}]`);
+  return chunks;
+}

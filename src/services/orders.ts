@@ -5,7 +5,7 @@ import { ApiError } from "../lib/errors";
 import { MAX_ORDER_TOTAL } from "../schemas/fields";
 import { type AddEntry, type Address, MAX_LINES, MAX_QTY, type OrderInput, type RemoveEntry } from "../schemas/order";
 import { toProduct, toVariant } from "./catalog";
-import { isConstraintError, runBatch, STALE_READ_GUARD, stmt } from "./d1";
+import { isConstraintError, jsonChunks, runBatch, STALE_READ_GUARD, stmt } from "./d1";
 import { type Claim, type Idem, runClaimed } from "./idempotency";
 import { type OrderRow, optionNames, type ProductRow, toMoney, type VariantRow, variantValues } from "./present";
 
@@ -466,7 +466,7 @@ const INSERT_LINES = `
   SELECT o.id, l.value->>'position', l.value->>'product_id', l.value->>'variant_id',
     l.value->>'sku', l.value->>'title', l.value->'options', l.value->>'qty',
     l.value->>'unit_price', l.value->>'tax_rate'
-  FROM json_each(?1) AS l JOIN orders AS o ON o.token = l.value->>'token'`;
+  FROM json_each(?1) AS l JOIN orders AS o ON o.token = ?2 ->> ('$[' || (l.value->>'order') || ']')`;
 
 const TAKE_VARIANT_STOCK = `
   UPDATE variants SET qty = variants.qty - t.q
@@ -486,9 +486,12 @@ const SELECT_IDS = "SELECT id, token FROM orders WHERE token IN (SELECT value FR
 function writeBatch(db: DB, ready: Planned[], opts: CreateOptions): D1PreparedStatement[] {
   const { now } = opts;
   const customers = ready.flatMap((p) => (p.customer ? [p.customer] : []));
-  const lines = ready.flatMap((p) =>
+  // A line names its order by position in `tokens`, not by the 36-character token itself: lines
+  // are most of a large request's JSON, and D1 caps a bound value at 1 MB (see jsonChunks).
+  const tokens = JSON.stringify(ready.map((p) => p.token));
+  const lines = ready.flatMap((p, order) =>
     p.lines.map((l, i) => ({
-      token: p.token,
+      order,
       position: i + 1,
       product_id: l.productId,
       variant_id: l.variantId,
@@ -500,8 +503,16 @@ function writeBatch(db: DB, ready: Planned[], opts: CreateOptions): D1PreparedSt
       tax_rate: l.taxRate,
     })),
   );
-  const stock = lines.map((l) => ({ product_id: l.product_id, variant_id: l.variant_id, qty: l.qty }));
-  const stockJson = JSON.stringify(stock);
+  // One row per variant or product, summed here: the stock JSON stays small whatever the lines.
+  const taken = new Map<string, { product_id: number; variant_id: number | null; qty: number }>();
+  for (const l of lines) {
+    const key = `${l.product_id}:${l.variant_id}`;
+    const t = taken.get(key);
+    if (t) t.qty += l.qty;
+    else taken.set(key, { product_id: l.product_id, variant_id: l.variant_id, qty: l.qty });
+  }
+  const stock = [...taken.values()];
+  const stockChunks = jsonChunks(stock);
   // Prices, titles and which products have variants were read before this batch: a product
   // changed since (a PUT bumps updated_at) fails the batch, and the orders are planned again.
   const seen = new Map<number, number>();
@@ -510,11 +521,11 @@ function writeBatch(db: DB, ready: Planned[], opts: CreateOptions): D1PreparedSt
   return [
     stmt(db, STALE_READ_GUARD, JSON.stringify(read)),
     stmt(db, UPSERT_CUSTOMERS, JSON.stringify(customers), now),
-    stmt(db, INSERT_ORDERS, JSON.stringify(ready.map((p) => p.order)), now),
-    stmt(db, INSERT_LINES, JSON.stringify(lines)),
-    stmt(db, TAKE_VARIANT_STOCK, stockJson),
-    stmt(db, TAKE_PRODUCT_STOCK, stockJson),
-    stmt(db, SELECT_IDS, JSON.stringify(ready.map((p) => p.token))),
+    ...jsonChunks(ready.map((p) => p.order)).map((json) => stmt(db, INSERT_ORDERS, json, now)),
+    ...jsonChunks(lines).map((json) => stmt(db, INSERT_LINES, json, tokens)),
+    ...stockChunks.map((json) => stmt(db, TAKE_VARIANT_STOCK, json)),
+    ...stockChunks.map((json) => stmt(db, TAKE_PRODUCT_STOCK, json)),
+    stmt(db, SELECT_IDS, tokens),
   ];
 }
 
