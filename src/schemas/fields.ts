@@ -120,7 +120,10 @@ export const metadata = z
   .custom<Record<string, unknown>>((v) => v !== null && typeof v === "object" && !Array.isArray(v), {
     error: "must be a JSON object",
   })
-  .refine((o) => JSON.stringify(o).length <= 16_384, { error: "must be at most 16 KiB serialised" });
+  // Bytes, not UTF-16 units: 16 KiB of "é" would otherwise pass at twice the size.
+  .refine((o) => new TextEncoder().encode(JSON.stringify(o)).byteLength <= 16_384, {
+    error: "must be at most 16 KiB serialised",
+  });
 
 /** Blank strings count as absent (contract 1); absent stays absent. */
 const blankToUndefined = (v: unknown) => (typeof v === "string" && v.trim() === "" ? undefined : v);
