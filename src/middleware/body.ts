@@ -28,6 +28,35 @@ export function jsonDepth(text: string): number {
 }
 
 /**
+ * The body's bytes, refusing with 413 as soon as more than `limit` have arrived. A body without
+ * Content-Length (chunked) is read chunk by chunk, so an endless or huge one never gets buffered
+ * whole: `arrayBuffer()` would hold all of it in the isolate's memory before its size is known.
+ */
+async function readLimited(req: Request, limit: number): Promise<Uint8Array> {
+  if (!req.body) return new Uint8Array();
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      throw new ApiError(413, "request body is larger than 1 MiB");
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const ch of chunks) {
+    out.set(ch, at);
+    at += ch.byteLength;
+  }
+  return out;
+}
+
+/**
  * Reads a JSON body under the rules of contract 1: media type (415), size (413), nesting (400),
  * syntax (400). The parsed value is `c.var.body`; routes then check its shape themselves because
  * array bodies are validated item by item.
@@ -42,8 +71,7 @@ export const jsonBody = createMiddleware<AppEnv>(async (c, next) => {
   }
   const declared = Number(c.req.header("content-length"));
   if (declared > MAX_BODY_BYTES) throw new ApiError(413, "request body is larger than 1 MiB");
-  const buf = await c.req.arrayBuffer();
-  if (buf.byteLength > MAX_BODY_BYTES) throw new ApiError(413, "request body is larger than 1 MiB");
+  const buf = await readLimited(c.req.raw, MAX_BODY_BYTES);
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(buf);

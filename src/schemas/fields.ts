@@ -5,9 +5,13 @@ import { z } from "zod";
 // of the wrong type is coerced silently.
 
 const NUMERIC = /^-?\d+(\.\d+)?$/;
-// Control characters other than tab and newline are errors (contract 3.1).
+// Control characters other than tab and newline are errors (contract 3.1): Unicode category Cc,
+// which includes C1 (U+0080-U+009F; U+0085 is a line break to some readers).
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/;
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+// A "\ud800" escape parses to half a surrogate pair, which D1 cannot store as UTF-8: it would
+// come back as replacement characters, so the text is refused rather than silently changed.
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 export const MAX_MONEY = 100_000_000_000; // 1,000,000,000.00 in minor units
 export const MAX_ORDER_TOTAL = 1_000_000_000_000; // 10,000,000,000.00 in minor units
@@ -98,7 +102,8 @@ export function str(max = 255) {
   return z
     .string({ error: required("must be a string") })
     .max(max, { error: `must be at most ${max} characters` })
-    .refine((s) => !CONTROL.test(s), { error: "must not contain control characters" });
+    .refine((s) => !CONTROL.test(s), { error: "must not contain control characters" })
+    .refine((s) => !LONE_SURROGATE.test(s), { error: "must be valid Unicode text (no unpaired surrogates)" });
 }
 
 export const country = z
@@ -120,7 +125,8 @@ export const metadata = z
   .custom<Record<string, unknown>>((v) => v !== null && typeof v === "object" && !Array.isArray(v), {
     error: "must be a JSON object",
   })
-  .refine((o) => new TextEncoder().encode(JSON.stringify(o)).length <= 16_384, {
+  // Bytes, not UTF-16 units: 16 KiB of "é" would otherwise pass at twice the size.
+  .refine((o) => new TextEncoder().encode(JSON.stringify(o)).byteLength <= 16_384, {
     error: "must be at most 16 KiB serialised",
   });
 

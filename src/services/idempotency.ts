@@ -165,8 +165,9 @@ export const idempotency = createMiddleware<AppEnv>(async (c, next) => {
   if (!idem) return;
   // A request refused before its write (every item invalid) has no record of its own, but the
   // key may be taken already: then it is a retry (replay) or a reuse with another body (422).
+  // A request that failed (5xx) answers as it is: its client retries with the key anyway.
   const lost = c.error instanceof IdempotencyConflict;
-  if (lost || (!claimed.has(idem) && (await keyTaken(c.var.db, idem.key)))) {
+  if (lost || (!c.error && !claimed.has(idem) && (await keyTaken(c.var.db, idem.key)))) {
     const { status, body } = await replay(c.var.db, idem);
     c.res = undefined;
     c.res = c.json(body, status as 200, { "Idempotent-Replayed": "true" });
