@@ -17,8 +17,8 @@ import {
 } from "./catalog";
 import { isConstraintError, runBatch, stmt } from "./d1";
 import { runClaimed } from "./idempotency";
-import { optionNames, type ProductRow, presentProducts, type VariantRow, variantValues } from "./present";
-import { agreedNames, comboKey, type Located, namesOf, sameNames, valuesOf } from "./variants";
+import { optionNames, type ProductRow, parseList, presentProducts, type VariantRow, variantValues } from "./present";
+import { agreedNames, comboKey, type Located, namesOf, sameNames, VALUE_KEYS, valuesOf } from "./variants";
 
 // PUT /v1/products (contract 4). Per round: one read batch (the selected products, their
 // variants, the owners of every SKU the body names), a plan per product in JS, then one write
@@ -239,7 +239,7 @@ function fromRow(v: VariantRow): VariantState {
       supplier_sku: v.supplierSku,
       weight: v.weight,
       visible: v.visible,
-      images: JSON.parse(v.images),
+      images: parseList(v.images),
       position: v.position,
       values: variantValues(v),
     },
@@ -257,7 +257,8 @@ function set(s: VariantState, col: Col, value: unknown, path: string) {
 function applyEntry(s: VariantState, e: VariantEntry | VariantUpdateEntry, path: string) {
   for (const col of VARIANT_FIELDS) {
     const v = e[col];
-    if (v !== undefined) set(s, col, v, `${path}.${col}`);
+    // set() keeps the path of sku and qty only (for their errors): build no other strings.
+    if (v !== undefined) set(s, col, v, col === "qty" || col === "sku" ? `${path}.${col}` : path);
   }
 }
 
@@ -417,7 +418,7 @@ function plan(t: Target, snap: Snapshot): Plan | Failed {
     const values = [...s.cur.values];
     let changed = false;
     for (const n of OPTION_SLOTS) {
-      const v = entry[`variant_option${n}_value`];
+      const v = entry[VALUE_KEYS[n - 1]];
       if (v === undefined) continue;
       if (n > names.length) f.add(400, `${path}.variant_option${n}_value: the product has no option ${n}`);
       values[n - 1] = v;
@@ -488,14 +489,16 @@ function plan(t: Target, snap: Snapshot): Plan | Failed {
   };
 }
 
+const OPTION_COLUMNS = OPTION_SLOTS.map((n) => `option${n}_value`);
+
 /** Rows for the variant statements of the write batch. */
 function writes(productId: number, states: VariantState[]) {
   const park: Plan["park"] = [];
   const updates: Record<string, unknown>[] = [];
   const inserts: Record<string, unknown>[] = [];
   for (const s of states) {
-    const { values, ...cols } = s.cur;
     if (!s.row || s.id === undefined) {
+      const { values, ...cols } = s.cur;
       inserts.push({ product_id: productId, ...cols, option_values: values });
       continue;
     }
@@ -503,11 +506,12 @@ function writes(productId: number, states: VariantState[]) {
     const row: Record<string, unknown> = { id: s.id };
     for (const col of s.changed) {
       if (col !== "values") row[col] = s.cur[col];
-      else for (const [i, v] of values.entries()) row[`option${i + 1}_value`] = v;
+      else for (const [i, v] of s.cur.values.entries()) row[OPTION_COLUMNS[i]] = v;
     }
     updates.push(row);
     const sku = s.cur.sku !== s.row.sku;
-    const options = comboKey(values) !== comboKey(variantValues(s.row));
+    // Values that were never set are the row's own.
+    const options = s.changed.has("values") && comboKey(s.cur.values) !== comboKey(variantValues(s.row));
     if (sku || options) park.push({ id: s.id, sku, options });
   }
   return { park, updates, inserts };

@@ -5,9 +5,14 @@ import { OPTION_SLOTS, type VariantEntry } from "../schemas/product";
 
 type Named = Partial<Record<`variant_option${1 | 2 | 3 | 4 | 5}_${"name" | "value"}`, string>>;
 
+// The option keys, built once: a key built per lookup is a new string every time, and this runs
+// for every entry of a sync of up to 2,048 variants.
+export const NAME_KEYS = OPTION_SLOTS.map((n) => `variant_option${n}_name` as const);
+export const VALUE_KEYS = OPTION_SLOTS.map((n) => `variant_option${n}_value` as const);
+
 /** The option names an entry gives, or undefined when it names none. */
 export function namesOf(e: Named): { names?: string[]; error?: string } {
-  const slots = OPTION_SLOTS.map((n) => e[`variant_option${n}_name`]);
+  const slots = NAME_KEYS.map((k) => e[k]);
   const last = slots.findLastIndex((s) => s !== undefined);
   if (last < 0) return {};
   const gap = slots.slice(0, last).indexOf(undefined);
@@ -50,7 +55,7 @@ export function valuesOf(e: Named, names: string[], path: string): { values?: st
   const errors: string[] = [];
   const values: string[] = [];
   for (const n of OPTION_SLOTS) {
-    const v = e[`variant_option${n}_value`];
+    const v = e[VALUE_KEYS[n - 1]];
     if (n <= names.length) {
       if (v === undefined) errors.push(`${path}.variant_option${n}_value: is required (option "${names[n - 1]}")`);
       values.push(v ?? "");
