@@ -27,6 +27,12 @@ export const sameNames = (a: readonly string[], b: readonly string[]) =>
 
 export type Located<T> = { entry: T; path: string };
 
+/** Whether the entry names exactly these options, in these slots (and no others). */
+function givesExactly(e: Named, names: readonly string[]): boolean {
+  for (let i = 0; i < NAME_KEYS.length; i++) if (e[NAME_KEYS[i]] !== names[i]) return false;
+  return true;
+}
+
 /**
  * The option names a list of entries agrees on: every entry that names options must name the
  * same ones. Returns undefined names when no entry names any.
@@ -36,6 +42,8 @@ export function agreedNames(entries: Located<Named>[]): { names?: string[]; erro
   let from = "";
   const errors: string[] = [];
   for (const { entry, path } of entries) {
+    // Nearly every entry repeats the names the first one gave: confirm that without allocating.
+    if (names && givesExactly(entry, names)) continue;
     const r = namesOf(entry);
     if (r.error) errors.push(`${path}.${r.error}`);
     else if (r.names) {
