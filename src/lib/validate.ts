@@ -31,8 +31,21 @@ const defOf = (s: z.ZodType) => (s as unknown as { _zod: { def: Def } })._zod.de
 
 const STRUCTURAL = new Set(["object", "array", "record", "union"]);
 
+// Schemas are module constants and never change: their structural core is found once each
+// (a sync of 2,048 variants asks for it about 40,000 times).
+const structuralCache = new WeakMap<z.ZodType, z.ZodType | null>();
+
 /** The object, array, record or union schema under optional/nullable/preprocess wrappers, if any. */
 function structural(schema: z.ZodType): z.ZodType | undefined {
+  let found = structuralCache.get(schema);
+  if (found === undefined) {
+    found = findStructural(schema) ?? null;
+    structuralCache.set(schema, found);
+  }
+  return found ?? undefined;
+}
+
+function findStructural(schema: z.ZodType): z.ZodType | undefined {
   let s: z.ZodType | undefined = schema;
   for (let i = 0; s && i < 10; i++) {
     const d = defOf(s);

@@ -14,10 +14,12 @@ export async function runBatch(db: DB, stmts: D1PreparedStatement[]) {
 
 /** Maps a raw D1 row (snake_case column names) to the table's Drizzle row type. */
 export function rowMapper<T extends SQLiteTable>(table: T) {
-  const cols = Object.entries(getTableColumns(table)).map(([key, col]) => [col.name, key] as const);
+  const entries = Object.entries(getTableColumns(table));
+  const names = entries.map(([, col]) => col.name);
+  const keys = entries.map(([key]) => key);
   return (row: Record<string, unknown>) => {
     const out: Record<string, unknown> = {};
-    for (const [name, key] of cols) out[key] = row[name];
+    for (let i = 0; i < keys.length; i++) out[keys[i]] = row[names[i]];
     return out as T["$inferSelect"];
   };
 }

@@ -529,20 +529,108 @@ function writeBatch(db: DB, ready: Planned[], opts: CreateOptions): D1PreparedSt
   ];
 }
 
+// ---------------------------------------------------------------------------------------------
+// Catalog cache: the happy path in one round trip.
+//
+// Planning needs the catalog (prices, titles, tax rates, options, stock flags), so an order takes
+// a read and a write. The rows the reads saw are kept per D1 binding (one per isolate), product
+// by product, and an order whose every line they resolve is planned from them and written in ONE
+// batch, whose first statement fails it unless every product it used still has the updated_at it
+// was read with. That is sound because every change of a product, of one of its variants, or of
+// the owner of one of their SKUs moves its product's updated_at (strictly: max(now, old + 1); all
+// PUT paths do, and POST creates new products); orders only take stock, which the plan does not
+// trust from the cache: the stock floor CHECKs decide, as they do on the read path. So whenever
+// the cached rows could be wrong (the batch's stale-read guard fails), or the plan found anything to refuse (an unknown SKU, too
+// little stock, any error, whose exact words need fresh rows), the request takes the read path,
+// from scratch, as if the cache did not exist; a failed batch was rolled back whole.
+
+type CachedCatalog = Catalog & { owned: Map<number, { variants: number[]; skus: string[] }> };
+
+const catalogCache = new WeakMap<object, CachedCatalog>();
+const CACHE_MAX_PRODUCTS = 2000;
+
+/** Keeps what a read saw, replacing everything cached about the products it read. */
+function remember(db: DB, cat: Catalog) {
+  let c = catalogCache.get(db.$client);
+  if (!c || c.products.size + cat.products.size > CACHE_MAX_PRODUCTS) {
+    c = { products: new Map(), variants: new Map(), skus: new Map(), owned: new Map() };
+    catalogCache.set(db.$client, c);
+  }
+  for (const [id, p] of cat.products) {
+    const old = c.owned.get(id);
+    for (const v of old?.variants ?? []) c.variants.delete(v);
+    for (const sku of old?.skus ?? []) if (c.skus.get(sku)?.productId === id) c.skus.delete(sku);
+    c.products.set(id, p);
+    c.owned.set(id, { variants: [], skus: [] });
+  }
+  for (const [id, v] of cat.variants) {
+    if (!cat.products.has(v.productId)) continue;
+    c.variants.set(id, v);
+    c.owned.get(v.productId)?.variants.push(id);
+  }
+  for (const [sku, owner] of cat.skus) {
+    if (!cat.products.has(owner.productId)) continue;
+    c.skus.set(sku, owner);
+    c.owned.get(owner.productId)?.skus.push(sku);
+  }
+}
+
+const forget = (db: DB) => catalogCache.delete(db.$client);
+
+/** The orders planned from cached rows and written in one batch, or undefined: take the read path. */
+async function createFromCache(
+  db: DB,
+  items: { index: number; data: OrderInput }[],
+  opts: CreateOptions,
+): Promise<Map<number, OrderOutcome> | undefined> {
+  const cat = catalogCache.get(db.$client);
+  if (!cat) return undefined;
+  const plans: Planned[] = [];
+  for (const { index, data } of items) {
+    const plan = planOrder(index, data, cat, opts);
+    if ("errors" in plan) return undefined;
+    plans.push(plan);
+  }
+  const { ok: ready, failed } = reserveStock(plans);
+  if (failed.length) return undefined;
+  const planned = new Map<number, OrderOutcome<OrderRef>>();
+  for (const p of ready) planned.set(p.index, { ok: true, orderId: { $order: p.token }, ...p.summary });
+  const head = opts.recorder?.claim(planned) ?? [];
+  let results: D1Result<Record<string, unknown>>[];
+  try {
+    // writeBatch starts with the stale-read guard: a product changed since it was cached fails it.
+    results = await runClaimed(db, opts.recorder?.idem, head, writeBatch(db, ready, opts));
+  } catch (e) {
+    if (!isConstraintError(e)) throw e;
+    forget(db);
+    return undefined;
+  }
+  const ids = new Map(results[results.length - 1].results.map((r) => [r.token as string, r.id as number]));
+  const outcomes = new Map<number, OrderOutcome>();
+  for (const p of ready) outcomes.set(p.index, { ok: true, orderId: ids.get(p.token) as number, ...p.summary });
+  return outcomes;
+}
+
 /**
- * Creates orders, each on its own: one that fails never affects another. Two round trips on the
- * happy path (read, write). A write that fails on a constraint lost a race for stock: it rolled
- * back whole, and the orders are planned again from a fresh read, at most MAX_ATTEMPTS times.
+ * Creates orders, each on its own: one that fails never affects another. One round trip when
+ * cached catalog rows plan every order (above), else two (read, write). A write that fails on a
+ * constraint lost a race for stock or read a product that changed since: it rolled back whole,
+ * and the orders are planned again from a fresh read, at most MAX_ATTEMPTS times.
  */
 export async function createOrders(
   db: DB,
   items: { index: number; data: OrderInput }[],
   opts: CreateOptions,
 ): Promise<Map<number, OrderOutcome>> {
+  if (items.length) {
+    const fast = await createFromCache(db, items, opts);
+    if (fast) return fast;
+  }
   const outcomes = new Map<number, OrderOutcome>();
   const selectors = items.flatMap(({ data }) => [...data.products, ...(data.products_add ?? [])]);
   for (let attempt = 1; items.length; attempt++) {
     const cat = await readCatalog(db, selectors);
+    remember(db, cat);
     const plans: Planned[] = [];
     for (const { index, data } of items) {
       const plan = planOrder(index, data, cat, opts);

@@ -1,5 +1,4 @@
 import type { orders, products, variants } from "../db/schema";
-import { OPTION_SLOTS } from "../schemas/product";
 
 export type ProductRow = typeof products.$inferSelect;
 export type VariantRow = typeof variants.$inferSelect;
@@ -13,17 +12,26 @@ const iso = (ms: number) => new Date(ms).toISOString();
 export const optionNames = (p: Pick<ProductRow, "optionNames">): string[] => JSON.parse(p.optionNames);
 export const variantValues = (v: VariantRow): string[] => [v.option1, v.option2, v.option3, v.option4, v.option5];
 
+/** Stored JSON text to its value; most variants have no images, and "[]" needs no parser. */
+export const parseList = (json: string): unknown[] => (json === "[]" ? [] : JSON.parse(json));
+
+// One object literal with every key in its final order (no spread, no keys built per variant):
+// this runs once per variant of every product answer, up to 2,048 of them.
 function presentVariant(v: VariantRow, names: string[]) {
-  const values = variantValues(v);
-  const options: Record<string, string | null> = {};
-  for (const n of OPTION_SLOTS) {
-    options[`variant_option${n}_name`] = names[n - 1] ?? null;
-    options[`variant_option${n}_value`] = names[n - 1] ? values[n - 1] : null;
-  }
+  const [n1 = null, n2 = null, n3 = null, n4 = null, n5 = null] = names;
   return {
     variant_id: v.id,
     sku: v.sku,
-    ...options,
+    variant_option1_name: n1,
+    variant_option1_value: n1 ? v.option1 : null,
+    variant_option2_name: n2,
+    variant_option2_value: n2 ? v.option2 : null,
+    variant_option3_name: n3,
+    variant_option3_value: n3 ? v.option3 : null,
+    variant_option4_name: n4,
+    variant_option4_value: n4 ? v.option4 : null,
+    variant_option5_name: n5,
+    variant_option5_value: n5 ? v.option5 : null,
     price: toMoney(v.price),
     before_price: maybeMoney(v.beforePrice),
     purchase_price: maybeMoney(v.purchasePrice),
@@ -33,7 +41,7 @@ function presentVariant(v: VariantRow, names: string[]) {
     supplier_sku: v.supplierSku,
     weight: v.weight,
     visible: v.visible,
-    images: JSON.parse(v.images),
+    images: parseList(v.images),
   };
 }
 
@@ -64,7 +72,7 @@ export function presentProduct(p: ProductRow, vs: VariantRow[]) {
     seo_description: p.seoDescription,
     seo_title: p.seoTitle,
     weight: p.weight,
-    images: JSON.parse(p.images),
+    images: parseList(p.images),
     metadata: p.metadata === null ? null : JSON.parse(p.metadata),
     variants: vs.map((v) => presentVariant(v, names)),
     created_at: iso(p.createdAt),

@@ -17,8 +17,8 @@ import {
 } from "./catalog";
 import { isConstraintError, runBatch, STALE_READ_GUARD, stmt } from "./d1";
 import { runClaimed } from "./idempotency";
-import { optionNames, type ProductRow, presentProducts, type VariantRow, variantValues } from "./present";
-import { agreedNames, comboKey, type Located, namesOf, sameNames, valuesOf } from "./variants";
+import { optionNames, type ProductRow, parseList, presentProducts, type VariantRow, variantValues } from "./present";
+import { agreedNames, comboKey, type Located, namesOf, sameNames, VALUE_KEYS, valuesOf } from "./variants";
 
 // PUT /v1/products (contract 4). Per round: one read batch (the selected products, their
 // variants, the owners of every SKU the body names), a plan per product in JS, then one write
@@ -239,7 +239,7 @@ function fromRow(v: VariantRow): VariantState {
       supplier_sku: v.supplierSku,
       weight: v.weight,
       visible: v.visible,
-      images: JSON.parse(v.images),
+      images: parseList(v.images),
       position: v.position,
       values: variantValues(v),
     },
@@ -257,7 +257,8 @@ function set(s: VariantState, col: Col, value: unknown, path: string) {
 function applyEntry(s: VariantState, e: VariantEntry | VariantUpdateEntry, path: string) {
   for (const col of VARIANT_FIELDS) {
     const v = e[col];
-    if (v !== undefined) set(s, col, v, `${path}.${col}`);
+    // set() keeps the path of sku and qty only (for their errors): build no other strings.
+    if (v !== undefined) set(s, col, v, col === "qty" || col === "sku" ? `${path}.${col}` : path);
   }
 }
 
@@ -417,7 +418,7 @@ function plan(t: Target, snap: Snapshot): Plan | Failed {
     const values = [...s.cur.values];
     let changed = false;
     for (const n of OPTION_SLOTS) {
-      const v = entry[`variant_option${n}_value`];
+      const v = entry[VALUE_KEYS[n - 1]];
       if (v === undefined) continue;
       if (n > names.length) f.add(400, `${path}.variant_option${n}_value: the product has no option ${n}`);
       values[n - 1] = v;
@@ -488,14 +489,16 @@ function plan(t: Target, snap: Snapshot): Plan | Failed {
   };
 }
 
+const OPTION_COLUMNS = OPTION_SLOTS.map((n) => `option${n}_value`);
+
 /** Rows for the variant statements of the write batch. */
 function writes(productId: number, states: VariantState[]) {
   const park: Plan["park"] = [];
   const updates: Record<string, unknown>[] = [];
   const inserts: Record<string, unknown>[] = [];
   for (const s of states) {
-    const { values, ...cols } = s.cur;
     if (!s.row || s.id === undefined) {
+      const { values, ...cols } = s.cur;
       inserts.push({ product_id: productId, ...cols, option_values: values });
       continue;
     }
@@ -503,11 +506,12 @@ function writes(productId: number, states: VariantState[]) {
     const row: Record<string, unknown> = { id: s.id };
     for (const col of s.changed) {
       if (col !== "values") row[col] = s.cur[col];
-      else for (const [i, v] of values.entries()) row[`option${i + 1}_value`] = v;
+      else for (const [i, v] of s.cur.values.entries()) row[OPTION_COLUMNS[i]] = v;
     }
     updates.push(row);
     const sku = s.cur.sku !== s.row.sku;
-    const options = comboKey(values) !== comboKey(variantValues(s.row));
+    // Values that were never set are the row's own.
+    const options = s.changed.has("values") && comboKey(s.cur.values) !== comboKey(variantValues(s.row));
     if (sku || options) park.push({ id: s.id, sku, options });
   }
   return { park, updates, inserts };
@@ -626,6 +630,79 @@ function writeBatch(db: DB, plans: Plan[], now: number) {
 
 // ---------------------------------------------------------------------------------------------
 
+// ---------------------------------------------------------------------------------------------
+// Fast path: one SKU's stock and/or price
+
+// The most common PUT by far is a stock (or price) sync of one SKU: `{"sku": "X", "stock": 5}`.
+// It needs no plan: the statements below select the row by SKU themselves, set the fields and
+// read the product back, all in ONE batch, so the happy path is one round trip instead of a read
+// and a write. The constraints do the checking that the plan would do: the stock floor CHECKs
+// refuse a negative stock while disable_minusqty is on (the batch fails and rolls back whole),
+// and nothing matches an unknown SKU or a product SKU whose product has variants. In each of
+// those cases the caller runs the general path, which then answers with its exact error. It also
+// bumps products.updated_at like every write, so a concurrent general-path plan made before this
+// write fails its guard and is planned again.
+
+const FAST_KEYS = new Set(["sku", "stock", "price"]);
+
+/** `{"sku": "...", "stock"?: n, "price"?: n}` and nothing else: what the fast path handles. */
+export function isFastStockUpdate(d: ProductUpdate): d is ProductUpdate & { sku: string } {
+  if (typeof d.sku !== "string" || (d.stock === undefined && d.price === undefined)) return false;
+  for (const [key, value] of Object.entries(d)) if (value !== undefined && !FAST_KEYS.has(key)) return false;
+  return true;
+}
+
+// ?1 sku, ?2 stock or NULL, ?3 price or NULL, ?4 now. A variant SKU sets the variant's qty and
+// price (contract 4.1) and only moves its product's updated_at; a product SKU sets the product's
+// stock and price, except stock on a product with variants (a 400 the general path words).
+const FAST_VARIANT = `
+  UPDATE variants SET qty = coalesce(?2, qty), price = coalesce(?3, price), updated_at = ?4
+  WHERE id = (SELECT variant_id FROM skus WHERE sku = ?1)`;
+const FAST_PRODUCT = `
+  UPDATE products SET
+    stock = iif(k.variant_id IS NULL, coalesce(?2, products.stock), products.stock),
+    price = iif(k.variant_id IS NULL, coalesce(?3, products.price), products.price),
+    updated_at = max(?4, products.updated_at + 1)
+  FROM (SELECT product_id, variant_id FROM skus WHERE sku = ?1) AS k
+  WHERE products.id = k.product_id
+    AND NOT (k.variant_id IS NULL AND ?2 IS NOT NULL
+             AND EXISTS (SELECT 1 FROM variants WHERE variants.product_id = products.id))`;
+const FAST_READ_PRODUCT = "SELECT * FROM products WHERE id = (SELECT product_id FROM skus WHERE sku = ?1)";
+const FAST_READ_VARIANTS = `
+  SELECT * FROM variants WHERE product_id = (SELECT product_id FROM skus WHERE sku = ?1)
+  ORDER BY product_id, position, id`;
+
+/**
+ * The fast path's one batch. Returns the item's outcome, or undefined when the general path must
+ * answer (unknown SKU, stock on a product with variants, a stock floor refused the write); in
+ * every one of those cases nothing was written.
+ */
+async function fastStockUpdate(
+  db: DB,
+  d: ProductUpdate & { sku: string },
+  now: number,
+): Promise<ItemOutcome | undefined> {
+  let results: D1Result<Record<string, unknown>>[];
+  try {
+    results = await runBatch(db, [
+      stmt(db, FAST_VARIANT, d.sku, d.stock ?? null, d.price ?? null, now),
+      stmt(db, FAST_PRODUCT, d.sku, d.stock ?? null, d.price ?? null, now),
+      stmt(db, FAST_READ_PRODUCT, d.sku),
+      stmt(db, FAST_READ_VARIANTS, d.sku),
+    ]);
+  } catch (e) {
+    if (isConstraintError(e)) return undefined;
+    throw e;
+  }
+  const [, , ps, vs] = results;
+  const row = ps.results[0];
+  if (!row) return undefined;
+  const p = toProduct(row);
+  const variants = vs.results.map(toVariant);
+  if (p.sku === d.sku && variants.length && d.stock !== undefined) return undefined;
+  return { ok: true, product: presentProducts([p], variants)[0] };
+}
+
 /**
  * Updates products, each item on its own and atomically. Items naming the same product are
  * applied in order, one per round (each round reads afresh), since a plan is only valid against
@@ -639,6 +716,12 @@ export async function updateProducts(
   recorder?: Recorder,
 ): Promise<Map<number, ItemOutcome>> {
   const outcomes = new Map<number, ItemOutcome>();
+  // An Idempotency-Key answer is recorded in the effect's batch by the general path; the fast
+  // path leaves those requests to it.
+  if (items.length === 1 && !recorder && isFastStockUpdate(items[0].data)) {
+    const fast = await fastStockUpdate(db, items[0].data, now);
+    if (fast) return outcomes.set(items[0].index, fast);
+  }
   let pending = items;
   let attempt = 0;
   while (pending.length) {
