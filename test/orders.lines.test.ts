@@ -290,3 +290,25 @@ describe("snapshots", () => {
     expect(after.products[0]).toMatchObject({ title: "T-shirt", sku: t.skuM, price: 200, tax_rate: 25 });
   });
 });
+
+describe("variant_id null on products lines", () => {
+  it.each([null, "NULL (no variant)"])("reads variant_id %j as a product without variants", async (variant_id) => {
+    const sku = uid();
+    const p = await createProduct({ sku, price: 30, stock: 5 });
+    const r = await post("/v1/orders", [
+      { order_id: "create", products: [{ product_id: p.product_id, variant_id, qty: 2 }] },
+    ]);
+    expect(r.json.results.create_1).toMatchObject({ success: true, subtotal: 60 });
+  });
+
+  it("refuses variant_id null beside a variant's SKU", async () => {
+    const sku = uid();
+    await createProduct({
+      variants: { add: [{ variant_option1_name: "Size", variant_option1_value: "S", sku, qty: 3 }] },
+    });
+    const r = await post("/v1/orders", [{ order_id: "create", products: [{ sku, variant_id: null, qty: 1 }] }]);
+    expect(r.json.results.create_1.errors).toEqual([
+      `products[0].variant_id: SKU ${sku} is a variant's, not a product's`,
+    ]);
+  });
+});

@@ -145,3 +145,41 @@ describe("lost races", () => {
     expect((await get(`/v1/products/${p.product_id}`)).json).toEqual(before);
   });
 });
+
+describe("a product that never stops changing", () => {
+  it("answers 503 with Retry-After after three lost races, and writes nothing", async () => {
+    const p = await createProduct({ title: "Busy", sku: uid(), stock: 1 });
+    let writes = 0;
+    // Every write batch finds the product changed since its read, as under a stream of other PUTs.
+    const db = new Proxy(env.DB, {
+      get(target, prop) {
+        if (prop === "batch") {
+          return async (stmts: D1PreparedStatement[]) => {
+            if (stmts.length > 3) {
+              writes++;
+              await target
+                .prepare("UPDATE products SET updated_at = updated_at + 1 WHERE id = ?")
+                .bind(p.product_id)
+                .run();
+            }
+            return target.batch(stmts);
+          };
+        }
+        const v = (target as any)[prop];
+        return typeof v === "function" ? v.bind(target) : v;
+      },
+    });
+    const r = await put(
+      "/v1/products",
+      { product_id: p.product_id, title: "Never", variants: { add: [] } },
+      { env: { DB: db } },
+    );
+    expect(r.status).toBe(503);
+    expect(r.headers.get("retry-after")).toBe("1");
+    expect(r.json.error).toBe(
+      "the product kept changing while this request was applied; nothing was written, retry shortly",
+    );
+    expect(writes).toBe(3);
+    expect((await get(`/v1/products/${p.product_id}`)).json.title).toBe("Busy");
+  });
+});

@@ -74,28 +74,30 @@ const shipping = z.object(
   { error: "must be a shipping object" },
 );
 
+/**
+ * A variant_id, or null (or the interface's "NULL (no variant)") for a product without
+ * variants: the interface's convention, which clients send on every kind of line.
+ */
+export const NO_VARIANT = "NULL (no variant)";
+const variantSelector = z.preprocess(
+  (v) => (typeof v === "string" && v.trim() === NO_VARIANT ? null : v),
+  id.nullable(),
+);
+
 const line = z
   .object(
     {
       product_id: opt(id),
-      variant_id: opt(id),
+      variant_id: opt(variantSelector),
       sku: opt(str(255)),
       qty: req(qty),
       price: opt(money),
     },
     { error: "must be a product line object" },
   )
-  .refine((l) => l.product_id !== undefined || l.variant_id !== undefined || l.sku !== undefined, {
+  .refine((l) => l.product_id !== undefined || typeof l.variant_id === "number" || l.sku !== undefined, {
     error: "must name a variant_id, sku or product_id",
   });
-export type LineInput = z.output<typeof line>;
-
-/** The interface's spelling of "a product without variants" in products_add/products_remove. */
-export const NO_VARIANT = "NULL (no variant)";
-const variantSelector = z.preprocess(
-  (v) => (typeof v === "string" && v.trim() === NO_VARIANT ? null : v),
-  id.nullable(),
-);
 
 const addEntry = z
   .object(

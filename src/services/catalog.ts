@@ -2,6 +2,7 @@ import { desc, eq, inArray, lt, sql } from "drizzle-orm";
 import type { DB } from "../db/client";
 import { toProduct, toVariant } from "../db/rows";
 import { products, skus, variants } from "../db/schema";
+import { changedMeanwhile } from "../lib/errors";
 import type { ProductCreate } from "../schemas/product";
 import { isConstraintError, jsonChunks, runBatch, stmt } from "./d1";
 import { type Claim, type Idem, runClaimed } from "./idempotency";
@@ -264,7 +265,8 @@ export async function createProducts(
       break;
     } catch (e) {
       // Only a lost race on a SKU is worth another plan; anything else is the caller's 5xx.
-      if (!isConstraintError(e) || attempt >= 3) throw e;
+      if (!isConstraintError(e)) throw e;
+      if (attempt >= 3) throw changedMeanwhile("the catalog");
     }
   }
   return outcomes;

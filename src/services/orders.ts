@@ -1,7 +1,7 @@
 import { and, desc, eq, inArray, lt, type SQL } from "drizzle-orm";
 import type { DB } from "../db/client";
 import { orderLines, orders } from "../db/schema";
-import { ApiError } from "../lib/errors";
+import { ApiError, changedMeanwhile } from "../lib/errors";
 import { MAX_ORDER_TOTAL } from "../schemas/fields";
 import { type AddEntry, type Address, MAX_LINES, MAX_QTY, type OrderInput, type RemoveEntry } from "../schemas/order";
 import { toProduct, toVariant } from "./catalog";
@@ -657,9 +657,7 @@ export async function createOrders(
       if (!isConstraintError(e)) throw e;
       // Stock kept moving under us: the client may safely send the same orders again.
       if (attempt >= MAX_ATTEMPTS) {
-        throw new ApiError(503, "stock changed while the orders were being placed, retry shortly", undefined, {
-          "Retry-After": "1",
-        });
+        throw changedMeanwhile("stock or the catalog");
       }
     }
   }

@@ -1,4 +1,5 @@
 import type { DB } from "../db/client";
+import { changedMeanwhile } from "../lib/errors";
 import {
   MAX_VARIANTS,
   OPTION_SLOTS,
@@ -771,7 +772,8 @@ export async function updateProducts(
       try {
         results = await runClaimed(db, recorder?.idem, head, writeBatch(db, plans, now));
       } catch (e) {
-        if (!isConstraintError(e) || ++attempt >= 3) throw e;
+        if (!isConstraintError(e)) throw e;
+        if (++attempt >= 3) throw changedMeanwhile("the product");
         continue;
       }
       const [ps, vs] = results.slice(-2);
