@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { DB } from "../db/client";
 import type { AppEnv } from "../env";
 import { decodeCursor, encodeCursor } from "../lib/cursor";
-import { ApiError } from "../lib/errors";
+import { ApiError, envelope } from "../lib/errors";
 import { bodyItems, parseItems } from "../lib/items";
 import { zv } from "../lib/zv";
 import { jsonBody } from "../middleware/body";
@@ -15,9 +15,10 @@ import {
   getProduct,
   type ItemOutcome,
   listProducts,
+  type ProductRef,
   type Recorder,
 } from "../services/catalog";
-import { type Idem, idempotency, recordStatements } from "../services/idempotency";
+import { completeStatements, type Idem, idempotency, recordStatements } from "../services/idempotency";
 import type { ProductOut } from "../services/present";
 import { updateProducts } from "../services/product-update";
 
@@ -54,6 +55,12 @@ export function productWriteResponse<P = ProductOut>(
   return { status: status as 200 | 400 | 404 | 409, body: { success: out.length, errors, notices, products: out } };
 }
 
+/** What retries of a multi-round PUT get if it stopped between its rounds (see updateProducts). */
+const STOPPED_PARTWAY = envelope(
+  409,
+  "a request with this Idempotency-Key stopped partway: some of its items may have been applied; read the products before sending changes again",
+);
+
 /** Records the answer a product write is about to give, for Idempotency-Key retries. */
 export function recorder(
   db: DB,
@@ -62,13 +69,21 @@ export function recorder(
   now: number,
 ): Recorder | undefined {
   if (!idem) return undefined;
+  const answer = (planned: Map<number, ItemOutcome<ProductRef>>) => {
+    const all = new Map(planned);
+    for (const p of parsed) if (!p.ok) all.set(p.index, { ok: false, status: 400, errors: p.errors ?? [] });
+    return productWriteResponse(parsed, all);
+  };
   return {
     idem,
     claim: (planned) => {
-      const all = new Map(planned);
-      for (const p of parsed) if (!p.ok) all.set(p.index, { ok: false, status: 400, errors: p.errors ?? [] });
-      const { status, body } = productWriteResponse(parsed, all);
+      const { status, body } = answer(planned);
       return recordStatements(db, idem, status, body, now);
+    },
+    pending: () => recordStatements(db, idem, 409, STOPPED_PARTWAY, now),
+    complete: (planned) => {
+      const { status, body } = answer(planned);
+      return completeStatements(db, idem, status, body);
     },
   };
 }

@@ -18,7 +18,15 @@ export type ItemOutcome<P = ProductOut> =
 export type ProductRef = { $product: string | number };
 
 /** How a product write records its answer for Idempotency-Key retries (contract 3.3). */
-export type Recorder = { idem: Idem; claim: Claim<Map<number, ItemOutcome<ProductRef>>> };
+export type Recorder = {
+  idem: Idem;
+  /** Claims the key with the request's whole answer. */
+  claim: Claim<Map<number, ItemOutcome<ProductRef>>>;
+  /** Claims the key before the request's first of several batches (PUT naming a product twice). */
+  pending: () => D1PreparedStatement[];
+  /** Completes a pending record with the whole answer, in the last batch. */
+  complete: Claim<Map<number, ItemOutcome<ProductRef>>>;
+};
 
 // ---------------------------------------------------------------------------------------------
 // Reads

@@ -76,6 +76,20 @@ export function recordStatements(db: DB, idem: Idem, status: number, template: u
   ];
 }
 
+/** Completes a record claimed with a provisional answer by the same request. */
+export function completeStatements(db: DB, idem: Idem, status: number, template: unknown) {
+  return [
+    stmt(
+      db,
+      "UPDATE idempotency_keys SET status = ?3, body = ?4 WHERE key = ?1 AND request_hash = ?2",
+      idem.key,
+      idem.hash,
+      status,
+      JSON.stringify(template),
+    ),
+  ];
+}
+
 type Refs = { orders: Set<string>; productTokens: Set<string>; productIds: Set<number> };
 
 function collect(v: unknown, refs: Refs) {

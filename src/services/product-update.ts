@@ -725,6 +725,7 @@ export async function updateProducts(
   }
   let pending = items;
   let attempt = 0;
+  let recorded = false;
   while (pending.length) {
     const snap = await readSnapshot(db, pending);
     const plans: Plan[] = [];
@@ -758,15 +759,21 @@ export async function updateProducts(
       for (const c of planned.claims) claimed.set(c.entry, `[${item.index}]`);
       plans.push(planned);
     }
-    // The idempotency record goes into the last round's batch, which knows every outcome; items
-    // naming one product twice are the only requests with more than one round.
+    // Items naming one product twice are the only requests with more than one round. The key is
+    // claimed in the first batch that writes (so of concurrent requests with it exactly one takes
+    // effect) and its answer completed in the last, which knows every outcome; a request stopped
+    // between rounds leaves the record's "stopped partway" answer for its retries.
     let head: D1PreparedStatement[] = [];
-    if (recorder && !later.length) {
+    if (recorder && later.length && !recorded) head = recorder.pending();
+    else if (recorder && !later.length) {
       const planned = new Map<number, ItemOutcome<ProductRef>>(outcomes as Map<number, ItemOutcome<never>>);
       for (const p of plans) planned.set(p.index, { ok: true, product: { $product: p.productId } });
-      head = recorder.claim(planned);
+      head = recorded ? recorder.complete(planned) : recorder.claim(planned);
     }
-    if (!plans.length && head.length) await runClaimed(db, recorder?.idem, head, []);
+    if (!plans.length && head.length) {
+      await runClaimed(db, recorder?.idem, head, []);
+      recorded = true;
+    }
     if (plans.length) {
       let results: D1Result<Record<string, unknown>>[];
       try {
@@ -776,6 +783,7 @@ export async function updateProducts(
         if (++attempt >= 3) throw changedMeanwhile("the product");
         continue;
       }
+      if (head.length) recorded = true;
       const [ps, vs] = results.slice(-2);
       const out = new Map(
         presentProducts(ps.results.map(toProduct), vs.results.map(toVariant)).map((p) => [p.product_id, p]),
