@@ -1,5 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { taxByRate } from "../src/services/orders";
 import { createProduct, get, post, uid } from "./helpers";
 
 // Line resolution, merging, products_add/products_remove, discount and totals (contract 3.1).
@@ -309,6 +310,22 @@ describe("variant_id null on products lines", () => {
     const r = await post("/v1/orders", [{ order_id: "create", products: [{ sku, variant_id: null, qty: 1 }] }]);
     expect(r.json.results.create_1.errors).toEqual([
       `products[0].variant_id: SKU ${sku} is a variant's, not a product's`,
+    ]);
+  });
+});
+
+describe("tax per rate", () => {
+  it("spreads the discount over the lines, not over the rates (contract 3.1)", () => {
+    // Over the lines, the 25% lines keep 3 öre after 3 öre of discount (tax 1 öre); spread over
+    // the two rates instead, they would keep 2 (tax 0).
+    const lines = [
+      { amount: 1, taxRate: 12 },
+      { amount: 1, taxRate: 25 },
+      { amount: 4, taxRate: 25 },
+    ];
+    expect(taxByRate(lines, 3)).toEqual([
+      { rate: 25, amount: 1 },
+      { rate: 12, amount: 0 },
     ]);
   });
 });

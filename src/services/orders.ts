@@ -252,17 +252,23 @@ export function spread(total: Money, weights: Money[]): Money[] {
  * half up to minor units. Highest rate first.
  */
 export function taxByRate(lines: { amount: Money; taxRate: number }[], discount: Money): TaxLine[] {
+  const subtotal = lines.reduce((a, l) => a + l.amount, 0);
+  // Over the lines, not over the rates (contract 3.1): each line's share is whole minor units.
+  const shares = spread(
+    Math.min(discount, subtotal),
+    lines.map((l) => l.amount),
+  );
   const byRate = new Map<number, Money>();
-  for (const l of lines) byRate.set(l.taxRate, (byRate.get(l.taxRate) ?? 0) + l.amount);
-  const rates = [...byRate.keys()].sort((a, b) => b - a);
-  const amounts = rates.map((r) => byRate.get(r) as Money);
-  const subtotal = amounts.reduce((a, b) => a + b, 0);
-  const shares = spread(Math.min(discount, subtotal), amounts);
-  return rates.map((rate, i) => {
-    const net = BigInt(amounts[i] - shares[i]);
-    const div = BigInt(100 + rate);
-    return { rate, amount: Number((net * BigInt(rate) * 2n + div) / (2n * div)) };
+  lines.forEach((l, i) => {
+    byRate.set(l.taxRate, (byRate.get(l.taxRate) ?? 0) + l.amount - shares[i]);
   });
+  return [...byRate.keys()]
+    .sort((a, b) => b - a)
+    .map((rate) => {
+      const net = BigInt(byRate.get(rate) as Money);
+      const div = BigInt(100 + rate);
+      return { rate, amount: Number((net * BigInt(rate) * 2n + div) / (2n * div)) };
+    });
 }
 
 type Planned = {
