@@ -88,7 +88,7 @@ function productColumns(p: ProductCreate, optionNames: string[]) {
   return {
     sku: p.sku ?? null,
     title: p.title,
-    price: p.price,
+    price: p.price as number, // required by productCreate; zod types preprocess outputs as optional
     before_price: p.before_price ?? null,
     purchase_price: p.purchase_price ?? null,
     tax_rate: p.tax_rate ?? 25,
@@ -136,8 +136,7 @@ function planCreate(p: ProductCreate, index: number): Planned | { index: number;
     if (dup) errors.push(`${path}: same option values as ${dup}`);
     seen.set(key, path);
     if (flagOn && (entry.qty ?? 0) < 0) errors.push(`${path}.qty: must not be negative while disable_minusqty is on`);
-    // A variant without a price takes the product's (contract 4.3).
-    const cols = variantColumns({ ...entry, price: entry.price ?? product.price });
+    const cols = variantColumns(entry, product.price);
     planned.push({ ...cols, token, option_values: v.values, position });
   });
   if (errors.length) return { index, status: 400, errors };

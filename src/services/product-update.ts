@@ -19,7 +19,16 @@ import {
 import { isConstraintError, runBatch, STALE_READ_GUARD, stmt } from "./d1";
 import { runClaimed } from "./idempotency";
 import { optionNames, type ProductRow, parseList, presentProducts, type VariantRow, variantValues } from "./present";
-import { agreedNames, comboKey, type Located, namesOf, sameNames, VALUE_KEYS, valuesOf } from "./variants";
+import {
+  agreedNames,
+  comboKey,
+  type Located,
+  namesOf,
+  sameNames,
+  VALUE_KEYS,
+  valuesOf,
+  variantColumns,
+} from "./variants";
 
 // PUT /v1/products (contract 4). Per round: one read batch (the selected products, their
 // variants, the owners of every SKU the body names), a plan per product in JS, then one write
@@ -269,22 +278,7 @@ function created(e: VariantEntry, values: string[], price: number, position: num
     skuPath: `${path}.sku`,
     qtyPath: e.qty === undefined ? undefined : `${path}.qty`,
     changed: new Set(),
-    cur: {
-      sku: e.sku ?? null,
-      // A variant without a price takes the product's (contract 4.3).
-      price: e.price ?? price,
-      before_price: e.before_price ?? null,
-      purchase_price: e.purchase_price ?? null,
-      qty: e.qty ?? 0,
-      qty_location: e.qty_location ?? null,
-      gtin: e.gtin ?? null,
-      supplier_sku: e.supplier_sku ?? null,
-      weight: e.weight ?? null,
-      visible: e.visible ?? 1,
-      images: e.images ?? [],
-      position,
-      values,
-    },
+    cur: { ...variantColumns(e, price), position, values },
   };
   return s;
 }

@@ -78,11 +78,14 @@ export function valuesOf(e: Named, names: string[], path: string): { values?: st
 
 export const comboKey = (values: readonly string[]) => values.join("\u0000");
 
-/** Variant fields of an entry as stored columns (money already in minor units). */
-export function variantColumns(e: VariantEntry) {
+/**
+ * Variant fields of an entry as stored columns (money already in minor units). A variant without
+ * a price takes its product's (contract 4.3).
+ */
+export function variantColumns(e: VariantEntry, productPrice: number) {
   return {
     sku: e.sku ?? null,
-    price: e.price,
+    price: e.price ?? productPrice,
     before_price: e.before_price ?? null,
     purchase_price: e.purchase_price ?? null,
     qty: e.qty ?? 0,
