@@ -48,8 +48,8 @@ export const STALE_READ_GUARD = `
  */
 export const MAX_JSON_BYTES = 900_000;
 
-const ASCII = /^[\x00-\x7f]*$/;
-const utf8Length = (s: string) => (ASCII.test(s) ? s.length : new TextEncoder().encode(s).length);
+const NON_ASCII = /[\u0080-\uffff]/;
+const utf8Length = (s: string) => (NON_ASCII.test(s) ? new TextEncoder().encode(s).length : s.length);
 
 export function jsonChunks(rows: readonly unknown[], max = MAX_JSON_BYTES): string[] {
   const chunks: string[] = [];

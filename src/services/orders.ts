@@ -1,7 +1,7 @@
 import { and, desc, eq, inArray, lt, type SQL } from "drizzle-orm";
 import type { DB } from "../db/client";
 import { orderLines, orders } from "../db/schema";
-import { ApiError, changedMeanwhile } from "../lib/errors";
+import { changedMeanwhile } from "../lib/errors";
 import { MAX_ORDER_TOTAL } from "../schemas/fields";
 import { type AddEntry, type Address, MAX_LINES, MAX_QTY, type OrderInput, type RemoveEntry } from "../schemas/order";
 import { toProduct, toVariant } from "./catalog";
