@@ -132,8 +132,6 @@ async function main() {
     const b = text.indexOf(end);
     if (a < 0 || b < 0) throw new Error("bench/README.md lacks the results markers");
     writeFileSync(file, `${text.slice(0, a + start.length)}\n${report}\n${text.slice(b)}`);
-    // Biome formats Markdown too (column-aligned tables): keep `npm run lint` green after a run.
-    execFileSync(path.join(here, "../node_modules/.bin/biome"), ["format", "--write", file], { stdio: "ignore" });
     log("bench/README.md updated");
   }
   log(`done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
