@@ -13,8 +13,6 @@ import { productsRoute } from "./routes/products";
 import { SERVICE } from "./service";
 import { IdempotencyConflict } from "./services/idempotency";
 
-export { SERVICE };
-
 export const app = new Hono<AppEnv>();
 
 // Echoes a well-formed incoming X-Request-Id (hono checks length and characters), else a new one.
