@@ -147,7 +147,7 @@ describe("lost races", () => {
 });
 
 describe("a product that never stops changing", () => {
-  it("answers 503 with Retry-After after three lost races, and writes nothing", async () => {
+  it("answers 503 with Retry-After after five lost races, and writes nothing", async () => {
     const p = await createProduct({ title: "Busy", sku: uid(), stock: 1 });
     let writes = 0;
     // Every write batch finds the product changed since its read, as under a stream of other PUTs.
@@ -179,7 +179,37 @@ describe("a product that never stops changing", () => {
     expect(r.json.error).toBe(
       "the product kept changing while this request was applied; nothing was written, retry shortly",
     );
-    expect(writes).toBe(3);
+    expect(writes).toBe(5);
     expect((await get(`/v1/products/${p.product_id}`)).json.title).toBe("Busy");
+  });
+});
+
+describe("concurrent writers of one product", () => {
+  // Four writers: each of the others can make a writer's batch fail at most once, so five attempts
+  // always suffice, whatever the interleaving.
+  it("all land: 4 concurrent syncs each take effect whole, one after another", async () => {
+    const p = await createProduct({
+      title: "Contended",
+      variants: { add: [{ variant_option1_name: "Size", variant_option1_value: "S", qty: 0 }] },
+    });
+    const answers = await Promise.all(
+      Array.from({ length: 4 }, (_, i) =>
+        put("/v1/products", {
+          product_id: p.product_id,
+          title: `writer ${i}`,
+          variants: { sync: [{ variant_option1_value: "S", qty: i }, { variant_option1_value: `only-${i}` }] },
+        }),
+      ),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(4).fill(200));
+    // Whole requests, never a mix: the survivor's title and its variants belong to one writer.
+    const now = (await get(`/v1/products/${p.product_id}`)).json;
+    const i = Number(now.title.replace("writer ", ""));
+    expect(
+      now.variants.map((v: { variant_option1_value: string; qty: number }) => [v.variant_option1_value, v.qty]),
+    ).toEqual([
+      ["S", i],
+      [`only-${i}`, 0],
+    ]);
   });
 });

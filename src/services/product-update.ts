@@ -699,6 +699,12 @@ async function fastStockUpdate(
 }
 
 /**
+ * Plans per request before a lost race is answered 503: each costs two D1 queries, so five stay
+ * well inside the free plan's 50, and they let several writers of one product all land.
+ */
+const MAX_ATTEMPTS = 5;
+
+/**
  * Updates products, each item on its own and atomically. Items naming the same product are
  * applied in order, one per round (each round reads afresh), since a plan is only valid against
  * the state it was made from. A write batch that fails on a constraint (a concurrent change
@@ -774,7 +780,9 @@ export async function updateProducts(
         results = await runClaimed(db, recorder?.idem, head, writeBatch(db, plans, now));
       } catch (e) {
         if (!isConstraintError(e)) throw e;
-        if (++attempt >= 3) throw changedMeanwhile("the product");
+        if (++attempt >= MAX_ATTEMPTS) throw changedMeanwhile("the product");
+        // Concurrent writers of one product retry at the same moment otherwise and collide again.
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
         continue;
       }
       if (head.length) recorded = true;
