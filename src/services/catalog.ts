@@ -1,12 +1,12 @@
-import { desc, eq, inArray, lt, sql } from "drizzle-orm";
+import { inArray, sql } from "drizzle-orm";
 import type { DB } from "../db/client";
-import { toProduct, toVariant } from "../db/rows";
-import { products, skus, variants } from "../db/schema";
+import { skus } from "../db/schema";
 import { changedMeanwhile } from "../lib/errors";
 import type { ProductCreate } from "../schemas/product";
 import { isConstraintError, jsonChunks, runBatch, stmt } from "./d1";
 import { type Claim, type Idem, runClaimed } from "./idempotency";
-import { type ProductOut, presentProduct, presentProducts } from "./present";
+import type { ProductOut } from "./present";
+import { presentReads, productReads } from "./product-reads";
 import { agreedNames, comboKey, type Located, valuesOf, variantColumns } from "./variants";
 
 /** One item of a product write: either its product, or why it failed and with which status. */
@@ -31,47 +31,26 @@ export type Recorder = {
 // ---------------------------------------------------------------------------------------------
 // Reads
 
-const GET_PRODUCT = "SELECT * FROM products WHERE id = ?1";
-const GET_VARIANTS = "SELECT * FROM variants WHERE product_id = ?1 ORDER BY position, id";
+async function readProducts(db: DB, where: string, ...params: unknown[]) {
+  const [ps, vs] = await runBatch(db, productReads(db, where, ...params));
+  return presentReads(ps, vs);
+}
 
-// Plain statements and rowMapper rather than Drizzle's select: Drizzle maps every column of every
-// row through its column objects, which for a product of 2,048 variants cost more CPU than the
-// rest of the request together. The rows are the same.
 export async function getProduct(db: DB, id: number): Promise<ProductOut | undefined> {
-  const [ps, vs] = await runBatch(db, [stmt(db, GET_PRODUCT, id), stmt(db, GET_VARIANTS, id)]);
-  const row = ps.results[0];
-  return row && presentProduct(toProduct(row), vs.results.map(toVariant));
+  return (await readProducts(db, "p.id = ?1", id)).products[0];
 }
 
 /** The product owning a product or variant SKU (SKUs are unique store-wide, so at most one). */
 export async function findBySku(db: DB, sku: string): Promise<ProductOut[]> {
-  const owner = db.select({ id: skus.productId }).from(skus).where(eq(skus.sku, sku));
-  const [ps, vs] = await db.batch([
-    db.select().from(products).where(inArray(products.id, owner)),
-    db.select().from(variants).where(inArray(variants.productId, owner)).orderBy(variants.position, variants.id),
-  ]);
-  return presentProducts(ps, vs);
+  return (await readProducts(db, "p.id = (SELECT product_id FROM skus WHERE sku = ?1)", sku)).products;
 }
 
 /** Newest first; the cursor is the last id of the previous page (ids never get reused). */
 export async function listProducts(db: DB, limit: number, before?: number) {
-  const page = db
-    .select({ id: products.id })
-    .from(products)
-    .where(before ? lt(products.id, before) : undefined)
-    .orderBy(desc(products.id))
-    .limit(limit + 1);
-  const [ps, vs] = await db.batch([
-    db.select().from(products).where(inArray(products.id, page)).orderBy(desc(products.id)),
-    db
-      .select()
-      .from(variants)
-      .where(inArray(variants.productId, page))
-      .orderBy(variants.productId, variants.position, variants.id),
-  ]);
-  const more = ps.length > limit;
-  const rows = more ? ps.slice(0, limit) : ps;
-  return { products: presentProducts(rows, vs), next: more ? rows[rows.length - 1].id : null };
+  const page = "p.id IN (SELECT id FROM products WHERE id < ?1 ORDER BY id DESC LIMIT ?2)";
+  const { rows, products } = await readProducts(db, page, before ?? Number.MAX_SAFE_INTEGER, limit + 1);
+  const more = rows.length > limit;
+  return { products: products.slice(0, limit), next: more ? rows[limit - 1].id : null };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -188,13 +167,6 @@ export const INSERT_VARIANTS = `
   JOIN products AS p ON p.id = coalesce(v.value->>'product_id',
     (SELECT id FROM products WHERE token = v.value->>'token'))`;
 
-const SELECT_PRODUCTS_BY_TOKEN = "SELECT * FROM products WHERE token IN (SELECT value FROM json_each(?1))";
-const SELECT_VARIANTS_BY_TOKEN = `
-  SELECT v.* FROM variants AS v JOIN products AS p ON p.id = v.product_id
-  WHERE p.token IN (SELECT value FROM json_each(?1)) ORDER BY v.product_id, v.position, v.id`;
-
-export { toProduct, toVariant };
-
 /** SKUs of `wanted` already in the store, with their owners. */
 export function skuOwners(db: DB, wanted: string[]) {
   return db
@@ -260,12 +232,11 @@ export async function createProducts(
       const results = await runClaimed(db, recorder?.idem, head, [
         ...jsonChunks(ready.map((p) => p.product)).map((json) => stmt(db, INSERT_PRODUCTS, json, now)),
         ...jsonChunks(ready.flatMap((p) => p.variants)).map((json) => stmt(db, INSERT_VARIANTS, json, now)),
-        stmt(db, SELECT_PRODUCTS_BY_TOKEN, tokens),
-        stmt(db, SELECT_VARIANTS_BY_TOKEN, tokens),
+        ...productReads(db, "p.token IN (SELECT value FROM json_each(?1))", tokens),
       ]);
       const [ps, vs] = results.slice(-2);
-      const rows = ps.results.map(toProduct);
-      const created = new Map(presentProducts(rows, vs.results.map(toVariant)).map((p, i) => [rows[i].token, p]));
+      const { rows, products: out } = presentReads(ps, vs);
+      const created = new Map(out.map((p, i) => [rows[i].token, p]));
       for (const plan of ready) {
         outcomes.set(plan.index, { ok: true, product: created.get(plan.product.token) as ProductOut });
       }

@@ -1,11 +1,10 @@
 import { createMiddleware } from "hono/factory";
 import type { DB } from "../db/client";
-import { toProduct, toVariant } from "../db/rows";
 import type { AppEnv } from "../env";
 import { ApiError } from "../lib/errors";
 import { IDEMPOTENCY_TTL_MS } from "../scheduled";
 import { runBatch, stmt } from "./d1";
-import { presentProducts } from "./present";
+import { presentReads, productReads } from "./product-reads";
 
 // Idempotent retries (contract 3.3). The record is written in the same D1 batch as the effect,
 // first in the batch, so that a second request with the key fails on its primary key before
@@ -137,26 +136,20 @@ export async function replay(db: DB, idem: Idem) {
   if (refs.orders.size || refs.productTokens.size || refs.productIds.size) {
     const tokens = JSON.stringify([...refs.productTokens]);
     const ids = JSON.stringify([...refs.productIds]);
-    const wanted = "(token IN (SELECT value FROM json_each(?1)) OR id IN (SELECT value FROM json_each(?2)))";
-    const [o, p, v] = await runBatch(db, [
+    const wanted = "(p.token IN (SELECT value FROM json_each(?1)) OR p.id IN (SELECT value FROM json_each(?2)))";
+    const [o, ps, vs] = await runBatch(db, [
       stmt(
         db,
         "SELECT id, token FROM orders WHERE token IN (SELECT value FROM json_each(?1))",
         JSON.stringify([...refs.orders]),
       ),
-      stmt(db, `SELECT * FROM products WHERE ${wanted}`, tokens, ids),
-      stmt(
-        db,
-        `SELECT * FROM variants WHERE product_id IN (SELECT id FROM products WHERE ${wanted}) ORDER BY product_id, position, id`,
-        tokens,
-        ids,
-      ),
+      ...productReads(db, wanted, tokens, ids),
     ]);
     for (const r of o.results) orders.set(r.token as string, r.id as number);
-    const rows = p.results.map(toProduct);
-    presentProducts(rows, v.results.map(toVariant)).forEach((out, i) => {
-      found.set(rows[i].id, out);
-      if (rows[i].token) found.set(rows[i].token as string, out);
+    const { rows, products: out } = presentReads(ps, vs);
+    out.forEach((product, i) => {
+      found.set(rows[i].id, product);
+      if (rows[i].token) found.set(rows[i].token as string, product);
     });
   }
   return { status: row.status, body: fill(template, orders, found) };

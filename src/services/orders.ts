@@ -1,10 +1,10 @@
 import { and, desc, eq, inArray, lt, type SQL } from "drizzle-orm";
 import type { DB } from "../db/client";
+import { toProduct, toVariant } from "../db/rows";
 import { orderLines, orders } from "../db/schema";
 import { changedMeanwhile } from "../lib/errors";
 import { MAX_ORDER_TOTAL } from "../schemas/fields";
 import { type AddEntry, type Address, MAX_LINES, MAX_QTY, type OrderInput, type RemoveEntry } from "../schemas/order";
-import { toProduct, toVariant } from "./catalog";
 import { isConstraintError, jsonChunks, runBatch, STALE_READ_GUARD, stmt } from "./d1";
 import { type Claim, type Idem, runClaimed } from "./idempotency";
 import { type OrderRow, optionNames, type ProductRow, toMoney, type VariantRow, variantValues } from "./present";

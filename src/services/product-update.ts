@@ -1,4 +1,5 @@
 import type { DB } from "../db/client";
+import { toProduct, toVariant } from "../db/rows";
 import { changedMeanwhile } from "../lib/errors";
 import {
   MAX_VARIANTS,
@@ -7,18 +8,11 @@ import {
   type VariantEntry,
   type VariantUpdateEntry,
 } from "../schemas/product";
-import {
-  INSERT_VARIANTS,
-  type ItemOutcome,
-  type ProductRef,
-  type Recorder,
-  skuTaken,
-  toProduct,
-  toVariant,
-} from "./catalog";
+import { INSERT_VARIANTS, type ItemOutcome, type ProductRef, type Recorder, skuTaken } from "./catalog";
 import { isConstraintError, runBatch, STALE_READ_GUARD, stmt } from "./d1";
 import { runClaimed } from "./idempotency";
-import { optionNames, type ProductRow, parseList, presentProducts, type VariantRow, variantValues } from "./present";
+import { optionNames, type ProductRow, parseList, type VariantRow, variantValues } from "./present";
+import { presentReads, productReads } from "./product-reads";
 import {
   agreedNames,
   comboKey,
@@ -595,11 +589,6 @@ const SYNC_NO_MINUS = `
   WHERE p.id = variants.product_id AND variants.no_minus <> p.disable_minusqty
     AND variants.product_id IN (SELECT value FROM json_each(?1))`;
 
-const READ_BACK_PRODUCTS = "SELECT * FROM products WHERE id IN (SELECT value FROM json_each(?1))";
-const READ_BACK_VARIANTS = `
-  SELECT * FROM variants WHERE product_id IN (SELECT value FROM json_each(?1))
-  ORDER BY product_id, position, id`;
-
 /**
  * The one write batch of a round, for all its products: the only place it is assembled, so
  * anything that must commit with the update (an idempotency record) is added here. Order
@@ -618,8 +607,7 @@ function writeBatch(db: DB, plans: Plan[], now: number) {
     stmt(db, UPDATE_VARIANTS, json(plans.flatMap((p) => p.updates)), now),
     stmt(db, INSERT_VARIANTS, json(plans.flatMap((p) => p.inserts)), now),
     stmt(db, SYNC_NO_MINUS, ids),
-    stmt(db, READ_BACK_PRODUCTS, ids),
-    stmt(db, READ_BACK_VARIANTS, ids),
+    ...productReads(db, "p.id IN (SELECT value FROM json_each(?1))", ids),
   ];
 }
 
@@ -662,10 +650,6 @@ const FAST_PRODUCT = `
   WHERE products.id = k.product_id
     AND NOT (k.variant_id IS NULL AND ?2 IS NOT NULL
              AND EXISTS (SELECT 1 FROM variants WHERE variants.product_id = products.id))`;
-const FAST_READ_PRODUCT = "SELECT * FROM products WHERE id = (SELECT product_id FROM skus WHERE sku = ?1)";
-const FAST_READ_VARIANTS = `
-  SELECT * FROM variants WHERE product_id = (SELECT product_id FROM skus WHERE sku = ?1)
-  ORDER BY product_id, position, id`;
 
 /**
  * The fast path's one batch. Returns the item's outcome, or undefined when the general path must
@@ -682,20 +666,17 @@ async function fastStockUpdate(
     results = await runBatch(db, [
       stmt(db, FAST_VARIANT, d.sku, d.stock ?? null, d.price ?? null, now),
       stmt(db, FAST_PRODUCT, d.sku, d.stock ?? null, d.price ?? null, now),
-      stmt(db, FAST_READ_PRODUCT, d.sku),
-      stmt(db, FAST_READ_VARIANTS, d.sku),
+      ...productReads(db, "p.id = (SELECT product_id FROM skus WHERE sku = ?1)", d.sku),
     ]);
   } catch (e) {
     if (isConstraintError(e)) return undefined;
     throw e;
   }
   const [, , ps, vs] = results;
-  const row = ps.results[0];
-  if (!row) return undefined;
-  const p = toProduct(row);
-  const variants = vs.results.map(toVariant);
-  if (p.sku === d.sku && variants.length && d.stock !== undefined) return undefined;
-  return { ok: true, product: presentProducts([p], variants)[0] };
+  const product = presentReads(ps, vs).products[0];
+  if (!product) return undefined;
+  if (product.sku === d.sku && product.variants.length && d.stock !== undefined) return undefined;
+  return { ok: true, product };
 }
 
 /**
@@ -787,9 +768,7 @@ export async function updateProducts(
       }
       if (head.length) recorded = true;
       const [ps, vs] = results.slice(-2);
-      const out = new Map(
-        presentProducts(ps.results.map(toProduct), vs.results.map(toVariant)).map((p) => [p.product_id, p]),
-      );
+      const out = new Map(presentReads(ps, vs).products.map((p) => [p.product_id, p]));
       for (const plan of plans) {
         const product = out.get(plan.productId);
         outcomes.set(
