@@ -1,9 +1,8 @@
 import { inArray, sql } from "drizzle-orm";
 import type { DB } from "../db/client";
 import { skus } from "../db/schema";
-import { changedMeanwhile } from "../lib/errors";
 import type { ProductCreate } from "../schemas/product";
-import { isConstraintError, jsonChunks, runBatch, stmt } from "./d1";
+import { afterLostRace, isConstraintError, jsonChunks, runBatch, stmt } from "./d1";
 import { type Claim, type Idem, runClaimed } from "./idempotency";
 import type { ProductOut } from "./present";
 import { presentReads, productReads } from "./product-reads";
@@ -244,7 +243,7 @@ export async function createProducts(
     } catch (e) {
       // Only a lost race on a SKU is worth another plan; anything else is the caller's 5xx.
       if (!isConstraintError(e)) throw e;
-      if (attempt >= 3) throw changedMeanwhile("the catalog");
+      await afterLostRace(attempt, "the catalog");
     }
   }
   return outcomes;

@@ -1,6 +1,7 @@
 import { getTableColumns } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { DB } from "../db/client";
+import { changedMeanwhile } from "../lib/errors";
 
 // The write paths batch INSERT/UPDATE ... SELECT FROM json_each(?) statements, which Drizzle's
 // D1 batch cannot carry (it only batches its own builders), so they go to D1 directly and their
@@ -68,4 +69,20 @@ export function jsonChunks(rows: readonly unknown[], max = MAX_JSON_BYTES): stri
   }
   chunks.push(`[${parts.join(",")}]`);
   return chunks;
+}
+
+/**
+ * Plans per request before a lost race is answered 503. Each attempt costs at most two D1
+ * queries, so five stay well inside the free plan's 50 per request.
+ */
+export const MAX_ATTEMPTS = 5;
+
+/**
+ * After a write batch failed on a constraint (rolled back whole) because another request changed
+ * what it read: waits a few random milliseconds, so writers of the same rows do not retry in
+ * lockstep and collide again, or gives up with a 503 that says nothing was written.
+ */
+export async function afterLostRace(attempt: number, what: string) {
+  if (attempt >= MAX_ATTEMPTS) throw changedMeanwhile(what);
+  await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
 }

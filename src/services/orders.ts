@@ -2,10 +2,9 @@ import { and, desc, eq, inArray, lt, type SQL } from "drizzle-orm";
 import type { DB } from "../db/client";
 import { toProduct, toVariant } from "../db/rows";
 import { orderLines, orders } from "../db/schema";
-import { changedMeanwhile } from "../lib/errors";
 import { MAX_ORDER_TOTAL } from "../schemas/fields";
 import { type AddEntry, type Address, MAX_LINES, MAX_QTY, type OrderInput, type RemoveEntry } from "../schemas/order";
-import { isConstraintError, jsonChunks, runBatch, STALE_READ_GUARD, stmt } from "./d1";
+import { afterLostRace, isConstraintError, jsonChunks, runBatch, STALE_READ_GUARD, stmt } from "./d1";
 import { type Claim, type Idem, runClaimed } from "./idempotency";
 import { type OrderRow, optionNames, type ProductRow, toMoney, type VariantRow, variantValues } from "./present";
 
@@ -41,8 +40,6 @@ export type CreateOptions = {
 
 /** An order the write batch will create, referred to before its id exists. */
 export type OrderRef = { $order: string };
-
-const MAX_ATTEMPTS = 3;
 
 // ---------------------------------------------------------------------------------------------
 // Read: the catalog rows every line of the request may refer to, in one round trip.
@@ -661,10 +658,7 @@ export async function createOrders(
       break;
     } catch (e) {
       if (!isConstraintError(e)) throw e;
-      // Stock kept moving under us: the client may safely send the same orders again.
-      if (attempt >= MAX_ATTEMPTS) {
-        throw changedMeanwhile("stock or the catalog");
-      }
+      await afterLostRace(attempt, "stock or the catalog");
     }
   }
   return outcomes;

@@ -1,6 +1,5 @@
 import type { DB } from "../db/client";
 import { toProduct, toVariant } from "../db/rows";
-import { changedMeanwhile } from "../lib/errors";
 import {
   MAX_VARIANTS,
   OPTION_SLOTS,
@@ -9,7 +8,7 @@ import {
   type VariantUpdateEntry,
 } from "../schemas/product";
 import { INSERT_VARIANTS, type ItemOutcome, type ProductRef, type Recorder, skuTaken } from "./catalog";
-import { isConstraintError, runBatch, STALE_READ_GUARD, stmt } from "./d1";
+import { afterLostRace, isConstraintError, runBatch, STALE_READ_GUARD, stmt } from "./d1";
 import { runClaimed } from "./idempotency";
 import { optionNames, type ProductRow, parseList, type VariantRow, variantValues } from "./present";
 import { presentReads, productReads } from "./product-reads";
@@ -680,12 +679,6 @@ async function fastStockUpdate(
 }
 
 /**
- * Plans per request before a lost race is answered 503: each costs two D1 queries, so five stay
- * well inside the free plan's 50, and they let several writers of one product all land.
- */
-const MAX_ATTEMPTS = 5;
-
-/**
  * Updates products, each item on its own and atomically. Items naming the same product are
  * applied in order, one per round (each round reads afresh), since a plan is only valid against
  * the state it was made from. A write batch that fails on a constraint (a concurrent change
@@ -761,9 +754,7 @@ export async function updateProducts(
         results = await runClaimed(db, recorder?.idem, head, writeBatch(db, plans, now));
       } catch (e) {
         if (!isConstraintError(e)) throw e;
-        if (++attempt >= MAX_ATTEMPTS) throw changedMeanwhile("the product");
-        // Concurrent writers of one product retry at the same moment otherwise and collide again.
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
+        await afterLostRace(++attempt, "the product");
         continue;
       }
       if (head.length) recorded = true;
