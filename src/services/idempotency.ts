@@ -113,18 +113,17 @@ function fill(v: unknown, orders: Map<string, number>, products: Map<string | nu
   return v;
 }
 
-async function keyTaken(db: DB, key: string) {
-  return (await stmt(db, "SELECT 1 FROM idempotency_keys WHERE key = ?1", key).first()) !== null;
-}
-
-/** The stored answer for `idem`, with its references resolved; 422 when the body differs. */
+/**
+ * The stored answer for `idem`, with its references resolved; undefined when the key has no
+ * record; 422 when it was recorded for another body.
+ */
 export async function replay(db: DB, idem: Idem) {
   const row = await stmt(db, "SELECT request_hash, status, body FROM idempotency_keys WHERE key = ?1", idem.key).first<{
     request_hash: string;
     status: number;
     body: string;
   }>();
-  if (!row) throw new ApiError(409, "a request with this Idempotency-Key is being processed: retry");
+  if (!row) return undefined;
   if (row.request_hash !== idem.hash) {
     throw new ApiError(422, "this Idempotency-Key was used with a different request");
   }
@@ -174,9 +173,13 @@ export const idempotency = createMiddleware<AppEnv>(async (c, next) => {
   // key may be taken already: then it is a retry (replay) or a reuse with another body (422).
   // A request that failed (5xx) answers as it is: its client retries with the key anyway.
   const lost = c.error instanceof IdempotencyConflict;
-  if (lost || (!c.error && !claimed.has(idem) && (await keyTaken(c.var.db, idem.key)))) {
-    const { status, body } = await replay(c.var.db, idem);
+  if (!lost && (c.error || claimed.has(idem))) return;
+  const stored = await replay(c.var.db, idem);
+  if (stored) {
     c.res = undefined;
-    c.res = c.json(body, status as 200, { "Idempotent-Replayed": "true" });
+    c.res = c.json(stored.body, stored.status as 200, { "Idempotent-Replayed": "true" });
+  } else if (lost) {
+    // The winner's record is gone already (purged between the two): the request may be resent.
+    throw new ApiError(409, "a request with this Idempotency-Key is being processed: retry");
   }
 });
