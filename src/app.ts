@@ -2,16 +2,16 @@ import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
 import { getDb } from "./db/client";
-import { DOCS_CSP, docsHtml } from "./docs";
 import type { AppEnv } from "./env";
-import { ApiError, envelope } from "./lib/errors";
-import { auth } from "./middleware/auth";
-import { requestLog } from "./middleware/log";
-import { openApiDocument } from "./openapi";
-import { ordersRoute } from "./routes/orders";
-import { productsRoute } from "./routes/products";
-import { SERVICE } from "./service";
-import { IdempotencyConflict } from "./services/idempotency";
+import { DOCS_CSP, docsHtml } from "./openapi/docs";
+import { openApiDocument } from "./openapi/document";
+import { ordersRoute } from "./orders/route";
+import { auth } from "./platform/auth";
+import { ApiError, envelope } from "./platform/errors";
+import { IdempotencyConflict } from "./platform/idempotency";
+import { requestLog } from "./platform/log";
+import { SERVICE } from "./platform/service";
+import { productsRoute } from "./products/route";
 
 export const app = new Hono<AppEnv>();
 

@@ -1,10 +1,10 @@
 import { app } from "./app";
 import type { Bindings } from "./env";
-import { purgeIdempotencyKeys } from "./scheduled";
+import { scheduled } from "./scheduled";
 
 export default {
   fetch: app.fetch,
-  scheduled: async (_controller, env, ctx) => {
-    ctx.waitUntil(purgeIdempotencyKeys(env));
+  scheduled: async (controller, env, ctx) => {
+    ctx.waitUntil(scheduled(env, controller.scheduledTime));
   },
 } satisfies ExportedHandler<Bindings>;

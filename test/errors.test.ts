@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { jsonDepth } from "../src/middleware/body";
+import { jsonDepth } from "../src/platform/body";
 import { call, get, post, uid } from "./helpers";
 
 const nested = (depth: number) => `${"[".repeat(depth)}${"]".repeat(depth)}`;

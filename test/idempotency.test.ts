@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { purgeIdempotencyKeys } from "../src/scheduled";
+import { scheduled } from "../src/scheduled";
 import { call, post, uid } from "./helpers";
 
 const countSku = async (sku: string) =>
@@ -82,7 +82,7 @@ describe("Idempotency-Key on POST /v1/products (contract 3.3)", () => {
     expect(later.status).toBe(409);
     expect(first.status).toBe(200);
     await env.DB.prepare("UPDATE idempotency_keys SET created_at = ? WHERE key = ?").bind(old, key).run();
-    await purgeIdempotencyKeys(env);
+    await scheduled(env);
     const left = await env.DB.prepare("SELECT count(*) AS n FROM idempotency_keys WHERE key = ?").bind(key).first();
     expect(left).toEqual({ n: 0 });
   });

@@ -1,8 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
-import { EXAMPLES } from "../src/openapi";
-import { orderCreate } from "../src/schemas/order";
-import { productCreate, productUpdate } from "../src/schemas/product";
+import { EXAMPLES } from "../src/openapi/document";
 import {
   errorEnvelope,
   orderList,
@@ -12,7 +10,9 @@ import {
   productOut,
   productsBySku,
   productWriteResult,
-} from "../src/schemas/responses";
+} from "../src/openapi/responses";
+import { orderCreate } from "../src/orders/schema";
+import { productCreate, productUpdate } from "../src/products/schema";
 import { get, post, uid } from "./helpers";
 
 type Json = Record<string, any>;

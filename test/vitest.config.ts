@@ -21,7 +21,7 @@ export default defineConfig(async () => ({
     root,
     include: ["test/**/*.test.ts"],
     setupFiles: ["test/setup.ts"],
-    // The one-line-per-request log (src/middleware/log.ts) would drown the test output.
+    // The one-line-per-request log (src/platform/log.ts) would drown the test output.
     onConsoleLog: (log: string) => !log.startsWith('{"level":"info","msg":"request"'),
   },
 }));

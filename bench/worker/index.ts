@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import type { AppEnv, Bindings } from "../../src/env";
 import store from "../../src/index";
-import { auth } from "../../src/middleware/auth";
+import { auth } from "../../src/platform/auth";
 
 /**
  * The bench worker: every request that is not under /__bench/ goes to the store exactly as

@@ -1,4 +1,4 @@
-import { rowMapper } from "../services/d1";
+import { rowMapper } from "../platform/d1";
 import { products, variants } from "./schema";
 
 // Raw D1 rows of the batched write paths, mapped to the Drizzle row types.

@@ -1,8 +1,8 @@
 import { z } from "zod";
 
-// Response bodies, as zod schemas: the OpenAPI document (src/openapi.ts) is generated from them,
+// Response bodies, as zod schemas: the OpenAPI document (src/openapi/document.ts) is generated from them,
 // and test/openapi.test.ts parses real answers of the app with them, so the documented shapes
-// cannot drift from what src/services/present.ts (and the orders presenter) return.
+// cannot drift from what src/products/present.ts (and the orders presenter) return.
 // Money is a JSON number of major units (199.5); identifiers are integers (contract 1).
 
 const money = z.number().meta({ description: "Money in major units, at most 2 decimals (199.5)." });

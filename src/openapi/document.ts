@@ -1,7 +1,8 @@
 import { z } from "zod";
-import { flag, id, metadata, money } from "./schemas/fields";
-import { orderCreate } from "./schemas/order";
-import { productCreate, productUpdate } from "./schemas/product";
+import { orderCreate } from "../orders/schema";
+import { flag, id, metadata, money } from "../platform/fields";
+import { SERVICE } from "../platform/service";
+import { productCreate, productUpdate } from "../products/schema";
 import {
   errorEnvelope,
   health,
@@ -14,12 +15,11 @@ import {
   productWriteResult,
   serviceInfo,
   variantOut,
-} from "./schemas/responses";
-import { SERVICE } from "./service";
+} from "./responses";
 
 // The OpenAPI 3.1 document of the service, generated from the zod schemas that validate requests
-// (src/schemas/product.ts, order.ts) and from the response schemas that test/openapi.test.ts checks
-// real answers against (src/schemas/responses.ts). Served at GET /openapi.json and rendered by
+// (src/products/schema.ts, src/orders/schema.ts) and from the response schemas that test/openapi.test.ts checks
+// real answers against (src/openapi/responses.ts). Served at GET /openapi.json and rendered by
 // GET /docs. Built once per isolate.
 
 type Json = Record<string, unknown>;

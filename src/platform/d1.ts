@@ -1,7 +1,7 @@
 import { getTableColumns } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { DB } from "../db/client";
-import { changedMeanwhile } from "../lib/errors";
+import { changedMeanwhile } from "./errors";
 
 // The write paths batch INSERT/UPDATE ... SELECT FROM json_each(?) statements, which Drizzle's
 // D1 batch cannot carry (it only batches its own builders), so they go to D1 directly and their

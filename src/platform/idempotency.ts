@@ -1,10 +1,9 @@
 import { createMiddleware } from "hono/factory";
 import type { DB } from "../db/client";
 import type { AppEnv } from "../env";
-import { ApiError } from "../lib/errors";
-import { IDEMPOTENCY_TTL_MS } from "../scheduled";
+import { presentReads, productReads } from "../products/read";
 import { runBatch, stmt } from "./d1";
-import { presentReads, productReads } from "./product-reads";
+import { ApiError } from "./errors";
 
 // Idempotent retries (contract 3.3). The record is written in the same D1 batch as the effect,
 // first in the batch, so that a second request with the key fails on its primary key before
@@ -14,6 +13,16 @@ import { presentReads, productReads } from "./product-reads";
 // a replay resolves them with one read.
 
 export type Idem = { key: string; hash: string };
+
+/** Records are kept 24 hours (README, "Idempotency"), then purged by the scheduled job. */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+
+export async function purgeIdempotencyKeys(d1: D1Database, now = Date.now()) {
+  await d1
+    .prepare("DELETE FROM idempotency_keys WHERE created_at < ?1")
+    .bind(now - IDEMPOTENCY_TTL_MS)
+    .run();
+}
 
 /** Thrown by a service whose write batch lost the race for its idempotency key. */
 export class IdempotencyConflict extends Error {

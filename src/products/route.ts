@@ -2,13 +2,13 @@ import { type Context, Hono } from "hono";
 import { z } from "zod";
 import type { DB } from "../db/client";
 import type { AppEnv } from "../env";
-import { decodeCursor, encodeCursor } from "../lib/cursor";
-import { ApiError, envelope } from "../lib/errors";
-import { bodyItems, parseItems } from "../lib/items";
-import { zv } from "../lib/zv";
-import { jsonBody } from "../middleware/body";
-import { id, int, opt, str } from "../schemas/fields";
-import { productCreate, productUpdate } from "../schemas/product";
+import { jsonBody } from "../platform/body";
+import { decodeCursor, encodeCursor } from "../platform/cursor";
+import { ApiError, envelope } from "../platform/errors";
+import { id, int, opt, str } from "../platform/fields";
+import { completeStatements, type Idem, idempotency, recordStatements } from "../platform/idempotency";
+import { bodyItems, parseItems } from "../platform/items";
+import { zv } from "../platform/zv";
 import {
   createProducts,
   findBySku,
@@ -17,10 +17,10 @@ import {
   listProducts,
   type ProductRef,
   type Recorder,
-} from "../services/catalog";
-import { completeStatements, type Idem, idempotency, recordStatements } from "../services/idempotency";
-import type { ProductOut } from "../services/present";
-import { updateProducts } from "../services/product-update";
+} from "./create";
+import type { ProductOut } from "./present";
+import { productCreate, productUpdate } from "./schema";
+import { updateProducts } from "./update";
 
 /** `sku: ...` inside item `[2]` reads `[2].sku: ...` (contract 1). */
 export function itemPath(prefix: string, message: string) {

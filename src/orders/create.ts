@@ -1,12 +1,10 @@
-import { and, desc, eq, inArray, lt, type SQL } from "drizzle-orm";
 import type { DB } from "../db/client";
 import { toProduct, toVariant } from "../db/rows";
-import { orderLines, orders } from "../db/schema";
-import { MAX_ORDER_TOTAL } from "../schemas/fields";
-import { type AddEntry, type Address, MAX_LINES, MAX_QTY, type OrderInput, type RemoveEntry } from "../schemas/order";
-import { afterLostRace, isConstraintError, jsonChunks, runBatch, STALE_READ_GUARD, stmt } from "./d1";
-import { type Claim, type Idem, runClaimed } from "./idempotency";
-import { type OrderRow, optionNames, type ProductRow, toMoney, type VariantRow, variantValues } from "./present";
+import { afterLostRace, isConstraintError, jsonChunks, runBatch, STALE_READ_GUARD, stmt } from "../platform/d1";
+import { MAX_ORDER_TOTAL } from "../platform/fields";
+import { type Claim, type Idem, runClaimed } from "../platform/idempotency";
+import { optionNames, type ProductRow, toMoney, type VariantRow, variantValues } from "../products/present";
+import { type AddEntry, type Address, MAX_LINES, MAX_QTY, type OrderInput, type RemoveEntry } from "./schema";
 
 // POST /v1/orders (contract 3): every order of a request is planned in JS from one read batch
 // and written in one write batch, whatever the number of orders and lines. Stock floors are
@@ -662,93 +660,4 @@ export async function createOrders(
     }
   }
   return outcomes;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Read orders
-
-export type LineRow = typeof orderLines.$inferSelect;
-const parse = (json: string | null) => (json === null ? null : JSON.parse(json));
-
-/** An order as GET /v1/orders/{id} returns it: request field names (interface.md 2.1) where they exist. */
-export function presentOrder(o: OrderRow, lines: LineRow[]) {
-  return {
-    order_id: o.id,
-    status: o.status,
-    currency: o.currency,
-    customer: {
-      customer_id: o.customerId,
-      type: o.customerType,
-      email: o.email,
-      phone: o.phone,
-      login_create: o.loginCreate === 1,
-      newsletter_subscribe: o.newsletterSubscribe === 1,
-      billing_details: parse(o.billingDetails),
-      shipping_details: parse(o.shippingDetails),
-      note: o.note,
-    },
-    payment: { method: o.paymentMethod, transaction_id: o.transactionId, currency: o.currency, log: o.paymentLog },
-    shipping: { id: o.shippingId, name: o.shippingName, price: toMoney(o.shippingPrice) },
-    products: lines.map((l) => ({
-      product_id: l.productId,
-      variant_id: l.variantId,
-      sku: l.sku,
-      title: l.title,
-      options: JSON.parse(l.options),
-      qty: l.qty,
-      price: toMoney(l.unitPrice),
-      tax_rate: l.taxRate,
-      total: toMoney(l.qty * l.unitPrice),
-    })),
-    subtotal: toMoney(o.subtotal),
-    discount: toMoney(o.discount),
-    total: toMoney(o.total),
-    tax: (JSON.parse(o.tax) as TaxLine[]).map((t) => ({ rate: t.rate, amount: toMoney(t.amount) })),
-    metadata: parse(o.metadata),
-    created_at: new Date(o.createdAt).toISOString(),
-    updated_at: new Date(o.updatedAt).toISOString(),
-  };
-}
-export type OrderOut = ReturnType<typeof presentOrder>;
-
-function presentOrders(os: OrderRow[], ls: LineRow[]) {
-  const byOrder = new Map<number, LineRow[]>();
-  for (const l of ls) {
-    const list = byOrder.get(l.orderId);
-    if (list) list.push(l);
-    else byOrder.set(l.orderId, [l]);
-  }
-  return os.map((o) => presentOrder(o, byOrder.get(o.id) ?? []));
-}
-
-export async function getOrder(db: DB, id: number): Promise<OrderOut | undefined> {
-  const [os, ls] = await db.batch([
-    db.select().from(orders).where(eq(orders.id, id)),
-    db.select().from(orderLines).where(eq(orderLines.orderId, id)).orderBy(orderLines.position),
-  ]);
-  return os[0] && presentOrder(os[0], ls);
-}
-
-/** Newest first; the cursor is the last id of the previous page (ids are never reused). */
-export async function listOrders(db: DB, limit: number, before?: number, status?: string) {
-  const where: SQL[] = [];
-  if (before !== undefined) where.push(lt(orders.id, before));
-  if (status !== undefined) where.push(eq(orders.status, status));
-  const page = db
-    .select({ id: orders.id })
-    .from(orders)
-    .where(and(...where))
-    .orderBy(desc(orders.id))
-    .limit(limit + 1);
-  const [os, ls] = await db.batch([
-    db.select().from(orders).where(inArray(orders.id, page)).orderBy(desc(orders.id)),
-    db
-      .select()
-      .from(orderLines)
-      .where(inArray(orderLines.orderId, page))
-      .orderBy(orderLines.orderId, orderLines.position),
-  ]);
-  const more = os.length > limit;
-  const rows = more ? os.slice(0, limit) : os;
-  return { orders: presentOrders(rows, ls), next: more ? rows[rows.length - 1].id : null };
 }

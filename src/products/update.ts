@@ -1,17 +1,11 @@
 import type { DB } from "../db/client";
 import { toProduct, toVariant } from "../db/rows";
-import {
-  MAX_VARIANTS,
-  OPTION_SLOTS,
-  type ProductUpdate,
-  type VariantEntry,
-  type VariantUpdateEntry,
-} from "../schemas/product";
-import { INSERT_VARIANTS, type ItemOutcome, type ProductRef, type Recorder, skuTaken } from "./catalog";
-import { afterLostRace, isConstraintError, runBatch, STALE_READ_GUARD, stmt } from "./d1";
-import { runClaimed } from "./idempotency";
+import { afterLostRace, isConstraintError, runBatch, STALE_READ_GUARD, stmt } from "../platform/d1";
+import { runClaimed } from "../platform/idempotency";
+import { INSERT_VARIANTS, type ItemOutcome, type ProductRef, type Recorder, skuTaken } from "./create";
 import { optionNames, type ProductRow, parseList, type VariantRow, variantValues } from "./present";
-import { presentReads, productReads } from "./product-reads";
+import { presentReads, productReads } from "./read";
+import { MAX_VARIANTS, OPTION_SLOTS, type ProductUpdate, type VariantEntry, type VariantUpdateEntry } from "./schema";
 import {
   agreedNames,
   comboKey,

@@ -1,6 +1,6 @@
 import type { DB } from "../db/client";
 import { toProduct, toVariant } from "../db/rows";
-import { stmt } from "./d1";
+import { stmt } from "../platform/d1";
 import { presentProducts } from "./present";
 
 /**

@@ -2,7 +2,7 @@ import { basicAuth } from "hono/basic-auth";
 import { createMiddleware } from "hono/factory";
 import { timingSafeEqual } from "hono/utils/buffer";
 import type { AppEnv } from "../env";
-import { ApiError, envelope } from "../lib/errors";
+import { ApiError, envelope } from "./errors";
 
 /** The configured keys: API_KEY may hold several, comma-separated, for rotation (contract 2). */
 export function apiKeys(secret: string | undefined): string[] {

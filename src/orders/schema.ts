@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { country, currency, flag, id, int, metadata, money, opt, req, str } from "./fields";
+import { country, currency, flag, id, int, metadata, money, opt, req, str } from "../platform/fields";
 
 // Wire schema of interface.md 2.1-2.6 (one element of the POST /v1/orders array) with the limits
 // of contract 3.1. Field names are the ones real sales channels send (Quickbutik v1).

@@ -1,17 +1,18 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../env";
-import { decodeCursor, encodeCursor } from "../lib/cursor";
-import { ApiError } from "../lib/errors";
-import { bodyItems } from "../lib/items";
-import { parseItem } from "../lib/validate";
-import { zv } from "../lib/zv";
-import { jsonBody } from "../middleware/body";
-import { id, int, opt, str } from "../schemas/fields";
-import { type OrderInput, orderCreate } from "../schemas/order";
-import { idempotency, recordStatements } from "../services/idempotency";
-import { createOrders, getOrder, listOrders, type OrderOutcome } from "../services/orders";
-import { toMoney } from "../services/present";
+import { jsonBody } from "../platform/body";
+import { decodeCursor, encodeCursor } from "../platform/cursor";
+import { ApiError } from "../platform/errors";
+import { id, int, opt, str } from "../platform/fields";
+import { idempotency, recordStatements } from "../platform/idempotency";
+import { bodyItems } from "../platform/items";
+import { parseItem } from "../platform/validate";
+import { zv } from "../platform/zv";
+import { toMoney } from "../products/present";
+import { createOrders, type OrderOutcome } from "./create";
+import { getOrder, listOrders } from "./read";
+import { type OrderInput, orderCreate } from "./schema";
 
 const STATUS_NOTICE = "ignored field status: a new order is always unpaid";
 

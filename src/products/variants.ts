@@ -1,4 +1,4 @@
-import { OPTION_SLOTS, type VariantEntry } from "../schemas/product";
+import { OPTION_SLOTS, type VariantEntry } from "./schema";
 
 // Option rules of contract 4.3: a product has up to five option names shared by its variants;
 // each variant has a value for each named option and no two variants share a combination.

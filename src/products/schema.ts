@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { clearable, flag, id, int, metadata, money, nonNegative, opt, req, str } from "./fields";
+import { clearable, flag, id, int, metadata, money, nonNegative, opt, req, str } from "../platform/fields";
 
 // Wire schemas of interface.md 2.7 (product) and 2.8 (variant entry), field names as the API
 // this is modelled on sends them. `create` mode is POST /v1/products; `update` mode is PUT, where

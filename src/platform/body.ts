@@ -1,6 +1,6 @@
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../env";
-import { ApiError } from "../lib/errors";
+import { ApiError } from "./errors";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 export const MAX_DEPTH = 32;

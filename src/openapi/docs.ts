@@ -1,4 +1,4 @@
-import { type OpenApiDocument, openApiDocument } from "./openapi";
+import { type OpenApiDocument, openApiDocument } from "./document";
 
 // GET /docs: a self-contained HTML reference rendered from the OpenAPI document. Inline CSS, no
 // script, no font or asset from anywhere (the route's Content-Security-Policy forbids them), so it

@@ -1,11 +1,11 @@
 import { inArray, sql } from "drizzle-orm";
 import type { DB } from "../db/client";
 import { skus } from "../db/schema";
-import type { ProductCreate } from "../schemas/product";
-import { afterLostRace, isConstraintError, jsonChunks, runBatch, stmt } from "./d1";
-import { type Claim, type Idem, runClaimed } from "./idempotency";
+import { afterLostRace, isConstraintError, jsonChunks, runBatch, stmt } from "../platform/d1";
+import { type Claim, type Idem, runClaimed } from "../platform/idempotency";
 import type { ProductOut } from "./present";
-import { presentReads, productReads } from "./product-reads";
+import { presentReads, productReads } from "./read";
+import type { ProductCreate } from "./schema";
 import { agreedNames, comboKey, type Located, valuesOf, variantColumns } from "./variants";
 
 /** One item of a product write: either its product, or why it failed and with which status. */
