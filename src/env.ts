@@ -1,8 +1,17 @@
 import type { DB } from "./db/client";
 import type { Idem } from "./platform/idempotency";
 
-// Secrets are not in wrangler.toml, so `wrangler types` cannot see them: declared here.
-export type Bindings = Env & { API_KEY?: string };
+// Secrets and the optional vars are not in wrangler.toml, so `wrangler types` cannot see them:
+// declared here (README, "Configuration").
+export type Bindings = Env & {
+  API_KEY?: string;
+  /** Minutes an unpaid order holds its stock before the scheduled job cancels it; unset: forever. */
+  UNPAID_ORDER_HOLD_MINUTES?: string;
+  /** "true": webhook URLs may be http and local or private hosts (local development only). */
+  ALLOW_LOCAL_WEBHOOKS?: string;
+  /** "true": the KEY_REQUESTS rate limit applies per API key. */
+  RATE_LIMIT_PER_KEY?: string;
+};
 
 /** What a handler touched, for the request's log line (src/platform/log.ts). */
 export type LogCounts = { products?: number; variants?: number; orders?: number };

@@ -144,10 +144,28 @@ export const orders = sqliteTable(
     // [{"rate": 25, "amount": 3980}] in minor units.
     tax: text("tax").notNull().default("[]"),
     metadata: text("metadata"),
+    // Lifecycle (PUT /v1/orders): when the order first became paid, done and cancelled, and when
+    // its status last changed; epoch milliseconds like created_at.
+    datePaid: integer("date_paid"),
+    dateDone: integer("date_done"),
+    dateCancelled: integer("date_cancelled"),
+    statusDate: integer("status_date"),
+    cancelReason: text("cancel_reason"),
+    trackingNumber: text("tracking_number"),
+    shippingCompany: text("shipping_company"),
+    // A CHECK on status would need a table rebuild (SQLite cannot add one), and rebuilding orders
+    // would cascade-delete its lines on D1, where foreign keys cannot be switched off: the four
+    // statuses are kept by the code that writes them (src/orders/).
+    // Bumped by every change, so a write batch planned from a read can fail (stale_reads) when
+    // another request changed the order in between: no lost line edits, no stock returned twice.
+    version: integer("version").notNull().default(0),
     ...timestamps,
   },
   (t) => [
     index("orders_status").on(t.status, t.id),
+    index("orders_status_created").on(t.status, t.createdAt),
+    index("orders_date_paid").on(t.datePaid),
+    index("orders_status_date").on(t.statusDate),
     check(
       "orders_money",
       sql`${t.subtotal} >= 0 AND ${t.discount} >= 0 AND ${t.total} >= 0 AND ${t.shippingPrice} >= 0`,
@@ -201,3 +219,57 @@ export const idempotencyKeys = sqliteTable(
 export const staleReads = sqliteTable("stale_reads", { productId: integer("product_id").notNull() }, () => [
   check("stale_read", sql`0`),
 ]);
+
+// The outbox (README, "Webhooks"): one row per event, written in the same D1 batch as the change
+// that causes it, so an event exists exactly when its change committed. Delivery reads it from here.
+export const events = sqliteTable(
+  "events",
+  {
+    // Worker-generated (crypto.randomUUID), so the request knows it before the batch runs; it is
+    // the `webhook-id` of every delivery of the event.
+    id: text("id").primaryKey(),
+    type: text("type").notNull(),
+    orderId: integer("order_id"),
+    productId: integer("product_id"),
+    createdAt: integer("created_at").notNull(),
+    // Set once the event has been handed to the delivery queue; the sweep re-sends those left null.
+    dispatchedAt: integer("dispatched_at"),
+  },
+  (t) => [index("events_undispatched").on(t.dispatchedAt, t.createdAt)],
+);
+
+export const webhookEndpoints = sqliteTable("webhook_endpoints", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  url: text("url").notNull(),
+  // JSON array of event types, or ["*"].
+  events: text("events").notNull(),
+  format: text("format").notNull(),
+  // whsec_ + base64 of 32 random bytes; never in a list answer or a log line.
+  secret: text("secret").notNull(),
+  // Set when the receiver answered 410 Gone: nothing more is sent to it.
+  disabledAt: integer("disabled_at"),
+  disabledReason: text("disabled_reason"),
+  createdAt: integer("created_at").notNull(),
+});
+
+// One row per delivery attempt, for GET /v1/webhooks/{id}/deliveries and for the merchant's eyes.
+export const webhookDeliveries = sqliteTable(
+  "webhook_deliveries",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    endpointId: integer("endpoint_id")
+      .notNull()
+      .references(() => webhookEndpoints.id, { onDelete: "cascade" }),
+    eventId: text("event_id").notNull(),
+    eventType: text("event_type").notNull(),
+    attempt: integer("attempt").notNull(),
+    // HTTP status of the receiver's answer, or null with `error` (timeout, DNS, ...).
+    status: integer("status"),
+    error: text("error"),
+    durationMs: integer("duration_ms").notNull(),
+    // "delivered", "retrying", "failed" (gave up), "disabled" (410)
+    outcome: text("outcome").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("webhook_deliveries_endpoint").on(t.endpointId, t.id), index("webhook_deliveries_event").on(t.eventId)],
+);

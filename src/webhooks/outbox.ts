@@ -1,0 +1,77 @@
+import type { DB } from "../db/client";
+import type { Bindings } from "../env";
+import { stmt } from "../platform/d1";
+
+// The outbox (README, "Webhooks"). A write path adds `outboxStatement` to the same D1 batch as the
+// change, so an event row exists exactly when the change committed; after the batch succeeded it
+// calls `dispatch` to hand the events to the delivery queue. A lost send loses nothing: the
+// scheduled sweep re-sends events still undispatched a few minutes later.
+
+export const EVENT_TYPES = [
+  "order.created",
+  "order.new",
+  "order.done",
+  "order.cancelled",
+  "product.add",
+  "product.update",
+  "product.delete",
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/**
+ * An event a write batch will record. The resource is named by id, or, for a row the same batch
+ * creates, by the token the Worker gave that row (its id exists only once the batch ran).
+ */
+export type PendingEvent = {
+  id: string;
+  type: EventType;
+  orderId?: number;
+  orderToken?: string;
+  productId?: number;
+  productToken?: string;
+};
+
+export function newEvent(type: EventType, resource: Omit<PendingEvent, "id" | "type">): PendingEvent {
+  return { id: crypto.randomUUID(), type, ...resource };
+}
+
+// One statement whatever the number of events: they travel as one JSON parameter (D1 allows 100
+// bound parameters per statement), and token references resolve inside the batch.
+const INSERT_EVENTS = `
+INSERT INTO events (id, type, order_id, product_id, created_at)
+SELECT e.value->>'id', e.value->>'type',
+  COALESCE(e.value->>'orderId', (SELECT id FROM orders WHERE token = e.value->>'orderToken')),
+  COALESCE(e.value->>'productId', (SELECT id FROM products WHERE token = e.value->>'productToken')),
+  ?2
+FROM json_each(?1) e`;
+
+/** The INSERT of a batch's events; add it to the batch of the change that causes them. */
+export function outboxStatement(db: DB, events: PendingEvent[], now: number): D1PreparedStatement {
+  return stmt(db, INSERT_EVENTS, JSON.stringify(events), now);
+}
+
+/** What `waitUntil` needs: the request's execution context, absent when the app runs in tests. */
+type Waiter = { waitUntil(p: Promise<unknown>): void } | undefined;
+
+/**
+ * Hands committed events to the delivery queue, after the response (waitUntil). Call it only once
+ * the batch holding their outbox rows succeeded. Never throws: the sweep covers a failed send.
+ */
+export function dispatch(env: Bindings, ctx: Waiter, events: PendingEvent[]): void {
+  if (!events.length || !env.EVENTS) return;
+  const send = env.EVENTS.sendBatch(events.map((e) => ({ body: { event_id: e.id } }))).catch((err) => {
+    console.error(
+      JSON.stringify({ level: "warn", msg: "event send failed; the sweep will retry", error: String(err) }),
+    );
+  });
+  if (ctx) ctx.waitUntil(send);
+}
+
+/** The request's execution context for `dispatch`; `app.request` in tests has none. */
+export function waiterOf(c: { executionCtx: Waiter }): Waiter {
+  try {
+    return c.executionCtx;
+  } catch {
+    return undefined;
+  }
+}
