@@ -12,6 +12,7 @@ import { IdempotencyConflict } from "./platform/idempotency";
 import { requestLog } from "./platform/log";
 import { SERVICE } from "./platform/service";
 import { productsRoute } from "./products/route";
+import { webhooksRoute } from "./webhooks/route";
 
 export const app = new Hono<AppEnv>();
 
@@ -30,6 +31,7 @@ app.use("/v1/*", auth, async (c, next) => {
 });
 app.route("/v1/products", productsRoute);
 app.route("/v1/orders", ordersRoute);
+app.route("/v1/webhooks", webhooksRoute);
 
 app.notFound((c) => c.json(envelope(404, `no route ${c.req.method} ${c.req.path}`), 404));
 

@@ -1,0 +1,40 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import type { AppEnv } from "../env";
+import { jsonBody } from "../platform/body";
+import { ApiError } from "../platform/errors";
+import { id } from "../platform/fields";
+import { parseItem } from "../platform/validate";
+import { zv } from "../platform/zv";
+import { createEndpoint, deleteEndpoint, listDeliveries, listEndpoints } from "./endpoints";
+import { deliveriesQuery, endpointCreate, MAX_ENDPOINTS } from "./schema";
+import { urlProblem } from "./url";
+
+const idParam = zv("param", z.object({ id }));
+
+export const webhooksRoute = new Hono<AppEnv>()
+  .post("/", jsonBody, async (c) => {
+    const body = c.var.body;
+    if (body === null || typeof body !== "object" || Array.isArray(body)) {
+      throw new ApiError(400, "body must be a webhook object");
+    }
+    const p = parseItem(endpointCreate, body);
+    if (!p.ok) throw new ApiError(400, "invalid body", p.errors);
+    const problem = urlProblem(p.data.url, c.env.ALLOW_LOCAL_WEBHOOKS === "true");
+    if (problem) throw new ApiError(400, "invalid body", [`url: ${problem}`]);
+    const created = await createEndpoint(c.var.db, p.data, Date.now());
+    if (!created) throw new ApiError(409, `at most ${MAX_ENDPOINTS} webhook endpoints; delete one first`);
+    return c.json({ ...created, notices: p.notices }, 201);
+  })
+  .get("/", async (c) => c.json({ webhooks: await listEndpoints(c.var.db) }))
+  .delete("/:id", idParam, async (c) => {
+    const { id } = c.req.valid("param");
+    if (!(await deleteEndpoint(c.var.db, id))) throw new ApiError(404, `webhook ${id} not found`);
+    return c.body(null, 204);
+  })
+  .get("/:id/deliveries", idParam, zv("query", deliveriesQuery), async (c) => {
+    const { id } = c.req.valid("param");
+    const deliveries = await listDeliveries(c.var.db, id, c.req.valid("query").limit ?? 50);
+    if (!deliveries) throw new ApiError(404, `webhook ${id} not found`);
+    return c.json({ deliveries });
+  });

@@ -1,0 +1,35 @@
+// Standard Webhooks 1.0 signatures (README, "Webhooks"): HMAC-SHA256 over
+// "{webhook-id}.{webhook-timestamp}.{body}" keyed with the bytes the secret encodes, sent as
+// `webhook-signature: v1,<base64>`. WebCrypto only: the Workers runtime has no node:crypto here.
+
+const PREFIX = "whsec_";
+
+function toBase64(bytes: Uint8Array): string {
+  let s = "";
+  for (const b of bytes) s += String.fromCharCode(b);
+  return btoa(s);
+}
+
+function fromBase64(text: string): Uint8Array {
+  const s = atob(text);
+  const out = new Uint8Array(s.length);
+  for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
+  return out;
+}
+
+/** A new endpoint secret: whsec_ and the base64 of 32 random bytes. */
+export function newSecret(): string {
+  return PREFIX + toBase64(crypto.getRandomValues(new Uint8Array(32)));
+}
+
+/** The HMAC key a secret encodes; import it once per endpoint and reuse it for every signature. */
+export function signingKey(secret: string): Promise<CryptoKey> {
+  const raw = fromBase64(secret.startsWith(PREFIX) ? secret.slice(PREFIX.length) : secret);
+  return crypto.subtle.importKey("raw", raw, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+}
+
+/** The `webhook-signature` header value for one attempt. */
+export async function signature(key: CryptoKey, id: string, timestamp: number, body: string): Promise<string> {
+  const mac = await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`${id}.${timestamp}.${body}`));
+  return `v1,${toBase64(new Uint8Array(mac))}`;
+}

@@ -1,0 +1,116 @@
+// Where a webhook may point (README, "Webhooks"): https only, no user info, and no host that is
+// `localhost` or an IP literal inside the operator's own networks (loopback, private,
+// link-local, unique-local and the other special-purpose ranges), so that registering an
+// endpoint cannot turn the Worker into a client of internal services. Hostnames are not
+// resolved here (a Worker cannot resolve DNS); Cloudflare's outbound fetch does not reach
+// private networks either way. ALLOW_LOCAL_WEBHOOKS=true lifts the host and scheme rules for
+// local development, where the receiver runs on 127.0.0.1 over http.
+
+export const MAX_URL_LENGTH = 2048;
+
+/** Why `raw` may not be a webhook URL, or undefined when it may. */
+export function urlProblem(raw: string, allowLocal: boolean): string | undefined {
+  if (raw.length > MAX_URL_LENGTH) return `must be at most ${MAX_URL_LENGTH} characters`;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return "must be an absolute URL";
+  }
+  if (url.protocol !== "https:" && !(allowLocal && url.protocol === "http:")) {
+    return allowLocal ? "must use https or http" : "must use https";
+  }
+  if (url.username || url.password) return "must not contain user info (user:password@)";
+  if (url.hash) return "must not contain a fragment (#...)";
+  if (allowLocal) return undefined;
+  // The WHATWG parser has already normalised the host: IPv4 in any notation (0x7f.1, 2130706433)
+  // becomes dotted decimal, IPv6 becomes its compressed form in brackets, names are lower case.
+  const host = url.hostname.replace(/\.$/, "");
+  if (host === "localhost" || host.endsWith(".localhost")) return "must not point to localhost";
+  const v4 = parseIPv4(host);
+  if (v4 !== undefined && refusedIPv4(v4)) return "must not point to a loopback, private or reserved address";
+  if (host.startsWith("[")) {
+    const v6 = parseIPv6(host.slice(1, -1));
+    if (!v6 || refusedIPv6(v6)) return "must not point to a loopback, private or reserved address";
+  }
+  return undefined;
+}
+
+/** A dotted-decimal IPv4 address as a 32-bit unsigned number. */
+function parseIPv4(host: string): number | undefined {
+  const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host);
+  if (!m) return undefined;
+  const parts = m.slice(1).map(Number);
+  if (parts.some((p) => p > 255)) return undefined;
+  return ((parts[0] << 24) | (parts[1] << 16) | (parts[2] << 8) | parts[3]) >>> 0;
+}
+
+const v4 = (a: number, b: number, c: number, d: number) => ((a << 24) | (b << 16) | (c << 8) | d) >>> 0;
+
+/** [network, prefix length]: every range that is not the public internet. */
+const REFUSED_V4: [number, number][] = [
+  [v4(0, 0, 0, 0), 8], // "this network"
+  [v4(10, 0, 0, 0), 8], // private
+  [v4(100, 64, 0, 0), 10], // shared address space (carrier-grade NAT)
+  [v4(127, 0, 0, 0), 8], // loopback
+  [v4(169, 254, 0, 0), 16], // link-local (cloud metadata services live here)
+  [v4(172, 16, 0, 0), 12], // private
+  [v4(192, 0, 0, 0), 24], // IETF protocol assignments
+  [v4(192, 0, 2, 0), 24], // documentation
+  [v4(192, 88, 99, 0), 24], // 6to4 relay anycast
+  [v4(192, 168, 0, 0), 16], // private
+  [v4(198, 18, 0, 0), 15], // benchmarking
+  [v4(198, 51, 100, 0), 24], // documentation
+  [v4(203, 0, 113, 0), 24], // documentation
+  [v4(224, 0, 0, 0), 4], // multicast
+  [v4(240, 0, 0, 0), 4], // reserved, and 255.255.255.255 broadcast
+];
+
+function inV4(addr: number, [net, len]: [number, number]) {
+  const mask = len === 0 ? 0 : (~0 << (32 - len)) >>> 0;
+  return (addr & mask) >>> 0 === net;
+}
+
+export const refusedIPv4 = (addr: number) => REFUSED_V4.some((r) => inV4(addr, r));
+
+/** An IPv6 address (no brackets) as eight 16-bit groups; a trailing dotted IPv4 is allowed. */
+function parseIPv6(text: string): number[] | undefined {
+  let s = text.toLowerCase();
+  const tail = /(\d+\.\d+\.\d+\.\d+)$/.exec(s);
+  if (tail) {
+    const a = parseIPv4(tail[1]);
+    if (a === undefined) return undefined;
+    s = `${s.slice(0, -tail[1].length)}${(a >>> 16).toString(16)}:${(a & 0xffff).toString(16)}`;
+  }
+  const halves = s.split("::");
+  if (halves.length > 2) return undefined;
+  const groups = (h: string) => (h === "" ? [] : h.split(":"));
+  const head = groups(halves[0]);
+  const rest = halves.length === 2 ? groups(halves[1]) : [];
+  const fill = 8 - head.length - rest.length;
+  if (halves.length === 2 ? fill < 1 : fill !== 0) return undefined;
+  const all = [...head, ...Array(fill).fill("0"), ...rest];
+  if (all.some((g) => !/^[0-9a-f]{1,4}$/.test(g))) return undefined;
+  return all.map((g) => Number.parseInt(g, 16));
+}
+
+/** The IPv4 address in groups 6 and 7. */
+const embedded = (g: number[]) => ((g[6] << 16) | g[7]) >>> 0;
+
+function refusedIPv6(g: number[]): boolean {
+  const zeros = (n: number) => g.slice(0, n).every((x) => x === 0);
+  if (zeros(6)) return true; // ::, ::1 and the deprecated IPv4-compatible ::a.b.c.d
+  if (zeros(5) && g[5] === 0xffff) return true; // IPv4-mapped ::ffff:a.b.c.d: write the IPv4 itself
+  if (g[0] === 0x64 && g[1] === 0xff9b) return true; // NAT64 64:ff9b::/96 and 64:ff9b:1::/48
+  if (g[0] === 0x0100 && g[1] === 0 && g[2] === 0 && g[3] === 0) return true; // discard-only 100::/64
+  if ((g[0] & 0xffc0) === 0xfe80) return true; // link-local fe80::/10
+  if ((g[0] & 0xffc0) === 0xfec0) return true; // site-local fec0::/10 (deprecated)
+  if ((g[0] & 0xfe00) === 0xfc00) return true; // unique-local fc00::/7
+  if ((g[0] & 0xff00) === 0xff00) return true; // multicast ff00::/8
+  if (g[0] === 0x2001 && g[1] === 0x0db8) return true; // documentation 2001:db8::/32
+  // 6to4 2002::/16 carries an IPv4 address in groups 1 and 2: refused when that one would be.
+  if (g[0] === 0x2002) return refusedIPv4(((g[1] << 16) | g[2]) >>> 0);
+  // Teredo 2001::/32 carries the client's IPv4 inverted in the last two groups.
+  if (g[0] === 0x2001 && g[1] === 0) return refusedIPv4(~embedded(g) >>> 0);
+  return false;
+}
