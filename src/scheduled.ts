@@ -1,7 +1,9 @@
 import type { Bindings } from "./env";
 import { purgeIdempotencyKeys } from "./platform/idempotency";
+import { sweepEvents } from "./webhooks/sweep";
 
 /** The cron of wrangler.toml: every job that keeps the store tidy, each bounded per run. */
 export async function scheduled(env: Bindings, now = Date.now()) {
   await purgeIdempotencyKeys(env.DB, now);
+  await sweepEvents(env, now);
 }

@@ -74,7 +74,16 @@ Try it:
     -H 'Content-Type: application/json' -d '{"title": "Mug", "price": 129, "sku": "MUG-1", "stock": 10}'
 `);
 
-const devArgs = ["dev", "--ip", "127.0.0.1", ...(argValue("--port") === undefined ? ["--port", "8787"] : []), ...args];
+// Webhooks to http://127.0.0.1 receivers are how local development tests them (README, "Webhooks").
+const devArgs = [
+  "dev",
+  "--ip",
+  "127.0.0.1",
+  ...(argValue("--port") === undefined ? ["--port", "8787"] : []),
+  "--var",
+  "ALLOW_LOCAL_WEBHOOKS:true",
+  ...args,
+];
 const child = spawn(wrangler, devArgs, { cwd: root, stdio: "inherit" });
 for (const sig of /** @type {const} */ (["SIGINT", "SIGTERM"])) process.on(sig, () => child.kill(sig));
 child.on("exit", (code) => process.exit(code ?? 0));

@@ -1,0 +1,77 @@
+import { signature } from "./sign";
+
+// One HTTP attempt of one event to one endpoint, in the endpoint's format (README, "Webhooks").
+
+export const ATTEMPT_TIMEOUT_MS = 10_000;
+export const USER_AGENT = "edge-store-webhooks/1.0";
+
+/** What an attempt needs of the event and the endpoint (the consumer's load query gives both). */
+export type Target = {
+  eventId: string;
+  type: string;
+  orderId: number | null;
+  productId: number | null;
+  eventAt: number;
+  endpointId: number;
+  url: string;
+  format: string;
+};
+
+export type AttemptResult = { status: number | null; error: string | null; durationMs: number };
+
+/** The thin payload's data: the resource the receiver should read back. */
+function data(t: Target) {
+  return t.type.startsWith("order.") ? { order_id: t.orderId } : { product_id: t.productId };
+}
+
+/** The request of one attempt: signed with this attempt's timestamp, the same webhook-id every time. */
+export async function buildRequest(t: Target, key: CryptoKey, nowMs: number) {
+  const timestamp = Math.floor(nowMs / 1000);
+  let url = t.url;
+  let body = "";
+  const headers: Record<string, string> = { "user-agent": USER_AGENT };
+  if (t.format === "quickbutik") {
+    // As the modelled API delivers: GET with the event in the query, no body; the receiver's own
+    // query parameters (a shared secret, say) stay as they were.
+    const u = new URL(t.url);
+    u.searchParams.set("event_type", t.type);
+    for (const [k, v] of Object.entries(data(t))) u.searchParams.set(k, String(v));
+    url = u.toString();
+  } else {
+    body = JSON.stringify({ type: t.type, timestamp: new Date(t.eventAt).toISOString(), data: data(t) });
+    headers["content-type"] = "application/json";
+  }
+  headers["webhook-id"] = t.eventId;
+  headers["webhook-timestamp"] = String(timestamp);
+  headers["webhook-signature"] = await signature(key, t.eventId, timestamp, body);
+  return { url, method: t.format === "quickbutik" ? "GET" : "POST", headers, body };
+}
+
+/**
+ * Sends one attempt: at most `timeoutMs`, no redirect followed (a 3xx is the receiver's answer,
+ * and a failure). Never throws; the error text names the kind of failure and never the URL,
+ * whose query may hold the receiver's own secret.
+ */
+export async function attempt(t: Target, key: CryptoKey, timeoutMs = ATTEMPT_TIMEOUT_MS): Promise<AttemptResult> {
+  const start = Date.now();
+  const req = await buildRequest(t, key, start);
+  try {
+    const res = await fetch(req.url, {
+      method: req.method,
+      headers: req.headers,
+      body: req.method === "POST" ? req.body : undefined,
+      redirect: "manual",
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    // The answer's body is not read: cancelling it frees the connection at once.
+    await res.body?.cancel().catch(() => {});
+    return { status: res.status, error: null, durationMs: Date.now() - start };
+  } catch (e) {
+    const name = e instanceof Error ? e.name : "";
+    const error =
+      name === "TimeoutError" || name === "AbortError"
+        ? `timeout: no answer within ${timeoutMs / 1000} s`
+        : `network error: ${(e instanceof Error ? e.message : String(e)).split(t.url).join("<url>").slice(0, 200)}`;
+    return { status: null, error, durationMs: Date.now() - start };
+  }
+}

@@ -1,0 +1,261 @@
+import { getDb } from "../db/client";
+import type { Bindings } from "../env";
+import { runBatch, stmt } from "../platform/d1";
+import { ATTEMPT_TIMEOUT_MS, type AttemptResult, attempt, type Target } from "./attempt";
+import { signingKey } from "./sign";
+import { urlProblem } from "./url";
+
+// The queue consumer (README, "Webhooks"). Two kinds of message travel on the queue:
+// - an event message `{event_id}`, sent by dispatch after the change's batch committed (or by the
+//   sweep): the consumer marks the event dispatched, finds the matching enabled endpoints and makes
+//   the first attempt to each right away. Only the endpoints that failed get a message of their
+//   own, so an event costs the free plan's daily Queues operations once however many endpoints
+//   take it, as long as they answer;
+// - a delivery message `{event_id, endpoint_id, attempt}`: one event to one endpoint, retried
+//   with `message.retry({delaySeconds})` along RETRY_DELAYS, so one endpoint's failures never
+//   repeat deliveries to the others.
+// Per invocation: two D1 round trips (load, record), at most FETCH_BUDGET fetches, six at a time.
+
+export type EventMessage = { event_id: string };
+export type DeliveryMessage = { event_id: string; endpoint_id: number; attempt: number };
+
+/** Seconds to wait after failed attempt n (index n - 1): about 3 days in all, then failed. */
+export const RETRY_DELAYS = [5, 60, 300, 1800, 7200, 21600, 43200, 43200, 43200, 43200, 43200];
+export const MAX_ATTEMPTS = RETRY_DELAYS.length + 1;
+/** The free plan allows 50 subrequests per invocation; the rest wait for the next one. */
+export const FETCH_BUDGET = 40;
+// Workers keep at most six connections open per invocation; more would queue inside fetch while
+// their 10 s timeout runs.
+const CONCURRENCY = 6;
+// The free plan keeps a message 24 hours from its first send, however often it is retried: a
+// retry that would end later goes out as a new message instead.
+const RETENTION_MS = 20 * 3600 * 1000;
+
+type Outcome = "delivered" | "retrying" | "failed" | "disabled";
+type Job = Target & { secret: string; attempt: number; msg: Message<unknown>; fanOut: boolean };
+type Done = Job & AttemptResult & { outcome: Outcome };
+
+const TARGET_COLUMNS = `e.id AS event_id, e.type, e.order_id, e.product_id, e.created_at AS event_at,
+  w.id AS endpoint_id, w.url, w.format, w.secret`;
+
+// An endpoint takes the events of its types that happened after it was registered.
+const FAN_OUT = `
+SELECT ${TARGET_COLUMNS}
+FROM events e JOIN webhook_endpoints w
+  ON w.disabled_at IS NULL AND w.created_at <= e.created_at
+  AND EXISTS (SELECT 1 FROM json_each(w.events) t WHERE t.value IN ('*', e.type))
+WHERE e.id IN (SELECT value FROM json_each(?1))
+ORDER BY e.created_at, w.id`;
+
+// A deleted or disabled endpoint yields no row: its pending retries end quietly.
+const DIRECT = `
+SELECT j.key AS i, ${TARGET_COLUMNS}
+FROM json_each(?1) j
+JOIN events e ON e.id = j.value->>'event_id'
+JOIN webhook_endpoints w ON w.id = j.value->>'endpoint_id' AND w.disabled_at IS NULL`;
+
+const MARK_DISPATCHED = `
+UPDATE events SET dispatched_at = ?2 WHERE dispatched_at IS NULL AND id IN (SELECT value FROM json_each(?1))`;
+
+// The EXISTS keeps an endpoint deleted during the attempts from failing the whole INSERT.
+const RECORD = `
+INSERT INTO webhook_deliveries
+  (endpoint_id, event_id, event_type, attempt, status, error, duration_ms, outcome, created_at)
+SELECT j.value->>'w', j.value->>'e', j.value->>'t', j.value->>'a', j.value->>'s', j.value->>'x',
+  j.value->>'d', j.value->>'o', ?2
+FROM json_each(?1) j WHERE EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = j.value->>'w')`;
+
+const DISABLE = `
+UPDATE webhook_endpoints SET disabled_at = ?2, disabled_reason = 'the receiver answered 410 Gone'
+WHERE disabled_at IS NULL AND id IN (SELECT value FROM json_each(?1))`;
+
+const isEventMessage = (b: unknown): b is EventMessage =>
+  typeof b === "object" && b !== null && typeof (b as EventMessage).event_id === "string";
+const isDeliveryMessage = (b: unknown): b is DeliveryMessage =>
+  isEventMessage(b) &&
+  Number.isSafeInteger((b as DeliveryMessage).endpoint_id) &&
+  Number.isSafeInteger((b as DeliveryMessage).attempt);
+
+function jobOf(r: Record<string, unknown>, msg: Message<unknown>, attemptNo: number, fanOut: boolean): Job {
+  return {
+    eventId: r.event_id as string,
+    type: r.type as string,
+    orderId: r.order_id as number | null,
+    productId: r.product_id as number | null,
+    eventAt: r.event_at as number,
+    endpointId: r.endpoint_id as number,
+    url: r.url as string,
+    format: r.format as string,
+    secret: r.secret as string,
+    attempt: attemptNo,
+    msg,
+    fanOut,
+  };
+}
+
+async function pool<T, R>(items: T[], n: number, fn: (t: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(n, items.length) }, worker));
+  return out;
+}
+
+function outcomeOf(job: Job, r: AttemptResult): Outcome {
+  if (r.status !== null && r.status >= 200 && r.status < 300) return "delivered";
+  if (r.status === 410) return "disabled";
+  return job.attempt >= MAX_ATTEMPTS ? "failed" : "retrying";
+}
+
+export type DeliverOptions = { timeoutMs?: number };
+
+/** The `queue` handler: delivers a batch of event and delivery messages (see the top of this file). */
+export async function deliverBatch(batch: MessageBatch<unknown>, env: Bindings, opts: DeliverOptions = {}) {
+  const db = getDb(env.DB);
+  const now = Date.now();
+  const events: Message<unknown>[] = [];
+  const direct: Message<DeliveryMessage>[] = [];
+  for (const msg of batch.messages) {
+    if (isDeliveryMessage(msg.body)) direct.push(msg as Message<DeliveryMessage>);
+    else if (isEventMessage(msg.body)) events.push(msg);
+    else msg.ack(); // nothing this Worker sends: retrying it would not make it readable
+  }
+
+  // A failure here throws, and Queues redelivers the whole batch: nothing was attempted yet.
+  const eventIds = events.map((m) => (m.body as EventMessage).event_id);
+  const [, fanRows, directRows] = await runBatch(db, [
+    stmt(db, MARK_DISPATCHED, JSON.stringify(eventIds), now),
+    stmt(db, FAN_OUT, JSON.stringify(eventIds)),
+    stmt(db, DIRECT, JSON.stringify(direct.map((m) => m.body))),
+  ]);
+  const byEvent = new Map(events.map((m) => [(m.body as EventMessage).event_id, m]));
+  const jobs: Job[] = [];
+  for (const r of directRows.results) {
+    const msg = direct[r.i as number];
+    // Attempts so far: the number the message was sent with, plus its redeliveries.
+    jobs.push(jobOf(r, msg, msg.body.attempt + msg.attempts - 1, false));
+  }
+  for (const r of fanRows.results) {
+    const msg = byEvent.get(r.event_id as string);
+    if (msg) jobs.push(jobOf(r, msg, 1, true));
+  }
+
+  // Delivery messages first: each is one fetch, and their retries are already late.
+  const allowLocal = env.ALLOW_LOCAL_WEBHOOKS === "true";
+  const keys = new Map<string, Promise<CryptoKey>>();
+  const keyOf = (secret: string) => {
+    let k = keys.get(secret);
+    if (!k) {
+      k = signingKey(secret);
+      keys.set(secret, k);
+    }
+    return k;
+  };
+  const run: Job[] = [];
+  const deferred: Job[] = [];
+  const refused: Done[] = [];
+  for (const job of jobs) {
+    // Checked again at delivery: the rules may be stricter than when the endpoint was registered.
+    const problem = urlProblem(job.url, allowLocal);
+    if (problem)
+      refused.push({ ...job, status: null, error: `url refused: ${problem}`, durationMs: 0, outcome: "failed" });
+    else if (run.length < FETCH_BUDGET) run.push(job);
+    else deferred.push(job);
+  }
+  const attempted = await pool(run, CONCURRENCY, async (job): Promise<Done> => {
+    const r = await attempt(job, await keyOf(job.secret), opts.timeoutMs ?? ATTEMPT_TIMEOUT_MS);
+    return { ...job, ...r, outcome: outcomeOf(job, r) };
+  });
+  const done = [...attempted, ...refused];
+
+  await record(db, done, Date.now());
+  await settle(env, events, direct, done, deferred, Date.now());
+  const count = (o: Outcome) => done.filter((d) => d.outcome === o).length;
+  console.log(
+    JSON.stringify({
+      level: "info",
+      msg: "webhook deliveries",
+      messages: batch.messages.length,
+      attempts: attempted.length,
+      delivered: count("delivered"),
+      retrying: count("retrying"),
+      failed: count("failed"),
+      disabled: count("disabled"),
+      deferred: deferred.length,
+    }),
+  );
+}
+
+/** Every attempt in webhook_deliveries, and 410 answers disable their endpoint: one round trip. */
+async function record(db: ReturnType<typeof getDb>, done: Done[], now: number) {
+  if (!done.length) return;
+  const rows = done.map((d) => ({
+    w: d.endpointId,
+    e: d.eventId,
+    t: d.type,
+    a: d.attempt,
+    s: d.status,
+    x: d.error,
+    d: d.durationMs,
+    o: d.outcome,
+  }));
+  const gone = [...new Set(done.filter((d) => d.outcome === "disabled").map((d) => d.endpointId))];
+  try {
+    await runBatch(db, [stmt(db, RECORD, JSON.stringify(rows), now), stmt(db, DISABLE, JSON.stringify(gone), now)]);
+  } catch (e) {
+    // The deliveries happened: a lost log row is better than sending them all again. A 410 that
+    // did not disable its endpoint will answer 410 again on the next attempt.
+    console.error(JSON.stringify({ level: "warn", msg: "webhook deliveries not recorded", error: String(e) }));
+  }
+}
+
+/** Acks, retries and follow-up messages for every message of the batch. */
+async function settle(
+  env: Bindings,
+  events: Message<unknown>[],
+  direct: Message<DeliveryMessage>[],
+  done: Done[],
+  deferred: Job[],
+  now: number,
+) {
+  const followUps: MessageSendRequest<DeliveryMessage>[] = [];
+  const next = (j: Job, attemptNo: number, delaySeconds: number) => ({
+    body: { event_id: j.eventId, endpoint_id: j.endpointId, attempt: attemptNo },
+    delaySeconds,
+  });
+  for (const j of deferred) {
+    if (j.fanOut) followUps.push(next(j, 1, 0));
+    else j.msg.retry({ delaySeconds: 0 });
+  }
+  const handled = new Set<Message<unknown>>(deferred.filter((j) => !j.fanOut).map((j) => j.msg));
+  for (const d of done) {
+    if (d.outcome !== "retrying") continue;
+    const delay = RETRY_DELAYS[d.attempt - 1];
+    if (d.fanOut) {
+      followUps.push(next(d, d.attempt + 1, delay));
+    } else if (now - d.msg.timestamp.getTime() + delay * 1000 < RETENTION_MS) {
+      d.msg.retry({ delaySeconds: delay });
+      handled.add(d.msg);
+    } else {
+      followUps.push(next(d, d.attempt + 1, delay));
+    }
+  }
+  let sent = true;
+  try {
+    for (let i = 0; i < followUps.length; i += 100) await env.EVENTS.sendBatch(followUps.slice(i, i + 100));
+  } catch (e) {
+    sent = false;
+    console.error(JSON.stringify({ level: "warn", msg: "webhook retries not queued", error: String(e) }));
+  }
+  // Without its follow-ups queued, a message is retried whole: at least once, never lost.
+  for (const m of [...events, ...direct]) {
+    if (handled.has(m)) continue;
+    if (sent) m.ack();
+    else m.retry({ delaySeconds: RETRY_DELAYS[0] });
+  }
+}

@@ -1,0 +1,110 @@
+import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
+import type { Bindings } from "../src/env";
+import worker from "../src/index";
+import { dispatch, newEvent } from "../src/webhooks/outbox";
+import { SWEEP_AFTER_MS, SWEEP_LIMIT, sweepEvents } from "../src/webhooks/sweep";
+
+// The sweep re-sends events that a lost queue send left undispatched, and nothing else. Event
+// rows are inserted directly, standing in for the write paths that emit them.
+
+let sent: { body: any }[];
+let sendFails: boolean;
+const producer = {
+  sendBatch: async (msgs: { body: any }[]) => {
+    if (sendFails) throw new Error("queue unavailable");
+    sent.push(...msgs);
+  },
+};
+const testEnv = () => ({ ...env, EVENTS: producer }) as unknown as Bindings;
+
+let errSpy: MockInstance<typeof console.error>;
+let logSpy: MockInstance<typeof console.log>;
+beforeEach(async () => {
+  sent = [];
+  sendFails = false;
+  errSpy = vi.spyOn(console, "error").mockImplementation(() => {});
+  logSpy = vi.spyOn(console, "log").mockImplementation(() => {});
+  await env.DB.prepare("DELETE FROM events").run();
+});
+afterEach(() => {
+  errSpy.mockRestore();
+  logSpy.mockRestore();
+});
+
+async function event(createdAt: number, dispatchedAt: number | null = null) {
+  const id = crypto.randomUUID();
+  await env.DB.prepare(
+    "INSERT INTO events (id, type, order_id, created_at, dispatched_at) VALUES (?, 'order.new', 1, ?, ?)",
+  )
+    .bind(id, createdAt, dispatchedAt)
+    .run();
+  return id;
+}
+const dispatchedAt = async (id: string) =>
+  (await env.DB.prepare("SELECT dispatched_at FROM events WHERE id = ?").bind(id).first<any>()).dispatched_at;
+
+describe("sweepEvents", () => {
+  it("re-sends events still undispatched minutes after creation, and marks them", async () => {
+    const now = Date.now();
+    const lost = await event(now - SWEEP_AFTER_MS - 1000);
+    const older = await event(now - 3 * 3600_000);
+    const recent = await event(now - 30_000);
+    const done = await event(now - 3600_000, now - 3599_000);
+    expect(await sweepEvents(testEnv(), now)).toBe(2);
+    expect(sent.map((m) => m.body)).toEqual([{ event_id: older }, { event_id: lost }]);
+    expect(await dispatchedAt(lost)).toBe(now);
+    expect(await dispatchedAt(older)).toBe(now);
+    expect(await dispatchedAt(recent)).toBeNull();
+    expect(await dispatchedAt(done)).toBe(now - 3599_000);
+    // A second run finds nothing left.
+    sent = [];
+    expect(await sweepEvents(testEnv(), now + 1000)).toBe(0);
+    expect(sent).toEqual([]);
+  });
+
+  it(`sends at most ${SWEEP_LIMIT} per run, oldest first`, async () => {
+    const now = Date.now();
+    const rows = Array.from({ length: SWEEP_LIMIT + 5 }, (_, i) => [crypto.randomUUID(), now - 3600_000 + i] as const);
+    await env.DB.prepare(
+      "INSERT INTO events (id, type, product_id, created_at) SELECT value->>0, 'product.update', 1, value->>1 FROM json_each(?)",
+    )
+      .bind(JSON.stringify(rows))
+      .run();
+    expect(await sweepEvents(testEnv(), now)).toBe(SWEEP_LIMIT);
+    expect(sent.map((m) => m.body.event_id)).toEqual(rows.slice(0, SWEEP_LIMIT).map((r) => r[0]));
+    sent = [];
+    expect(await sweepEvents(testEnv(), now)).toBe(5);
+  });
+
+  it("leaves events undispatched when the queue refuses them, for the next run", async () => {
+    const now = Date.now();
+    const id = await event(now - SWEEP_AFTER_MS - 1);
+    sendFails = true;
+    expect(await sweepEvents(testEnv(), now)).toBe(0);
+    expect(await dispatchedAt(id)).toBeNull();
+    expect(errSpy.mock.calls.map((c) => String(c[0])).join()).toContain("webhook sweep failed");
+    sendFails = false;
+    expect(await sweepEvents(testEnv(), now)).toBe(1);
+  });
+
+  it("runs from the cron", async () => {
+    const now = Date.now();
+    const id = await event(now - SWEEP_AFTER_MS - 1);
+    const ctx = createExecutionContext();
+    await worker.scheduled(createScheduledController({ scheduledTime: now }), testEnv(), ctx);
+    await waitOnExecutionContext(ctx);
+    expect(sent.map((m) => m.body)).toEqual([{ event_id: id }]);
+  });
+});
+
+describe("dispatch", () => {
+  it("hands each committed event to the queue as {event_id}, after the response", async () => {
+    const ctx = createExecutionContext();
+    const events = [newEvent("order.new", { orderId: 1 }), newEvent("product.add", { productId: 2 })];
+    dispatch(testEnv(), ctx, events);
+    await waitOnExecutionContext(ctx);
+    expect(sent.map((m) => m.body)).toEqual(events.map((e) => ({ event_id: e.id })));
+  });
+});
