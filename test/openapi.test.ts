@@ -27,6 +27,10 @@ const OPERATIONS = [
   "post /v1/orders",
   "get /v1/orders",
   "get /v1/orders/{order_id}",
+  "post /v1/webhooks",
+  "get /v1/webhooks",
+  "delete /v1/webhooks/{id}",
+  "get /v1/webhooks/{id}/deliveries",
 ];
 const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
 

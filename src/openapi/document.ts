@@ -3,6 +3,7 @@ import { orderCreate } from "../orders/schema";
 import { flag, id, metadata, money } from "../platform/fields";
 import { SERVICE } from "../platform/service";
 import { productCreate, productUpdate } from "../products/schema";
+import { webhooksPaths } from "../webhooks/openapi";
 import {
   errorEnvelope,
   health,
@@ -238,6 +239,7 @@ export function buildOpenApi() {
       { name: "service", description: "Unauthenticated service endpoints." },
       { name: "products", description: "Products and their variants." },
       { name: "orders", description: "Orders." },
+      { name: "webhooks", description: "Webhook endpoints and their deliveries." },
     ],
     security: SECURED,
     paths: {
@@ -381,6 +383,7 @@ export function buildOpenApi() {
           },
         },
       },
+      ...webhooksPaths,
     },
     components: {
       schemas: componentSchemas(),

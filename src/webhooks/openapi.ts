@@ -1,0 +1,223 @@
+import { z } from "zod";
+import { USER_AGENT } from "./attempt";
+import { MAX_ATTEMPTS, RETRY_DELAYS } from "./deliver";
+import { EVENT_TYPES } from "./outbox";
+import { FORMATS, MAX_ENDPOINTS } from "./schema";
+import { MAX_URL_LENGTH } from "./url";
+
+// The webhook routes of the OpenAPI document (src/openapi/document.ts spreads `webhooksPaths` into
+// its paths), with the deliveries themselves as a callback of POST /v1/webhooks: what arrives at
+// the registered URL in each format. The response schemas are zod, so test/webhooks.openapi.test.ts
+// parses real answers with them and the document cannot drift from the code.
+
+type Json = Record<string, unknown>;
+
+const idInt = z.number().int().positive();
+const time = z.string().meta({ description: "ISO 8601 time in UTC." });
+const eventType = z.enum(EVENT_TYPES);
+
+export const endpointOut = z.object({
+  id: idInt,
+  url: z.string(),
+  events: z.array(z.union([eventType, z.literal("*")])),
+  format: z.enum(FORMATS),
+  enabled: z.boolean().meta({ description: "false once the receiver answered 410 Gone." }),
+  disabled_at: time.nullable(),
+  disabled_reason: z.string().nullable(),
+  created_at: time,
+});
+
+export const endpointCreated = endpointOut.extend({
+  secret: z.string().meta({
+    description: "whsec_ and the base64 of 32 random bytes: the signing key. Shown in this answer only; store it.",
+  }),
+  notices: z.array(z.string()),
+});
+
+export const endpointList = z.object({ webhooks: z.array(endpointOut) });
+
+export const deliveryList = z.object({
+  deliveries: z.array(
+    z.object({
+      event_id: z.string().meta({ description: "The event's id: the webhook-id header of every attempt." }),
+      event_type: eventType,
+      attempt: z.number().int().min(1).max(MAX_ATTEMPTS),
+      status: z.number().int().nullable().meta({ description: "The receiver's HTTP status; null with error." }),
+      error: z.string().nullable().meta({ description: "Why no status: a timeout, a network error." }),
+      duration_ms: z.number().int().min(0),
+      outcome: z.enum(["delivered", "retrying", "failed", "disabled"]).meta({
+        description: "failed: the last attempt failed, no more will come; disabled: 410 Gone disabled the endpoint.",
+      }),
+      created_at: time,
+    }),
+  ),
+});
+
+/** The body of a `standard` delivery (Standard Webhooks 1.0, thin payload). */
+export const eventPayload = z.object({
+  type: eventType,
+  timestamp: time.meta({ description: "When the change committed." }),
+  data: z.union([z.object({ order_id: idInt }), z.object({ product_id: idInt })]),
+});
+
+const schema = (s: z.ZodType): Json => {
+  const { $schema: _s, ...rest } = z.toJSONSchema(s, { io: "output" }) as Json;
+  return rest;
+};
+const json = (s: Json, example?: unknown) => ({
+  "application/json": example === undefined ? { schema: s } : { schema: s, example },
+});
+const error = (description: string) => ({
+  description,
+  content: json({ $ref: "#/components/schemas/Error" }),
+});
+const AUTH = { "401": error("Missing or wrong credentials."), "500": error("No API key is configured.") };
+const idParam = { name: "id", in: "path", required: true, schema: { type: "integer", minimum: 1 } };
+
+const createBody = {
+  type: "object",
+  required: ["url", "events"],
+  properties: {
+    url: {
+      type: "string",
+      maxLength: MAX_URL_LENGTH,
+      description:
+        "https only, no user info, no fragment; not localhost nor an IP literal in a loopback, private, " +
+        "link-local, unique-local or other reserved range. With ALLOW_LOCAL_WEBHOOKS=true (npm run dev) http " +
+        "and those hosts are allowed.",
+    },
+    events: {
+      type: "array",
+      minItems: 1,
+      maxItems: EVENT_TYPES.length,
+      uniqueItems: true,
+      items: { type: "string", enum: [...EVENT_TYPES, "*"] },
+      description: '["*"] (alone) for every event type.',
+    },
+    format: { type: "string", enum: [...FORMATS], default: "standard" },
+  },
+};
+
+const signatureHeaders = [
+  ["webhook-id", "The event's id, the same on every retry: dedupe on it."],
+  ["webhook-timestamp", "Unix seconds of this attempt."],
+  [
+    "webhook-signature",
+    'v1,<base64 HMAC-SHA256 over "{webhook-id}.{webhook-timestamp}.{body}" keyed with the base64-decoded ' +
+      "secret after whsec_>; the body is empty for the quickbutik format.",
+  ],
+  ["user-agent", USER_AGENT],
+].map(([name, description]) => ({ name, in: "header", required: true, description, schema: { type: "string" } }));
+
+const receiverAnswers = {
+  "2XX": { description: "Delivered." },
+  "410": { description: "Gone: the endpoint is disabled and gets nothing more." },
+  default: {
+    description:
+      `Any other answer, a redirect (never followed) or no answer within 10 s: retried after ` +
+      `${RETRY_DELAYS.join(", ")} seconds (${MAX_ATTEMPTS} attempts in about 3 days), then failed.`,
+  },
+};
+
+const delivery = {
+  "{$request.body#/url}": {
+    post: {
+      summary: "A delivery in the standard format (Standard Webhooks 1.0)",
+      description:
+        "At least once, in no particular order: dedupe on webhook-id and read the resource back through the API.",
+      parameters: signatureHeaders,
+      requestBody: {
+        required: true,
+        content: json(schema(eventPayload), {
+          type: "order.new",
+          timestamp: "2026-01-02T03:04:05.000Z",
+          data: { order_id: 1001 },
+        }),
+      },
+      responses: receiverAnswers,
+    },
+    get: {
+      summary: "A delivery in the quickbutik format",
+      description:
+        "As the modelled API delivers: GET with event_type and order_id (order events) or product_id (product " +
+        "events) added to the registered URL's query, no body, and the same signature headers over an empty body.",
+      parameters: [
+        { name: "event_type", in: "query", required: true, schema: { type: "string", enum: [...EVENT_TYPES] } },
+        { name: "order_id", in: "query", schema: { type: "integer" }, description: "For order.* events." },
+        { name: "product_id", in: "query", schema: { type: "integer" }, description: "For product.* events." },
+        ...signatureHeaders,
+      ],
+      responses: receiverAnswers,
+    },
+  },
+};
+
+const EVENTS_DESCRIPTION =
+  "Events: order.created (an unpaid order was created), order.new (an order became paid), order.done, " +
+  "order.cancelled, product.add, product.update, product.delete.";
+
+export const webhooksPaths = {
+  "/v1/webhooks": {
+    post: {
+      operationId: "createWebhook",
+      tags: ["webhooks"],
+      summary: "Register a webhook endpoint",
+      description: `${EVENTS_DESCRIPTION} At most ${MAX_ENDPOINTS} endpoints. The answer holds the signing secret, shown only here.`,
+      requestBody: {
+        required: true,
+        content: json(createBody, {
+          url: "https://example.com/hooks/store",
+          events: ["order.new"],
+          format: "standard",
+        }),
+      },
+      responses: {
+        "201": { description: "Registered.", content: json(schema(endpointCreated)) },
+        "400": error("Invalid body; errors name the field (url, events, format)."),
+        "409": error(`Already ${MAX_ENDPOINTS} endpoints.`),
+        "413": error("Body larger than 1 MiB."),
+        "415": error("Content-Type is not application/json."),
+        ...AUTH,
+      },
+      callbacks: { delivery },
+    },
+    get: {
+      operationId: "listWebhooks",
+      tags: ["webhooks"],
+      summary: "List webhook endpoints (without secrets)",
+      responses: { "200": { description: "Every endpoint.", content: json(schema(endpointList)) }, ...AUTH },
+    },
+  },
+  "/v1/webhooks/{id}": {
+    delete: {
+      operationId: "deleteWebhook",
+      tags: ["webhooks"],
+      summary: "Delete a webhook endpoint",
+      description: "Nothing more is sent to it, pending retries included; its delivery log goes with it.",
+      parameters: [idParam],
+      responses: {
+        "204": { description: "Deleted." },
+        "400": error("The id is not an id."),
+        "404": error("No such endpoint."),
+        ...AUTH,
+      },
+    },
+  },
+  "/v1/webhooks/{id}/deliveries": {
+    get: {
+      operationId: "listWebhookDeliveries",
+      tags: ["webhooks"],
+      summary: "Recent delivery attempts to an endpoint, newest first",
+      parameters: [
+        idParam,
+        { name: "limit", in: "query", schema: { type: "integer", minimum: 1, maximum: 100, default: 50 } },
+      ],
+      responses: {
+        "200": { description: "Attempts, newest first.", content: json(schema(deliveryList)) },
+        "400": error("Invalid id or limit."),
+        "404": error("No such endpoint."),
+        ...AUTH,
+      },
+    },
+  },
+};
