@@ -162,7 +162,13 @@ export const webhooksPaths = {
       operationId: "createWebhook",
       tags: ["webhooks"],
       summary: "Register a webhook endpoint",
-      description: `${EVENTS_DESCRIPTION} At most ${MAX_ENDPOINTS} endpoints. The answer holds the signing secret, shown only here.`,
+      description:
+        `${EVENTS_DESCRIPTION} At most ${MAX_ENDPOINTS} endpoints. The answer holds the signing secret, shown ` +
+        "only here. Deliveries (the callback below): format standard POSTs " +
+        '{"type": "order.new", "timestamp": "<ISO 8601>", "data": {"order_id": 1001}} ({"product_id": n} for ' +
+        "product events); format quickbutik GETs the URL with ?event_type=order.new&order_id=1001 added. Both " +
+        "carry webhook-id (the event id), webhook-timestamp and webhook-signature (Standard Webhooks 1.0, " +
+        "HMAC-SHA256 keyed with the secret). At least once, no ordering: dedupe on webhook-id and read the resource back.",
       requestBody: {
         required: true,
         content: json(createBody, {

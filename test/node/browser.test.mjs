@@ -23,6 +23,10 @@ const OPERATIONS = [
   ["POST", "/v1/orders"],
   ["GET", "/v1/orders"],
   ["GET", "/v1/orders/{order_id}"],
+  ["POST", "/v1/webhooks"],
+  ["GET", "/v1/webhooks"],
+  ["DELETE", "/v1/webhooks/{id}"],
+  ["GET", "/v1/webhooks/{id}/deliveries"],
 ];
 
 /** @type {import("./serve.mjs").Server} */
