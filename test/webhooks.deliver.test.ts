@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } fr
 import type { Bindings } from "../src/env";
 import { USER_AGENT } from "../src/webhooks/attempt";
 import { deliverBatch, FETCH_BUDGET, MAX_ATTEMPTS, RETRY_DELAYS } from "../src/webhooks/deliver";
+import { wrapD1 } from "./d1-wrap";
 import { get, post, uid } from "./helpers";
 
 // The queue consumer driven directly: fake MessageBatch objects (cloudflare:test), fetch stubbed
@@ -22,7 +23,7 @@ const producer = {
     sent.push({ body, delaySeconds: o?.delaySeconds });
   },
 };
-const testEnv = () => ({ ...env, EVENTS: producer }) as unknown as Bindings;
+const testEnv = (db: D1Database = env.DB) => ({ ...env, DB: db, EVENTS: producer }) as unknown as Bindings;
 
 type Call = { url: string; init: RequestInit & { headers: Record<string, string> } };
 let calls: Call[];
@@ -80,7 +81,7 @@ type Msg = { body: unknown; attempts?: number; timestamp?: number };
  * A fake MessageBatch that records acks and retries with their delays (cloudflare:test's
  * createMessageBatch records retries without their delaySeconds, which is what is under test).
  */
-async function consume(messages: Msg[], opts: { timeoutMs?: number } = {}) {
+async function consume(messages: Msg[], opts: { timeoutMs?: number } = {}, db?: D1Database) {
   const result = { explicitAcks: [] as string[], retryMessages: [] as { msgId: string; delaySeconds?: number }[] };
   const batch = {
     queue: "edge-store-events",
@@ -103,7 +104,7 @@ async function consume(messages: Msg[], opts: { timeoutMs?: number } = {}) {
       throw new Error("the consumer settles messages one by one");
     },
   };
-  await deliverBatch(batch as unknown as MessageBatch<unknown>, testEnv(), opts);
+  await deliverBatch(batch as unknown as MessageBatch<unknown>, testEnv(db), opts);
   return { ids: batch.messages.map((m) => m.id), result };
 }
 
@@ -444,6 +445,49 @@ describe("failures", () => {
     expect(await deliveries(local.json.id)).toEqual([
       expect.objectContaining({ outcome: "failed", error: "url refused: must use https" }),
     ]);
+  });
+});
+
+describe("D1", () => {
+  it("takes two round trips per invocation, whatever the number of messages and endpoints", async () => {
+    await Promise.all(Array.from({ length: 4 }, () => endpoint()));
+    answer = async (url) => new Response("", { status: url.length % 2 ? 500 : 200 });
+    const events = await Promise.all(Array.from({ length: 8 }, (_, i) => event("order.new", { order_id: i + 1 })));
+    const { db, counts } = wrapD1();
+    await consume(
+      [
+        ...events.map((event_id) => ({ body: { event_id } })),
+        { body: { event_id: events[0], endpoint_id: 1, attempt: 2 } },
+      ],
+      {},
+      db,
+    );
+    expect(calls).toHaveLength(32);
+    expect(counts.calls).toBe(2);
+  });
+
+  it("attempts nothing and settles nothing when the load fails: Queues redelivers the batch", async () => {
+    await endpoint();
+    const id = await event("order.new", { order_id: 1 });
+    const { db } = wrapD1({ failCall: 1 });
+    await expect(consume([{ body: { event_id: id } }], {}, db)).rejects.toThrow(/injected fault/);
+    expect(calls).toEqual([]);
+    expect(
+      (await env.DB.prepare("SELECT dispatched_at FROM events WHERE id = ?").bind(id).first<any>()).dispatched_at,
+    ).toBeNull();
+  });
+
+  it("still settles the messages when the attempts cannot be recorded", async () => {
+    const ep = await endpoint();
+    answer = async () => new Response("", { status: 500 });
+    const id = await event("order.new", { order_id: 1 });
+    const { db } = wrapD1({ failCall: 2 });
+    const { ids, result } = await consume([{ body: { event_id: id } }], {}, db);
+    expect(calls).toHaveLength(1);
+    expect(result.explicitAcks).toEqual(ids);
+    expect(sent).toEqual([{ body: { event_id: id, endpoint_id: ep.id, attempt: 2 }, delaySeconds: 5 }]);
+    expect(await deliveries(ep.id)).toEqual([]);
+    expect(logged()).toContain("webhook deliveries not recorded");
   });
 });
 
