@@ -22,8 +22,12 @@ export type DeliveryMessage = { event_id: string; endpoint_id: number; attempt: 
 /** Seconds to wait after failed attempt n (index n - 1): about 3 days in all, then failed. */
 export const RETRY_DELAYS = [5, 60, 300, 1800, 7200, 21600, 43200, 43200, 43200, 43200, 43200];
 export const MAX_ATTEMPTS = RETRY_DELAYS.length + 1;
-/** The free plan allows 50 subrequests per invocation; the rest wait for the next one. */
-export const FETCH_BUDGET = 40;
+/**
+ * Attempts per invocation; the rest wait for the next one. The free plan allows 50 subrequests
+ * and 10 ms of CPU per invocation: an attempt's CPU is building and signing the request (about
+ * 0.05 ms of HMAC) plus the fetch call itself, so 25 leave room for both.
+ */
+export const FETCH_BUDGET = 25;
 // Workers keep at most six connections open per invocation; more would queue inside fetch while
 // their 10 s timeout runs.
 const CONCURRENCY = 6;
@@ -112,6 +116,20 @@ function outcomeOf(job: Job, r: AttemptResult): Outcome {
   return job.attempt >= MAX_ATTEMPTS ? "failed" : "retrying";
 }
 
+// Importing a key costs more CPU than signing with it: keys live as long as the isolate (the
+// resolved CryptoKey, not a promise of another invocation's). At most MAX_ENDPOINTS secrets are
+// live at a time; the bound only guards against the keys of deleted endpoints piling up.
+const keys = new Map<string, CryptoKey>();
+async function keyOf(secret: string): Promise<CryptoKey> {
+  let k = keys.get(secret);
+  if (!k) {
+    if (keys.size >= 64) keys.clear();
+    k = await signingKey(secret);
+    keys.set(secret, k);
+  }
+  return k;
+}
+
 export type DeliverOptions = { timeoutMs?: number };
 
 /** The `queue` handler: delivers a batch of event and delivery messages (see the top of this file). */
@@ -147,15 +165,6 @@ export async function deliverBatch(batch: MessageBatch<unknown>, env: Bindings, 
 
   // Delivery messages first: each is one fetch, and their retries are already late.
   const allowLocal = env.ALLOW_LOCAL_WEBHOOKS === "true";
-  const keys = new Map<string, Promise<CryptoKey>>();
-  const keyOf = (secret: string) => {
-    let k = keys.get(secret);
-    if (!k) {
-      k = signingKey(secret);
-      keys.set(secret, k);
-    }
-    return k;
-  };
   const run: Job[] = [];
   const deferred: Job[] = [];
   const refused: Done[] = [];
