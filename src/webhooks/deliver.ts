@@ -152,6 +152,7 @@ export async function deliverBatch(batch: MessageBatch<unknown>, env: Bindings, 
     stmt(db, DIRECT, JSON.stringify(direct.map((m) => m.body))),
   ]);
   const byEvent = new Map(events.map((m) => [(m.body as EventMessage).event_id, m]));
+  // Delivery messages first, so the budget goes to them: their retries are already late.
   const jobs: Job[] = [];
   for (const r of directRows.results) {
     const msg = direct[r.i as number];
@@ -163,7 +164,6 @@ export async function deliverBatch(batch: MessageBatch<unknown>, env: Bindings, 
     if (msg) jobs.push(jobOf(r, msg, 1, true));
   }
 
-  // Delivery messages first: each is one fetch, and their retries are already late.
   const allowLocal = env.ALLOW_LOCAL_WEBHOOKS === "true";
   const run: Job[] = [];
   const deferred: Job[] = [];
