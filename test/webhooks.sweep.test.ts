@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } fr
 import type { Bindings } from "../src/env";
 import worker from "../src/index";
 import { dispatch, newEvent } from "../src/webhooks/outbox";
-import { SWEEP_AFTER_MS, SWEEP_LIMIT, sweepEvents } from "../src/webhooks/sweep";
+import { PURGE_LIMIT, RETENTION_MS, SWEEP_AFTER_MS, SWEEP_LIMIT, sweepEvents } from "../src/webhooks/sweep";
 
 // The sweep re-sends events that a lost queue send left undispatched, and nothing else. Event
 // rows are inserted directly, standing in for the write paths that emit them.
@@ -87,6 +87,36 @@ describe("sweepEvents", () => {
     expect(errSpy.mock.calls.map((c) => String(c[0])).join()).toContain("webhook sweep failed");
     sendFails = false;
     expect(await sweepEvents(testEnv(), now)).toBe(1);
+  });
+
+  it(`drops dispatched events and delivery log rows older than 30 days, at most ${PURGE_LIMIT} each per run`, async () => {
+    const now = Date.now();
+    const old = now - RETENTION_MS - 1000;
+    const keptUndispatched = await event(old); // never dispatched: re-sent, never dropped unsent
+    const young = await event(now - 86_400_000, now - 86_400_000);
+    const rows = Array.from({ length: PURGE_LIMIT + 2 }, (_, i) => [crypto.randomUUID(), old - i] as const);
+    await env.DB.prepare(
+      "INSERT INTO events (id, type, order_id, created_at, dispatched_at) SELECT value->>0, 'order.new', 1, value->>1, value->>1 FROM json_each(?)",
+    )
+      .bind(JSON.stringify(rows))
+      .run();
+    const ep = await env.DB.prepare(
+      "INSERT INTO webhook_endpoints (url, events, format, secret, created_at) VALUES ('https://p.example.com/', '[\"*\"]', 'standard', 'whsec_x', 1) RETURNING id",
+    ).first<{ id: number }>();
+    const log = env.DB.prepare(
+      "INSERT INTO webhook_deliveries (endpoint_id, event_id, event_type, attempt, status, duration_ms, outcome, created_at) VALUES (?, 'e', 'order.new', 1, 200, 1, 'delivered', ?)",
+    );
+    await env.DB.batch([log.bind(ep?.id, old), log.bind(ep?.id, old + 1), log.bind(ep?.id, now - 1000)]);
+    const count = async (sql: string) => (await env.DB.prepare(sql).first<{ n: number }>())?.n;
+
+    await sweepEvents(testEnv(), now);
+    expect(await count("SELECT count(*) AS n FROM events")).toBe(4); // 2 old left, young, the re-sent one
+    expect(await dispatchedAt(young)).toBe(now - 86_400_000);
+    expect(await dispatchedAt(keptUndispatched)).toBe(now);
+    expect(await count("SELECT count(*) AS n FROM webhook_deliveries")).toBe(1);
+    await sweepEvents(testEnv(), now);
+    expect(await count("SELECT count(*) AS n FROM events")).toBe(2); // young, and the re-sent one
+    await env.DB.prepare("DELETE FROM webhook_endpoints WHERE id = ?").bind(ep?.id).run();
   });
 
   it("runs from the cron", async () => {

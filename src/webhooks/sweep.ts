@@ -1,29 +1,49 @@
 import { getDb } from "../db/client";
 import type { Bindings } from "../env";
-import { stmt } from "../platform/d1";
+import { runBatch, stmt } from "../platform/d1";
 import type { EventMessage } from "./deliver";
 
 // The outbox's safety net (README, "Webhooks"): an event whose queue send was lost (the Worker
 // stopped before waitUntil finished, the queue refused it) is still undispatched in `events`
 // minutes later. The cron re-sends the oldest of them, a bounded number per run, and marks them
 // dispatched once the queue took them. An event that is merely waiting in a slow queue may be
-// sent twice: delivery is at least once, and receivers dedupe on webhook-id.
+// sent twice: delivery is at least once, and receivers dedupe on webhook-id. The same run drops
+// the outbox rows and delivery log rows older than RETENTION_MS, a bounded number each, so neither
+// table grows without end; retries end after about 3 days, long before a row is dropped.
 
 /** Age at which an undispatched event counts as lost rather than on its way. */
 export const SWEEP_AFTER_MS = 5 * 60_000;
 /** Events re-sent per run: one sendBatch (at most 100 messages) and two D1 queries. */
 export const SWEEP_LIMIT = 100;
 
+/** How long dispatched events and delivery log rows are kept. */
+export const RETENTION_MS = 30 * 86_400_000;
+/** Rows of each table dropped per run at most: 288 runs a day keep up with 288,000 a day. */
+export const PURGE_LIMIT = 1000;
+
+const PURGE_EVENTS = `
+DELETE FROM events WHERE id IN (
+  SELECT id FROM events WHERE dispatched_at IS NOT NULL AND dispatched_at < ?1 LIMIT ?2)`;
+// Ids grow with time, so the oldest rows are the first ones the scan meets.
+const PURGE_DELIVERIES = `
+DELETE FROM webhook_deliveries WHERE id IN (
+  SELECT id FROM webhook_deliveries WHERE created_at < ?1 ORDER BY id LIMIT ?2)`;
+
 const PICK = `
 SELECT id FROM events WHERE dispatched_at IS NULL AND created_at <= ?1 ORDER BY created_at LIMIT ?2`;
 const MARK = `
 UPDATE events SET dispatched_at = ?2 WHERE dispatched_at IS NULL AND id IN (SELECT value FROM json_each(?1))`;
 
-/** Re-sends lost events; returns how many. Never throws: the next run tries again. */
+/** Re-sends lost events (returns how many) and drops old rows. Never throws: the next run tries again. */
 export async function sweepEvents(env: Bindings, now = Date.now()): Promise<number> {
   try {
     const db = getDb(env.DB);
-    const { results } = await stmt(db, PICK, now - SWEEP_AFTER_MS, SWEEP_LIMIT).all<{ id: string }>();
+    const [, , picked] = await runBatch(db, [
+      stmt(db, PURGE_EVENTS, now - RETENTION_MS, PURGE_LIMIT),
+      stmt(db, PURGE_DELIVERIES, now - RETENTION_MS, PURGE_LIMIT),
+      stmt(db, PICK, now - SWEEP_AFTER_MS, SWEEP_LIMIT),
+    ]);
+    const results = picked.results as { id: string }[];
     if (!results.length) return 0;
     const ids = results.map((r) => r.id);
     await env.EVENTS.sendBatch(ids.map((event_id): { body: EventMessage } => ({ body: { event_id } })));
