@@ -174,7 +174,7 @@ describe("GET /v1/orders", () => {
       await env.DB.prepare("UPDATE orders SET created_at = ?1 WHERE id = ?2").bind(at, id).run();
     }
     const sorted = async (q: string) =>
-      orderIds((await get(`/v1/orders?${q}&limit=1000`)).json).filter((id) => [a, b, c].includes(id));
+      orderIds((await get(`/v1/orders?${q}&limit=${ORDER_LIMIT_MAX}`)).json).filter((id) => [a, b, c].includes(id));
     expect(await sorted("order_by=order_id")).toEqual([c, b, a]);
     expect(await sorted("order_by=order_id&sort_order=asc")).toEqual([a, b, c]);
     expect(await sorted("order_by=date&sort_order=asc")).toEqual([b, c, a]);
@@ -185,7 +185,7 @@ describe("GET /v1/orders", () => {
 
   it("pages by limit and offset to an empty page", async () => {
     await makeOrders(4);
-    const all = orderIds((await get("/v1/orders?limit=1000")).json);
+    const all = orderIds((await get(`/v1/orders?limit=${ORDER_LIMIT_MAX}`)).json);
     const seen: number[] = [];
     for (let offset = 0; ; offset += 3) {
       const r = await get(`/v1/orders?limit=3&offset=${offset}&include_details=true`);
@@ -206,7 +206,7 @@ describe("GET /v1/orders", () => {
   it.each(["order_by=order_id&sort_order=desc", "order_by=date&sort_order=asc", "order_by=price&sort_order=desc"])(
     "pages by cursor through Link headers (%s), the same orders as one page",
     async (q) => {
-      const all = orderIds((await get(`/v1/orders?${q}&limit=1000`)).json);
+      const all = orderIds((await get(`/v1/orders?${q}&limit=${ORDER_LIMIT_MAX}`)).json);
       const pages = await follow(`/v1/orders?${q}&limit=2`);
       expect(pages.flatMap(orderIds)).toEqual(all);
       expect(pages.slice(0, -1).every((p) => p.length === 2)).toBe(true);

@@ -5,9 +5,11 @@ import { stmt } from "../platform/d1";
 import { ApiError } from "../platform/errors";
 import {
   boolText,
+  cutShort,
   ignored,
   nextLink,
   parseQuery,
+  rowsThatFit,
   searchText,
   strictQuery,
   text,
@@ -25,9 +27,15 @@ import {
 
 // GET /v1/orders in the modelled dialect (README, "Modelled reads").
 
-/** Page size bounds (one place, for the CPU budget). */
+/**
+ * Page size bounds (one place, for the CPU budget). The modelled API allows 1,000 orders a page;
+ * presenting 1,000 with their details measured well over the 10 ms CPU budget, so 500 is the most
+ * (README, "Modelled reads").
+ */
 export const ORDER_LIMIT_DEFAULT = 100;
-export const ORDER_LIMIT_MAX = 1000;
+export const ORDER_LIMIT_MAX = 500;
+/** Order lines in one page; an order has at most 500. */
+export const PAGE_LINES_MAX = 2000;
 const MAX_OFFSET = 100_000_000;
 
 const PARAMS = [
@@ -92,8 +100,7 @@ class Params {
   }
 }
 
-const SORT_KEY = { price: "o.total", date: "o.created_at", order_id: "o.id" } as const;
-const ROW_KEY = { price: "total", date: "created_at", order_id: "id" } as const;
+const SORT_COLUMN = { price: "total", date: "created_at", order_id: "id" } as const;
 
 // Customer name as the order gave it (billing or shipping), for search.
 const NAME = (col: string) => `trim(coalesce(${col}->>'firstname', '') || ' ' || coalesce(${col}->>'lastname', ''))`;
@@ -129,7 +136,8 @@ export async function listOrders(
   }
   const orderBy = q.order_by ?? "order_id";
   const dir = q.sort_order ?? "desc";
-  const key = SORT_KEY[orderBy];
+  const column = SORT_COLUMN[orderBy];
+  const key = `o.${column}`;
   if (q.cursor !== undefined) {
     const c = decodeKeyCursor(q.cursor);
     const op = dir === "desc" ? "<" : ">";
@@ -144,19 +152,36 @@ export async function listOrders(
   const lim = params.add(limit);
   const off = params.add(offset);
   const filter = where.length ? `WHERE ${where.join(" AND ")}` : "";
-  const sort = orderBy === "order_id" ? `o.id ${dir}` : `${key} ${dir}, o.id ${dir}`;
+  const sortOf = (alias: string) =>
+    orderBy === "order_id" ? `${alias}.id ${dir}` : `${alias}.${column} ${dir}, ${alias}.id ${dir}`;
+  const sort = sortOf("o");
   const [os, ls] = await db.$client.batch<Row>([
-    stmt(db, `SELECT o.* FROM orders AS o ${filter} ORDER BY ${sort} LIMIT ${lim} + 1 OFFSET ${off}`, ...params.values),
     stmt(
       db,
-      `SELECT l.rowid AS line_id, l.* FROM order_lines AS l
+      `SELECT o.*, (SELECT count(*) FROM order_lines AS c WHERE c.order_id = o.id) AS line_count
+       FROM orders AS o ${filter} ORDER BY ${sort} LIMIT ${lim} + 1 OFFSET ${off}`,
+      ...params.values,
+    ),
+    stmt(
+      db,
+      // Lines in the page's order, so that the first PAGE_LINES_MAX are those of its first orders.
+      `SELECT l.rowid AS line_id, l.* FROM order_lines AS l JOIN orders AS po ON po.id = l.order_id
        WHERE l.order_id IN (SELECT o.id FROM orders AS o ${filter} ORDER BY ${sort} LIMIT ${lim} OFFSET ${off})
-       ORDER BY l.order_id, l.position`,
+       ORDER BY ${sortOf("po")}, l.position LIMIT ${PAGE_LINES_MAX}`,
       ...params.values,
     ),
   ]);
-  const more = os.results.length > limit;
-  const rows = more ? os.results.slice(0, limit) : os.results;
+  let more = os.results.length > limit;
+  let rows = more ? os.results.slice(0, limit) : os.results;
+  const fit = rowsThatFit(
+    rows.map((o) => o.line_count as number),
+    PAGE_LINES_MAX,
+  );
+  if (fit < rows.length) {
+    cutShort(q.offset !== undefined, fit, "order lines", PAGE_LINES_MAX);
+    rows = rows.slice(0, fit);
+    more = true;
+  }
   const byOrder = new Map<unknown, Row[]>();
   for (const l of ls.results) {
     const list = byOrder.get(l.order_id);
@@ -173,7 +198,7 @@ export async function listOrders(
     link =
       q.offset !== undefined
         ? nextLink(url, { offset: String(offset + limit) })
-        : nextLink(url, { cursor: encodeKeyCursor(last[ROW_KEY[orderBy]] as number, last.id as number) });
+        : nextLink(url, { cursor: encodeKeyCursor(last[column] as number, last.id as number) });
   }
   return { orders, link };
 }

@@ -71,6 +71,32 @@ export const unixSeconds = whole(0, 253_402_300_799, "must be a time in UNIX sec
 /** Anything: parameters the modelled API defines that mean nothing here (apps_load). */
 export const ignored = z.string();
 
+/**
+ * How many of a page's first rows to answer when their child rows (variants, order lines) may
+ * total at most `cap`: the CPU a page costs grows with its child rows, not only its rows. At least
+ * one, since one row's children never pass `cap`.
+ */
+export function rowsThatFit(childCounts: number[], cap: number): number {
+  let total = 0;
+  for (let i = 0; i < childCounts.length; i++) {
+    total += childCounts[i];
+    if (total > cap) return Math.max(i, 1);
+  }
+  return childCounts.length;
+}
+
+/**
+ * The page was cut to `fit` rows for the CPU budget. A client paging by offset would step over
+ * the rows cut off (it adds its limit), so it is told to ask for fewer; cursor pages just end early.
+ */
+export function cutShort(pagedByOffset: boolean, fit: number, what: string, cap: number) {
+  if (pagedByOffset) {
+    throw new ApiError(400, "invalid query", [
+      `limit: this page would hold more than ${cap} ${what}; its first ${fit} fit (limit=${fit})`,
+    ]);
+  }
+}
+
 /** `Link: <url>; rel="next"` (RFC 8288) for the page after this one: the request's URL with `set`. */
 export function nextLink(url: string, set: Record<string, string>, drop: string[] = []): string {
   const u = new URL(url);

@@ -3,7 +3,18 @@ import type { DB } from "../db/client";
 import { decodeCursor, encodeCursor } from "../platform/cursor";
 import { stmt } from "../platform/d1";
 import { ApiError } from "../platform/errors";
-import { boolText, ignored, nextLink, parseQuery, searchText, strictQuery, text, whole } from "../platform/query";
+import {
+  boolText,
+  cutShort,
+  ignored,
+  nextLink,
+  parseQuery,
+  rowsThatFit,
+  searchText,
+  strictQuery,
+  text,
+  whole,
+} from "../platform/query";
 import { type ModelledProduct, modelledProduct, modelledProductDetails, type Row } from "./modelled";
 
 // GET /v1/products and GET /v1/products/count in the modelled dialect (README, "Modelled reads").
@@ -11,6 +22,8 @@ import { type ModelledProduct, modelledProduct, modelledProductDetails, type Row
 /** Page size bounds: the modelled API's default and maximum (one place, for the CPU budget). */
 export const PRODUCT_LIMIT_DEFAULT = 100;
 export const PRODUCT_LIMIT_MAX = 500;
+/** Variants in one page with include_details: the most one product has, and what its own GET costs. */
+export const PAGE_VARIANTS_MAX = 2048;
 const MAX_OFFSET = 100_000_000;
 
 const PARAMS = ["product_id", "sku", "search", "include_details", "limit", "offset", "cursor", "apps_load"];
@@ -99,14 +112,26 @@ export async function listProducts(db: DB, q: ProductListQuery, url: string): Pr
     stmts.push(
       stmt(
         db,
-        `SELECT v.* FROM variants AS v WHERE v.product_id IN (SELECT p.id ${page}) ORDER BY v.product_id, v.position, v.id`,
+        `SELECT v.* FROM variants AS v WHERE v.product_id IN (SELECT p.id ${page})
+         ORDER BY v.product_id, v.position, v.id LIMIT ${PAGE_VARIANTS_MAX}`,
         ...params.values,
       ),
     );
   }
   const [ps, vs] = await db.$client.batch<Row>(stmts);
-  const more = ps.results.length > limit;
-  const rows = more ? ps.results.slice(0, limit) : ps.results;
+  let more = ps.results.length > limit;
+  let rows = more ? ps.results.slice(0, limit) : ps.results;
+  if (q.include_details) {
+    const fit = rowsThatFit(
+      rows.map((p) => p.variant_count as number),
+      PAGE_VARIANTS_MAX,
+    );
+    if (fit < rows.length) {
+      cutShort(q.offset !== undefined, fit, "variants", PAGE_VARIANTS_MAX);
+      rows = rows.slice(0, fit);
+      more = true;
+    }
+  }
   const products = q.include_details ? withVariants(rows, vs.results) : rows.map(modelledProduct);
 
   if (lookup) {

@@ -85,11 +85,33 @@ function modelledVariant(v: Row, names: string[]) {
   };
 }
 
-/** A product with the detail fields (include_details=true): variants, images, texts. */
+/**
+ * A product with the detail fields (include_details=true): variants, images, texts. One object
+ * literal with every key, no spread of the base fields: a spread cost more than the rest.
+ */
 export function modelledProductDetails(p: Row, vs: Row[]) {
   const names: string[] = p.option_names === "[]" ? [] : JSON.parse(p.option_names as string);
+  const hasVariants = vs.length > 0 || Number(p.variant_count) > 0;
+  const stock = hasVariants ? Number(p.variant_qty) : (p.stock as number);
   return {
-    ...modelledProduct(p),
+    id: String(p.id),
+    sku: s(p.sku),
+    hasVariants: hasVariants ? "1" : "0",
+    title: s(p.title),
+    visible: flagText(p.visible),
+    qty: String(stock),
+    stock,
+    price: priceText(p.price),
+    before_price: priceText(p.before_price),
+    purchase_price: priceText(p.purchase_price),
+    tax_rate: s(p.tax_rate),
+    weight: p.weight === null ? "0" : s(p.weight),
+    gtin: s(p.gtin),
+    qty_location: s(p.qty_location),
+    disable_minusqty: flagText(p.disable_minusqty),
+    supplier_name: s(p.supplier_name),
+    supplier_sku: s(p.supplier_sku),
+    date_modified: dateText(p.updated_at as number),
     description: s(p.description),
     seo_title: s(p.seo_title),
     seo_description: s(p.seo_description),
