@@ -8,6 +8,7 @@ import {
   cutShort,
   ignored,
   nextLink,
+  Params,
   parseQuery,
   rowsThatFit,
   searchText,
@@ -91,14 +92,6 @@ const listQuery = z
 export type OrderListQuery = z.output<typeof listQuery>;
 
 export const parseOrderQuery = (url: string) => parseQuery(listQuery, strictQuery(url, PARAMS));
-
-class Params {
-  readonly values: unknown[] = [];
-  add(v: unknown) {
-    this.values.push(v);
-    return `?${this.values.length}`;
-  }
-}
 
 const SORT_COLUMN = { price: "total", date: "created_at", order_id: "id" } as const;
 

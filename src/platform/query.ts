@@ -97,6 +97,15 @@ export function cutShort(pagedByOffset: boolean, fit: number, what: string, cap:
   }
 }
 
+/** Placeholders ?1, ?2, ... for values, so that two statements of a batch can share one parameter list. */
+export class Params {
+  readonly values: unknown[] = [];
+  add(v: unknown) {
+    this.values.push(v);
+    return `?${this.values.length}`;
+  }
+}
+
 /** `Link: <url>; rel="next"` (RFC 8288) for the page after this one: the request's URL with `set`. */
 export function nextLink(url: string, set: Record<string, string>, drop: string[] = []): string {
   const u = new URL(url);

@@ -8,6 +8,7 @@ import {
   cutShort,
   ignored,
   nextLink,
+  Params,
   parseQuery,
   rowsThatFit,
   searchText,
@@ -55,20 +56,11 @@ export type ProductListQuery = z.output<typeof listQuery>;
 
 export const parseProductQuery = (url: string) => parseQuery(listQuery, strictQuery(url, PARAMS));
 
-/** What GET /v1/products answers: the body, its status, and the Link to the next page if any. */
+/** What GET /v1/products answers: the body, and the Link to the next page if there is one. */
 export type ProductListAnswer = {
   body: { product: ModelledProduct[] | ModelledProduct } | ModelledProduct[];
   link?: string;
 };
-
-/** Placeholders ?1, ?2, ... for values, so that two statements can share one parameter list. */
-class Params {
-  readonly values: unknown[] = [];
-  add(v: unknown) {
-    this.values.push(v);
-    return `?${this.values.length}`;
-  }
-}
 
 /**
  * One D1 round trip whatever the page: the page of products (with their variants' count and stock
@@ -82,7 +74,8 @@ export async function listProducts(db: DB, q: ProductListQuery, url: string): Pr
   if (q.product_id !== undefined) where.push(`p.id = ${params.add(q.product_id)}`);
   if (q.sku !== undefined) where.push(`p.id = (SELECT product_id FROM skus WHERE sku = ${params.add(q.sku)})`);
   if (q.search !== undefined) {
-    const has = (col: string) => `instr(lower(${col}), ${params.add(searchText(q.search as string))}) > 0`;
+    const s = params.add(searchText(q.search));
+    const has = (col: string) => `instr(lower(${col}), ${s}) > 0`;
     where.push(
       `(${has("p.title")} OR ${has("p.sku")} OR ${has("p.gtin")}
         OR EXISTS (SELECT 1 FROM variants AS sv WHERE sv.product_id = p.id AND ${has("sv.sku")}))`,
