@@ -1,4 +1,5 @@
 import { env } from "cloudflare:workers";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ORDER_LIMIT_MAX } from "../src/orders/list";
 import { createProduct, get, post, uid } from "./helpers";
@@ -106,6 +107,10 @@ describe("GET /v1/orders", () => {
     const r = await get("/v1/orders?order_id=99999999");
     expect(r.status).toBe(404);
     expect(r.json).toEqual({ code: 404, error: "order 99999999 not found" });
+    // order_id with a filter the order does not match: no order with that id matches.
+    const [unpaid] = await makeOrders(1);
+    expect((await get(`/v1/orders?order_id=${unpaid}&status=paid`)).status).toBe(404);
+    expect((await get(`/v1/orders?order_id=${unpaid}&status=unpaid`)).status).toBe(200);
     const none = await get(`/v1/orders?search=${uid("nobody")}`);
     expect(none.status).toBe(200);
     expect(none.json).toEqual([]);
@@ -212,6 +217,31 @@ describe("GET /v1/orders", () => {
       expect(pages.slice(0, -1).every((p) => p.length === 2)).toBe(true);
     },
   );
+
+  it("pages by offset and by cursor agree with one page, for any limit and sort (property)", async () => {
+    await makeOrders(3);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 6 }),
+        fc.constantFrom("order_id", "date", "price"),
+        fc.constantFrom("asc", "desc"),
+        async (limit, by, dir) => {
+          const q = `order_by=${by}&sort_order=${dir}`;
+          const all = orderIds((await get(`/v1/orders?${q}&limit=${ORDER_LIMIT_MAX}`)).json);
+          const byCursor = (await follow(`/v1/orders?${q}&limit=${limit}`)).flatMap(orderIds);
+          const byOffset: number[] = [];
+          for (let offset = 0; ; offset += limit) {
+            const page = orderIds((await get(`/v1/orders?${q}&limit=${limit}&offset=${offset}`)).json);
+            if (!page.length) break;
+            byOffset.push(...page);
+          }
+          expect(byCursor).toEqual(all);
+          expect(byOffset).toEqual(all);
+        },
+      ),
+      { numRuns: 12 },
+    );
+  });
 
   it("accepts apps_load and ignores it", async () => {
     const r = await get("/v1/orders?apps_load=true&limit=1");
