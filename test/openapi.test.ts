@@ -2,15 +2,13 @@ import { describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { EXAMPLES } from "../src/openapi/document";
 import {
-  errorEnvelope,
-  orderList,
-  orderOut,
-  orderResults,
-  productList,
-  productOut,
-  productsBySku,
-  productWriteResult,
-} from "../src/openapi/responses";
+  modelledOrderList,
+  modelledProductList,
+  modelledProductLookup,
+  modelledProductSearch,
+  productCount,
+} from "../src/openapi/modelled";
+import { errorEnvelope, orderOut, orderResults, productOut, productWriteResult } from "../src/openapi/responses";
 import { orderCreate } from "../src/orders/schema";
 import { productCreate, productUpdate } from "../src/products/schema";
 import { get, post, uid } from "./helpers";
@@ -24,6 +22,7 @@ const OPERATIONS = [
   "get /v1/products",
   "put /v1/products",
   "get /v1/products/{product_id}",
+  "get /v1/products/count",
   "post /v1/orders",
   "get /v1/orders",
   "get /v1/orders/{order_id}",
@@ -152,8 +151,15 @@ describe("real answers match their documented response schemas", () => {
     conforms(productWriteResult, created.json);
     const id = created.json.products[0].product_id;
     conforms(productOut, (await get(`/v1/products/${id}`)).json);
-    conforms(productList, (await get("/v1/products?limit=2")).json);
-    conforms(productsBySku, (await get(`/v1/products?sku=${sku}-V`)).json);
+    for (const details of ["true", "false"]) {
+      conforms(modelledProductList, (await get(`/v1/products?limit=2&include_details=${details}`)).json);
+      conforms(modelledProductLookup, (await get(`/v1/products?sku=${sku}-V&include_details=${details}`)).json);
+      conforms(modelledProductLookup, (await get(`/v1/products?product_id=${id}&include_details=${details}`)).json);
+      const found = (await get(`/v1/products?search=${sku}&include_details=${details}`)).json;
+      expect(found).toHaveLength(1);
+      conforms(modelledProductSearch, found);
+    }
+    conforms(productCount, (await get("/v1/products/count")).json);
     const failed = await post("/v1/products", [{ title: "x" }]);
     expect(failed.status).toBe(400);
     conforms(productWriteResult, failed.json);
@@ -179,7 +185,17 @@ describe("real answers match their documented response schemas", () => {
     conforms(orderResults, created.json);
     const orderId = created.json.results.create_1.order_id;
     conforms(orderOut, (await get(`/v1/orders/${orderId}`)).json);
-    conforms(orderList, (await get("/v1/orders?limit=2")).json);
+    conforms(modelledOrderList, (await get("/v1/orders?limit=2")).json);
+    conforms(modelledOrderList, (await get("/v1/orders?limit=2&include_details=true")).json);
+    const one = (await get(`/v1/orders?order_id=${orderId}`)).json;
+    expect(one).toHaveLength(1);
+    conforms(modelledOrderList, one);
+    const missing = await get("/v1/orders?order_id=999999999");
+    expect(missing.status).toBe(404);
+    conforms(errorEnvelope, missing.json);
+    const unknown = await get("/v1/orders?orderid=1");
+    expect(unknown.status).toBe(400);
+    conforms(errorEnvelope, unknown.json);
   });
 });
 

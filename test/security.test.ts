@@ -1,5 +1,7 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { ORDER_LIMIT_MAX } from "../src/orders/list";
+import { PRODUCT_LIMIT_MAX } from "../src/products/list";
 import { wrapD1 } from "./d1-wrap";
 import { basic, call, get, KEY, post, put, uid } from "./helpers";
 
@@ -118,10 +120,13 @@ describe("SQL injection: every value is a bound parameter", () => {
     const sku = `${text}-${uid()}`;
     const made = await post("/v1/products", { title: text, price: 1, sku, stock: 5, metadata: { [text]: text } });
     expect(made.status).toBe(200);
-    expect((await get(`/v1/products?sku=${encodeURIComponent(text)}`)).json).toEqual({ products: [] });
-    expect((await get(`/v1/products?sku=${encodeURIComponent(sku)}`)).json.products[0].metadata).toEqual({
-      [text]: text,
-    });
+    expect((await get(`/v1/products?sku=${encodeURIComponent(text)}`)).status).toBe(404);
+    const found = (await get(`/v1/products?sku=${encodeURIComponent(sku)}`)).json.product;
+    expect(found.id).toBe(String(made.json.products[0].product_id));
+    expect((await get(`/v1/products/${found.id}`)).json.metadata).toEqual({ [text]: text });
+    const s = await get(`/v1/products?search=${encodeURIComponent(text)}`);
+    expect(s.status, s.text).toBe(200);
+    expect(s.json.map((p: any) => p.id)).toContain(found.id);
     const missing = await post("/v1/orders", [order(text)]);
     expect(missing.json.results.create_1.errors).toEqual([`products[0].sku: no product or variant has SKU ${text}`]);
     const ok = await post("/v1/orders", [order(sku, { customer: { note: text } })]);
@@ -243,9 +248,13 @@ describe("secrets and body content never reach the logs", () => {
 });
 
 describe("API4: list sizes are bounded", () => {
-  it.each(["/v1/orders?limit=101", "/v1/products?limit=1000", "/v1/orders?limit=-1"])("%s is 400", async (path) => {
+  it.each([
+    [`/v1/orders?limit=${ORDER_LIMIT_MAX + 1}`, `limit: must be a whole number from 1 to ${ORDER_LIMIT_MAX}`],
+    [`/v1/products?limit=${PRODUCT_LIMIT_MAX + 1}`, `limit: must be a whole number from 1 to ${PRODUCT_LIMIT_MAX}`],
+    ["/v1/orders?limit=-1", `limit: must be a whole number from 1 to ${ORDER_LIMIT_MAX}`],
+  ])("%s is 400", async (path, error) => {
     const r = await get(path);
     expect(r.status).toBe(400);
-    expect(r.json.errors).toEqual(["limit: must be a whole number from 1 to 100"]);
+    expect(r.json.errors).toEqual([error]);
   });
 });

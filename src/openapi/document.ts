@@ -4,15 +4,13 @@ import { flag, id, metadata, money } from "../platform/fields";
 import { SERVICE } from "../platform/service";
 import { productCreate, productUpdate } from "../products/schema";
 import { webhooksPaths } from "../webhooks/openapi";
+import { modelledComponents, modelledPaths } from "./modelled";
 import {
   errorEnvelope,
   health,
-  orderList,
   orderOut,
   orderResults,
-  productList,
   productOut,
-  productsBySku,
   productWriteResult,
   serviceInfo,
   variantOut,
@@ -33,14 +31,12 @@ const COMPONENTS: [string, z.ZodType][] = [
   ["Product", productOut],
   ["Variant", variantOut],
   ["ProductWriteResult", productWriteResult],
-  ["ProductList", productList],
-  ["ProductsBySku", productsBySku],
   ["OrderResults", orderResults],
   ["Order", orderOut],
-  ["OrderList", orderList],
   ["Error", errorEnvelope],
   ["ServiceInfo", serviceInfo],
   ["Health", health],
+  ...modelledComponents,
 ];
 
 const NUMERIC_STRING = "^\\s*-?\\d+(\\.\\d+)?\\s*$";
@@ -210,11 +206,6 @@ const pathId = (name: string) => ({
   required: true,
   schema: { type: "integer", minimum: 1 },
 });
-const pageParams = [
-  { name: "limit", in: "query", schema: { type: "integer", minimum: 1, maximum: 100, default: 50 } },
-  { name: "cursor", in: "query", description: "next_cursor of the previous page.", schema: { type: "string" } },
-];
-
 export function buildOpenApi() {
   const productWrite = (status: string) => ({
     "200": response("At least one product took effect.", ref("ProductWriteResult"), EXAMPLES.productWriteResult),
@@ -289,25 +280,9 @@ export function buildOpenApi() {
             ...AUTH_ERRORS,
           },
         },
-        get: {
-          operationId: "listProducts",
-          tags: ["products"],
-          summary: "List products, or find one by SKU",
-          description: "Newest first. With sku, the answer is {products: [...]} with the product that has that SKU.",
-          parameters: [
-            { name: "sku", in: "query", description: "A product or variant SKU.", schema: { type: "string" } },
-            ...pageParams,
-          ],
-          responses: {
-            "200": {
-              description: "A page of products (or the product with the SKU).",
-              content: json({ oneOf: [ref("ProductList"), ref("ProductsBySku")] }),
-            },
-            "400": errorResponse("Invalid query."),
-            ...AUTH_ERRORS,
-          },
-        },
+        ...modelledPaths["/v1/products"],
       },
+      "/v1/products/count": modelledPaths["/v1/products/count"],
       "/v1/products/{product_id}": {
         get: {
           operationId: "getProduct",
@@ -354,20 +329,7 @@ export function buildOpenApi() {
             ...AUTH_ERRORS,
           },
         },
-        get: {
-          operationId: "listOrders",
-          tags: ["orders"],
-          summary: "List orders",
-          parameters: [
-            ...pageParams,
-            { name: "status", in: "query", description: "Only orders with this status.", schema: { type: "string" } },
-          ],
-          responses: {
-            "200": response("A page of orders, newest first.", ref("OrderList")),
-            "400": errorResponse("Invalid query."),
-            ...AUTH_ERRORS,
-          },
-        },
+        ...modelledPaths["/v1/orders"],
       },
       "/v1/orders/{order_id}": {
         get: {

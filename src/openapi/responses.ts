@@ -79,14 +79,6 @@ export const productWriteResult = z
   })
   .meta({ description: "Answer of POST and PUT /v1/products (contract 4, 5)." });
 
-export const productList = z
-  .object({ products: z.array(productOut), next_cursor: z.string().nullable() })
-  .meta({ description: "A page of products, newest first." });
-
-export const productsBySku = z
-  .object({ products: z.array(productOut).max(1) })
-  .meta({ description: "The product that has the SKU (as product or variant SKU), if any." });
-
 const tax = z.array(z.object({ rate: z.number().int(), amount: money }));
 
 export const orderCreated = z.object({
@@ -171,10 +163,6 @@ export const orderOut = z
     updated_at: timestamp,
   })
   .meta({ description: "An order with its customer, lines and totals (contract 5)." });
-
-export const orderList = z
-  .object({ orders: z.array(orderOut), next_cursor: z.string().nullable() })
-  .meta({ description: "A page of orders, newest first." });
 
 export const errorEnvelope = z
   .object({

@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, lt, type SQL } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import type { DB } from "../db/client";
 import { orderLines, orders } from "../db/schema";
 import { type OrderRow, toMoney } from "../products/present";
@@ -50,44 +50,10 @@ export function presentOrder(o: OrderRow, lines: LineRow[]) {
 }
 export type OrderOut = ReturnType<typeof presentOrder>;
 
-function presentOrders(os: OrderRow[], ls: LineRow[]) {
-  const byOrder = new Map<number, LineRow[]>();
-  for (const l of ls) {
-    const list = byOrder.get(l.orderId);
-    if (list) list.push(l);
-    else byOrder.set(l.orderId, [l]);
-  }
-  return os.map((o) => presentOrder(o, byOrder.get(o.id) ?? []));
-}
-
 export async function getOrder(db: DB, id: number): Promise<OrderOut | undefined> {
   const [os, ls] = await db.batch([
     db.select().from(orders).where(eq(orders.id, id)),
     db.select().from(orderLines).where(eq(orderLines.orderId, id)).orderBy(orderLines.position),
   ]);
   return os[0] && presentOrder(os[0], ls);
-}
-
-/** Newest first; the cursor is the last id of the previous page (ids are never reused). */
-export async function listOrders(db: DB, limit: number, before?: number, status?: string) {
-  const where: SQL[] = [];
-  if (before !== undefined) where.push(lt(orders.id, before));
-  if (status !== undefined) where.push(eq(orders.status, status));
-  const page = db
-    .select({ id: orders.id })
-    .from(orders)
-    .where(and(...where))
-    .orderBy(desc(orders.id))
-    .limit(limit + 1);
-  const [os, ls] = await db.batch([
-    db.select().from(orders).where(inArray(orders.id, page)).orderBy(desc(orders.id)),
-    db
-      .select()
-      .from(orderLines)
-      .where(inArray(orderLines.orderId, page))
-      .orderBy(orderLines.orderId, orderLines.position),
-  ]);
-  const more = os.length > limit;
-  const rows = more ? os.slice(0, limit) : os;
-  return { orders: presentOrders(rows, ls), next: more ? rows[rows.length - 1].id : null };
 }

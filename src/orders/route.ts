@@ -2,16 +2,16 @@ import { Hono } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../env";
 import { jsonBody } from "../platform/body";
-import { decodeCursor, encodeCursor } from "../platform/cursor";
 import { ApiError } from "../platform/errors";
-import { id, int, opt, str } from "../platform/fields";
+import { id } from "../platform/fields";
 import { idempotency, recordStatements } from "../platform/idempotency";
 import { bodyItems } from "../platform/items";
 import { parseItem } from "../platform/validate";
 import { zv } from "../platform/zv";
 import { toMoney } from "../products/present";
 import { createOrders, type OrderOutcome } from "./create";
-import { getOrder, listOrders } from "./read";
+import { listOrders, parseOrderQuery } from "./list";
+import { getOrder } from "./read";
 import { type OrderInput, orderCreate } from "./schema";
 
 const STATUS_NOTICE = "ignored field status: a new order is always unpaid";
@@ -47,12 +47,6 @@ function respond<Id>(parsed: { index: number; notices: string[] }[], outcomes: M
   return { status: 400 as const, body: { code: 400, error: "no order was created", results } };
 }
 
-const listQuery = z.object({
-  limit: opt(int(1, 100)),
-  cursor: opt(str(64)),
-  status: opt(str(32)),
-});
-
 export const ordersRoute = new Hono<AppEnv>()
   .post("/", jsonBody, idempotency, async (c) => {
     // Paths in errors are relative to the element (its key in results says which), so no prefix.
@@ -87,10 +81,9 @@ export const ordersRoute = new Hono<AppEnv>()
     c.set("logCounts", { orders: [...outcomes.values()].filter((o) => o.ok).length });
     return c.json(body, status);
   })
-  .get("/", zv("query", listQuery), async (c) => {
-    const q = c.req.valid("query");
-    const page = await listOrders(c.var.db, q.limit ?? 50, q.cursor ? decodeCursor(q.cursor) : undefined, q.status);
-    return c.json({ orders: page.orders, next_cursor: page.next === null ? null : encodeCursor(page.next) });
+  .get("/", async (c) => {
+    const { orders, link } = await listOrders(c.var.db, parseOrderQuery(c.req.url), c.req.url);
+    return c.json(orders, 200, link ? { Link: link } : {});
   })
   .get("/:order_id", zv("param", z.object({ order_id: id })), async (c) => {
     const { order_id } = c.req.valid("param");

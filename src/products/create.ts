@@ -39,19 +39,6 @@ export async function getProduct(db: DB, id: number): Promise<ProductOut | undef
   return (await readProducts(db, "p.id = ?1", id)).products[0];
 }
 
-/** The product owning a product or variant SKU (SKUs are unique store-wide, so at most one). */
-export async function findBySku(db: DB, sku: string): Promise<ProductOut[]> {
-  return (await readProducts(db, "p.id = (SELECT product_id FROM skus WHERE sku = ?1)", sku)).products;
-}
-
-/** Newest first; the cursor is the last id of the previous page (ids never get reused). */
-export async function listProducts(db: DB, limit: number, before?: number) {
-  const page = "p.id IN (SELECT id FROM products WHERE id < ?1 ORDER BY id DESC LIMIT ?2)";
-  const { rows, products } = await readProducts(db, page, before ?? Number.MAX_SAFE_INTEGER, limit + 1);
-  const more = rows.length > limit;
-  return { products: products.slice(0, limit), next: more ? rows[limit - 1].id : null };
-}
-
 // ---------------------------------------------------------------------------------------------
 // Create
 

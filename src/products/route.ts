@@ -3,21 +3,13 @@ import { z } from "zod";
 import type { DB } from "../db/client";
 import type { AppEnv } from "../env";
 import { jsonBody } from "../platform/body";
-import { decodeCursor, encodeCursor } from "../platform/cursor";
 import { ApiError, envelope } from "../platform/errors";
-import { id, int, opt, str } from "../platform/fields";
+import { id } from "../platform/fields";
 import { completeStatements, type Idem, idempotency, recordStatements } from "../platform/idempotency";
 import { bodyItems, parseItems } from "../platform/items";
 import { zv } from "../platform/zv";
-import {
-  createProducts,
-  findBySku,
-  getProduct,
-  type ItemOutcome,
-  listProducts,
-  type ProductRef,
-  type Recorder,
-} from "./create";
+import { createProducts, getProduct, type ItemOutcome, type ProductRef, type Recorder } from "./create";
+import { countProducts, listProducts, parseProductQuery } from "./list";
 import type { ProductOut } from "./present";
 import { productCreate, productUpdate } from "./schema";
 import { updateProducts } from "./update";
@@ -110,21 +102,14 @@ async function writeProducts<S extends z.ZodType>(c: Context<AppEnv>, schema: S,
   return c.json(body, status);
 }
 
-const listQuery = z.object({
-  sku: opt(str(255)),
-  limit: opt(int(1, 100)),
-  cursor: opt(str(64)),
-});
-
 export const productsRoute = new Hono<AppEnv>()
   .post("/", jsonBody, idempotency, (c) => writeProducts(c, productCreate, createProducts))
   .put("/", jsonBody, idempotency, (c) => writeProducts(c, productUpdate, updateProducts))
-  .get("/", zv("query", listQuery), async (c) => {
-    const q = c.req.valid("query");
-    if (q.sku !== undefined) return c.json({ products: await findBySku(c.var.db, q.sku) });
-    const page = await listProducts(c.var.db, q.limit ?? 50, q.cursor ? decodeCursor(q.cursor) : undefined);
-    return c.json({ products: page.products, next_cursor: page.next === null ? null : encodeCursor(page.next) });
+  .get("/", async (c) => {
+    const { body, link } = await listProducts(c.var.db, parseProductQuery(c.req.url), c.req.url);
+    return c.json(body, 200, link ? { Link: link } : {});
   })
+  .get("/count", async (c) => c.json(await countProducts(c.var.db, c.req.url)))
   .get("/:product_id", zv("param", z.object({ product_id: id })), async (c) => {
     const { product_id } = c.req.valid("param");
     const product = await getProduct(c.var.db, product_id);

@@ -94,8 +94,9 @@ let created = 0;
 let skipped = 0;
 for (const product of CATALOG) {
   const found = await call("GET", `/v1/products?sku=${encodeURIComponent(product.sku)}`);
-  if (found.status === 200 && found.json.products.length) {
-    console.log(`skip   ${product.sku} (exists as product ${found.json.products[0].product_id})`);
+  // GET /v1/products?sku= answers {"product": {...}} (the modelled dialect), 404 when none has it.
+  if (found.status === 200 && found.json.product) {
+    console.log(`skip   ${product.sku} (exists as product ${found.json.product.id})`);
     skipped++;
     continue;
   }

@@ -20,6 +20,7 @@ const OPERATIONS = [
   ["GET", "/v1/products"],
   ["PUT", "/v1/products"],
   ["GET", "/v1/products/{product_id}"],
+  ["GET", "/v1/products/count"],
   ["POST", "/v1/orders"],
   ["GET", "/v1/orders"],
   ["GET", "/v1/orders/{order_id}"],

@@ -66,7 +66,14 @@ test("serves, creates a product and an order, and reads them back", async () => 
   assert.equal(read.json.stock, 5);
 
   const bySku = await call("GET", `/v1/products?sku=${encodeURIComponent(sku)}`);
-  assert.equal(bySku.json.products[0].product_id, productId);
+  assert.equal(bySku.status, 200, bySku.text);
+  assert.equal(bySku.json.product.id, String(productId));
+
+  const list = await call("GET", "/v1/products?limit=1");
+  assert.equal(list.status, 200, list.text);
+  assert.ok(Array.isArray(list.json.product));
+  const count = await call("GET", "/v1/products/count");
+  assert.match(count.json.count, /^\d+$/);
 
   const order = await call("POST", "/v1/orders", [
     { order_id: "create", customer: { email: "e2e@example.com" }, products: [{ sku, qty: 2 }] },
@@ -82,6 +89,11 @@ test("serves, creates a product and an order, and reads them back", async () => 
   assert.equal(readOrder.json.order_id, result.order_id);
   assert.equal(readOrder.json.products[0].sku, sku);
   assert.equal(readOrder.json.products[0].qty, 2);
+
+  const modelled = await call("GET", `/v1/orders?order_id=${result.order_id}`);
+  assert.equal(modelled.status, 200, modelled.text);
+  assert.equal(modelled.json[0].order_id, String(result.order_id));
+  assert.equal(modelled.json[0].total_pay_amount, "259.00");
 
   const stock = await call("GET", `/v1/products/${productId}`);
   assert.equal(stock.json.stock, 3, "the order reserved its stock");

@@ -1,0 +1,294 @@
+import { z } from "zod";
+import { ORDER_LIMIT_DEFAULT, ORDER_LIMIT_MAX } from "../orders/list";
+import { PRODUCT_LIMIT_DEFAULT, PRODUCT_LIMIT_MAX } from "../products/list";
+
+// The modelled-dialect reads in the OpenAPI document (README, "Modelled reads"): response schemas
+// (test/openapi.test.ts parses real answers with them) and the path objects of GET /v1/products,
+// GET /v1/products/count and GET /v1/orders, which src/openapi/document.ts spreads in.
+
+const digits = z.string().regex(/^\d+$/).meta({ description: "A whole number as a string." });
+const signedDigits = z
+  .string()
+  .regex(/^-?\d+$/)
+  .meta({ description: "A whole number as a string." });
+const flag = z.enum(["0", "1"]).meta({ description: 'A flag as a string: "1" on, "0" off.' });
+const text = z.string().meta({ description: 'Text; "" when there is none.' });
+const amount = z
+  .string()
+  .regex(/^(\d+(\.\d\d)?)?$/)
+  .meta({ description: 'Money as text: "899" when whole, "199.50" otherwise; "" when there is none.' });
+const amount2 = z
+  .string()
+  .regex(/^-?\d+\.\d\d$/)
+  .meta({ description: 'Money as text with two decimals: "148.95".' });
+const optionalAmount2 = z.string().regex(/^(\d+\.\d\d)?$/);
+const date = z
+  .string()
+  .regex(/^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)?$/)
+  .meta({ description: '"YYYY-MM-DD HH:MM:SS" in UTC; "" when there is none.' });
+const images = z
+  .record(z.string().regex(/^\d+$/), z.object({ image: z.string(), alttext: z.string() }))
+  .meta({ description: 'Images keyed by position from "1": {"1": {"image": url, "alttext": text}}.' });
+
+export const modelledVariant = z.object({
+  id: digits,
+  product_id: digits,
+  sku: text,
+  price: amount2,
+  before_price: optionalAmount2,
+  purchase_price: optionalAmount2,
+  qty: signedDigits,
+  weight: z.string(),
+  gtin: text,
+  supplier_sku: text,
+  qty_location: text,
+  image_id: text,
+  images,
+  hidden: flag.meta({ description: '"1" when the variant is not visible.' }),
+  preorder: flag,
+  preselected: flag,
+  min_purchase_quantity: text,
+  max_purchase_quantity: text,
+  disable_minusqty: z.boolean().meta({ description: "A JSON boolean here, unlike the product's flag." }),
+  values: z.array(z.object({ name: z.string(), val: z.string() })),
+});
+
+const productBase = {
+  id: digits,
+  sku: text,
+  hasVariants: flag,
+  title: z.string(),
+  visible: flag,
+  qty: signedDigits.meta({ description: "Stock (for a product with variants, the sum of theirs)." }),
+  stock: z.number().int().meta({ description: "The same stock as a JSON number." }),
+  price: amount,
+  before_price: amount,
+  purchase_price: amount,
+  tax_rate: digits,
+  weight: z.string().meta({ description: 'Grams as text; "0" when not given.' }),
+  gtin: text,
+  qty_location: text,
+  disable_minusqty: flag,
+  supplier_name: text,
+  supplier_sku: text,
+  date_modified: date,
+};
+
+export const modelledProduct = z
+  .object(productBase)
+  .meta({ description: "A product in a modelled-dialect list (without include_details)." });
+
+export const modelledProductDetails = z
+  .object({
+    ...productBase,
+    description: text,
+    seo_title: text,
+    seo_description: text,
+    datafield_1: text,
+    datafield_2: text,
+    datafield_3: text,
+    images,
+    variants: z.array(modelledVariant),
+    product_package_products: z.array(z.never()).meta({ description: "Bundles do not exist here: always []." }),
+  })
+  .meta({ description: "A product with include_details=true." });
+
+const anyProduct = z.union([modelledProductDetails, modelledProduct]);
+export const modelledProductList = z
+  .object({ product: z.array(anyProduct) })
+  .meta({ description: "A page of products, id ascending (no search, no product_id, no sku)." });
+export const modelledProductLookup = z
+  .object({ product: anyProduct })
+  .meta({ description: "The product of product_id or sku." });
+export const modelledProductSearch = z.array(anyProduct).meta({ description: "search: a bare array." });
+export const productCount = z.object({ count: digits }).meta({ description: "The number of products, as a string." });
+
+export const modelledOrderLine = z.object({
+  id: z.number().int(),
+  product_id: z.number().int(),
+  variant_id: z.number().int().nullable(),
+  title: z.string(),
+  sku: text,
+  variant: text.meta({ description: 'The variant\'s option values, " / " between them.' }),
+  price: amount2.meta({ description: "Unit price." }),
+  qty: z.number().int(),
+});
+
+const address = z.object({
+  company_name: text,
+  full_name: text,
+  address: text,
+  address2: text,
+  city: text,
+  zipcode: text,
+  country: text,
+});
+
+const orderBase = {
+  order_id: digits,
+  date_created: date,
+  total_amount: amount2,
+  status: z.enum(["-1", "1", "2", "3"]).meta({ description: '"-1" unpaid, "1" paid, "2" done, "3" cancelled.' }),
+  status_name: z.enum(["unpaid", "paid", "done", "cancelled"]),
+  products: z.array(modelledOrderLine),
+};
+
+export const modelledOrder = z
+  .object(orderBase)
+  .meta({ description: "An order in a modelled-dialect list (without include_details)." });
+
+export const modelledOrderDetails = z
+  .object({
+    ...orderBase,
+    date_paid: date,
+    status_date: date,
+    currency: z.string(),
+    items_amount: amount2,
+    shipping_amount: amount2,
+    discount_amount: amount2,
+    tax_amount: amount2,
+    total_pay_amount: amount2,
+    shipping_id: text,
+    shipping_name: text,
+    tracking_number: text,
+    shipping_company: text,
+    notes: text,
+    is_taxfree: z.boolean(),
+    is_taxontop: z.boolean(),
+    paymethod: z.object({ method: text, transaction_id: text }),
+    customer: z.object({
+      email: text,
+      phone: text,
+      customer_type: text,
+      ...address.shape,
+      notes: text,
+      shipping_details: address,
+      billing_details: address,
+    }),
+  })
+  .meta({ description: "An order with include_details=true, and every answer to order_id." });
+
+export const modelledOrderList = z
+  .array(z.union([modelledOrderDetails, modelledOrder]))
+  .meta({ description: "Orders: a bare array, also for order_id (one element)." });
+
+/** Components for src/openapi/document.ts. */
+export const modelledComponents: [string, z.ZodType][] = [
+  ["ModelledProduct", modelledProduct],
+  ["ModelledProductDetails", modelledProductDetails],
+  ["ModelledVariant", modelledVariant],
+  ["ModelledProductList", modelledProductList],
+  ["ModelledProductLookup", modelledProductLookup],
+  ["ModelledProductSearch", modelledProductSearch],
+  ["ProductCount", productCount],
+  ["ModelledOrder", modelledOrder],
+  ["ModelledOrderDetails", modelledOrderDetails],
+  ["ModelledOrderLine", modelledOrderLine],
+  ["ModelledOrderList", modelledOrderList],
+];
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const content = (schema: unknown) => ({ "application/json": { schema } });
+const error = (description: string) => ({ description, content: content(ref("Error")) });
+const AUTH = {
+  "401": error("Missing or wrong credentials (with WWW-Authenticate: Basic)."),
+  "500": error("No API key is configured: the service fails closed."),
+};
+const q = (name: string, description: string, schema: Record<string, unknown>) => ({
+  name,
+  in: "query",
+  description,
+  schema,
+});
+const bool = { type: "string", enum: ["true", "false"] };
+const LINK = {
+  Link: {
+    description: 'RFC 8288 `<url>; rel="next"`: the next page, present when there is one.',
+    schema: { type: "string" },
+  },
+};
+const unixSeconds = { type: "string", pattern: "^\\d+$" };
+
+const paging = (max: number, def: number) => [
+  q("limit", `Page size, 1 to ${max}.`, { type: "integer", minimum: 1, maximum: max, default: def }),
+  q("offset", "Rows to skip. The next page's Link continues by offset.", { type: "integer", minimum: 0, default: 0 }),
+  q("cursor", "Our extension: the cursor of a Link header. Not with offset.", { type: "string" }),
+  q("apps_load", "Accepted and ignored.", { type: "string" }),
+];
+
+const REFUSED =
+  "A query parameter the operation does not define (unknown query parameter: x), given twice, or with a bad value; errors name it.";
+
+export const modelledPaths = {
+  "/v1/products": {
+    get: {
+      operationId: "listProducts",
+      tags: ["products"],
+      summary: "List, search or look up products (modelled dialect)",
+      description:
+        "Ids, prices, quantities and flags are strings. Without search: {product: [...]}, id ascending; " +
+        "with product_id or sku: {product: {...}} (404 when none); with search: a bare array.",
+      parameters: [
+        q("product_id", "One product by id.", { type: "string", pattern: "^\\d+$" }),
+        q("sku", "One product by its own or a variant's SKU (trimmed; not empty).", { type: "string" }),
+        q("search", "Text in the title, SKU, GTIN or a variant's SKU; the answer is a bare array.", {
+          type: "string",
+        }),
+        q("include_details", "Adds variants, images and texts.", bool),
+        ...paging(PRODUCT_LIMIT_MAX, PRODUCT_LIMIT_DEFAULT),
+      ],
+      responses: {
+        "200": {
+          description: "The page, the product, or the search result.",
+          headers: LINK,
+          content: content({
+            oneOf: [ref("ModelledProductList"), ref("ModelledProductLookup"), ref("ModelledProductSearch")],
+          }),
+        },
+        "400": error(REFUSED),
+        "404": error("product_id or sku matched no product."),
+        ...AUTH,
+      },
+    },
+  },
+  "/v1/products/count": {
+    get: {
+      operationId: "countProducts",
+      tags: ["products"],
+      summary: "Count products (modelled dialect)",
+      responses: {
+        "200": { description: "The count, as a string.", content: content(ref("ProductCount")) },
+        "400": error("Any query parameter."),
+        ...AUTH,
+      },
+    },
+  },
+  "/v1/orders": {
+    get: {
+      operationId: "listOrders",
+      tags: ["orders"],
+      summary: "List, filter or look up orders (modelled dialect)",
+      description:
+        'A bare array. Ids, money and status are strings ("-1" unpaid, "1" paid, "2" done, "3" cancelled); ' +
+        "lines' id and qty are numbers. order_id answers the detail fields always; 404 when there is no such order.",
+      parameters: [
+        q("order_id", "One order by id.", { type: "string", pattern: "^\\d+$" }),
+        q("search", "Customer name, e-mail or order id.", { type: "string" }),
+        q("status", "unpaid, paid, done, cancelled, or -1, 1, 2, 3.", { type: "string" }),
+        q("from_date_paid", "Paid at or after (UNIX seconds).", unixSeconds),
+        q("to_date_paid", "Paid at or before (UNIX seconds).", unixSeconds),
+        q("from_status_date", "Status changed at or after (UNIX seconds).", unixSeconds),
+        q("order_by", "Sort key.", { type: "string", enum: ["order_id", "date", "price"], default: "order_id" }),
+        q("sort_order", "Sort direction.", { type: "string", enum: ["asc", "desc"], default: "desc" }),
+        q("include_details", "Adds amounts, customer, payment and shipping.", bool),
+        ...paging(ORDER_LIMIT_MAX, ORDER_LIMIT_DEFAULT),
+      ],
+      responses: {
+        "200": { description: "The orders.", headers: LINK, content: content(ref("ModelledOrderList")) },
+        "400": error(REFUSED),
+        "404": error("order_id matched no order."),
+        ...AUTH,
+      },
+    },
+  },
+};

@@ -1,0 +1,128 @@
+import { dateText, moneyText } from "../platform/query";
+
+// Products in the modelled dialect (README, "Modelled reads"): the modelled API's field names
+// and JSON types. Ids, prices, quantities and flags are strings there; a variant's
+// disable_minusqty is a boolean and a product's stock a number. Missing text is "" rather than
+// null, so that a client that reads every field as a string never meets a null.
+// Rows come straight from D1 (snake_case columns): no mapping pass over thousands of variants.
+
+export type Row = Record<string, unknown>;
+
+const s = (v: unknown) => (v === null || v === undefined ? "" : String(v));
+const flagText = (v: unknown) => (v === 1 ? "1" : "0");
+
+/** A product's price: "899" when whole, else two decimals ("199.50"); "" when there is none. */
+function priceText(cents: unknown): string {
+  if (typeof cents !== "number") return "";
+  return cents % 100 === 0 ? String(cents / 100) : moneyText(cents);
+}
+const maybeMoney = (cents: unknown) => (typeof cents === "number" ? moneyText(cents) : "");
+
+type StoredImage = { url: string; alttext?: string };
+
+/** Stored images to the modelled object keyed by position from "1": {"1": {image, alttext}}. */
+function imagesObject(json: unknown) {
+  const out: Record<string, { image: string; alttext: string }> = {};
+  if (typeof json !== "string" || json === "[]") return out;
+  (JSON.parse(json) as StoredImage[]).forEach((img, i) => {
+    out[String(i + 1)] = { image: img.url, alttext: img.alttext ?? "" };
+  });
+  return out;
+}
+
+/** The fields of every product in a list (without include_details). */
+export function modelledProduct(p: Row) {
+  const hasVariants = Number(p.variant_count) > 0;
+  // A product with variants has no stock of its own: its stock is the sum of theirs.
+  const stock = hasVariants ? Number(p.variant_qty) : (p.stock as number);
+  return {
+    id: String(p.id),
+    sku: s(p.sku),
+    hasVariants: hasVariants ? "1" : "0",
+    title: s(p.title),
+    visible: flagText(p.visible),
+    qty: String(stock),
+    stock,
+    price: priceText(p.price),
+    before_price: priceText(p.before_price),
+    purchase_price: priceText(p.purchase_price),
+    tax_rate: s(p.tax_rate),
+    weight: p.weight === null ? "0" : s(p.weight),
+    gtin: s(p.gtin),
+    qty_location: s(p.qty_location),
+    disable_minusqty: flagText(p.disable_minusqty),
+    supplier_name: s(p.supplier_name),
+    supplier_sku: s(p.supplier_sku),
+    date_modified: dateText(p.updated_at as number),
+  };
+}
+
+/** One variant (include_details). */
+function modelledVariant(v: Row, names: string[]) {
+  const values: { name: string; val: string }[] = [];
+  for (let i = 0; i < names.length; i++) values.push({ name: names[i], val: s(v[`option${i + 1}_value`]) });
+  return {
+    id: String(v.id),
+    product_id: String(v.product_id),
+    sku: s(v.sku),
+    price: moneyText(v.price as number),
+    before_price: maybeMoney(v.before_price),
+    purchase_price: maybeMoney(v.purchase_price),
+    qty: String(v.qty),
+    weight: v.weight === null ? "0" : s(v.weight),
+    gtin: s(v.gtin),
+    supplier_sku: s(v.supplier_sku),
+    qty_location: s(v.qty_location),
+    image_id: "",
+    images: imagesObject(v.images),
+    hidden: v.visible === 1 ? "0" : "1",
+    preorder: "0",
+    preselected: "0",
+    min_purchase_quantity: "",
+    max_purchase_quantity: "",
+    disable_minusqty: v.no_minus === 1,
+    values,
+  };
+}
+
+/**
+ * A product with the detail fields (include_details=true): variants, images, texts. One object
+ * literal with every key, no spread of the base fields: a spread cost more than the rest.
+ */
+export function modelledProductDetails(p: Row, vs: Row[]) {
+  const names: string[] = p.option_names === "[]" ? [] : JSON.parse(p.option_names as string);
+  const hasVariants = vs.length > 0 || Number(p.variant_count) > 0;
+  const stock = hasVariants ? Number(p.variant_qty) : (p.stock as number);
+  return {
+    id: String(p.id),
+    sku: s(p.sku),
+    hasVariants: hasVariants ? "1" : "0",
+    title: s(p.title),
+    visible: flagText(p.visible),
+    qty: String(stock),
+    stock,
+    price: priceText(p.price),
+    before_price: priceText(p.before_price),
+    purchase_price: priceText(p.purchase_price),
+    tax_rate: s(p.tax_rate),
+    weight: p.weight === null ? "0" : s(p.weight),
+    gtin: s(p.gtin),
+    qty_location: s(p.qty_location),
+    disable_minusqty: flagText(p.disable_minusqty),
+    supplier_name: s(p.supplier_name),
+    supplier_sku: s(p.supplier_sku),
+    date_modified: dateText(p.updated_at as number),
+    description: s(p.description),
+    seo_title: s(p.seo_title),
+    seo_description: s(p.seo_description),
+    datafield_1: s(p.datafield_1),
+    datafield_2: s(p.datafield_2),
+    datafield_3: s(p.datafield_3),
+    images: imagesObject(p.images),
+    variants: vs.map((v) => modelledVariant(v, names)),
+    // Bundles do not exist here: no product has bundle content.
+    product_package_products: [] as never[],
+  };
+}
+
+export type ModelledProduct = ReturnType<typeof modelledProduct> | ReturnType<typeof modelledProductDetails>;

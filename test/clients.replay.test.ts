@@ -1,0 +1,214 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { createProduct, get, post, put, uid } from "./helpers";
+
+// The request sequences of the modelled API's public clients (README, "Modelled reads"), replayed
+// against this service, with each answer read the way that client reads it: the fields it takes
+// and the JSON types its parser accepts. Where the documented shapes and the C# SDK disagree, the
+// documented shapes win (a lookup is {"product": {...}}), so the SDK's product is read from there.
+
+type Json = Record<string, any>;
+type Kind = "string" | "number" | "boolean" | "object" | "array" | "numeric-string" | "int";
+
+/** What a client's parser demands of a field; throws with the field's path when it would fail. */
+function read(obj: Json, fields: Record<string, Kind>, at: string) {
+  for (const [name, kind] of Object.entries(fields)) {
+    const v = obj[name];
+    const path = `${at}.${name}`;
+    if (kind === "array") expect(Array.isArray(v), path).toBe(true);
+    else if (kind === "object") expect(v !== null && typeof v === "object" && !Array.isArray(v), path).toBe(true);
+    else if (kind === "numeric-string") expect(v, path).toMatch(/^-?\d+(\.\d+)?$/);
+    else if (kind === "int") expect(Number.isInteger(v), path).toBe(true);
+    else expect(typeof v, path).toBe(kind);
+  }
+}
+
+// The C# SDK's Product and Variant classes: strings where it declares string (it accepts JSON
+// numbers there too, but these are the documented types), stock an int, a variant's
+// disable_minusqty a bool, images keyed by position.
+const SDK_PRODUCT: Record<string, Kind> = {
+  id: "numeric-string",
+  sku: "string",
+  title: "string",
+  visible: "numeric-string",
+  price: "numeric-string",
+  qty: "numeric-string",
+  stock: "int",
+  tax_rate: "numeric-string",
+  disable_minusqty: "numeric-string",
+  qty_location: "string",
+  supplier_name: "string",
+  supplier_sku: "string",
+  datafield_1: "string",
+  description: "string",
+  images: "object",
+  variants: "array",
+};
+const SDK_VARIANT: Record<string, Kind> = {
+  id: "numeric-string",
+  product_id: "numeric-string",
+  sku: "string",
+  price: "numeric-string",
+  qty: "numeric-string",
+  disable_minusqty: "boolean",
+  values: "array",
+};
+// The SDK's Order: strings for money and status; lines' ids and qty arrive as JSON numbers, which
+// its JSON library reads into its string fields.
+const SDK_ORDER: Record<string, Kind> = {
+  order_id: "numeric-string",
+  date_created: "string",
+  date_paid: "string",
+  status: "numeric-string",
+  total_amount: "numeric-string",
+  total_pay_amount: "numeric-string",
+  items_amount: "numeric-string",
+  shipping_amount: "numeric-string",
+  discount_amount: "numeric-string",
+  tax_amount: "numeric-string",
+  currency: "string",
+  is_taxfree: "boolean",
+  is_taxontop: "boolean",
+  paymethod: "object",
+  customer: "object",
+  products: "array",
+};
+const SDK_LINE: Record<string, Kind> = {
+  product_id: "int",
+  title: "string",
+  price: "numeric-string",
+  qty: "int",
+  sku: "string",
+  variant: "string",
+};
+
+async function catalog() {
+  const sku = uid("SDK");
+  const p = await createProduct({
+    sku,
+    title: "SDK lamp",
+    price: 899,
+    images: [{ url: "https://example.com/1.jpg", alttext: "one" }],
+    variants: { add: [{ variant_option1_name: "Size", variant_option1_value: "L", sku: `${sku}-L`, qty: 5 }] },
+  });
+  return { sku, id: p.product_id as number, variantSku: `${sku}-L` };
+}
+
+async function order(variantSku: string, email: string) {
+  const r = await post("/v1/orders", [
+    {
+      order_id: "create",
+      customer: { email, billing_details: { firstname: "Sam", lastname: "Sdk", city: "Malmö", country: "SE" } },
+      payment: { method: "card", transaction_id: uid("tx") },
+      shipping: { id: 1, name: "Postal", price: 49 },
+      products: [{ sku: variantSku, qty: 2 }],
+    },
+  ]);
+  expect(r.status).toBe(200);
+  return r.json.results.create_1.order_id as number;
+}
+
+describe("the C# SDK (QuickbutikSharp)", () => {
+  it("reads one product: product_id=N&include_details=true&limit=1", async () => {
+    const { id, variantSku } = await catalog();
+    const r = await get(`/v1/products?product_id=${id}&include_details=true&limit=1`);
+    expect(r.status).toBe(200);
+    const product = r.json.product;
+    read(product, SDK_PRODUCT, "product");
+    expect(product.id).toBe(String(id));
+    expect(product.images["1"]).toEqual({ image: "https://example.com/1.jpg", alttext: "one" });
+    read(product.variants[0], SDK_VARIANT, "product.variants[0]");
+    expect(product.variants[0].sku).toBe(variantSku);
+    expect(product.variants[0].values[0]).toMatchObject({ val: "L" });
+    // Not found: the SDK reads `code` of the error body to tell a 404.
+    const missing = await get("/v1/products?product_id=99999999&include_details=true&limit=1");
+    expect(missing.status).toBe(404);
+    expect(missing.json.code).toBe(404);
+  });
+
+  it("updates inventory: PUT /v1/products {sku, stock}, then reads the stock back", async () => {
+    const sku = uid("INV");
+    const p = await createProduct({ sku, stock: 3 });
+    const r = await put("/v1/products", { sku, stock: 17 });
+    expect(r.status).toBe(200);
+    expect(r.json.success).toBe(1);
+    const back = (await get(`/v1/products?product_id=${p.product_id}&include_details=true&limit=1`)).json.product;
+    expect(back.stock).toBe(17);
+    expect(back.qty).toBe("17");
+  });
+
+  it("counts products: the count as a string it reads into an int", async () => {
+    await catalog();
+    const r = await get("/v1/products/count");
+    expect(r.status).toBe(200);
+    expect(r.json.count).toMatch(/^\d+$/);
+    expect(Number.parseInt(r.json.count, 10)).toBeGreaterThan(0);
+  });
+
+  it("reads one order: order_id=N, element [0] with products, customer and total_pay_amount", async () => {
+    const { variantSku } = await catalog();
+    const orderId = await order(variantSku, "sam@example.com");
+    const r = await get(`/v1/orders?order_id=${orderId}`);
+    expect(r.status).toBe(200);
+    const [o] = r.json;
+    read(o, SDK_ORDER, "[0]");
+    read(o.products[0], SDK_LINE, "[0].products[0]");
+    read(o.customer, { email: "string", full_name: "string", city: "string", shipping_details: "object" }, "customer");
+    expect(o).toMatchObject({ order_id: String(orderId), total_pay_amount: "1847.00", status: "-1" });
+    expect(o.customer).toMatchObject({ email: "sam@example.com", full_name: "Sam Sdk", city: "Malmö" });
+  });
+
+  it("lists paid orders since a time: status=paid&from_date_paid=<UNIX seconds>", async () => {
+    const { variantSku } = await catalog();
+    const before = await order(variantSku, "early@example.com");
+    const after = await order(variantSku, "late@example.com");
+    const since = 1_750_000_000;
+    for (const [id, at] of [
+      [before, since - 60],
+      [after, since + 60],
+    ]) {
+      await env.DB.prepare("UPDATE orders SET status = 'paid', date_paid = ?1, status_date = ?1 WHERE id = ?2")
+        .bind(at * 1000, id)
+        .run();
+    }
+    const r = await get(`/v1/orders?status=paid&from_date_paid=${since}&include_details=true`);
+    expect(r.status).toBe(200);
+    expect(r.json.map((o: Json) => o.order_id)).toEqual([String(after)]);
+    read(r.json[0], SDK_ORDER, "[0]");
+    expect(r.json[0]).toMatchObject({ status: "1", date_paid: "2025-06-15 15:07:40" });
+    // Nothing matched: 200 and an empty list (the SDK turned the old 404 into the same).
+    const none = await get(`/v1/orders?status=done&from_date_paid=${since}`);
+    expect(none.status).toBe(200);
+    expect(none.json).toEqual([]);
+  });
+});
+
+describe("a paging client: limit=100&offset=N&include_details=true until an empty page", () => {
+  it("reads every product once and stops", async () => {
+    await catalog();
+    await env.DB.prepare(
+      `INSERT INTO products (title, price, stock, created_at, updated_at)
+       SELECT 'paged ' || value, 1000, value, 0, 0 FROM json_each(?1)`,
+    )
+      .bind(JSON.stringify(Array.from({ length: 230 }, (_, i) => i)))
+      .run();
+    const total = Number((await get("/v1/products/count")).json.count);
+    const seen = new Set<string>();
+    let requests = 0;
+    for (let offset = 0; ; offset += 100) {
+      const r = await get(`/v1/products?limit=100&offset=${offset}&include_details=true`);
+      requests++;
+      expect(r.status).toBe(200);
+      const page: Json[] = r.json.product;
+      if (!page.length) break;
+      for (const p of page) {
+        read(p, { id: "numeric-string", title: "string", price: "numeric-string", images: "object" }, "product");
+        seen.add(p.id);
+      }
+      expect(requests).toBeLessThan(20);
+    }
+    expect(seen.size).toBe(total);
+    // Full pages, then the empty page that stops it.
+    expect(requests).toBe(Math.ceil(total / 100) + 1);
+  });
+});
