@@ -2,6 +2,9 @@
 
 export const ORDER_PRODUCTS = 40; // x 3 variants: 120 SKUs for order lines
 export const SYNC_SIZES = [10, 100, 1000, 2048];
+// The largest page GET /v1/products and GET /v1/orders accept today (README, "Limits").
+export const PRODUCT_PAGE = 100;
+export const ORDER_PAGE = 100;
 
 /**
  * @typedef {{ base: string, authorization: string }} Target
@@ -11,7 +14,15 @@ export const SYNC_SIZES = [10, 100, 1000, 2048];
  *   baseline?: "bare" | "batch",
  *   load: boolean,
  *   cpuIterations: number,
+ *   profile?: boolean,
+ *   connections?: number,
+ *   contention?: boolean,
  * }} Case
+ *
+ * `load`: also run under autocannon (req/s, and the ratio to `baseline`). `profile` (default
+ * true): workerd CPU per request. `cpuIterations`: requests of the optional Node CPU phase
+ * (`--node`). `connections`: autocannon connections (default 8). `contention`: a load case that
+ * reports its share of 503 answers (writers losing the race) instead of a ratio.
  */
 
 /** @param {Target} t @param {string} method @param {string} path @param {unknown} [body] */
@@ -179,6 +190,30 @@ export function cases(ids) {
       cpuIterations: 200,
     },
   ];
+  // The same two requests as the first of a fresh isolate meets them: /__bench/cold/ hands the
+  // store a D1 binding object it has never seen, so per-isolate caches keyed on it are empty.
+  list.push(
+    {
+      id: "orders-1x3-cold",
+      label: "POST /v1/orders 1 x 3, cold isolate cache",
+      method: "POST",
+      path: "/__bench/cold/v1/orders",
+      body: () => order1x3,
+      baseline: "batch",
+      load: true,
+      cpuIterations: 100,
+    },
+    {
+      id: "stock-cold",
+      label: "PUT /v1/products stock by SKU, cold isolate cache",
+      method: "PUT",
+      path: "/__bench/cold/v1/products",
+      body: (i) => JSON.stringify({ sku: "STK-1", stock: 5 + (i % 2) }),
+      baseline: "batch",
+      load: true,
+      cpuIterations: 100,
+    },
+  );
   for (const n of SYNC_SIZES) {
     list.push({
       id: `sync-${n}`,
@@ -191,16 +226,49 @@ export function cases(ids) {
       cpuIterations: n <= 100 ? 60 : 10,
     });
   }
-  // Implemented today, and what a sync must answer with (contract 4: the updated product as
-  // GET returns it): the floor under the 2,048-variant sync's CPU cost. CPU only.
-  list.push({
-    id: "get-2048",
-    label: "info: GET /v1/products/{id} of the 2048-variant product",
-    method: "GET",
-    path: `/v1/products/${ids.syncIds[2048]}`,
-    load: false,
-    cpuIterations: 10,
-  });
+  // What a sync answers with (the updated product as GET returns it), on its own.
+  list.push(
+    {
+      id: "get-2048",
+      label: "GET /v1/products/{id} of the 2048-variant product",
+      method: "GET",
+      path: `/v1/products/${ids.syncIds[2048]}`,
+      load: false,
+      cpuIterations: 10,
+    },
+    {
+      // The seeded catalog: 46 products, among them the 1,000- and 2,048-variant ones.
+      id: "list-products",
+      label: `GET /v1/products?limit=${PRODUCT_PAGE} (every seeded product, 3,200 variants)`,
+      method: "GET",
+      path: `/v1/products?limit=${PRODUCT_PAGE}`,
+      load: false,
+      cpuIterations: 10,
+    },
+    {
+      id: "list-orders",
+      label: `GET /v1/orders?limit=${ORDER_PAGE}`,
+      method: "GET",
+      path: `/v1/orders?limit=${ORDER_PAGE}`,
+      load: false,
+      cpuIterations: 20,
+    },
+  );
+  // Writers racing on one product: every request changes all 10 variants of the same product.
+  for (const connections of [8, 16]) {
+    list.push({
+      id: `contention-${connections}`,
+      label: `contention: ${connections} writers syncing one 10-variant product`,
+      method: "PUT",
+      path: "/v1/products",
+      body: sync(10),
+      load: true,
+      profile: false,
+      connections,
+      contention: true,
+      cpuIterations: 0,
+    });
+  }
   return list;
 }
 
