@@ -146,8 +146,10 @@ async function profiled(cdp, base, r) {
 }
 
 /**
- * The method checked on a loop of known cost: the burn route at a size Node times at `ms`, alone
- * and as burn + one D1 query + burn (which must read as twice the burn, not plus the D1 wait).
+ * The method checked on a loop of known cost: the burn route at a size Node times at 5 ms, at
+ * twice that, and as burn + one D1 query + burn. Each is net of the empty route. Twice the loop
+ * must read twice the cost (nothing lost at the start of a request), and the loop around a D1
+ * query must read as the loop twice, not plus the D1 wait.
  * @param {Awaited<ReturnType<typeof connect>>} cdp
  * @param {string} base
  */
@@ -155,29 +157,30 @@ async function calibrate(cdp, base) {
   const rate = burnRate();
   const ms = 5;
   const n = Math.round(rate * ms);
-  const bare = [];
-  const plain = [];
-  const withD1 = [];
-  const naiveD1 = [];
+  /** @type {Record<string, number[]>} */
+  const got = { bare: [], one: [], two: [], d1: [], naiveD1: [] };
   for (let i = 0; i < PROFILE.warmup + PROFILE.requests; i++) {
     const z = await profiled(cdp, base, { method: "GET", path: "/__bench/burn?n=0" });
     const a = await profiled(cdp, base, { method: "GET", path: `/__bench/burn?n=${n}` });
-    const b = await profiled(cdp, base, { method: "GET", path: `/__bench/burn?n=${n}&d1=1` });
+    const b = await profiled(cdp, base, { method: "GET", path: `/__bench/burn?n=${2 * n}` });
+    const d = await profiled(cdp, base, { method: "GET", path: `/__bench/burn?n=${n}&d1=1` });
     if (i < PROFILE.warmup) continue;
-    bare.push(z.ms);
-    plain.push(a.ms);
-    withD1.push(b.ms);
-    naiveD1.push(b.naiveMs);
+    got.bare.push(z.ms);
+    got.one.push(a.ms);
+    got.two.push(b.ms);
+    got.d1.push(d.ms);
+    got.naiveD1.push(d.naiveMs);
   }
-  const base0 = quantile(bare, 0.5);
+  const base0 = quantile(got.bare, 0.5);
+  const net = (/** @type {number[]} */ xs) => quantile(xs, 0.5) - base0;
   return {
     expectedMs: ms,
     iterations: n,
     bareMs: base0,
-    burnMs: quantile(plain, 0.5) - base0,
-    burnP90Ms: quantile(plain, 0.9) - base0,
-    burnD1Ms: quantile(withD1, 0.5) - base0,
-    naiveD1Ms: quantile(naiveD1, 0.5) - base0,
+    burnMs: net(got.one),
+    burn2Ms: net(got.two),
+    burnD1Ms: net(got.d1),
+    naiveD1Ms: net(got.naiveD1),
   };
 }
 
@@ -218,10 +221,7 @@ async function main() {
 
     log(`calibration: burn loop, ${PROFILE.requests} requests each`);
     calibration = await calibrate(cdp, server.base);
-    log(
-      `calibration: ${calibration.expectedMs} ms of burn (Node) reads ${fmt(calibration.burnMs, 2)} ms; ` +
-        `burn + D1 + burn reads ${fmt(calibration.burnD1Ms, 2)} ms (summing every delta: ${fmt(calibration.naiveD1Ms, 2)} ms)`,
-    );
+    log(`calibration: ${calibrationText(calibration)}`);
 
     for (const c of list) {
       const p = await probe(target, c);
@@ -382,15 +382,7 @@ function render(rows, m, startup, cal) {
   out.push(
     `Startup (\`wrangler check startup\`, the store's bundle): ${startup ? `${fmt(startup.ms, 1)} ms of CPU (limit ${STARTUP_LIMIT_MS} ms: ${startup.ms < STARTUP_LIMIT_MS ? "met" : "MISSED"})` : "n/a (failed)"}.`,
   );
-  if (cal) {
-    out.push(
-      `Method check: a loop Node times at ${cal.expectedMs} ms of CPU (${cal.iterations} iterations) reads ` +
-        `${fmt(cal.burnMs, 2)} ms median, ${fmt(cal.burnP90Ms, 2)} ms p90 (${fmt(cal.burnMs / cal.expectedMs, 2)} of expected); ` +
-        `twice that loop around one D1 query reads ${fmt(cal.burnD1Ms, 2)} ms (${fmt(cal.burnD1Ms / (2 * cal.expectedMs), 2)} of expected), ` +
-        `where summing every sample's delta would say ${fmt(cal.naiveD1Ms, 2)} ms. ` +
-        `Figures are net of the empty route (${fmt(cal.bareMs, 2)} ms: routing, auth, answer).`,
-    );
-  }
+  if (cal) out.push(`Method check: ${calibrationText(cal)}`);
   out.push("", "Targets:", "");
   /** @param {string | undefined} status */
   const na = (status) => (status?.startsWith("n/a") ? status : `n/a (${status ?? "not run"})`);
@@ -443,6 +435,17 @@ function render(rows, m, startup, cal) {
     );
   }
   return out.join("\n");
+}
+
+/** @param {Awaited<ReturnType<typeof calibrate>>} cal */
+function calibrationText(cal) {
+  return (
+    `a loop Node times at ${cal.expectedMs} ms of CPU (${cal.iterations} iterations) reads ${fmt(cal.burnMs, 2)} ms ` +
+    `(${fmt(cal.burnMs / cal.expectedMs, 2)} of Node's figure; another V8); twice the loop reads ${fmt(cal.burn2Ms, 2)} ms ` +
+    `(${fmt(cal.burn2Ms / cal.burnMs, 2)} x the loop; 2 expected); the loop, one D1 query, the loop again reads ` +
+    `${fmt(cal.burnD1Ms, 2)} ms (${fmt(cal.burnD1Ms / cal.burn2Ms, 2)} of twice the loop; 1 expected), where summing ` +
+    `every sample's delta would say ${fmt(cal.naiveD1Ms, 2)} ms. Medians, net of the empty route (${fmt(cal.bareMs, 2)} ms).`
+  );
 }
 
 main().catch((e) => {
