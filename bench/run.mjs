@@ -246,7 +246,8 @@ async function main() {
         d1 = r.d1;
         if (!slowest || r.ms > slowest.ms) slowest = r;
       }
-      const [calls, statements] = (d1 ?? "").split("/").map(Number);
+      // The baselines under /__bench/ do not go through the counting wrapper: no count.
+      const [calls, statements] = d1 ? d1.split("/").map(Number) : [undefined, undefined];
       Object.assign(rows[c.id], {
         workerd: {
           median: quantile(cpu, 0.5),
@@ -386,7 +387,7 @@ function render(rows, m, startup, cal) {
     else if (load) ratio = r.ratio !== undefined ? `${fmt(r.ratio, 2)} of ${c.baseline}` : c.baseline ? "n/a" : "-";
     const met = w ? (w.median < FREE_PLAN_CPU_MS && w.p90 < FREE_PLAN_CPU_MS ? "met" : "**MISSED**") : "";
     out.push(
-      `| ${c.label} | ${w ? fmt(w.median, 2) : ""} | ${w ? fmt(w.p90, 2) : ""} | ${met} | ${w ? (Number.isNaN(w.calls) ? "-" : `${w.calls} / ${w.statements}`) : ""} | ` +
+      `| ${c.label} | ${w ? fmt(w.median, 2) : ""} | ${w ? fmt(w.p90, 2) : ""} | ${met} | ${w ? (w.calls === undefined ? "-" : `${w.calls} / ${w.statements}`) : ""} | ` +
         `${load ? fmt(r.rps) : ""} | ${ratio} | ${load ? r.bad : ""} |${withNode ? ` ${r.cpu ? fmt(r.cpu.median, 2) : ""} |` : ""}`,
     );
   }
