@@ -190,6 +190,25 @@ export function cases(ids) {
       cpuIterations: 200,
     },
   ];
+  // The usual stock-tool batch (README, "Stock tools"): 100 items, each the stock of one SKU,
+  // spread over the 40 order products (several SKUs of one product), stock alternating so every
+  // request changes all 100. Stock stays far above what the order cases take.
+  list.push({
+    id: "stock-batch",
+    label: "PUT /v1/products stock-tool batch, 100 SKUs",
+    method: "PUT",
+    path: "/v1/products",
+    body: (i) =>
+      JSON.stringify(
+        Array.from({ length: 100 }, (_, k) => ({
+          sku: `O${k % ORDER_PRODUCTS}-${["S", "M", "L"][Math.floor(k / ORDER_PRODUCTS)]}`,
+          stock: 1_000_000 + (i % 2),
+        })),
+      ),
+    baseline: "batch",
+    load: false,
+    cpuIterations: 20,
+  });
   // The same two requests as the first of a fresh isolate meets them: /__bench/cold/ hands the
   // store a D1 binding object it has never seen, so per-isolate caches keyed on it are empty.
   list.push(
