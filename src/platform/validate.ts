@@ -76,15 +76,21 @@ export function unknownFields(schema: z.ZodType, value: unknown, prefix = "", ou
   } else if (d.type === "record" && !Array.isArray(value) && d.valueType) {
     for (const [key, v] of Object.entries(value)) unknownFields(d.valueType, v, `${prefix}.${key}`, out);
   } else if (d.type === "array" && Array.isArray(value) && d.element) {
-    value.forEach((v, i) => {
-      unknownFields(d.element as z.ZodType, v, `${prefix}[${i}]`, out);
-    });
+    // Elements of scalar schemas have no fields to find: no walk, no path per element.
+    if (!structural(d.element)) return out;
+    for (let i = 0; i < value.length; i++) unknownFields(d.element, value[i], `${prefix}[${i}]`, out);
   } else if (d.type === "object" && !Array.isArray(value) && d.shape) {
+    // Paths are built only where they are used: a notice, or a field with fields of its own (a
+    // sync of 2,048 entries has about 10,000 scalar fields).
     for (const key of Object.keys(value)) {
-      const path = prefix ? `${prefix}.${key}` : key;
       const field = Object.hasOwn(d.shape, key) ? d.shape[key] : undefined;
-      if (!field) out.push(`ignored unknown field ${path}`);
-      else unknownFields(field, (value as Record<string, unknown>)[key], path, out);
+      if (!field) out.push(`ignored unknown field ${prefix ? `${prefix}.${key}` : key}`);
+      else {
+        const v = (value as Record<string, unknown>)[key];
+        if (v !== null && typeof v === "object" && structural(field)) {
+          unknownFields(field, v, prefix ? `${prefix}.${key}` : key, out);
+        }
+      }
     }
   }
   return out;
