@@ -213,11 +213,16 @@ async function main() {
   const target = { base: server.base, authorization, apiKey };
   /** @type {Awaited<ReturnType<typeof connect>> | undefined} */
   let cdp;
+  /** @type {Record<string, boolean> | undefined} */
+  let compiled;
   try {
     log(`worker up on ${server.base}, inspector on ${server.inspectorPort} (D1 state in ${persistDir}); seeding`);
     const ids = await seed(target);
     const list = cases(ids).filter((c) => !only || only.includes(c.id));
     cdp = await connect(server.inspectorPort);
+    const compiledRes = await fetch(`${server.base}/__bench/compiled`, { headers: { authorization } });
+    compiled = compiledRes.ok ? await compiledRes.json() : undefined;
+    log(`compiled validators in workerd: ${JSON.stringify(compiled)}`);
 
     log(`calibration: burn loop, ${PROFILE.requests} requests each`);
     calibration = await calibrate(cdp, server.base);
@@ -323,7 +328,7 @@ async function main() {
     rmSync(persistDir, { recursive: true, force: true });
   }
 
-  const report = render(rows, m, startup, calibration);
+  const report = render(rows, m, startup, calibration, compiled);
   process.stdout.write(`${report}\n`);
   mkdirSync(path.join(here, "results"), { recursive: true });
   writeFileSync(path.join(here, "results/latest.md"), `${report}\n`);
@@ -361,8 +366,9 @@ async function main() {
  * @param {ReturnType<typeof machine>} m
  * @param {{ ms: number, spanMs: number } | undefined} startup
  * @param {Awaited<ReturnType<typeof calibrate>> | undefined} cal
+ * @param {Record<string, boolean> | undefined} compiled
  */
-function render(rows, m, startup, cal) {
+function render(rows, m, startup, cal, compiled) {
   const out = [];
   out.push(
     `Run ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC on ${m.nproc} cores (${m.model}), node ${m.node}, ` +
@@ -396,6 +402,12 @@ function render(rows, m, startup, cal) {
     `Startup (\`wrangler check startup\`, the store's bundle): ${startup ? `${fmt(startup.ms, 1)} ms of CPU (limit ${STARTUP_LIMIT_MS} ms: ${startup.ms < STARTUP_LIMIT_MS ? "met" : "MISSED"})` : "n/a (failed)"}.`,
   );
   if (cal) out.push(`Method check: ${calibrationText(cal)}`);
+  if (compiled) {
+    const names = Object.entries(compiled);
+    out.push(
+      `Compiled validators in this workerd: ${names.map(([k, v]) => `${k} ${v ? "yes" : "NO (runtime parser)"}`).join(", ")}.`,
+    );
+  }
   out.push("", "Targets:", "");
   /** @param {string | undefined} status */
   const na = (status) => (status?.startsWith("n/a") ? status : `n/a (${status ?? "not run"})`);

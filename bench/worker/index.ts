@@ -1,7 +1,10 @@
 import { Hono } from "hono";
 import type { AppEnv, Bindings } from "../../src/env";
 import store from "../../src/index";
+import { orderCreate } from "../../src/orders/schema";
 import { auth } from "../../src/platform/auth";
+import { isCompiled } from "../../src/platform/validate";
+import { productCreate, productUpdate } from "../../src/products/schema";
 
 /**
  * The bench worker: every request that is not under /__bench/ goes to the store exactly as
@@ -164,6 +167,15 @@ bench.get("/burn", async (c) => {
   }
   return c.json({ x });
 });
+
+/** Whether the request schemas got zod's compiled parsers in this workerd (see precompile). */
+bench.get("/compiled", (c) =>
+  c.json({
+    productCreate: isCompiled(productCreate),
+    productUpdate: isCompiled(productUpdate),
+    orderCreate: isCompiled(orderCreate),
+  }),
+);
 
 // D1 round trips per request, counted in the worker: the store's binding is wrapped once per
 // isolate (so per-isolate caches keyed on it stay warm), and the counts of the request go back in
