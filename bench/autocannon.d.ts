@@ -8,7 +8,14 @@ declare module "autocannon" {
     body?: string;
     setupRequest?: (req: Request) => Request;
   };
-  type Options = { url: string; connections?: number; duration?: number; requests?: Request[] };
-  type Result = { requests: Histogram; latency: Histogram; non2xx: number; errors: number; timeouts: number };
+  type Options = { url: string; connections?: number; duration?: number; timeout?: number; requests?: Request[] };
+  type Result = {
+    requests: Histogram;
+    latency: Histogram;
+    non2xx: number;
+    errors: number;
+    timeouts: number;
+    statusCodeStats?: Record<string, { count: number }>;
+  };
   export default function autocannon(options: Options): Promise<Result>;
 }

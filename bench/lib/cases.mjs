@@ -2,6 +2,9 @@
 
 export const ORDER_PRODUCTS = 40; // x 3 variants: 120 SKUs for order lines
 export const SYNC_SIZES = [10, 100, 1000, 2048];
+// The largest page GET /v1/products and GET /v1/orders accept today (README, "Limits").
+export const PRODUCT_PAGE = 100;
+export const ORDER_PAGE = 100;
 
 /**
  * @typedef {{ base: string, authorization: string }} Target
@@ -11,7 +14,15 @@ export const SYNC_SIZES = [10, 100, 1000, 2048];
  *   baseline?: "bare" | "batch",
  *   load: boolean,
  *   cpuIterations: number,
+ *   profile?: boolean,
+ *   connections?: number,
+ *   contention?: boolean,
  * }} Case
+ *
+ * `load`: also run under autocannon (req/s, and the ratio to `baseline`). `profile` (default
+ * true): workerd CPU per request. `cpuIterations`: requests of the optional Node CPU phase
+ * (`--node`). `connections`: autocannon connections (default 8). `contention`: a load case that
+ * reports its share of 503 answers (writers losing the race) instead of a ratio.
  */
 
 /** @param {Target} t @param {string} method @param {string} path @param {unknown} [body] */
@@ -179,6 +190,49 @@ export function cases(ids) {
       cpuIterations: 200,
     },
   ];
+  // The usual stock-tool batch (README, "Stock tools"): 100 items, each the stock of one SKU,
+  // spread over the 40 order products (several SKUs of one product), stock alternating so every
+  // request changes all 100. Stock stays far above what the order cases take.
+  list.push({
+    id: "stock-batch",
+    label: "PUT /v1/products stock-tool batch, 100 SKUs",
+    method: "PUT",
+    path: "/v1/products",
+    body: (i) =>
+      JSON.stringify(
+        Array.from({ length: 100 }, (_, k) => ({
+          sku: `O${k % ORDER_PRODUCTS}-${["S", "M", "L"][Math.floor(k / ORDER_PRODUCTS)]}`,
+          stock: 1_000_000 + (i % 2),
+        })),
+      ),
+    baseline: "batch",
+    load: false,
+    cpuIterations: 20,
+  });
+  // The same two requests as the first of a fresh isolate meets them: /__bench/cold/ hands the
+  // store a D1 binding object it has never seen, so per-isolate caches keyed on it are empty.
+  list.push(
+    {
+      id: "orders-1x3-cold",
+      label: "POST /v1/orders 1 x 3, cold isolate cache",
+      method: "POST",
+      path: "/__bench/cold/v1/orders",
+      body: () => order1x3,
+      baseline: "batch",
+      load: true,
+      cpuIterations: 100,
+    },
+    {
+      id: "stock-cold",
+      label: "PUT /v1/products stock by SKU, cold isolate cache",
+      method: "PUT",
+      path: "/__bench/cold/v1/products",
+      body: (i) => JSON.stringify({ sku: "STK-1", stock: 5 + (i % 2) }),
+      baseline: "batch",
+      load: true,
+      cpuIterations: 100,
+    },
+  );
   for (const n of SYNC_SIZES) {
     list.push({
       id: `sync-${n}`,
@@ -186,26 +240,25 @@ export function cases(ids) {
       method: "PUT",
       path: "/v1/products",
       body: sync(n),
-      baseline: "bare",
-      load: n === 100 || n === 2048,
+      // CPU only: a ratio to the bare route says nothing here, and writers racing on one product
+      // are the contention rows.
+      load: false,
       cpuIterations: n <= 100 ? 60 : 10,
     });
   }
-  // Implemented today, and what a sync must answer with (contract 4: the updated product as
-  // GET returns it): the floor under the 2,048-variant sync's CPU cost. CPU only.
-  list.push({
-    id: "get-2048",
-    label: "info: GET /v1/products/{id} of the 2048-variant product",
-    method: "GET",
-    path: `/v1/products/${ids.syncIds[2048]}`,
-    load: false,
-    cpuIterations: 10,
-  });
-  // The modelled reads' largest pages (README, "Modelled reads"), CPU only: products with details
-  // fill the 2,048-variant page bound with the sync products; orders run after the order cases
-  // have made thousands, so the page is 500 orders with their lines.
+  // What a sync answers with (the updated product as GET returns it), on its own.
   list.push(
     {
+      id: "get-2048",
+      label: "GET /v1/products/{id} of the 2048-variant product",
+      method: "GET",
+      path: `/v1/products/${ids.syncIds[2048]}`,
+      load: false,
+      cpuIterations: 10,
+    },
+    {
+      // The modelled reads' largest page (README, "Modelled reads"): products with details, up to
+      // the 2,048-variant page bound, filled by the seeded sync products.
       id: "list-products",
       label: "GET /v1/products?limit=500&include_details=true",
       method: "GET",
@@ -215,6 +268,7 @@ export function cases(ids) {
     },
     {
       id: "list-orders",
+      // Runs after the order cases have made thousands: 500 orders with their lines.
       label: "GET /v1/orders?limit=500&include_details=true",
       method: "GET",
       path: "/v1/orders?limit=500&include_details=true",
@@ -222,6 +276,21 @@ export function cases(ids) {
       cpuIterations: 10,
     },
   );
+  // Writers racing on one product: every request changes all 10 variants of the same product.
+  for (const connections of [8, 16]) {
+    list.push({
+      id: `contention-${connections}`,
+      label: `contention: ${connections} writers syncing one 10-variant product`,
+      method: "PUT",
+      path: "/v1/products",
+      body: sync(10),
+      load: true,
+      profile: false,
+      connections,
+      contention: true,
+      cpuIterations: 0,
+    });
+  }
   return list;
 }
 

@@ -46,11 +46,12 @@ export function freePort() {
 
 /**
  * @param {{ persistDir: string, apiKey: string }} opts
- * @returns {Promise<{ base: string, pid: number, workerdPids: () => number[], stop: () => Promise<void> }>}
+ * @returns {Promise<{ base: string, pid: number, inspectorPort: number, workerdPids: () => number[], logTail: () => string, alive: () => boolean, stop: () => Promise<void> }>}
  */
 export async function startWorker({ persistDir, apiKey }) {
   wranglerSync(["d1", "migrations", "apply", "store", "--local", "--persist-to", persistDir]);
   const port = await freePort();
+  const inspectorPort = await freePort();
   const child = spawn(
     process.execPath,
     [
@@ -69,19 +70,22 @@ export async function startWorker({ persistDir, apiKey }) {
       "--show-interactive-dev-session=false",
       "--live-reload=false",
       "--inspector-port",
-      String(await freePort()),
+      String(inspectorPort),
       "--log-level",
       "warn",
     ],
     { cwd: root, env: quietEnv, stdio: ["ignore", "pipe", "pipe"], detached: true },
   );
+  // However the bench ends (an error, Ctrl-C, a timeout), the wrangler group it started goes too.
+  const onExit = () => stopGroup(child.pid);
+  process.once("exit", onExit);
   let log = "";
-  child.stdout?.on("data", (d) => {
-    log += d;
-  });
-  child.stderr?.on("data", (d) => {
-    log += d;
-  });
+  // Kept (its last 100 KB) to explain a failure; wrangler's own output is not the bench's.
+  const keep = (/** @type {Buffer} */ d) => {
+    log = (log + d).slice(-100_000);
+  };
+  child.stdout?.on("data", keep);
+  child.stderr?.on("data", keep);
   const base = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
@@ -100,19 +104,30 @@ export async function startWorker({ persistDir, apiKey }) {
   return {
     base,
     pid,
+    inspectorPort,
+    logTail: () => log.slice(-3000),
+    alive: () => child.exitCode === null,
     workerdPids: () => descendants(pid).filter((p) => processName(p) === "workerd"),
     stop: async () => {
+      process.off("exit", onExit);
       stopGroup(pid);
-      await new Promise((r) => (child.exitCode !== null ? r(undefined) : child.once("exit", r)));
+      const exited = new Promise((r) => (child.exitCode !== null ? r(undefined) : child.once("exit", r)));
+      // SIGTERM normally ends wrangler and its workerd within a second; if not, SIGKILL the group.
+      const timer = setTimeout(() => stopGroup(pid, "SIGKILL"), 10_000);
+      await exited;
+      clearTimeout(timer);
     },
   };
 }
 
-/** Ends the process group this bench started (wrangler and its workerd), by id. @param {number | undefined} pid */
-function stopGroup(pid) {
+/**
+ * Ends the process group this bench started (wrangler and its workerd), by id.
+ * @param {number | undefined} pid @param {NodeJS.Signals} [signal]
+ */
+function stopGroup(pid, signal = "SIGTERM") {
   if (!pid) return;
   try {
-    process.kill(-pid, "SIGTERM");
+    process.kill(-pid, signal);
   } catch {}
 }
 

@@ -1,7 +1,10 @@
 import { Hono } from "hono";
 import type { AppEnv, Bindings } from "../../src/env";
 import store from "../../src/index";
+import { orderCreate } from "../../src/orders/schema";
 import { auth } from "../../src/platform/auth";
+import { isCompiled } from "../../src/platform/validate";
+import { productCreate, productUpdate } from "../../src/products/schema";
 
 /**
  * The bench worker: every request that is not under /__bench/ goes to the store exactly as
@@ -140,10 +143,123 @@ bench.post("/d1", async (c) => {
   }
 });
 
+/**
+ * A loop of known cost for checking the CPU profiler method (bench/lib/inspector.mjs): `n`
+ * iterations of integer arithmetic, calibrated in Node by the bench. No allocation, no I/O.
+ */
+function burn(n: number): number {
+  let x = 1;
+  for (let i = 0; i < n; i++) x = (Math.imul(x, 1103515245) + 12345) | 0;
+  return x;
+}
+
+/**
+ * Calibration route: burns `n` iterations, or with `d1=1` burns `n`, waits on one D1 query, and
+ * burns `n` again. The profiler method must read the second as twice the first, not as that plus
+ * the D1 wait (the trap of summing every sample's delta).
+ */
+bench.get("/burn", async (c) => {
+  const n = Number(c.req.query("n") ?? 0);
+  let x = burn(n);
+  if (c.req.query("d1") === "1") {
+    await c.env.DB.prepare("SELECT count(*) AS n FROM products").first();
+    x ^= burn(n);
+  }
+  return c.json({ x });
+});
+
+/** Whether the request schemas got zod's compiled parsers in this workerd (see precompile). */
+bench.get("/compiled", (c) =>
+  c.json({
+    productCreate: isCompiled(productCreate),
+    productUpdate: isCompiled(productUpdate),
+    orderCreate: isCompiled(orderCreate),
+  }),
+);
+
+// D1 round trips per request, counted in the worker: the store's binding is wrapped once per
+// isolate (so per-isolate caches keyed on it stay warm), and the counts of the request go back in
+// the x-bench-d1 header as "calls/statements". Requests are profiled one at a time, so one
+// counter suffices; under autocannon's load the header is simply not read.
+const counts = { calls: 0, statements: 0 };
+
+function countingStatement(s: D1PreparedStatement): D1PreparedStatement {
+  const w = {
+    __inner: s,
+    bind: (...p: unknown[]) => countingStatement(s.bind(...p)),
+    first: (col?: string) => {
+      counts.calls++;
+      counts.statements++;
+      return col === undefined ? s.first() : s.first(col);
+    },
+    all: () => {
+      counts.calls++;
+      counts.statements++;
+      return s.all();
+    },
+    run: () => {
+      counts.calls++;
+      counts.statements++;
+      return s.run();
+    },
+    raw: (o?: { columnNames?: boolean }) => {
+      counts.calls++;
+      counts.statements++;
+      return s.raw(o as { columnNames: true });
+    },
+  };
+  return w as unknown as D1PreparedStatement;
+}
+
+const inner = (s: D1PreparedStatement) => (s as unknown as { __inner?: D1PreparedStatement }).__inner ?? s;
+
+function countingDb(db: D1Database): D1Database {
+  const w = {
+    prepare: (sql: string) => countingStatement(db.prepare(sql)),
+    batch: (stmts: D1PreparedStatement[]) => {
+      counts.calls++;
+      counts.statements += stmts.length;
+      return db.batch(stmts.map(inner));
+    },
+    exec: (sql: string) => {
+      counts.calls++;
+      counts.statements++;
+      return db.exec(sql);
+    },
+    dump: () => db.dump(),
+    withSession: (...a: Parameters<D1Database["withSession"]>) =>
+      countingDb(db.withSession(...a) as unknown as D1Database) as unknown as D1DatabaseSession,
+  };
+  return w as unknown as D1Database;
+}
+
+const wrapped = new WeakMap<D1Database, D1Database>();
+
+async function counted(request: Request, env: Bindings, ctx: ExecutionContext, db: D1Database) {
+  counts.calls = 0;
+  counts.statements = 0;
+  const res = await store.fetch(request, { ...env, DB: db }, ctx);
+  const out = new Response(res.body, res);
+  out.headers.set("x-bench-d1", `${counts.calls}/${counts.statements}`);
+  return out;
+}
+
 export default {
-  fetch(request, env, ctx) {
-    const { pathname } = new URL(request.url);
-    if (pathname.startsWith("/__bench/")) return bench.fetch(request, env, ctx);
-    return store.fetch(request, env, ctx);
+  async fetch(request, env, ctx) {
+    const url = new URL(request.url);
+    // /__bench/cold/<store path>: the store with a D1 binding object it has never seen, as the
+    // first request of a fresh isolate meets it (per-isolate caches keyed on the binding are
+    // empty; module code is already loaded, and its cost is the startup figure).
+    if (url.pathname.startsWith("/__bench/cold/")) {
+      url.pathname = url.pathname.slice("/__bench/cold".length);
+      return counted(new Request(url, request), env, ctx, countingDb(env.DB));
+    }
+    if (url.pathname.startsWith("/__bench/")) return bench.fetch(request, env, ctx);
+    let db = wrapped.get(env.DB);
+    if (!db) {
+      db = countingDb(env.DB);
+      wrapped.set(env.DB, db);
+    }
+    return counted(request, env, ctx, db);
   },
 } satisfies ExportedHandler<Bindings>;

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { clearable, flag, id, int, metadata, money, nonNegative, opt, req, str } from "../platform/fields";
+import { precompile } from "../platform/validate";
 
 // Wire schemas of interface.md 2.7 (product) and 2.8 (variant entry), field names as the API
 // this is modelled on sends them. `create` mode is POST /v1/products; `update` mode is PUT, where
@@ -126,3 +127,7 @@ export const productUpdate = z.object(
   { error: "must be a product object" },
 );
 export type ProductUpdate = z.output<typeof productUpdate>;
+
+// Compiled while this module is evaluated (startup), the only time Workers allow it.
+precompile(productCreate);
+precompile(productUpdate);

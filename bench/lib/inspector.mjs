@@ -1,0 +1,144 @@
+// CPU per request measured inside workerd: the V8 sampling profiler of the Worker's isolate,
+// driven over the Chrome DevTools Protocol on `wrangler dev --inspector-port` (see
+// bench/README.md, "Method"). Workers' clocks stand still while JavaScript runs, so the Worker
+// cannot time itself; the profiler samples from outside the isolate.
+import WebSocket from "ws";
+
+/** Sampling interval asked of the profiler, in microseconds. */
+export const SAMPLING_US = 50;
+
+/**
+ * Frames that are not the isolate's own work. `(idle)` is the isolate waiting for I/O; `(program)`
+ * is V8 outside any JavaScript frame, which in workerd is mostly the event loop between a D1 call
+ * and its answer (the calibration check shows that counting it adds the D1 wait); `(root)` is the
+ * tree's root. `(garbage collector)` IS counted: collection runs on the request's thread and is
+ * billed as its CPU.
+ */
+const NOT_BUSY = new Set(["(idle)", "(program)", "(root)"]);
+
+/**
+ * @typedef {{ nodes: { id: number, callFrame: { functionName: string, url: string, lineNumber?: number } }[],
+ *   startTime: number, endTime: number, samples: number[], timeDeltas: number[] }} Profile
+ */
+
+/**
+ * Busy time of a profile, in ms. Sample i at time t_i carries timeDeltas[i] = t_i - t_(i-1).
+ * The delta is counted only when the samples at both ends of it were busy: the first sample after
+ * an await carries the whole wait before it (the profiler takes no samples while the isolate
+ * waits), so summing every busy sample's delta would add the D1 wait. The interval that ends in
+ * a resumption is credited one sampling interval at most, the profiler's own resolution.
+ * @param {Profile} p
+ * @param {number} [intervalUs]
+ */
+export function busyMs(p, intervalUs = SAMPLING_US) {
+  /** @type {Map<number, boolean>} */
+  const busy = new Map();
+  for (const n of p.nodes) busy.set(n.id, !NOT_BUSY.has(n.callFrame.functionName));
+  let us = 0;
+  let naiveUs = 0;
+  for (let i = 1; i < p.samples.length; i++) {
+    const d = p.timeDeltas[i];
+    if (!busy.get(p.samples[i])) continue;
+    naiveUs += d;
+    us += busy.get(p.samples[i - 1]) ? d : Math.min(d, intervalUs);
+  }
+  return { ms: us / 1000, naiveMs: naiveUs / 1000 };
+}
+
+/**
+ * Self time per function (busy samples only, same rule as busyMs), for finding where a case
+ * spends its CPU: the top `n` as "name (file): ms".
+ * @param {Profile} p
+ * @param {number} n
+ */
+export function topFunctions(p, n = 8) {
+  /** @type {Map<number, { functionName: string, url: string, lineNumber?: number }>} */
+  const frames = new Map(p.nodes.map((x) => [x.id, x.callFrame]));
+  /** @type {Map<string, number>} */
+  const self = new Map();
+  for (let i = 1; i < p.samples.length; i++) {
+    const f = frames.get(p.samples[i]);
+    const prev = frames.get(p.samples[i - 1]);
+    if (!f || !prev || NOT_BUSY.has(f.functionName) || NOT_BUSY.has(prev.functionName)) continue;
+    // Anonymous functions are told apart by their place in the bundle (line numbers from 1).
+    const key = f.functionName || `(anonymous ${f.url.split("/").pop()}:${(f.lineNumber ?? -1) + 1})`;
+    self.set(key, (self.get(key) ?? 0) + p.timeDeltas[i] / 1000);
+  }
+  return [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, n);
+}
+
+/**
+ * A CDP session on the inspector port of `wrangler dev` (its proxy lists one target, the Worker).
+ * @param {number} port
+ */
+export async function connect(port) {
+  /** @type {{ webSocketDebuggerUrl: string }[]} */
+  const targets = await (await fetch(`http://127.0.0.1:${port}/json`)).json();
+  const url = targets[0]?.webSocketDebuggerUrl;
+  if (!url) throw new Error(`no inspector target on port ${port}`);
+  const ws = new WebSocket(url);
+  await new Promise((resolve, reject) => {
+    ws.once("open", resolve);
+    ws.once("error", reject);
+  });
+  let next = 1;
+  /** @type {Map<number, { resolve: (v: any) => void, reject: (e: Error) => void, timer: NodeJS.Timeout }>} */
+  const pending = new Map();
+  ws.on("message", (data) => {
+    const msg = JSON.parse(String(data));
+    const p = msg.id !== undefined ? pending.get(msg.id) : undefined;
+    if (!p) return; // events (console messages and the like) are not needed here
+    pending.delete(msg.id);
+    clearTimeout(p.timer);
+    if (msg.error) p.reject(new Error(`CDP ${msg.error.message}`));
+    else p.resolve(msg.result);
+  });
+  ws.on("close", () => {
+    for (const p of pending.values()) {
+      clearTimeout(p.timer);
+      p.reject(new Error("inspector connection closed"));
+    }
+    pending.clear();
+  });
+  /**
+   * @param {string} method
+   * @param {Record<string, unknown>} [params]
+   * @returns {Promise<any>}
+   */
+  const send = (method, params = {}) =>
+    new Promise((resolve, reject) => {
+      const id = next++;
+      const timer = setTimeout(() => {
+        pending.delete(id);
+        reject(new Error(`CDP ${method}: no answer in 30 s`));
+      }, 30_000);
+      pending.set(id, { resolve, reject, timer });
+      ws.send(JSON.stringify({ id, method, params }));
+    });
+  await send("Profiler.enable");
+  await send("Profiler.setSamplingInterval", { interval: SAMPLING_US });
+  return {
+    send,
+    /**
+     * Profiles one call of `run` (one request): the profiler starts `leadMs` before it, because
+     * samples of the first milliseconds after Profiler.start go missing.
+     * @template T
+     * @param {() => Promise<T>} run
+     * @param {number} [leadMs]
+     * @returns {Promise<{ result: T, profile: Profile }>}
+     */
+    async profile(run, leadMs = 15) {
+      await send("Profiler.start");
+      try {
+        await new Promise((r) => setTimeout(r, leadMs));
+        const result = await run();
+        const { profile } = await send("Profiler.stop");
+        return { result, profile };
+      } catch (e) {
+        await send("Profiler.stop").catch(() => {});
+        throw e;
+      }
+    },
+    close: () => ws.terminate(),
+  };
+}
