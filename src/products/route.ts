@@ -20,7 +20,7 @@ import {
 } from "./create";
 import type { ProductOut } from "./present";
 import { productCreate, productUpdate } from "./schema";
-import { updateProducts } from "./update";
+import { updateProducts } from "./update/index";
 
 /** `sku: ...` inside item `[2]` reads `[2].sku: ...` (contract 1). */
 export function itemPath(prefix: string, message: string) {
