@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { scheduled } from "../src/scheduled";
-import { call, post, uid } from "./helpers";
+import { call, get, post, uid } from "./helpers";
 
 const countSku = async (sku: string) =>
   (
@@ -127,7 +127,7 @@ describe("Idempotency-Key on POST /v1/orders and PUT /v1/products", () => {
     expect(other.status).toBe(422);
   });
 
-  it("replays a PUT: the retry changes nothing and answers the product", async () => {
+  it("replays a PUT: the retry changes nothing and answers the product as the first answer showed it", async () => {
     const sku = uid("PUT");
     const p = (await post("/v1/products", { title: "Put", price: 50, sku, stock: 1 })).json.products[0];
     const key = uid("key");
@@ -138,8 +138,10 @@ describe("Idempotency-Key on POST /v1/orders and PUT /v1/products", () => {
     expect(again.headers.get("idempotent-replayed")).toBe("true");
     expect(again.status).toBe(200);
     expect(again.json.success).toBe(1);
-    // The retry did not write: the stock set since stays, and the replay shows the product as it is now.
-    expect(again.json.products[0].stock).toBe(3);
+    // The retry did not write: the stock set since stays; the replay is the stored first answer.
+    expect(again.json).toEqual(first.json);
+    expect(again.json.products[0].stock).toBe(9);
+    expect((await get(`/v1/products/${p.product_id}`)).json.stock).toBe(3);
   });
 });
 

@@ -35,10 +35,18 @@ function decimalText(v: unknown): string | undefined {
 const numberInput = (what: string) => z.union([z.number(), z.string()], { error: required(what) });
 
 /** Money: at most 2 decimals, 0 to 1,000,000,000, returned as integer minor units. */
+// "199,50": a decimal comma, as many European shop systems write prices. Refused, not guessed,
+// because "1,500" means 1.5 in one locale and 1500 in another; the message says what to send.
+const DECIMAL_COMMA = /^\s*-?\d+,\d+\s*$/;
+
 export const money = numberInput("must be an amount of money").transform((v, ctx) => {
   const s = decimalText(v);
   if (s === undefined) {
-    ctx.addIssue({ code: "custom", message: "must be an amount of money", input: v });
+    const message =
+      typeof v === "string" && DECIMAL_COMMA.test(v)
+        ? `must use a point as the decimal separator: "${v.trim().replace(",", ".")}", not "${v.trim()}"`
+        : "must be an amount of money";
+    ctx.addIssue({ code: "custom", message, input: v });
     return z.NEVER;
   }
   const [int, frac = ""] = s.replace("-", "").split(".");
@@ -99,12 +107,22 @@ export const flag = z
 
 /** A string of at most `max` characters without control characters other than tab and newline. */
 export function str(max = 255) {
-  return z
-    .string({ error: required("must be a string") })
+  return checked(z.string({ error: required("must be a string") }), max);
+}
+
+function checked(s: z.ZodString, max: number) {
+  return s
     .max(max, { error: `must be at most ${max} characters` })
     .refine((s) => !CONTROL.test(s), { error: "must not contain control characters" })
     .refine((s) => !LONE_SURROGATE.test(s), { error: "must be valid Unicode text (no unpaired surrogates)" });
 }
+
+/**
+ * A SKU: an identifier, so surrounding spaces are removed (a SKU pasted from a spreadsheet with a
+ * trailing space still finds its product) while case matters. Used where SKUs are written and
+ * where they are looked up, so both sides see the same text.
+ */
+export const sku = checked(z.string({ error: required("must be a string") }).trim(), 255);
 
 export const country = z
   .string({ error: required("must be a two-letter country code") })

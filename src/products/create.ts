@@ -3,6 +3,7 @@ import type { DB } from "../db/client";
 import { skus } from "../db/schema";
 import { afterLostRace, isConstraintError, jsonChunks, runBatch, stmt } from "../platform/d1";
 import { type Claim, type Idem, runClaimed } from "../platform/idempotency";
+import { newEvent, outboxStatement, type PendingEvent } from "../webhooks/outbox";
 import type { ProductOut } from "./present";
 import { presentReads, productReads } from "./read";
 import type { ProductCreate } from "./schema";
@@ -11,7 +12,7 @@ import { agreedNames, comboKey, type Located, valuesOf, variantColumns } from ".
 /** One item of a product write: either its product, or why it failed and with which status. */
 export type ItemOutcome<P = ProductOut> =
   | { ok: true; product: P }
-  | { ok: false; status: 400 | 404 | 409; errors: string[] };
+  | { ok: false; status: 400 | 404 | 409 | 413; errors: string[] };
 
 /** A product the write batch will create or change, referred to before its id is known. */
 export type ProductRef = { $product: string | number };
@@ -19,12 +20,17 @@ export type ProductRef = { $product: string | number };
 /** How a product write records its answer for Idempotency-Key retries (contract 3.3). */
 export type Recorder = {
   idem: Idem;
-  /** Claims the key with the request's whole answer. */
-  claim: Claim<Map<number, ItemOutcome<ProductRef>>>;
+  /** Claims the key with the request's whole answer (a deletion's items answer the deleted id). */
+  claim: Claim<Map<number, ItemOutcome<ProductRef | number>>>;
   /** Claims the key before the request's first of several batches (PUT naming a product twice). */
   pending: () => D1PreparedStatement[];
   /** Completes a pending record with the whole answer, in the last batch. */
   complete: Claim<Map<number, ItemOutcome<ProductRef>>>;
+  /**
+   * The last statement of a batch that claimed or completed the record: stores the products
+   * matching `where` (as for productReads) as they are then, for replays (README, "Idempotency").
+   */
+  snapshot: (where: string, ...params: unknown[]) => D1PreparedStatement;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -188,8 +194,9 @@ export async function createProducts(
   items: { index: number; data: ProductCreate }[],
   now: number,
   recorder?: Recorder,
-): Promise<Map<number, ItemOutcome>> {
+): Promise<{ outcomes: Map<number, ItemOutcome>; events: PendingEvent[] }> {
   const outcomes = new Map<number, ItemOutcome>();
+  let events: PendingEvent[] = [];
   const plans: Planned[] = [];
   for (const { index, data } of items) {
     const plan = planCreate(data, index);
@@ -227,13 +234,17 @@ export async function createProducts(
     const head = recorder?.claim(planned) ?? [];
     if (!ready.length && !head.length) break;
     const tokens = JSON.stringify(ready.map((p) => p.product.token));
+    const byToken = "p.token IN (SELECT value FROM json_each(?1))";
+    events = ready.map((p) => newEvent("product.add", { productToken: p.product.token }));
     try {
       const results = await runClaimed(db, recorder?.idem, head, [
         ...jsonChunks(ready.map((p) => p.product)).map((json) => stmt(db, INSERT_PRODUCTS, json, now)),
         ...jsonChunks(ready.flatMap((p) => p.variants)).map((json) => stmt(db, INSERT_VARIANTS, json, now)),
-        ...productReads(db, "p.token IN (SELECT value FROM json_each(?1))", tokens),
+        outboxStatement(db, events, now),
+        ...productReads(db, byToken, tokens),
+        ...(recorder ? [recorder.snapshot(byToken, tokens)] : []),
       ]);
-      const [ps, vs] = results.slice(-2);
+      const [ps, vs] = results.slice(recorder ? -3 : -2);
       const { rows, products: out } = presentReads(ps, vs);
       const created = new Map(out.map((p, i) => [rows[i].token, p]));
       for (const plan of ready) {
@@ -241,10 +252,11 @@ export async function createProducts(
       }
       break;
     } catch (e) {
+      events = [];
       // Only a lost race on a SKU is worth another plan; anything else is the caller's 5xx.
       if (!isConstraintError(e)) throw e;
       await afterLostRace(attempt, "the catalog");
     }
   }
-  return outcomes;
+  return { outcomes, events };
 }

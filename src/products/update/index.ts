@@ -1,11 +1,12 @@
 import type { DB } from "../../db/client";
 import { afterLostRace, isConstraintError } from "../../platform/d1";
 import { runClaimed } from "../../platform/idempotency";
+import { newEvent, type PendingEvent } from "../../webhooks/outbox";
 import type { ItemOutcome, ProductRef, Recorder } from "../create";
 import { presentReads } from "../read";
-import { fastStockUpdate, isFastStockUpdate } from "./fast";
 import { type Plan, plan } from "./plan";
 import { fail, readSnapshot, select, type UpdateItem } from "./select";
+import { stockItems, stockUpdate } from "./stock";
 import { writeBatch } from "./write";
 
 export type { UpdateItem } from "./select";
@@ -26,14 +27,13 @@ export async function updateProducts(
   items: UpdateItem[],
   now: number,
   recorder?: Recorder,
-): Promise<Map<number, ItemOutcome>> {
+): Promise<{ outcomes: Map<number, ItemOutcome>; events: PendingEvent[] }> {
+  const stock = stockItems(items);
+  if (stock) return stockUpdate(db, stock, now, recorder);
   const outcomes = new Map<number, ItemOutcome>();
-  // An Idempotency-Key answer is recorded in the effect's batch by the general path; the fast
-  // path leaves those requests to it.
-  if (items.length === 1 && !recorder && isFastStockUpdate(items[0].data)) {
-    const fast = await fastStockUpdate(db, items[0].data, now);
-    if (fast) return outcomes.set(items[0].index, fast);
-  }
+  const events: PendingEvent[] = [];
+  // Every product a batch of this request changed, for the snapshot of the last one.
+  const touched = new Set<number>();
   let pending = items;
   let attempt = 0;
   let recorded = false;
@@ -75,27 +75,34 @@ export async function updateProducts(
     // effect) and its answer completed in the last, which knows every outcome; a request stopped
     // between rounds leaves the record's "stopped partway" answer for its retries.
     let head: D1PreparedStatement[] = [];
+    // The final answer's record also stores the products as this batch leaves them (replays).
+    let tail: D1PreparedStatement[] = [];
     if (recorder && later.length && !recorded) head = recorder.pending();
     else if (recorder && !later.length) {
       const planned = new Map<number, ItemOutcome<ProductRef>>(outcomes as Map<number, ItemOutcome<never>>);
       for (const p of plans) planned.set(p.index, { ok: true, product: { $product: p.productId } });
       head = recorded ? recorder.complete(planned) : recorder.claim(planned);
+      const ids = JSON.stringify([...touched, ...plans.map((p) => p.productId)]);
+      tail = [recorder.snapshot("p.id IN (SELECT value FROM json_each(?1))", ids)];
     }
     if (!plans.length && head.length) {
-      await runClaimed(db, recorder?.idem, head, []);
+      await runClaimed(db, recorder?.idem, head, tail);
       recorded = true;
     }
     if (plans.length) {
+      const changes = plans.map((p) => newEvent("product.update", { productId: p.productId }));
       let results: D1Result<Record<string, unknown>>[];
       try {
-        results = await runClaimed(db, recorder?.idem, head, writeBatch(db, plans, now));
+        results = await runClaimed(db, recorder?.idem, head, [...writeBatch(db, plans, now, changes), ...tail]);
       } catch (e) {
         if (!isConstraintError(e)) throw e;
         await afterLostRace(++attempt, "the product");
         continue;
       }
       if (head.length) recorded = true;
-      const [ps, vs] = results.slice(-2);
+      events.push(...changes);
+      for (const p of plans) touched.add(p.productId);
+      const [ps, vs] = results.slice(results.length - tail.length - 2);
       const out = new Map(presentReads(ps, vs).products.map((p) => [p.product_id, p]));
       for (const plan of plans) {
         const product = out.get(plan.productId);
@@ -107,5 +114,5 @@ export async function updateProducts(
     }
     pending = later;
   }
-  return outcomes;
+  return { outcomes, events };
 }

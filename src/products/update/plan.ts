@@ -230,10 +230,14 @@ export function plan(t: Target, snap: Snapshot): Plan | Failed {
     const matched = new Map<VariantState, string>();
     const next: VariantState[] = [];
     sync.forEach(({ entry, path }, i) => {
-      const v = valuesOf(entry, names, path);
+      // An entry naming an existing variant by SKU and giving no option values (a stock sync of
+      // {sku, qty}) keeps that variant's values; values are needed only to create or to change.
+      const known = entry.sku ? bySku.get(entry.sku) : undefined;
+      const keeps = known && names.length === current.length && !VALUE_KEYS.some((k) => entry[k] !== undefined);
+      const v = keeps ? { values: known.cur.values, errors: [] } : valuesOf(entry, names, path);
       for (const e of v.errors) f.add(400, e);
       if (!v.values) return;
-      const s = entry.sku ? bySku.get(entry.sku) : byCombo.get(comboKey(v.values));
+      const s = entry.sku ? known : byCombo.get(comboKey(v.values));
       const other = s && matched.get(s);
       if (s && other) {
         f.add(

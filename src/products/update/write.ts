@@ -1,5 +1,6 @@
 import type { DB } from "../../db/client";
 import { STALE_READ_GUARD, stmt } from "../../platform/d1";
+import { outboxStatement, type PendingEvent } from "../../webhooks/outbox";
 import { INSERT_VARIANTS } from "../create";
 import { productReads } from "../read";
 import type { Plan } from "./plan";
@@ -87,10 +88,11 @@ const SYNC_NO_MINUS = `
  * The one write batch of a round, for all its products: the only place it is assembled, so
  * anything that must commit with the update (an idempotency record) is added here. Order
  * matters: deletes and parking free SKUs and option combinations before anything takes them,
- * the product row (with disable_minusqty) is written before its variants copy the flag, and the
- * last two statements read the result back so the answer needs no further round trip.
+ * the product row (with disable_minusqty) is written before its variants copy the flag, the
+ * product.update events commit with the change, and the last two statements read the result back
+ * so the answer needs no further round trip.
  */
-export function writeBatch(db: DB, plans: Plan[], now: number) {
+export function writeBatch(db: DB, plans: Plan[], now: number, events: PendingEvent[]) {
   const json = (rows: unknown[]) => JSON.stringify(rows);
   const ids = json(plans.map((p) => p.productId));
   return [
@@ -101,6 +103,7 @@ export function writeBatch(db: DB, plans: Plan[], now: number) {
     stmt(db, UPDATE_VARIANTS, json(plans.flatMap((p) => p.updates)), now),
     stmt(db, INSERT_VARIANTS, json(plans.flatMap((p) => p.inserts)), now),
     stmt(db, SYNC_NO_MINUS, ids),
+    outboxStatement(db, events, now),
     ...productReads(db, "p.id IN (SELECT value FROM json_each(?1))", ids),
   ];
 }
