@@ -7,6 +7,7 @@ import { newEvent, outboxStatement, type PendingEvent } from "../webhooks/outbox
 import type { ProductOut } from "./present";
 import { presentReads, productReads } from "./read";
 import type { ProductCreate } from "./schema";
+import { jsonBytes, MAX_ANSWER_BYTES, PRODUCT_ALLOWANCE, textBytes, tooLarge, variantBytes } from "./size";
 import { agreedNames, comboKey, type Located, valuesOf, variantColumns } from "./variants";
 
 /** One item of a product write: either its product, or why it failed and with which status. */
@@ -99,7 +100,10 @@ function productColumns(p: ProductCreate, optionNames: string[]) {
 type Planned = { index: number; product: ProductInsert; variants: VariantInsert[]; skus: Located<string>[] };
 
 /** Everything about one product that can be decided without the database. */
-function planCreate(p: ProductCreate, index: number): Planned | { index: number; status: 400 | 409; errors: string[] } {
+function planCreate(
+  p: ProductCreate,
+  index: number,
+): Planned | { index: number; status: 400 | 409 | 413; errors: string[] } {
   const entries = (p.variants?.add ?? []).map((entry, i) => ({ entry, path: `variants.add[${i}]` }));
   const { names = [], errors } = agreedNames(entries);
   const token = crypto.randomUUID();
@@ -137,7 +141,37 @@ function planCreate(p: ProductCreate, index: number): Planned | { index: number;
     else first.set(sku, path.replace(/\.sku$/, "") || "sku");
   }
   if (errors.length) return { index, status: 409, errors };
+  const size = createdSize(product, planned);
+  if (size > MAX_ANSWER_BYTES) {
+    return { index, status: 413, errors: [tooLarge(`product "${product.title}"`, size)] };
+  }
   return { index, product, variants: planned, skus: owned };
+}
+
+const PRODUCT_TEXT = [
+  "sku",
+  "title",
+  "qty_location",
+  "description",
+  "gtin",
+  "supplier_name",
+  "supplier_sku",
+  "datafield_1",
+  "datafield_2",
+  "datafield_3",
+  "seo_description",
+  "seo_title",
+] as const;
+
+/** The answer size estimate of a product about to be created (README, "Limits"). */
+function createdSize(p: ProductInsert, variants: VariantInsert[]) {
+  let size = PRODUCT_ALLOWANCE + jsonBytes(p.images) + jsonBytes(p.metadata);
+  for (const key of PRODUCT_TEXT) size += textBytes(p[key]);
+  const names = jsonBytes(p.option_names);
+  for (const v of variants) {
+    size += names + variantBytes({ ...v, values: v.option_values, images: JSON.stringify(v.images) });
+  }
+  return size;
 }
 
 const INSERT_PRODUCTS = `

@@ -1,6 +1,7 @@
 import { skuTaken } from "../create";
 import { optionNames, parseList, type VariantRow, variantValues } from "../present";
 import { MAX_VARIANTS, OPTION_SLOTS, type VariantEntry, type VariantUpdateEntry } from "../schema";
+import { MAX_ANSWER_BYTES, tooLarge } from "../size";
 import {
   agreedNames,
   comboKey,
@@ -11,7 +12,8 @@ import {
   valuesOf,
   variantColumns,
 } from "../variants";
-import { type Failed, Failures, type Snapshot, type Target } from "./select";
+import { type Failed, Failures, fail, type Snapshot, type Target } from "./select";
+import { sizeAfter } from "./size";
 
 // The plan of one product's update (README, "Updating products"): decided in JS from the round's
 // snapshot, without database access, as rows for the statements of the write batch.
@@ -92,7 +94,7 @@ type VariantCols = {
 type Col = keyof VariantCols;
 
 /** A variant as it will be after the request: an existing row with its changes, or a new one. */
-type VariantState = {
+export type VariantState = {
   id?: number;
   row?: VariantRow;
   cur: VariantCols;
@@ -349,6 +351,9 @@ export function plan(t: Target, snap: Snapshot): Plan | Failed {
 
   const finalNames = states.length ? names : [];
   if (!sameNames(finalNames, current)) product.option_names = finalNames;
+  const deleted = deletes.map((id) => snap.variantById.get(id) as VariantRow);
+  const size = sizeAfter(snap.sizes.get(p.id) ?? 0, p, product, deleted, states);
+  if (size > MAX_ANSWER_BYTES) return fail(413, tooLarge(`product ${p.id}`, size));
   return {
     index: t.item.index,
     productId: p.id,

@@ -4,12 +4,13 @@ import { runBatch, stmt } from "../../platform/d1";
 import type { ItemOutcome } from "../create";
 import type { ProductRow, VariantRow } from "../present";
 import type { ProductUpdate } from "../schema";
+import { SIZE_SQL } from "../size";
 
 // The read of a PUT round (the selected products, their variants, the owners of every SKU the
 // body names) and the selection of each item's target from it (README, "Updating products").
 
 export type UpdateItem = { index: number; data: ProductUpdate };
-export type Status = 400 | 404 | 409;
+export type Status = 400 | 404 | 409 | 413;
 export type Failed = Extract<ItemOutcome, { ok: false }>;
 
 /** Errors of one item; the item answers with the status of its first error. */
@@ -38,7 +39,8 @@ const TARGETS = `
   SELECT id FROM products WHERE id IN (SELECT value FROM json_each(?1))
   UNION SELECT product_id FROM variants WHERE id IN (SELECT value FROM json_each(?2))
   UNION SELECT product_id FROM skus WHERE sku IN (SELECT value FROM json_each(?3))`;
-const READ_PRODUCTS = `SELECT * FROM products WHERE id IN (${TARGETS})`;
+// answer_size: the product's answer size estimate as stored (README, "Limits").
+const READ_PRODUCTS = `SELECT p.*, ${SIZE_SQL} AS answer_size FROM products AS p WHERE p.id IN (${TARGETS})`;
 const READ_VARIANTS = `SELECT * FROM variants WHERE product_id IN (${TARGETS}) ORDER BY product_id, position, id`;
 const READ_OWNERS = "SELECT * FROM skus WHERE sku IN (SELECT value FROM json_each(?1))";
 
@@ -47,6 +49,8 @@ export type Snapshot = {
   variants: Map<number, VariantRow[]>;
   variantById: Map<number, VariantRow>;
   owners: Map<string, { productId: number; variantId: number | null }>;
+  /** Each product's answer size estimate as read (see products/size.ts). */
+  sizes: Map<number, number>;
 };
 
 /** The SKUs a body names (as selector or new value), so their owners are known before planning. */
@@ -69,10 +73,17 @@ export async function readSnapshot(db: DB, items: UpdateItem[]): Promise<Snapsho
     stmt(db, READ_VARIANTS, pids, vids, selectors),
     stmt(db, READ_OWNERS, JSON.stringify(items.flatMap((i) => namedSkus(i.data)))),
   ]);
-  const snap: Snapshot = { products: new Map(), variants: new Map(), variantById: new Map(), owners: new Map() };
+  const snap: Snapshot = {
+    products: new Map(),
+    variants: new Map(),
+    variantById: new Map(),
+    owners: new Map(),
+    sizes: new Map(),
+  };
   for (const row of ps.results) {
     const p = toProduct(row);
     snap.products.set(p.id, p);
+    snap.sizes.set(p.id, Number(row.answer_size));
     snap.variants.set(p.id, []);
   }
   for (const row of vs.results) {
