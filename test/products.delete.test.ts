@@ -27,7 +27,7 @@ async function rowsOf(productId: number) {
     env.DB.prepare("SELECT count(*) AS n FROM products WHERE id = ?").bind(productId),
     env.DB.prepare("SELECT count(*) AS n FROM variants WHERE product_id = ?").bind(productId),
   ]);
-  return { products: p.results[0].n, variants: v.results[0].n };
+  return { products: (p.results[0] as { n: number }).n, variants: (v.results[0] as { n: number }).n };
 }
 
 describe("DELETE /v1/products", () => {
