@@ -23,6 +23,7 @@ const OPERATIONS = [
   "post /v1/products",
   "get /v1/products",
   "put /v1/products",
+  "delete /v1/products",
   "get /v1/products/{product_id}",
   "post /v1/orders",
   "get /v1/orders",

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { orderCreate } from "../orders/schema";
 import { flag, id, metadata, money } from "../platform/fields";
 import { SERVICE } from "../platform/service";
+import { productsDeletePath } from "../products/openapi";
 import { productCreate, productUpdate } from "../products/schema";
 import {
   errorEnvelope,
@@ -305,6 +306,7 @@ export function buildOpenApi() {
             ...AUTH_ERRORS,
           },
         },
+        ...productsDeletePath,
       },
       "/v1/products/{product_id}": {
         get: {

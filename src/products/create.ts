@@ -18,7 +18,7 @@ export type ItemOutcome<P = ProductOut> =
 /** A product the write batch will create or change, referred to before its id is known. */
 export type ProductRef = { $product: string | number };
 
-/** How a product write records its answer for Idempotency-Key retries (contract 3.3). */
+/** How a product write records its answer for Idempotency-Key retries (README, "Guarantees"). */
 export type Recorder = {
   idem: Idem;
   /** Claims the key with the request's whole answer (a deletion's items answer the deleted id). */
@@ -163,7 +163,7 @@ const PRODUCT_TEXT = [
   "seo_title",
 ] as const;
 
-/** The answer size estimate of a product about to be created (README, "Limits"). */
+/** The answer size estimate of a product about to be created (README, "Updating products"). */
 function createdSize(p: ProductInsert, variants: VariantInsert[]) {
   let size = PRODUCT_ALLOWANCE + jsonBytes(p.images) + jsonBytes(p.metadata);
   for (const key of PRODUCT_TEXT) size += textBytes(p[key]);
@@ -191,7 +191,7 @@ const INSERT_PRODUCTS = `
 
 /**
  * Inserts variants given as JSON rows carrying either `token` (a product created in the same
- * batch, contract 7) or `product_id`; no_minus is copied from the product row.
+ * batch, README "Guarantees") or `product_id`; no_minus is copied from the product row.
  */
 export const INSERT_VARIANTS = `
   INSERT INTO variants (product_id, sku, option1_value, option2_value, option3_value,

@@ -3,10 +3,10 @@ import { clearable, flag, id, int, metadata, money, nonNegative, opt, req, sku, 
 
 // Wire schemas of interface.md 2.7 (product) and 2.8 (variant entry), field names as the API
 // this is modelled on sends them. `create` mode is POST /v1/products; `update` mode is PUT, where
-// every field is optional and `null` clears an optional one (contract 4.2).
+// every field is optional and `null` clears an optional one (README, "Updating products").
 
 export const MAX_VARIANTS = 2048;
-/** Images per product and per variant (README, "Limits"). */
+/** Images per product and per variant (README, "Updating products"). */
 export const MAX_IMAGES = 50;
 export const OPTION_SLOTS = [1, 2, 3, 4, 5] as const;
 
@@ -29,7 +29,7 @@ export const images = z
 
 const STOCK_RANGE = 1_000_000_000;
 export const stock = int(-STOCK_RANGE, STOCK_RANGE, `must be a whole number from -${STOCK_RANGE} to ${STOCK_RANGE}`);
-// A flag like the others (contract 1: 1/0, "1"/"0", true/false), stored and answered as 1 or 0.
+// A flag like the others (README, "API": 1/0, "1"/"0", true/false), stored and answered as 1 or 0.
 export const visible = flag;
 
 function optionFields(make: <T extends z.ZodType>(s: T) => z.ZodType) {

@@ -17,7 +17,7 @@ import { productSnapshot, resolveProducts } from "./replay";
 /** Idempotency-Key handling of the product writes: replays present the stored snapshot. */
 export const productIdempotency = idempotencyWith(resolveProducts);
 
-/** `sku: ...` inside item `[2]` reads `[2].sku: ...` (contract 1). */
+/** `sku: ...` inside item `[2]` reads `[2].sku: ...` (README, "API"). */
 export function itemPath(prefix: string, message: string) {
   if (!prefix || message.startsWith("[")) return message;
   // A message about the item as a whole ("must be a product object") has no path of its own.

@@ -11,10 +11,10 @@ import { writeBatch } from "./write";
 
 export type { UpdateItem } from "./select";
 
-// PUT /v1/products (contract 4). Per round: one read batch (the selected products, their
+// PUT /v1/products (README, "Updating products"). Per round: one read batch (the selected products, their
 // variants, the owners of every SKU the body names), a plan per product in JS, then one write
 // batch for all of them. Lists travel as one JSON parameter each, so the number of statements is
-// fixed whatever the number of products or variants (contract 7).
+// fixed whatever the number of products or variants (README, "Guarantees").
 
 /**
  * Updates products, each item on its own and atomically. Items naming the same product are

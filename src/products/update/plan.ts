@@ -21,7 +21,7 @@ import { sizeAfter } from "./size";
 // ---------------------------------------------------------------------------------------------
 // Plan
 
-// Fields that always belong to the product, also when a variant was selected (contract 4.1).
+// Fields that always belong to the product, also when a variant was selected (README, "Updating products").
 const PRODUCT_ONLY = [
   "title",
   "description",
@@ -199,7 +199,7 @@ export function plan(t: Target, snap: Snapshot): Plan | Failed {
     }
   }
 
-  // Option names (contract 4.3): all entries of the request agree; sync may rename, add and
+  // Option names (README, "Updating products"): all entries of the request agree; sync may rename, add and
   // update must use the product's names, unless it has none yet.
   const sync = located(d.variants?.sync, "sync");
   const add = located(d.variants?.add, "add");

@@ -39,7 +39,7 @@ const TARGETS = `
   SELECT id FROM products WHERE id IN (SELECT value FROM json_each(?1))
   UNION SELECT product_id FROM variants WHERE id IN (SELECT value FROM json_each(?2))
   UNION SELECT product_id FROM skus WHERE sku IN (SELECT value FROM json_each(?3))`;
-// answer_size: the product's answer size estimate as stored (README, "Limits").
+// answer_size: the product's answer size estimate as stored (README, "Updating products").
 const READ_PRODUCTS = `SELECT p.*, ${SIZE_SQL} AS answer_size FROM products AS p WHERE p.id IN (${TARGETS})`;
 const READ_VARIANTS = `SELECT * FROM variants WHERE product_id IN (${TARGETS}) ORDER BY product_id, position, id`;
 const READ_OWNERS = "SELECT * FROM skus WHERE sku IN (SELECT value FROM json_each(?1))";
@@ -98,7 +98,7 @@ export async function readSnapshot(db: DB, items: UpdateItem[]): Promise<Snapsho
 }
 
 // ---------------------------------------------------------------------------------------------
-// Selection (contract 4.1)
+// Selection (README, "Updating products")
 
 export type Target = { item: UpdateItem; product: ProductRow; variant?: VariantRow; bySku: boolean };
 
