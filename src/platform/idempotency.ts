@@ -112,7 +112,7 @@ export function snapshotStatement(db: DB, idem: Idem, snapshot: string, ...param
   return stmt(
     db,
     `UPDATE idempotency_keys SET body = (
-       SELECT iif(length(s) + length(body) > ${MAX_SNAPSHOT_BYTES}, body,
+       SELECT iif(length(CAST(s AS BLOB)) + length(CAST(body AS BLOB)) > ${MAX_SNAPSHOT_BYTES}, body,
          json_object('$answer', json(body), '$snapshot', json(s)))
        FROM (SELECT (${snapshot}) AS s))
      WHERE key = ?${key} AND request_hash = ?${key + 1}`,

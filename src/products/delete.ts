@@ -86,8 +86,9 @@ export async function deleteProducts(db: DB, items: Item[], now: number, recorde
     } else asked.push({ i: index, pid: data.product_id, sku: data.sku, eid: crypto.randomUUID() });
   }
   const json = JSON.stringify(asked);
+  // Nothing names a product: refused before any write, so a keyed request is not recorded.
+  if (!asked.length) return { outcomes, events: [] };
   if (!recorder) {
-    if (!asked.length) return { outcomes, events: [] };
     const [resolved, events] = await runBatch(db, [
       stmt(db, RESOLVE, json),
       stmt(db, EVENTS, json, now),
@@ -98,7 +99,7 @@ export async function deleteProducts(db: DB, items: Item[], now: number, recorde
     return { outcomes, events: eventsOf(events) };
   }
   for (let attempt = 1; ; attempt++) {
-    const [resolved] = asked.length ? await runBatch(db, [stmt(db, RESOLVE, json)]) : [{ results: [] }];
+    const [resolved] = await runBatch(db, [stmt(db, RESOLVE, json)]);
     const decided = decide(resolved.results);
     const all = new Map([...outcomes, ...decided.outcomes]);
     const head = recorder.claim(all);
