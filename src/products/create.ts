@@ -29,7 +29,7 @@ export type Recorder = {
   complete: Claim<Map<number, ItemOutcome<ProductRef>>>;
   /**
    * The last statement of a batch that claimed or completed the record: stores the products
-   * matching `where` (as for productReads) as they are then, for replays (README, "Idempotency").
+   * matching `where` (as for productReads) as they are then, for replays (README, "Guarantees").
    */
   snapshot: (where: string, ...params: unknown[]) => D1PreparedStatement;
 };
