@@ -175,3 +175,29 @@ describe("PUT /v1/products stock-tool batch", () => {
     expect((await get(`/v1/products/${p.product_id}`)).json.variants[0].qty).toBe(500);
   });
 });
+
+describe("stock-tool items for one SKU apply in order", () => {
+  it("a refused item followed by another for its SKU still fails on its own", async () => {
+    const p = await productWith(1, { disable_minusqty: 1 });
+    const sku = p.variants[0].sku;
+    const r = await put("/v1/products", [
+      { sku, stock: -2 },
+      { sku, stock: 4 },
+    ]);
+    expect(r.status).toBe(200);
+    expect(r.json.success).toBe(1);
+    expect(r.json.errors).toEqual(["[0].stock: must not be negative while disable_minusqty is on"]);
+    expect(r.json.products[0].variants[0].qty).toBe(4);
+  });
+
+  it("the last item for a SKU wins, field by field", async () => {
+    const p = await productWith(1);
+    const sku = p.variants[0].sku;
+    const r = await put("/v1/products", [
+      { sku, stock: 2, price: 5 },
+      { sku, stock: 3 },
+    ]);
+    expect(r.json.success).toBe(2);
+    expect(r.json.products[0].variants[0]).toMatchObject({ qty: 3, price: 5 });
+  });
+});

@@ -250,9 +250,24 @@ async function readFirst(db: DB, items: StockItem[], now: number, recorder?: Rec
   }
 }
 
+/**
+ * Whether an item that a constraint could refuse (a negative stock, a longer qty_location) is
+ * followed by another item for its SKU: the batch sees only the SKU's last values, so it could not
+ * refuse that item on its own. Such bodies read first.
+ */
+function shadowed(items: StockItem[]): boolean {
+  const later = new Set<string>();
+  for (let i = items.length - 1; i >= 0; i--) {
+    const { sku, stock, qty_location } = items[i];
+    if (later.has(sku) && ((stock ?? 0) < 0 || typeof qty_location === "string")) return true;
+    later.add(sku);
+  }
+  return false;
+}
+
 /** Applies a stock-tool batch: one round trip unless a constraint refuses it or a key is given. */
 export async function stockUpdate(db: DB, items: StockItem[], now: number, recorder?: Recorder) {
-  if (!recorder) {
+  if (!recorder && !shadowed(items)) {
     const done = await optimistic(db, items, now);
     if (done) return done;
   }
