@@ -178,6 +178,17 @@ export function cases(ids) {
       load: true,
       cpuIterations: 200,
     },
+    {
+      // A stock tool's batch: one {sku, stock} item per variant of the 100-variant product.
+      id: "stock-100",
+      label: "PUT /v1/products stock-tool batch, 100 SKUs of one product",
+      method: "PUT",
+      path: "/v1/products",
+      body: (i) => JSON.stringify(Array.from({ length: 100 }, (_, k) => ({ sku: `S100-${k}`, stock: 20 + (i % 2) }))),
+      baseline: "batch",
+      load: true,
+      cpuIterations: 60,
+    },
   ];
   for (const n of SYNC_SIZES) {
     list.push({
