@@ -149,6 +149,26 @@ describe("DELETE /v1/products", () => {
     expect(events).toEqual({ n: 0 });
   });
 
+  it("a keyed deletion that fails at any D1 call deletes nothing; its retry deletes once and replays", async () => {
+    const probe = await createProduct({ sku: uid() });
+    const counted = wrapD1();
+    await del({ product_id: probe.product_id }, { env: { DB: counted.db }, headers: { "idempotency-key": uid("k") } });
+    expect(counted.counts.calls).toBe(2);
+    for (let n = 1; n <= counted.counts.calls; n++) {
+      const p = await withVariants();
+      const headers = { "idempotency-key": uid("key") };
+      const { db } = wrapD1({ failCall: n });
+      expect((await del({ product_id: p.product_id }, { env: { DB: db }, headers })).status).toBe(503);
+      expect(await rowsOf(p.product_id)).toEqual({ products: 1, variants: 2 });
+      const retry = await del({ product_id: p.product_id }, { headers });
+      expect(retry.json).toEqual({ success: 1, errors: [], notices: [] });
+      expect(retry.headers.get("idempotent-replayed")).toBeNull();
+      const again = await del({ product_id: p.product_id }, { headers });
+      expect(again.headers.get("idempotent-replayed")).toBe("true");
+      expect(again.json).toEqual(retry.json);
+    }
+  });
+
   it("replays a keyed deletion's first answer and deletes nothing more", async () => {
     const p = await createProduct({ sku: uid() });
     const key = uid("key");
