@@ -198,3 +198,19 @@ describe("DELETE /v1/products", () => {
     expect(events).toEqual({ n: 1 });
   });
 });
+
+describe("DELETE /v1/products in the OpenAPI document", () => {
+  it("documents the answers it gives: their keys and statuses", async () => {
+    const op = (await get("/openapi.json")).json.paths["/v1/products"].delete;
+    expect(op.operationId).toBe("deleteProducts");
+    const p = await createProduct({ sku: uid() });
+    for (const body of [{ product_id: p.product_id }, { sku: "NOT-A-SKU-DOC" }, [{}]]) {
+      const r = await del(body);
+      const documented = op.responses[String(r.status)];
+      expect(documented, `status ${r.status}`).toBeDefined();
+      const schema = documented.content["application/json"].schema;
+      expect(Object.keys(r.json).sort()).toEqual(Object.keys(schema.properties).sort());
+      for (const key of schema.required) expect(r.json).toHaveProperty(key);
+    }
+  });
+});
