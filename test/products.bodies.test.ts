@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { money, sku } from "../src/platform/fields";
 import { bodyItems, wrappedItems } from "../src/platform/items";
 import { MAX_ANSWER_BYTES, SIZE_SQL } from "../src/products/size";
 import { call, createProduct, get, post, put, uid } from "./helpers";
@@ -129,6 +130,20 @@ describe("decimal commas", () => {
     ]);
   });
 
+  it("property: any amount written with a decimal comma is refused with the same amount written with a point", () => {
+    fc.assert(
+      fc.property(fc.nat({ max: 1_000_000 }), fc.stringMatching(/^\d{1,2}$/), (whole, frac) => {
+        const r = money.safeParse(`${whole},${frac}`);
+        expect(r.success).toBe(false);
+        expect(r.error?.issues[0].message).toBe(
+          `must use a point as the decimal separator: "${whole}.${frac}", not "${whole},${frac}"`,
+        );
+        expect(money.parse(`${whole}.${frac}`)).toBe(whole * 100 + Number(frac.padEnd(2, "0")));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it.each(["1,000,000", "1,", ",5", "abc"])("words %j as an amount of money, not a comma", async (value) => {
     const r = await post("/v1/products", { title: "C", price: value });
     expect(r.json.errors).toEqual(["price: must be an amount of money"]);
@@ -151,6 +166,20 @@ describe("SKUs are trimmed on write and on lookup; case matters", () => {
     expect(renamed.json.products[0].sku).toBe(`${sku}-NEW`);
     const lower = await put("/v1/products", { sku: `${sku}-new`, title: "x" });
     expect(lower.status).toBe(404);
+  });
+
+  it("property: a SKU is stored as its text without surrounding spaces, case kept", () => {
+    const text = fc
+      .string({ minLength: 1, maxLength: 40 })
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: SKUs with them are refused, not trimmed
+      .filter((x) => x.trim() !== "" && !/[\u0000-\u001f\u007f-\u009f]/.test(x));
+    const spaces = fc.stringMatching(/^[ \t]{0,3}$/);
+    fc.assert(
+      fc.property(spaces, text, spaces, (before, x, after) => {
+        expect(sku.parse(`${before}${x}${after}`)).toBe(x.trim());
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it("a SKU that differs only in spaces is taken", async () => {
