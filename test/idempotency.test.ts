@@ -1,7 +1,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { scheduled } from "../src/scheduled";
-import { call, post, uid } from "./helpers";
+import { wrapD1 } from "./d1-wrap";
+import { call, get, post, uid } from "./helpers";
 
 const countSku = async (sku: string) =>
   (
@@ -127,7 +128,7 @@ describe("Idempotency-Key on POST /v1/orders and PUT /v1/products", () => {
     expect(other.status).toBe(422);
   });
 
-  it("replays a PUT: the retry changes nothing and answers the product", async () => {
+  it("replays a PUT: the retry changes nothing and answers the product as the first answer showed it", async () => {
     const sku = uid("PUT");
     const p = (await post("/v1/products", { title: "Put", price: 50, sku, stock: 1 })).json.products[0];
     const key = uid("key");
@@ -138,8 +139,10 @@ describe("Idempotency-Key on POST /v1/orders and PUT /v1/products", () => {
     expect(again.headers.get("idempotent-replayed")).toBe("true");
     expect(again.status).toBe(200);
     expect(again.json.success).toBe(1);
-    // The retry did not write: the stock set since stays, and the replay shows the product as it is now.
-    expect(again.json.products[0].stock).toBe(3);
+    // The retry did not write: the stock set since stays; the replay is the stored first answer.
+    expect(again.json).toEqual(first.json);
+    expect(again.json.products[0].stock).toBe(9);
+    expect((await get(`/v1/products/${p.product_id}`)).json.stock).toBe(3);
   });
 });
 
@@ -173,5 +176,57 @@ describe("Idempotency-Key on a request refused before any write", () => {
     );
     expect(fixed.status).toBe(200);
     expect(fixed.headers.get("idempotent-replayed")).toBeNull();
+  });
+});
+
+describe("a replay answers the stored first answer, never the current state", () => {
+  const keyed = () => ({ "idempotency-key": uid("key") });
+
+  it("POST: create with a key, change the product, replay: the created product as it was", async () => {
+    const headers = keyed();
+    const body = {
+      title: "First",
+      price: 10,
+      sku: uid(),
+      variants: { add: [{ variant_option1_name: "Size", variant_option1_value: "S", qty: 2 }] },
+    };
+    const first = await post("/v1/products", body, { headers });
+    const id = first.json.products[0].product_id;
+    await call("PUT", "/v1/products", { body: { product_id: id, title: "Changed", variants: { sync: [] } } });
+    const again = await post("/v1/products", body, { headers });
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.json).toEqual(first.json);
+    expect(again.json.products[0]).toMatchObject({ title: "First", variants: [{ variant_option1_value: "S" }] });
+  });
+
+  it("PUT (general path, two rounds): the answer of the first request after a later change", async () => {
+    const p = (await post("/v1/products", { title: "P", price: 1, sku: uid() })).json.products[0];
+    const headers = keyed();
+    const body = [
+      { product_id: p.product_id, title: "Round 1" },
+      { product_id: p.product_id, price: 7 },
+    ];
+    const first = await call("PUT", "/v1/products", { body, headers });
+    expect(first.json.products).toEqual([expect.objectContaining({ title: "Round 1", price: 7 })]);
+    await call("PUT", "/v1/products", { body: { product_id: p.product_id, title: "Later", price: 9 } });
+    const again = await call("PUT", "/v1/products", { body, headers });
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.json).toEqual(first.json);
+  });
+
+  it("a product deleted since still replays as the first answer showed it", async () => {
+    const headers = keyed();
+    const body = { title: "Gone later", price: 3, sku: uid() };
+    const first = await post("/v1/products", body, { headers });
+    await call("DELETE", "/v1/products", { body: { product_id: first.json.products[0].product_id } });
+    const again = await post("/v1/products", body, { headers });
+    expect(again.json).toEqual(first.json);
+  });
+
+  it("records the snapshot in the same batch as the change: one round trip for a keyed create", async () => {
+    const { db, counts } = wrapD1();
+    const r = await post("/v1/products", { title: "One trip", price: 1 }, { headers: keyed(), env: { DB: db } });
+    expect(r.status).toBe(200);
+    expect(counts.calls).toBe(1);
   });
 });

@@ -21,6 +21,7 @@ const OPERATIONS = [
   "post /v1/products",
   "get /v1/products",
   "put /v1/products",
+  "delete /v1/products",
   "get /v1/products/{product_id}",
   "get /v1/products/count",
   "post /v1/orders",

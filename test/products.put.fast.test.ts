@@ -2,9 +2,10 @@ import { describe, expect, it } from "vitest";
 import { wrapD1 } from "./d1-wrap";
 import { createProduct, get, put, uid } from "./helpers";
 
-// The fast path of PUT /v1/products: a body that only sets stock and/or price of one SKU is one D1
-// round trip (the guarded UPDATEs and the read-back in one batch). Every failure falls back to the
-// general path, so the answers stay those of contract 4.
+// The stock-tool path of PUT /v1/products: a body whose items only set stock, price and/or
+// qty_location of one SKU each is one D1 round trip (the guarded UPDATEs, the events and the
+// read-back in one batch). A refused batch falls back to a read that words each item's error as
+// the general path does. test/products.put.stock.test.ts has the batches of many items.
 
 const colour = (value: string, extra: Record<string, unknown> = {}) => ({
   variant_option1_name: "Colour",
@@ -22,14 +23,14 @@ const withVariants = (body: Record<string, unknown> = {}) =>
 const stable = ({ updated_at: _, created_at: __, ...rest }: Record<string, unknown>) => rest;
 
 describe("PUT /v1/products fast path: one SKU's stock or price", () => {
-  it("sets a variant's qty by its SKU in one round trip of 4 statements", async () => {
+  it("sets a variant's qty by its SKU in one round trip of 8 statements", async () => {
     const p = await withVariants();
     const [red, blue] = p.variants;
     const { db, counts } = wrapD1();
     const r = await put("/v1/products", { sku: red.sku, stock: 17 }, { env: { DB: db } });
     expect(r.status).toBe(200);
     expect(r.json).toMatchObject({ success: 1, errors: [], notices: [] });
-    expect(counts).toMatchObject({ calls: 1, statements: 4 });
+    expect(counts).toMatchObject({ calls: 1, statements: 8 });
     const out = r.json.products[0];
     expect(out.variants.map((v: any) => [v.sku, v.qty])).toEqual([
       [red.sku, 17],
@@ -107,8 +108,8 @@ describe("PUT /v1/products fast path: failures fall back to the general path's a
     const r = await put("/v1/products", { sku, stock: 1 }, { env: { DB: db } });
     expect(r.status).toBe(404);
     expect(r.json).toMatchObject({ success: 0, errors: [`sku: no product or variant has SKU ${sku}`], products: [] });
-    // The fast batch found nothing; the general path's read then decided.
-    expect(counts.calls).toBe(2);
+    // The batch found nothing to change: the read-back says so.
+    expect(counts.calls).toBe(1);
   });
 
   it("negative stock while disable_minusqty is on is refused by the constraint, then worded as 400", async () => {
@@ -152,25 +153,27 @@ describe("PUT /v1/products fast path: failures fall back to the general path's a
     expect(counts.calls).toBe(1);
   });
 
-  it("other fields, several items and Idempotency-Key take the general path", async () => {
+  it("several items are fast too; other fields take the general path, an Idempotency-Key reads first", async () => {
     const p = await withVariants();
     const q = await withVariants();
-    for (const [body, headers] of [
-      [{ sku: p.variants[0].sku, stock: 1, title: "T" }, {}],
+    for (const [body, headers, calls] of [
+      [{ sku: p.variants[0].sku, stock: 1, title: "T" }, {}, 2],
       [
         [
           { sku: p.variants[0].sku, stock: 2 },
           { sku: q.variants[0].sku, stock: 2 },
         ],
         {},
+        1,
       ],
-      [{ sku: p.variants[0].sku, stock: 3 }, { "idempotency-key": uid("K") }],
+      [{ sku: p.variants[0].sku, stock: 3 }, { "idempotency-key": uid("K") }, 2],
     ] as const) {
       const { db, counts } = wrapD1();
       const r = await put("/v1/products", body, { env: { DB: db }, headers });
       expect(r.status).toBe(200);
-      expect(counts.calls).toBe(2);
+      expect(counts.calls).toBe(calls);
     }
     expect((await get(`/v1/products/${p.product_id}`)).json).toMatchObject({ title: "T", variants: [{ qty: 3 }, {}] });
+    expect((await get(`/v1/products/${q.product_id}`)).json).toMatchObject({ variants: [{ qty: 2 }, {}] });
   });
 });

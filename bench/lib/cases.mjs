@@ -189,6 +189,17 @@ export function cases(ids) {
       load: true,
       cpuIterations: 200,
     },
+    {
+      // A stock tool's batch: one {sku, stock} item per variant of the 100-variant product.
+      id: "stock-100",
+      label: "PUT /v1/products stock-tool batch, 100 SKUs of one product",
+      method: "PUT",
+      path: "/v1/products",
+      body: (i) => JSON.stringify(Array.from({ length: 100 }, (_, k) => ({ sku: `S100-${k}`, stock: 20 + (i % 2) }))),
+      baseline: "batch",
+      load: true,
+      cpuIterations: 60,
+    },
   ];
   // The usual stock-tool batch (README, "Stock tools"): 100 items, each the stock of one SKU,
   // spread over the 40 order products (several SKUs of one product), stock alternating so every

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { orderCreate } from "../orders/schema";
 import { flag, id, metadata, money } from "../platform/fields";
 import { SERVICE } from "../platform/service";
+import { productsDeletePath } from "../products/openapi";
 import { productCreate, productUpdate } from "../products/schema";
 import { webhooksPaths } from "../webhooks/openapi";
 import { modelledComponents, modelledPaths } from "./modelled";
@@ -281,6 +282,7 @@ export function buildOpenApi() {
           },
         },
         ...modelledPaths["/v1/products"],
+        ...productsDeletePath,
       },
       "/v1/products/count": modelledPaths["/v1/products/count"],
       "/v1/products/{product_id}": {

@@ -1,11 +1,11 @@
 import { z } from "zod";
 
-// Lenient scalars of contract 1: real clients send numbers as numeric strings and flags in
+// Lenient scalars (README, "API"): real clients send numbers as numeric strings and flags in
 // several shapes. Each accepts exactly the listed forms and names the problem otherwise; nothing
 // of the wrong type is coerced silently.
 
 const NUMERIC = /^-?\d+(\.\d+)?$/;
-// Control characters other than tab and newline are errors (contract 3.1): Unicode category Cc,
+// Control characters other than tab and newline are errors (README, "Products"): Unicode category Cc,
 // which includes C1 (U+0080-U+009F; U+0085 is a line break to some readers).
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
@@ -35,10 +35,18 @@ function decimalText(v: unknown): string | undefined {
 const numberInput = (what: string) => z.union([z.number(), z.string()], { error: required(what) });
 
 /** Money: at most 2 decimals, 0 to 1,000,000,000, returned as integer minor units. */
+// "199,50": a decimal comma, as many European shop systems write prices. Refused, not guessed,
+// because "1,500" means 1.5 in one locale and 1500 in another; the message says what to send.
+const DECIMAL_COMMA = /^\s*-?\d+,\d+\s*$/;
+
 export const money = numberInput("must be an amount of money").transform((v, ctx) => {
   const s = decimalText(v);
   if (s === undefined) {
-    ctx.addIssue({ code: "custom", message: "must be an amount of money", input: v });
+    const message =
+      typeof v === "string" && DECIMAL_COMMA.test(v)
+        ? `must use a point as the decimal separator: "${v.trim().replace(",", ".")}", not "${v.trim()}"`
+        : "must be an amount of money";
+    ctx.addIssue({ code: "custom", message, input: v });
     return z.NEVER;
   }
   const [int, frac = ""] = s.replace("-", "").split(".");
@@ -83,7 +91,7 @@ export const nonNegative = numberInput("must be a number of at least 0").transfo
   return n;
 });
 
-/** Identifiers: positive integers, or numeric strings of them (contract 1). */
+/** Identifiers: positive integers, or numeric strings of them (README, "API"). */
 export const id = int(1, Number.MAX_SAFE_INTEGER, "must be a positive whole number (an id)");
 
 /** Flags: 1/0, "1"/"0", true/false, returned as 1 or 0. */
@@ -99,12 +107,22 @@ export const flag = z
 
 /** A string of at most `max` characters without control characters other than tab and newline. */
 export function str(max = 255) {
-  return z
-    .string({ error: required("must be a string") })
+  return checked(z.string({ error: required("must be a string") }), max);
+}
+
+function checked(s: z.ZodString, max: number) {
+  return s
     .max(max, { error: `must be at most ${max} characters` })
     .refine((s) => !CONTROL.test(s), { error: "must not contain control characters" })
     .refine((s) => !LONE_SURROGATE.test(s), { error: "must be valid Unicode text (no unpaired surrogates)" });
 }
+
+/**
+ * A SKU: an identifier, so surrounding spaces are removed (a SKU pasted from a spreadsheet with a
+ * trailing space still finds its product) while case matters. Used where SKUs are written and
+ * where they are looked up, so both sides see the same text.
+ */
+export const sku = checked(z.string({ error: required("must be a string") }).trim(), 255);
 
 export const country = z
   .string({ error: required("must be a two-letter country code") })
@@ -118,7 +136,7 @@ export const currency = z
   .regex(/^[A-Za-z]{3}$/, { error: "must be a three-letter currency code" })
   .transform((s) => s.toUpperCase());
 
-/** A JSON object (not an array) of at most 16 KiB serialised, stored as given (contract 3.1). */
+/** A JSON object (not an array) of at most 16 KiB serialised, stored as given (README, "Products"). */
 // z.custom, not z.record: a record is rebuilt key by key, and assigning a "__proto__" key would
 // set the prototype instead of keeping the data. The parsed JSON object is stored as given.
 export const metadata = z
@@ -130,14 +148,14 @@ export const metadata = z
     error: "must be at most 16 KiB serialised",
   });
 
-/** Blank strings count as absent (contract 1); absent stays absent. */
+/** Blank strings count as absent (README, "API"); absent stays absent. */
 const blankToUndefined = (v: unknown) => (typeof v === "string" && v.trim() === "" ? undefined : v);
 
 export function opt<T extends z.ZodType>(schema: T) {
   return z.preprocess(blankToUndefined, schema.optional());
 }
 
-/** Optional, and `null` clears the stored value (contract 4.2). */
+/** Optional, and `null` clears the stored value (README, "Updating products"). */
 export function clearable<T extends z.ZodType>(schema: T) {
   return z.preprocess(blankToUndefined, schema.nullable().optional());
 }

@@ -1,20 +1,20 @@
 import { createMiddleware } from "hono/factory";
 import type { DB } from "../db/client";
 import type { AppEnv } from "../env";
-import { presentReads, productReads } from "../products/read";
 import { runBatch, stmt } from "./d1";
 import { ApiError } from "./errors";
 
-// Idempotent retries (contract 3.3). The record is written in the same D1 batch as the effect,
-// first in the batch, so that a second request with the key fails on its primary key before
-// anything else runs, rolls back whole, and then reads the winner's record. The stored body is a
-// template: rows created by the batch are referred to by the token the Worker gave them
-// ({"$order": token}, {"$product": token or id}), because their ids exist only once the batch ran;
-// a replay resolves them with one read.
+// Idempotent retries (README, "Guarantees"). The record is written in the same D1 batch as the
+// effect, first in the batch, so that a second request with the key fails on its primary key
+// before anything else runs, rolls back whole, and then reads the winner's record. The stored body
+// is the first answer; rows created by the batch are referred to by the token the Worker gave them
+// ({"$order": token}), because their ids exist only once the batch ran, and a feature may store a
+// snapshot of its rows taken inside the batch (snapshotStatement) to build its answer from. A
+// replay answers what the first request answered, never the rows' current state.
 
 export type Idem = { key: string; hash: string };
 
-/** Records are kept 24 hours (README, "Idempotency"), then purged by the scheduled job. */
+/** Records are kept 24 hours (README, "Guarantees"), then purged by the scheduled job. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
 export async function purgeIdempotencyKeys(d1: D1Database, now = Date.now()) {
@@ -98,35 +98,65 @@ export function completeStatements(db: DB, idem: Idem, status: number, template:
   ];
 }
 
-type Refs = { orders: Set<string>; productTokens: Set<string>; productIds: Set<number> };
+/**
+ * The last statement of a keyed write batch whose answer shows rows as they are after the batch:
+ * it stores, next to the recorded answer, `snapshot` (a SELECT of one JSON value, built by the
+ * feature with `?1..?n` for `params`) as that value was inside the batch. A replay then builds the
+ * answer from that snapshot, never from the rows' current state. Runs after the claim, in the same
+ * batch, so it commits exactly when the effect does. A snapshot that would make the record larger
+ * than D1 stores in one row is left out; that replay reads the current rows instead (README,
+ * "Idempotency").
+ */
+export function snapshotStatement(db: DB, idem: Idem, snapshot: string, ...params: unknown[]) {
+  const key = params.length + 1;
+  return stmt(
+    db,
+    `UPDATE idempotency_keys SET body = (
+       SELECT iif(length(CAST(s AS BLOB)) + length(CAST(body AS BLOB)) > ${MAX_SNAPSHOT_BYTES}, body,
+         json_object('$answer', json(body), '$snapshot', json(s)))
+       FROM (SELECT (${snapshot}) AS s))
+     WHERE key = ?${key} AND request_hash = ?${key + 1}`,
+    ...params,
+    idem.key,
+    idem.hash,
+  );
+}
 
-function collect(v: unknown, refs: Refs) {
-  if (Array.isArray(v)) for (const x of v) collect(x, refs);
+/** Below D1's 2,000,000 bytes per row, with room for the key and hash. */
+const MAX_SNAPSHOT_BYTES = 1_900_000;
+
+/**
+ * Completes a stored answer for a replay: `template` is the recorded answer, `snapshot` what
+ * snapshotStatement stored with it (undefined when none was). A feature whose answers refer to
+ * rows by reference passes one to idempotencyWith; the platform itself knows no resource.
+ */
+export type Resolver = (db: DB, template: unknown, snapshot: unknown) => Promise<unknown>;
+
+function collectOrders(v: unknown, refs: Set<string>) {
+  if (Array.isArray(v)) for (const x of v) collectOrders(x, refs);
   else if (v && typeof v === "object") {
     const o = v as Record<string, unknown>;
-    if (typeof o.$order === "string") refs.orders.add(o.$order);
-    else if (typeof o.$product === "string") refs.productTokens.add(o.$product);
-    else if (typeof o.$product === "number") refs.productIds.add(o.$product);
-    else for (const x of Object.values(o)) collect(x, refs);
+    if (typeof o.$order === "string") refs.add(o.$order);
+    else for (const x of Object.values(o)) collectOrders(x, refs);
   }
 }
 
-function fill(v: unknown, orders: Map<string, number>, products: Map<string | number, unknown>): unknown {
-  if (Array.isArray(v)) return v.map((x) => fill(x, orders, products));
+function fillOrders(v: unknown, orders: Map<string, number>): unknown {
+  if (Array.isArray(v)) return v.map((x) => fillOrders(x, orders));
   if (v && typeof v === "object") {
     const o = v as Record<string, unknown>;
     if (typeof o.$order === "string") return orders.get(o.$order) ?? null;
-    if (typeof o.$product === "string" || typeof o.$product === "number") return products.get(o.$product) ?? null;
-    return Object.fromEntries(Object.entries(o).map(([k, x]) => [k, fill(x, orders, products)]));
+    return Object.fromEntries(Object.entries(o).map(([k, x]) => [k, fillOrders(x, orders)]));
   }
   return v;
 }
 
 /**
  * The stored answer for `idem`, with its references resolved; undefined when the key has no
- * record; 422 when it was recorded for another body.
+ * record; 422 when it was recorded for another body. An order reference becomes the order's id
+ * (which never changes); anything else is the resolver's.
  */
-export async function replay(db: DB, idem: Idem) {
+export async function replay(db: DB, idem: Idem, resolve?: Resolver) {
   const row = await stmt(db, "SELECT request_hash, status, body FROM idempotency_keys WHERE key = ?1", idem.key).first<{
     request_hash: string;
     status: number;
@@ -136,59 +166,53 @@ export async function replay(db: DB, idem: Idem) {
   if (row.request_hash !== idem.hash) {
     throw new ApiError(422, "this Idempotency-Key was used with a different request");
   }
-  const template = JSON.parse(row.body);
-  const refs: Refs = { orders: new Set(), productTokens: new Set(), productIds: new Set() };
-  collect(template, refs);
-  const orders = new Map<string, number>();
-  const found = new Map<string | number, unknown>();
-  if (refs.orders.size || refs.productTokens.size || refs.productIds.size) {
-    const tokens = JSON.stringify([...refs.productTokens]);
-    const ids = JSON.stringify([...refs.productIds]);
-    const wanted = "(p.token IN (SELECT value FROM json_each(?1)) OR p.id IN (SELECT value FROM json_each(?2)))";
-    const [o, ps, vs] = await runBatch(db, [
-      stmt(
-        db,
-        "SELECT id, token FROM orders WHERE token IN (SELECT value FROM json_each(?1))",
-        JSON.stringify([...refs.orders]),
-      ),
-      ...productReads(db, wanted, tokens, ids),
-    ]);
-    for (const r of o.results) orders.set(r.token as string, r.id as number);
-    const { rows, products: out } = presentReads(ps, vs);
-    out.forEach((product, i) => {
-      found.set(rows[i].id, product);
-      if (rows[i].token) found.set(rows[i].token as string, product);
-    });
+  const stored = JSON.parse(row.body);
+  const wrapped = stored !== null && typeof stored === "object" && Object.hasOwn(stored, "$answer");
+  let body: unknown = wrapped ? stored.$answer : stored;
+  const refs = new Set<string>();
+  collectOrders(body, refs);
+  if (refs.size) {
+    const { results } = await stmt(
+      db,
+      "SELECT id, token FROM orders WHERE token IN (SELECT value FROM json_each(?1))",
+      JSON.stringify([...refs]),
+    ).all<{ id: number; token: string }>();
+    body = fillOrders(body, new Map(results.map((r) => [r.token, r.id])));
   }
-  return { status: row.status, body: fill(template, orders, found) };
+  if (resolve) body = await resolve(db, body, wrapped ? stored.$snapshot : undefined);
+  return { status: row.status, body };
 }
 
 /**
  * Reads the Idempotency-Key header into `c.var.idem` (with a hash of method, path and body), and
  * answers a request whose write lost the race for its key with the winner's stored answer.
  */
-export const idempotency = createMiddleware<AppEnv>(async (c, next) => {
-  const key = c.req.header("idempotency-key");
-  if (key !== undefined) {
-    if (!KEY.test(key)) {
-      throw new ApiError(400, "invalid Idempotency-Key", ["Idempotency-Key: must be 1 to 255 printable characters"]);
+export const idempotencyWith = (resolve?: Resolver) =>
+  createMiddleware<AppEnv>(async (c, next) => {
+    const key = c.req.header("idempotency-key");
+    if (key !== undefined) {
+      if (!KEY.test(key)) {
+        throw new ApiError(400, "invalid Idempotency-Key", ["Idempotency-Key: must be 1 to 255 printable characters"]);
+      }
+      c.set("idem", { key, hash: await sha256(`${c.req.method} ${c.req.path}\n${JSON.stringify(c.var.body)}`) });
     }
-    c.set("idem", { key, hash: await sha256(`${c.req.method} ${c.req.path}\n${JSON.stringify(c.var.body)}`) });
-  }
-  await next();
-  const idem = c.var.idem;
-  if (!idem) return;
-  // A request refused before its write (every item invalid) has no record of its own, but the
-  // key may be taken already: then it is a retry (replay) or a reuse with another body (422).
-  // A request that failed (5xx) answers as it is: its client retries with the key anyway.
-  const lost = c.error instanceof IdempotencyConflict;
-  if (!lost && (c.error || claimed.has(idem))) return;
-  const stored = await replay(c.var.db, idem);
-  if (stored) {
-    c.res = undefined;
-    c.res = c.json(stored.body, stored.status as 200, { "Idempotent-Replayed": "true" });
-  } else if (lost) {
-    // The winner's record is gone already (purged between the two): the request may be resent.
-    throw new ApiError(409, "a request with this Idempotency-Key is being processed: retry");
-  }
-});
+    await next();
+    const idem = c.var.idem;
+    if (!idem) return;
+    // A request refused before its write (every item invalid) has no record of its own, but the
+    // key may be taken already: then it is a retry (replay) or a reuse with another body (422).
+    // A request that failed (5xx) answers as it is: its client retries with the key anyway.
+    const lost = c.error instanceof IdempotencyConflict;
+    if (!lost && (c.error || claimed.has(idem))) return;
+    const stored = await replay(c.var.db, idem, resolve);
+    if (stored) {
+      c.res = undefined;
+      c.res = c.json(stored.body, stored.status as 200, { "Idempotent-Replayed": "true" });
+    } else if (lost) {
+      // The winner's record is gone already (purged between the two): the request may be resent.
+      throw new ApiError(409, "a request with this Idempotency-Key is being processed: retry");
+    }
+  });
+
+/** The middleware for routes whose stored answers need no resolver (see idempotencyWith). */
+export const idempotency = idempotencyWith();

@@ -3,28 +3,35 @@ import type { DB } from "../db/client";
 import { skus } from "../db/schema";
 import { afterLostRace, isConstraintError, jsonChunks, runBatch, stmt } from "../platform/d1";
 import { type Claim, type Idem, runClaimed } from "../platform/idempotency";
+import { newEvent, outboxStatement, type PendingEvent } from "../webhooks/outbox";
 import type { ProductOut } from "./present";
 import { presentReads, productReads } from "./read";
 import type { ProductCreate } from "./schema";
+import { jsonBytes, MAX_ANSWER_BYTES, PRODUCT_ALLOWANCE, textBytes, tooLarge, variantBytes } from "./size";
 import { agreedNames, comboKey, type Located, valuesOf, variantColumns } from "./variants";
 
 /** One item of a product write: either its product, or why it failed and with which status. */
 export type ItemOutcome<P = ProductOut> =
   | { ok: true; product: P }
-  | { ok: false; status: 400 | 404 | 409; errors: string[] };
+  | { ok: false; status: 400 | 404 | 409 | 413; errors: string[] };
 
 /** A product the write batch will create or change, referred to before its id is known. */
 export type ProductRef = { $product: string | number };
 
-/** How a product write records its answer for Idempotency-Key retries (contract 3.3). */
+/** How a product write records its answer for Idempotency-Key retries (README, "Guarantees"). */
 export type Recorder = {
   idem: Idem;
-  /** Claims the key with the request's whole answer. */
-  claim: Claim<Map<number, ItemOutcome<ProductRef>>>;
+  /** Claims the key with the request's whole answer (a deletion's items answer the deleted id). */
+  claim: Claim<Map<number, ItemOutcome<ProductRef | number>>>;
   /** Claims the key before the request's first of several batches (PUT naming a product twice). */
   pending: () => D1PreparedStatement[];
   /** Completes a pending record with the whole answer, in the last batch. */
   complete: Claim<Map<number, ItemOutcome<ProductRef>>>;
+  /**
+   * The last statement of a batch that claimed or completed the record: stores the products
+   * matching `where` (as for productReads) as they are then, for replays (README, "Guarantees").
+   */
+  snapshot: (where: string, ...params: unknown[]) => D1PreparedStatement;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -80,7 +87,10 @@ function productColumns(p: ProductCreate, optionNames: string[]) {
 type Planned = { index: number; product: ProductInsert; variants: VariantInsert[]; skus: Located<string>[] };
 
 /** Everything about one product that can be decided without the database. */
-function planCreate(p: ProductCreate, index: number): Planned | { index: number; status: 400 | 409; errors: string[] } {
+function planCreate(
+  p: ProductCreate,
+  index: number,
+): Planned | { index: number; status: 400 | 409 | 413; errors: string[] } {
   const entries = (p.variants?.add ?? []).map((entry, i) => ({ entry, path: `variants.add[${i}]` }));
   const { names = [], errors } = agreedNames(entries);
   const token = crypto.randomUUID();
@@ -118,7 +128,37 @@ function planCreate(p: ProductCreate, index: number): Planned | { index: number;
     else first.set(sku, path.replace(/\.sku$/, "") || "sku");
   }
   if (errors.length) return { index, status: 409, errors };
+  const size = createdSize(product, planned);
+  if (size > MAX_ANSWER_BYTES) {
+    return { index, status: 413, errors: [tooLarge(`product "${product.title}"`, size)] };
+  }
   return { index, product, variants: planned, skus: owned };
+}
+
+const PRODUCT_TEXT = [
+  "sku",
+  "title",
+  "qty_location",
+  "description",
+  "gtin",
+  "supplier_name",
+  "supplier_sku",
+  "datafield_1",
+  "datafield_2",
+  "datafield_3",
+  "seo_description",
+  "seo_title",
+] as const;
+
+/** The answer size estimate of a product about to be created (README, "Updating products"). */
+function createdSize(p: ProductInsert, variants: VariantInsert[]) {
+  let size = PRODUCT_ALLOWANCE + jsonBytes(p.images) + jsonBytes(p.metadata);
+  for (const key of PRODUCT_TEXT) size += textBytes(p[key]);
+  const names = jsonBytes(p.option_names);
+  for (const v of variants) {
+    size += names + variantBytes({ ...v, values: v.option_values, images: JSON.stringify(v.images) });
+  }
+  return size;
 }
 
 const INSERT_PRODUCTS = `
@@ -138,7 +178,7 @@ const INSERT_PRODUCTS = `
 
 /**
  * Inserts variants given as JSON rows carrying either `token` (a product created in the same
- * batch, contract 7) or `product_id`; no_minus is copied from the product row.
+ * batch, README "Guarantees") or `product_id`; no_minus is copied from the product row.
  */
 export const INSERT_VARIANTS = `
   INSERT INTO variants (product_id, sku, option1_value, option2_value, option3_value,
@@ -175,8 +215,9 @@ export async function createProducts(
   items: { index: number; data: ProductCreate }[],
   now: number,
   recorder?: Recorder,
-): Promise<Map<number, ItemOutcome>> {
+): Promise<{ outcomes: Map<number, ItemOutcome>; events: PendingEvent[] }> {
   const outcomes = new Map<number, ItemOutcome>();
+  let events: PendingEvent[] = [];
   const plans: Planned[] = [];
   for (const { index, data } of items) {
     const plan = planCreate(data, index);
@@ -214,13 +255,17 @@ export async function createProducts(
     const head = recorder?.claim(planned) ?? [];
     if (!ready.length && !head.length) break;
     const tokens = JSON.stringify(ready.map((p) => p.product.token));
+    const byToken = "p.token IN (SELECT value FROM json_each(?1))";
+    events = ready.map((p) => newEvent("product.add", { productToken: p.product.token }));
     try {
       const results = await runClaimed(db, recorder?.idem, head, [
         ...jsonChunks(ready.map((p) => p.product)).map((json) => stmt(db, INSERT_PRODUCTS, json, now)),
         ...jsonChunks(ready.flatMap((p) => p.variants)).map((json) => stmt(db, INSERT_VARIANTS, json, now)),
-        ...productReads(db, "p.token IN (SELECT value FROM json_each(?1))", tokens),
+        outboxStatement(db, events, now),
+        ...productReads(db, byToken, tokens),
+        ...(recorder ? [recorder.snapshot(byToken, tokens)] : []),
       ]);
-      const [ps, vs] = results.slice(-2);
+      const [ps, vs] = results.slice(recorder ? -3 : -2);
       const { rows, products: out } = presentReads(ps, vs);
       const created = new Map(out.map((p, i) => [rows[i].token, p]));
       for (const plan of ready) {
@@ -228,10 +273,11 @@ export async function createProducts(
       }
       break;
     } catch (e) {
+      events = [];
       // Only a lost race on a SKU is worth another plan; anything else is the caller's 5xx.
       if (!isConstraintError(e)) throw e;
       await afterLostRace(attempt, "the catalog");
     }
   }
-  return outcomes;
+  return { outcomes, events };
 }

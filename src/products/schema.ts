@@ -1,12 +1,14 @@
 import { z } from "zod";
-import { clearable, flag, id, int, metadata, money, nonNegative, opt, req, str } from "../platform/fields";
+import { clearable, flag, id, int, metadata, money, nonNegative, opt, req, sku, str } from "../platform/fields";
 import { precompile } from "../platform/validate";
 
 // Wire schemas of interface.md 2.7 (product) and 2.8 (variant entry), field names as the API
 // this is modelled on sends them. `create` mode is POST /v1/products; `update` mode is PUT, where
-// every field is optional and `null` clears an optional one (contract 4.2).
+// every field is optional and `null` clears an optional one (README, "Updating products").
 
 export const MAX_VARIANTS = 2048;
+/** Images per product and per variant (README, "Updating products"). */
+export const MAX_IMAGES = 50;
 export const OPTION_SLOTS = [1, 2, 3, 4, 5] as const;
 
 const image = z.object({ url: req(str(2048)), alttext: opt(str(255)) }, { error: "must be an object with url" });
@@ -23,11 +25,12 @@ export const images = z
       : Object.entries(v)
           .sort(([a], [b]) => Number(a) - Number(b))
           .map(([, img]) => img),
-  );
+  )
+  .refine((list) => list.length <= MAX_IMAGES, { error: `must have at most ${MAX_IMAGES} images` });
 
 const STOCK_RANGE = 1_000_000_000;
 export const stock = int(-STOCK_RANGE, STOCK_RANGE, `must be a whole number from -${STOCK_RANGE} to ${STOCK_RANGE}`);
-// A flag like the others (contract 1: 1/0, "1"/"0", true/false), stored and answered as 1 or 0.
+// A flag like the others (README, "API": 1/0, "1"/"0", true/false), stored and answered as 1 or 0.
 export const visible = flag;
 
 function optionFields(make: <T extends z.ZodType>(s: T) => z.ZodType) {
@@ -44,7 +47,7 @@ function variantShape(mode: "create" | "update") {
   const o = mode === "create" ? opt : clearable;
   return {
     ...optionFields(opt),
-    sku: o(str(255)),
+    sku: o(sku),
     price: opt(money),
     purchase_price: o(money),
     before_price: o(money),
@@ -74,7 +77,7 @@ const variantList = <T extends z.ZodType>(entry: T) =>
 function productShape(mode: "create" | "update") {
   const o = mode === "create" ? opt : clearable;
   return {
-    sku: o(str(255)),
+    sku: o(sku),
     title: mode === "create" ? req(str(255)) : opt(str(255)),
     price: mode === "create" ? req(money) : opt(money),
     before_price: o(money),
@@ -128,6 +131,11 @@ export const productUpdate = z.object(
 );
 export type ProductUpdate = z.output<typeof productUpdate>;
 
+/** An item of DELETE /v1/products: the product named by its id or its own SKU. */
+export const productDelete = z.object({ product_id: opt(id), sku: opt(sku) }, { error: "must be an object" });
+export type ProductDelete = z.output<typeof productDelete>;
+
 // Compiled while this module is evaluated (startup), the only time Workers allow it.
 precompile(productCreate);
 precompile(productUpdate);
+precompile(productDelete);

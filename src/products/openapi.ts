@@ -1,0 +1,75 @@
+// The OpenAPI operations of this folder's routes that src/openapi/document.ts does not describe
+// itself, spread into its "/v1/products" path item (README, "Deleting products").
+
+type Json = Record<string, unknown>;
+
+const error = (description: string): Json => ({
+  description,
+  content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+});
+
+const item: Json = {
+  type: "object",
+  description: "A product, named by its id or by its own SKU (trimmed; a variant's SKU is refused).",
+  properties: {
+    product_id: {
+      description: "An id: a positive whole number, or a numeric string of one.",
+      oneOf: [
+        { type: "integer", minimum: 1 },
+        { type: "string", pattern: "^\\s*\\d+\\s*$" },
+      ],
+    },
+    sku: { type: "string", maxLength: 255 },
+  },
+};
+
+const result: Json = {
+  type: "object",
+  required: ["success", "errors", "notices"],
+  properties: {
+    success: { type: "integer", minimum: 0, description: "How many products were deleted." },
+    errors: {
+      type: "array",
+      items: { type: "string" },
+      description: "Why items failed; each names its JSON path, `[i].` first for arrays.",
+    },
+    notices: { type: "array", items: { type: "string" }, description: "Ignored unknown fields." },
+  },
+};
+
+const answer = (description: string, example?: Json): Json => ({
+  description,
+  content: { "application/json": example ? { schema: result, example } : { schema: result } },
+});
+
+/** `delete` of "/v1/products". */
+export const productsDeletePath: Json = {
+  delete: {
+    operationId: "deleteProducts",
+    tags: ["products"],
+    summary: "Delete products",
+    description:
+      "One object or an array of up to 100, each naming a product by product_id or its own sku. The " +
+      "products go with their variants, atomically; their SKUs become free; past orders keep their " +
+      "lines. Each item fails on its own; one product.delete event per deleted product. An optional " +
+      "Idempotency-Key header makes a retry safe.",
+    requestBody: {
+      required: true,
+      content: {
+        "application/json": {
+          schema: { oneOf: [item, { type: "array", items: item, minItems: 1, maxItems: 100 }] },
+          example: [{ product_id: 12 }, { sku: "MUG" }],
+        },
+      },
+    },
+    responses: {
+      "200": answer("At least one product was deleted.", { success: 2, errors: [], notices: [] }),
+      "400": answer("No product was deleted; the first failed item was invalid (no selector, a variant's SKU)."),
+      "404": answer("No product was deleted; the first failed item named no product."),
+      "401": error("Missing or wrong credentials (with WWW-Authenticate: Basic)."),
+      "413": error("Body larger than 1 MiB, or more than 100 items."),
+      "415": error("Content-Type is not application/json."),
+      "500": error("No API key is configured: the service fails closed."),
+    },
+  },
+};

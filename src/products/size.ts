@@ -1,0 +1,86 @@
+// The 2 MiB bound on a product's answer (README, "Updating products"). A product's GET /v1/products/{id}
+// answer is estimated from its stored text, in SQL (SIZE_SQL, for rows a batch reads) and in JS
+// (for what a plan would write), by one formula: a fixed allowance for keys, numbers and
+// punctuation, plus the UTF-8 bytes of every text column, plus, per variant, its allowance, its
+// text and the option names it repeats. The allowances are upper bounds of what a product or
+// variant with empty texts answers, so the estimate errs high by at most a few hundred bytes per
+// variant; JSON escapes of quotes and backslashes are not counted.
+
+export const MAX_ANSWER_BYTES = 2 * 1024 * 1024;
+
+/** Keys, numbers (at their widest), null and punctuation of a product answer without variants. */
+export const PRODUCT_ALLOWANCE = 1024;
+/** The same for one variant. */
+export const VARIANT_ALLOWANCE = 640;
+
+const PRODUCT_TEXT = [
+  "sku",
+  "title",
+  "qty_location",
+  "description",
+  "gtin",
+  "supplier_name",
+  "supplier_sku",
+  "datafield_1",
+  "datafield_2",
+  "datafield_3",
+  "seo_description",
+  "seo_title",
+  "images",
+  "metadata",
+] as const;
+const VARIANT_TEXT = [
+  "sku",
+  "option1_value",
+  "option2_value",
+  "option3_value",
+  "option4_value",
+  "option5_value",
+  "qty_location",
+  "gtin",
+  "supplier_sku",
+  "images",
+] as const;
+
+const bytesOf = (col: string) => `length(CAST(coalesce(${col}, '') AS BLOB))`;
+
+/** The estimate for the product row `p`, as an SQL expression. */
+export const SIZE_SQL = `(${PRODUCT_ALLOWANCE} + ${PRODUCT_TEXT.map((c) => bytesOf(`p.${c}`)).join(" + ")}
+  + coalesce((SELECT sum(${VARIANT_ALLOWANCE} + ${bytesOf("p.option_names")} + ${VARIANT_TEXT.map((c) =>
+    bytesOf(`sv.${c}`),
+  ).join(" + ")}) FROM variants AS sv WHERE sv.product_id = p.id), 0))`;
+
+const ASCII = /^[\x20-\x7e]*$/;
+const encoder = new TextEncoder();
+
+/** UTF-8 bytes of a stored text (JSON columns as their JSON text); null is none. */
+export function textBytes(s: string | null | undefined): number {
+  if (s === null || s === undefined) return 0;
+  return ASCII.test(s) ? s.length : encoder.encode(s).length;
+}
+
+/** Bytes of a JSON column's value as it will be stored (arrays and objects as JSON text). */
+export const jsonBytes = (v: unknown) => (v === null || v === undefined ? 0 : textBytes(JSON.stringify(v)));
+
+/** The texts of a variant as they are stored: option values padded to five slots. */
+export type VariantText = {
+  sku: string | null;
+  values: readonly string[];
+  qty_location: string | null;
+  gtin: string | null;
+  supplier_sku: string | null;
+  /** The stored JSON text of its images. */
+  images: string;
+};
+
+/** A variant's share of the estimate, without the option names it repeats. */
+export function variantBytes(v: VariantText): number {
+  let n = VARIANT_ALLOWANCE + textBytes(v.sku) + textBytes(v.qty_location) + textBytes(v.gtin);
+  n += textBytes(v.supplier_sku) + textBytes(v.images);
+  for (const value of v.values) n += textBytes(value);
+  return n;
+}
+
+/** The 413 of a write that would pass the bound. */
+export const tooLarge = (product: string, bytes: number) =>
+  `${product}: this change would make its answer (GET /v1/products/{id}) about ${bytes} bytes, more than ${MAX_ANSWER_BYTES} (2 MiB); remove images, variants or text first`;

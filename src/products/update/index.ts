@@ -1,0 +1,119 @@
+import type { DB } from "../../db/client";
+import { afterLostRace, isConstraintError } from "../../platform/d1";
+import { runClaimed } from "../../platform/idempotency";
+import { newEvent, type PendingEvent } from "../../webhooks/outbox";
+import type { ItemOutcome, ProductRef, Recorder } from "../create";
+import { presentReads } from "../read";
+import { type Plan, plan } from "./plan";
+import { fail, readSnapshot, select, type UpdateItem } from "./select";
+import { stockItems, stockUpdate } from "./stock";
+import { writeBatch } from "./write";
+
+export type { UpdateItem } from "./select";
+
+// PUT /v1/products (README, "Updating products"). Stock-tool bodies take their own one-batch path
+// (./stock.ts). Otherwise, per round: one read batch (the selected products, their variants, the
+// owners of every SKU the body names), a plan per product in JS, then one write batch for all of
+// them. Lists travel as one JSON parameter each, so the number of statements is fixed whatever the
+// number of products or variants (README, "Guarantees").
+
+/**
+ * Updates products, each item on its own and atomically. Items naming the same product are
+ * applied in order, one per round (each round reads afresh), since a plan is only valid against
+ * the state it was made from. A write batch that fails on a constraint (a concurrent change
+ * since the read) rolled back whole and is planned again from a fresh read.
+ */
+export async function updateProducts(
+  db: DB,
+  items: UpdateItem[],
+  now: number,
+  recorder?: Recorder,
+): Promise<{ outcomes: Map<number, ItemOutcome>; events: PendingEvent[] }> {
+  const stock = stockItems(items);
+  if (stock) return stockUpdate(db, stock, now, recorder);
+  const outcomes = new Map<number, ItemOutcome>();
+  const events: PendingEvent[] = [];
+  // Every product a batch of this request changed, for the snapshot of the last one.
+  const touched = new Set<number>();
+  let pending = items;
+  let attempt = 0;
+  let recorded = false;
+  while (pending.length) {
+    const snap = await readSnapshot(db, pending);
+    const plans: Plan[] = [];
+    const later: UpdateItem[] = [];
+    const inRound = new Set<number>();
+    const claimed = new Map<string, string>();
+    for (const item of pending) {
+      const t = select(item, snap);
+      if ("ok" in t) {
+        outcomes.set(item.index, t);
+        continue;
+      }
+      if (inRound.has(t.product.id)) {
+        later.push(item);
+        continue;
+      }
+      inRound.add(t.product.id);
+      const planned = plan(t, snap);
+      if ("ok" in planned) {
+        outcomes.set(item.index, planned);
+        continue;
+      }
+      const clash = planned.claims.filter((c) => claimed.has(c.entry));
+      if (clash.length) {
+        const errors = clash.map(
+          (c) => `${c.path}: SKU ${c.entry} is also claimed by item ${claimed.get(c.entry)} of this request`,
+        );
+        outcomes.set(item.index, { ok: false, status: 409, errors });
+        continue;
+      }
+      for (const c of planned.claims) claimed.set(c.entry, `[${item.index}]`);
+      plans.push(planned);
+    }
+    // Items naming one product twice are the only requests with more than one round. The key is
+    // claimed in the first batch that writes (so of concurrent requests with it exactly one takes
+    // effect) and its answer completed in the last, which knows every outcome; a request stopped
+    // between rounds leaves the record's "stopped partway" answer for its retries.
+    let head: D1PreparedStatement[] = [];
+    // The final answer's record also stores the products as this batch leaves them (replays).
+    let tail: D1PreparedStatement[] = [];
+    if (recorder && later.length && !recorded) head = recorder.pending();
+    else if (recorder && !later.length) {
+      const planned = new Map<number, ItemOutcome<ProductRef>>(outcomes as Map<number, ItemOutcome<never>>);
+      for (const p of plans) planned.set(p.index, { ok: true, product: { $product: p.productId } });
+      head = recorded ? recorder.complete(planned) : recorder.claim(planned);
+      const ids = JSON.stringify([...touched, ...plans.map((p) => p.productId)]);
+      tail = [recorder.snapshot("p.id IN (SELECT value FROM json_each(?1))", ids)];
+    }
+    if (!plans.length && head.length) {
+      await runClaimed(db, recorder?.idem, head, tail);
+      recorded = true;
+    }
+    if (plans.length) {
+      const changes = plans.map((p) => newEvent("product.update", { productId: p.productId }));
+      let results: D1Result<Record<string, unknown>>[];
+      try {
+        results = await runClaimed(db, recorder?.idem, head, [...writeBatch(db, plans, now, changes), ...tail]);
+      } catch (e) {
+        if (!isConstraintError(e)) throw e;
+        await afterLostRace(++attempt, "the product");
+        continue;
+      }
+      if (head.length) recorded = true;
+      events.push(...changes);
+      for (const p of plans) touched.add(p.productId);
+      const [ps, vs] = results.slice(results.length - tail.length - 2);
+      const out = new Map(presentReads(ps, vs).products.map((p) => [p.product_id, p]));
+      for (const plan of plans) {
+        const product = out.get(plan.productId);
+        outcomes.set(
+          plan.index,
+          product ? { ok: true, product } : fail(404, `product ${plan.productId} was deleted meanwhile`),
+        );
+      }
+    }
+    pending = later;
+  }
+  return { outcomes, events };
+}

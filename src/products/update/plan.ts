@@ -1,0 +1,394 @@
+import { skuTaken } from "../create";
+import { optionNames, parseList, type VariantRow, variantValues } from "../present";
+import { MAX_VARIANTS, OPTION_SLOTS, type VariantEntry, type VariantUpdateEntry } from "../schema";
+import { MAX_ANSWER_BYTES, tooLarge } from "../size";
+import {
+  agreedNames,
+  comboKey,
+  type Located,
+  namesOf,
+  sameNames,
+  VALUE_KEYS,
+  valuesOf,
+  variantColumns,
+} from "../variants";
+import { type Failed, Failures, fail, type Snapshot, type Target } from "./select";
+import { sizeAfter } from "./size";
+
+// The plan of one product's update (README, "Updating products"): decided in JS from the round's
+// snapshot, without database access, as rows for the statements of the write batch.
+
+// ---------------------------------------------------------------------------------------------
+// Plan
+
+// Fields that always belong to the product, also when a variant was selected (README, "Updating products").
+const PRODUCT_ONLY = [
+  "title",
+  "description",
+  "tax_rate",
+  "supplier_name",
+  "datafield_1",
+  "datafield_2",
+  "datafield_3",
+  "seo_description",
+  "seo_title",
+  "images",
+  "metadata",
+  "disable_minusqty",
+] as const;
+const PRODUCT_FIELDS = [
+  ...PRODUCT_ONLY,
+  "sku",
+  "price",
+  "before_price",
+  "purchase_price",
+  "stock",
+  "qty_location",
+  "visible",
+  "gtin",
+  "supplier_sku",
+  "weight",
+] as const;
+/** Body fields that change a selected variant, and the variant column each sets. */
+const BODY_TO_VARIANT = [
+  ["sku", "sku"],
+  ["price", "price"],
+  ["before_price", "before_price"],
+  ["purchase_price", "purchase_price"],
+  ["stock", "qty"],
+  ["qty_location", "qty_location"],
+  ["gtin", "gtin"],
+  ["supplier_sku", "supplier_sku"],
+  ["weight", "weight"],
+  ["visible", "visible"],
+] as const;
+const VARIANT_FIELDS = [
+  "sku",
+  "price",
+  "before_price",
+  "purchase_price",
+  "qty",
+  "qty_location",
+  "gtin",
+  "supplier_sku",
+  "weight",
+  "visible",
+  "images",
+] as const;
+
+type VariantCols = {
+  sku: string | null;
+  price: number;
+  before_price: number | null;
+  purchase_price: number | null;
+  qty: number;
+  qty_location: string | null;
+  gtin: string | null;
+  supplier_sku: string | null;
+  weight: number | null;
+  visible: number;
+  images: unknown[];
+  position: number;
+  values: string[];
+};
+type Col = keyof VariantCols;
+
+/** A variant as it will be after the request: an existing row with its changes, or a new one. */
+export type VariantState = {
+  id?: number;
+  row?: VariantRow;
+  cur: VariantCols;
+  changed: Set<Col>;
+  label: string;
+  skuPath: string;
+  qtyPath?: string;
+};
+
+function fromRow(v: VariantRow): VariantState {
+  const label = `variant ${v.id}`;
+  return {
+    id: v.id,
+    row: v,
+    label,
+    skuPath: label,
+    changed: new Set(),
+    cur: {
+      sku: v.sku,
+      price: v.price,
+      before_price: v.beforePrice,
+      purchase_price: v.purchasePrice,
+      qty: v.qty,
+      qty_location: v.qtyLocation,
+      gtin: v.gtin,
+      supplier_sku: v.supplierSku,
+      weight: v.weight,
+      visible: v.visible,
+      images: parseList(v.images),
+      position: v.position,
+      values: variantValues(v),
+    },
+  };
+}
+
+function set(s: VariantState, col: Col, value: unknown, path: string) {
+  (s.cur as Record<Col, unknown>)[col] = col === "images" && value === null ? [] : value;
+  s.changed.add(col);
+  if (col === "qty") s.qtyPath = path;
+  if (col === "sku") s.skuPath = path;
+}
+
+/** Applies the fields an entry gives; absent fields keep their value. */
+function applyEntry(s: VariantState, e: VariantEntry | VariantUpdateEntry, path: string) {
+  for (const col of VARIANT_FIELDS) {
+    const v = e[col];
+    // set() keeps the path of sku and qty only (for their errors): build no other strings.
+    if (v !== undefined) set(s, col, v, col === "qty" || col === "sku" ? `${path}.${col}` : path);
+  }
+}
+
+function created(e: VariantEntry, values: string[], price: number, position: number, path: string): VariantState {
+  const s: VariantState = {
+    label: path,
+    skuPath: `${path}.sku`,
+    qtyPath: e.qty === undefined ? undefined : `${path}.qty`,
+    changed: new Set(),
+    cur: { ...variantColumns(e, price), position, values },
+  };
+  return s;
+}
+
+const showValues = (values: string[]) => `(${values.filter((v, i) => v !== "" || i === 0).join(", ")})`;
+
+export type Plan = {
+  index: number;
+  productId: number;
+  updatedAt: number;
+  product: Record<string, unknown>;
+  deletes: number[];
+  park: { id: number; sku: boolean; options: boolean }[];
+  updates: Record<string, unknown>[];
+  inserts: Record<string, unknown>[];
+  /** SKUs the product will have that it does not own yet, checked across the items of a round. */
+  claims: Located<string>[];
+};
+
+const located = <T>(list: T[] | undefined, name: string): Located<T>[] =>
+  (list ?? []).map((entry, i) => ({ entry, path: `variants.${name}[${i}]` }));
+
+/** Everything about one product's update, decided from the snapshot; no database access. */
+export function plan(t: Target, snap: Snapshot): Plan | Failed {
+  const d = t.item.data;
+  const p = t.product;
+  const f = new Failures();
+
+  const product: Record<string, unknown> = { id: p.id };
+  for (const key of t.variant ? PRODUCT_ONLY : PRODUCT_FIELDS) {
+    // When sku selected the target, the body's sku is the selector, not a new value.
+    if (key === "sku" && t.bySku) continue;
+    const v = d[key];
+    if (v !== undefined) product[key] = key === "images" && v === null ? [] : v;
+  }
+
+  let states = (snap.variants.get(p.id) ?? []).map(fromRow);
+  if (t.variant) {
+    const s = states.find((x) => x.id === t.variant?.id) as VariantState;
+    for (const [from, col] of BODY_TO_VARIANT) {
+      if (from === "sku" && t.bySku) continue;
+      const v = d[from];
+      if (v !== undefined) set(s, col, v, from);
+    }
+  }
+
+  // Option names (README, "Updating products"): all entries of the request agree; sync may rename, add and
+  // update must use the product's names, unless it has none yet.
+  const sync = located(d.variants?.sync, "sync");
+  const add = located(d.variants?.add, "add");
+  const update = located(d.variants?.update, "update");
+  const agreed = agreedNames([...sync, ...add, ...update]);
+  for (const e of agreed.errors) f.add(400, e);
+  const current = optionNames(p);
+  let names = current;
+  if (d.variants?.sync) names = agreedNames(sync).names ?? (sync.length ? current : []);
+  if (!names.length && agreed.names) names = agreed.names;
+  else if (agreed.names && !sameNames(names, agreed.names)) {
+    for (const { entry, path } of [...add, ...update]) {
+      const given = namesOf(entry).names;
+      if (given && !sameNames(given, names)) {
+        f.add(
+          400,
+          `${path}.variant_option1_name: option names differ from the product's (${names.join(", ")}); rename options with variants.sync`,
+        );
+      }
+    }
+  }
+  if (f.any) return f.outcome();
+  const newPrice = (product.price as number | undefined) ?? p.price;
+
+  // 1. sync: the full list; matched by SKU when the entry has one, else by option values.
+  const deletes: number[] = [];
+  if (d.variants?.sync) {
+    const bySku = new Map(states.flatMap((s) => (s.cur.sku === null ? [] : [[s.cur.sku, s] as const])));
+    const byCombo = new Map(states.map((s) => [comboKey(s.cur.values), s]));
+    const matched = new Map<VariantState, string>();
+    const next: VariantState[] = [];
+    sync.forEach(({ entry, path }, i) => {
+      // An entry naming an existing variant by SKU and giving no option values (a stock sync of
+      // {sku, qty}) keeps that variant's values; values are needed only to create or to change.
+      const known = entry.sku ? bySku.get(entry.sku) : undefined;
+      const keeps = known && names.length === current.length && !VALUE_KEYS.some((k) => entry[k] !== undefined);
+      const v = keeps ? { values: known.cur.values, errors: [] } : valuesOf(entry, names, path);
+      for (const e of v.errors) f.add(400, e);
+      if (!v.values) return;
+      const s = entry.sku ? known : byCombo.get(comboKey(v.values));
+      const other = s && matched.get(s);
+      if (s && other) {
+        f.add(
+          409,
+          entry.sku
+            ? `${path}.sku: matches ${s.label} (SKU ${entry.sku}), already matched by ${other}`
+            : `${path}: same option values as ${other}`,
+        );
+      } else if (s) {
+        matched.set(s, path);
+        applyEntry(s, entry, path);
+        set(s, "values", v.values, path);
+        set(s, "position", i, path);
+        next.push(s);
+      } else next.push(created(entry, v.values, newPrice, i, path));
+    });
+    for (const s of states) if (!matched.has(s)) deletes.push(s.id as number);
+    states = next;
+  }
+
+  // 2. add: new variants; an existing SKU or option combination is a conflict.
+  const combos = new Map(states.map((s) => [comboKey(s.cur.values), s.label]));
+  const ownSkus = new Map(states.flatMap((s) => (s.cur.sku === null ? [] : [[s.cur.sku, s.label] as const])));
+  let position = states.reduce((m, s) => Math.max(m, s.cur.position), -1);
+  for (const { entry, path } of add) {
+    const v = valuesOf(entry, names, path);
+    for (const e of v.errors) f.add(400, e);
+    if (!v.values) continue;
+    const key = comboKey(v.values);
+    const dup = combos.get(key);
+    if (dup) f.add(409, `${path}: option combination ${showValues(v.values)} already exists (${dup})`);
+    const skuDup = entry.sku ? ownSkus.get(entry.sku) : undefined;
+    if (entry.sku && skuDup) f.add(409, `${path}.sku: SKU ${entry.sku} already exists (${skuDup})`);
+    const s = created(entry, v.values, newPrice, ++position, path);
+    combos.set(key, path);
+    if (entry.sku) ownSkus.set(entry.sku, path);
+    states.push(s);
+  }
+
+  // 3. update: only the given fields of a variant of this product.
+  const byId = new Map(states.flatMap((s) => (s.id === undefined ? [] : [[s.id, s] as const])));
+  for (const { entry, path } of update) {
+    const s = byId.get(entry.variant_id);
+    if (!s) {
+      f.add(404, `${path}.variant_id: variant ${entry.variant_id} is not a variant of product ${p.id}`);
+      continue;
+    }
+    applyEntry(s, entry, path);
+    const values = [...s.cur.values];
+    let changed = false;
+    for (const n of OPTION_SLOTS) {
+      const v = entry[VALUE_KEYS[n - 1]];
+      if (v === undefined) continue;
+      if (n > names.length) f.add(400, `${path}.variant_option${n}_value: the product has no option ${n}`);
+      values[n - 1] = v;
+      changed = true;
+    }
+    if (changed) set(s, "values", values, path);
+  }
+
+  // The state after the request, checked whole.
+  if (states.length > MAX_VARIANTS) {
+    f.add(400, `variants: a product has at most ${MAX_VARIANTS} variants; this request would leave ${states.length}`);
+  }
+  if (!t.variant && d.stock !== undefined && states.length) {
+    f.add(400, "stock: the product has variants, whose qty is its stock: select a variant or use variants.update");
+  }
+  const flagOn = ((product.disable_minusqty as number | undefined) ?? p.disableMinusqty) === 1;
+  const negative: string[] = [];
+  if (flagOn) {
+    for (const s of states) {
+      if (s.cur.qty >= 0) continue;
+      if (s.qtyPath) f.add(400, `${s.qtyPath}: must not be negative while disable_minusqty is on`);
+      else negative.push(s.cur.sku ?? s.label);
+    }
+    const stock = (product.stock as number | undefined) ?? p.stock;
+    if (stock < 0) {
+      if (product.stock !== undefined) f.add(400, "stock: must not be negative while disable_minusqty is on");
+      // A product with variants does not use its own stock: clearing it lets the flag go on.
+      else if (states.length) product.stock = 0;
+      else negative.push(p.sku ?? `product ${p.id}`);
+    }
+  }
+  // Only when nothing failed yet: an add entry already reported its clash with the same variant.
+  const seen = new Map<string, string>();
+  for (const s of f.any ? [] : states) {
+    const key = comboKey(s.cur.values);
+    const other = seen.get(key);
+    if (other) f.add(409, `${s.label}: option combination ${showValues(s.cur.values)} is also used by ${other}`);
+    else seen.set(key, s.label);
+  }
+  if (negative.length) {
+    f.add(409, `disable_minusqty: stock is negative for ${negative.join(", ")}; set their stock first`);
+  }
+  const finalSku = "sku" in product ? (product.sku as string | null) : p.sku;
+  const skus: Located<string>[] = finalSku === null ? [] : [{ entry: finalSku, path: "sku" }];
+  for (const s of states) if (s.cur.sku !== null) skus.push({ entry: s.cur.sku, path: s.skuPath });
+  const used = new Map<string, string>();
+  const claims: Located<string>[] = [];
+  for (const { entry: sku, path } of skus) {
+    const other = used.get(sku);
+    const owner = snap.owners.get(sku);
+    if (other) f.add(409, `${path}: SKU ${sku} is also used by ${other}`);
+    else if (owner && owner.productId !== p.id) f.add(409, skuTaken(path, sku, owner.productId));
+    else if (!owner) claims.push({ entry: sku, path });
+    used.set(sku, path);
+  }
+  if (f.any) return f.outcome();
+
+  const finalNames = states.length ? names : [];
+  if (!sameNames(finalNames, current)) product.option_names = finalNames;
+  const deleted = deletes.map((id) => snap.variantById.get(id) as VariantRow);
+  const size = sizeAfter(snap.sizes.get(p.id) ?? 0, p, product, deleted, states);
+  if (size > MAX_ANSWER_BYTES) return fail(413, tooLarge(`product ${p.id}`, size));
+  return {
+    index: t.item.index,
+    productId: p.id,
+    updatedAt: p.updatedAt,
+    product,
+    deletes,
+    claims,
+    ...writes(p.id, states),
+  };
+}
+
+const OPTION_COLUMNS = OPTION_SLOTS.map((n) => `option${n}_value`);
+
+/** Rows for the variant statements of the write batch. */
+function writes(productId: number, states: VariantState[]) {
+  const park: Plan["park"] = [];
+  const updates: Record<string, unknown>[] = [];
+  const inserts: Record<string, unknown>[] = [];
+  for (const s of states) {
+    if (!s.row || s.id === undefined) {
+      const { values, ...cols } = s.cur;
+      inserts.push({ product_id: productId, ...cols, option_values: values });
+      continue;
+    }
+    if (!s.changed.size) continue;
+    const row: Record<string, unknown> = { id: s.id };
+    for (const col of s.changed) {
+      if (col !== "values") row[col] = s.cur[col];
+      else for (const [i, v] of s.cur.values.entries()) row[OPTION_COLUMNS[i]] = v;
+    }
+    updates.push(row);
+    const sku = s.cur.sku !== s.row.sku;
+    // Values that were never set are the row's own.
+    const options = s.changed.has("values") && comboKey(s.cur.values) !== comboKey(variantValues(s.row));
+    if (sku || options) park.push({ id: s.id, sku, options });
+  }
+  return { park, updates, inserts };
+}

@@ -1,0 +1,129 @@
+import type { DB } from "../../db/client";
+import { toProduct, toVariant } from "../../db/rows";
+import { runBatch, stmt } from "../../platform/d1";
+import type { ItemOutcome } from "../create";
+import type { ProductRow, VariantRow } from "../present";
+import type { ProductUpdate } from "../schema";
+import { SIZE_SQL } from "../size";
+
+// The read of a PUT round (the selected products, their variants, the owners of every SKU the
+// body names) and the selection of each item's target from it (README, "Updating products").
+
+export type UpdateItem = { index: number; data: ProductUpdate };
+export type Status = 400 | 404 | 409 | 413;
+export type Failed = Extract<ItemOutcome, { ok: false }>;
+
+/** Errors of one item; the item answers with the status of its first error. */
+export class Failures {
+  status: Status | undefined;
+  readonly errors: string[] = [];
+  add(status: Status, message: string) {
+    this.status ??= status;
+    this.errors.push(message);
+  }
+  get any() {
+    return this.errors.length > 0;
+  }
+  outcome(): Failed {
+    return { ok: false, status: this.status ?? 400, errors: this.errors };
+  }
+}
+
+export const fail = (status: Status, message: string): Failed => ({ ok: false, status, errors: [message] });
+
+// ---------------------------------------------------------------------------------------------
+// Read
+
+// Every product a selector can point at: by id, through one of its variants, or through a SKU.
+const TARGETS = `
+  SELECT id FROM products WHERE id IN (SELECT value FROM json_each(?1))
+  UNION SELECT product_id FROM variants WHERE id IN (SELECT value FROM json_each(?2))
+  UNION SELECT product_id FROM skus WHERE sku IN (SELECT value FROM json_each(?3))`;
+// answer_size: the product's answer size estimate as stored (README, "Updating products").
+const READ_PRODUCTS = `SELECT p.*, ${SIZE_SQL} AS answer_size FROM products AS p WHERE p.id IN (${TARGETS})`;
+const READ_VARIANTS = `SELECT * FROM variants WHERE product_id IN (${TARGETS}) ORDER BY product_id, position, id`;
+const READ_OWNERS = "SELECT * FROM skus WHERE sku IN (SELECT value FROM json_each(?1))";
+
+export type Snapshot = {
+  products: Map<number, ProductRow>;
+  variants: Map<number, VariantRow[]>;
+  variantById: Map<number, VariantRow>;
+  owners: Map<string, { productId: number; variantId: number | null }>;
+  /** Each product's answer size estimate as read (see products/size.ts). */
+  sizes: Map<number, number>;
+};
+
+/** The SKUs a body names (as selector or new value), so their owners are known before planning. */
+function namedSkus(d: ProductUpdate): string[] {
+  const out: string[] = d.sku ? [d.sku] : [];
+  for (const list of [d.variants?.sync, d.variants?.add, d.variants?.update]) {
+    for (const e of list ?? []) if (e.sku) out.push(e.sku);
+  }
+  return out;
+}
+
+export async function readSnapshot(db: DB, items: UpdateItem[]): Promise<Snapshot> {
+  const ids = (pick: (d: ProductUpdate) => unknown) =>
+    JSON.stringify(items.flatMap(({ data }) => (pick(data) === undefined ? [] : [pick(data)])));
+  const pids = ids((d) => d.product_id);
+  const vids = ids((d) => d.variant_id);
+  const selectors = ids((d) => (d.variant_id === undefined && d.product_id === undefined ? d.sku : undefined));
+  const [ps, vs, os] = await runBatch(db, [
+    stmt(db, READ_PRODUCTS, pids, vids, selectors),
+    stmt(db, READ_VARIANTS, pids, vids, selectors),
+    stmt(db, READ_OWNERS, JSON.stringify(items.flatMap((i) => namedSkus(i.data)))),
+  ]);
+  const snap: Snapshot = {
+    products: new Map(),
+    variants: new Map(),
+    variantById: new Map(),
+    owners: new Map(),
+    sizes: new Map(),
+  };
+  for (const row of ps.results) {
+    const p = toProduct(row);
+    snap.products.set(p.id, p);
+    snap.sizes.set(p.id, Number(row.answer_size));
+    snap.variants.set(p.id, []);
+  }
+  for (const row of vs.results) {
+    const v = toVariant(row);
+    snap.variants.get(v.productId)?.push(v);
+    snap.variantById.set(v.id, v);
+  }
+  for (const o of os.results) {
+    snap.owners.set(String(o.sku), { productId: Number(o.product_id), variantId: o.variant_id as number | null });
+  }
+  return snap;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Selection (README, "Updating products")
+
+export type Target = { item: UpdateItem; product: ProductRow; variant?: VariantRow; bySku: boolean };
+
+export function select(item: UpdateItem, snap: Snapshot): Target | Failed {
+  const d = item.data;
+  if (d.variant_id !== undefined) {
+    const v = snap.variantById.get(d.variant_id);
+    const product = v && snap.products.get(v.productId);
+    if (!v || !product) return fail(404, `variant_id: variant ${d.variant_id} not found`);
+    if (d.product_id !== undefined && v.productId !== d.product_id) {
+      return fail(404, `variant_id: variant ${d.variant_id} is not a variant of product ${d.product_id}`);
+    }
+    return { item, product, variant: v, bySku: false };
+  }
+  if (d.product_id !== undefined) {
+    const product = snap.products.get(d.product_id);
+    return product ? { item, product, bySku: false } : fail(404, `product_id: product ${d.product_id} not found`);
+  }
+  if (d.sku !== undefined && d.sku !== null) {
+    const owner = snap.owners.get(d.sku);
+    const product = owner && snap.products.get(owner.productId);
+    if (!owner || !product) return fail(404, `sku: no product or variant has SKU ${d.sku}`);
+    const variant = owner.variantId === null ? undefined : snap.variantById.get(owner.variantId);
+    if (owner.variantId !== null && !variant) return fail(404, `sku: no product or variant has SKU ${d.sku}`);
+    return { item, product, variant, bySku: true };
+  }
+  return fail(400, "product_id: give variant_id, product_id or sku to select the product to update");
+}

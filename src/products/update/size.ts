@@ -1,0 +1,82 @@
+import { type ProductRow, type VariantRow, variantValues } from "../present";
+import { jsonBytes, textBytes, type VariantText, variantBytes } from "../size";
+import type { VariantState } from "./plan";
+
+// A plan's effect on its product's answer size (README, "Updating products"): the size read with the product
+// (SIZE_SQL) plus what the plan changes, by the formula of products/size.ts. Only what changes is
+// measured, so a stock sync of 2,048 variants costs one comparison per variant.
+
+/** The product text columns a plan can set, with their field on the row. */
+const PRODUCT_TEXT: [string, keyof ProductRow][] = [
+  ["sku", "sku"],
+  ["title", "title"],
+  ["qty_location", "qtyLocation"],
+  ["description", "description"],
+  ["gtin", "gtin"],
+  ["supplier_name", "supplierName"],
+  ["supplier_sku", "supplierSku"],
+  ["datafield_1", "datafield1"],
+  ["datafield_2", "datafield2"],
+  ["datafield_3", "datafield3"],
+  ["seo_description", "seoDescription"],
+  ["seo_title", "seoTitle"],
+  ["images", "images"],
+  ["metadata", "metadata"],
+];
+
+const TEXT_COLS = ["sku", "values", "qty_location", "gtin", "supplier_sku", "images"] as const;
+
+const valueBytes = (v: unknown) => (typeof v === "string" ? textBytes(v) : jsonBytes(v));
+
+const rowText = (v: VariantRow): VariantText => ({
+  sku: v.sku,
+  values: variantValues(v),
+  qty_location: v.qtyLocation,
+  gtin: v.gtin,
+  supplier_sku: v.supplierSku,
+  images: v.images,
+});
+
+const stateText = (s: VariantState): VariantText => ({
+  sku: s.cur.sku,
+  values: s.cur.values,
+  qty_location: s.cur.qty_location,
+  gtin: s.cur.gtin,
+  supplier_sku: s.cur.supplier_sku,
+  images: JSON.stringify(s.cur.images),
+});
+
+/**
+ * The product's answer size after the plan: `before` as read, its changed product fields (the
+ * plan's product row, body names), the variants it deletes and the states of all it keeps.
+ */
+export function sizeAfter(
+  before: number,
+  p: ProductRow,
+  product: Record<string, unknown>,
+  deleted: VariantRow[],
+  states: VariantState[],
+): number {
+  let size = before;
+  for (const [key, field] of PRODUCT_TEXT) {
+    if (key in product) size += valueBytes(product[key]) - textBytes(p[field] as string | null);
+  }
+  // Every variant answers the option names.
+  const oldNames = textBytes(p.optionNames);
+  const newNames = "option_names" in product ? jsonBytes(product.option_names) : oldNames;
+  size += states.length * newNames - (states.length - countNew(states) + deleted.length) * oldNames;
+  for (const v of deleted) size -= variantBytes(rowText(v));
+  for (const s of states) {
+    if (!s.row) size += variantBytes(stateText(s));
+    else if (TEXT_COLS.some((c) => s.changed.has(c))) {
+      size += variantBytes(stateText(s)) - variantBytes(rowText(s.row));
+    }
+  }
+  return size;
+}
+
+function countNew(states: VariantState[]) {
+  let n = 0;
+  for (const s of states) if (!s.row) n++;
+  return n;
+}

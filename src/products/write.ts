@@ -1,0 +1,140 @@
+import type { Context } from "hono";
+import type { z } from "zod";
+import type { DB } from "../db/client";
+import type { AppEnv } from "../env";
+import { envelope } from "../platform/errors";
+import { completeStatements, type Idem, idempotencyWith, recordStatements } from "../platform/idempotency";
+import { bodyItems, fieldNames, parseItems } from "../platform/items";
+import { dispatch, type PendingEvent, waiterOf } from "../webhooks/outbox";
+import type { ItemOutcome, ProductRef, Recorder } from "./create";
+import type { ProductOut } from "./present";
+import { productSnapshot, resolveProducts } from "./replay";
+
+// What POST, PUT and DELETE /v1/products share (README, "Products"): the body read as items, each
+// validated on its own, one service call, the answer {success, errors, notices, products}, the
+// Idempotency-Key record and the events handed to the queue once the batch committed.
+
+/** Idempotency-Key handling of the product writes: replays present the stored snapshot. */
+export const productIdempotency = idempotencyWith(resolveProducts);
+
+/** `sku: ...` inside item `[2]` reads `[2].sku: ...` (README, "API"). */
+export function itemPath(prefix: string, message: string) {
+  if (!prefix || message.startsWith("[")) return message;
+  // A message about the item as a whole ("must be a product object") has no path of its own.
+  return /^[\w[\].]+: /.test(message) ? `${prefix}.${message}` : `${prefix}: ${message}`;
+}
+
+/** A product of an answer, or a reference to one, by what identifies it. */
+const identity = (p: unknown) => {
+  if (typeof p === "number") return p;
+  const o = p as { product_id?: number; $product?: string | number };
+  return o.product_id ?? o.$product;
+};
+
+export type Status = 200 | 400 | 404 | 409 | 413;
+
+/**
+ * The response of a product write: success counts the items that took effect; status 200 when one
+ * did, else the status of the first failed item. `products` holds each product once, in the state
+ * of its last change (a stock tool's 100 items over one product answer that product once).
+ */
+export function productWriteResponse<P = ProductOut>(
+  parsed: { index: number; prefix: string; notices: string[] }[],
+  outcomes: Map<number, ItemOutcome<P>>,
+) {
+  const errors: string[] = [];
+  const notices: string[] = [];
+  const shown = new Map<unknown, P>();
+  let success = 0;
+  let firstFailure: number | undefined;
+  for (const item of parsed) {
+    notices.push(...item.notices);
+    const o = outcomes.get(item.index);
+    if (!o) continue;
+    if (o.ok) {
+      success++;
+      // A product named again keeps its first place and takes its later (final) state.
+      shown.set(identity(o.product), o.product);
+    } else {
+      firstFailure ??= o.status;
+      errors.push(...o.errors.map((e) => itemPath(item.prefix, e)));
+    }
+  }
+  const status = (success ? 200 : (firstFailure ?? 400)) as Status;
+  return { status, body: { success, errors, notices, products: [...shown.values()] } };
+}
+
+/** What retries of a multi-round PUT get if it stopped between its rounds (see updateProducts). */
+const STOPPED_PARTWAY = envelope(
+  409,
+  "a request with this Idempotency-Key stopped partway: some of its items may have been applied; read the products before sending changes again",
+);
+
+type Parsed = { index: number; prefix: string; notices: string[]; ok: boolean; errors?: string[] };
+
+/** The answer's body as recorded: DELETE answers no products. */
+const shape = (body: ReturnType<typeof productWriteResponse>["body"], products: boolean) => {
+  if (products) return body;
+  const { products: _, ...rest } = body;
+  return rest;
+};
+
+/** Records the answer a product write is about to give, for Idempotency-Key retries. */
+function recorder(db: DB, idem: Idem | undefined, parsed: Parsed[], now: number, products: boolean) {
+  if (!idem) return undefined;
+  const answer = (planned: Map<number, ItemOutcome<ProductRef | number>>) => {
+    const all = new Map(planned);
+    for (const p of parsed) if (!p.ok) all.set(p.index, { ok: false, status: 400, errors: p.errors ?? [] });
+    const { status, body } = productWriteResponse(parsed, all);
+    return { status, body: shape(body, products) };
+  };
+  const r: Recorder = {
+    idem,
+    claim: (planned) => {
+      const { status, body } = answer(planned);
+      return recordStatements(db, idem, status, body, now);
+    },
+    pending: () => recordStatements(db, idem, 409, STOPPED_PARTWAY, now),
+    complete: (planned) => {
+      const { status, body } = answer(planned);
+      return completeStatements(db, idem, status, body);
+    },
+    snapshot: (where, ...params) => productSnapshot(db, idem, where, ...params),
+  };
+  return r;
+}
+
+/** What a product write service returns: each item's outcome and the events its batches wrote. */
+export type WriteResult<P = ProductOut> = { outcomes: Map<number, ItemOutcome<P>>; events: PendingEvent[] };
+
+type Writer<T, P> = (
+  db: DB,
+  items: { index: number; data: T }[],
+  now: number,
+  recorder?: Recorder,
+) => Promise<WriteResult<P>>;
+
+/**
+ * POST, PUT and DELETE alike: items parsed on their own (a wrapped list, `{"0": {...}}` or
+ * `{"ProductUpdate": {...}}`, read as its values), written by one service call, events handed to
+ * the queue after the commit.
+ */
+export async function writeProducts<S extends z.ZodObject, P extends ProductOut | number>(
+  c: Context<AppEnv>,
+  schema: S,
+  write: Writer<z.output<S>, P>,
+  { products = true } = {},
+) {
+  const parsed = parseItems(schema, bodyItems(c.var.body, "product", true, fieldNames(schema)));
+  const outcomes = new Map<number, ItemOutcome<P>>();
+  for (const p of parsed) if (!p.ok) outcomes.set(p.index, { ok: false, status: 400, errors: p.errors });
+  const valid = parsed.flatMap((p) => (p.ok ? [{ index: p.index, data: p.data }] : []));
+  const now = Date.now();
+  const result = await write(c.var.db, valid, now, recorder(c.var.db, c.var.idem, parsed, now, products));
+  for (const [i, o] of result.outcomes) outcomes.set(i, o);
+  dispatch(c.env, waiterOf(c), result.events);
+  const { status, body } = productWriteResponse(parsed, outcomes);
+  const shown = (body.products as unknown[]).filter((p): p is ProductOut => typeof p === "object");
+  c.set("logCounts", { products: body.success, variants: shown.reduce((n, p) => n + p.variants.length, 0) });
+  return c.json(shape(body, products), status);
+}
