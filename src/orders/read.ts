@@ -2,7 +2,7 @@ import { and, desc, eq, inArray, lt, type SQL } from "drizzle-orm";
 import type { DB } from "../db/client";
 import { orderLines, orders } from "../db/schema";
 import { type OrderRow, toMoney } from "../products/present";
-import type { TaxLine } from "./create";
+import type { TaxLine } from "./totals";
 
 // GET /v1/orders/{id} and the order list: rows to the plain JSON answer.
 
