@@ -28,7 +28,8 @@ const READ_PRODUCTS = `
     OR p.id IN (SELECT product_id FROM variants WHERE id IN (SELECT value FROM json_each(?1)))
     OR p.id IN (SELECT product_id FROM skus WHERE sku IN (SELECT value FROM json_each(?2)))`;
 
-export async function readCatalog(db: DB, selectors: Selector[]): Promise<Catalog> {
+/** The three reads of the rows `selectors` may name; runs alone or at the end of a larger read batch. */
+export function catalogStatements(db: DB, selectors: Selector[]): D1PreparedStatement[] {
   const vids = new Set<number>();
   const skuSet = new Set<string>();
   const pids = new Set<number>();
@@ -38,11 +39,11 @@ export async function readCatalog(db: DB, selectors: Selector[]): Promise<Catalo
     if (s.product_id !== undefined) pids.add(s.product_id);
   }
   const [v, sk, p] = [JSON.stringify([...vids]), JSON.stringify([...skuSet]), JSON.stringify([...pids])];
-  const [skuRows, variantRows, productRows] = await runBatch(db, [
-    stmt(db, READ_SKUS, sk),
-    stmt(db, READ_VARIANTS, v, sk),
-    stmt(db, READ_PRODUCTS, v, sk, p),
-  ]);
+  return [stmt(db, READ_SKUS, sk), stmt(db, READ_VARIANTS, v, sk), stmt(db, READ_PRODUCTS, v, sk, p)];
+}
+
+/** The results of catalogStatements, as a Catalog. */
+export function toCatalog([skuRows, variantRows, productRows]: D1Result<Record<string, unknown>>[]): Catalog {
   return {
     skus: new Map(
       skuRows.results.map((r) => [
@@ -55,6 +56,10 @@ export async function readCatalog(db: DB, selectors: Selector[]): Promise<Catalo
       productRows.results.map((r) => [r.id as number, { ...toProduct(r), variantCount: r.variant_count as number }]),
     ),
   };
+}
+
+export async function readCatalog(db: DB, selectors: Selector[]): Promise<Catalog> {
+  return toCatalog(await runBatch(db, catalogStatements(db, selectors)));
 }
 
 /** What a line sells, as the snapshot the order keeps (contract 3.1). */

@@ -1,6 +1,7 @@
 import type { DB } from "../db/client";
 import { afterLostRace, isConstraintError, jsonChunks, STALE_READ_GUARD, stmt } from "../platform/d1";
 import { type Claim, type Idem, runClaimed } from "../platform/idempotency";
+import { newEvent, outboxStatement, type PendingEvent } from "../webhooks/outbox";
 import { catalogCache, forget, remember } from "./cache";
 import { readCatalog } from "./catalog";
 import { type Planned, planOrder, reserveStock } from "./plan";
@@ -31,6 +32,8 @@ export type CreateOptions = {
   now: number;
   /** The store currency (DEFAULT_CURRENCY) for orders whose payment names none. */
   defaultCurrency: string;
+  /** Filled with the order.created events of the batch that committed, for dispatch. */
+  events?: PendingEvent[];
   /** Records the answer for Idempotency-Key retries, in the same batch as the orders. */
   recorder?: { idem: Idem; claim: Claim<Map<number, OrderOutcome<OrderRef>>> };
 };
@@ -84,8 +87,11 @@ const INSERT_LINES = `
 
 const SELECT_IDS = "SELECT id, token FROM orders WHERE token IN (SELECT value FROM json_each(?1))";
 
+/** One order.created per order of the batch (README, "Webhooks"). */
+const createdEvents = (ready: Planned[]) => ready.map((p) => newEvent("order.created", { orderToken: p.token }));
+
 /** The one write batch of a request; the last statement reads back the new order ids. */
-function writeBatch(db: DB, ready: Planned[], opts: CreateOptions): D1PreparedStatement[] {
+function writeBatch(db: DB, ready: Planned[], opts: CreateOptions, events: PendingEvent[]): D1PreparedStatement[] {
   const { now } = opts;
   const customers = ready.flatMap((p) => (p.customer ? [p.customer] : []));
   // A line names its order by position in `tokens`, not by the 36-character token itself: lines
@@ -118,6 +124,8 @@ function writeBatch(db: DB, ready: Planned[], opts: CreateOptions): D1PreparedSt
     ...jsonChunks(ready.map((p) => p.order)).map((json) => stmt(db, INSERT_ORDERS, json, now)),
     ...jsonChunks(lines).map((json) => stmt(db, INSERT_LINES, json, tokens)),
     ...stockStatements(db, stock),
+    // After INSERT_ORDERS: the events name their orders by token, resolved inside the batch.
+    outboxStatement(db, events, now),
     stmt(db, SELECT_IDS, tokens),
   ];
 }
@@ -141,15 +149,17 @@ async function createFromCache(
   const planned = new Map<number, OrderOutcome<OrderRef>>();
   for (const p of ready) planned.set(p.index, { ok: true, orderId: { $order: p.token }, ...p.summary });
   const head = opts.recorder?.claim(planned) ?? [];
+  const events = createdEvents(ready);
   let results: D1Result<Record<string, unknown>>[];
   try {
     // writeBatch starts with the stale-read guard: a product changed since it was cached fails it.
-    results = await runClaimed(db, opts.recorder?.idem, head, writeBatch(db, ready, opts));
+    results = await runClaimed(db, opts.recorder?.idem, head, writeBatch(db, ready, opts, events));
   } catch (e) {
     if (!isConstraintError(e)) throw e;
     forget(db);
     return undefined;
   }
+  opts.events?.push(...events);
   const ids = new Map(results[results.length - 1].results.map((r) => [r.token as string, r.id as number]));
   const outcomes = new Map<number, OrderOutcome>();
   for (const p of ready) outcomes.set(p.index, { ok: true, orderId: ids.get(p.token) as number, ...p.summary });
@@ -192,7 +202,9 @@ export async function createOrders(
       break;
     }
     try {
-      const results = await runClaimed(db, opts.recorder?.idem, head, writeBatch(db, ready, opts));
+      const events = createdEvents(ready);
+      const results = await runClaimed(db, opts.recorder?.idem, head, writeBatch(db, ready, opts, events));
+      opts.events?.push(...events);
       const ids = new Map(results[results.length - 1].results.map((r) => [r.token as string, r.id as number]));
       for (const p of ready) {
         outcomes.set(p.index, { ok: true, orderId: ids.get(p.token) as number, ...p.summary });

@@ -8,12 +8,21 @@ import type { TaxLine } from "./totals";
 
 export type LineRow = typeof orderLines.$inferSelect;
 const parse = (json: string | null) => (json === null ? null : JSON.parse(json));
+const isoOrNull = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /** An order as GET /v1/orders/{id} returns it: request field names (interface.md 2.1) where they exist. */
-export function presentOrder(o: OrderRow, lines: LineRow[]) {
+export function presentOrder(o: OrderRow, lines: LineRow[], holdMinutes?: number) {
   return {
     order_id: o.id,
     status: o.status,
+    date_paid: isoOrNull(o.datePaid),
+    date_done: isoOrNull(o.dateDone),
+    date_cancelled: isoOrNull(o.dateCancelled),
+    status_date: isoOrNull(o.statusDate),
+    cancel_reason: o.cancelReason,
+    // While a hold is set, an unpaid order shows when the scheduled job will cancel it.
+    hold_expires_at:
+      holdMinutes !== undefined && o.status === "unpaid" ? isoOrNull(o.createdAt + holdMinutes * 60_000) : null,
     currency: o.currency,
     customer: {
       customer_id: o.customerId,
@@ -28,6 +37,7 @@ export function presentOrder(o: OrderRow, lines: LineRow[]) {
     },
     payment: { method: o.paymentMethod, transaction_id: o.transactionId, currency: o.currency, log: o.paymentLog },
     shipping: { id: o.shippingId, name: o.shippingName, price: toMoney(o.shippingPrice) },
+    shipping_info: { trackingnumber: o.trackingNumber, company: o.shippingCompany },
     products: lines.map((l) => ({
       product_id: l.productId,
       variant_id: l.variantId,
@@ -60,12 +70,12 @@ function presentOrders(os: OrderRow[], ls: LineRow[]) {
   return os.map((o) => presentOrder(o, byOrder.get(o.id) ?? []));
 }
 
-export async function getOrder(db: DB, id: number): Promise<OrderOut | undefined> {
+export async function getOrder(db: DB, id: number, holdMinutes?: number): Promise<OrderOut | undefined> {
   const [os, ls] = await db.batch([
     db.select().from(orders).where(eq(orders.id, id)),
     db.select().from(orderLines).where(eq(orderLines.orderId, id)).orderBy(orderLines.position),
   ]);
-  return os[0] && presentOrder(os[0], ls);
+  return os[0] && presentOrder(os[0], ls, holdMinutes);
 }
 
 /** Newest first; the cursor is the last id of the previous page (ids are never reused). */

@@ -1,0 +1,439 @@
+import type { DB } from "../db/client";
+import { toProduct, toVariant } from "../db/rows";
+import { orderLines, orders } from "../db/schema";
+import {
+  afterLostRace,
+  isConstraintError,
+  jsonChunks,
+  rowMapper,
+  runBatch,
+  STALE_READ_GUARD,
+  stmt,
+} from "../platform/d1";
+import type { Idem } from "../platform/idempotency";
+import { runClaimed } from "../platform/idempotency";
+import { newEvent, type PendingEvent } from "../webhooks/outbox";
+import { type Catalog, catalogStatements, type Line, resolve, type Selector, toCatalog } from "./catalog";
+import { addLine, lineKey, orderTotals, removeLines, type Totals } from "./lines";
+import { CLIENT_FLAGS, type OrderUpdate } from "./schema";
+import {
+  CANCELLED_IS_FINAL,
+  candidateEvent,
+  goneLinesStatement,
+  goneNotices,
+  readOrderStatement,
+  type StatusChange,
+  statusEvent,
+  statusStatements,
+} from "./status";
+import { type StockMove, stockStatements, sumMoves } from "./stock";
+import type { TaxLine } from "./totals";
+
+// PUT /v1/orders (README, "Orders"): each element changes one order, atomically, in one batch.
+// A status change without line edits takes ONE round trip: its statements are conditional in SQL
+// on the order's status when the batch runs (status.ts), and the order is read in the same batch
+// for the answer. Line edits (and any keyed request, whose answer must be known before its batch
+// runs) are planned from a read and written in a batch that fails unless the order still has the
+// version it was read with, so a lost race rolls back whole and is planned again.
+
+export type UpdateOutcome =
+  | {
+      ok: true;
+      orderId: number;
+      status: string;
+      currency: string;
+      subtotal: number;
+      shipping: number;
+      discount: number;
+      total: number;
+      tax: TaxLine[];
+      notices: string[];
+    }
+  | { ok: false; status: 400 | 404 | 409; errors: string[]; notices: string[] };
+
+export type UpdateRecorder = {
+  idem: Idem;
+  /** Records the whole answer (every outcome known). */
+  claim: (outcomes: Map<number, UpdateOutcome>) => D1PreparedStatement[];
+  /** Claims the key with a "stopped partway" answer, for requests of several writing elements. */
+  pending: () => D1PreparedStatement[];
+  /** Replaces a pending record with the whole answer. */
+  complete: (outcomes: Map<number, UpdateOutcome>) => D1PreparedStatement[];
+};
+
+export type UpdateOptions = {
+  now: number;
+  recorder?: UpdateRecorder;
+  /** Filled with the events of the batches that committed, for dispatch after the answer. */
+  events: PendingEvent[];
+};
+
+const toOrder = rowMapper(orders);
+const toLine = rowMapper(orderLines);
+type OrderRow = ReturnType<typeof toOrder>;
+type LineRow = ReturnType<typeof toLine>;
+
+const LINE_EDITS = ["products", "products_add", "products_remove", "discount_add", "discount_remove"] as const;
+const editsLines = (u: OrderUpdate) => LINE_EDITS.some((f) => u[f] !== undefined);
+
+const fail = (status: 400 | 404 | 409, errors: string[], notices: string[]): UpdateOutcome => ({
+  ok: false,
+  status,
+  errors,
+  notices,
+});
+const notFound = (id: number, notices: string[]) => fail(404, [`order_id: order ${id} not found`], notices);
+
+function toChange(u: OrderUpdate): StatusChange {
+  return {
+    orderId: u.order_id,
+    status: u.status,
+    restock: u.restock ?? true,
+    trackingNumber: u.shipping_info?.trackingnumber,
+    shippingCompany: u.shipping_info?.company,
+    skipWebhook: u.skip_webhook ?? false,
+  };
+}
+
+/** Notices every element gets whatever happens: the client flags this service does not act on. */
+function flagNotices(u: OrderUpdate): string[] {
+  const given = CLIENT_FLAGS.filter((f) => u[f] !== undefined);
+  if (!given.length) return [];
+  return [`${given.join(", ")}: accepted; this service sends no e-mail and captures no payment`];
+}
+
+/**
+ * The answer for an order that is cancelled already: cancelling again (or asking nothing) is a
+ * no-op, anything else is refused.
+ */
+function onCancelled(u: OrderUpdate, pre: Pick<OrderRow, "id">, base: UpdateOutcome, notices: string[]) {
+  const asks = (u.status !== undefined && u.status !== "cancelled") || u.shipping_info !== undefined || editsLines(u);
+  if (asks) return fail(409, [CANCELLED_IS_FINAL], notices);
+  notices.push(`status: order ${pre.id} is already cancelled; nothing changed`);
+  return base;
+}
+
+/** Notices of a status change, from the order as it was before it. */
+function statusNotices(pre: OrderRow, u: OrderUpdate, gone: Record<string, unknown>[], notices: string[]) {
+  if (!u.status) return;
+  if (u.status === pre.status) {
+    notices.push(`status: the order is already ${pre.status}; nothing changed`);
+    return;
+  }
+  if (u.status !== "cancelled") return;
+  if (u.restock === false) notices.push("restock: false: no stock was returned");
+  else notices.push(...goneNotices(gone));
+}
+
+function answer(pre: OrderRow, status: string, totals: Totals | undefined, notices: string[]): UpdateOutcome {
+  return {
+    ok: true,
+    orderId: pre.id,
+    status,
+    currency: pre.currency,
+    subtotal: totals?.subtotal ?? pre.subtotal,
+    shipping: pre.shippingPrice,
+    discount: totals?.discount ?? pre.discount,
+    total: totals?.total ?? pre.total,
+    tax: totals?.tax ?? (JSON.parse(pre.tax) as TaxLine[]),
+    notices,
+  };
+}
+
+/** A status (and shipping) change in one round trip: read and conditional writes in one batch. */
+async function oneTrip(db: DB, u: OrderUpdate, opts: UpdateOptions): Promise<UpdateOutcome> {
+  const change = toChange(u);
+  const event = candidateEvent(change);
+  const cancelling = change.status === "cancelled";
+  const results = await runBatch(db, [
+    readOrderStatement(db, change.orderId),
+    ...(cancelling ? [goneLinesStatement(db, change.orderId)] : []),
+    ...statusStatements(db, change, opts.now, { restockInSql: true, event }),
+  ]);
+  const notices = flagNotices(u);
+  const row = results[0].results[0];
+  if (!row) return notFound(change.orderId, notices);
+  const pre = toOrder(row);
+  if (pre.status === "cancelled") return onCancelled(u, pre, answer(pre, pre.status, undefined, notices), notices);
+  statusNotices(pre, u, cancelling ? results[1].results : [], notices);
+  if (event && change.status && statusEvent(pre.status, change.status, pre.datePaid) === event.type) {
+    opts.events.push(event);
+  }
+  return answer(pre, change.status ?? pre.status, undefined, notices);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Planned path: line edits, and keyed requests.
+
+const READ_LINES = "SELECT * FROM order_lines WHERE order_id = ?1 ORDER BY position";
+
+// Fails the batch (stale_reads' CHECK) unless the order still has the version the plan read.
+const VERSION_GUARD = `
+  INSERT INTO stale_reads (product_id)
+  SELECT ?1 WHERE NOT EXISTS (SELECT 1 FROM orders WHERE id = ?1 AND version = ?2)`;
+
+const DELETE_LINES = "DELETE FROM order_lines WHERE order_id = ?1";
+const INSERT_LINES = `
+  INSERT INTO order_lines (order_id, position, product_id, variant_id, sku, title, options, qty,
+    unit_price, tax_rate)
+  SELECT ?2, l.value->>'position', l.value->>'product_id', l.value->>'variant_id', l.value->>'sku',
+    l.value->>'title', l.value->'options', l.value->>'qty', l.value->>'unit_price', l.value->>'tax_rate'
+  FROM json_each(?1) AS l`;
+const UPDATE_TOTALS = `
+  UPDATE orders SET subtotal = ?2, discount = ?3, total = ?4, tax = ?5, version = version + 1, updated_at = ?6
+  WHERE id = ?1`;
+
+/** A stored line as a plan line: its snapshot stays, its stock facts come from today's catalog. */
+function storedLine(r: LineRow, cat: Catalog): Line {
+  const v = r.variantId === null ? undefined : cat.variants.get(r.variantId);
+  const p = cat.products.get(r.productId);
+  return {
+    productId: r.productId,
+    variantId: r.variantId,
+    sku: r.sku,
+    title: r.title,
+    options: JSON.parse(r.options),
+    catalogPrice: r.unitPrice,
+    taxRate: r.taxRate,
+    stockKey: r.variantId === null ? `p${r.productId}` : `v${r.variantId}`,
+    noMinus: v ? v.noMinus === 1 : r.variantId === null && p ? p.disableMinusqty === 1 : false,
+    stock: v ? v.qty : r.variantId === null && p ? p.stock : 0,
+    productUpdatedAt: p?.updatedAt ?? 0,
+    qty: r.qty,
+    unitPrice: r.unitPrice,
+    path: `products[${r.position - 1}]`,
+  };
+}
+
+type LinePlan = { lines: Line[]; totals: Totals; moves: StockMove[]; readProducts: Map<number, number> };
+
+/** New lines, totals and stock moves of an unpaid order's line edits, or the errors. */
+function planLines(u: OrderUpdate, pre: OrderRow, stored: LineRow[], cat: Catalog, notices: string[]) {
+  const errors: string[] = [];
+  let lines: Line[] = [];
+  const byKey = new Map<string, Line>();
+  const firstPath = new Map<string, string>();
+  const readProducts = new Map<number, number>();
+  if (!u.products) {
+    for (const r of stored) {
+      const l = storedLine(r, cat);
+      lines.push(l);
+      byKey.set(lineKey(l), l);
+    }
+  }
+  const take = (sel: Selector, qty: number, price: number | undefined, path: string) => {
+    const item = resolve(sel, path, cat);
+    if (typeof item === "string") {
+      errors.push(item);
+      return;
+    }
+    readProducts.set(item.productId, item.productUpdatedAt);
+    if (!firstPath.has(item.stockKey)) firstPath.set(item.stockKey, path);
+    addLine(lines, byKey, { ...item, qty, unitPrice: price ?? item.catalogPrice, path }, errors);
+  };
+  u.products?.forEach((l, i) => {
+    take(l, l.qty, l.price, `products[${i}]`);
+  });
+  u.products_add?.forEach((a, i) => {
+    take(a, a.qty ?? 1, undefined, `products_add[${i}]`);
+  });
+  lines = removeLines(lines, u.products_remove ?? [], notices);
+  if (errors.length) return { errors };
+  let discount = u.discount_remove ? 0 : pre.discount;
+  if (u.discount_add) discount = u.discount_add.amount;
+  const totals = orderTotals(lines, pre.shippingPrice, discount, errors);
+  if (!totals) return { errors };
+
+  // Stock moves by the difference per variant or product; a rise is refused like a create's take.
+  const delta = new Map<string, { move: StockMove; line?: Line }>();
+  for (const r of stored) {
+    const key = r.variantId === null ? `p${r.productId}` : `v${r.variantId}`;
+    const d = delta.get(key) ?? { move: { product_id: r.productId, variant_id: r.variantId, qty: 0 } };
+    d.move.qty -= r.qty;
+    delta.set(key, d);
+  }
+  for (const l of lines) {
+    const d = delta.get(l.stockKey) ?? { move: { product_id: l.productId, variant_id: l.variantId, qty: 0 } };
+    d.move.qty += l.qty;
+    d.line ??= l;
+    delta.set(l.stockKey, d);
+  }
+  for (const [key, { move, line }] of delta) {
+    if (!line || move.qty <= 0 || !line.noMinus || line.stock - move.qty >= 0) continue;
+    const name = line.sku ?? (line.variantId === null ? `product ${line.productId}` : `variant ${line.variantId}`);
+    const path = firstPath.get(key) ?? line.path;
+    errors.push(`${path}.qty: insufficient stock for ${name}: ${Math.max(line.stock, 0)} left`);
+  }
+  if (errors.length) return { errors };
+  const moves = sumMoves([...delta.values()].map((d) => d.move));
+  return { plan: { lines, totals, moves, readProducts } satisfies LinePlan };
+}
+
+function lineStatements(db: DB, orderId: number, p: LinePlan, now: number): D1PreparedStatement[] {
+  const rows = p.lines.map((l, i) => ({
+    position: i + 1,
+    product_id: l.productId,
+    variant_id: l.variantId,
+    sku: l.sku,
+    title: l.title,
+    options: l.options,
+    qty: l.qty,
+    unit_price: l.unitPrice,
+    tax_rate: l.taxRate,
+  }));
+  const read = [...p.readProducts].map(([id, updated_at]) => ({ id, updated_at }));
+  const { subtotal, discount, total, tax } = p.totals;
+  return [
+    // Prices and titles of new lines were read before this batch: a product changed since fails it.
+    stmt(db, STALE_READ_GUARD, JSON.stringify(read)),
+    stmt(db, DELETE_LINES, orderId),
+    ...jsonChunks(rows).map((json) => stmt(db, INSERT_LINES, json, orderId)),
+    ...stockStatements(db, p.moves),
+    stmt(db, UPDATE_TOTALS, orderId, subtotal, discount, total, JSON.stringify(tax), now),
+  ];
+}
+
+type Planned = { outcome: UpdateOutcome; write?: D1PreparedStatement[]; event?: PendingEvent };
+
+/** Lines of the read whose variant (or product, for a line without variant) is gone. */
+function goneLines(stored: LineRow[], cat: Catalog): Record<string, unknown>[] {
+  return stored
+    .filter((l) => (l.variantId === null ? !cat.products.has(l.productId) : !cat.variants.has(l.variantId)))
+    .map((l) => ({ position: l.position, sku: l.sku, product_id: l.productId, variant_id: l.variantId }));
+}
+
+/**
+ * Decides one element from a read of its order, its lines and the catalog rows they name. Every
+ * notice is known here, before the write, so that a keyed request records its final answer.
+ */
+function planUpdate(db: DB, u: OrderUpdate, results: D1Result<Record<string, unknown>>[], now: number): Planned {
+  const notices = flagNotices(u);
+  const row = results[0].results[0];
+  if (!row) return { outcome: notFound(u.order_id, notices) };
+  const pre = toOrder(row);
+  if (pre.status === "cancelled") {
+    const outcome = onCancelled(u, pre, answer(pre, pre.status, undefined, notices), notices);
+    return { outcome, write: outcome.ok ? [] : undefined };
+  }
+  const stored = results[1].results.map(toLine);
+  const cat = toCatalog(results.slice(2, 5));
+  for (const v of results[5].results) cat.variants.set(v.id as number, toVariant(v));
+  for (const r of results[6].results) {
+    cat.products.set(r.id as number, { ...toProduct(r), variantCount: r.variant_count as number });
+  }
+  const write: D1PreparedStatement[] = [stmt(db, VERSION_GUARD, pre.id, pre.version)];
+  let totals: Totals | undefined;
+  let lines = stored.map((l) => ({ productId: l.productId, variantId: l.variantId }));
+  if (editsLines(u)) {
+    if (pre.status !== "unpaid") {
+      const field = LINE_EDITS.find((f) => u[f] !== undefined);
+      const error = `${field}: order ${pre.id} is ${pre.status}; only an unpaid order's lines and discount can change`;
+      return { outcome: fail(409, [error], notices) };
+    }
+    const planned = planLines(u, pre, stored, cat, notices);
+    if (!planned.plan) return { outcome: fail(400, planned.errors, notices) };
+    totals = planned.plan.totals;
+    lines = planned.plan.lines;
+    write.push(...lineStatements(db, pre.id, planned.plan, now));
+  }
+  const change = toChange(u);
+  const type = change.status && !change.skipWebhook ? statusEvent(pre.status, change.status, pre.datePaid) : undefined;
+  const event = type && newEvent(type, { orderId: pre.id });
+  // The lines given back are the ones the order has after this element's edits.
+  const kept = new Set(lines.map((l) => `${l.productId}:${l.variantId}`));
+  const gone = goneLines(stored, cat).filter((g) => kept.has(`${g.product_id}:${g.variant_id}`));
+  statusNotices(pre, u, gone, notices);
+  if (change.status === "cancelled" && change.restock) {
+    // A line's product deleted between this read and the write would make the notice wrong.
+    const read = [...new Set(lines.map((l) => l.productId))].flatMap((id) => {
+      const p = cat.products.get(id);
+      return p ? [{ id, updated_at: p.updatedAt }] : [];
+    });
+    write.push(stmt(db, STALE_READ_GUARD, JSON.stringify(read)));
+  }
+  write.push(...statusStatements(db, change, now, { restockInSql: true, event }));
+  return { outcome: answer(pre, change.status ?? pre.status, totals, notices), write, event };
+}
+
+// The catalog rows of the order's stored lines, found in SQL so the read stays one batch.
+const READ_LINE_VARIANTS =
+  "SELECT * FROM variants WHERE id IN (SELECT variant_id FROM order_lines WHERE order_id = ?1)";
+const READ_LINE_PRODUCTS = `
+  SELECT p.*, (SELECT count(*) FROM variants AS v WHERE v.product_id = p.id) AS variant_count
+  FROM products AS p WHERE p.id IN (SELECT product_id FROM order_lines WHERE order_id = ?1)`;
+
+/**
+ * One element through read, plan and a version-guarded write, planned again after a lost race.
+ * `head(outcome)` gives the statements that record the answer (first in the write batch).
+ */
+async function planned(
+  db: DB,
+  u: OrderUpdate,
+  opts: UpdateOptions,
+  head: (o: UpdateOutcome) => D1PreparedStatement[],
+): Promise<{ outcome: UpdateOutcome; wrote: boolean }> {
+  const selectors: Selector[] = [...(u.products ?? []), ...(u.products_add ?? [])];
+  for (let attempt = 1; ; attempt++) {
+    const read = await runBatch(db, [
+      readOrderStatement(db, u.order_id),
+      stmt(db, READ_LINES, u.order_id),
+      ...catalogStatements(db, selectors),
+      stmt(db, READ_LINE_VARIANTS, u.order_id),
+      stmt(db, READ_LINE_PRODUCTS, u.order_id),
+    ]);
+    const p = planUpdate(db, u, read, opts.now);
+    if (!p.write) return { outcome: p.outcome, wrote: false };
+    const claim = head(p.outcome);
+    try {
+      await runClaimed(db, opts.recorder?.idem, claim, p.write);
+    } catch (e) {
+      if (!isConstraintError(e)) throw e;
+      await afterLostRace(attempt, "the order");
+      continue;
+    }
+    if (p.outcome.ok && p.event) opts.events.push(p.event);
+    return { outcome: p.outcome, wrote: claim.length > 0 };
+  }
+}
+
+/**
+ * Applies each element on its own, in the order of the body. An unkeyed status change takes one
+ * round trip; line edits and keyed requests two (read, write), more only after a lost race.
+ */
+export async function updateOrders(
+  db: DB,
+  items: { index: number; data: OrderUpdate }[],
+  opts: UpdateOptions,
+): Promise<Map<number, UpdateOutcome>> {
+  const outcomes = new Map<number, UpdateOutcome>();
+  const { recorder } = opts;
+  // The key is claimed by the first batch that writes: with the whole answer when there is only
+  // one element, else with "stopped partway", completed once every element is done, so that a
+  // request stopped between elements is never applied twice by its retries.
+  let recorded = false;
+  let final = false;
+  for (const { index, data } of items) {
+    if (!recorder) {
+      outcomes.set(
+        index,
+        editsLines(data) ? (await planned(db, data, opts, () => [])).outcome : await oneTrip(db, data, opts),
+      );
+      continue;
+    }
+    const head = (o: UpdateOutcome) => {
+      if (recorded) return [];
+      if (items.length > 1) return recorder.pending();
+      return recorder.claim(new Map([...outcomes, [index, o]]));
+    };
+    const { outcome, wrote } = await planned(db, data, opts, head);
+    outcomes.set(index, outcome);
+    if (wrote) {
+      recorded = true;
+      final = items.length === 1;
+    }
+  }
+  if (recorder && items.length && !final) {
+    await runClaimed(db, recorder.idem, recorded ? recorder.complete(outcomes) : recorder.claim(outcomes), []);
+  }
+  return outcomes;
+}
