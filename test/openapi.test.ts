@@ -25,6 +25,7 @@ const OPERATIONS = [
   "put /v1/products",
   "get /v1/products/{product_id}",
   "post /v1/orders",
+  "put /v1/orders",
   "get /v1/orders",
   "get /v1/orders/{order_id}",
 ];
