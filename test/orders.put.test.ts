@@ -187,6 +187,28 @@ describe("PUT /v1/orders status", () => {
     expect(mixed.json.results.update_2.success).toBe(true);
   });
 
+  it("takes the modelled docs' full example shape on a paid order: empty line lists and discount_remove false edit nothing", async () => {
+    const p = await stocked(10);
+    const id = await order([{ sku: p.sku, qty: 1 }]);
+    await change([{ order_id: id, status: "paid" }]);
+    const r = await change([
+      { order_id: id, status: "done", products_add: [], products_remove: [], discount_remove: false },
+    ]);
+    expect(r.status).toBe(200);
+    expect(r.json.results.update_1).toMatchObject({ success: true, status: "done" });
+  });
+
+  it("answers an element that asks for nothing with a notice", async () => {
+    const p = await stocked(10);
+    const id = await order([{ sku: p.sku, qty: 1 }]);
+    const r = await change({ order_id: id });
+    expect(r.json.results.update_1).toMatchObject({
+      success: true,
+      status: "unpaid",
+      notices: ["nothing to change: give status, shipping_info or line changes"],
+    });
+  });
+
   it("accepts the modelled docs' double-wrapped body", async () => {
     const p = await stocked(10);
     const id = await order([{ sku: p.sku, qty: 1 }]);

@@ -68,6 +68,13 @@ function updateResult(o: UpdateOutcome, notices: string[]) {
   };
 }
 
+const UPDATE_ERRORS = {
+  400: "no order was changed",
+  404: "order not found",
+  409: "order not changed",
+  503: "the order kept changing; nothing of it was written, retry shortly",
+} as const;
+
 /** 200 when at least one element succeeded, else the first failure's status, with results. */
 function updateResponse(parsed: { index: number; notices: string[] }[], outcomes: Map<number, UpdateOutcome>) {
   const results: Record<string, ReturnType<typeof updateResult>> = {};
@@ -80,8 +87,7 @@ function updateResponse(parsed: { index: number; notices: string[] }[], outcomes
     results[`update_${p.index + 1}`] = updateResult(o, p.notices);
   }
   if (changed || !first) return { status: 200 as const, body: { results } };
-  const error =
-    first.status === 404 ? "order not found" : first.status === 409 ? "order not changed" : "no order was changed";
+  const error = UPDATE_ERRORS[first.status];
   return { status: first.status, body: { code: first.status, error, results } };
 }
 

@@ -5,6 +5,7 @@ import {
   afterLostRace,
   isConstraintError,
   jsonChunks,
+  MAX_ATTEMPTS,
   rowMapper,
   runBatch,
   STALE_READ_GUARD,
@@ -49,7 +50,7 @@ export type UpdateOutcome =
       tax: TaxLine[];
       notices: string[];
     }
-  | { ok: false; status: 400 | 404 | 409; errors: string[]; notices: string[] };
+  | { ok: false; status: 400 | 404 | 409 | 503; errors: string[]; notices: string[] };
 
 export type UpdateRecorder = {
   idem: Idem;
@@ -74,9 +75,21 @@ type OrderRow = ReturnType<typeof toOrder>;
 type LineRow = ReturnType<typeof toLine>;
 
 const LINE_EDITS = ["products", "products_add", "products_remove", "discount_add", "discount_remove"] as const;
-const editsLines = (u: OrderUpdate) => LINE_EDITS.some((f) => u[f] !== undefined);
+// What changes lines: an empty products_add or products_remove, or discount_remove false (the
+// modelled docs' example sends it with every change), asks for nothing.
+const EDITS: Record<(typeof LINE_EDITS)[number], (u: OrderUpdate) => boolean> = {
+  products: (u) => u.products !== undefined,
+  products_add: (u) => (u.products_add?.length ?? 0) > 0,
+  products_remove: (u) => (u.products_remove?.length ?? 0) > 0,
+  discount_add: (u) => u.discount_add !== undefined,
+  discount_remove: (u) => u.discount_remove === true,
+};
+const editsLines = (u: OrderUpdate) => LINE_EDITS.some((f) => EDITS[f](u));
 
-const fail = (status: 400 | 404 | 409, errors: string[], notices: string[]): UpdateOutcome => ({
+const KEPT_CHANGING =
+  "order_id: the order or its items kept changing while this element was applied; nothing of it was written, retry it";
+
+const fail = (status: 400 | 404 | 409 | 503, errors: string[], notices: string[]): UpdateOutcome => ({
   ok: false,
   status,
   errors,
@@ -156,6 +169,7 @@ async function oneTrip(db: DB, u: OrderUpdate, opts: UpdateOptions): Promise<Upd
   const pre = toOrder(row);
   if (pre.status === "cancelled") return onCancelled(u, pre, answer(pre, pre.status, undefined, notices), notices);
   statusNotices(pre, u, cancelling ? results[1].results : [], notices);
+  if (!u.status && !u.shipping_info) notices.push("nothing to change: give status, shipping_info or line changes");
   if (event && change.status && statusEvent(pre.status, change.status, pre.datePaid) === event.type) {
     opts.events.push(event);
   }
@@ -326,7 +340,7 @@ function planUpdate(db: DB, u: OrderUpdate, results: D1Result<Record<string, unk
   let lines = stored.map((l) => ({ productId: l.productId, variantId: l.variantId }));
   if (editsLines(u)) {
     if (pre.status !== "unpaid") {
-      const field = LINE_EDITS.find((f) => u[f] !== undefined);
+      const field = LINE_EDITS.find((f) => EDITS[f](u));
       const error = `${field}: order ${pre.id} is ${pre.status}; only an unpaid order's lines and discount can change`;
       return { outcome: fail(409, [error], notices) };
     }
@@ -385,9 +399,11 @@ async function planned(
     if (!p.write) return { outcome: p.outcome, wrote: false };
     const claim = head(p.outcome);
     try {
-      await runClaimed(db, opts.recorder?.idem, claim, p.write);
+      if (claim.length || p.write.length) await runClaimed(db, opts.recorder?.idem, claim, p.write);
     } catch (e) {
       if (!isConstraintError(e)) throw e;
+      // This element only: elements before it have committed, so the request must still answer them.
+      if (attempt >= MAX_ATTEMPTS) return { outcome: fail(503, [KEPT_CHANGING], flagNotices(u)), wrote: false };
       await afterLostRace(attempt, "the order");
       continue;
     }
