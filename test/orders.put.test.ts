@@ -147,7 +147,7 @@ describe("PUT /v1/orders status", () => {
     const p = await stocked(10);
     const id = await order([{ sku: p.sku, qty: 1 }]);
     const r = await change([
-      { order_id: id, status: "paid", skip_email_confirmation: "true", language: "en", email_confirmation: false },
+      { order_id: id, status: "paid", skip_email_confirmation: "true", language: "sv-SE", email_confirmation: false },
     ]);
     expect(r.json.results.update_1.success).toBe(true);
     expect(r.json.results.update_1.notices).toEqual([

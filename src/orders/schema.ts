@@ -197,7 +197,8 @@ export const orderUpdate = z.object(
     language: opt(
       z
         .string({ error: "must be a two-letter language code (ISO 639-1)" })
-        .regex(/^\s*[A-Za-z]{2}\s*$/, { error: "must be a two-letter language code (ISO 639-1)" }),
+        // ISO 639-1 as the modelled docs say; a region suffix (sv-SE, en_GB) is common in clients.
+        .regex(/^\s*[A-Za-z]{2}([-_][A-Za-z]{2})?\s*$/, { error: "must be a two-letter language code (ISO 639-1)" }),
     ),
     products: opt(list(line, 1)),
     products_add: opt(list(addEntry, 0)),
