@@ -1,7 +1,8 @@
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { wrapD1 } from "./d1-wrap";
 import { post } from "./helpers";
-import { change, order, stocked } from "./orders-put-helpers";
+import { change, order, stocked, stockOf } from "./orders-put-helpers";
 
 // D1 cost of PUT /v1/orders (README, "Performance"): a status change is one round trip, line edits
 // two, and the statements do not grow with the number of lines.
@@ -38,6 +39,41 @@ describe("D1 budget of PUT /v1/orders", () => {
       expect(b.counts.statementsPerCall).toEqual(s.counts.statementsPerCall);
     },
   );
+
+  it("changes 100 orders in ONE round trip with the same statements as one", async () => {
+    const p = await stocked(1000);
+    const r = await post(
+      "/v1/orders",
+      Array.from({ length: 100 }, () => ({ order_id: "create", products: [{ sku: p.sku, qty: 2 }] })),
+    );
+    const ids: number[] = Object.values(r.json.results).map((x: any) => x.order_id);
+    expect(await stockOf(p.id)).toBe(800);
+    for (const status of ["paid", "cancelled"]) {
+      const one = wrapD1();
+      const first = await change([{ order_id: ids[0], status }], { env: { DB: one.db } });
+      expect(first.json.results.update_1.success).toBe(true);
+      const all = wrapD1();
+      const rest = await change(
+        ids.slice(1).map((order_id) => ({ order_id, status })),
+        { env: { DB: all.db } },
+      );
+      expect(Object.values(rest.json.results).every((x: any) => x.success && x.status === status)).toBe(true);
+      expect(one.counts.calls).toBe(1);
+      expect(all.counts.calls).toBe(1);
+      expect(all.counts.statementsPerCall).toEqual(one.counts.statementsPerCall);
+    }
+    expect(await stockOf(p.id)).toBe(1000);
+    const events = await env.DB.prepare(
+      "SELECT type, count(*) AS n FROM events WHERE order_id IN (SELECT value FROM json_each(?1)) GROUP BY 1 ORDER BY 1",
+    )
+      .bind(JSON.stringify(ids))
+      .all();
+    expect(events.results).toEqual([
+      { type: "order.cancelled", n: 100 },
+      { type: "order.created", n: 100 },
+      { type: "order.new", n: 100 },
+    ]);
+  });
 
   it("edits lines in two round trips with the same statements for 1 and 100 lines", async () => {
     const small = await bigOrder(1);

@@ -209,6 +209,48 @@ describe("PUT /v1/orders status", () => {
     });
   });
 
+  it("applies elements in order: one order named twice, and mixed outcomes in one request", async () => {
+    const p = await stocked(10);
+    const a = await order([{ sku: p.sku, qty: 1 }]);
+    const b = await order([{ sku: p.sku, qty: 2 }]);
+    await change([{ order_id: b, status: "cancelled" }]);
+    const r = await change([
+      { order_id: a, status: "paid" },
+      { order_id: a, status: "done" },
+      { order_id: 99999999, status: "paid" },
+      { order_id: b, status: "paid" },
+      { order_id: a, status: "done" },
+    ]);
+    expect(r.status).toBe(200);
+    const res = r.json.results;
+    expect(res.update_1).toMatchObject({ success: true, status: "paid" });
+    expect(res.update_2).toMatchObject({ success: true, status: "done" });
+    expect(res.update_3).toMatchObject({ success: false, errors: ["order_id: order 99999999 not found"] });
+    expect(res.update_4).toMatchObject({
+      success: false,
+      errors: ["a cancelled order cannot change; create a new order"],
+    });
+    expect(res.update_5).toMatchObject({
+      success: true,
+      notices: ["status: the order is already done; nothing changed"],
+    });
+    expect(await eventsOf(a)).toEqual(["order.created", "order.new", "order.done"]);
+
+    // Distinct orders go in one batch: each answered from its own order.
+    const c = await order([{ sku: p.sku, qty: 1 }]);
+    const many = await change([
+      { order_id: c, status: "cancelled" },
+      { order_id: b, status: "cancelled" },
+      { order_id: 99999999, status: "done" },
+      { order_id: a, shipping_info: { trackingnumber: "Z9" } },
+    ]);
+    expect(many.json.results.update_1).toMatchObject({ success: true, status: "cancelled", notices: [] });
+    expect(many.json.results.update_2.notices).toEqual([`status: order ${b} is already cancelled; nothing changed`]);
+    expect(many.json.results.update_3.success).toBe(false);
+    expect((await readOrder(a)).shipping_info.trackingnumber).toBe("Z9");
+    expect(await stockOf(p.id)).toBe(9);
+  });
+
   it("accepts the modelled docs' double-wrapped body", async () => {
     const p = await stocked(10);
     const id = await order([{ sku: p.sku, qty: 1 }]);

@@ -34,95 +34,111 @@ export type StatusChange = {
   skipWebhook: boolean;
 };
 
-// Lines of an order whose variant (or, for a line without variant, product) is gone: their stock
-// cannot be returned (README, "Orders": a notice names them).
+// The statements below take every change of a request at once (a JSON list, expanded with
+// json_each), so a request of 1 or 100 status changes is the same handful of statements in one
+// batch. Order ids in one such batch are distinct (the caller makes sure), so each change sees
+// its order as it was before the batch.
+
+// Lines of the orders whose variant (or, for a line without variant, product) is gone: their
+// stock cannot be returned (README, "Orders": a notice names them).
 const GONE_LINES = `
-  SELECT l.position, l.sku, l.product_id, l.variant_id FROM order_lines AS l
+  SELECT l.order_id, l.position, l.sku, l.product_id, l.variant_id FROM order_lines AS l
   LEFT JOIN variants AS v ON v.id = l.variant_id
   LEFT JOIN products AS p ON p.id = l.product_id
-  WHERE l.order_id = ?1 AND (CASE WHEN l.variant_id IS NULL THEN p.id IS NULL ELSE v.id IS NULL END)
-  ORDER BY l.position`;
+  WHERE l.order_id IN (SELECT value FROM json_each(?1))
+    AND (CASE WHEN l.variant_id IS NULL THEN p.id IS NULL ELSE v.id IS NULL END)
+  ORDER BY l.order_id, l.position`;
 
-// Gives back the order's lines unless it is cancelled already: the guard that makes any number of
-// concurrent cancels return the stock once (batches run one at a time on D1).
+// Gives back the orders' lines unless an order is cancelled already: the guard that makes any
+// number of concurrent cancels return the stock once (batches run one at a time on D1).
 const RESTOCK_VARIANTS = `
   UPDATE variants SET qty = variants.qty + t.q
-  FROM (SELECT variant_id AS id, sum(qty) AS q FROM order_lines
-        WHERE order_id = ?1 AND variant_id IS NOT NULL GROUP BY 1) AS t
-  WHERE variants.id = t.id AND (SELECT status FROM orders WHERE id = ?1) <> 'cancelled'`;
+  FROM (SELECT l.variant_id AS id, sum(l.qty) AS q FROM order_lines AS l JOIN orders AS o ON o.id = l.order_id
+        WHERE l.order_id IN (SELECT value FROM json_each(?1)) AND o.status <> 'cancelled'
+          AND l.variant_id IS NOT NULL GROUP BY 1) AS t
+  WHERE variants.id = t.id`;
 
 const RESTOCK_PRODUCTS = `
   UPDATE products SET stock = products.stock + t.q
-  FROM (SELECT product_id AS id, sum(qty) AS q FROM order_lines
-        WHERE order_id = ?1 AND variant_id IS NULL GROUP BY 1) AS t
-  WHERE products.id = t.id AND (SELECT status FROM orders WHERE id = ?1) <> 'cancelled'`;
+  FROM (SELECT l.product_id AS id, sum(l.qty) AS q FROM order_lines AS l JOIN orders AS o ON o.id = l.order_id
+        WHERE l.order_id IN (SELECT value FROM json_each(?1)) AND o.status <> 'cancelled'
+          AND l.variant_id IS NULL GROUP BY 1) AS t
+  WHERE products.id = t.id`;
 
-// The outbox row of a status change, written only if the change happens (outbox.ts writes its
-// rows unconditionally; this is the same row, with the status test of the change itself).
-const STATUS_EVENT = `
+// The outbox rows of status changes, written only for the changes that happen (outbox.ts writes
+// its rows unconditionally; these are the same rows, with the status test of the change itself).
+const STATUS_EVENTS = `
   INSERT INTO events (id, type, order_id, created_at)
-  SELECT ?2, ?3, id, ?4 FROM orders
-  WHERE id = ?1 AND status <> 'cancelled' AND status <> ?5 AND (?3 <> 'order.new' OR date_paid IS NULL)`;
+  SELECT e.value->>'id', e.value->>'type', o.id, ?2 FROM json_each(?1) AS e
+  JOIN orders AS o ON o.id = e.value->>'orderId'
+  WHERE o.status <> 'cancelled' AND o.status <> e.value->>'status'
+    AND (e.value->>'type' <> 'order.new' OR o.date_paid IS NULL)`;
 
 // status_date is the last change; date_paid, date_done and date_cancelled the first time.
 const UPDATE_STATUS = `
   UPDATE orders SET
-    status = coalesce(?2, status),
-    date_paid = CASE WHEN ?2 = 'paid' AND date_paid IS NULL THEN ?3 ELSE date_paid END,
-    date_done = CASE WHEN ?2 = 'done' AND date_done IS NULL THEN ?3 ELSE date_done END,
-    date_cancelled = CASE WHEN ?2 = 'cancelled' AND date_cancelled IS NULL THEN ?3 ELSE date_cancelled END,
-    status_date = CASE WHEN ?2 IS NOT NULL AND ?2 <> status THEN ?3 ELSE status_date END,
-    cancel_reason = CASE WHEN ?2 = 'cancelled' AND status <> 'cancelled' THEN ?6 ELSE cancel_reason END,
-    tracking_number = coalesce(?4, tracking_number),
-    shipping_company = coalesce(?5, shipping_company),
-    version = version + 1,
-    updated_at = ?3
-  WHERE id = ?1 AND status <> 'cancelled'
-    AND (coalesce(?2, status) <> status OR ?4 IS NOT NULL OR ?5 IS NOT NULL)`;
+    status = coalesce(c.status, orders.status),
+    date_paid = CASE WHEN c.status = 'paid' AND orders.date_paid IS NULL THEN ?2 ELSE orders.date_paid END,
+    date_done = CASE WHEN c.status = 'done' AND orders.date_done IS NULL THEN ?2 ELSE orders.date_done END,
+    date_cancelled = CASE WHEN c.status = 'cancelled' AND orders.date_cancelled IS NULL THEN ?2
+      ELSE orders.date_cancelled END,
+    status_date = CASE WHEN c.status IS NOT NULL AND c.status <> orders.status THEN ?2 ELSE orders.status_date END,
+    cancel_reason = CASE WHEN c.status = 'cancelled' AND orders.status <> 'cancelled' THEN c.reason
+      ELSE orders.cancel_reason END,
+    tracking_number = coalesce(c.tracking, orders.tracking_number),
+    shipping_company = coalesce(c.company, orders.shipping_company),
+    version = orders.version + 1,
+    updated_at = ?2
+  FROM (SELECT j.value->>'id' AS id, j.value->>'status' AS status, j.value->>'tracking' AS tracking,
+          j.value->>'company' AS company, j.value->>'reason' AS reason FROM json_each(?1) AS j) AS c
+  WHERE orders.id = c.id AND orders.status <> 'cancelled'
+    AND (coalesce(c.status, orders.status) <> orders.status OR c.tracking IS NOT NULL OR c.company IS NOT NULL)`;
 
-const READ_ORDER = "SELECT * FROM orders WHERE id = ?1";
+const READ_ORDERS = "SELECT * FROM orders WHERE id IN (SELECT value FROM json_each(?1))";
 
-/** Reads the order as it is when the batch starts (before any write of the batch). */
-export const readOrderStatement = (db: DB, orderId: number) => stmt(db, READ_ORDER, orderId);
+/** Reads the orders as they are when the batch starts (before any write of the batch). */
+export const readOrdersStatement = (db: DB, ids: number[]) => stmt(db, READ_ORDERS, JSON.stringify(ids));
 
-export const goneLinesStatement = (db: DB, orderId: number) => stmt(db, GONE_LINES, orderId);
+/** The lines of `ids` whose stock a cancel cannot return; put it before the restock. */
+export const goneLinesStatement = (db: DB, ids: number[]) => stmt(db, GONE_LINES, JSON.stringify(ids));
 
-/** The conditional statements of a status change; `event` is written only if the change happens. */
+/** A change whose event is written only if the change happens. */
+export type StatusEvent = PendingEvent & { status: OrderStatus };
+
+/**
+ * The conditional statements of status changes (of distinct orders): the same few statements for
+ * any number of changes.
+ */
 export function statusStatements(
   db: DB,
-  change: StatusChange,
+  changes: StatusChange[],
   now: number,
-  opts: { restockInSql: boolean; event?: PendingEvent },
+  events: StatusEvent[],
 ): D1PreparedStatement[] {
   const out: D1PreparedStatement[] = [];
-  const { orderId, status } = change;
-  if (status === "cancelled" && change.restock && opts.restockInSql) {
-    out.push(stmt(db, RESTOCK_VARIANTS, orderId), stmt(db, RESTOCK_PRODUCTS, orderId));
+  const restock = changes.filter((c) => c.status === "cancelled" && c.restock).map((c) => c.orderId);
+  if (restock.length) {
+    const ids = JSON.stringify(restock);
+    out.push(stmt(db, RESTOCK_VARIANTS, ids), stmt(db, RESTOCK_PRODUCTS, ids));
   }
-  if (opts.event && status) {
-    out.push(stmt(db, STATUS_EVENT, orderId, opts.event.id, opts.event.type, now, status));
-  }
-  out.push(
-    stmt(
-      db,
-      UPDATE_STATUS,
-      orderId,
-      status ?? null,
-      now,
-      change.trackingNumber ?? null,
-      change.shippingCompany ?? null,
-      change.cancelReason ?? null,
-    ),
-  );
+  if (events.length) out.push(stmt(db, STATUS_EVENTS, JSON.stringify(events), now));
+  const rows = changes.map((c) => ({
+    id: c.orderId,
+    status: c.status ?? null,
+    tracking: c.trackingNumber ?? null,
+    company: c.shippingCompany ?? null,
+    reason: c.cancelReason ?? null,
+  }));
+  out.push(stmt(db, UPDATE_STATUS, JSON.stringify(rows), now));
   return out;
 }
 
 /** The event a status change would cause when nothing is known about the order (the one-trip path). */
-export function candidateEvent(change: StatusChange): PendingEvent | undefined {
-  if (change.skipWebhook || !change.status || change.status === "unpaid") return undefined;
-  const type: EventType =
-    change.status === "paid" ? "order.new" : change.status === "done" ? "order.done" : "order.cancelled";
-  return newEvent(type, { orderId: change.orderId });
+export function candidateEvent(change: StatusChange): StatusEvent | undefined {
+  const { status } = change;
+  if (change.skipWebhook || !status || status === "unpaid") return undefined;
+  const type: EventType = status === "paid" ? "order.new" : status === "done" ? "order.done" : "order.cancelled";
+  return { ...newEvent(type, { orderId: change.orderId }), status };
 }
 
 /** The notice for lines whose stock a cancel could not return. */

@@ -22,7 +22,7 @@ import {
   candidateEvent,
   goneLinesStatement,
   goneNotices,
-  readOrderStatement,
+  readOrdersStatement,
   type StatusChange,
   statusEvent,
   statusStatements,
@@ -30,11 +30,12 @@ import {
 import type { TaxLine } from "./totals";
 
 // PUT /v1/orders (README, "Orders"): each element changes one order, atomically, in one batch.
-// A status change without line edits takes ONE round trip: its statements are conditional in SQL
-// on the order's status when the batch runs (status.ts), and the order is read in the same batch
-// for the answer. Line edits (and any keyed request, whose answer must be known before its batch
-// runs) are planned from a read and written in a batch that fails unless the order still has the
-// version it was read with, so a lost race rolls back whole and is planned again.
+// Status changes without line edits take ONE round trip for the whole request: their statements
+// are conditional in SQL on each order's status when the batch runs (status.ts), and the orders
+// are read in the same batch for the answers. Line edits (and any keyed request, whose answer
+// must be known before its batch runs) are planned from a read and written in a batch that fails
+// unless the order still has the version it was read with, so a lost race rolls back whole and
+// is planned again.
 
 export type UpdateOutcome =
   | {
@@ -140,27 +141,49 @@ function answer(pre: OrderRow, status: string, totals: Totals | undefined, notic
   };
 }
 
-/** A status (and shipping) change in one round trip: read and conditional writes in one batch. */
-async function oneTrip(db: DB, u: OrderUpdate, opts: UpdateOptions): Promise<UpdateOutcome> {
-  const change = toChange(u);
-  const event = candidateEvent(change);
-  const cancelling = change.status === "cancelled";
+/**
+ * Status (and shipping) changes of distinct orders in ONE round trip, whatever their number: the
+ * orders are read and the conditional writes run in one batch (status.ts), and each element's
+ * answer is decided from its order as the batch saw it before writing.
+ */
+async function oneTrip(db: DB, items: { index: number; data: OrderUpdate }[], opts: UpdateOptions) {
+  const changes = items.map(({ data }) => toChange(data));
+  const events = changes.flatMap((c) => candidateEvent(c) ?? []);
+  const cancelling = changes.filter((c) => c.status === "cancelled" && c.restock).map((c) => c.orderId);
   const results = await runBatch(db, [
-    readOrderStatement(db, change.orderId),
-    ...(cancelling ? [goneLinesStatement(db, change.orderId)] : []),
-    ...statusStatements(db, change, opts.now, { restockInSql: true, event }),
+    readOrdersStatement(
+      db,
+      changes.map((c) => c.orderId),
+    ),
+    ...(cancelling.length ? [goneLinesStatement(db, cancelling)] : []),
+    ...statusStatements(db, changes, opts.now, events),
   ]);
-  const notices = flagNotices(u);
-  const row = results[0].results[0];
-  if (!row) return notFound(change.orderId, notices);
-  const pre = toOrder(row);
-  if (pre.status === "cancelled") return onCancelled(u, pre, answer(pre, pre.status, undefined, notices), notices);
-  statusNotices(pre, u, cancelling ? results[1].results : [], notices);
-  if (!u.status && !u.shipping_info) notices.push("nothing to change: give status, shipping_info or line changes");
-  if (event && change.status && statusEvent(pre.status, change.status, pre.datePaid) === event.type) {
-    opts.events.push(event);
+  const pres = new Map(results[0].results.map((r) => [r.id as number, toOrder(r)]));
+  const gone = new Map<number, Record<string, unknown>[]>();
+  for (const r of cancelling.length ? results[1].results : []) {
+    const id = r.order_id as number;
+    gone.set(id, [...(gone.get(id) ?? []), r]);
   }
-  return answer(pre, change.status ?? pre.status, undefined, notices);
+  const byOrder = new Map(events.map((e) => [e.orderId, e]));
+  const outcomes = new Map<number, UpdateOutcome>();
+  items.forEach(({ index, data: u }, i) => {
+    const change = changes[i];
+    const notices = flagNotices(u);
+    const pre = pres.get(change.orderId);
+    let outcome: UpdateOutcome;
+    if (!pre) outcome = notFound(change.orderId, notices);
+    else if (pre.status === "cancelled") {
+      outcome = onCancelled(u, pre, answer(pre, pre.status, undefined, notices), notices);
+    } else {
+      statusNotices(pre, u, gone.get(pre.id) ?? [], notices);
+      if (!u.status && !u.shipping_info) notices.push("nothing to change: give status, shipping_info or line changes");
+      const event = byOrder.get(pre.id);
+      if (event && statusEvent(pre.status, event.status, pre.datePaid) === event.type) opts.events.push(event);
+      outcome = answer(pre, change.status ?? pre.status, undefined, notices);
+    }
+    outcomes.set(index, outcome);
+  });
+  return outcomes;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -231,7 +254,9 @@ function planUpdate(db: DB, u: OrderUpdate, results: D1Result<Record<string, unk
     });
     write.push(stmt(db, STALE_READ_GUARD, JSON.stringify(read)));
   }
-  write.push(...statusStatements(db, change, now, { restockInSql: true, event }));
+  write.push(
+    ...statusStatements(db, [change], now, event && change.status ? [{ ...event, status: change.status }] : []),
+  );
   return { outcome: answer(pre, change.status ?? pre.status, totals, notices), write, event };
 }
 
@@ -255,7 +280,7 @@ async function planned(
   const selectors: Selector[] = [...(u.products ?? []), ...(u.products_add ?? [])];
   for (let attempt = 1; ; attempt++) {
     const read = await runBatch(db, [
-      readOrderStatement(db, u.order_id),
+      readOrdersStatement(db, [u.order_id]),
       stmt(db, READ_LINES, u.order_id),
       ...catalogStatements(db, selectors),
       stmt(db, READ_LINE_VARIANTS, u.order_id),
@@ -294,12 +319,26 @@ export async function updateOrders(
   // request stopped between elements is never applied twice by its retries.
   let recorded = false;
   let final = false;
+  if (!recorder && !items.some(({ data }) => editsLines(data))) {
+    // Status changes only: all in one batch, when each names another order (each change must
+    // see its order as the previous one left it, so repeats go one by one).
+    const ids = new Set(items.map(({ data }) => data.order_id));
+    if (ids.size === items.length) {
+      try {
+        return await oneTrip(db, items, opts);
+      } catch (e) {
+        // A constraint refused the shared batch (nothing of it was written): one element must
+        // not fail the others, so they go one by one below.
+        if (!isConstraintError(e) || items.length === 1) throw e;
+      }
+    }
+  }
   for (const { index, data } of items) {
     if (!recorder) {
-      outcomes.set(
-        index,
-        editsLines(data) ? (await planned(db, data, opts, () => [])).outcome : await oneTrip(db, data, opts),
-      );
+      const outcome = editsLines(data)
+        ? (await planned(db, data, opts, () => [])).outcome
+        : ((await oneTrip(db, [{ index, data }], opts)).get(index) as UpdateOutcome);
+      outcomes.set(index, outcome);
       continue;
     }
     const head = (o: UpdateOutcome) => {
