@@ -57,6 +57,29 @@ describe("Idempotency-Key on PUT /v1/orders", () => {
     expect(r.headers.get("idempotent-replayed")).toBe("true");
   });
 
+  it("replays status changes of several orders, recorded in their one write batch", async () => {
+    const p = await stocked(20);
+    const a = await order([{ sku: p.sku, qty: 1 }]);
+    const b = await order([{ sku: p.sku, qty: 2 }]);
+    const body = [
+      { order_id: a, status: "paid" },
+      { order_id: b, status: "cancelled" },
+      { order_id: 99999999, status: "done" },
+    ];
+    const headers = key();
+    const { db, counts } = wrapD1();
+    const first = await change(body, { headers, env: { DB: db } });
+    expect(first.status).toBe(200);
+    expect(counts.calls).toBe(2);
+    expect(first.json.results.update_3.success).toBe(false);
+    const again = await change(body, { headers });
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.json).toEqual(first.json);
+    expect(await stockOf(p.id)).toBe(19);
+    expect(await eventsOf(a)).toEqual(["order.created", "order.new"]);
+    expect(await eventsOf(b)).toEqual(["order.created", "order.cancelled"]);
+  });
+
   it("of 10 concurrent requests with one key, one takes effect", async () => {
     const p = await stocked(20);
     const id = await order([{ sku: p.sku, qty: 1 }]);

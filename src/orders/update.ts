@@ -24,6 +24,7 @@ import {
   goneNotices,
   readOrdersStatement,
   type StatusChange,
+  type StatusEvent,
   statusEvent,
   statusStatements,
 } from "./status";
@@ -141,31 +142,28 @@ function answer(pre: OrderRow, status: string, totals: Totals | undefined, notic
   };
 }
 
+type Items = { index: number; data: OrderUpdate }[];
+
 /**
- * Status (and shipping) changes of distinct orders in ONE round trip, whatever their number: the
- * orders are read and the conditional writes run in one batch (status.ts), and each element's
- * answer is decided from its order as the batch saw it before writing.
+ * Each element's answer from its order as it was before the batch (`rows`: the orders read,
+ * `goneRows`: lines whose stock a cancel cannot return), and the events that will be written.
  */
-async function oneTrip(db: DB, items: { index: number; data: OrderUpdate }[], opts: UpdateOptions) {
-  const changes = items.map(({ data }) => toChange(data));
-  const events = changes.flatMap((c) => candidateEvent(c) ?? []);
-  const cancelling = changes.filter((c) => c.status === "cancelled" && c.restock).map((c) => c.orderId);
-  const results = await runBatch(db, [
-    readOrdersStatement(
-      db,
-      changes.map((c) => c.orderId),
-    ),
-    ...(cancelling.length ? [goneLinesStatement(db, cancelling)] : []),
-    ...statusStatements(db, changes, opts.now, events),
-  ]);
-  const pres = new Map(results[0].results.map((r) => [r.id as number, toOrder(r)]));
+function decide(
+  items: Items,
+  changes: StatusChange[],
+  rows: D1Result<Record<string, unknown>>,
+  goneRows: Record<string, unknown>[],
+  candidates: StatusEvent[],
+) {
+  const pres = new Map(rows.results.map((r) => [r.id as number, toOrder(r)]));
   const gone = new Map<number, Record<string, unknown>[]>();
-  for (const r of cancelling.length ? results[1].results : []) {
+  for (const r of goneRows) {
     const id = r.order_id as number;
     gone.set(id, [...(gone.get(id) ?? []), r]);
   }
-  const byOrder = new Map(events.map((e) => [e.orderId, e]));
+  const byOrder = new Map(candidates.map((e) => [e.orderId, e]));
   const outcomes = new Map<number, UpdateOutcome>();
+  const events: StatusEvent[] = [];
   items.forEach(({ index, data: u }, i) => {
     const change = changes[i];
     const notices = flagNotices(u);
@@ -178,12 +176,72 @@ async function oneTrip(db: DB, items: { index: number; data: OrderUpdate }[], op
       statusNotices(pre, u, gone.get(pre.id) ?? [], notices);
       if (!u.status && !u.shipping_info) notices.push("nothing to change: give status, shipping_info or line changes");
       const event = byOrder.get(pre.id);
-      if (event && statusEvent(pre.status, event.status, pre.datePaid) === event.type) opts.events.push(event);
+      if (event && statusEvent(pre.status, event.status, pre.datePaid) === event.type) events.push(event);
       outcome = answer(pre, change.status ?? pre.status, undefined, notices);
     }
     outcomes.set(index, outcome);
   });
-  return outcomes;
+  return { outcomes, events, versions: [...pres.values()].map((o) => ({ id: o.id, version: o.version })) };
+}
+
+const prepare = (items: Items) => {
+  const changes = items.map(({ data }) => toChange(data));
+  const cancelling = changes.filter((c) => c.status === "cancelled" && c.restock).map((c) => c.orderId);
+  return { changes, cancelling, ids: changes.map((c) => c.orderId) };
+};
+
+/**
+ * Status (and shipping) changes of distinct orders in ONE round trip, whatever their number: the
+ * orders are read and the conditional writes run in one batch (status.ts), and each element's
+ * answer is decided from its order as the batch saw it before writing.
+ */
+async function oneTrip(db: DB, items: Items, opts: UpdateOptions) {
+  const { changes, cancelling, ids } = prepare(items);
+  const candidates = changes.flatMap((c) => candidateEvent(c) ?? []);
+  const results = await runBatch(db, [
+    readOrdersStatement(db, ids),
+    ...(cancelling.length ? [goneLinesStatement(db, cancelling)] : []),
+    ...statusStatements(db, changes, opts.now, candidates),
+  ]);
+  const d = decide(items, changes, results[0], cancelling.length ? results[1].results : [], candidates);
+  opts.events.push(...d.events);
+  return d.outcomes;
+}
+
+// Fails the batch unless every order still has the version the plan read.
+const VERSIONS_GUARD = `
+  INSERT INTO stale_reads (product_id)
+  SELECT j.value->>'id' FROM json_each(?1) AS j LEFT JOIN orders AS o ON o.id = j.value->>'id'
+  WHERE o.id IS NULL OR o.version <> j.value->>'version'`;
+
+/**
+ * Keyed status changes of distinct orders: the answer must be recorded in the batch of the
+ * change, so the orders are read first (one trip) and written with the record under a version
+ * guard (a second), planned again after a lost race. Two round trips whatever their number.
+ */
+async function keyedStatus(db: DB, items: Items, opts: UpdateOptions, recorder: UpdateRecorder) {
+  const { changes, cancelling, ids } = prepare(items);
+  for (let attempt = 1; ; attempt++) {
+    const read = await runBatch(db, [
+      readOrdersStatement(db, ids),
+      ...(cancelling.length ? [goneLinesStatement(db, cancelling)] : []),
+    ]);
+    const candidates = changes.flatMap((c) => candidateEvent(c) ?? []);
+    const d = decide(items, changes, read[0], cancelling.length ? read[1].results : [], candidates);
+    const write = [
+      stmt(db, VERSIONS_GUARD, JSON.stringify(d.versions)),
+      ...statusStatements(db, changes, opts.now, d.events),
+    ];
+    try {
+      await runClaimed(db, recorder.idem, recorder.claim(d.outcomes), write);
+    } catch (e) {
+      if (!isConstraintError(e)) throw e;
+      await afterLostRace(attempt, "the orders");
+      continue;
+    }
+    opts.events.push(...d.events);
+    return d.outcomes;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -319,11 +377,12 @@ export async function updateOrders(
   // request stopped between elements is never applied twice by its retries.
   let recorded = false;
   let final = false;
-  if (!recorder && !items.some(({ data }) => editsLines(data))) {
+  if (!items.some(({ data }) => editsLines(data))) {
     // Status changes only: all in one batch, when each names another order (each change must
     // see its order as the previous one left it, so repeats go one by one).
     const ids = new Set(items.map(({ data }) => data.order_id));
-    if (ids.size === items.length) {
+    if (recorder && items.length && ids.size === items.length) return keyedStatus(db, items, opts, recorder);
+    if (!recorder && ids.size === items.length) {
       try {
         return await oneTrip(db, items, opts);
       } catch (e) {
