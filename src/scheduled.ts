@@ -1,9 +1,11 @@
 import type { Bindings } from "./env";
+import { expireUnpaidOrders } from "./orders/hold";
 import { purgeIdempotencyKeys } from "./platform/idempotency";
 import { sweepEvents } from "./webhooks/sweep";
 
 /** The cron of wrangler.toml: every job that keeps the store tidy, each bounded per run. */
 export async function scheduled(env: Bindings, now = Date.now()) {
   await purgeIdempotencyKeys(env.DB, now);
+  await expireUnpaidOrders(env, now);
   await sweepEvents(env, now);
 }

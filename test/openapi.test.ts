@@ -25,6 +25,7 @@ const OPERATIONS = [
   "get /v1/products/{product_id}",
   "get /v1/products/count",
   "post /v1/orders",
+  "put /v1/orders",
   "get /v1/orders",
   "get /v1/orders/{order_id}",
   "post /v1/webhooks",

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { taxByRate } from "../src/orders/create";
+import { taxByRate } from "../src/orders/totals";
 import { createProduct, get, post, uid } from "./helpers";
 
 // Line resolution, merging, products_add/products_remove, discount and totals (contract 3.1).

@@ -11,7 +11,7 @@ export const ORDER_PAGE = 100;
  * @typedef {{
  *   id: string, label: string, method: string, path: string,
  *   body?: (i: number) => string,
- *   baseline?: "bare" | "batch",
+ *   baseline?: "bare" | "batch" | "status-batch" | "cancel-batch",
  *   load: boolean,
  *   cpuIterations: number,
  *   profile?: boolean,
@@ -90,7 +90,42 @@ export async function seed(t) {
     });
     syncIds[n] = p.product_id;
   }
-  return { syncIds };
+  return { syncIds, ...(await seedOrders(t)) };
+}
+
+/** Orders to change with PUT /v1/orders (status and cancel cases, and their baselines). */
+export const CANCEL_ORDERS = 200;
+
+/** @param {Target} t @param {number} n @returns {Promise<number[]>} */
+async function createOrders(t, n) {
+  /** @type {number[]} */
+  const ids = [];
+  for (let done = 0; done < n; done += 100) {
+    const body = Array.from({ length: Math.min(100, n - done) }, (_, i) => ({
+      order_id: "create",
+      products: [
+        { sku: `O${i % ORDER_PRODUCTS}-S`, qty: 1 },
+        { sku: `O${(i + 1) % ORDER_PRODUCTS}-M`, qty: 2 },
+        { sku: `O${(i + 2) % ORDER_PRODUCTS}-L`, qty: 1 },
+      ],
+    }));
+    const r = await request(t, "POST", "/v1/orders", body);
+    if (r.status !== 200)
+      throw new Error(`seeding failed: POST /v1/orders answered ${r.status} ${r.text.slice(0, 500)}`);
+    for (const x of Object.values(r.json.results)) ids.push(/** @type {any} */ (x).order_id);
+  }
+  return ids;
+}
+
+/** @param {Target} t */
+async function seedOrders(t) {
+  const [statusOrder, baselineStatusOrder] = await createOrders(t, 2);
+  return {
+    statusOrder,
+    baselineStatusOrder,
+    cancelOrders: await createOrders(t, CANCEL_ORDERS),
+    baselineCancelOrders: await createOrders(t, CANCEL_ORDERS),
+  };
 }
 
 /** @param {number} orders @param {number} lines */
@@ -127,7 +162,8 @@ function orderBody(orders, lines) {
 
 /**
  * Every case, in the order they run and print.
- * @param {{ syncIds: Record<number, number> }} ids
+ * @param {{ syncIds: Record<number, number>, statusOrder: number, baselineStatusOrder: number,
+ *   cancelOrders: number[], baselineCancelOrders: number[] }} ids
  * @returns {Case[]}
  */
 export function cases(ids) {
@@ -242,6 +278,57 @@ export function cases(ids) {
       baseline: "batch",
       load: true,
       cpuIterations: 100,
+    },
+  );
+  // PUT /v1/orders: a status change flips one order between paid and unpaid (every request a real
+  // change); a cancel cancels a different order each time, with restock of its 3 lines, until the
+  // CANCEL_ORDERS seeded ones are used up (later requests are already-cancelled no-ops running the
+  // same statements). Each has a hand-written baseline running the same SQL in one batch on its
+  // own orders.
+  /** @param {number} id */
+  const flip = (id) => /** @param {number} i */ (i) =>
+    JSON.stringify([{ order_id: id, status: i % 2 ? "unpaid" : "paid" }]);
+  /** @param {number[]} ids */
+  const cancelOne = (ids) => /** @param {number} i */ (i) =>
+    JSON.stringify([{ order_id: ids[i % ids.length], status: "cancelled" }]);
+  list.push(
+    {
+      id: "status-batch",
+      label: "baseline: hand-written order status change batch",
+      method: "PUT",
+      path: "/__bench/order-status",
+      body: flip(ids.baselineStatusOrder),
+      load: true,
+      cpuIterations: 200,
+    },
+    {
+      id: "orders-status",
+      label: "PUT /v1/orders status change",
+      method: "PUT",
+      path: "/v1/orders",
+      body: flip(ids.statusOrder),
+      baseline: "status-batch",
+      load: true,
+      cpuIterations: 200,
+    },
+    {
+      id: "cancel-batch",
+      label: "baseline: hand-written order cancel batch",
+      method: "PUT",
+      path: "/__bench/order-status",
+      body: cancelOne(ids.baselineCancelOrders),
+      load: true,
+      cpuIterations: 200,
+    },
+    {
+      id: "orders-cancel",
+      label: "PUT /v1/orders cancel with restock",
+      method: "PUT",
+      path: "/v1/orders",
+      body: cancelOne(ids.cancelOrders),
+      baseline: "cancel-batch",
+      load: true,
+      cpuIterations: 200,
     },
   );
   for (const n of SYNC_SIZES) {

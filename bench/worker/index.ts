@@ -112,6 +112,76 @@ bench.post("/order-batch", async (c) => {
   return c.json({ results: out });
 });
 
+/**
+ * Baseline 3: a PUT /v1/orders status change (or cancel with restock), hand-written: the same SQL
+ * as src/orders/status.ts in ONE batch (read the order, give back its lines' stock unless it is
+ * cancelled already, the conditional event row, the conditional status update). No validation.
+ */
+bench.put("/order-status", async (c) => {
+  const [{ order_id: id, status }] = (await c.req.json()) as { order_id: number; status: string }[];
+  const db = c.env.DB;
+  const now = Date.now();
+  const event = status === "paid" ? "order.new" : status === "done" ? "order.done" : "order.cancelled";
+  const stmts = [db.prepare("SELECT * FROM orders WHERE id = ?1").bind(id)];
+  if (status === "cancelled") {
+    stmts.push(
+      db
+        .prepare(
+          `UPDATE variants SET qty = variants.qty + t.q
+           FROM (SELECT variant_id AS id, sum(qty) AS q FROM order_lines WHERE order_id = ?1 AND variant_id IS NOT NULL GROUP BY 1) AS t
+           WHERE variants.id = t.id AND (SELECT status FROM orders WHERE id = ?1) <> 'cancelled'`,
+        )
+        .bind(id),
+      db
+        .prepare(
+          `UPDATE products SET stock = products.stock + t.q
+           FROM (SELECT product_id AS id, sum(qty) AS q FROM order_lines WHERE order_id = ?1 AND variant_id IS NULL GROUP BY 1) AS t
+           WHERE products.id = t.id AND (SELECT status FROM orders WHERE id = ?1) <> 'cancelled'`,
+        )
+        .bind(id),
+    );
+  }
+  if (status !== "unpaid") {
+    stmts.push(
+      db
+        .prepare(
+          `INSERT INTO events (id, type, order_id, created_at) SELECT ?2, ?3, id, ?4 FROM orders
+           WHERE id = ?1 AND status <> 'cancelled' AND status <> ?5 AND (?3 <> 'order.new' OR date_paid IS NULL)`,
+        )
+        .bind(id, crypto.randomUUID(), event, now, status),
+    );
+  }
+  stmts.push(
+    db
+      .prepare(
+        `UPDATE orders SET status = ?2, status_date = ?3, version = version + 1, updated_at = ?3,
+           date_paid = CASE WHEN ?2 = 'paid' AND date_paid IS NULL THEN ?3 ELSE date_paid END,
+           date_cancelled = CASE WHEN ?2 = 'cancelled' AND date_cancelled IS NULL THEN ?3 ELSE date_cancelled END
+         WHERE id = ?1 AND status <> 'cancelled' AND status <> ?2`,
+      )
+      .bind(id, status, now),
+  );
+  const [read] = await db.batch<{ id: number; status: string; currency: string; subtotal: number; total: number }>(
+    stmts,
+  );
+  const o = read.results[0];
+  if (!o) return c.json({ code: 404, error: "order not found" }, 404);
+  return c.json({
+    results: {
+      update_1: {
+        success: true,
+        order_id: o.id,
+        status: o.status === "cancelled" ? "cancelled" : status,
+        currency: o.currency,
+        subtotal: o.subtotal / 100,
+        total: o.total / 100,
+        errors: [],
+        notices: [],
+      },
+    },
+  });
+});
+
 type ShimStatement = { sql: string; params: unknown[] };
 type ShimCall = { op: "all" | "raw" | "run" | "first" | "batch"; stmts: ShimStatement[]; columnNames?: boolean };
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { orderUpdateOperation } from "../orders/openapi";
 import { orderCreate } from "../orders/schema";
 import { flag, id, metadata, money } from "../platform/fields";
 import { SERVICE } from "../platform/service";
@@ -300,6 +301,7 @@ export function buildOpenApi() {
         },
       },
       "/v1/orders": {
+        put: orderUpdateOperation(),
         post: {
           operationId: "createOrders",
           tags: ["orders"],

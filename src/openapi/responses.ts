@@ -118,10 +118,20 @@ const addressOut = z.object({
   country: z.string().optional(),
 });
 
+const maybeTime = timestamp.nullable();
+
 export const orderOut = z
   .object({
     order_id: idInt,
     status: z.string(),
+    date_paid: maybeTime.meta({ description: "When the order first became paid." }),
+    date_done: maybeTime.meta({ description: "When the order first became done." }),
+    date_cancelled: maybeTime.meta({ description: "When the order was cancelled." }),
+    status_date: maybeTime.meta({ description: "When the status last changed (null: never since creation)." }),
+    cancel_reason: z.string().nullable().meta({ description: '"unpaid hold expired" when the hold cancelled it.' }),
+    hold_expires_at: maybeTime.meta({
+      description: "Unpaid orders while UNPAID_ORDER_HOLD_MINUTES is set: when the hold cancels the order.",
+    }),
     currency: z.string(),
     customer: z.object({
       customer_id: idInt.nullable(),
@@ -141,6 +151,7 @@ export const orderOut = z
       log: z.string().nullable(),
     }),
     shipping: z.object({ id: z.number().int().nullable(), name: z.string().nullable(), price: money }),
+    shipping_info: z.object({ trackingnumber: z.string().nullable(), company: z.string().nullable() }),
     products: z.array(
       z.object({
         product_id: idInt.nullable(),

@@ -2,18 +2,27 @@ import { eq } from "drizzle-orm";
 import type { DB } from "../db/client";
 import { orderLines, orders } from "../db/schema";
 import { type OrderRow, toMoney } from "../products/present";
-import type { TaxLine } from "./create";
+import type { TaxLine } from "./totals";
 
 // GET /v1/orders/{id} and the order list: rows to the plain JSON answer.
 
 export type LineRow = typeof orderLines.$inferSelect;
 const parse = (json: string | null) => (json === null ? null : JSON.parse(json));
+const isoOrNull = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /** An order as GET /v1/orders/{id} returns it: request field names (interface.md 2.1) where they exist. */
-export function presentOrder(o: OrderRow, lines: LineRow[]) {
+export function presentOrder(o: OrderRow, lines: LineRow[], holdMinutes?: number) {
   return {
     order_id: o.id,
     status: o.status,
+    date_paid: isoOrNull(o.datePaid),
+    date_done: isoOrNull(o.dateDone),
+    date_cancelled: isoOrNull(o.dateCancelled),
+    status_date: isoOrNull(o.statusDate),
+    cancel_reason: o.cancelReason,
+    // While a hold is set, an unpaid order shows when the scheduled job will cancel it.
+    hold_expires_at:
+      holdMinutes !== undefined && o.status === "unpaid" ? isoOrNull(o.createdAt + holdMinutes * 60_000) : null,
     currency: o.currency,
     customer: {
       customer_id: o.customerId,
@@ -28,6 +37,7 @@ export function presentOrder(o: OrderRow, lines: LineRow[]) {
     },
     payment: { method: o.paymentMethod, transaction_id: o.transactionId, currency: o.currency, log: o.paymentLog },
     shipping: { id: o.shippingId, name: o.shippingName, price: toMoney(o.shippingPrice) },
+    shipping_info: { trackingnumber: o.trackingNumber, company: o.shippingCompany },
     products: lines.map((l) => ({
       product_id: l.productId,
       variant_id: l.variantId,
@@ -50,10 +60,10 @@ export function presentOrder(o: OrderRow, lines: LineRow[]) {
 }
 export type OrderOut = ReturnType<typeof presentOrder>;
 
-export async function getOrder(db: DB, id: number): Promise<OrderOut | undefined> {
+export async function getOrder(db: DB, id: number, holdMinutes?: number): Promise<OrderOut | undefined> {
   const [os, ls] = await db.batch([
     db.select().from(orders).where(eq(orders.id, id)),
     db.select().from(orderLines).where(eq(orderLines.orderId, id)).orderBy(orderLines.position),
   ]);
-  return os[0] && presentOrder(os[0], ls);
+  return os[0] && presentOrder(os[0], ls, holdMinutes);
 }

@@ -4,15 +4,18 @@ import type { AppEnv } from "../env";
 import { jsonBody } from "../platform/body";
 import { ApiError } from "../platform/errors";
 import { id } from "../platform/fields";
-import { idempotency, recordStatements } from "../platform/idempotency";
-import { bodyItems } from "../platform/items";
+import { completeStatements, idempotency, recordStatements } from "../platform/idempotency";
+import { bodyItems, fieldNames } from "../platform/items";
 import { parseItem } from "../platform/validate";
 import { zv } from "../platform/zv";
 import { toMoney } from "../products/present";
+import { dispatch, type PendingEvent, waiterOf } from "../webhooks/outbox";
 import { createOrders, type OrderOutcome } from "./create";
+import { holdMinutes } from "./hold";
 import { listOrders, parseOrderQuery } from "./list";
 import { getOrder } from "./read";
-import { type OrderInput, orderCreate } from "./schema";
+import { type OrderInput, orderCreate, orderUpdate } from "./schema";
+import { type UpdateOutcome, updateOrders } from "./update";
 
 const STATUS_NOTICE = "ignored field status: a new order is always unpaid";
 
@@ -47,6 +50,59 @@ function respond<Id>(parsed: { index: number; notices: string[] }[], outcomes: M
   return { status: 400 as const, body: { code: 400, error: "no order was created", results } };
 }
 
+/** One value of `results` of PUT /v1/orders (README, "Orders"). */
+function updateResult(o: UpdateOutcome, notices: string[]) {
+  if (!o.ok) return { success: false, errors: o.errors, notices: [...notices, ...o.notices] };
+  return {
+    success: true,
+    order_id: o.orderId,
+    status: o.status,
+    currency: o.currency,
+    subtotal: toMoney(o.subtotal),
+    shipping: toMoney(o.shipping),
+    discount: toMoney(o.discount),
+    total: toMoney(o.total),
+    tax: o.tax.map((t) => ({ rate: t.rate, amount: toMoney(t.amount) })),
+    errors: [],
+    notices: [...notices, ...o.notices],
+  };
+}
+
+const UPDATE_ERRORS = {
+  400: "no order was changed",
+  404: "order not found",
+  409: "order not changed",
+  503: "the order kept changing; nothing of it was written, retry shortly",
+} as const;
+
+/** 200 when at least one element succeeded, else the first failure's status, with results. */
+function updateResponse(parsed: { index: number; notices: string[] }[], outcomes: Map<number, UpdateOutcome>) {
+  const results: Record<string, ReturnType<typeof updateResult>> = {};
+  let first: Extract<UpdateOutcome, { ok: false }> | undefined;
+  let changed = 0;
+  for (const p of parsed) {
+    const o = outcomes.get(p.index) as UpdateOutcome;
+    if (o.ok) changed++;
+    else first ??= o;
+    results[`update_${p.index + 1}`] = updateResult(o, p.notices);
+  }
+  if (changed || !first) return { status: 200 as const, body: { results } };
+  const error = UPDATE_ERRORS[first.status];
+  return { status: first.status, body: { code: first.status, error, results } };
+}
+
+const STOPPED_PARTWAY = {
+  code: 409,
+  error:
+    "a request with this Idempotency-Key stopped partway: some of its orders may have been changed; read them before sending changes again",
+};
+
+/** A body object none of whose keys is one of these is a wrapped list (README, "Modelled dialect"). */
+const UPDATE_FIELDS = fieldNames(orderUpdate);
+
+/** The modelled docs show the body wrapped twice ([[{...}]]): the inner array is the body. */
+const unwrap = (body: unknown) => (Array.isArray(body) && body.length === 1 && Array.isArray(body[0]) ? body[0] : body);
+
 export const ordersRoute = new Hono<AppEnv>()
   .post("/", jsonBody, idempotency, async (c) => {
     // Paths in errors are relative to the element (its key in results says which), so no prefix.
@@ -63,9 +119,11 @@ export const ordersRoute = new Hono<AppEnv>()
     }
     const now = Date.now();
     const idem = c.var.idem;
+    const events: PendingEvent[] = [];
     if (valid.length) {
       const created = await createOrders(c.var.db, valid, {
         now,
+        events,
         defaultCurrency: c.env.DEFAULT_CURRENCY || "SEK",
         recorder: idem && {
           idem,
@@ -77,7 +135,44 @@ export const ordersRoute = new Hono<AppEnv>()
       });
       for (const [i, o] of created) outcomes.set(i, o);
     }
+    dispatch(c.env, waiterOf(c), events);
     const { status, body } = respond(parsed, outcomes);
+    c.set("logCounts", { orders: [...outcomes.values()].filter((o) => o.ok).length });
+    return c.json(body, status);
+  })
+  .put("/", jsonBody, idempotency, async (c) => {
+    // Paths in errors are relative to the element (its key in results says which), so no prefix.
+    const parsed = bodyItems(unwrap(c.var.body), "order", true, UPDATE_FIELDS).map(({ value }, index) => ({
+      index,
+      ...parseItem(orderUpdate, value),
+    }));
+    const outcomes = new Map<number, UpdateOutcome>();
+    const valid = parsed.flatMap((p) => (p.ok ? [{ index: p.index, data: p.data }] : []));
+    for (const p of parsed) if (!p.ok) outcomes.set(p.index, { ok: false, status: 400, errors: p.errors, notices: [] });
+    const now = Date.now();
+    const idem = c.var.idem;
+    const db = c.var.db;
+    const events: PendingEvent[] = [];
+    const all = (done: Map<number, UpdateOutcome>) => updateResponse(parsed, new Map([...outcomes, ...done]));
+    const changed = await updateOrders(db, valid, {
+      now,
+      events,
+      recorder: idem && {
+        idem,
+        claim: (done) => {
+          const { status, body } = all(done);
+          return recordStatements(db, idem, status, body, now);
+        },
+        pending: () => recordStatements(db, idem, 409, STOPPED_PARTWAY, now),
+        complete: (done) => {
+          const { status, body } = all(done);
+          return completeStatements(db, idem, status, body);
+        },
+      },
+    });
+    dispatch(c.env, waiterOf(c), events);
+    for (const [i, o] of changed) outcomes.set(i, o);
+    const { status, body } = updateResponse(parsed, outcomes);
     c.set("logCounts", { orders: [...outcomes.values()].filter((o) => o.ok).length });
     return c.json(body, status);
   })
@@ -87,7 +182,7 @@ export const ordersRoute = new Hono<AppEnv>()
   })
   .get("/:order_id", zv("param", z.object({ order_id: id })), async (c) => {
     const { order_id } = c.req.valid("param");
-    const order = await getOrder(c.var.db, order_id);
+    const order = await getOrder(c.var.db, order_id, holdMinutes(c.env));
     if (!order) throw new ApiError(404, `order ${order_id} not found`);
     return c.json(order);
   });

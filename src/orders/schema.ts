@@ -85,7 +85,7 @@ const variantSelector = z.preprocess(
   id.nullable(),
 );
 
-const line = z
+export const line = z
   .object(
     {
       product_id: opt(id),
@@ -100,7 +100,7 @@ const line = z
     error: "must name a variant_id, sku or product_id",
   });
 
-const addEntry = z
+export const addEntry = z
   .object(
     {
       sku: opt(str(255)),
@@ -115,7 +115,7 @@ const addEntry = z
   });
 export type AddEntry = z.output<typeof addEntry>;
 
-const removeEntry = z
+export const removeEntry = z
   .object(
     {
       sku: opt(str(255)),
@@ -130,7 +130,7 @@ const removeEntry = z
   });
 export type RemoveEntry = z.output<typeof removeEntry>;
 
-const list = <T extends z.ZodType>(entry: T, min: number) =>
+export const list = <T extends z.ZodType>(entry: T, min: number) =>
   z
     .array(entry, { error: (iss) => (iss.input === undefined ? "is required" : "must be an array") })
     .min(min, { error: "must hold at least one line" })
@@ -155,5 +155,70 @@ export const orderCreate = z.object(
 );
 export type OrderInput = z.output<typeof orderCreate>;
 
+// PUT /v1/orders (README, "Orders"): one element of the body. Field names and wire types are the
+// modelled API's: its docs send flags as the strings "true"/"false", its SDK as JSON booleans.
+
+export const ORDER_STATUSES = ["unpaid", "paid", "done", "cancelled"] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
+/** A flag as the modelled API's PUT sends it: true/false, "true"/"false", 1/0 or "1"/"0". */
+export const wireFlag = z
+  .union([z.boolean(), z.number(), z.string()], { error: "must be true or false" })
+  .transform((v, ctx) => {
+    const s = typeof v === "string" ? v.trim().toLowerCase() : v;
+    if (s === true || s === 1 || s === "1" || s === "true") return true;
+    if (s === false || s === 0 || s === "0" || s === "false") return false;
+    ctx.addIssue({ code: "custom", message: "must be true or false", input: v });
+    return z.NEVER;
+  });
+
+const status = z
+  .string({ error: `must be one of ${ORDER_STATUSES.join(", ")}` })
+  .transform((s) => s.trim().toLowerCase())
+  .refine((s): s is OrderStatus => (ORDER_STATUSES as readonly string[]).includes(s), {
+    error: `must be one of ${ORDER_STATUSES.join(", ")}`,
+  })
+  .transform((s) => s as OrderStatus);
+
+const shippingInfo = z.object(
+  { trackingnumber: opt(str(255)), company: opt(str(255)) },
+  { error: "must be an object with trackingnumber and company" },
+);
+
+export const orderUpdate = z.object(
+  {
+    order_id: req(id),
+    status: opt(status),
+    restock: opt(wireFlag),
+    shipping_info: opt(shippingInfo),
+    email_confirmation: opt(wireFlag),
+    skip_email_confirmation: opt(wireFlag),
+    paymethod_activate: opt(wireFlag),
+    skip_webhook: opt(wireFlag),
+    language: opt(
+      z
+        .string({ error: "must be a two-letter language code (ISO 639-1)" })
+        // ISO 639-1 as the modelled docs say; a region suffix (sv-SE, en_GB) is common in clients.
+        .regex(/^\s*[A-Za-z]{2}([-_][A-Za-z]{2})?\s*$/, { error: "must be a two-letter language code (ISO 639-1)" }),
+    ),
+    products: opt(list(line, 1)),
+    products_add: opt(list(addEntry, 0)),
+    products_remove: opt(list(removeEntry, 0)),
+    discount_add: opt(z.object({ amount: req(money) }, { error: "must be an object with amount" })),
+    discount_remove: opt(wireFlag),
+  },
+  { error: "must be an order object" },
+);
+export type OrderUpdate = z.output<typeof orderUpdate>;
+
+/** Client flags of the modelled API that ask for e-mail or payment capture, which this service does not do. */
+export const CLIENT_FLAGS = [
+  "email_confirmation",
+  "skip_email_confirmation",
+  "paymethod_activate",
+  "language",
+] as const;
+
 // Compiled while this module is evaluated (startup), the only time Workers allow it.
 precompile(orderCreate);
+precompile(orderUpdate);

@@ -44,9 +44,10 @@ export function bodyItems(
     return body.map((value, i) => ({ value, prefix: `[${i}]` }));
   }
   if (allowObject && body !== null && typeof body === "object") return [{ value: body, prefix: "" }];
+  const a = /^[aeiou]/.test(noun) ? "an" : "a";
   throw new ApiError(
     400,
-    allowObject ? `body must be a ${noun} object or an array of them` : `body must be an array of ${noun}s`,
+    allowObject ? `body must be ${a} ${noun} object or an array of them` : `body must be an array of ${noun}s`,
   );
 }
 

@@ -1,0 +1,154 @@
+import type { DB } from "../db/client";
+import { toProduct, toVariant } from "../db/rows";
+import { runBatch, stmt } from "../platform/d1";
+import { optionNames, type ProductRow, type VariantRow, variantValues } from "../products/present";
+import type { Money } from "./totals";
+
+// The catalog rows an order's lines may refer to, read in one round trip, and how a line finds
+// what it sells in them (README, "Orders": most specific identifier wins, the others must agree).
+
+export type CatalogProduct = ProductRow & { variantCount: number };
+export type Catalog = {
+  products: Map<number, CatalogProduct>;
+  variants: Map<number, VariantRow>;
+  skus: Map<string, { productId: number; variantId: number | null }>;
+};
+
+export type Selector = { product_id?: number; variant_id?: number | null; sku?: string };
+
+const READ_SKUS = "SELECT sku, product_id, variant_id FROM skus WHERE sku IN (SELECT value FROM json_each(?1))";
+const READ_VARIANTS = `
+  SELECT * FROM variants
+  WHERE id IN (SELECT value FROM json_each(?1))
+    OR id IN (SELECT variant_id FROM skus WHERE sku IN (SELECT value FROM json_each(?2)))`;
+const READ_PRODUCTS = `
+  SELECT p.*, (SELECT count(*) FROM variants AS v WHERE v.product_id = p.id) AS variant_count
+  FROM products AS p
+  WHERE p.id IN (SELECT value FROM json_each(?3))
+    OR p.id IN (SELECT product_id FROM variants WHERE id IN (SELECT value FROM json_each(?1)))
+    OR p.id IN (SELECT product_id FROM skus WHERE sku IN (SELECT value FROM json_each(?2)))`;
+
+/** The three reads of the rows `selectors` may name; runs alone or at the end of a larger read batch. */
+export function catalogStatements(db: DB, selectors: Selector[]): D1PreparedStatement[] {
+  const vids = new Set<number>();
+  const skuSet = new Set<string>();
+  const pids = new Set<number>();
+  for (const s of selectors) {
+    if (typeof s.variant_id === "number") vids.add(s.variant_id);
+    if (s.sku !== undefined) skuSet.add(s.sku);
+    if (s.product_id !== undefined) pids.add(s.product_id);
+  }
+  const [v, sk, p] = [JSON.stringify([...vids]), JSON.stringify([...skuSet]), JSON.stringify([...pids])];
+  return [stmt(db, READ_SKUS, sk), stmt(db, READ_VARIANTS, v, sk), stmt(db, READ_PRODUCTS, v, sk, p)];
+}
+
+/** The results of catalogStatements, as a Catalog. */
+export function toCatalog([skuRows, variantRows, productRows]: D1Result<Record<string, unknown>>[]): Catalog {
+  return {
+    skus: new Map(
+      skuRows.results.map((r) => [
+        r.sku as string,
+        { productId: r.product_id as number, variantId: r.variant_id as number | null },
+      ]),
+    ),
+    variants: new Map(variantRows.results.map((r) => [r.id as number, toVariant(r)])),
+    products: new Map(
+      productRows.results.map((r) => [r.id as number, { ...toProduct(r), variantCount: r.variant_count as number }]),
+    ),
+  };
+}
+
+export async function readCatalog(db: DB, selectors: Selector[]): Promise<Catalog> {
+  return toCatalog(await runBatch(db, catalogStatements(db, selectors)));
+}
+
+/** What a line sells, as the snapshot the order keeps (contract 3.1). */
+export type Item = {
+  productId: number;
+  variantId: number | null;
+  sku: string | null;
+  title: string;
+  options: { name: string; value: string }[];
+  catalogPrice: Money;
+  taxRate: number;
+  stockKey: string;
+  noMinus: boolean;
+  stock: number;
+  productUpdatedAt: number;
+};
+
+export type Line = Item & { qty: number; unitPrice: Money; path: string };
+
+function fromVariant(p: CatalogProduct, v: VariantRow): Item {
+  const values = variantValues(v);
+  return {
+    productId: p.id,
+    variantId: v.id,
+    sku: v.sku,
+    title: p.title,
+    options: optionNames(p).map((name, i) => ({ name, value: values[i] })),
+    catalogPrice: v.price,
+    taxRate: p.taxRate,
+    stockKey: `v${v.id}`,
+    noMinus: v.noMinus === 1,
+    stock: v.qty,
+    productUpdatedAt: p.updatedAt,
+  };
+}
+
+function fromProduct(p: CatalogProduct, path: string): Item | string {
+  if (p.variantCount > 0) {
+    return `${path}: product ${p.id} has variants: name one by variant_id or by its sku`;
+  }
+  return {
+    productId: p.id,
+    variantId: null,
+    sku: p.sku,
+    title: p.title,
+    options: [],
+    catalogPrice: p.price,
+    taxRate: p.taxRate,
+    stockKey: `p${p.id}`,
+    noMinus: p.disableMinusqty === 1,
+    stock: p.stock,
+    productUpdatedAt: p.updatedAt,
+  };
+}
+
+/**
+ * Finds what a line names by its most specific identifier (variant_id, then sku, then
+ * product_id); every other identifier given must agree. Returns the error text otherwise.
+ */
+export function resolve(sel: Selector, path: string, cat: Catalog): Item | string {
+  if (typeof sel.variant_id === "number") {
+    const v = cat.variants.get(sel.variant_id);
+    const p = v && cat.products.get(v.productId);
+    if (!v || !p) return `${path}.variant_id: no variant ${sel.variant_id}`;
+    if (sel.product_id !== undefined && sel.product_id !== p.id) {
+      return `${path}.product_id: variant ${v.id} belongs to product ${p.id}, not ${sel.product_id}`;
+    }
+    // The product's SKU is accepted beside a variant_id: clients often send the parent SKU.
+    if (sel.sku !== undefined && sel.sku !== v.sku && sel.sku !== p.sku) {
+      return `${path}.sku: ${sel.sku} is not the SKU of variant ${v.id}`;
+    }
+    return fromVariant(p, v);
+  }
+  if (sel.sku !== undefined) {
+    const owner = cat.skus.get(sel.sku);
+    const p = owner && cat.products.get(owner.productId);
+    if (!owner || !p) return `${path}.sku: no product or variant has SKU ${sel.sku}`;
+    if (sel.product_id !== undefined && sel.product_id !== p.id) {
+      return `${path}.product_id: SKU ${sel.sku} belongs to product ${p.id}, not ${sel.product_id}`;
+    }
+    if (owner.variantId !== null) {
+      if (sel.variant_id === null) return `${path}.variant_id: SKU ${sel.sku} is a variant's, not a product's`;
+      const v = cat.variants.get(owner.variantId);
+      if (!v) return `${path}.sku: no product or variant has SKU ${sel.sku}`;
+      return fromVariant(p, v);
+    }
+    return fromProduct(p, path);
+  }
+  const p = sel.product_id === undefined ? undefined : cat.products.get(sel.product_id);
+  if (!p) return `${path}.product_id: no product ${sel.product_id}`;
+  return fromProduct(p, path);
+}

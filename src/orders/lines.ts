@@ -1,0 +1,92 @@
+import { MAX_ORDER_TOTAL } from "../platform/fields";
+import { toMoney } from "../products/present";
+import type { Line } from "./catalog";
+import { MAX_LINES, MAX_QTY, type RemoveEntry } from "./schema";
+import { type Money, type TaxLine, taxByRate } from "./totals";
+
+// An order's lines as a create or an update plans them: merging, products_remove, and the totals
+// every stored order satisfies (README, "Orders").
+
+export const lineKey = (l: Pick<Line, "productId" | "variantId" | "unitPrice">) =>
+  `${l.productId}:${l.variantId ?? "-"}:${l.unitPrice}`;
+
+/**
+ * Adds a line, merged into an earlier one of the same variant and unit price (contract 3.1).
+ * `index` finds that line by key, so merging stays linear in the number of lines.
+ */
+export function addLine(lines: Line[], index: Map<string, Line>, line: Line, errors: string[]) {
+  const key = lineKey(line);
+  const same = index.get(key);
+  if (!same) {
+    lines.push(line);
+    index.set(key, line);
+    return;
+  }
+  if (same.qty + line.qty > MAX_QTY) {
+    errors.push(`${line.path}.qty: together with ${same.path} more than ${MAX_QTY} of one item`);
+    return;
+  }
+  same.qty += line.qty;
+}
+
+export function matches(line: Line, r: RemoveEntry): boolean {
+  if (r.sku !== undefined && line.sku !== r.sku) return false;
+  if (r.product_id !== undefined && line.productId !== r.product_id) return false;
+  if (r.variant_id !== undefined && line.variantId !== r.variant_id) return false;
+  return true;
+}
+
+/** Drops every line that a remove entry matches; an entry that matched nothing is a notice. */
+export function removeLines(lines: Line[], removes: RemoveEntry[], notices: string[]): Line[] {
+  if (!removes.length) return lines;
+  // One pass over the lines for all remove entries.
+  const used = new Set<number>();
+  const kept = lines.filter((l) => {
+    const hit = removes.findIndex((r) => matches(l, r));
+    if (hit < 0) return true;
+    for (let i = hit; i < removes.length; i++) if (matches(l, removes[i])) used.add(i);
+    return false;
+  });
+  removes.forEach((_, i) => {
+    if (!used.has(i)) notices.push(`products_remove[${i}]: no line of the order matches; nothing removed`);
+  });
+  return kept;
+}
+
+export type Totals = { subtotal: Money; shipping: Money; discount: Money; total: Money; tax: TaxLine[] };
+
+/**
+ * Subtotal, total and tax of lines, shipping and discount; pushes an error (and answers
+ * undefined) when the order has no lines, too many, a discount above lines plus shipping, or a
+ * total past the limit.
+ */
+export function orderTotals(
+  lines: { qty: number; unitPrice: Money; taxRate: number }[],
+  shipping: Money,
+  discount: Money,
+  errors: string[],
+): Totals | undefined {
+  if (!lines.length) errors.push("products: the order has no lines left after products_remove");
+  if (lines.length > MAX_LINES)
+    errors.push(`products: at most ${MAX_LINES} lines per order, this one has ${lines.length}`);
+
+  // Stops summing once past any possible valid total, so no sum leaves the safe integer range.
+  const limit = MAX_ORDER_TOTAL * 2;
+  let subtotal = 0;
+  for (const l of lines) if (subtotal <= limit) subtotal += l.qty * l.unitPrice;
+  if (subtotal <= limit && discount > subtotal + shipping) {
+    errors.push(
+      `discount_add.amount: ${toMoney(discount)} is more than the lines plus shipping (${toMoney(subtotal + shipping)})`,
+    );
+  }
+  const total = subtotal + shipping - discount;
+  if (subtotal > limit || total > MAX_ORDER_TOTAL) {
+    errors.push(`products: the order total would be more than ${toMoney(MAX_ORDER_TOTAL)}`);
+  }
+  if (errors.length) return undefined;
+  const tax = taxByRate(
+    lines.map((l) => ({ amount: l.qty * l.unitPrice, taxRate: l.taxRate })),
+    discount,
+  );
+  return { subtotal, shipping, discount, total, tax };
+}

@@ -1,0 +1,90 @@
+import { z } from "zod";
+import { orderUpdate } from "./schema";
+
+// PUT /v1/orders in the OpenAPI document (src/openapi/document.ts adds this operation to the
+// /v1/orders path item). The answer's schema is zod, so tests parse real answers with it.
+
+const money = z.number().meta({ description: "Money in major units, at most 2 decimals (199.5)." });
+const messages = z.array(z.string());
+
+export const orderUpdated = z.object({
+  success: z.literal(true),
+  order_id: z.number().int().positive(),
+  status: z.enum(["unpaid", "paid", "done", "cancelled"]),
+  currency: z.string(),
+  subtotal: money,
+  shipping: money,
+  discount: money,
+  total: money,
+  tax: z.array(z.object({ rate: z.number().int(), amount: money })),
+  errors: messages,
+  notices: messages,
+});
+
+export const orderUpdateResults = z
+  .strictObject({
+    results: z.record(
+      z.string().regex(/^update_\d+$/),
+      z.union([orderUpdated, z.strictObject({ success: z.literal(false), errors: messages, notices: messages })]),
+    ),
+    code: z.number().int().optional().meta({ description: "Only when no element succeeded." }),
+    error: z.string().optional().meta({ description: "Only when no element succeeded." }),
+  })
+  .meta({ description: "Answer of PUT /v1/orders: one entry per element, keyed update_1, update_2, ..." });
+
+const schema = (s: z.ZodType, io: "input" | "output") => {
+  const { $schema: _, ...rest } = z.toJSONSchema(s, { io, unrepresentable: "any" }) as Record<string, unknown>;
+  return rest;
+};
+const json = (s: Record<string, unknown>, example?: unknown) => ({
+  "application/json": example === undefined ? { schema: s } : { schema: s, example },
+});
+const error = (description: string) => ({
+  description,
+  content: json({ $ref: "#/components/schemas/Error" }),
+});
+
+/** The `put` operation of /v1/orders. */
+export function orderUpdateOperation() {
+  const element = schema(orderUpdate, "input");
+  const results = schema(orderUpdateResults, "output");
+  return {
+    operationId: "updateOrders",
+    tags: ["orders"],
+    summary: "Change orders: status, shipping info, lines",
+    description:
+      "One order object, or an array of 1 to 100 (the modelled docs' double-wrapped [[{...}]] is accepted too). " +
+      "Each element changes the order named by order_id atomically on its own: status (unpaid, paid, done, " +
+      "cancelled; cancelled is final and returns every line's stock once unless restock is false), shipping_info, " +
+      "and on unpaid orders its lines (products, products_add, products_remove) and discount. " +
+      "email_confirmation, skip_email_confirmation, paymethod_activate and language are accepted with a notice: " +
+      "this service sends no e-mail and captures no payment. skip_webhook suppresses the change's events.",
+    parameters: [
+      {
+        name: "Idempotency-Key",
+        in: "header",
+        description: "1 to 255 printable characters; a retry with the same key and body gets the first answer.",
+        schema: { type: "string", minLength: 1, maxLength: 255 },
+      },
+    ],
+    requestBody: {
+      required: true,
+      content: json({ oneOf: [element, { type: "array", items: element, minItems: 1, maxItems: 100 }] }, [
+        { order_id: 1001, status: "done", shipping_info: { trackingnumber: "230491712300", company: "DHL" } },
+      ]),
+    },
+    responses: {
+      "200": { description: "At least one element succeeded.", content: json(results) },
+      "400": { description: "No element succeeded; the first failure was invalid input.", content: json(results) },
+      "404": { description: "No element succeeded; the first failure named an unknown order.", content: json(results) },
+      "409": {
+        description: "No element succeeded; the first failure was refused by the order's status.",
+        content: json(results),
+      },
+      "413": error("Body larger than 1 MiB, or more than 100 elements."),
+      "415": error("Content-Type is not application/json."),
+      "422": error("The Idempotency-Key was used with a different body."),
+      "401": error("Missing or wrong credentials (with WWW-Authenticate: Basic)."),
+    },
+  };
+}

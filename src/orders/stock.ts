@@ -1,0 +1,42 @@
+import type { DB } from "../db/client";
+import { jsonChunks, stmt } from "../platform/d1";
+
+// Stock moves of orders, shared by create, update and cancel: a variant's qty, or the stock of a
+// product without variants. The floors are CHECK constraints (disable_minusqty), so a batch that
+// would oversell fails whole and is planned again.
+
+/** One stock move: `qty` taken (negative: given back) from a variant, or from a product when variant_id is null. */
+export type StockMove = { product_id: number; variant_id: number | null; qty: number };
+
+const TAKE_VARIANT_STOCK = `
+  UPDATE variants SET qty = variants.qty - t.q
+  FROM (SELECT s.value->>'variant_id' AS id, sum(s.value->>'qty') AS q FROM json_each(?1) AS s
+        WHERE s.value->>'variant_id' IS NOT NULL GROUP BY 1) AS t
+  WHERE variants.id = t.id`;
+
+const TAKE_PRODUCT_STOCK = `
+  UPDATE products SET stock = products.stock - t.q
+  FROM (SELECT s.value->>'product_id' AS id, sum(s.value->>'qty') AS q FROM json_each(?1) AS s
+        WHERE s.value->>'variant_id' IS NULL GROUP BY 1) AS t
+  WHERE products.id = t.id`;
+
+/** Sums moves per variant or product, so the JSON stays small whatever the number of lines. */
+export function sumMoves(moves: StockMove[]): StockMove[] {
+  const taken = new Map<string, StockMove>();
+  for (const m of moves) {
+    const key = `${m.product_id}:${m.variant_id}`;
+    const t = taken.get(key);
+    if (t) t.qty += m.qty;
+    else taken.set(key, { product_id: m.product_id, variant_id: m.variant_id, qty: m.qty });
+  }
+  return [...taken.values()].filter((m) => m.qty !== 0);
+}
+
+/** The statements that apply `moves` (already summed): a fixed number whatever their count. */
+export function stockStatements(db: DB, moves: StockMove[]): D1PreparedStatement[] {
+  const chunks = jsonChunks(moves);
+  return [
+    ...chunks.map((json) => stmt(db, TAKE_VARIANT_STOCK, json)),
+    ...chunks.map((json) => stmt(db, TAKE_PRODUCT_STOCK, json)),
+  ];
+}

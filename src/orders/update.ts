@@ -1,0 +1,419 @@
+import type { DB } from "../db/client";
+import { toProduct, toVariant } from "../db/rows";
+import { orderLines, orders } from "../db/schema";
+import {
+  afterLostRace,
+  isConstraintError,
+  MAX_ATTEMPTS,
+  rowMapper,
+  runBatch,
+  STALE_READ_GUARD,
+  stmt,
+} from "../platform/d1";
+import type { Idem } from "../platform/idempotency";
+import { runClaimed } from "../platform/idempotency";
+import { newEvent, type PendingEvent } from "../webhooks/outbox";
+import { type Catalog, catalogStatements, type Selector, toCatalog } from "./catalog";
+import { EDITS, editsLines, LINE_EDITS, lineStatements, planLines } from "./edit";
+import type { Totals } from "./lines";
+import { CLIENT_FLAGS, type OrderUpdate } from "./schema";
+import {
+  CANCELLED_IS_FINAL,
+  candidateEvent,
+  goneLinesStatement,
+  goneNotices,
+  readOrdersStatement,
+  type StatusChange,
+  type StatusEvent,
+  statusEvent,
+  statusStatements,
+} from "./status";
+import type { TaxLine } from "./totals";
+
+// PUT /v1/orders (README, "Orders"): each element changes one order, atomically, in one batch.
+// Status changes without line edits take ONE round trip for the whole request: their statements
+// are conditional in SQL on each order's status when the batch runs (status.ts), and the orders
+// are read in the same batch for the answers. Line edits (and any keyed request, whose answer
+// must be known before its batch runs) are planned from a read and written in a batch that fails
+// unless the order still has the version it was read with, so a lost race rolls back whole and
+// is planned again.
+
+export type UpdateOutcome =
+  | {
+      ok: true;
+      orderId: number;
+      status: string;
+      currency: string;
+      subtotal: number;
+      shipping: number;
+      discount: number;
+      total: number;
+      tax: TaxLine[];
+      notices: string[];
+    }
+  | { ok: false; status: 400 | 404 | 409 | 503; errors: string[]; notices: string[] };
+
+export type UpdateRecorder = {
+  idem: Idem;
+  /** Records the whole answer (every outcome known). */
+  claim: (outcomes: Map<number, UpdateOutcome>) => D1PreparedStatement[];
+  /** Claims the key with a "stopped partway" answer, for requests of several writing elements. */
+  pending: () => D1PreparedStatement[];
+  /** Replaces a pending record with the whole answer. */
+  complete: (outcomes: Map<number, UpdateOutcome>) => D1PreparedStatement[];
+};
+
+export type UpdateOptions = {
+  now: number;
+  recorder?: UpdateRecorder;
+  /** Filled with the events of the batches that committed, for dispatch after the answer. */
+  events: PendingEvent[];
+};
+
+const toOrder = rowMapper(orders);
+const toLine = rowMapper(orderLines);
+type OrderRow = ReturnType<typeof toOrder>;
+type LineRow = ReturnType<typeof toLine>;
+
+const KEPT_CHANGING =
+  "order_id: the order or its items kept changing while this element was applied; nothing of it was written, retry it";
+
+const fail = (status: 400 | 404 | 409 | 503, errors: string[], notices: string[]): UpdateOutcome => ({
+  ok: false,
+  status,
+  errors,
+  notices,
+});
+const notFound = (id: number, notices: string[]) => fail(404, [`order_id: order ${id} not found`], notices);
+
+function toChange(u: OrderUpdate): StatusChange {
+  return {
+    orderId: u.order_id,
+    status: u.status,
+    restock: u.restock ?? true,
+    trackingNumber: u.shipping_info?.trackingnumber,
+    shippingCompany: u.shipping_info?.company,
+    skipWebhook: u.skip_webhook ?? false,
+  };
+}
+
+/** Notices every element gets whatever happens: the client flags this service does not act on. */
+function flagNotices(u: OrderUpdate): string[] {
+  const given = CLIENT_FLAGS.filter((f) => u[f] !== undefined);
+  if (!given.length) return [];
+  return [`${given.join(", ")}: accepted; this service sends no e-mail and captures no payment`];
+}
+
+/**
+ * The answer for an order that is cancelled already: cancelling again (or asking nothing) is a
+ * no-op, anything else is refused.
+ */
+function onCancelled(u: OrderUpdate, pre: Pick<OrderRow, "id">, base: UpdateOutcome, notices: string[]) {
+  const asks = (u.status !== undefined && u.status !== "cancelled") || u.shipping_info !== undefined || editsLines(u);
+  if (asks) return fail(409, [CANCELLED_IS_FINAL], notices);
+  notices.push(`status: order ${pre.id} is already cancelled; nothing changed`);
+  return base;
+}
+
+/** Notices of a status change, from the order as it was before it. */
+function statusNotices(pre: OrderRow, u: OrderUpdate, gone: Record<string, unknown>[], notices: string[]) {
+  if (!u.status) return;
+  if (u.status === pre.status) {
+    notices.push(`status: the order is already ${pre.status}; nothing changed`);
+    return;
+  }
+  if (u.status !== "cancelled") return;
+  if (u.restock === false) notices.push("restock: false: no stock was returned");
+  else notices.push(...goneNotices(gone));
+}
+
+function answer(pre: OrderRow, status: string, totals: Totals | undefined, notices: string[]): UpdateOutcome {
+  return {
+    ok: true,
+    orderId: pre.id,
+    status,
+    currency: pre.currency,
+    subtotal: totals?.subtotal ?? pre.subtotal,
+    shipping: pre.shippingPrice,
+    discount: totals?.discount ?? pre.discount,
+    total: totals?.total ?? pre.total,
+    tax: totals?.tax ?? (JSON.parse(pre.tax) as TaxLine[]),
+    notices,
+  };
+}
+
+type Items = { index: number; data: OrderUpdate }[];
+
+/**
+ * Each element's answer from its order as it was before the batch (`rows`: the orders read,
+ * `goneRows`: lines whose stock a cancel cannot return), and the events that will be written.
+ */
+function decide(
+  items: Items,
+  changes: StatusChange[],
+  rows: D1Result<Record<string, unknown>>,
+  goneRows: Record<string, unknown>[],
+  candidates: StatusEvent[],
+) {
+  const pres = new Map(rows.results.map((r) => [r.id as number, toOrder(r)]));
+  const gone = new Map<number, Record<string, unknown>[]>();
+  for (const r of goneRows) {
+    const id = r.order_id as number;
+    gone.set(id, [...(gone.get(id) ?? []), r]);
+  }
+  const byOrder = new Map(candidates.map((e) => [e.orderId, e]));
+  const outcomes = new Map<number, UpdateOutcome>();
+  const events: StatusEvent[] = [];
+  items.forEach(({ index, data: u }, i) => {
+    const change = changes[i];
+    const notices = flagNotices(u);
+    const pre = pres.get(change.orderId);
+    let outcome: UpdateOutcome;
+    if (!pre) outcome = notFound(change.orderId, notices);
+    else if (pre.status === "cancelled") {
+      outcome = onCancelled(u, pre, answer(pre, pre.status, undefined, notices), notices);
+    } else {
+      statusNotices(pre, u, gone.get(pre.id) ?? [], notices);
+      if (!u.status && !u.shipping_info) notices.push("nothing to change: give status, shipping_info or line changes");
+      const event = byOrder.get(pre.id);
+      if (event && statusEvent(pre.status, event.status, pre.datePaid) === event.type) events.push(event);
+      outcome = answer(pre, change.status ?? pre.status, undefined, notices);
+    }
+    outcomes.set(index, outcome);
+  });
+  return { outcomes, events, versions: [...pres.values()].map((o) => ({ id: o.id, version: o.version })) };
+}
+
+const prepare = (items: Items) => {
+  const changes = items.map(({ data }) => toChange(data));
+  const cancelling = changes.filter((c) => c.status === "cancelled" && c.restock).map((c) => c.orderId);
+  return { changes, cancelling, ids: changes.map((c) => c.orderId) };
+};
+
+/**
+ * Status (and shipping) changes of distinct orders in ONE round trip, whatever their number: the
+ * orders are read and the conditional writes run in one batch (status.ts), and each element's
+ * answer is decided from its order as the batch saw it before writing.
+ */
+async function oneTrip(db: DB, items: Items, opts: UpdateOptions) {
+  const { changes, cancelling, ids } = prepare(items);
+  const candidates = changes.flatMap((c) => candidateEvent(c) ?? []);
+  const results = await runBatch(db, [
+    readOrdersStatement(db, ids),
+    ...(cancelling.length ? [goneLinesStatement(db, cancelling)] : []),
+    ...statusStatements(db, changes, opts.now, candidates),
+  ]);
+  const d = decide(items, changes, results[0], cancelling.length ? results[1].results : [], candidates);
+  opts.events.push(...d.events);
+  return d.outcomes;
+}
+
+// Fails the batch unless every order still has the version the plan read.
+const VERSIONS_GUARD = `
+  INSERT INTO stale_reads (product_id)
+  SELECT j.value->>'id' FROM json_each(?1) AS j LEFT JOIN orders AS o ON o.id = j.value->>'id'
+  WHERE o.id IS NULL OR o.version <> j.value->>'version'`;
+
+/**
+ * Keyed status changes of distinct orders: the answer must be recorded in the batch of the
+ * change, so the orders are read first (one trip) and written with the record under a version
+ * guard (a second), planned again after a lost race. Two round trips whatever their number.
+ */
+async function keyedStatus(db: DB, items: Items, opts: UpdateOptions, recorder: UpdateRecorder) {
+  const { changes, cancelling, ids } = prepare(items);
+  for (let attempt = 1; ; attempt++) {
+    const read = await runBatch(db, [
+      readOrdersStatement(db, ids),
+      ...(cancelling.length ? [goneLinesStatement(db, cancelling)] : []),
+    ]);
+    const candidates = changes.flatMap((c) => candidateEvent(c) ?? []);
+    const d = decide(items, changes, read[0], cancelling.length ? read[1].results : [], candidates);
+    const write = [
+      stmt(db, VERSIONS_GUARD, JSON.stringify(d.versions)),
+      ...statusStatements(db, changes, opts.now, d.events),
+    ];
+    try {
+      await runClaimed(db, recorder.idem, recorder.claim(d.outcomes), write);
+    } catch (e) {
+      if (!isConstraintError(e)) throw e;
+      await afterLostRace(attempt, "the orders");
+      continue;
+    }
+    opts.events.push(...d.events);
+    return d.outcomes;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Planned path: line edits, and keyed requests.
+
+const READ_LINES = "SELECT * FROM order_lines WHERE order_id = ?1 ORDER BY position";
+
+// Fails the batch (stale_reads' CHECK) unless the order still has the version the plan read.
+const VERSION_GUARD = `
+  INSERT INTO stale_reads (product_id)
+  SELECT ?1 WHERE NOT EXISTS (SELECT 1 FROM orders WHERE id = ?1 AND version = ?2)`;
+
+type Planned = { outcome: UpdateOutcome; write?: D1PreparedStatement[]; event?: PendingEvent };
+
+/** Lines of the read whose variant (or product, for a line without variant) is gone. */
+function goneLines(stored: LineRow[], cat: Catalog): Record<string, unknown>[] {
+  return stored
+    .filter((l) => (l.variantId === null ? !cat.products.has(l.productId) : !cat.variants.has(l.variantId)))
+    .map((l) => ({ position: l.position, sku: l.sku, product_id: l.productId, variant_id: l.variantId }));
+}
+
+/**
+ * Decides one element from a read of its order, its lines and the catalog rows they name. Every
+ * notice is known here, before the write, so that a keyed request records its final answer.
+ */
+function planUpdate(db: DB, u: OrderUpdate, results: D1Result<Record<string, unknown>>[], now: number): Planned {
+  const notices = flagNotices(u);
+  const row = results[0].results[0];
+  if (!row) return { outcome: notFound(u.order_id, notices) };
+  const pre = toOrder(row);
+  if (pre.status === "cancelled") {
+    const outcome = onCancelled(u, pre, answer(pre, pre.status, undefined, notices), notices);
+    return { outcome, write: outcome.ok ? [] : undefined };
+  }
+  const stored = results[1].results.map(toLine);
+  const cat = toCatalog(results.slice(2, 5));
+  for (const v of results[5].results) cat.variants.set(v.id as number, toVariant(v));
+  for (const r of results[6].results) {
+    cat.products.set(r.id as number, { ...toProduct(r), variantCount: r.variant_count as number });
+  }
+  const write: D1PreparedStatement[] = [stmt(db, VERSION_GUARD, pre.id, pre.version)];
+  let totals: Totals | undefined;
+  let lines = stored.map((l) => ({ productId: l.productId, variantId: l.variantId }));
+  if (editsLines(u)) {
+    if (pre.status !== "unpaid") {
+      const field = LINE_EDITS.find((f) => EDITS[f](u));
+      const error = `${field}: order ${pre.id} is ${pre.status}; only an unpaid order's lines and discount can change`;
+      return { outcome: fail(409, [error], notices) };
+    }
+    const planned = planLines(u, pre, stored, cat, notices);
+    if (!planned.plan) return { outcome: fail(400, planned.errors, notices) };
+    totals = planned.plan.totals;
+    lines = planned.plan.lines;
+    write.push(...lineStatements(db, pre.id, planned.plan, now));
+  }
+  const change = toChange(u);
+  const type = change.status && !change.skipWebhook ? statusEvent(pre.status, change.status, pre.datePaid) : undefined;
+  const event = type && newEvent(type, { orderId: pre.id });
+  // The lines given back are the ones the order has after this element's edits.
+  const kept = new Set(lines.map((l) => `${l.productId}:${l.variantId}`));
+  const gone = goneLines(stored, cat).filter((g) => kept.has(`${g.product_id}:${g.variant_id}`));
+  statusNotices(pre, u, gone, notices);
+  if (change.status === "cancelled" && change.restock) {
+    // A line's product deleted between this read and the write would make the notice wrong.
+    const read = [...new Set(lines.map((l) => l.productId))].flatMap((id) => {
+      const p = cat.products.get(id);
+      return p ? [{ id, updated_at: p.updatedAt }] : [];
+    });
+    write.push(stmt(db, STALE_READ_GUARD, JSON.stringify(read)));
+  }
+  write.push(
+    ...statusStatements(db, [change], now, event && change.status ? [{ ...event, status: change.status }] : []),
+  );
+  return { outcome: answer(pre, change.status ?? pre.status, totals, notices), write, event };
+}
+
+// The catalog rows of the order's stored lines, found in SQL so the read stays one batch.
+const READ_LINE_VARIANTS =
+  "SELECT * FROM variants WHERE id IN (SELECT variant_id FROM order_lines WHERE order_id = ?1)";
+const READ_LINE_PRODUCTS = `
+  SELECT p.*, (SELECT count(*) FROM variants AS v WHERE v.product_id = p.id) AS variant_count
+  FROM products AS p WHERE p.id IN (SELECT product_id FROM order_lines WHERE order_id = ?1)`;
+
+/**
+ * One element through read, plan and a version-guarded write, planned again after a lost race.
+ * `head(outcome)` gives the statements that record the answer (first in the write batch).
+ */
+async function planned(
+  db: DB,
+  u: OrderUpdate,
+  opts: UpdateOptions,
+  head: (o: UpdateOutcome) => D1PreparedStatement[],
+): Promise<{ outcome: UpdateOutcome; wrote: boolean }> {
+  const selectors: Selector[] = [...(u.products ?? []), ...(u.products_add ?? [])];
+  for (let attempt = 1; ; attempt++) {
+    const read = await runBatch(db, [
+      readOrdersStatement(db, [u.order_id]),
+      stmt(db, READ_LINES, u.order_id),
+      ...catalogStatements(db, selectors),
+      stmt(db, READ_LINE_VARIANTS, u.order_id),
+      stmt(db, READ_LINE_PRODUCTS, u.order_id),
+    ]);
+    const p = planUpdate(db, u, read, opts.now);
+    if (!p.write) return { outcome: p.outcome, wrote: false };
+    const claim = head(p.outcome);
+    try {
+      if (claim.length || p.write.length) await runClaimed(db, opts.recorder?.idem, claim, p.write);
+    } catch (e) {
+      if (!isConstraintError(e)) throw e;
+      // This element only: elements before it have committed, so the request must still answer them.
+      if (attempt >= MAX_ATTEMPTS) return { outcome: fail(503, [KEPT_CHANGING], flagNotices(u)), wrote: false };
+      await afterLostRace(attempt, "the order");
+      continue;
+    }
+    if (p.outcome.ok && p.event) opts.events.push(p.event);
+    return { outcome: p.outcome, wrote: claim.length > 0 };
+  }
+}
+
+/**
+ * Applies each element on its own, in the order of the body. An unkeyed status change takes one
+ * round trip; line edits and keyed requests two (read, write), more only after a lost race.
+ */
+export async function updateOrders(
+  db: DB,
+  items: { index: number; data: OrderUpdate }[],
+  opts: UpdateOptions,
+): Promise<Map<number, UpdateOutcome>> {
+  const outcomes = new Map<number, UpdateOutcome>();
+  const { recorder } = opts;
+  // The key is claimed by the first batch that writes: with the whole answer when there is only
+  // one element, else with "stopped partway", completed once every element is done, so that a
+  // request stopped between elements is never applied twice by its retries.
+  let recorded = false;
+  let final = false;
+  if (!items.some(({ data }) => editsLines(data))) {
+    // Status changes only: all in one batch, when each names another order (each change must
+    // see its order as the previous one left it, so repeats go one by one).
+    const ids = new Set(items.map(({ data }) => data.order_id));
+    if (recorder && items.length && ids.size === items.length) return keyedStatus(db, items, opts, recorder);
+    if (!recorder && ids.size === items.length) {
+      try {
+        return await oneTrip(db, items, opts);
+      } catch (e) {
+        // A constraint refused the shared batch (nothing of it was written): one element must
+        // not fail the others, so they go one by one below.
+        if (!isConstraintError(e) || items.length === 1) throw e;
+      }
+    }
+  }
+  for (const { index, data } of items) {
+    if (!recorder) {
+      const outcome = editsLines(data)
+        ? (await planned(db, data, opts, () => [])).outcome
+        : ((await oneTrip(db, [{ index, data }], opts)).get(index) as UpdateOutcome);
+      outcomes.set(index, outcome);
+      continue;
+    }
+    const head = (o: UpdateOutcome) => {
+      if (recorded) return [];
+      if (items.length > 1) return recorder.pending();
+      return recorder.claim(new Map([...outcomes, [index, o]]));
+    };
+    const { outcome, wrote } = await planned(db, data, opts, head);
+    outcomes.set(index, outcome);
+    if (wrote) {
+      recorded = true;
+      final = items.length === 1;
+    }
+  }
+  if (recorder && items.length && !final) {
+    await runClaimed(db, recorder.idem, recorded ? recorder.complete(outcomes) : recorder.claim(outcomes), []);
+  }
+  return outcomes;
+}
