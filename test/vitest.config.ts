@@ -1,8 +1,11 @@
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { copyAssets } from "../src/scripts/assets.mjs";
 
 const root = path.join(import.meta.dirname, "..");
+// wrangler.toml's [assets] directory must exist before the plugin reads the config.
+copyAssets();
 
 export default defineConfig(async () => ({
   plugins: [
@@ -13,6 +16,9 @@ export default defineConfig(async () => ({
         bindings: {
           TEST_MIGRATIONS: await readD1Migrations(path.join(root, "drizzle")),
           API_KEY: "test-key, second-key",
+          // Pinned so a developer's .dev.vars (which wrangler reads for local runs) never changes a
+          // test's answer; wrangler.toml's [secrets] already keeps .dev.vars to API_KEY alone.
+          DEFAULT_CURRENCY: "SEK",
         },
       },
     }),
