@@ -4,6 +4,8 @@ declare global {
   namespace Cloudflare {
     interface Env {
       TEST_MIGRATIONS: D1Migration[];
+      EMPTY_DB: D1Database;
+      STALE_DB: D1Database;
     }
   }
 }

@@ -552,10 +552,10 @@ const CACHE_MAX_PRODUCTS = 2000;
 
 /** Keeps what a read saw, replacing everything cached about the products it read. */
 function remember(db: DB, cat: Catalog) {
-  let c = catalogCache.get(db.$client);
+  let c = catalogCache.get(db.$binding);
   if (!c || c.products.size + cat.products.size > CACHE_MAX_PRODUCTS) {
     c = { products: new Map(), variants: new Map(), skus: new Map(), owned: new Map() };
-    catalogCache.set(db.$client, c);
+    catalogCache.set(db.$binding, c);
   }
   for (const [id, p] of cat.products) {
     const old = c.owned.get(id);
@@ -576,7 +576,7 @@ function remember(db: DB, cat: Catalog) {
   }
 }
 
-const forget = (db: DB) => catalogCache.delete(db.$client);
+const forget = (db: DB) => catalogCache.delete(db.$binding);
 
 /** The orders planned from cached rows and written in one batch, or undefined: take the read path. */
 async function createFromCache(
@@ -584,7 +584,7 @@ async function createFromCache(
   items: { index: number; data: OrderInput }[],
   opts: CreateOptions,
 ): Promise<Map<number, OrderOutcome> | undefined> {
-  const cat = catalogCache.get(db.$client);
+  const cat = catalogCache.get(db.$binding);
   if (!cat) return undefined;
   const plans: Planned[] = [];
   for (const { index, data } of items) {
