@@ -3,6 +3,7 @@ import { orderCreate } from "../orders/schema";
 import { flag, id, metadata, money } from "../platform/fields";
 import { SERVICE } from "../platform/service";
 import { productCreate, productUpdate } from "../products/schema";
+import { completeDocument } from "./complete";
 import {
   errorEnvelope,
   health,
@@ -90,6 +91,11 @@ export function componentSchemas(): Record<string, Json> {
     const { $schema: _s, $id: _i, ...rest } = schema as Json;
     numericStrings(rest);
     out[name] = rest;
+  }
+  // Validated by a refinement, which JSON Schema cannot express: say what it accepts.
+  const order = out.OrderCreate?.properties as Record<string, Json> | undefined;
+  if (order?.order_id && Object.keys(order.order_id).length === 0) {
+    order.order_id = { const: "create", description: 'Always "create" on POST.' };
   }
   return out;
 }
@@ -254,9 +260,21 @@ export function buildOpenApi() {
         get: {
           operationId: "getHealth",
           tags: ["service"],
-          summary: "Liveness check",
+          summary: "Health: the database answers and has the latest migration",
           security: [],
-          responses: { "200": response("The Worker answers.", ref("Health"), { status: "ok" }) },
+          responses: {
+            "200": response(
+              "The database answers and its schema is at this version's latest migration.",
+              ref("Health"),
+              {
+                status: "ok",
+              },
+            ),
+            "503": errorResponse("The database does not answer, or its migrations are not applied (named).", {
+              code: 503,
+              error: "database schema is not applied: run the migrations",
+            }),
+          },
         },
       },
       "/v1/products": {
@@ -398,8 +416,11 @@ export function buildOpenApi() {
 export type OpenApiDocument = ReturnType<typeof buildOpenApi>;
 
 let cached: OpenApiDocument | undefined;
-/** The document, built on first use and kept for the life of the isolate. */
+/**
+ * The document, built on first use and kept for the life of the isolate. completeDocument adds
+ * what every operation shares (headers, 401/429/500/503, Idempotency-Key), to spread-in paths too.
+ */
 export const openApiDocument = () => {
-  cached ??= buildOpenApi();
+  cached ??= completeDocument(buildOpenApi());
   return cached;
 };
