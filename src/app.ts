@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
 import type { AppEnv } from "./env";
-import { DOCS_CSP, docsHtml } from "./openapi/docs";
+import { DOCS_CSP, DOCS_HTML } from "./openapi/docs";
 import { openApiDocument } from "./openapi/document";
 import { ordersRoute } from "./orders/route";
 import { auth } from "./platform/auth";
@@ -23,7 +23,7 @@ app.use(requestLog);
 app.get("/", (c) => c.json(SERVICE));
 app.get("/health", health);
 app.get("/openapi.json", (c) => c.json(openApiDocument()));
-app.get("/docs", (c) => c.html(docsHtml(), 200, { "Content-Security-Policy": DOCS_CSP }));
+app.get("/docs", (c) => c.html(DOCS_HTML, 200, { "Content-Security-Policy": DOCS_CSP }));
 
 app.use("/v1/*", auth, d1Session);
 app.route("/v1/products", productsRoute);

@@ -239,7 +239,6 @@ export function buildOpenApi() {
         '"1"/"0" or true/false; a string of only spaces counts as absent. Unknown fields are ignored ' +
         "and reported as notices. Money is given with at most 2 decimals. Every response carries X-Request-Id.",
     },
-    servers: [{ url: "/", description: "This service" }],
     tags: [
       { name: "service", description: "Unauthenticated service endpoints." },
       { name: "products", description: "Products and their variants." },
