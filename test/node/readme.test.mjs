@@ -17,7 +17,7 @@ import { root, startServer } from "./serve.mjs";
 const README = readFileSync(path.join(root, "README.md"), "utf8");
 
 /** The ```sh blocks of a Markdown text, with the line each starts on. */
-export function shellBlocks(/** @type {string} */ md) {
+function shellBlocks(/** @type {string} */ md) {
   /** @type {{ line: number, code: string }[]} */
   const blocks = [];
   const lines = md.split("\n");
@@ -33,7 +33,7 @@ export function shellBlocks(/** @type {string} */ md) {
 }
 
 /** A block made checkable: `# expect N` comments set what the next curl must answer. */
-export function instrument(/** @type {string} */ code) {
+function instrument(/** @type {string} */ code) {
   return code.replace(/^(\s*)#\s*expect\s+([1-5](?:\d\d|xx))\b.*$/gm, "$1README_EXPECT=$2");
 }
 
