@@ -34,7 +34,8 @@ export async function openPage(
       `--window-size=${width},${height}`,
       "about:blank",
     ],
-    { stdio: ["ignore", "ignore", "pipe"] },
+    // Its own process group, so close() ends the renderer and helper processes too.
+    { stdio: ["ignore", "ignore", "pipe"], detached: true },
   );
   let stderr = "";
   child.stderr.on("data", (d) => {
@@ -116,9 +117,15 @@ export async function openPage(
   await send("Page.navigate", { url });
   const close = async () => {
     ws.close();
-    child.kill("SIGKILL");
-    await new Promise((r) => (child.exitCode === null ? child.once("exit", r) : r(undefined)));
-    rmSync(profile, { recursive: true, force: true });
+    const exited = new Promise((r) => (child.exitCode === null ? child.once("exit", r) : r(undefined)));
+    try {
+      process.kill(-(/** @type {number} */ (child.pid)), "SIGKILL");
+    } catch {
+      // already gone
+    }
+    await exited;
+    // Helpers may still be flushing into the profile for a moment.
+    rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
   };
   return { send, evaluate, waitFor, click, type, events, close };
 }
