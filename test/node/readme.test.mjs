@@ -84,6 +84,31 @@ after(async () => {
   await server?.stop();
 });
 
+/** Runs `code` as the README test runs a block; returns bash's exit status and fd 3 log. */
+function runBlocks(/** @type {string} */ code) {
+  const r = spawnSync("bash", ["-c", `exec 3>&2\n${PRELUDE}\n${instrument(code)}`], {
+    cwd: root,
+    encoding: "utf8",
+    env: { ...process.env, KEY: server.key, BASE: server.base },
+  });
+  return { status: r.status, log: r.stderr };
+}
+
+test("README check: a non-2xx answer fails unless announced, and an announced one must match", () => {
+  const missing = 'curl -s -u "$KEY:$KEY" "$BASE/v1/products/999999"';
+  assert.notEqual(runBlocks(missing).status, 0, "an unannounced 404 fails");
+  assert.equal(runBlocks(`# expect 404\n${missing}`).status, 0, "an announced 404 passes");
+  assert.equal(runBlocks(`# expect 4xx\n${missing}`).status, 0, "4xx matches 404");
+  assert.notEqual(runBlocks(`# expect 401\n${missing}`).status, 0, "a different error fails");
+  assert.notEqual(
+    runBlocks('# expect 404\ncurl -s "$BASE/health"').status,
+    0,
+    "an announced error that succeeds fails",
+  );
+  const ok = runBlocks('X=$(curl -s "$BASE/health")\n[ "$X" = \'{"status":"ok"}\' ]');
+  assert.equal(ok.status, 0, `captures hold the body only:\n${ok.log}`);
+});
+
 test("README: the sh blocks run as written, in order, against a fresh npm run dev", () => {
   const blocks = shellBlocks(README);
   const script = [
