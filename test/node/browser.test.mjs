@@ -36,8 +36,11 @@ before(async () => {
   await page.waitFor(`document.querySelector("button.show-api-client-button")`, 60_000);
 });
 after(async () => {
-  await page?.close();
-  await server?.stop();
+  try {
+    await page?.close();
+  } finally {
+    await server?.stop();
+  }
 });
 
 /** Pixels of a non-interlaced 8-bit RGB(A) PNG, enough to tell a blank page from a real one. */
