@@ -1,16 +1,17 @@
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
-import { getDb } from "./db/client";
 import type { AppEnv } from "./env";
-import { DOCS_CSP, docsHtml } from "./openapi/docs";
+import { DOCS_CSP, DOCS_HTML } from "./openapi/docs";
 import { openApiDocument } from "./openapi/document";
 import { ordersRoute } from "./orders/route";
 import { auth } from "./platform/auth";
 import { ApiError, envelope } from "./platform/errors";
+import { health, isSchemaMissing, SCHEMA_NOT_APPLIED } from "./platform/health";
 import { IdempotencyConflict } from "./platform/idempotency";
 import { requestLog } from "./platform/log";
 import { SERVICE } from "./platform/service";
+import { d1Session } from "./platform/session";
 import { productsRoute } from "./products/route";
 import { webhooksRoute } from "./webhooks/route";
 
@@ -21,14 +22,11 @@ app.use(requestId());
 app.use(requestLog);
 
 app.get("/", (c) => c.json(SERVICE));
-app.get("/health", (c) => c.json({ status: "ok" }));
+app.get("/health", health);
 app.get("/openapi.json", (c) => c.json(openApiDocument()));
-app.get("/docs", (c) => c.html(docsHtml(), 200, { "Content-Security-Policy": DOCS_CSP }));
+app.get("/docs", (c) => c.html(DOCS_HTML, 200, { "Content-Security-Policy": DOCS_CSP }));
 
-app.use("/v1/*", auth, async (c, next) => {
-  c.set("db", getDb(c.env.DB));
-  await next();
-});
+app.use("/v1/*", auth, d1Session);
 app.route("/v1/products", productsRoute);
 app.route("/v1/orders", ordersRoute);
 app.route("/v1/webhooks", webhooksRoute);
@@ -41,9 +39,12 @@ app.onError((err, c) => {
   if (err instanceof ApiError) {
     return c.json(envelope(err.status, err.message, err.errors), err.status, err.headers);
   }
-  // basicAuth's 401 carries its own response, with WWW-Authenticate: returned as it is.
+  // An HTTPException's own response keeps its headers and gains the request's id.
   if (err instanceof HTTPException) {
-    return err.res ?? c.json(envelope(err.status, err.message || "request refused"), err.status);
+    if (!err.res) return c.json(envelope(err.status, err.message || "request refused"), err.status);
+    const res = new Response(err.res.body, err.res);
+    res.headers.set("X-Request-Id", c.var.requestId);
+    return res;
   }
   // Never internals in an answer. The log names the request and the root cause only: Drizzle's
   // wrapper message holds the query's parameters, which are body content.
@@ -57,6 +58,8 @@ app.onError((err, c) => {
       stack: db ? undefined : cause.stack,
     }),
   );
+  // A missing table is a deployment without its migrations: retrying cannot help, so no 503.
+  if (isSchemaMissing(cause.message)) return c.json(envelope(500, SCHEMA_NOT_APPLIED), 500);
   if (db) {
     return c.json(envelope(503, "the database is unavailable, retry shortly"), 503, { "Retry-After": "1" });
   }

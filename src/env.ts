@@ -1,9 +1,11 @@
 import type { DB } from "./db/client";
 import type { Idem } from "./platform/idempotency";
 
-// Secrets and the optional vars are not in wrangler.toml, so `wrangler types` cannot see them:
-// declared here (README, "Configuration").
-export type Bindings = Env & {
+// The optional vars are not in wrangler.toml, so `wrangler types` cannot see them: declared here
+// (README, "Configuration"). wrangler types the vars it sees by their value ("SEK"); a store sets
+// its own currency, and API_KEY may be missing (the service then fails closed).
+export type Bindings = Omit<Env, "DEFAULT_CURRENCY" | "API_KEY"> & {
+  DEFAULT_CURRENCY: string;
   API_KEY?: string;
   /** Minutes an unpaid order holds its stock before the scheduled job cancels it; unset: forever. */
   UNPAID_ORDER_HOLD_MINUTES?: string;

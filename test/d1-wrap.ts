@@ -45,7 +45,9 @@ export function wrapD1(options: { failCall?: number } = {}) {
   };
 
   const db = new Proxy(real, {
-    get(target, prop) {
+    get(target, prop, self) {
+      // The app opens a D1 session per request (src/platform/session.ts): keep it on this proxy.
+      if (prop === "withSession") return () => self;
       if (prop === "prepare") return (query: string) => wrapStmt(target.prepare(query));
       if (prop === "batch") {
         return async (stmts: D1PreparedStatement[]) => {

@@ -4,7 +4,8 @@ declare global {
   namespace Cloudflare {
     interface Env {
       TEST_MIGRATIONS: D1Migration[];
-      API_KEY?: string;
+      EMPTY_DB: D1Database;
+      STALE_DB: D1Database;
     }
   }
 }

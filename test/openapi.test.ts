@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
+import { completeDocument } from "../src/openapi/complete";
 import { EXAMPLES } from "../src/openapi/document";
 import {
   modelledOrderList,
@@ -93,7 +94,7 @@ describe("GET /openapi.json", () => {
         expect(Object.keys(op.responses).some((s) => s.startsWith("2"))).toBe(true);
         for (const [status, res] of Object.entries(op.responses as Record<string, Json>)) {
           expect(status).toMatch(/^[1-5]\d\d$/);
-          expect(typeof res.description).toBe("string");
+          expect(typeof deref(doc, res).description).toBe("string");
         }
         expect(ids.has(op.operationId)).toBe(false);
         ids.add(op.operationId);
@@ -106,6 +107,7 @@ describe("GET /openapi.json", () => {
     expect(ops.sort()).toEqual([...OPERATIONS].sort());
     // Unauthenticated routes say so; the others inherit the Basic requirement.
     expect(doc.paths["/health"].get.security).toEqual([]);
+    expect(doc.paths["/health"].get.responses["503"]).toBeDefined();
     expect(doc.paths["/v1/products"].post.security).toBeUndefined();
   });
 
@@ -136,6 +138,135 @@ describe("GET /openapi.json", () => {
     conforms(orderResults, EXAMPLES.orderResults);
     conforms(errorEnvelope, EXAMPLES.error);
     conforms(errorEnvelope, EXAMPLES.unauthorized);
+  });
+});
+
+/** Every operation of the document as [method, path, op]. */
+const operations = (doc: Json) =>
+  Object.entries(doc.paths as Record<string, Json>).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, op]) => [method, path, op] as [string, string, Json]),
+  );
+const deref = (doc: Json, node: Json) => (node.$ref ? (resolve(doc, node.$ref) as Json) : node);
+const paramNames = (doc: Json, op: Json) => (op.parameters ?? []).map((p: Json) => deref(doc, p).name);
+
+/** Every schema object under `node` that says nothing about its type, with where it is. */
+function untyped(node: unknown, at: string, out: string[] = [], isSchema = false): string[] {
+  if (Array.isArray(node)) {
+    for (const [i, n] of node.entries()) untyped(n, `${at}/${i}`, out, isSchema);
+    return out;
+  }
+  if (!node || typeof node !== "object") return out;
+  const j = node as Json;
+  if (isSchema && !["type", "$ref", "anyOf", "oneOf", "allOf", "const", "enum", "not"].some((k) => k in j))
+    out.push(at);
+  for (const [k, v] of Object.entries(j)) {
+    if (k === "example" || k === "examples") continue;
+    if (k === "properties")
+      for (const [name, p] of Object.entries(v as Json)) untyped(p, `${at}/properties/${name}`, out, true);
+    else
+      untyped(v, `${at}/${k}`, out, ["schema", "items", "additionalProperties", "anyOf", "oneOf", "allOf"].includes(k));
+  }
+  return out;
+}
+
+describe("the document is complete and typed", () => {
+  it("has no zod safe-integer placeholder bounds anywhere", async () => {
+    const text = (await get("/openapi.json")).text;
+    expect(text).not.toContain("9007199254740991");
+  });
+
+  it("has no untyped schema", async () => {
+    const doc = (await get("/openapi.json")).json;
+    expect(untyped(doc.paths, "#/paths")).toEqual([]);
+    expect(untyped(doc.components.schemas, "#/components/schemas", [], false)).toEqual([]);
+    for (const [name, s] of Object.entries(doc.components.schemas as Record<string, Json>)) {
+      expect(untyped(s, name, [], true), name).toEqual([]);
+    }
+    expect(doc.components.schemas.OrderCreate.properties.order_id).toMatchObject({ const: "create" });
+  });
+
+  it("has only short, valid patterns", async () => {
+    const doc = (await get("/openapi.json")).text;
+    const patterns = [...doc.matchAll(/"pattern":("(?:[^"\\]|\\.)*")/g)].map((m) => JSON.parse(m[1]) as string);
+    expect(patterns.length).toBeGreaterThan(3);
+    for (const p of patterns) {
+      expect(() => new RegExp(p, "u")).not.toThrow();
+      expect(p.length, p).toBeLessThanOrEqual(60);
+    }
+  });
+
+  it("gives every /v1 operation its 401, 429, 500 and 503, with Retry-After on 429 and 503", async () => {
+    const doc = (await get("/openapi.json")).json;
+    const v1 = operations(doc).filter(([, path]) => path.startsWith("/v1/"));
+    expect(v1.length).toBeGreaterThanOrEqual(6);
+    for (const [method, path, op] of v1) {
+      for (const status of ["401", "429", "500", "503"]) {
+        const res = op.responses[status];
+        expect(res, `${method} ${path} ${status}`).toBeDefined();
+        const headers = deref(doc, res).headers ?? {};
+        if (status === "429" || status === "503")
+          expect(Object.keys(headers), `${method} ${path} ${status}`).toContain("Retry-After");
+        if (status === "401") expect(Object.keys(headers)).toContain("WWW-Authenticate");
+      }
+    }
+  });
+
+  it("gives every answer X-Request-Id, every /v1 answer x-d1-bookmark, and lists Link", async () => {
+    const doc = (await get("/openapi.json")).json;
+    for (const [method, path, op] of operations(doc)) {
+      expect(paramNames(doc, op), `${method} ${path}`).toContain("X-Request-Id");
+      for (const [status, res] of Object.entries(op.responses as Record<string, Json>)) {
+        const headers = Object.keys(deref(doc, res).headers ?? {});
+        expect(headers, `${method} ${path} ${status}`).toContain("X-Request-Id");
+        if (path.startsWith("/v1/") && status.startsWith("2")) expect(headers).toContain("x-d1-bookmark");
+      }
+      if (path.startsWith("/v1/")) expect(paramNames(doc, op)).toContain("x-d1-bookmark");
+    }
+    for (const path of ["/v1/products", "/v1/orders"]) {
+      expect(Object.keys(doc.paths[path].get.responses["200"].headers)).toContain("Link");
+    }
+  });
+
+  it("documents Idempotency-Key on every /v1 write, product routes included", async () => {
+    const doc = (await get("/openapi.json")).json;
+    const writes = operations(doc).filter(
+      ([m, path]) => path.startsWith("/v1/") && ["post", "put", "patch", "delete"].includes(m),
+    );
+    for (const [method, path, op] of writes) {
+      expect(
+        paramNames(doc, op).filter((n: string) => n === "Idempotency-Key"),
+        `${method} ${path}`,
+      ).toHaveLength(1);
+    }
+    expect(paramNames(doc, doc.paths["/v1/products"].post)).toContain("Idempotency-Key");
+    expect(paramNames(doc, doc.paths["/v1/products"].put)).toContain("Idempotency-Key");
+  });
+
+  it("completes routes added by any module: a path spread in later gets the same", () => {
+    const doc = completeDocument({
+      paths: {
+        "/v1/widgets": {
+          post: { responses: { "200": { description: "ok", content: { "application/json": { schema: {} } } } } },
+          get: {
+            parameters: [{ name: "cursor", in: "query", schema: { type: "integer", maximum: 9007199254740991 } }],
+            responses: { "200": { description: "a page" } },
+          },
+        },
+      },
+      components: { schemas: {} },
+    }) as Json;
+    const post = doc.paths["/v1/widgets"].post;
+    expect(Object.keys(post.responses).sort()).toEqual(["200", "401", "429", "500", "503"]);
+    expect(post.parameters.map((p: Json) => p.$ref)).toEqual([
+      "#/components/parameters/RequestId",
+      "#/components/parameters/Bookmark",
+      "#/components/parameters/IdempotencyKey",
+    ]);
+    expect(Object.keys(post.responses["200"].headers)).toEqual(["X-Request-Id", "x-d1-bookmark"]);
+    expect(post.responses["200"].content["application/json"].schema.type).toContain("object");
+    const list = doc.paths["/v1/widgets"].get;
+    expect(Object.keys(list.responses["200"].headers)).toContain("Link");
+    expect(JSON.stringify(doc)).not.toContain("9007199254740991");
   });
 });
 
@@ -202,18 +333,23 @@ describe("real answers match their documented response schemas", () => {
 });
 
 describe("GET /docs", () => {
-  it("is a self-contained HTML page listing every operation", async () => {
+  it("is Scalar's API reference from this origin's static assets, pointed at /openapi.json", async () => {
     const r = await get("/docs", { headers: { authorization: "" } });
     expect(r.status).toBe(200);
     expect(r.headers.get("content-type")).toMatch(/^text\/html/);
-    expect(r.headers.get("content-security-policy")).toContain("default-src 'none'");
-    for (const op of OPERATIONS) {
-      const [method, path] = op.split(" ");
-      expect(r.text).toContain(
-        `<span class="method ${method}">${method.toUpperCase()}</span> <code class="path">${path}</code>`,
-      );
-    }
-    // Nothing fetched from anywhere: no scripts, stylesheets, images, fonts or imports.
-    expect(r.text).not.toMatch(/<script|<link|<img|<iframe|\ssrc=|@import|url\(/i);
+    expect(r.headers.get("x-request-id")).toBeTruthy();
+    const csp = r.headers.get("content-security-policy") ?? "";
+    expect(csp).toContain("default-src 'self'");
+    expect(csp).toContain("script-src 'self';");
+    expect(csp).toContain("connect-src 'self'");
+    expect(r.text).toContain('<script src="/scalar/standalone.js"></script>');
+    expect(r.text).toContain('data-url="/openapi.json"');
+    // No script of its own inline, nothing from another origin.
+    expect(r.text).not.toMatch(/https?:\/\//);
+    expect(r.text.match(/<script[^>]*>([^<]*)<\/script>/g)?.every((t) => /<script[^>]*><\/script>/.test(t))).toBe(true);
+    const config = JSON.parse(
+      (/data-configuration="([^"]*)"/.exec(r.text)?.[1] ?? "").replace(/&quot;/g, '"').replace(/&amp;/g, "&"),
+    );
+    expect(config).toMatchObject({ withDefaultFonts: false, authentication: { preferredSecurityScheme: "basicAuth" } });
   });
 });

@@ -153,7 +153,9 @@ describe("stock", () => {
 function racingD1(steal: () => Promise<unknown>) {
   let batches = 0;
   return new Proxy(env.DB, {
-    get(target, prop) {
+    get(target, prop, self) {
+      // The app opens a D1 session per request (src/platform/session.ts): keep it on this proxy.
+      if (prop === "withSession") return () => self;
       if (prop === "batch") {
         return async (stmts: D1PreparedStatement[]) => {
           if (++batches === 2) await steal();

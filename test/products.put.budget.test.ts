@@ -90,7 +90,9 @@ function racing(nth: number, meanwhile: () => Promise<unknown>) {
   const { db, counts } = wrapD1();
   let batches = 0;
   const raced = new Proxy(db, {
-    get(target, prop) {
+    get(target, prop, self) {
+      // The app opens a D1 session per request (src/platform/session.ts): keep it on this proxy.
+      if (prop === "withSession") return () => self;
       if (prop === "batch") {
         return async (stmts: D1PreparedStatement[]) => {
           if (++batches === nth) await meanwhile();
@@ -152,7 +154,9 @@ describe("a product that never stops changing", () => {
     let writes = 0;
     // Every write batch finds the product changed since its read, as under a stream of other PUTs.
     const db = new Proxy(env.DB, {
-      get(target, prop) {
+      get(target, prop, self) {
+        // The app opens a D1 session per request (src/platform/session.ts): keep it on this proxy.
+        if (prop === "withSession") return () => self;
         if (prop === "batch") {
           return async (stmts: D1PreparedStatement[]) => {
             if (stmts.length > 3) {

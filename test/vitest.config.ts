@@ -1,8 +1,14 @@
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { copyAssets } from "../src/scripts/assets.mjs";
 
 const root = path.join(import.meta.dirname, "..");
+// wrangler.toml's [secrets] makes wrangler look for API_KEY in .dev.vars or the environment and
+// warn when it finds none; the tests set their own keys below.
+process.env.API_KEY ??= "test-key";
+// wrangler.toml's [assets] directory must exist before the plugin reads the config.
+copyAssets();
 
 export default defineConfig(async () => ({
   plugins: [
@@ -10,9 +16,14 @@ export default defineConfig(async () => ({
       wrangler: { configPath: path.join(root, "wrangler.toml") },
       miniflare: {
         // The real migrations, applied to each test file's own local D1 by test/setup.ts.
+        // Databases without this version's migrations, for test/health.test.ts.
+        d1Databases: ["EMPTY_DB", "STALE_DB"],
         bindings: {
           TEST_MIGRATIONS: await readD1Migrations(path.join(root, "drizzle")),
           API_KEY: "test-key, second-key",
+          // Pinned so a developer's .dev.vars (which wrangler reads for local runs) never changes a
+          // test's answer; wrangler.toml's [secrets] already keeps .dev.vars to API_KEY alone.
+          DEFAULT_CURRENCY: "SEK",
         },
       },
     }),

@@ -63,6 +63,8 @@ export function createD1Shim(base, authorization) {
     batch: (stmts) => call("batch", stmts),
     /** @param {string} sql */
     exec: (sql) => call("run", [new Stmt(sql)]),
+    // The app opens one D1 session per request (src/platform/session.ts): the shim is its own.
+    withSession: () => ({ prepare: db.prepare, batch: db.batch, getBookmark: () => null }),
   };
   return { db, state };
 }

@@ -6,6 +6,7 @@ import { SERVICE } from "../platform/service";
 import { productsDeletePath } from "../products/openapi";
 import { productCreate, productUpdate } from "../products/schema";
 import { webhooksPaths } from "../webhooks/openapi";
+import { completeDocument } from "./complete";
 import { modelledComponents, modelledPaths } from "./modelled";
 import {
   errorEnvelope,
@@ -89,6 +90,11 @@ export function componentSchemas(): Record<string, Json> {
     const { $schema: _s, $id: _i, ...rest } = schema as Json;
     numericStrings(rest);
     out[name] = rest;
+  }
+  // Validated by a refinement, which JSON Schema cannot express: say what it accepts.
+  const order = out.OrderCreate?.properties as Record<string, Json> | undefined;
+  if (order?.order_id && Object.keys(order.order_id).length === 0) {
+    order.order_id = { const: "create", description: 'Always "create" on POST.' };
   }
   return out;
 }
@@ -227,7 +233,6 @@ export function buildOpenApi() {
         '"1"/"0" or true/false; a string of only spaces counts as absent. Unknown fields are ignored ' +
         "and reported as notices. Money is given with at most 2 decimals. Every response carries X-Request-Id.",
     },
-    servers: [{ url: "/", description: "This service" }],
     tags: [
       { name: "service", description: "Unauthenticated service endpoints." },
       { name: "products", description: "Products and their variants." },
@@ -249,9 +254,21 @@ export function buildOpenApi() {
         get: {
           operationId: "getHealth",
           tags: ["service"],
-          summary: "Liveness check",
+          summary: "Health: the database answers and has the latest migration",
           security: [],
-          responses: { "200": response("The Worker answers.", ref("Health"), { status: "ok" }) },
+          responses: {
+            "200": response(
+              "The database answers and its schema is at this version's latest migration.",
+              ref("Health"),
+              {
+                status: "ok",
+              },
+            ),
+            "503": errorResponse("The database does not answer, or its migrations are not applied (named).", {
+              code: 503,
+              error: "database schema is not applied: run the migrations",
+            }),
+          },
         },
       },
       "/v1/products": {
@@ -367,8 +384,11 @@ export function buildOpenApi() {
 export type OpenApiDocument = ReturnType<typeof buildOpenApi>;
 
 let cached: OpenApiDocument | undefined;
-/** The document, built on first use and kept for the life of the isolate. */
+/**
+ * The document, built on first use and kept for the life of the isolate. completeDocument adds
+ * what every operation shares (headers, 401/429/500/503, Idempotency-Key), to spread-in paths too.
+ */
 export const openApiDocument = () => {
-  cached ??= buildOpenApi();
+  cached ??= completeDocument(buildOpenApi());
   return cached;
 };

@@ -22,10 +22,10 @@ const CACHE_MAX_PRODUCTS = 2000;
 
 /** Keeps what a read saw, replacing everything cached about the products it read. */
 export function remember(db: DB, cat: Catalog) {
-  let c = catalogCache.get(db.$client);
+  let c = catalogCache.get(db.$binding);
   if (!c || c.products.size + cat.products.size > CACHE_MAX_PRODUCTS) {
     c = { products: new Map(), variants: new Map(), skus: new Map(), owned: new Map() };
-    catalogCache.set(db.$client, c);
+    catalogCache.set(db.$binding, c);
   }
   for (const [id, p] of cat.products) {
     const old = c.owned.get(id);
@@ -46,4 +46,4 @@ export function remember(db: DB, cat: Catalog) {
   }
 }
 
-export const forget = (db: DB) => catalogCache.delete(db.$client);
+export const forget = (db: DB) => catalogCache.delete(db.$binding);

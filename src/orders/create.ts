@@ -136,7 +136,7 @@ async function createFromCache(
   items: { index: number; data: OrderInput }[],
   opts: CreateOptions,
 ): Promise<Map<number, OrderOutcome> | undefined> {
-  const cat = catalogCache.get(db.$client);
+  const cat = catalogCache.get(db.$binding);
   if (!cat) return undefined;
   const plans: Planned[] = [];
   for (const { index, data } of items) {

@@ -1,11 +1,14 @@
 #!/usr/bin/env node
 // `npm run dev`: local D1 with migrations applied, a development key in .dev.vars (created once,
-// never overwritten), then `wrangler dev` on 127.0.0.1:8787. Extra arguments go to wrangler dev
-// (`npm run dev -- --port 9000`; `--persist-to <dir>` also applies the migrations there).
+// never overwritten), the API reference's static assets, then `wrangler dev` on 127.0.0.1:8787.
+// Every extra argument goes to wrangler dev unchanged (`npm run dev -- --port 9000`, `-- --ip
+// 0.0.0.0`; `--persist-to <dir>` also applies the migrations there).
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { argValue, parseDevVars, wranglerDevArgs } from "./args.mjs";
+import { copyAssets } from "./assets.mjs";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const wrangler = path.join(root, "node_modules", ".bin", "wrangler");
@@ -21,35 +24,20 @@ function devKey() {
     });
     console.log("Created .dev.vars with a new development key.");
   }
-  const line = readFileSync(file, "utf8")
-    .split("\n")
-    .find((l) => /^\s*API_KEY\s*=/.test(l));
-  const value = line
-    ?.replace(/^\s*API_KEY\s*=\s*/, "")
-    .replace(/^["']|["']$/g, "")
-    .trim();
-  const key = value?.split(",")[0]?.trim();
+  const vars = parseDevVars(readFileSync(file, "utf8"));
+  const key = vars.API_KEY?.split(",")[0]?.trim();
   if (!key) {
     console.error(".dev.vars has no API_KEY: add a line API_KEY=<a key of your choice>.");
     process.exit(1);
   }
-  return key;
+  return { key, vars };
 }
 
-/**
- * The value of `--name value` or `--name=value` among the arguments, if given.
- * @param {string} name
- */
-function argValue(name) {
-  const i = args.findIndex((a) => a === name || a.startsWith(`${name}=`));
-  if (i < 0) return undefined;
-  return args[i].includes("=") ? args[i].slice(name.length + 1) : args[i + 1];
-}
-
-const key = devKey();
+const { key, vars } = devKey();
+copyAssets();
 // With --persist-to (a fresh directory for a clean database, as the e2e test uses), the
 // migrations must go to the same local state that wrangler dev will then serve.
-const persistTo = argValue("--persist-to");
+const persistTo = argValue(args, "--persist-to");
 const migrateArgs = [
   "d1",
   "migrations",
@@ -65,25 +53,15 @@ const migrate = spawnSync(wrangler, migrateArgs, {
 });
 if (migrate.status !== 0) process.exit(migrate.status ?? 1);
 
-const port = argValue("--port") ?? "8787";
-const auth = Buffer.from(`${key}:${key}`).toString("base64");
+const port = argValue(args, "--port") ?? "8787";
 console.log(`
 Development key: ${key}
-Try it:
-  curl -s http://127.0.0.1:${port}/v1/products -H 'Authorization: Basic ${auth}' \\
-    -H 'Content-Type: application/json' -d '{"title": "Mug", "price": 129, "sku": "MUG-1", "stock": 10}'
+Try it (README, "Quick start"):
+  KEY='${key}' BASE='http://127.0.0.1:${port}'
+  curl -s -u "$KEY:$KEY" "$BASE/v1/products?limit=5"
+API reference: http://127.0.0.1:${port}/docs
 `);
 
-// Webhooks to http://127.0.0.1 receivers are how local development tests them (README, "Webhooks").
-const devArgs = [
-  "dev",
-  "--ip",
-  "127.0.0.1",
-  ...(argValue("--port") === undefined ? ["--port", "8787"] : []),
-  "--var",
-  "ALLOW_LOCAL_WEBHOOKS:true",
-  ...args,
-];
-const child = spawn(wrangler, devArgs, { cwd: root, stdio: "inherit" });
+const child = spawn(wrangler, wranglerDevArgs(args, vars), { cwd: root, stdio: "inherit" });
 for (const sig of /** @type {const} */ (["SIGINT", "SIGTERM"])) process.on(sig, () => child.kill(sig));
 child.on("exit", (code) => process.exit(code ?? 0));

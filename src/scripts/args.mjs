@@ -1,0 +1,54 @@
+// Argument handling shared by the Node-side scripts (dev, deploy), kept apart so it can be tested
+// without starting anything (test/node/scripts.test.mjs).
+
+/**
+ * The value of `--name value` or `--name=value` among the arguments, if given.
+ * @param {readonly string[]} args
+ * @param {string} name
+ */
+export function argValue(args, name) {
+  const i = args.findIndex((a) => a === name || a.startsWith(`${name}=`));
+  if (i < 0) return undefined;
+  return args[i].includes("=") ? args[i].slice(name.length + 1) : args[i + 1];
+}
+
+/**
+ * Parses a .dev.vars file (KEY=value lines, # comments, optional quotes).
+ * @param {string} text
+ * @returns {Record<string, string>}
+ */
+export function parseDevVars(text) {
+  /** @type {Record<string, string>} */
+  const out = {};
+  for (const line of text.split(/\r?\n/)) {
+    const m = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$/.exec(line);
+    if (!m) continue;
+    out[m[1]] = m[2].replace(/^(["'])(.*)\1$/, "$2");
+  }
+  return out;
+}
+
+/**
+ * The `wrangler dev` command line of `npm run dev`: loopback on 8787 unless the caller names its
+ * own --ip or --port, then every caller argument unchanged. wrangler.toml declares API_KEY as the
+ * one secret, so wrangler reads only that from .dev.vars; the file's other entries (a local
+ * DEFAULT_CURRENCY, say) go over as --var, as a developer who wrote them there expects.
+ * @param {readonly string[]} args
+ * @param {Record<string, string>} devVars
+ */
+export function wranglerDevArgs(args, devVars) {
+  const given = (/** @type {string} */ name) => argValue(args, name) !== undefined || args.includes(name);
+  const vars = Object.entries(devVars)
+    .filter(([k]) => k !== "API_KEY")
+    .flatMap(([k, v]) => ["--var", `${k}:${v}`]);
+  return [
+    "dev",
+    ...(given("--ip") ? [] : ["--ip", "127.0.0.1"]),
+    ...(given("--port") ? [] : ["--port", "8787"]),
+    // Webhooks to http://127.0.0.1 receivers are how local development tests them (README, "Webhooks").
+    "--var",
+    "ALLOW_LOCAL_WEBHOOKS:true",
+    ...vars,
+    ...args,
+  ];
+}

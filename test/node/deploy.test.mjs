@@ -1,0 +1,178 @@
+// npm run deploy's orchestration as a real process, offline: src/scripts/deploy.mjs runs in a
+// scratch copy of the project with a stand-in `wrangler` first on PATH (test/node/fake-wrangler.mjs)
+// that records each call and answers as wrangler 4.86 does. First run, rerun, dry run, logged out.
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import {
+  chmodSync,
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, test } from "node:test";
+
+const root = path.resolve(import.meta.dirname, "../..");
+const PLACEHOLDER = "00000000-0000-0000-0000-000000000000";
+const scratches = /** @type {string[]} */ ([]);
+after(() => {
+  for (const s of scratches) rmSync(s, { recursive: true, force: true });
+});
+
+/** A copy of what deploy.mjs reads, a bin/ with the fake wrangler, and a pretend account. */
+function project(account = {}) {
+  const dir = mkdtempSync(path.join(tmpdir(), "edge-store-deploy-test-"));
+  scratches.push(dir);
+  mkdirSync(path.join(dir, "src"));
+  cpSync(path.join(root, "src", "scripts"), path.join(dir, "src", "scripts"), { recursive: true });
+  cpSync(path.join(root, "drizzle"), path.join(dir, "drizzle"), { recursive: true });
+  copyFileSync(path.join(root, "wrangler.toml"), path.join(dir, "wrangler.toml"));
+  symlinkSync(path.join(root, "node_modules"), path.join(dir, "node_modules"), "dir");
+  mkdirSync(path.join(dir, "bin"));
+  const fake = path.join(dir, "bin", "wrangler");
+  copyFileSync(path.join(import.meta.dirname, "fake-wrangler.mjs"), fake);
+  chmodSync(fake, 0o755);
+  const stateFile = path.join(dir, "account.json");
+  writeFileSync(
+    stateFile,
+    JSON.stringify({
+      calls: [],
+      loggedIn: true,
+      databases: [],
+      queues: [],
+      migrations: {},
+      worker: false,
+      secrets: {},
+      deploys: 0,
+      secretsFiles: [],
+      ...account,
+    }),
+  );
+  const state = () => JSON.parse(readFileSync(stateFile, "utf8"));
+  /** @param {string[]} args */
+  const deploy = (...args) => {
+    const before = state().calls.length;
+    const r = spawnSync(process.execPath, [path.join(dir, "src", "scripts", "deploy.mjs"), ...args], {
+      cwd: dir,
+      encoding: "utf8",
+      env: {
+        ...process.env,
+        PATH: `${path.join(dir, "bin")}${path.delimiter}${process.env.PATH}`,
+        FAKE_WRANGLER_STATE: stateFile,
+      },
+    });
+    /** @type {string[]} */
+    const calls = state()
+      .calls.slice(before)
+      .map((/** @type {string[]} */ c) => c.join(" "));
+    return { status: r.status, out: `${r.stdout}${r.stderr}`, calls };
+  };
+  const toml = () => readFileSync(path.join(dir, "wrangler.toml"), "utf8");
+  return { dir, state, deploy, toml };
+}
+
+const MUTATING = /^(d1 create|queues create|d1 migrations apply|deploy|secret put)/;
+
+test("first run: creates the database, writes its id, creates the queues, migrates, sets a key, deploys", () => {
+  const p = project();
+  const before = p.toml();
+  const r = p.deploy();
+  assert.equal(r.status, 0, r.out);
+  const s = p.state();
+  const id = s.databases[0].uuid;
+  assert.deepEqual(
+    r.calls.map((c) => c.replace(/--secrets-file \S+/, "--secrets-file <file>")),
+    [
+      "whoami",
+      "d1 list --json",
+      "secret list --format json",
+      "d1 create store",
+      "queues create edge-store-events",
+      "queues create edge-store-events-dlq",
+      "d1 migrations apply store --remote",
+      "deploy --secrets-file <file>",
+    ],
+  );
+  // wrangler.toml: only the id changed, comments and everything else as they were.
+  assert.equal(p.toml(), before.replace(`database_id = "${PLACEHOLDER}"`, `database_id = "${id}"`));
+  assert.notEqual(id, PLACEHOLDER);
+  assert.deepEqual(s.queues, ["edge-store-events", "edge-store-events-dlq"]);
+  assert.ok(s.migrations[id].length >= 4, "every bundled migration applied");
+  // The key: generated, uploaded with the deployment, printed exactly once, its file gone.
+  const key = s.secrets.API_KEY;
+  assert.match(key, /^live_[\w-]{32}$/);
+  assert.equal(r.out.split(key).length - 1, 1, "the key is printed once");
+  assert.ok(!existsSync(s.secretsFiles[0]), "the secrets file is removed after the deploy");
+  assert.match(r.out, /https:\/\/edge-store\.dev-example\.workers\.dev/);
+  assert.equal(s.deploys, 1);
+
+  // Rerun: nothing that exists is created again; the key stays; wrangler.toml stays.
+  const tomlAfter = p.toml();
+  const again = p.deploy();
+  assert.equal(again.status, 0, again.out);
+  assert.deepEqual(again.calls, [
+    "whoami",
+    "secret list --format json",
+    "queues create edge-store-events",
+    "queues create edge-store-events-dlq",
+    "d1 migrations apply store --remote",
+    "deploy",
+  ]);
+  assert.match(again.out, /already taken/);
+  assert.match(again.out, /No migrations to apply/);
+  assert.match(again.out, /API_KEY: set/);
+  assert.doesNotMatch(again.out, /live_/);
+  const s2 = p.state();
+  assert.equal(s2.secrets.API_KEY, key);
+  assert.equal(s2.databases.length, 1);
+  assert.equal(p.toml(), tomlAfter);
+  assert.equal(s2.deploys, 2);
+});
+
+test("--dry-run prints the plan and changes nothing", () => {
+  const p = project();
+  const before = p.toml();
+  const r = p.deploy("--dry-run");
+  assert.equal(r.status, 0, r.out);
+  assert.deepEqual(r.calls, ["whoami", "d1 list --json", "secret list --format json"]);
+  assert.ok(!r.calls.some((c) => MUTATING.test(c)));
+  for (const line of [
+    "D1 database store: create it and write its id into wrangler.toml",
+    "queue edge-store-events: create unless it exists",
+    "queue edge-store-events-dlq: create unless it exists",
+    "migrations: apply what is not applied yet to the remote store",
+    "API_KEY: not set; generate one, upload it with the deployment, print it once",
+  ]) {
+    assert.ok(r.out.includes(line), `plan has: ${line}\n${r.out}`);
+  }
+  assert.match(r.out, /dry run: nothing is changed/);
+  assert.equal(p.toml(), before);
+  assert.deepEqual(p.state().databases, []);
+});
+
+test("a database that exists by name (an earlier run stopped midway) is reused, not created", () => {
+  const uuid = "4c6d5e8a-1b2c-4d3e-8f90-a1b2c3d4e5f6";
+  const p = project({ databases: [{ uuid, name: "store" }], queues: ["edge-store-events"] });
+  const r = p.deploy();
+  assert.equal(r.status, 0, r.out);
+  assert.ok(!r.calls.includes("d1 create store"));
+  assert.match(p.toml(), new RegExp(`database_id = "${uuid}"`));
+  assert.deepEqual(p.state().queues, ["edge-store-events", "edge-store-events-dlq"]);
+});
+
+test("not logged in: says how to log in and changes nothing", () => {
+  const p = project({ loggedIn: false });
+  const before = p.toml();
+  const r = p.deploy();
+  assert.equal(r.status, 1);
+  assert.match(r.out, /npx wrangler login/);
+  assert.deepEqual(r.calls, ["whoami"]);
+  assert.equal(p.toml(), before);
+});

@@ -1,0 +1,158 @@
+// npm run test:readme: the README runs as written. Every ```sh block of README.md, in order, in
+// one shell process started in the repo (as a reader pastes them into one terminal), against a
+// fresh `npm run dev` on a free port with a fresh --persist-to directory; KEY and BASE are set
+// from that server, as the README's first block would set them. Once in bash, once in an
+// interactive zsh without rc files (as pasted into a stock zsh: no comments, no unquoted globs).
+// ```shell blocks (installing, serving, deploying) are not run here.
+//
+// Each curl of the README runs through a shell function that reads the HTTP status: anything but
+// 2xx fails the test, unless the block's fence announces the error its first curl answers
+// (```sh expect=401, expect=4xx), which then must match. A failing command stops the run (set -e).
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, before, test } from "node:test";
+import { root, startServer } from "./serve.mjs";
+
+const README = readFileSync(path.join(root, "README.md"), "utf8");
+
+/** The ```sh blocks of a Markdown text, with the line each starts on and its announced error. */
+function shellBlocks(/** @type {string} */ md) {
+  /** @type {{ line: number, code: string, expect?: string }[]} */
+  const blocks = [];
+  const lines = md.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const fence = /^```sh(?:\s+(.*))?$/.exec(lines[i].trim());
+    if (!fence) continue;
+    const expect = /\bexpect=([1-5](?:\d\d|xx))\b/.exec(fence[1] ?? "")?.[1];
+    const start = i + 1;
+    let end = start;
+    while (end < lines.length && lines[end].trim() !== "```") end++;
+    blocks.push({ line: start + 1, code: lines.slice(start, end).join("\n"), expect });
+    i = end;
+  }
+  return blocks;
+}
+
+/** A block as the test runs it: its announced error first. */
+const instrument = (/** @type {{ code: string, expect?: string }} */ b) =>
+  `${b.expect ? `README_EXPECT=${b.expect}\n` : ""}${b.code}`;
+
+const CURL_SH = JSON.stringify(path.join(import.meta.dirname, "readme-curl.sh"));
+// zsh: the prelude's own comments need interactive_comments; the README's blocks run without it.
+const PRELUDE = {
+  bash: `exec 3>&2\n. ${CURL_SH}`,
+  zsh: `exec 3>&2\nsetopt interactive_comments\n. ${CURL_SH}\nunsetopt interactive_comments`,
+};
+const zdotdir = mkdtempSync(path.join(tmpdir(), "edge-store-zsh-"));
+writeFileSync(path.join(zdotdir, ".zshrc"), "");
+
+/**
+ * Runs a script in bash, or in an interactive zsh without the user's rc files.
+ * @param {"bash" | "zsh"} shell @param {string} script @param {Record<string, string>} env
+ */
+function runShell(shell, script, env) {
+  const args = shell === "zsh" ? ["-i", "-c", `${PRELUDE.zsh}\n${script}`] : ["-c", `${PRELUDE.bash}\n${script}`];
+  return spawnSync(shell, args, {
+    cwd: root,
+    encoding: "utf8",
+    timeout: 300_000,
+    env: { ...process.env, ...env, ZDOTDIR: zdotdir, NO_COLOR: "1" },
+  });
+}
+
+test("README: every shell block is fenced sh (run here) or shell (setup, not run)", () => {
+  const fences = [...README.matchAll(/^```([\w-]*)\s*$/gm)].map((m) => m[1]).filter(Boolean);
+  for (const f of fences) assert.ok(!["bash", "zsh", "console"].includes(f), `fence \`\`\`${f}: use sh or shell`);
+  assert.ok(shellBlocks(README).length >= 5, "the README has runnable examples");
+});
+
+test("README: no reference to documents outside the repo", () => {
+  for (const pattern of [
+    /contract section/i,
+    /\(contract \d/i,
+    /\.\.\/shared/,
+    /our machines/i,
+    /interface\.md/,
+    /modelled-api\.md/,
+  ]) {
+    assert.doesNotMatch(README, pattern);
+  }
+});
+
+test("README: opens with the two commands a newcomer needs", () => {
+  const first = /```shell\n([\s\S]*?)```/.exec(README)?.[1] ?? "";
+  assert.match(first, /npm ci && npm run dev/);
+  assert.match(first, /npm ci && npm test/);
+  assert.ok(README.indexOf(first) < README.indexOf("## "), "before the first section");
+});
+
+test("README: the example URLs are quoted (zsh globs an unquoted ?)", () => {
+  for (const { line, code } of shellBlocks(README)) {
+    for (const l of code.split("\n")) {
+      if (l.trim().startsWith("#")) continue;
+      assert.doesNotMatch(l, /(^|\s)https?:\/\/\S*[?*[]/, `README.md:${line}: quote the URL: ${l}`);
+      assert.doesNotMatch(l, /(^|\s)\$BASE\S*[?*[]/, `README.md:${line}: quote the URL: ${l}`);
+    }
+  }
+});
+
+/** @type {import("./serve.mjs").Server} */
+let server;
+before(async () => {
+  server = await startServer();
+});
+after(async () => {
+  await server?.stop();
+  rmSync(zdotdir, { recursive: true, force: true });
+});
+
+test("README check: a non-2xx answer fails unless announced, and an announced one must match", () => {
+  const env = { KEY: server.key, BASE: server.base };
+  const run = (/** @type {string} */ code, /** @type {string | undefined} */ expect) =>
+    runShell("bash", instrument({ code, expect }), env).status;
+  const missing = 'curl -s -u "$KEY:$KEY" "$BASE/v1/products/999999"';
+  assert.notEqual(run(missing, undefined), 0, "an unannounced 404 fails");
+  assert.equal(run(missing, "404"), 0, "an announced 404 passes");
+  assert.equal(run(missing, "4xx"), 0, "4xx matches 404");
+  assert.notEqual(run(missing, "401"), 0, "a different error fails");
+  assert.notEqual(run('curl -s "$BASE/health"', "404"), 0, "an announced error that succeeds fails");
+  assert.equal(
+    run(`X=$(curl -s "$BASE/health")\n[ "$X" = '{"status":"ok"}' ]`, undefined),
+    0,
+    "captures hold bodies only",
+  );
+  assert.equal(runShell("zsh", instrument({ code: missing, expect: "404" }), env).status, 0, "zsh: announced 404");
+  assert.notEqual(runShell("zsh", missing, env).status, 0, "zsh: unannounced 404 fails");
+  assert.notEqual(
+    runShell("zsh", `curl -s ${server.base}/v1/products?limit=1`, env).status,
+    0,
+    "zsh refuses an unquoted ?",
+  );
+});
+
+for (const shell of /** @type {const} */ (["bash", "zsh"])) {
+  test(`README: the sh blocks run as written, in order, in ${shell}, against a fresh npm run dev`, async () => {
+    // A fresh server per shell: the blocks create SKUs that a second run would find taken.
+    const own = shell === "bash" ? server : await startServer();
+    try {
+      const blocks = shellBlocks(README);
+      const script = blocks
+        .map((b) => `echo "[readme] block at README.md:${b.line}" >&3\n${instrument(b)}\necho >&3`)
+        .join("\n");
+      const r = runShell(shell, script, { KEY: own.key, BASE: own.base });
+      const log = `${r.stderr}`;
+      assert.equal(
+        r.status,
+        0,
+        `a README block failed in ${shell}:\n${log.split("\n").slice(-30).join("\n")}\n--- stdout (tail) ---\n${r.stdout.slice(-2000)}`,
+      );
+      assert.equal((log.match(/^\[readme\] block at/gm) ?? []).length, blocks.length, "every block ran");
+      assert.ok((log.match(/^\[readme\] curl /gm) ?? []).length >= 5, "the examples call the API");
+    } finally {
+      if (own !== server) await own.stop();
+    }
+  });
+}
