@@ -137,6 +137,17 @@ describe("the C# SDK (QuickbutikSharp)", () => {
     expect(back.qty).toBe("17");
   });
 
+  it("updates inventory as the SDK serialises it: an object keyed by its class name", async () => {
+    const sku = uid("INV");
+    const p = await createProduct({ sku, stock: 3 });
+    // The SDK's PUT body is a dictionary keyed by its request class, not a plain array.
+    const r = await put("/v1/products", { ProductUpdate: { sku, stock: 9 } });
+    expect(r.status).toBe(200);
+    expect(r.json).toMatchObject({ success: 1, errors: [] });
+    const back = (await get(`/v1/products?product_id=${p.product_id}&include_details=true&limit=1`)).json.product;
+    expect(back.qty).toBe("9");
+  });
+
   it("counts products: the count as a string it reads into an int", async () => {
     await catalog();
     const r = await get("/v1/products/count");
@@ -180,6 +191,19 @@ describe("the C# SDK (QuickbutikSharp)", () => {
     const none = await get(`/v1/orders?status=done&from_date_paid=${since}`);
     expect(none.status).toBe(200);
     expect(none.json).toEqual([]);
+  });
+
+  it("changes an order's status as the SDK sends it: order_id as a number, flags as booleans", async () => {
+    const { variantSku } = await catalog();
+    const orderId = await order(variantSku, "kim@example.com");
+    const r = await put("/v1/orders", {
+      OrderUpdate: { order_id: orderId, status: "paid", email_confirmation: false },
+    });
+    expect(r.status).toBe(200);
+    expect(r.json.results.update_1).toMatchObject({ success: true, status: "paid" });
+    const [o] = (await get(`/v1/orders?order_id=${orderId}`)).json;
+    expect(o.status).toBe("1");
+    expect(o.date_paid).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
   });
 });
 
