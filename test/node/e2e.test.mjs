@@ -3,41 +3,18 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { Validator } from "@seriousme/openapi-schema-validator";
-import { startServer } from "./serve.mjs";
+import { callServer, startServer } from "./serve.mjs";
 
 /** @type {import("./serve.mjs").Server} */
 let server;
+/** @type {(method: string, path: string, body?: unknown) => ReturnType<typeof callServer>} */
+const call = (method, path, body) => callServer(server, method, path, body);
 before(async () => {
   server = await startServer();
 });
 after(async () => {
   await server?.stop();
 });
-
-/**
- * @param {string} method
- * @param {string} path
- * @param {unknown} [body]
- */
-async function call(method, path, body) {
-  /** @type {Record<string, string>} */
-  const headers = { authorization: server.auth };
-  if (body !== undefined) headers["content-type"] = "application/json";
-  const res = await fetch(`${server.base}${path}`, {
-    method,
-    headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  /** @type {any} */
-  let json;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, json, text, headers: res.headers };
-}
 
 test("serves, creates a product and an order, and reads them back", async () => {
   const info = await fetch(`${server.base}/`).then((r) => r.json());

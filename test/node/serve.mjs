@@ -101,3 +101,30 @@ export async function startServer({ timeoutMs = 120_000 } = {}) {
     throw e;
   }
 }
+
+/**
+ * One authenticated JSON request to a started server; the body parsed when it is JSON.
+ * @param {Server} server
+ * @param {string} method
+ * @param {string} path
+ * @param {unknown} [body]
+ */
+export async function callServer(server, method, path, body) {
+  /** @type {Record<string, string>} */
+  const headers = { authorization: server.auth };
+  if (body !== undefined) headers["content-type"] = "application/json";
+  const res = await fetch(`${server.base}${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  /** @type {any} */
+  let json;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, json, text, headers: res.headers };
+}

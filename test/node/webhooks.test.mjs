@@ -7,12 +7,14 @@ import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { after, before, test } from "node:test";
 import { Webhook } from "standardwebhooks";
-import { startServer } from "./serve.mjs";
+import { callServer, startServer } from "./serve.mjs";
 
 /** @typedef {{ path: string, method: string, query: Record<string, string>, headers: Record<string, string>, body: string, answered: number }} Hit */
 
 /** @type {import("./serve.mjs").Server} */
 let server;
+/** @type {(method: string, path: string, body?: unknown) => ReturnType<typeof callServer>} */
+const call = (method, path, body) => callServer(server, method, path, body);
 /** @type {import("node:http").Server} */
 let receiver;
 let receiverBase = "";
@@ -54,31 +56,6 @@ after(async () => {
   await server?.stop();
   await new Promise((resolve) => (receiver ? receiver.close(() => resolve(undefined)) : resolve(undefined)));
 });
-
-/**
- * @param {string} method
- * @param {string} path
- * @param {unknown} [body]
- */
-async function call(method, path, body) {
-  /** @type {Record<string, string>} */
-  const headers = { authorization: server.auth };
-  if (body !== undefined) headers["content-type"] = "application/json";
-  const res = await fetch(`${server.base}${path}`, {
-    method,
-    headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  /** @type {any} */
-  let json;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, json, text };
-}
 
 const sleep = (/** @type {number} */ ms) => new Promise((r) => setTimeout(r, ms));
 
