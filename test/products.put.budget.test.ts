@@ -150,7 +150,8 @@ describe("a product that never stops changing", () => {
   it("answers 503 with Retry-After after five lost races, and writes nothing", async () => {
     const p = await createProduct({ title: "Busy", sku: uid(), stock: 1 });
     let writes = 0;
-    // Every write batch finds the product changed since its read, as under a stream of other PUTs.
+    // Every write batch finds what its plan depends on (here disable_minusqty, part of the product's
+    // structure: README, "Updating products") changed since its read, as under a stream of other PUTs.
     const db = new Proxy(env.DB, {
       get(target, prop) {
         if (prop === "batch") {
@@ -158,7 +159,7 @@ describe("a product that never stops changing", () => {
             if (stmts.length > 3) {
               writes++;
               await target
-                .prepare("UPDATE products SET updated_at = updated_at + 1 WHERE id = ?")
+                .prepare("UPDATE products SET disable_minusqty = 1 - disable_minusqty WHERE id = ?")
                 .bind(p.product_id)
                 .run();
             }
