@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { MAX_VARIANTS } from "../src/products/schema";
 import { createProduct, get, post, put, uid } from "./helpers";
 
 // README, "Prefer: return=minimal": PUT and POST /v1/products answer ids, SKUs and updated_at
@@ -93,5 +94,17 @@ describe("Prefer: return=minimal", () => {
     expect(r.status).toBe(404);
     expect(r.json.errors[0]).toMatch(/product_id/);
     expect(r.json.products).toEqual([]);
+  });
+});
+
+describe("OpenAPI", () => {
+  it("documents Prefer on PUT and POST /v1/products, and the variant bound", async () => {
+    const doc = (await get("/openapi.json")).json;
+    for (const op of ["put", "post"]) {
+      const params = doc.paths["/v1/products"][op].parameters as { name: string; in: string }[];
+      expect(params).toContainEqual(expect.objectContaining({ name: "Prefer", in: "header" }));
+    }
+    const sync = doc.components.schemas.ProductUpdate.properties.variants.properties.sync;
+    expect(JSON.stringify(sync)).toContain(`"maxItems":${MAX_VARIANTS}`);
   });
 });
