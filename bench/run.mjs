@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import os from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
-import { cases, probe, seed } from "./lib/cases.mjs";
+import { cases, probe, SYNC_SIZES, seed } from "./lib/cases.mjs";
 import { loadBundle, measureCpu } from "./lib/cpu.mjs";
 import { busyMs, connect, SAMPLING_US, topFunctions } from "./lib/inspector.mjs";
 import { startWorker } from "./lib/server.mjs";
@@ -25,7 +25,7 @@ const apiKey = `bench-${process.pid}`;
 const authorization = `Basic ${Buffer.from(`${apiKey}:${apiKey}`).toString("base64")}`;
 const withNode = process.argv.includes("--node");
 const withLoad = !process.argv.includes("--no-load");
-// BENCH_ONLY=sync-2048,get-2048 runs just those cases (for a quick before/after of one change).
+// BENCH_ONLY=sync-128,get-128 runs just those cases (for a quick before/after of one change).
 const only = process.env.BENCH_ONLY?.split(",").filter(Boolean);
 
 /** @param {string} s */
@@ -51,7 +51,7 @@ function load(base, c, seconds) {
       {
         method: /** @type {any} */ (c.method),
         path: c.path,
-        headers: { authorization, "content-type": "application/json" },
+        headers: { authorization, "content-type": "application/json", ...c.headers },
         setupRequest: (/** @type {any} */ req) => (c.body ? { ...req, body: c.body(i++) } : req),
       },
     ],
@@ -129,13 +129,13 @@ function burnRate() {
 /**
  * @param {Awaited<ReturnType<typeof connect>>} cdp
  * @param {string} base
- * @param {{ method: string, path: string, body?: string }} r
+ * @param {{ method: string, path: string, body?: string, headers?: Record<string, string> }} r
  */
 async function profiled(cdp, base, r) {
   const { result, profile } = await cdp.profile(async () => {
     const res = await fetch(`${base}${r.path}`, {
       method: r.method,
-      headers: { authorization, "content-type": "application/json" },
+      headers: { authorization, "content-type": "application/json", ...r.headers },
       body: r.body,
       signal: AbortSignal.timeout(60_000),
     });
@@ -243,7 +243,12 @@ async function main() {
       /** @type {any} */
       let slowest;
       for (let i = 0; i < PROFILE.warmup + PROFILE.requests; i++) {
-        const r = await profiled(cdp, server.base, { method: c.method, path: c.path, body: c.body?.(i) });
+        const r = await profiled(cdp, server.base, {
+          method: c.method,
+          path: c.path,
+          body: c.body?.(i),
+          headers: c.headers,
+        });
         if (r.status < 200 || r.status > 299) throw new Error(`${c.id}: answered ${r.status} while profiled`);
         if (i < PROFILE.warmup) continue;
         cpu.push(r.ms);
@@ -449,13 +454,14 @@ function render(rows, m, startup, cal, compiled) {
         : " (no target)";
     out.push(`- 503 share at ${n} writers on one product: ${fmt(share * 100, 1)}% of ${r.total}${verdict}`);
   }
-  const curve = [10, 100, 1000, 2048].map((n) => ({ n, ms: rows[`sync-${n}`]?.workerd?.median }));
+  const curve = SYNC_SIZES.map((n) => ({ n, ms: rows[`sync-${n}`]?.workerd?.median }));
   if (curve.every((p) => p.ms !== undefined)) {
     const pts = curve.map((p) => `${p.n}: ${fmt(p.ms, 2)} ms`).join(", ");
-    // Slope of log(cost) over log(variants) between 100 and 2,048: 1 is linear, 2 quadratic.
-    const slope = Math.log(curve[3].ms / curve[1].ms) / Math.log(2048 / 100);
+    // Slope of log(cost) over log(variants) from the smallest to the largest: 1 is linear, 2 quadratic.
+    const [lo, hi] = [curve[0], curve[curve.length - 1]];
+    const slope = Math.log(hi.ms / lo.ms) / Math.log(hi.n / lo.n);
     out.push(
-      `- sync cost curve: ${pts}; log-log slope 100 -> 2,048: ${fmt(slope, 2)} (${slope <= 1.1 ? "met: no faster than linear" : "MISSED: faster than linear"})`,
+      `- sync cost curve: ${pts}; log-log slope ${lo.n} -> ${hi.n}: ${fmt(slope, 2)} (${slope <= 1.1 ? "met: no faster than linear" : "MISSED: faster than linear"})`,
     );
   }
   return out.join("\n");

@@ -1,5 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { MAX_VARIANTS } from "../src/products/schema";
 import { createProduct, get, put, uid } from "./helpers";
 
 // PUT /v1/products, variants.sync / add / update (contract 4.3).
@@ -214,20 +215,22 @@ describe("variants.add", () => {
     ]);
   });
 
-  it("past 2,048 variants is 400", async () => {
+  it(`past ${MAX_VARIANTS} variants is 400`, async () => {
     const p = await createProduct({
       sku: uid(),
-      variants: { add: Array.from({ length: 2048 }, (_, i) => colour(`c${i}`)) },
+      variants: { add: Array.from({ length: MAX_VARIANTS }, (_, i) => colour(`c${i}`)) },
     });
     const r = await put("/v1/products", { product_id: p.product_id, variants: { add: [colour("one more")] } });
     expect(r.status).toBe(400);
-    expect(r.json.errors).toEqual(["variants: a product has at most 2048 variants; this request would leave 2049"]);
+    expect(r.json.errors).toEqual([
+      `variants: a product has at most ${MAX_VARIANTS} variants; this request would leave ${MAX_VARIANTS + 1}`,
+    ]);
     const sync = await put("/v1/products", {
       product_id: p.product_id,
-      variants: { sync: Array.from({ length: 2049 }, (_, i) => colour(`c${i}`)) },
+      variants: { sync: Array.from({ length: MAX_VARIANTS + 1 }, (_, i) => colour(`c${i}`)) },
     });
     expect(sync.status).toBe(400);
-    expect(sync.json.errors).toEqual(["variants.sync: must have at most 2048 entries"]);
+    expect(sync.json.errors).toEqual([`variants.sync: must have at most ${MAX_VARIANTS} entries`]);
   });
 });
 

@@ -1,7 +1,12 @@
 // The catalog the bench seeds through the API, and the requests of every case.
 
 export const ORDER_PRODUCTS = 40; // x 3 variants: 120 SKUs for order lines
-export const SYNC_SIZES = [10, 100, 1000, 2048];
+// The contract's variants per product (src/products/schema.ts MAX_VARIANTS, README "Limits").
+export const MAX_VARIANTS = 128;
+export const SYNC_SIZES = [10, 100, MAX_VARIANTS];
+// Products of MAX_VARIANTS that fill the largest products page up to its variant bound
+// (src/products/list.ts PAGE_VARIANTS_MAX, 1,024).
+const PAGE_FILLERS = 8;
 // The largest page GET /v1/products and GET /v1/orders accept today (README, "Limits").
 export const PRODUCT_PAGE = 100;
 export const ORDER_PAGE = 100;
@@ -17,6 +22,7 @@ export const ORDER_PAGE = 100;
  *   profile?: boolean,
  *   connections?: number,
  *   contention?: boolean,
+ *   headers?: Record<string, string>,
  * }} Case
  *
  * `load`: also run under autocannon (req/s, and the ratio to `baseline`). `profile` (default
@@ -89,6 +95,14 @@ export async function seed(t) {
       variants: { add: variantEntries(`S${n}`, n, 10) },
     });
     syncIds[n] = p.product_id;
+  }
+  for (let k = 0; k < PAGE_FILLERS; k++) {
+    await create(t, {
+      title: `Page ${k}`,
+      sku: `PAGE${k}`,
+      price: 100,
+      variants: { add: variantEntries(`PG${k}`, MAX_VARIANTS, 10) },
+    });
   }
   return { syncIds, ...(await seedOrders(t)) };
 }
@@ -344,19 +358,32 @@ export function cases(ids) {
       cpuIterations: n <= 100 ? 60 : 10,
     });
   }
+  // The largest sync answered with Prefer: return=minimal (README, "Updating products").
+  for (const n of [MAX_VARIANTS]) {
+    list.push({
+      id: `sync-${n}-minimal`,
+      label: `PUT /v1/products sync ${n} variants, Prefer: return=minimal`,
+      method: "PUT",
+      path: "/v1/products",
+      body: sync(n),
+      headers: { prefer: "return=minimal" },
+      load: false,
+      cpuIterations: 10,
+    });
+  }
   // What a sync answers with (the updated product as GET returns it), on its own.
   list.push(
     {
-      id: "get-2048",
-      label: "GET /v1/products/{id} of the 2048-variant product",
+      id: `get-${MAX_VARIANTS}`,
+      label: `GET /v1/products/{id} of the ${MAX_VARIANTS}-variant product`,
       method: "GET",
-      path: `/v1/products/${ids.syncIds[2048]}`,
+      path: `/v1/products/${ids.syncIds[MAX_VARIANTS]}`,
       load: false,
       cpuIterations: 10,
     },
     {
       // The modelled reads' largest page (README, "Modelled reads"): products with details, up to
-      // the 2,048-variant page bound, filled by the seeded sync products.
+      // the 1,024-variant page bound, filled by the seeded sync and page products.
       id: "list-products",
       label: "GET /v1/products?limit=500&include_details=true",
       method: "GET",

@@ -3,7 +3,7 @@ import { orderUpdateOperation } from "../orders/openapi";
 import { orderCreate } from "../orders/schema";
 import { flag, id, metadata, money } from "../platform/fields";
 import { SERVICE } from "../platform/service";
-import { productsDeletePath } from "../products/openapi";
+import { preferParameter, productsDeletePath } from "../products/openapi";
 import { productCreate, productUpdate } from "../products/schema";
 import { webhooksPaths } from "../webhooks/openapi";
 import { completeDocument } from "./complete";
@@ -279,6 +279,7 @@ export function buildOpenApi() {
           description:
             "One product object or an array of up to 100. Variants are given in variants.add. Each item " +
             "is created on its own; success counts the created ones.",
+          parameters: [preferParameter],
           requestBody: { required: true, content: json(oneOrMany("ProductCreate"), EXAMPLES.productCreate) },
           responses: { ...productWrite("400"), "409": errorResponse("Duplicate SKU."), ...BODY_ERRORS, ...AUTH_ERRORS },
         },
@@ -290,6 +291,7 @@ export function buildOpenApi() {
             "Selects the product by variant_id, else product_id, else sku; only the fields present change " +
             "and null clears an optional one. Variant changes: variants.sync (the full list), variants.add " +
             "(new ones), variants.update (by variant_id), applied in that order in one atomic step.",
+          parameters: [preferParameter],
           requestBody: { required: true, content: json(oneOrMany("ProductUpdate"), EXAMPLES.productUpdate) },
           responses: {
             ...productWrite("400"),

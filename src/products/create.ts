@@ -5,10 +5,13 @@ import { afterLostRace, isConstraintError, jsonChunks, runBatch, stmt } from "..
 import { type Claim, type Idem, runClaimed } from "../platform/idempotency";
 import { newEvent, outboxStatement, type PendingEvent } from "../webhooks/outbox";
 import type { ProductOut } from "./present";
-import { presentReads, productReads } from "./read";
+import { presentReads, productReads, readBack } from "./read";
 import type { ProductCreate } from "./schema";
 import { jsonBytes, MAX_ANSWER_BYTES, PRODUCT_ALLOWANCE, textBytes, tooLarge, variantBytes } from "./size";
 import { agreedNames, comboKey, type Located, valuesOf, variantColumns } from "./variants";
+
+/** How a write answers: `minimal` reads back only ids, SKUs and updated_at (README, "Prefer: return=minimal"). */
+export type WriteOptions = { minimal?: boolean };
 
 /** One item of a product write: either its product, or why it failed and with which status. */
 export type ItemOutcome<P = ProductOut> =
@@ -215,9 +218,11 @@ export async function createProducts(
   items: { index: number; data: ProductCreate }[],
   now: number,
   recorder?: Recorder,
+  options: WriteOptions = {},
 ): Promise<{ outcomes: Map<number, ItemOutcome>; events: PendingEvent[] }> {
   const outcomes = new Map<number, ItemOutcome>();
   let events: PendingEvent[] = [];
+  const back = readBack(options.minimal);
   const plans: Planned[] = [];
   for (const { index, data } of items) {
     const plan = planCreate(data, index);
@@ -262,11 +267,12 @@ export async function createProducts(
         ...jsonChunks(ready.map((p) => p.product)).map((json) => stmt(db, INSERT_PRODUCTS, json, now)),
         ...jsonChunks(ready.flatMap((p) => p.variants)).map((json) => stmt(db, INSERT_VARIANTS, json, now)),
         outboxStatement(db, events, now),
-        ...productReads(db, byToken, tokens),
+        ...back.reads(db, byToken, tokens),
         ...(recorder ? [recorder.snapshot(byToken, tokens)] : []),
       ]);
       const [ps, vs] = results.slice(recorder ? -3 : -2);
-      const { rows, products: out } = presentReads(ps, vs);
+      // A minimal product stands in for the full one (writeProducts answers it as it is).
+      const { rows, products: out } = back.present(ps, vs) as ReturnType<typeof presentReads>;
       const created = new Map(out.map((p, i) => [rows[i].token, p]));
       for (const plan of ready) {
         outcomes.set(plan.index, { ok: true, product: created.get(plan.product.token) as ProductOut });

@@ -73,3 +73,16 @@ export const productsDeletePath: Json = {
     },
   },
 };
+
+/** The Prefer header of PUT and POST /v1/products (README, "Updating products"). */
+export const preferParameter: Json = {
+  name: "Prefer",
+  in: "header",
+  required: false,
+  description:
+    "RFC 7240. `return=minimal`: each product in the answer is only {product_id, sku, updated_at, " +
+    "variants: [{variant_id, sku}]}, answered with `Preference-Applied: return=minimal`. Both forms " +
+    "carry `Vary: Prefer`.",
+  schema: { type: "string" },
+  example: "return=minimal",
+};

@@ -34,3 +34,50 @@ export function presentReads(ps: D1Result<Record<string, unknown>>, vs: D1Result
   const rows = ps.results.map(toProduct);
   return { rows, products: presentProducts(rows, vs.results as unknown as VariantOutRow[]) };
 }
+
+/**
+ * The read-back of a write answered with `Prefer: return=minimal` (README, "Prefer:
+ * return=minimal"): the same products as productReads, in the same order, but only what a minimal
+ * answer shows, so neither D1's binding nor presenting builds the rest.
+ */
+export function minimalReads(db: DB, where: string, ...params: unknown[]) {
+  return [
+    stmt(
+      db,
+      `SELECT p.id, p.token, p.sku, p.updated_at FROM products AS p WHERE ${where} ORDER BY p.id DESC`,
+      ...params,
+    ),
+    stmt(
+      db,
+      `SELECT v.id, v.product_id, v.sku FROM variants AS v JOIN products AS p ON p.id = v.product_id WHERE ${where}
+       ORDER BY v.product_id, v.position, v.id`,
+      ...params,
+    ),
+  ];
+}
+
+type MinimalVariant = { variant_id: number; sku: string | null };
+export type MinimalProduct = { product_id: number; sku: string | null; updated_at: string; variants: MinimalVariant[] };
+
+/** The rows of minimalReads' two statements as minimal products (see src/platform/prefer.ts). */
+export function presentMinimal(ps: D1Result<Record<string, unknown>>, vs: D1Result<Record<string, unknown>>) {
+  const byId = new Map<number, MinimalVariant[]>();
+  const rows = ps.results.map((r) => ({ id: Number(r.id), token: String(r.token) }));
+  const products = ps.results.map((r): MinimalProduct => {
+    const variants: MinimalVariant[] = [];
+    byId.set(Number(r.id), variants);
+    return {
+      product_id: Number(r.id),
+      sku: r.sku as string | null,
+      updated_at: new Date(Number(r.updated_at)).toISOString(),
+      variants,
+    };
+  });
+  for (const v of vs.results)
+    byId.get(Number(v.product_id))?.push({ variant_id: Number(v.id), sku: v.sku as string | null });
+  return { rows, products };
+}
+
+/** The read-back of a write, full or minimal. */
+export const readBack = (minimal: boolean | undefined) =>
+  minimal ? { reads: minimalReads, present: presentMinimal } : { reads: productReads, present: presentReads };

@@ -5,8 +5,9 @@ import type { AppEnv } from "../env";
 import { envelope } from "../platform/errors";
 import { completeStatements, type Idem, idempotencyWith, recordStatements } from "../platform/idempotency";
 import { bodyItems, fieldNames, parseItems } from "../platform/items";
+import { MINIMAL_APPLIED, minimalProduct, prefersMinimal } from "../platform/prefer";
 import { dispatch, type PendingEvent, waiterOf } from "../webhooks/outbox";
-import type { ItemOutcome, ProductRef, Recorder } from "./create";
+import type { ItemOutcome, ProductRef, Recorder, WriteOptions } from "./create";
 import type { ProductOut } from "./present";
 import { productSnapshot, resolveProducts } from "./replay";
 
@@ -112,6 +113,7 @@ type Writer<T, P> = (
   items: { index: number; data: T }[],
   now: number,
   recorder?: Recorder,
+  options?: WriteOptions,
 ) => Promise<WriteResult<P>>;
 
 /**
@@ -130,11 +132,18 @@ export async function writeProducts<S extends z.ZodObject, P extends ProductOut 
   for (const p of parsed) if (!p.ok) outcomes.set(p.index, { ok: false, status: 400, errors: p.errors });
   const valid = parsed.flatMap((p) => (p.ok ? [{ index: p.index, data: p.data }] : []));
   const now = Date.now();
-  const result = await write(c.var.db, valid, now, recorder(c.var.db, c.var.idem, parsed, now, products));
+  // Prefer: return=minimal (RFC 7240; README, "Prefer: return=minimal") on answers that show
+  // products: the service reads back only ids, SKUs and updated_at where it can.
+  const minimal = products && prefersMinimal(c.req.header("prefer"));
+  const rec = recorder(c.var.db, c.var.idem, parsed, now, products);
+  const result = await write(c.var.db, valid, now, rec, { minimal });
   for (const [i, o] of result.outcomes) outcomes.set(i, o);
   dispatch(c.env, waiterOf(c), result.events);
   const { status, body } = productWriteResponse(parsed, outcomes);
   const shown = (body.products as unknown[]).filter((p): p is ProductOut => typeof p === "object");
   c.set("logCounts", { products: body.success, variants: shown.reduce((n, p) => n + p.variants.length, 0) });
-  return c.json(shape(body, products), status);
+  if (!minimal) return c.json(shape(body, products), status, products ? { Vary: "Prefer" } : {});
+  // Paths that read back whole products (the stock tools' path) are cut down here.
+  const short = { ...body, products: shown.map(minimalProduct) };
+  return c.json(short, status, MINIMAL_APPLIED);
 }

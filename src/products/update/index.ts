@@ -2,8 +2,8 @@ import type { DB } from "../../db/client";
 import { afterLostRace, isConstraintError } from "../../platform/d1";
 import { runClaimed } from "../../platform/idempotency";
 import { newEvent, type PendingEvent } from "../../webhooks/outbox";
-import type { ItemOutcome, ProductRef, Recorder } from "../create";
-import { presentReads } from "../read";
+import type { ItemOutcome, ProductRef, Recorder, WriteOptions } from "../create";
+import { type presentReads, readBack } from "../read";
 import { type Plan, plan } from "./plan";
 import { fail, readSnapshot, select, type UpdateItem } from "./select";
 import { stockItems, stockUpdate } from "./stock";
@@ -28,7 +28,9 @@ export async function updateProducts(
   items: UpdateItem[],
   now: number,
   recorder?: Recorder,
+  options: WriteOptions = {},
 ): Promise<{ outcomes: Map<number, ItemOutcome>; events: PendingEvent[] }> {
+  const back = readBack(options.minimal);
   const stock = stockItems(items);
   if (stock) return stockUpdate(db, stock, now, recorder);
   const outcomes = new Map<number, ItemOutcome>();
@@ -94,7 +96,10 @@ export async function updateProducts(
       const changes = plans.map((p) => newEvent("product.update", { productId: p.productId }));
       let results: D1Result<Record<string, unknown>>[];
       try {
-        results = await runClaimed(db, recorder?.idem, head, [...writeBatch(db, plans, now, changes), ...tail]);
+        results = await runClaimed(db, recorder?.idem, head, [
+          ...writeBatch(db, plans, now, changes, back.reads),
+          ...tail,
+        ]);
       } catch (e) {
         if (!isConstraintError(e)) throw e;
         await afterLostRace(++attempt, "the product");
@@ -104,7 +109,9 @@ export async function updateProducts(
       events.push(...changes);
       for (const p of plans) touched.add(p.productId);
       const [ps, vs] = results.slice(results.length - tail.length - 2);
-      const out = new Map(presentReads(ps, vs).products.map((p) => [p.product_id, p]));
+      // A minimal product stands in for the full one (writeProducts answers it as it is).
+      const { products } = back.present(ps, vs) as ReturnType<typeof presentReads>;
+      const out = new Map(products.map((p) => [p.product_id, p]));
       for (const plan of plans) {
         const product = out.get(plan.productId);
         outcomes.set(

@@ -162,7 +162,8 @@ const showValues = (values: string[]) => `(${values.filter((v, i) => v !== "" ||
 export type Plan = {
   index: number;
   productId: number;
-  updatedAt: number;
+  /** The product's structure as read, and its price when a new variant inherits it (./guard.ts). */
+  guard: { id: number; structure: string; price?: number; stock?: number };
   product: Record<string, unknown>;
   deletes: number[];
   park: { id: number; sku: boolean; options: boolean }[];
@@ -226,6 +227,8 @@ export function plan(t: Target, snap: Snapshot): Plan | Failed {
 
   // 1. sync: the full list; matched by SKU when the entry has one, else by option values.
   const deletes: number[] = [];
+  // Whether a new variant takes the product's price, so the plan depends on it.
+  let inherits = false;
   if (d.variants?.sync) {
     const bySku = new Map(states.flatMap((s) => (s.cur.sku === null ? [] : [[s.cur.sku, s] as const])));
     const byCombo = new Map(states.map((s) => [comboKey(s.cur.values), s]));
@@ -254,7 +257,10 @@ export function plan(t: Target, snap: Snapshot): Plan | Failed {
         set(s, "values", v.values, path);
         set(s, "position", i, path);
         next.push(s);
-      } else next.push(created(entry, v.values, newPrice, i, path));
+      } else {
+        if (entry.price === undefined) inherits = true;
+        next.push(created(entry, v.values, newPrice, i, path));
+      }
     });
     for (const s of states) if (!matched.has(s)) deletes.push(s.id as number);
     states = next;
@@ -273,6 +279,7 @@ export function plan(t: Target, snap: Snapshot): Plan | Failed {
     if (dup) f.add(409, `${path}: option combination ${showValues(v.values)} already exists (${dup})`);
     const skuDup = entry.sku ? ownSkus.get(entry.sku) : undefined;
     if (entry.sku && skuDup) f.add(409, `${path}.sku: SKU ${entry.sku} already exists (${skuDup})`);
+    if (entry.price === undefined) inherits = true;
     const s = created(entry, v.values, newPrice, ++position, path);
     combos.set(key, path);
     if (entry.sku) ownSkus.set(entry.sku, path);
@@ -307,6 +314,8 @@ export function plan(t: Target, snap: Snapshot): Plan | Failed {
   if (!t.variant && d.stock !== undefined && states.length) {
     f.add(400, "stock: the product has variants, whose qty is its stock: select a variant or use variants.update");
   }
+  // Whether the plan writes a stock derived from the one it read, so it depends on it.
+  let clearsStock = false;
   const flagOn = ((product.disable_minusqty as number | undefined) ?? p.disableMinusqty) === 1;
   const negative: string[] = [];
   if (flagOn) {
@@ -319,8 +328,10 @@ export function plan(t: Target, snap: Snapshot): Plan | Failed {
     if (stock < 0) {
       if (product.stock !== undefined) f.add(400, "stock: must not be negative while disable_minusqty is on");
       // A product with variants does not use its own stock: clearing it lets the flag go on.
-      else if (states.length) product.stock = 0;
-      else negative.push(p.sku ?? `product ${p.id}`);
+      else if (states.length) {
+        product.stock = 0;
+        clearsStock = true;
+      } else negative.push(p.sku ?? `product ${p.id}`);
     }
   }
   // Only when nothing failed yet: an add entry already reported its clash with the same variant.
@@ -357,7 +368,12 @@ export function plan(t: Target, snap: Snapshot): Plan | Failed {
   return {
     index: t.item.index,
     productId: p.id,
-    updatedAt: p.updatedAt,
+    guard: {
+      id: p.id,
+      structure: snap.structures.get(p.id) ?? "",
+      ...(inherits && product.price === undefined ? { price: p.price } : {}),
+      ...(clearsStock ? { stock: p.stock } : {}),
+    },
     product,
     deletes,
     claims,

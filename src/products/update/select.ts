@@ -5,6 +5,7 @@ import type { ItemOutcome } from "../create";
 import type { ProductRow, VariantRow } from "../present";
 import type { ProductUpdate } from "../schema";
 import { SIZE_SQL } from "../size";
+import { STRUCTURE_SQL } from "./guard";
 
 // The read of a PUT round (the selected products, their variants, the owners of every SKU the
 // body names) and the selection of each item's target from it (README, "Updating products").
@@ -40,7 +41,8 @@ const TARGETS = `
   UNION SELECT product_id FROM variants WHERE id IN (SELECT value FROM json_each(?2))
   UNION SELECT product_id FROM skus WHERE sku IN (SELECT value FROM json_each(?3))`;
 // answer_size: the product's answer size estimate as stored (README, "Updating products").
-const READ_PRODUCTS = `SELECT p.*, ${SIZE_SQL} AS answer_size FROM products AS p WHERE p.id IN (${TARGETS})`;
+const READ_PRODUCTS = `SELECT p.*, ${SIZE_SQL} AS answer_size, ${STRUCTURE_SQL} AS structure
+  FROM products AS p WHERE p.id IN (${TARGETS})`;
 const READ_VARIANTS = `SELECT * FROM variants WHERE product_id IN (${TARGETS}) ORDER BY product_id, position, id`;
 const READ_OWNERS = "SELECT * FROM skus WHERE sku IN (SELECT value FROM json_each(?1))";
 
@@ -51,6 +53,8 @@ export type Snapshot = {
   owners: Map<string, { productId: number; variantId: number | null }>;
   /** Each product's answer size estimate as read (see products/size.ts). */
   sizes: Map<number, number>;
+  /** Each product's structure as read, for the write's guard (./guard.ts). */
+  structures: Map<number, string>;
 };
 
 /** The SKUs a body names (as selector or new value), so their owners are known before planning. */
@@ -79,11 +83,13 @@ export async function readSnapshot(db: DB, items: UpdateItem[]): Promise<Snapsho
     variantById: new Map(),
     owners: new Map(),
     sizes: new Map(),
+    structures: new Map(),
   };
   for (const row of ps.results) {
     const p = toProduct(row);
     snap.products.set(p.id, p);
     snap.sizes.set(p.id, Number(row.answer_size));
+    snap.structures.set(p.id, String(row.structure));
     snap.variants.set(p.id, []);
   }
   for (const row of vs.results) {

@@ -1,8 +1,9 @@
 import type { DB } from "../../db/client";
-import { STALE_READ_GUARD, stmt } from "../../platform/d1";
+import { stmt } from "../../platform/d1";
 import { outboxStatement, type PendingEvent } from "../../webhooks/outbox";
 import { INSERT_VARIANTS } from "../create";
 import { productReads } from "../read";
+import { STRUCTURE_GUARD } from "./guard";
 import type { Plan } from "./plan";
 
 // The write batch of a PUT round: fixed statements for all of its plans (README, "Updating products").
@@ -43,7 +44,8 @@ const PRODUCT_SCALARS = [
   "seo_title",
   "weight",
 ];
-// updated_at always moves forward, so the guard sees every write, even two in one millisecond.
+// updated_at always moves forward on every write, even two in one millisecond (the orders'
+// catalog cache and clients' conditional reads rely on it); the guard no longer reads it.
 const UPDATE_PRODUCTS = `
   UPDATE products SET ${PRODUCT_SCALARS.map((c) => keep("products", c)).join(", ")},
     ${keep("products", "images", true)}, ${keep("products", "option_names", true)},
@@ -92,11 +94,11 @@ const SYNC_NO_MINUS = `
  * product.update events commit with the change, and the last two statements read the result back
  * so the answer needs no further round trip.
  */
-export function writeBatch(db: DB, plans: Plan[], now: number, events: PendingEvent[]) {
+export function writeBatch(db: DB, plans: Plan[], now: number, events: PendingEvent[], reads = productReads) {
   const json = (rows: unknown[]) => JSON.stringify(rows);
   const ids = json(plans.map((p) => p.productId));
   return [
-    stmt(db, STALE_READ_GUARD, json(plans.map((p) => ({ id: p.productId, updated_at: p.updatedAt })))),
+    stmt(db, STRUCTURE_GUARD, json(plans.map((p) => p.guard))),
     stmt(db, DELETE_VARIANTS, json(plans.flatMap((p) => p.deletes))),
     stmt(db, PARK_VARIANTS, json(plans.flatMap((p) => p.park))),
     stmt(db, UPDATE_PRODUCTS, json(plans.map((p) => p.product)), now),
@@ -104,6 +106,6 @@ export function writeBatch(db: DB, plans: Plan[], now: number, events: PendingEv
     stmt(db, INSERT_VARIANTS, json(plans.flatMap((p) => p.inserts)), now),
     stmt(db, SYNC_NO_MINUS, ids),
     outboxStatement(db, events, now),
-    ...productReads(db, "p.id IN (SELECT value FROM json_each(?1))", ids),
+    ...reads(db, "p.id IN (SELECT value FROM json_each(?1))", ids),
   ];
 }

@@ -1,0 +1,92 @@
+import { describe, expect, it } from "vitest";
+import { wrapD1 } from "./d1-wrap";
+import { createProduct, get, put, uid } from "./helpers";
+
+// README, "Updating products": a PUT's write batch is guarded by the product's structure (variant
+// ids, SKUs, option values and names, positions, the product's SKU and disable_minusqty), not by
+// its updated_at, so concurrent writers that only change values do not exclude one another, and
+// each request still takes effect whole.
+
+type V = { sku: string; variant_option1_value: string; qty: number; price: number };
+
+async function tenVariants() {
+  const skus = Array.from({ length: 10 }, () => uid("C"));
+  const p = await createProduct({
+    title: "Contended",
+    variants: {
+      add: skus.map((sku, i) => ({ sku, variant_option1_name: "Size", variant_option1_value: `s${i}`, qty: 0 })),
+    },
+  });
+  return { id: p.product_id as number, skus };
+}
+
+/** Writer w's whole state: every variant at qty 100*w + i and price 1000*w + i. */
+const syncOf = (skus: string[], w: number) =>
+  skus.map((sku, i) => ({
+    sku,
+    variant_option1_name: "Size",
+    variant_option1_value: `s${i}`,
+    qty: 100 * w + i,
+    price: 1000 * w + i,
+  }));
+
+describe("concurrent value-only syncs of one product", () => {
+  it("8 writers all land in one round trip pair each, and the product is one writer's state whole", async () => {
+    const { id, skus } = await tenVariants();
+    const wraps = Array.from({ length: 8 }, () => wrapD1());
+    const answers = await Promise.all(
+      wraps.map((w, i) =>
+        put("/v1/products", { product_id: id, variants: { sync: syncOf(skus, i + 1) } }, { env: { DB: w.db } }),
+      ),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(8).fill(200));
+    // No writer lost a race: one read and one write each (a lost race reads and writes again).
+    expect(wraps.map((w) => w.counts.calls)).toEqual(Array(8).fill(2));
+    const now = (await get(`/v1/products/${id}`)).json;
+    const variants = now.variants as V[];
+    expect(variants.map((v) => v.sku)).toEqual(skus);
+    const w = Math.floor(variants[0].qty / 100);
+    expect(w).toBeGreaterThanOrEqual(1);
+    expect(variants.map((v) => [v.qty, v.price])).toEqual(skus.map((_, i) => [100 * w + i, 1000 * w + i]));
+  });
+
+  it("a structural change in between is still seen: the loser plans again and both take effect whole", async () => {
+    const { id, skus } = await tenVariants();
+    // One writer renames every option value; the others sync values under the old ones (matched by
+    // SKU, so they keep whatever values the variant has when their plan is made).
+    const renames = put("/v1/products", {
+      product_id: id,
+      variants: { sync: skus.map((sku, i) => ({ sku, variant_option1_name: "Size", variant_option1_value: `r${i}` })) },
+    });
+    const stock = Array.from({ length: 4 }, (_, k) =>
+      put("/v1/products", {
+        product_id: id,
+        variants: { sync: skus.map((sku, i) => ({ sku, qty: 10 * (k + 1) + i })) },
+      }),
+    );
+    const answers = await Promise.all([renames, ...stock]);
+    expect(answers.map((a) => a.status)).toEqual(Array(5).fill(200));
+    const variants = (await get(`/v1/products/${id}`)).json.variants as V[];
+    expect(variants.map((v) => v.sku)).toEqual(skus);
+    expect(variants.map((v) => v.variant_option1_value)).toEqual(skus.map((_, i) => `r${i}`));
+    const k = Math.floor(variants[0].qty / 10);
+    expect(variants.map((v) => v.qty)).toEqual(skus.map((_, i) => 10 * k + i));
+  });
+
+  it("a new variant that inherits the product's price is planned again when the price changed meanwhile", async () => {
+    const { id, skus } = await tenVariants();
+    const [a, b] = await Promise.all([
+      put("/v1/products", { product_id: id, price: 777 }),
+      put("/v1/products", {
+        product_id: id,
+        variants: { add: [{ variant_option1_name: "Size", variant_option1_value: "new" }] },
+      }),
+    ]);
+    expect([a.status, b.status]).toEqual([200, 200]);
+    const now = (await get(`/v1/products/${id}`)).json;
+    expect(now.variants).toHaveLength(skus.length + 1);
+    // Either order is whole: the new variant has the price the product had when it was added.
+    const added = (now.variants as V[]).find((v) => v.variant_option1_value === "new");
+    expect([0, 777]).toContain(added?.price);
+  });
+});
