@@ -394,9 +394,9 @@ export function cases(ids) {
     {
       id: "list-orders",
       // Runs after the order cases have made thousands: 500 orders with their lines.
-      label: "GET /v1/orders?limit=500&include_details=true",
+      label: "GET /v1/orders?limit=200&include_details=true",
       method: "GET",
-      path: "/v1/orders?limit=500&include_details=true",
+      path: "/v1/orders?limit=200&include_details=true",
       load: false,
       cpuIterations: 10,
     },

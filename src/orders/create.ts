@@ -120,7 +120,8 @@ function writeBatch(db: DB, ready: Planned[], opts: CreateOptions, events: Pendi
   const read = [...seen].map(([id, updated_at]) => ({ id, updated_at }));
   return [
     stmt(db, STALE_READ_GUARD, JSON.stringify(read)),
-    stmt(db, UPSERT_CUSTOMERS, JSON.stringify(customers), now),
+    // Orders without an e-mail have no customer to upsert.
+    ...(customers.length ? [stmt(db, UPSERT_CUSTOMERS, JSON.stringify(customers), now)] : []),
     ...jsonChunks(ready.map((p) => p.order)).map((json) => stmt(db, INSERT_ORDERS, json, now)),
     ...jsonChunks(lines).map((json) => stmt(db, INSERT_LINES, json, tokens)),
     ...stockStatements(db, stock),

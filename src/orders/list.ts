@@ -30,13 +30,14 @@ import {
 
 /**
  * Page size bounds (one place, for the CPU budget). The modelled API allows 1,000 orders a page;
- * presenting an order with its details measured about 18 µs (Node, busy 2-core machine), so 1,000
- * would pass the 10 ms CPU budget on presenting alone and 500 is the most (README, "Modelled reads").
+ * measured in workerd (npm run bench), 500 orders with details took 15.2 ms of CPU (median) and
+ * 200 took 5.9 ms: D1's row mapping, presenting and serialising grow with the page, so 200 orders
+ * and 800 lines are the most that fit the free plan's 10 ms (README, "Modelled reads").
  */
 export const ORDER_LIMIT_DEFAULT = 100;
-export const ORDER_LIMIT_MAX = 500;
-/** Order lines in one page; an order has at most 500. */
-export const PAGE_LINES_MAX = 2000;
+export const ORDER_LIMIT_MAX = 200;
+/** Order lines in one page (4 a page order on average); an order has at most 500. */
+export const PAGE_LINES_MAX = 800;
 const MAX_OFFSET = 100_000_000;
 
 const PARAMS = [

@@ -34,9 +34,12 @@ export function sumMoves(moves: StockMove[]): StockMove[] {
 
 /** The statements that apply `moves` (already summed): a fixed number whatever their count. */
 export function stockStatements(db: DB, moves: StockMove[]): D1PreparedStatement[] {
+  // An UPDATE that would match no row still costs its statement in the batch: leave it out.
+  const variants = moves.some((m) => m.variant_id !== null);
+  const products = moves.some((m) => m.variant_id === null);
   const chunks = jsonChunks(moves);
   return [
-    ...chunks.map((json) => stmt(db, TAKE_VARIANT_STOCK, json)),
-    ...chunks.map((json) => stmt(db, TAKE_PRODUCT_STOCK, json)),
+    ...(variants ? chunks.map((json) => stmt(db, TAKE_VARIANT_STOCK, json)) : []),
+    ...(products ? chunks.map((json) => stmt(db, TAKE_PRODUCT_STOCK, json)) : []),
   ];
 }
