@@ -136,7 +136,9 @@ test("a developer sends an authenticated request from the page and sees the answ
   assert.equal(made.status, 200);
   // Open the products group, go to the product list operation, open its Test Request client.
   await page.click(`[...document.querySelectorAll("button")].find(b => b.innerText.startsWith("products"))`);
-  await page.click(`[...document.querySelectorAll("button, a")].find(b => b.innerText.startsWith("List, search or look up products"))`);
+  await page.click(
+    `[...document.querySelectorAll("button, a")].find(b => b.innerText.startsWith("List, search or look up products"))`,
+  );
   const opener = `[...document.querySelectorAll("button.show-api-client-button")].find(b => b.innerText.includes("get /v1/products)"))`;
   await page.waitFor(opener, 20_000);
   await new Promise((r) => setTimeout(r, 1000)); // the page settles its scroll first
