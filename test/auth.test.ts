@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { basic, call, get, KEY } from "./helpers";
 
-describe("authentication (contract 2)", () => {
+describe("authentication (README section Authentication)", () => {
   it.each([
     ["no header", ""],
     ["wrong key", basic("nope")],

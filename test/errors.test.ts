@@ -4,7 +4,7 @@ import { call, get, post, uid } from "./helpers";
 
 const nested = (depth: number) => `${"[".repeat(depth)}${"]".repeat(depth)}`;
 
-describe("error model (contract 1)", () => {
+describe("error model (README section API)", () => {
   it.each([
     ["malformed JSON", { raw: '{"title": ' }, 400, "request body is not valid JSON"],
     [

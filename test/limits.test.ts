@@ -4,7 +4,7 @@ import { app } from "../src/app";
 import { MAX_VARIANTS } from "../src/products/schema";
 import { basic, call, KEY, post } from "./helpers";
 
-// The limits of contract 6 (and the string limits of 3.1), each with its status and a message
+// The limits of README "Guarantees" (and the string limits of README "Orders"), each with its status and a message
 // that names the limit, on every route the limit applies to. Storage is per file: the catalog
 // below is made once, with SKUs no other file sees.
 
@@ -303,7 +303,7 @@ const rows: Row[] = [
   ],
 ];
 
-describe("limits of contract 6", () => {
+describe("limits of README section Guarantees", () => {
   it.each(rows)("%s: %s %s answers %i", async (_, method, path, body, status, where, msg) => {
     const init = body && typeof body === "object" && "raw" in body ? (body as { raw: string }) : { body };
     const r = await call(method, path, init);

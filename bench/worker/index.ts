@@ -26,7 +26,7 @@ type Order = { products: Line[]; customer?: { email?: string }; shipping?: { pri
  * upsert, order row, its lines from the catalog, stock decrement), hand-written, in ONE D1
  * batch, with prices and totals taken from the catalog by SQL instead of a read before the
  * write. No validation beyond JSON.parse; it trusts its input. Lines travel as one JSON
- * parameter expanded with json_each, as contract 7 asks of the real thing.
+ * parameter expanded with json_each, as README "Guarantees" asks of the real thing.
  */
 bench.post("/order-batch", async (c) => {
   const orders = (await c.req.json()) as Order[];

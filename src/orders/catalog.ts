@@ -62,7 +62,7 @@ export async function readCatalog(db: DB, selectors: Selector[]): Promise<Catalo
   return toCatalog(await runBatch(db, catalogStatements(db, selectors)));
 }
 
-/** What a line sells, as the snapshot the order keeps (contract 3.1). */
+/** What a line sells, as the snapshot the order keeps (README "Orders"). */
 export type Item = {
   productId: number;
   variantId: number | null;

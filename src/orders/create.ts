@@ -9,7 +9,7 @@ import type { OrderInput } from "./schema";
 import { stockStatements, sumMoves } from "./stock";
 import type { Money, TaxLine } from "./totals";
 
-// POST /v1/orders (contract 3): every order of a request is planned in JS from one read batch
+// POST /v1/orders (README "Orders"): every order of a request is planned in JS from one read batch
 // and written in one write batch, whatever the number of orders and lines. Stock floors are
 // CHECK constraints, so a batch that would oversell fails whole; it is then planned again from a
 // fresh read, so an order loses only to stock that is really gone.

@@ -11,7 +11,7 @@ export const lineKey = (l: Pick<Line, "productId" | "variantId" | "unitPrice">) 
   `${l.productId}:${l.variantId ?? "-"}:${l.unitPrice}`;
 
 /**
- * Adds a line, merged into an earlier one of the same variant and unit price (contract 3.1).
+ * Adds a line, merged into an earlier one of the same variant and unit price (README "Orders").
  * `index` finds that line by key, so merging stays linear in the number of lines.
  */
 export function addLine(lines: Line[], index: Map<string, Line>, line: Line, errors: string[]) {

@@ -19,13 +19,16 @@ import { type UpdateOutcome, updateOrders } from "./update";
 
 const STATUS_NOTICE = "ignored field status: a new order is always unpaid";
 
-/** One value of `results` (contract 3.2); money as JSON numbers. */
-function result<Id>(o: OrderOutcome<Id>, notices: string[]) {
+/**
+ * One value of `results`, for POST and PUT alike (README "Orders"); money as JSON numbers. A new
+ * order is always unpaid; an update says the status it left the order in.
+ */
+function result<Id>(o: OrderOutcome<Id> | UpdateOutcome, notices: string[]) {
   if (!o.ok) return { success: false, errors: o.errors, notices: [...notices, ...o.notices] };
   return {
     success: true,
     order_id: o.orderId,
-    status: "unpaid",
+    status: "status" in o ? o.status : "unpaid",
     currency: o.currency,
     subtotal: toMoney(o.subtotal),
     shipping: toMoney(o.shipping),
@@ -37,7 +40,7 @@ function result<Id>(o: OrderOutcome<Id>, notices: string[]) {
   };
 }
 
-/** The answer of contract 3.2: 200 when at least one order was created, else 400 with results. */
+/** The answer of README "Orders": 200 when at least one order was created, else 400 with results. */
 function respond<Id>(parsed: { index: number; notices: string[] }[], outcomes: Map<number, OrderOutcome<Id>>) {
   const results: Record<string, ReturnType<typeof result<Id>>> = {};
   let created = 0;
@@ -50,24 +53,6 @@ function respond<Id>(parsed: { index: number; notices: string[] }[], outcomes: M
   return { status: 400 as const, body: { code: 400, error: "no order was created", results } };
 }
 
-/** One value of `results` of PUT /v1/orders (README, "Orders"). */
-function updateResult(o: UpdateOutcome, notices: string[]) {
-  if (!o.ok) return { success: false, errors: o.errors, notices: [...notices, ...o.notices] };
-  return {
-    success: true,
-    order_id: o.orderId,
-    status: o.status,
-    currency: o.currency,
-    subtotal: toMoney(o.subtotal),
-    shipping: toMoney(o.shipping),
-    discount: toMoney(o.discount),
-    total: toMoney(o.total),
-    tax: o.tax.map((t) => ({ rate: t.rate, amount: toMoney(t.amount) })),
-    errors: [],
-    notices: [...notices, ...o.notices],
-  };
-}
-
 const UPDATE_ERRORS = {
   400: "no order was changed",
   404: "order not found",
@@ -77,14 +62,14 @@ const UPDATE_ERRORS = {
 
 /** 200 when at least one element succeeded, else the first failure's status, with results. */
 function updateResponse(parsed: { index: number; notices: string[] }[], outcomes: Map<number, UpdateOutcome>) {
-  const results: Record<string, ReturnType<typeof updateResult>> = {};
+  const results: Record<string, ReturnType<typeof result>> = {};
   let first: Extract<UpdateOutcome, { ok: false }> | undefined;
   let changed = 0;
   for (const p of parsed) {
     const o = outcomes.get(p.index) as UpdateOutcome;
     if (o.ok) changed++;
     else first ??= o;
-    results[`update_${p.index + 1}`] = updateResult(o, p.notices);
+    results[`update_${p.index + 1}`] = result(o, p.notices);
   }
   if (changed || !first) return { status: 200 as const, body: { results } };
   const error = UPDATE_ERRORS[first.status];

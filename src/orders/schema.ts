@@ -3,7 +3,7 @@ import { country, currency, flag, id, int, metadata, money, opt, req, str } from
 import { precompile } from "../platform/validate";
 
 // Wire schema of interface.md 2.1-2.6 (one element of the POST /v1/orders array) with the limits
-// of contract 3.1. Field names are the ones real sales channels send (Quickbutik v1).
+// of README "Orders". Field names are the ones real sales channels send (Quickbutik v1).
 
 export const MAX_LINES = 500;
 export const MAX_QTY = 100_000;

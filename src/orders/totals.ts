@@ -37,7 +37,7 @@ export function spread(total: Money, weights: Money[]): Money[] {
  */
 export function taxByRate(lines: { amount: Money; taxRate: number }[], discount: Money): TaxLine[] {
   const subtotal = lines.reduce((a, l) => a + l.amount, 0);
-  // Over the lines, not over the rates (contract 3.1): each line's share is whole minor units.
+  // Over the lines, not over the rates (README "Orders"): each line's share is whole minor units.
   const shares = spread(
     Math.min(discount, subtotal),
     lines.map((l) => l.amount),

@@ -57,7 +57,7 @@ async function readLimited(req: Request, limit: number): Promise<Uint8Array> {
 }
 
 /**
- * Reads a JSON body under the rules of contract 1: media type (415), size (413), nesting (400),
+ * Reads a JSON body under the rules of README "API": media type (415), size (413), nesting (400),
  * syntax (400). The parsed value is `c.var.body`; routes then check its shape themselves because
  * array bodies are validated item by item.
  */

@@ -1,6 +1,6 @@
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 
-/** An error answered with the contract's envelope: {code, error, errors?} (contract 1). */
+/** An error answered with the error envelope: {code, error, errors?} (README "API"). */
 export class ApiError extends Error {
   constructor(
     readonly status: ContentfulStatusCode,
