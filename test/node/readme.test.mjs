@@ -36,9 +36,11 @@ function shellBlocks(/** @type {string} */ md) {
   return blocks;
 }
 
-/** A block as the test runs it: its announced error first. */
-const instrument = (/** @type {{ code: string, expect?: string }} */ b) =>
-  `${b.expect ? `README_EXPECT=${b.expect}\n` : ""}${b.code}`;
+/**
+ * A block as the test runs it: its announced error first, always set, since a curl in a pipeline
+ * or `$(...)` runs in a subshell whose reset of README_EXPECT never reaches the next block.
+ */
+const instrument = (/** @type {{ code: string, expect?: string }} */ b) => `README_EXPECT=${b.expect ?? ""}\n${b.code}`;
 
 const CURL_SH = JSON.stringify(path.join(import.meta.dirname, "readme-curl.sh"));
 // zsh: the prelude's own comments need interactive_comments; the README's blocks run without it.
