@@ -42,3 +42,15 @@ export async function createProduct(body: Record<string, unknown>) {
   if (r.status !== 200) throw new Error(`create failed: ${r.status} ${r.text}`);
   return r.json.products[0];
 }
+
+/**
+ * Registers an enabled webhook endpoint taking every event type, straight in D1. Writes record
+ * outbox events only while an endpoint subscribes (README, "Webhooks"), so a test file that checks
+ * events calls this once (storage is per test file); the URL is never called by these tests.
+ */
+export async function subscribeAll() {
+  await env.DB.prepare(
+    `INSERT INTO webhook_endpoints (url, events, format, secret, created_at)
+     VALUES ('https://receiver.example.com/hooks', '["*"]', 'standard', 'whsec_dGVzdA==', 0)`,
+  ).run();
+}

@@ -1,10 +1,13 @@
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { HOLD_BATCH, HOLD_REASON, HOLD_ROUNDS } from "../src/orders/hold";
 import { scheduled } from "../src/scheduled";
 import { wrapD1 } from "./d1-wrap";
-import { get, post } from "./helpers";
+import { get, post, subscribeAll } from "./helpers";
 import { change, eventsOf, order, readOrder, stocked, stockOf } from "./orders-put-helpers";
+
+// Events are recorded only while an endpoint subscribes (README, "Webhooks").
+beforeAll(subscribeAll);
 
 // The unpaid hold (README, "Orders"): the scheduled job cancels, with restock, unpaid orders
 // older than UNPAID_ORDER_HOLD_MINUTES, in bounded batches, and never touches a paid order.

@@ -1,8 +1,11 @@
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { wrapD1 } from "./d1-wrap";
-import { post } from "./helpers";
+import { post, subscribeAll } from "./helpers";
 import { change, order, stocked, stockOf } from "./orders-put-helpers";
+
+// Events are recorded only while an endpoint subscribes (README, "Webhooks").
+beforeAll(subscribeAll);
 
 // D1 cost of PUT /v1/orders (README, "Performance"): a status change is one round trip, line edits
 // two, and the statements do not grow with the number of lines.

@@ -1,8 +1,11 @@
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
-import { post } from "./helpers";
+import { beforeAll, describe, expect, it } from "vitest";
+import { post, subscribeAll } from "./helpers";
 import { change, eventsOf, order, readOrder, stocked, stockOf } from "./orders-put-helpers";
+
+// Events are recorded only while an endpoint subscribes (README, "Webhooks").
+beforeAll(subscribeAll);
 
 // Concurrency of PUT /v1/orders (README, "Orders"): stock is never oversold and never returned
 // twice, whatever runs at the same time (cancels, line edits, payments, new orders).

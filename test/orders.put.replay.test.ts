@@ -1,8 +1,11 @@
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { wrapD1 } from "./d1-wrap";
-import { post, uid } from "./helpers";
+import { post, subscribeAll, uid } from "./helpers";
 import { change, eventsOf, order, readOrder, stocked, stockOf } from "./orders-put-helpers";
+
+// Events are recorded only while an endpoint subscribes (README, "Webhooks").
+beforeAll(subscribeAll);
 
 // PUT /v1/orders with an Idempotency-Key (README, "Idempotency"), and atomicity under injected
 // D1 faults: an element's change, stock moves and events commit together or not at all.

@@ -1,7 +1,10 @@
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { orderUpdateResults } from "../src/orders/openapi";
-import { call, get } from "./helpers";
+import { call, get, subscribeAll } from "./helpers";
 import { change, eventsOf, order, readOrder, stocked, stockOf } from "./orders-put-helpers";
+
+// Events are recorded only while an endpoint subscribes (README, "Webhooks").
+beforeAll(subscribeAll);
 
 // PUT /v1/orders: status changes (README, "Orders"): transitions, dates, cancel with restock,
 // cancelled is final, the answer's shape, client flags and shipping_info.

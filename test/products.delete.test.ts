@@ -1,7 +1,10 @@
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { wrapD1 } from "./d1-wrap";
-import { call, createProduct, get, post, uid } from "./helpers";
+import { call, createProduct, get, post, subscribeAll, uid } from "./helpers";
+
+// Events are recorded only while an endpoint subscribes (README, "Webhooks").
+beforeAll(subscribeAll);
 
 // DELETE /v1/products (README, "Deleting products"): items by product_id or own SKU, the products
 // go with their variants and SKUs in one batch, orders keep their snapshots, per-item errors.

@@ -1,7 +1,10 @@
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { wrapD1 } from "./d1-wrap";
-import { call, createProduct, post, put, uid } from "./helpers";
+import { call, createProduct, post, put, subscribeAll, uid } from "./helpers";
+
+// Events are recorded only while an endpoint subscribes (README, "Webhooks").
+beforeAll(subscribeAll);
 
 // Product events (README, "Webhooks"): product.add, product.update and product.delete rows are
 // written in the batch of the change, so they exist exactly when the change committed.

@@ -1,7 +1,10 @@
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { wrapD1 } from "./d1-wrap";
-import { createProduct, get, post, put, uid } from "./helpers";
+import { createProduct, get, post, put, subscribeAll, uid } from "./helpers";
+
+// Events are recorded only while an endpoint subscribes (README, "Webhooks").
+beforeAll(subscribeAll);
 
 // Stock-tool batches (README, "Updating products"): an array of items that each set only stock,
 // price and/or qty_location of one SKU is ONE D1 round trip whatever the number of items, also

@@ -1,7 +1,7 @@
 import type { DB } from "../db/client";
 import { afterLostRace, isConstraintError, jsonChunks, STALE_READ_GUARD, stmt } from "../platform/d1";
 import { type Claim, type Idem, runClaimed } from "../platform/idempotency";
-import { newEvent, outboxStatement, type PendingEvent } from "../webhooks/outbox";
+import { committed, newEvent, outboxStatement, type PendingEvent } from "../webhooks/outbox";
 import { catalogCache, forget, remember } from "./cache";
 import { readCatalog } from "./catalog";
 import { type Planned, planOrder, reserveStock } from "./plan";
@@ -160,7 +160,7 @@ async function createFromCache(
     forget(db);
     return undefined;
   }
-  opts.events?.push(...events);
+  opts.events?.push(...committed(events, results));
   const ids = new Map(results[results.length - 1].results.map((r) => [r.token as string, r.id as number]));
   const outcomes = new Map<number, OrderOutcome>();
   for (const p of ready) outcomes.set(p.index, { ok: true, orderId: ids.get(p.token) as number, ...p.summary });
@@ -205,7 +205,7 @@ export async function createOrders(
     try {
       const events = createdEvents(ready);
       const results = await runClaimed(db, opts.recorder?.idem, head, writeBatch(db, ready, opts, events));
-      opts.events?.push(...events);
+      opts.events?.push(...committed(events, results));
       const ids = new Map(results[results.length - 1].results.map((r) => [r.token as string, r.id as number]));
       for (const p of ready) {
         outcomes.set(p.index, { ok: true, orderId: ids.get(p.token) as number, ...p.summary });

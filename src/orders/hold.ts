@@ -1,5 +1,5 @@
 import type { Bindings } from "../env";
-import { dispatch, newEvent, type PendingEvent } from "../webhooks/outbox";
+import { committed, dispatch, newEvent, type PendingEvent, subscribed } from "../webhooks/outbox";
 
 // The unpaid hold (README, "Orders"): with UNPAID_ORDER_HOLD_MINUTES set, the scheduled job
 // cancels every unpaid order older than the hold and gives its stock back, so abandoned checkouts
@@ -40,7 +40,8 @@ const RESTOCK_PRODUCTS = `
 const EVENTS = `
   INSERT INTO events (id, type, order_id, created_at)
   SELECT e.value->>'id', e.value->>'type', o.id, ?2 FROM json_each(?1) AS e JOIN orders AS o ON o.id = e.value->>'orderId'
-  WHERE o.status = 'unpaid'`;
+  WHERE o.status = 'unpaid' AND ${subscribed("'order.cancelled'")}
+  RETURNING id AS event_id`;
 const CANCEL = `
   UPDATE orders SET status = 'cancelled', date_cancelled = coalesce(date_cancelled, ?2), status_date = ?2,
     cancel_reason = ?3, version = version + 1, updated_at = ?2
@@ -60,19 +61,17 @@ export async function expireUnpaidOrders(env: Bindings, now = Date.now()): Promi
     if (!results.length) break;
     const ids = JSON.stringify(results.map((r) => r.id));
     const events: PendingEvent[] = results.map((r) => newEvent("order.cancelled", { orderId: r.id }));
-    const out = await d1.batch<{ id: number }>([
+    const out = await d1.batch<Record<string, unknown>>([
       d1.prepare(RESTOCK_VARIANTS).bind(ids),
       d1.prepare(RESTOCK_PRODUCTS).bind(ids),
       d1.prepare(EVENTS).bind(JSON.stringify(events), now),
       d1.prepare(CANCEL).bind(ids, now, HOLD_REASON),
     ]);
-    const done = new Set(out[3].results.map((r) => r.id));
+    const done = new Set(out[3].results.map((r) => r.id as number));
     cancelled.push(...done);
-    dispatch(
-      env,
-      { waitUntil: (p) => pending.push(p) },
-      events.filter((e) => done.has(e.orderId as number)),
-    );
+    // The events rows were written for the orders this batch cancelled (same condition), and only
+    // where an endpoint subscribes to order.cancelled.
+    dispatch(env, { waitUntil: (p) => pending.push(p) }, committed(events, out));
     if (results.length < HOLD_BATCH) break;
   }
   await Promise.all(pending);

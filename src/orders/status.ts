@@ -1,7 +1,7 @@
 import type { DB } from "../db/client";
 import { stmt } from "../platform/d1";
 import type { EventType, PendingEvent } from "../webhooks/outbox";
-import { newEvent } from "../webhooks/outbox";
+import { newEvent, subscribed } from "../webhooks/outbox";
 import type { OrderStatus } from "./schema";
 
 // Status rules of PUT /v1/orders (README, "Orders"): cancelled is final, the same status is a
@@ -72,7 +72,8 @@ const STATUS_EVENTS = `
   SELECT e.value->>'id', e.value->>'type', o.id, ?2 FROM json_each(?1) AS e
   JOIN orders AS o ON o.id = e.value->>'orderId'
   WHERE o.status <> 'cancelled' AND o.status <> e.value->>'status'
-    AND (e.value->>'type' <> 'order.new' OR o.date_paid IS NULL)`;
+    AND (e.value->>'type' <> 'order.new' OR o.date_paid IS NULL) AND ${subscribed("e.value->>'type'")}
+  RETURNING id AS event_id`;
 
 // status_date is the last change; date_paid, date_done and date_cancelled the first time.
 const UPDATE_STATUS = `

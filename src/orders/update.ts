@@ -12,7 +12,7 @@ import {
 } from "../platform/d1";
 import type { Idem } from "../platform/idempotency";
 import { runClaimed } from "../platform/idempotency";
-import { newEvent, type PendingEvent } from "../webhooks/outbox";
+import { committed, newEvent, type PendingEvent } from "../webhooks/outbox";
 import { type Catalog, catalogStatements, type Selector, toCatalog } from "./catalog";
 import { EDITS, editsLines, LINE_EDITS, lineStatements, planLines } from "./edit";
 import type { Totals } from "./lines";
@@ -204,7 +204,7 @@ async function oneTrip(db: DB, items: Items, opts: UpdateOptions) {
     ...statusStatements(db, changes, opts.now, candidates),
   ]);
   const d = decide(items, changes, results[0], cancelling.length ? results[1].results : [], candidates);
-  opts.events.push(...d.events);
+  opts.events.push(...committed(d.events, results));
   return d.outcomes;
 }
 
@@ -232,14 +232,15 @@ async function keyedStatus(db: DB, items: Items, opts: UpdateOptions, recorder: 
       stmt(db, VERSIONS_GUARD, JSON.stringify(d.versions)),
       ...statusStatements(db, changes, opts.now, d.events),
     ];
+    let results: D1Result<Record<string, unknown>>[];
     try {
-      await runClaimed(db, recorder.idem, recorder.claim(d.outcomes), write);
+      results = await runClaimed(db, recorder.idem, recorder.claim(d.outcomes), write);
     } catch (e) {
       if (!isConstraintError(e)) throw e;
       await afterLostRace(attempt, "the orders");
       continue;
     }
-    opts.events.push(...d.events);
+    opts.events.push(...committed(d.events, results));
     return d.outcomes;
   }
 }
@@ -347,8 +348,9 @@ async function planned(
     const p = planUpdate(db, u, read, opts.now);
     if (!p.write) return { outcome: p.outcome, wrote: false };
     const claim = head(p.outcome);
+    let results: D1Result<Record<string, unknown>>[] = [];
     try {
-      if (claim.length || p.write.length) await runClaimed(db, opts.recorder?.idem, claim, p.write);
+      if (claim.length || p.write.length) results = await runClaimed(db, opts.recorder?.idem, claim, p.write);
     } catch (e) {
       if (!isConstraintError(e)) throw e;
       // This element only: elements before it have committed, so the request must still answer them.
@@ -356,7 +358,7 @@ async function planned(
       await afterLostRace(attempt, "the order");
       continue;
     }
-    if (p.outcome.ok && p.event) opts.events.push(p.event);
+    if (p.outcome.ok && p.event) opts.events.push(...committed([p.event], results));
     return { outcome: p.outcome, wrote: claim.length > 0 };
   }
 }

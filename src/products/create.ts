@@ -3,7 +3,7 @@ import type { DB } from "../db/client";
 import { skus } from "../db/schema";
 import { afterLostRace, isConstraintError, jsonChunks, runBatch, stmt } from "../platform/d1";
 import { type Claim, type Idem, runClaimed } from "../platform/idempotency";
-import { newEvent, outboxStatement, type PendingEvent } from "../webhooks/outbox";
+import { committed, newEvent, outboxStatement, type PendingEvent } from "../webhooks/outbox";
 import type { ProductOut } from "./present";
 import { presentReads, productReads, readBack } from "./read";
 import type { ProductCreate } from "./schema";
@@ -270,6 +270,7 @@ export async function createProducts(
         ...back.reads(db, byToken, tokens),
         ...(recorder ? [recorder.snapshot(byToken, tokens)] : []),
       ]);
+      events = committed(events, results);
       const [ps, vs] = results.slice(recorder ? -3 : -2);
       // A minimal product stands in for the full one (writeProducts answers it as it is).
       const { rows, products: out } = back.present(ps, vs) as ReturnType<typeof presentReads>;

@@ -1,7 +1,7 @@
 import type { DB } from "../db/client";
 import { afterLostRace, isConstraintError, runBatch, stmt } from "../platform/d1";
 import { runClaimed } from "../platform/idempotency";
-import type { PendingEvent } from "../webhooks/outbox";
+import { type PendingEvent, subscribed } from "../webhooks/outbox";
 import type { ItemOutcome, Recorder } from "./create";
 import type { ProductDelete } from "./schema";
 
@@ -30,7 +30,8 @@ const RESOLVE = `
   FROM (${TARGETS}) AS t LEFT JOIN skus AS k ON k.sku = t.sku ORDER BY t.i`;
 const EVENTS = `
   INSERT INTO events (id, type, product_id, created_at)
-  SELECT min(eid), 'product.delete', pid, ?2 FROM (${TARGETS}) WHERE pid IS NOT NULL GROUP BY pid
+  SELECT min(eid), 'product.delete', pid, ?2 FROM (${TARGETS})
+  WHERE pid IS NOT NULL AND ${subscribed("'product.delete'")} GROUP BY pid
   RETURNING id, product_id`;
 const DELETE_VARIANTS = `DELETE FROM variants WHERE product_id IN (SELECT pid FROM (${TARGETS}))`;
 const DELETE_PRODUCTS = `DELETE FROM products WHERE id IN (SELECT pid FROM (${TARGETS}))`;

@@ -35,15 +35,39 @@ export function newEvent(type: EventType, resource: Omit<PendingEvent, "id" | "t
   return { id: crypto.randomUUID(), type, ...resource };
 }
 
+/**
+ * SQL: whether an enabled endpoint takes events of `type` (an SQL expression). Every INSERT INTO
+ * events is conditioned on it (README, "Webhooks"): an event no endpoint subscribes to would never
+ * be delivered (an endpoint takes only events after its registration), so it is not written, and
+ * nothing is sent to the queue for it. A store without webhooks spends no queue operations (the
+ * free plan counts them) and no outbox rows on its writes.
+ */
+export const subscribed = (type: string) => `EXISTS (
+  SELECT 1 FROM webhook_endpoints AS w, json_each(w.events) AS t
+  WHERE w.disabled_at IS NULL AND t.value IN ('*', ${type}))`;
+
 // One statement whatever the number of events: they travel as one JSON parameter (D1 allows 100
-// bound parameters per statement), and token references resolve inside the batch.
+// bound parameters per statement), and token references resolve inside the batch. RETURNING
+// names the events written, for `committed`.
 const INSERT_EVENTS = `
 INSERT INTO events (id, type, order_id, product_id, created_at)
 SELECT e.value->>'id', e.value->>'type',
   COALESCE(e.value->>'orderId', (SELECT id FROM orders WHERE token = e.value->>'orderToken')),
   COALESCE(e.value->>'productId', (SELECT id FROM products WHERE token = e.value->>'productToken')),
   ?2
-FROM json_each(?1) e`;
+FROM json_each(?1) e WHERE ${subscribed("e.value->>'type'")}
+RETURNING id AS event_id`;
+
+/**
+ * The events of `events` that a committed batch wrote: its events INSERTs answer `event_id` for
+ * each row (those of unsubscribed types wrote none). Only these go to the queue.
+ */
+export function committed<E extends PendingEvent>(events: E[], results: D1Result<Record<string, unknown>>[]): E[] {
+  if (!events.length) return events;
+  const ids = new Set<unknown>();
+  for (const r of results) for (const row of r.results ?? []) if ("event_id" in row) ids.add(row.event_id);
+  return events.filter((e) => ids.has(e.id));
+}
 
 /** The INSERT of a batch's events; add it to the batch of the change that causes them. */
 export function outboxStatement(db: DB, events: PendingEvent[], now: number): D1PreparedStatement {

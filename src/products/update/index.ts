@@ -1,7 +1,7 @@
 import type { DB } from "../../db/client";
 import { afterLostRace, isConstraintError } from "../../platform/d1";
 import { runClaimed } from "../../platform/idempotency";
-import { newEvent, type PendingEvent } from "../../webhooks/outbox";
+import { committed, newEvent, type PendingEvent } from "../../webhooks/outbox";
 import type { ItemOutcome, ProductRef, Recorder, WriteOptions } from "../create";
 import { type presentReads, readBack } from "../read";
 import { type Plan, plan } from "./plan";
@@ -106,7 +106,7 @@ export async function updateProducts(
         continue;
       }
       if (head.length) recorded = true;
-      events.push(...changes);
+      events.push(...committed(changes, results));
       for (const p of plans) touched.add(p.productId);
       const [ps, vs] = results.slice(results.length - tail.length - 2);
       // A minimal product stands in for the full one (writeProducts answers it as it is).
