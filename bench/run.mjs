@@ -26,6 +26,10 @@ const authorization = `Basic ${Buffer.from(`${apiKey}:${apiKey}`).toString("base
 const withNode = process.argv.includes("--node");
 const withLoad = !process.argv.includes("--no-load");
 // BENCH_ONLY=sync-128,get-128 runs just those cases (for a quick before/after of one change).
+// BENCH_PROFILES=<dir>: every profiled request's profile as <case>-<n>.cpuprofile (Chrome DevTools
+// opens them), to see where a case's CPU goes.
+const PROFILES_DIR = process.env.BENCH_PROFILES;
+if (PROFILES_DIR) mkdirSync(PROFILES_DIR, { recursive: true });
 const only = process.env.BENCH_ONLY?.split(",").filter(Boolean);
 
 /** @param {string} s */
@@ -251,6 +255,8 @@ async function main() {
         });
         if (r.status < 200 || r.status > 299) throw new Error(`${c.id}: answered ${r.status} while profiled`);
         if (i < PROFILE.warmup) continue;
+        if (PROFILES_DIR)
+          writeFileSync(path.join(PROFILES_DIR, `${c.id}-${i - PROFILE.warmup}.cpuprofile`), JSON.stringify(r.profile));
         cpu.push(r.ms);
         naive.push(r.naiveMs);
         d1 = r.d1;
