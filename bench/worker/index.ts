@@ -167,7 +167,8 @@ bench.put("/order-status", async (c) => {
       db
         .prepare(
           `INSERT INTO events (id, type, order_id, created_at) SELECT ?2, ?3, id, ?4 FROM orders
-           WHERE id = ?1 AND status <> 'cancelled' AND status <> ?5 AND (?3 <> 'order.new' OR date_paid IS NULL)`,
+           WHERE id = ?1 AND status <> 'cancelled' AND status <> ?5 AND (?3 <> 'order.new' OR date_paid IS NULL)
+             AND ${subscribed("?3")}`,
         )
         .bind(id, crypto.randomUUID(), event, now, status),
     );
