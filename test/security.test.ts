@@ -141,7 +141,7 @@ describe("SQL injection: every value is a bound parameter", () => {
 describe("API8: no internal text in answers", () => {
   it("answers a database failure with 503 and no SQL, table or driver text", async () => {
     const { sku } = await product();
-    const { db } = wrapD1({ failCall: 2 });
+    const { db } = wrapD1({ failCall: 1 });
     const r = await post("/v1/orders", [order(sku)], { env: { DB: db } });
     expect(r.status).toBe(503);
     expect(r.text).not.toMatch(/D1_|SQL|INSERT|orders|injected|stack/i);

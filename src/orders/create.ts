@@ -4,6 +4,8 @@ import { type Claim, type Idem, runClaimed } from "../platform/idempotency";
 import { committed, newEvent, outboxStatement, type PendingEvent } from "../webhooks/outbox";
 import { catalogCache, forget, remember } from "./cache";
 import { readCatalog } from "./catalog";
+import { createCold } from "./cold";
+import { insertOrders, UPSERT_CUSTOMERS } from "./insert";
 import { type Planned, planOrder, reserveStock } from "./plan";
 import type { OrderInput } from "./schema";
 import { stockStatements, sumMoves } from "./stock";
@@ -44,38 +46,14 @@ export type OrderRef = { $order: string };
 // ---------------------------------------------------------------------------------------------
 // Write: one batch for every order of the request; the statement count is fixed.
 
-const UPSERT_CUSTOMERS = `
-  INSERT INTO customers (email, email_key, type, phone, billing_details, shipping_details,
-    has_login, newsletter, created_at, updated_at)
-  SELECT c.value->>'email', c.value->>'email_key', c.value->>'type', c.value->>'phone',
-    c.value->'billing_details', c.value->'shipping_details', c.value->>'has_login',
-    c.value->>'newsletter', ?2, ?2
-  FROM json_each(?1) AS c WHERE true
-  ON CONFLICT (email_key) DO UPDATE SET
-    email = excluded.email,
-    type = coalesce(excluded.type, customers.type),
-    phone = coalesce(excluded.phone, customers.phone),
-    billing_details = coalesce(excluded.billing_details, customers.billing_details),
-    shipping_details = coalesce(excluded.shipping_details, customers.shipping_details),
-    has_login = max(customers.has_login, excluded.has_login),
-    newsletter = max(customers.newsletter, excluded.newsletter),
-    updated_at = excluded.updated_at`;
-
-// ORDER BY the array position so order ids follow the order of the request.
-const INSERT_ORDERS = `
-  INSERT INTO orders (token, status, customer_id, email, phone, customer_type, note, login_create,
-    newsletter_subscribe, billing_details, shipping_details, payment_method, transaction_id,
-    payment_log, currency, shipping_id, shipping_name, shipping_price, subtotal, discount, total,
-    tax, metadata, created_at, updated_at)
-  SELECT o.value->>'token', 'unpaid',
-    (SELECT id FROM customers WHERE email_key = o.value->>'email_key'),
-    o.value->>'email', o.value->>'phone', o.value->>'customer_type', o.value->>'note',
-    o.value->>'login_create', o.value->>'newsletter_subscribe', o.value->'billing_details',
-    o.value->'shipping_details', o.value->>'payment_method', o.value->>'transaction_id',
-    o.value->>'payment_log', o.value->>'currency', o.value->>'shipping_id',
-    o.value->>'shipping_name', o.value->>'shipping_price', o.value->>'subtotal',
-    o.value->>'discount', o.value->>'total', o.value->'tax', o.value->'metadata', ?2, ?2
-  FROM json_each(?1) AS o ORDER BY o.key`;
+const INSERT_ORDERS = insertOrders({
+  subtotal: "o.value->>'subtotal'",
+  discount: "o.value->>'discount'",
+  total: "o.value->>'total'",
+  tax: "o.value->'tax'",
+  from: "json_each(?1) AS o",
+  now: "?2",
+});
 
 const INSERT_LINES = `
   INSERT INTO order_lines (order_id, position, product_id, variant_id, sku, title, options, qty,
@@ -169,7 +147,8 @@ async function createFromCache(
 
 /**
  * Creates orders, each on its own: one that fails never affects another. One round trip when
- * cached catalog rows plan every order (above), else two (read, write). A write that fails on a
+ * cached catalog rows plan every order (above), or else when the SQL plan of cold.ts covers them
+ * and accepts them; else two (read, write). A write that fails on a
  * constraint lost a race for stock or read a product that changed since: it rolled back whole,
  * and the orders are planned again from a fresh read, at most MAX_ATTEMPTS times.
  */
@@ -179,7 +158,7 @@ export async function createOrders(
   opts: CreateOptions,
 ): Promise<Map<number, OrderOutcome>> {
   if (items.length) {
-    const fast = await createFromCache(db, items, opts);
+    const fast = (await createFromCache(db, items, opts)) ?? (await createCold(db, items, opts));
     if (fast) return fast;
   }
   const outcomes = new Map<number, OrderOutcome>();

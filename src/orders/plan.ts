@@ -50,14 +50,31 @@ export function planOrder(
   const totals = orderTotals(lines, shipping, o.discount_add?.amount ?? 0, errors);
   if (!totals) return { index, errors, notices };
   const { subtotal, discount, total, tax } = totals;
+  const f = orderFields(o, opts);
+  return {
+    index,
+    token: f.token,
+    lines,
+    customer: f.customer,
+    order: { ...f.order, subtotal, discount, total, tax },
+    summary: { currency: f.currency, subtotal, shipping, discount, total, tax, notices },
+  };
+}
+
+/**
+ * What an order row and its customer take from the request alone (no catalog): everything but the
+ * totals. Shared by planOrder and the one-trip create of a cold isolate (cold.ts).
+ */
+export function orderFields(o: OrderInput, opts: Pick<CreateOptions, "defaultCurrency">) {
   const token = crypto.randomUUID();
   const c = o.customer;
   const emailKey = c?.email?.toLowerCase() ?? null;
   const currency = o.payment?.currency ?? opts.defaultCurrency;
+  const shipping = o.shipping?.price ?? 0;
   return {
-    index,
     token,
-    lines,
+    currency,
+    shipping,
     customer:
       c?.email === undefined
         ? null
@@ -89,13 +106,8 @@ export function planOrder(
       shipping_id: o.shipping?.id ?? null,
       shipping_name: o.shipping?.name ?? null,
       shipping_price: shipping,
-      subtotal,
-      discount,
-      total,
-      tax,
       metadata: o.metadata,
-    },
-    summary: { currency, subtotal, shipping, discount, total, tax, notices },
+    } as Record<string, unknown>,
   };
 }
 
