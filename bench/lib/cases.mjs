@@ -23,12 +23,14 @@ export const ORDER_PAGE = 100;
  *   connections?: number,
  *   contention?: boolean,
  *   headers?: Record<string, string>,
+ *   check?: (json: any) => string | undefined,
  * }} Case
  *
  * `load`: also run under autocannon (req/s, and the ratio to `baseline`). `profile` (default
  * true): workerd CPU per request. `cpuIterations`: requests of the optional Node CPU phase
  * (`--node`). `connections`: autocannon connections (default 8). `contention`: a load case that
- * reports its share of 503 answers (writers losing the race) instead of a ratio.
+ * reports its share of 503 answers (writers losing the race) instead of a ratio. `check`: what the
+ * probe's answer must show for the case to measure what it says (an error text, or undefined).
  */
 
 /** @param {Target} t @param {string} method @param {string} path @param {unknown} [body] */
@@ -401,6 +403,27 @@ export function cases(ids) {
       cpuIterations: 10,
     },
   );
+  // The queue consumer's largest invocation (README, "Webhooks"): 10 event messages that 20
+  // endpoints take, FETCH_BUDGET (25) attempts signed and sent to a stub receiver, the other 175
+  // deliveries queued as follow-ups; once with receivers that accept, once with receivers that
+  // fail (every attempt then schedules a retry).
+  for (const [id, status, what] of /** @type {const} */ ([
+    ["consume", 200, "receivers answer 200"],
+    ["consume-failing", 500, "receivers answer 500, retries scheduled"],
+  ])) {
+    list.push({
+      id,
+      label: `queue consumer: 10 events x 20 endpoints, 25 attempts (${what})`,
+      method: "POST",
+      path: `/__bench/consume?status=${status}`,
+      load: false,
+      cpuIterations: 0,
+      check: (json) =>
+        json?.attempts === json?.budget && json?.attempts > 0
+          ? undefined
+          : `attempted ${json?.attempts} deliveries, not the budget of ${json?.budget}`,
+    });
+  }
   // Writers racing on one product: every request changes all 10 variants of the same product.
   for (const connections of [8, 16]) {
     list.push({
@@ -433,6 +456,8 @@ export async function probe(t, c) {
     const why = r.json?.errors?.[0] ?? r.json?.error ?? r.text.slice(0, 120);
     return { ok: false, reason: `error ${r.status}: ${why}` };
   }
+  const wrong = c.check?.(r.json);
+  if (wrong) return { ok: false, reason: `error: ${wrong}` };
   const results = r.json?.results;
   if (results && typeof results === "object") {
     const failed = Object.values(results).find((x) => x && x.success === false);

@@ -8,6 +8,7 @@ import { requestLog } from "../../src/platform/log";
 import { d1Session } from "../../src/platform/session";
 import { isCompiled } from "../../src/platform/validate";
 import { productCreate, productUpdate } from "../../src/products/schema";
+import { deliverBatch, FETCH_BUDGET } from "../../src/webhooks/deliver";
 import { subscribed } from "../../src/webhooks/outbox";
 
 /**
@@ -202,6 +203,88 @@ bench.put("/order-status", async (c) => {
       },
     },
   });
+});
+
+// The queue consumer's heaviest invocation (README, "Webhooks"): a batch of 10 event messages
+// whose events 20 endpoints take, so 200 deliveries are due and FETCH_BUDGET of them are attempted
+// (signed, sent, recorded), the rest queued as follow-ups. The receivers are a stub standing in
+// for fetch (answering `status`), the queue a stub producer: the case measures the consumer's own
+// CPU and D1 round trips, not the network. The endpoints take only `product.delete`, which no other
+// bench case causes, so their subscription adds no event rows to the other cases.
+const CONSUMER_EVENTS = 10;
+const CONSUMER_ENDPOINTS = 20;
+let consumerEvents: string[] | undefined;
+
+async function consumerFixture(db: D1Database): Promise<string[]> {
+  if (consumerEvents) return consumerEvents;
+  // Each endpoint its own secret, as registered endpoints have (the consumer keeps one imported
+  // key per secret for the isolate's life, so only the first invocation imports them).
+  const endpoints = Array.from({ length: CONSUMER_ENDPOINTS }, (_, i) => ({
+    url: `https://receiver-${i}.example.com/hooks?n=${i}`,
+    format: i % 2 ? "quickbutik" : "standard",
+    secret: `whsec_${btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))))}`,
+  }));
+  const ids = Array.from({ length: CONSUMER_EVENTS }, () => crypto.randomUUID());
+  await db.batch([
+    db
+      .prepare(
+        `INSERT INTO webhook_endpoints (url, events, format, secret, created_at)
+         SELECT e.value->>'url', '["product.delete"]', e.value->>'format', e.value->>'secret', 0 FROM json_each(?1) AS e`,
+      )
+      .bind(JSON.stringify(endpoints)),
+    db
+      .prepare(
+        `INSERT INTO events (id, type, product_id, created_at, dispatched_at)
+         SELECT value, 'product.delete', 1, ?2, ?2 FROM json_each(?1)`,
+      )
+      .bind(JSON.stringify(ids), Date.now()),
+  ]);
+  consumerEvents = ids;
+  return ids;
+}
+
+bench.post("/consume", async (c) => {
+  const status = Number(c.req.query("status") ?? 200);
+  const ids = await consumerFixture(c.env.DB);
+  const acked = { ack: 0, retry: 0 };
+  const batch = {
+    queue: "edge-store-events",
+    messages: ids.map((event_id, i) => ({
+      id: `m${i}`,
+      timestamp: new Date(),
+      body: { event_id },
+      attempts: 1,
+      ack: () => acked.ack++,
+      retry: () => acked.retry++,
+    })),
+    ackAll: () => {},
+    retryAll: () => {},
+  } as unknown as MessageBatch<unknown>;
+  let attempts = 0;
+  let queued = 0;
+  const producer = {
+    send: async () => {
+      queued++;
+    },
+    sendBatch: async (msgs: unknown[]) => {
+      queued += msgs.length;
+    },
+  };
+  const realFetch = globalThis.fetch;
+  globalThis.fetch = (async () => {
+    attempts++;
+    return new Response(null, { status });
+  }) as typeof fetch;
+  counts.calls = 0;
+  counts.statements = 0;
+  try {
+    const env = { ...c.env, DB: countingDb(c.env.DB), EVENTS: producer, ALLOW_LOCAL_WEBHOOKS: "true" };
+    await deliverBatch(batch, env as unknown as Bindings);
+  } finally {
+    globalThis.fetch = realFetch;
+  }
+  c.header("x-bench-d1", `${counts.calls}/${counts.statements}`);
+  return c.json({ attempts, budget: FETCH_BUDGET, queued, ...acked });
 });
 
 type ShimStatement = { sql: string; params: unknown[] };
