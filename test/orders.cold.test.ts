@@ -5,6 +5,7 @@ import { type DB, getDb } from "../src/db/client";
 import { readCatalog } from "../src/orders/catalog";
 import { createCold } from "../src/orders/cold";
 import type { CreateOptions } from "../src/orders/create";
+import { lineRow } from "../src/orders/lines";
 import { planOrder, reserveStock } from "../src/orders/plan";
 import type { OrderInput } from "../src/orders/schema";
 import { wrapD1 } from "./d1-wrap";
@@ -238,17 +239,7 @@ describe("POST /v1/orders from a cold isolate: the SQL plan", () => {
               .bind(out.orderId)
               .all<Record<string, unknown>>();
             expect(lines.map((l) => ({ ...l, options: JSON.parse(l.options as string) }))).toEqual(
-              p.lines.map((l, i) => ({
-                position: i + 1,
-                product_id: l.productId,
-                variant_id: l.variantId,
-                sku: l.sku,
-                title: l.title,
-                options: l.options,
-                qty: l.qty,
-                unit_price: l.unitPrice,
-                tax_rate: l.taxRate,
-              })),
+              p.lines.map(lineRow),
             );
           }
           // Stock: what the plan's lines take, from variants and from products without variants.

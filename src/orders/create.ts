@@ -6,6 +6,7 @@ import { catalogCache, forget, remember } from "./cache";
 import { readCatalog } from "./catalog";
 import { createCold } from "./cold";
 import { insertOrders, UPSERT_CUSTOMERS } from "./insert";
+import { lineRow } from "./lines";
 import { type Planned, planOrder, reserveStock } from "./plan";
 import type { OrderInput } from "./schema";
 import { stockStatements, sumMoves } from "./stock";
@@ -75,20 +76,7 @@ function writeBatch(db: DB, ready: Planned[], opts: CreateOptions, events: Pendi
   // A line names its order by position in `tokens`, not by the 36-character token itself: lines
   // are most of a large request's JSON, and D1 caps a bound value at 1 MB (see jsonChunks).
   const tokens = JSON.stringify(ready.map((p) => p.token));
-  const lines = ready.flatMap((p, order) =>
-    p.lines.map((l, i) => ({
-      order,
-      position: i + 1,
-      product_id: l.productId,
-      variant_id: l.variantId,
-      sku: l.sku,
-      title: l.title,
-      options: l.options,
-      qty: l.qty,
-      unit_price: l.unitPrice,
-      tax_rate: l.taxRate,
-    })),
-  );
+  const lines = ready.flatMap((p, order) => p.lines.map((l, i) => ({ order, ...lineRow(l, i) })));
   // One row per variant or product, summed here: the stock JSON stays small whatever the lines.
   const stock = sumMoves(lines.map((l) => ({ product_id: l.product_id, variant_id: l.variant_id, qty: l.qty })));
   // Prices, titles and which products have variants were read before this batch: a product

@@ -2,7 +2,7 @@ import type { DB } from "../db/client";
 import type { orderLines, orders } from "../db/schema";
 import { jsonChunks, STALE_READ_GUARD, stmt } from "../platform/d1";
 import { type Catalog, type Line, resolve, type Selector } from "./catalog";
-import { addLine, lineKey, orderTotals, removeLines, type Totals } from "./lines";
+import { addLine, lineKey, lineRow, orderTotals, removeLines, type Totals } from "./lines";
 import type { OrderUpdate } from "./schema";
 import { type StockMove, stockStatements, sumMoves } from "./stock";
 
@@ -122,17 +122,7 @@ export function planLines(u: OrderUpdate, pre: OrderRow, stored: LineRow[], cat:
 }
 
 export function lineStatements(db: DB, orderId: number, p: LinePlan, now: number): D1PreparedStatement[] {
-  const rows = p.lines.map((l, i) => ({
-    position: i + 1,
-    product_id: l.productId,
-    variant_id: l.variantId,
-    sku: l.sku,
-    title: l.title,
-    options: l.options,
-    qty: l.qty,
-    unit_price: l.unitPrice,
-    tax_rate: l.taxRate,
-  }));
+  const rows = p.lines.map(lineRow);
   const read = [...p.readProducts].map(([id, updated_at]) => ({ id, updated_at }));
   const { subtotal, discount, total, tax } = p.totals;
   return [
