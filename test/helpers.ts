@@ -1,4 +1,5 @@
 import { env } from "cloudflare:workers";
+import { expect, it } from "vitest";
 import { app } from "../src/app";
 import type { Bindings } from "../src/env";
 
@@ -53,4 +54,22 @@ export async function subscribeAll() {
     `INSERT INTO webhook_endpoints (url, events, format, secret, created_at)
      VALUES ('https://receiver.example.com/hooks', '["*"]', 'standard', 'whsec_dGVzdA==', 0)`,
   ).run();
+}
+
+/**
+ * The refused-query tables of a list endpoint: each unknown or repeated parameter is 400 naming
+ * it; each invalid value is 400 "invalid query" with the parameter's error.
+ */
+export function refusedQueries(path: string, unknown: [string, string][], invalid: [string, string][]) {
+  it.each(unknown)("%s is 400 naming it", async (q, error) => {
+    const r = await get(`${path}?${q}`);
+    expect(r.status).toBe(400);
+    expect(r.json.error).toBe(error);
+  });
+
+  it.each(invalid)("%s is 400 naming the parameter", async (q, error) => {
+    const r = await get(`${path}?${q}`);
+    expect(r.status).toBe(400);
+    expect(r.json).toEqual({ code: 400, error: "invalid query", errors: [error] });
+  });
 }

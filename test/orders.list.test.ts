@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ORDER_LIMIT_MAX } from "../src/orders/list";
-import { createProduct, get, post, uid } from "./helpers";
+import { createProduct, get, post, refusedQueries, uid } from "./helpers";
 
 // GET /v1/orders in the modelled dialect (README, "Modelled reads"). Storage is per file, so the
 // first test sees no orders at all. Statuses and their dates are set in the database directly:
@@ -251,38 +251,32 @@ describe("GET /v1/orders", () => {
 });
 
 describe("GET /v1/orders: refused queries", () => {
-  it.each([
-    ["orderid=1", "unknown query parameter: orderid"],
-    ["sku=A", "unknown query parameter: sku"],
-    ["status=paid&status=done", "query parameter given more than once: status"],
-  ])("%s is 400 naming it", async (q, error) => {
-    const r = await get(`/v1/orders?${q}`);
-    expect(r.status).toBe(400);
-    expect(r.json.error).toBe(error);
-  });
-
-  it.each([
-    ["order_id=abc", "order_id: must be a positive whole number (an id)"],
-    ["order_id=", "order_id: must not be empty"],
-    ["search=", "search: must not be empty"],
-    ["offset=-1", "offset: must be a whole number from 0 to 100000000"],
-    ["limit=0", `limit: must be a whole number from 1 to ${ORDER_LIMIT_MAX}`],
-    [`limit=${ORDER_LIMIT_MAX + 1}`, `limit: must be a whole number from 1 to ${ORDER_LIMIT_MAX}`],
-    ["sort_order=up", "sort_order: must be asc or desc"],
-    ["order_by=total", "order_by: must be price, date or order_id"],
-    ["include_details=maybe", "include_details: must be true or false"],
-    ["from_date_paid=2024-01-01", "from_date_paid: must be a time in UNIX seconds"],
-    ["to_date_paid=-5", "to_date_paid: must be a time in UNIX seconds"],
-    ["from_status_date=", "from_status_date: must not be empty"],
-    ["status=shipped", "status: must be unpaid, paid, done, cancelled, -1, 1, 2 or 3"],
-    ["status=0", "status: must be unpaid, paid, done, cancelled, -1, 1, 2 or 3"],
-    ["cursor=garbage", "cursor: is not a cursor this service gave out"],
-    ["offset=3&cursor=aWQ6MQ", "cursor: cannot be combined with offset or order_id"],
-  ])("%s is 400 naming the parameter", async (q, error) => {
-    const r = await get(`/v1/orders?${q}`);
-    expect(r.status).toBe(400);
-    expect(r.json).toEqual({ code: 400, error: "invalid query", errors: [error] });
-  });
+  refusedQueries(
+    "/v1/orders",
+    [
+      ["orderid=1", "unknown query parameter: orderid"],
+      ["sku=A", "unknown query parameter: sku"],
+      ["status=paid&status=done", "query parameter given more than once: status"],
+    ],
+    [
+      ["order_id=abc", "order_id: must be a positive whole number (an id)"],
+      ["order_id=", "order_id: must not be empty"],
+      ["search=", "search: must not be empty"],
+      ["offset=-1", "offset: must be a whole number from 0 to 100000000"],
+      ["limit=0", `limit: must be a whole number from 1 to ${ORDER_LIMIT_MAX}`],
+      [`limit=${ORDER_LIMIT_MAX + 1}`, `limit: must be a whole number from 1 to ${ORDER_LIMIT_MAX}`],
+      ["sort_order=up", "sort_order: must be asc or desc"],
+      ["order_by=total", "order_by: must be price, date or order_id"],
+      ["include_details=maybe", "include_details: must be true or false"],
+      ["from_date_paid=2024-01-01", "from_date_paid: must be a time in UNIX seconds"],
+      ["to_date_paid=-5", "to_date_paid: must be a time in UNIX seconds"],
+      ["from_status_date=", "from_status_date: must not be empty"],
+      ["status=shipped", "status: must be unpaid, paid, done, cancelled, -1, 1, 2 or 3"],
+      ["status=0", "status: must be unpaid, paid, done, cancelled, -1, 1, 2 or 3"],
+      ["cursor=garbage", "cursor: is not a cursor this service gave out"],
+      ["offset=3&cursor=aWQ6MQ", "cursor: cannot be combined with offset or order_id"],
+    ],
+  );
 
   it("needs credentials", async () => {
     expect((await get("/v1/orders", { headers: { authorization: "" } })).status).toBe(401);

@@ -7,7 +7,15 @@ import { committed, newEvent, outboxStatement, type PendingEvent } from "../webh
 import type { ProductOut } from "./present";
 import { presentReads, productReads, readBack } from "./read";
 import type { ProductCreate } from "./schema";
-import { jsonBytes, MAX_ANSWER_BYTES, PRODUCT_ALLOWANCE, textBytes, tooLarge, variantBytes } from "./size";
+import {
+  jsonBytes,
+  MAX_ANSWER_BYTES,
+  PRODUCT_ALLOWANCE,
+  PRODUCT_TEXT_COLUMNS,
+  textBytes,
+  tooLarge,
+  variantBytes,
+} from "./size";
 import { agreedNames, comboKey, type Located, valuesOf, variantColumns } from "./variants";
 
 /** How a write answers: `minimal` reads back only ids, SKUs and updated_at (README, "Prefer: return=minimal"). */
@@ -138,25 +146,10 @@ function planCreate(
   return { index, product, variants: planned, skus: owned };
 }
 
-const PRODUCT_TEXT = [
-  "sku",
-  "title",
-  "qty_location",
-  "description",
-  "gtin",
-  "supplier_name",
-  "supplier_sku",
-  "datafield_1",
-  "datafield_2",
-  "datafield_3",
-  "seo_description",
-  "seo_title",
-] as const;
-
 /** The answer size estimate of a product about to be created (README, "Updating products"). */
 function createdSize(p: ProductInsert, variants: VariantInsert[]) {
   let size = PRODUCT_ALLOWANCE + jsonBytes(p.images) + jsonBytes(p.metadata);
-  for (const key of PRODUCT_TEXT) size += textBytes(p[key]);
+  for (const key of PRODUCT_TEXT_COLUMNS) size += textBytes(p[key]);
   const names = jsonBytes(p.option_names);
   for (const v of variants) {
     size += names + variantBytes({ ...v, values: v.option_values, images: JSON.stringify(v.images) });

@@ -13,7 +13,8 @@ export const PRODUCT_ALLOWANCE = 1024;
 /** The same for one variant. */
 export const VARIANT_ALLOWANCE = 640;
 
-const PRODUCT_TEXT = [
+/** A product's plain text columns; with its JSON columns (images, metadata), all its text. */
+export const PRODUCT_TEXT_COLUMNS = [
   "sku",
   "title",
   "qty_location",
@@ -26,9 +27,8 @@ const PRODUCT_TEXT = [
   "datafield_3",
   "seo_description",
   "seo_title",
-  "images",
-  "metadata",
 ] as const;
+const PRODUCT_TEXT = [...PRODUCT_TEXT_COLUMNS, "images", "metadata"] as const;
 const VARIANT_TEXT = [
   "sku",
   "option1_value",
