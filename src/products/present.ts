@@ -76,7 +76,7 @@ function presentVariants(vs: VariantOutRow[], names: string[]) {
   return out as PresentedVariant[];
 }
 
-type PresentedVariant = {
+export type PresentedVariant = {
   variant_id: number;
   sku: string | null;
   variant_option1_name: string | null;

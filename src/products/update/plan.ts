@@ -1,5 +1,5 @@
 import { skuTaken } from "../create";
-import { optionNames, parseList, type VariantRow, variantValues } from "../present";
+import { optionNames, type PresentedVariant, parseList, type VariantRow, variantValues } from "../present";
 import { MAX_VARIANTS, OPTION_SLOTS, type VariantEntry, type VariantUpdateEntry } from "../schema";
 import { MAX_ANSWER_BYTES, tooLarge } from "../size";
 import {
@@ -76,21 +76,8 @@ const VARIANT_FIELDS = [
   "images",
 ] as const;
 
-type VariantCols = {
-  sku: string | null;
-  price: number;
-  before_price: number | null;
-  purchase_price: number | null;
-  qty: number;
-  qty_location: string | null;
-  gtin: string | null;
-  supplier_sku: string | null;
-  weight: number | null;
-  visible: number;
-  images: unknown[];
-  position: number;
-  values: string[];
-};
+// A variant's own fields as answers show them, plus where it stands and its option values.
+type VariantCols = Pick<PresentedVariant, (typeof VARIANT_FIELDS)[number]> & { position: number; values: string[] };
 type Col = keyof VariantCols;
 
 /** A variant as it will be after the request: an existing row with its changes, or a new one. */
