@@ -73,3 +73,19 @@ export function refusedQueries(path: string, unknown: [string, string][], invali
     expect(r.json).toEqual({ code: 400, error: "invalid query", errors: [error] });
   });
 }
+
+/** Follows `Link: <...>; rel="next"` from `path` (a list route) to the end; every page's body. */
+export async function followLinks(path: string): Promise<any[]> {
+  const route = path.split("?")[0];
+  const pages: any[] = [];
+  let next: string | undefined = path;
+  while (next) {
+    const r = await get(next);
+    expect(r.status).toBe(200);
+    pages.push(r.json);
+    const link = r.headers.get("link");
+    next = link ? `${route}${new URL(/^<([^>]+)>; rel="next"$/.exec(link)?.[1] as string).search}` : undefined;
+    expect(pages.length).toBeLessThan(50);
+  }
+  return pages;
+}

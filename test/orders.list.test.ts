@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ORDER_LIMIT_MAX } from "../src/orders/list";
-import { createProduct, get, post, refusedQueries, uid } from "./helpers";
+import { createProduct, followLinks, get, post, refusedQueries, uid } from "./helpers";
 
 // GET /v1/orders in the modelled dialect (README, "Modelled reads"). Storage is per file, so the
 // first test sees no orders at all. Statuses and their dates are set in the database directly:
@@ -36,20 +36,7 @@ async function setStatus(id: number, status: string, at: { paid?: number; status
 
 const orderIds = (list: any[]) => list.map((o) => Number(o.order_id));
 
-/** Follows Link headers from `path`; every page's body. */
-async function follow(path: string) {
-  const pages: any[][] = [];
-  let next: string | undefined = path;
-  while (next) {
-    const r = await get(next);
-    expect(r.status).toBe(200);
-    pages.push(r.json);
-    const link = r.headers.get("link");
-    next = link ? `/v1/orders${new URL(/^<([^>]+)>; rel="next"$/.exec(link)?.[1] as string).search}` : undefined;
-    expect(pages.length).toBeLessThan(50);
-  }
-  return pages;
-}
+const follow = followLinks;
 
 describe("GET /v1/orders", () => {
   it("answers an empty list with 200 []", async () => {

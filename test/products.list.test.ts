@@ -1,26 +1,12 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { PRODUCT_LIMIT_MAX } from "../src/products/list";
-import { createProduct, get, refusedQueries, uid } from "./helpers";
+import { createProduct, followLinks, get, refusedQueries, uid } from "./helpers";
 
 // GET /v1/products and GET /v1/products/count in the modelled dialect (README, "Modelled reads").
 // Storage is per file: the first test sees an empty store.
 
-/** Follows `Link: <...>; rel="next"` from `path` to the end; the pages' bodies. */
-async function follow(path: string) {
-  const pages: any[] = [];
-  let next: string | undefined = path;
-  while (next) {
-    const r = await get(next);
-    expect(r.status).toBe(200);
-    pages.push(r.json);
-    const link = r.headers.get("link");
-    next = link ? new URL(/^<([^>]+)>; rel="next"$/.exec(link)?.[1] as string).search : undefined;
-    if (next) next = `/v1/products${next}`;
-    expect(pages.length).toBeLessThan(50);
-  }
-  return pages;
-}
+const follow = followLinks;
 
 const ids = (list: any[]) => list.map((p) => Number(p.id));
 

@@ -328,14 +328,6 @@ export function buildOpenApi() {
           description:
             'An array of 1 to 100 orders, each with order_id "create". Each is created atomically on its ' +
             "own, reserving stock; a new order is always unpaid. An optional Idempotency-Key header makes a retry safe.",
-          parameters: [
-            {
-              name: "Idempotency-Key",
-              in: "header",
-              description: "1 to 255 printable characters; a retry with the same key and body gets the first answer.",
-              schema: { type: "string", minLength: 1, maxLength: 255 },
-            },
-          ],
           requestBody: {
             required: true,
             content: json(

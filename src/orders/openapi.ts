@@ -59,14 +59,6 @@ export function orderUpdateOperation() {
       "and on unpaid orders its lines (products, products_add, products_remove) and discount. " +
       "email_confirmation, skip_email_confirmation, paymethod_activate and language are accepted with a notice: " +
       "this service sends no e-mail and captures no payment. skip_webhook suppresses the change's events.",
-    parameters: [
-      {
-        name: "Idempotency-Key",
-        in: "header",
-        description: "1 to 255 printable characters; a retry with the same key and body gets the first answer.",
-        schema: { type: "string", minLength: 1, maxLength: 255 },
-      },
-    ],
     requestBody: {
       required: true,
       content: json({ oneOf: [element, { type: "array", items: element, minItems: 1, maxItems: 100 }] }, [
