@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { DB } from "../db/client";
 import { decodeCursor, encodeCursor } from "../platform/cursor";
-import { stmt } from "../platform/d1";
+import { asJsonRows, jsonRows, stmt } from "../platform/d1";
 import { ApiError } from "../platform/errors";
 import {
   boolText,
@@ -33,11 +33,8 @@ const MAX_OFFSET = 100_000_000;
 
 const PARAMS = ["product_id", "sku", "search", "include_details", "limit", "offset", "cursor", "apps_load"];
 
-// The page's rows come back as ONE JSON text per statement, built by SQLite (json_group_array of
-// json_object, in the page's order), which the Worker parses natively: D1's binding otherwise
-// builds an object per row with a property per column in JavaScript, which was the largest part
-// of a full page's CPU (bench/README.md). The objects have the same keys and value types as D1's
-// rows, so the presenters (modelled.ts) are unchanged. Only the columns they read are selected.
+// The page's rows come back as one JSON text per statement (asJsonRows, src/platform/d1.ts), with
+// only the columns the presenters (modelled.ts) read.
 const PRODUCT_COLUMNS = [
   "id",
   "sku",
@@ -87,9 +84,6 @@ const VARIANT_COLUMNS = [
   "visible",
   "no_minus",
 ];
-/** SQL: the rows of `alias` as one JSON array of objects named `rows`, in `order`. */
-const asJsonRows = (columns: string[], alias: string, order: string) =>
-  `coalesce(json_group_array(json_object(${columns.map((c) => `'${c}', ${alias}.${c}`).join(", ")}) ORDER BY ${order}), '[]') AS rows`;
 
 const listQuery = z
   .object({
@@ -177,8 +171,8 @@ export async function listProducts(db: DB, q: ProductListQuery, url: string): Pr
     );
   }
   const [pj, vj] = await db.$client.batch<{ rows: string }>(stmts);
-  const ps = { results: JSON.parse(pj.results[0].rows) as Row[] };
-  const vs = { results: vj ? (JSON.parse(vj.results[0].rows) as Row[]) : [] };
+  const ps = { results: jsonRows<Row>(pj) };
+  const vs = { results: jsonRows<Row>(vj) };
   let more = ps.results.length > limit;
   let rows = more ? ps.results.slice(0, limit) : ps.results;
   if (q.include_details) {
