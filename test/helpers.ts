@@ -47,12 +47,13 @@ export async function createProduct(body: Record<string, unknown>) {
 /**
  * Registers an enabled webhook endpoint taking every event type, straight in D1. Writes record
  * outbox events only while an endpoint subscribes (README, "Webhooks"), so a test file that checks
- * events calls this once (storage is per test file); the URL is never called by these tests.
+ * events calls this once (storage is per test file). Its URL is one the consumer refuses at delivery
+ * (a loopback address), so the queued events never reach the network from a test.
  */
 export async function subscribeAll() {
   await env.DB.prepare(
     `INSERT INTO webhook_endpoints (url, events, format, secret, created_at)
-     VALUES ('https://receiver.example.com/hooks', '["*"]', 'standard', 'whsec_dGVzdA==', 0)`,
+     VALUES ('https://127.0.0.1/hooks', '["*"]', 'standard', 'whsec_dGVzdA==', 0)`,
   ).run();
 }
 

@@ -326,6 +326,16 @@ describe("images and the size of a product's answer", () => {
         .variants.map((v: any) => v.qty_location)
         .filter(Boolean),
     ).toHaveLength(3);
+    // Stock and price at their widest cannot pass the bound (the estimate's allowance holds them),
+    // so a stock-tool batch without qty_location is not size-checked, and stays within it.
+    const widest = Array.from({ length: 58 }, (_, i) => ({
+      sku: `${sku}-${i}`,
+      stock: -999_999_999,
+      price: 9_999_999.99,
+    }));
+    expect((await put("/v1/products", widest)).json.success).toBe(58);
+    const after = (await get(`/v1/products/${p.product_id}`)).text;
+    expect(new TextEncoder().encode(after).length).toBeLessThanOrEqual(MAX_ANSWER_BYTES);
   });
 
   it("POST cannot reach 2 MiB of answer: the largest new product answers within it", async () => {

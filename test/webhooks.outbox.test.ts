@@ -23,7 +23,7 @@ const eventRows = async () =>
 async function endpoint(events: string[]) {
   const row = await env.DB.prepare(
     `INSERT INTO webhook_endpoints (url, events, format, secret, created_at)
-     VALUES ('https://receiver.example.com/', ?1, 'standard', 'whsec_dGVzdA==', 0) RETURNING id`,
+     VALUES ('https://127.0.0.1/', ?1, 'standard', 'whsec_dGVzdA==', 0) RETURNING id`,
   )
     .bind(JSON.stringify(events))
     .first<{ id: number }>();

@@ -47,14 +47,15 @@ export type OrderRef = { $order: string };
 // ---------------------------------------------------------------------------------------------
 // Write: one batch for every order of the request; the statement count is fixed.
 
-const INSERT_ORDERS = insertOrders({
+// RETURNING gives the new ids to the answer without a statement of its own (newIds).
+const INSERT_ORDERS = `${insertOrders({
   subtotal: "o.value->>'subtotal'",
   discount: "o.value->>'discount'",
   total: "o.value->>'total'",
   tax: "o.value->'tax'",
   from: "json_each(?1) AS o",
   now: "?2",
-});
+})} RETURNING id, token AS new_order_token`;
 
 const INSERT_LINES = `
   INSERT INTO order_lines (order_id, position, product_id, variant_id, sku, title, options, qty,
@@ -64,12 +65,21 @@ const INSERT_LINES = `
     l.value->>'unit_price', l.value->>'tax_rate'
   FROM json_each(?1) AS l JOIN orders AS o ON o.token = ?2 ->> ('$[' || (l.value->>'order') || ']')`;
 
-const SELECT_IDS = "SELECT id, token FROM orders WHERE token IN (SELECT value FROM json_each(?1))";
+/** The ids the batch's order INSERTs returned, by token. */
+function newIds(results: D1Result<Record<string, unknown>>[]): Map<string, number> {
+  const ids = new Map<string, number>();
+  for (const r of results) {
+    for (const row of r.results ?? []) {
+      if ("new_order_token" in row) ids.set(row.new_order_token as string, row.id as number);
+    }
+  }
+  return ids;
+}
 
 /** One order.created per order of the batch (README, "Webhooks"). */
 const createdEvents = (ready: Planned[]) => ready.map((p) => newEvent("order.created", { orderToken: p.token }));
 
-/** The one write batch of a request; the last statement reads back the new order ids. */
+/** The one write batch of a request; its order INSERTs return the new ids (newIds). */
 function writeBatch(db: DB, ready: Planned[], opts: CreateOptions, events: PendingEvent[]): D1PreparedStatement[] {
   const { now } = opts;
   const customers = ready.flatMap((p) => (p.customer ? [p.customer] : []));
@@ -93,7 +103,6 @@ function writeBatch(db: DB, ready: Planned[], opts: CreateOptions, events: Pendi
     ...stockStatements(db, stock),
     // After INSERT_ORDERS: the events name their orders by token, resolved inside the batch.
     outboxStatement(db, events, now),
-    stmt(db, SELECT_IDS, tokens),
   ];
 }
 
@@ -127,7 +136,7 @@ async function createFromCache(
     return undefined;
   }
   opts.events?.push(...committed(events, results));
-  const ids = new Map(results[results.length - 1].results.map((r) => [r.token as string, r.id as number]));
+  const ids = newIds(results);
   const outcomes = new Map<number, OrderOutcome>();
   for (const p of ready) outcomes.set(p.index, { ok: true, orderId: ids.get(p.token) as number, ...p.summary });
   return outcomes;
@@ -173,7 +182,7 @@ export async function createOrders(
       const events = createdEvents(ready);
       const results = await runClaimed(db, opts.recorder?.idem, head, writeBatch(db, ready, opts, events));
       opts.events?.push(...committed(events, results));
-      const ids = new Map(results[results.length - 1].results.map((r) => [r.token as string, r.id as number]));
+      const ids = newIds(results);
       for (const p of ready) {
         outcomes.set(p.index, { ok: true, orderId: ids.get(p.token) as number, ...p.summary });
       }

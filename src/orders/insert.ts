@@ -22,8 +22,9 @@ export const UPSERT_CUSTOMERS = `
 
 /**
  * INSERT of orders from `from`, which names each order's row object `o` (a json_each row), with
- * the totals given as SQL expressions. ORDER BY the array position so order ids follow the order
- * of the request.
+ * the totals given as SQL expressions; `status` (default 'unpaid') an expression that may be NULL
+ * to fail the batch (the column is NOT NULL). ORDER BY the array position so order ids follow the
+ * order of the request.
  */
 export const insertOrders = (t: {
   subtotal: string;
@@ -32,12 +33,13 @@ export const insertOrders = (t: {
   tax: string;
   from: string;
   now: string;
+  status?: string;
 }) => `
   INSERT INTO orders (token, status, customer_id, email, phone, customer_type, note, login_create,
     newsletter_subscribe, billing_details, shipping_details, payment_method, transaction_id,
     payment_log, currency, shipping_id, shipping_name, shipping_price, subtotal, discount, total,
     tax, metadata, created_at, updated_at)
-  SELECT o.value->>'token', 'unpaid',
+  SELECT o.value->>'token', ${t.status ?? "'unpaid'"},
     (SELECT id FROM customers WHERE email_key = o.value->>'email_key'),
     o.value->>'email', o.value->>'phone', o.value->>'customer_type', o.value->>'note',
     o.value->>'login_create', o.value->>'newsletter_subscribe', o.value->'billing_details',
