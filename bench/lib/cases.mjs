@@ -5,8 +5,8 @@ export const ORDER_PRODUCTS = 40; // x 3 variants: 120 SKUs for order lines
 export const MAX_VARIANTS = 128;
 export const SYNC_SIZES = [10, 100, MAX_VARIANTS];
 // Products of MAX_VARIANTS that fill the largest products page up to its variant bound
-// (src/products/list.ts PAGE_VARIANTS_MAX, 1,024).
-const PAGE_FILLERS = 8;
+// (src/products/list.ts PAGE_VARIANTS_MAX, 512).
+const PAGE_FILLERS = 2;
 // The largest page GET /v1/products and GET /v1/orders accept today (README, "Limits").
 export const PRODUCT_PAGE = 100;
 export const ORDER_PAGE = 100;
@@ -385,7 +385,7 @@ export function cases(ids) {
     },
     {
       // The modelled reads' largest page (README, "Modelled reads"): products with details, up to
-      // the 1,024-variant page bound, filled by the seeded sync and page products.
+      // the 512-variant page bound, filled by the seeded sync and page products.
       id: "list-products",
       label: "GET /v1/products?limit=500&include_details=true",
       method: "GET",

@@ -25,10 +25,11 @@ export const PRODUCT_LIMIT_DEFAULT = 100;
 export const PRODUCT_LIMIT_MAX = 500;
 /**
  * Variants in one page with include_details (README, "Limits"): a page of 2,048 measured 10.6 to
- * 11.8 ms median in workerd (bench/README.md), so the bound is half that; still several of the
- * largest products (MAX_VARIANTS) a page.
+ * 11.8 ms median in workerd, and 1,024 (after reading pages as JSON rows) 3.0 to 6.0 ms median
+ * with p90s of 7.7 to 11.6 ms across full bench runs on a shared machine (bench/README.md): not
+ * the margin a p90 needs, so 512; still four of the largest products (MAX_VARIANTS) a page.
  */
-export const PAGE_VARIANTS_MAX = 1024;
+export const PAGE_VARIANTS_MAX = 512;
 const MAX_OFFSET = 100_000_000;
 
 const PARAMS = ["product_id", "sku", "search", "include_details", "limit", "offset", "cursor", "apps_load"];
