@@ -23,12 +23,15 @@ export const ORDER_PAGE = 100;
  *   connections?: number,
  *   contention?: boolean,
  *   headers?: Record<string, string>,
+ *   verify?: (t: Target, invocations: number) => Promise<{ ok: boolean, text: string }>,
  * }} Case
  *
  * `load`: also run under autocannon (req/s, and the ratio to `baseline`). `profile` (default
  * true): workerd CPU per request. `cpuIterations`: requests of the optional Node CPU phase
  * (`--node`). `connections`: autocannon connections (default 8). `contention`: a load case that
- * reports its share of 503 answers (writers losing the race) instead of a ratio.
+ * reports its share of 503 answers (writers losing the race) instead of a ratio. `verify`: run
+ * after the case's profiled requests, with how many requests it served (probe included); says
+ * whether they all did the work the case claims.
  */
 
 /** @param {Target} t @param {string} method @param {string} path @param {unknown} [body] */
@@ -401,6 +404,22 @@ export function cases(ids) {
       cpuIterations: 10,
     },
   );
+  // One webhook consumer invocation at its full fetch budget (bench/worker/consume.ts): every
+  // receiver answering 200, then every receiver failing so that each attempt queues its retry.
+  for (const [id, status, outcome, label] of /** @type {const} */ ([
+    ["consume", 200, "delivered", "receivers answer 200"],
+    ["consume-fail", 500, "retrying", "receivers answer 500, retries queued"],
+  ])) {
+    list.push({
+      id,
+      label: `queue consumer: 10 events x 20 endpoints, one invocation at its fetch budget, ${label}`,
+      method: "POST",
+      path: `/__bench/consume/run?status=${status}`,
+      load: false,
+      cpuIterations: 0,
+      verify: (t, invocations) => verifyConsume(t, invocations, outcome),
+    });
+  }
   // Writers racing on one product: every request changes all 10 variants of the same product.
   for (const connections of [8, 16]) {
     list.push({
@@ -417,6 +436,27 @@ export function cases(ids) {
     });
   }
   return list;
+}
+
+/**
+ * What a consumer case's invocations left in D1: each must have recorded its whole budget of
+ * attempts with the expected outcome and marked its own fresh events dispatched. Also removes the
+ * case's endpoints and events (bench/worker/consume.ts).
+ * @param {Target} t @param {number} invocations @param {string} outcome
+ */
+async function verifyConsume(t, invocations, outcome) {
+  const r = await request(t, "POST", "/__bench/consume/check");
+  if (r.status !== 200) return { ok: false, text: `check answered ${r.status} ${r.text.slice(0, 200)}` };
+  const { budget, batch, poolBatches, deliveries, dispatched } = r.json;
+  const want = budget * invocations;
+  const got = deliveries[outcome] ?? 0;
+  const others = Object.entries(deliveries).filter(([k]) => k !== outcome);
+  const wantDispatched = batch * Math.min(invocations, poolBatches);
+  const ok = got === want && others.length === 0 && dispatched === wantDispatched;
+  return {
+    ok,
+    text: `${invocations} invocations recorded ${got} ${outcome} deliveries (${budget} each: ${want} expected)${others.length ? `, and ${JSON.stringify(Object.fromEntries(others))}` : ""}, marked ${dispatched} events dispatched (${wantDispatched} expected)`,
+  };
 }
 
 /**

@@ -5,6 +5,8 @@ import { orderCreate } from "../../src/orders/schema";
 import { auth } from "../../src/platform/auth";
 import { isCompiled } from "../../src/platform/validate";
 import { productCreate, productUpdate } from "../../src/products/schema";
+import { consume } from "./consume";
+import { countedDb, countingDb, counts } from "./count";
 
 /**
  * The bench worker: every request that is not under /__bench/ goes to the store exactly as
@@ -247,64 +249,6 @@ bench.get("/compiled", (c) =>
   }),
 );
 
-// D1 round trips per request, counted in the worker: the store's binding is wrapped once per
-// isolate (so per-isolate caches keyed on it stay warm), and the counts of the request go back in
-// the x-bench-d1 header as "calls/statements". Requests are profiled one at a time, so one
-// counter suffices; under autocannon's load the header is simply not read.
-const counts = { calls: 0, statements: 0 };
-
-function countingStatement(s: D1PreparedStatement): D1PreparedStatement {
-  const w = {
-    __inner: s,
-    bind: (...p: unknown[]) => countingStatement(s.bind(...p)),
-    first: (col?: string) => {
-      counts.calls++;
-      counts.statements++;
-      return col === undefined ? s.first() : s.first(col);
-    },
-    all: () => {
-      counts.calls++;
-      counts.statements++;
-      return s.all();
-    },
-    run: () => {
-      counts.calls++;
-      counts.statements++;
-      return s.run();
-    },
-    raw: (o?: { columnNames?: boolean }) => {
-      counts.calls++;
-      counts.statements++;
-      return s.raw(o as { columnNames: true });
-    },
-  };
-  return w as unknown as D1PreparedStatement;
-}
-
-const inner = (s: D1PreparedStatement) => (s as unknown as { __inner?: D1PreparedStatement }).__inner ?? s;
-
-function countingDb(db: D1Database): D1Database {
-  const w = {
-    prepare: (sql: string) => countingStatement(db.prepare(sql)),
-    batch: (stmts: D1PreparedStatement[]) => {
-      counts.calls++;
-      counts.statements += stmts.length;
-      return db.batch(stmts.map(inner));
-    },
-    exec: (sql: string) => {
-      counts.calls++;
-      counts.statements++;
-      return db.exec(sql);
-    },
-    dump: () => db.dump(),
-    withSession: (...a: Parameters<D1Database["withSession"]>) =>
-      countingDb(db.withSession(...a) as unknown as D1Database) as unknown as D1DatabaseSession,
-  };
-  return w as unknown as D1Database;
-}
-
-const wrapped = new WeakMap<D1Database, D1Database>();
-
 async function counted(request: Request, env: Bindings, ctx: ExecutionContext, db: D1Database) {
   counts.calls = 0;
   counts.statements = 0;
@@ -324,12 +268,8 @@ export default {
       url.pathname = url.pathname.slice("/__bench/cold".length);
       return counted(new Request(url, request), env, ctx, countingDb(env.DB));
     }
+    if (url.pathname.startsWith("/__bench/consume/")) return consume.fetch(request, env, ctx);
     if (url.pathname.startsWith("/__bench/")) return bench.fetch(request, env, ctx);
-    let db = wrapped.get(env.DB);
-    if (!db) {
-      db = countingDb(env.DB);
-      wrapped.set(env.DB, db);
-    }
-    return counted(request, env, ctx, db);
+    return counted(request, env, ctx, countedDb(env.DB));
   },
 } satisfies ExportedHandler<Bindings>;
