@@ -457,7 +457,7 @@ function render(rows, m, startup, cal, compiled) {
     return `${ok ? "met" : "MISSED"} (${fmt(w.median, 2)} / ${fmt(w.p90, 2)} ms, D1 ${w.calls} / ${w.statements})`;
   };
   out.push(
-    `- queue consumer invocation at its fetch budget < ${FREE_PLAN_CPU_MS} ms: receivers 200 ${consumer("consume")}, receivers 500 ${consumer("consume-fail")}`,
+    `- queue consumer invocation at its fetch budget < ${FREE_PLAN_CPU_MS} ms: receivers 200 ${consumer("consume")}, receivers 500 ${consumer("consume-fail")}, keys not cached ${consumer("consume-cold")}`,
   );
   for (const n of [8, 16]) {
     const r = rows[`contention-${n}`];

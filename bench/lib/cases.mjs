@@ -406,15 +406,17 @@ export function cases(ids) {
   );
   // One webhook consumer invocation at its full fetch budget (bench/worker/consume.ts): every
   // receiver answering 200, then every receiver failing so that each attempt queues its retry.
-  for (const [id, status, outcome, label] of /** @type {const} */ ([
-    ["consume", 200, "delivered", "receivers answer 200"],
-    ["consume-fail", 500, "retrying", "receivers answer 500, retries queued"],
+  // A third, with every signing key imported again, as in the first invocation of a fresh isolate.
+  for (const [id, query, outcome, label] of /** @type {const} */ ([
+    ["consume", "status=200", "delivered", "receivers answer 200"],
+    ["consume-fail", "status=500", "retrying", "receivers answer 500, retries queued"],
+    ["consume-cold", "status=200&keys=cold", "delivered", "receivers answer 200, signing keys not cached"],
   ])) {
     list.push({
       id,
       label: `queue consumer: 10 events x 20 endpoints, one invocation at its fetch budget, ${label}`,
       method: "POST",
-      path: `/__bench/consume/run?status=${status}`,
+      path: `/__bench/consume/run?${query}`,
       load: false,
       cpuIterations: 0,
       verify: (t, invocations) => verifyConsume(t, invocations, outcome),

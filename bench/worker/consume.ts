@@ -60,12 +60,25 @@ async function seed(db: D1Database) {
 
 /**
  * One consumer invocation. `?status=` is what every receiver answers (200: all delivered; 500:
- * every attempt fails and its retry is queued). Answers what the invocation did, and 500 when it
- * did not spend its whole budget (then the case is not measuring what it says).
+ * every attempt fails and its retry is queued). `?keys=cold`: every endpoint gets a new secret
+ * first, so the consumer imports all its signing keys again, as the first invocation of a fresh
+ * isolate does (deliver.ts keeps them per isolate); the rotation's own statement is not counted
+ * as the consumer's round trip, but its small CPU is in the profile. Answers what the invocation
+ * did, and 500 when it did not spend its whole budget (then the case is not measuring what it says).
  */
 consume.post("/run", async (c) => {
   if (!seeded) await seed(c.env.DB);
   const status = Number(c.req.query("status") ?? 200);
+  if (c.req.query("keys") === "cold") {
+    // Bench endpoints have consecutive ids, so id % MAX_ENDPOINTS gives each its own secret.
+    const secrets = Array.from({ length: MAX_ENDPOINTS }, newSecret);
+    await c.env.DB.prepare(
+      `UPDATE webhook_endpoints SET secret = (SELECT value FROM json_each(?1) WHERE key = webhook_endpoints.id % ?2)
+       WHERE url LIKE ?3`,
+    )
+      .bind(JSON.stringify(secrets), MAX_ENDPOINTS, `${URL_PREFIX}%`)
+      .run();
+  }
   const first = (next++ % POOL_BATCHES) * BATCH;
   const tally = { attempts: 0, acked: 0, retried: 0, queued: 0 };
   const now = new Date();
