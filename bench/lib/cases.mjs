@@ -23,14 +23,15 @@ export const ORDER_PAGE = 100;
  *   connections?: number,
  *   contention?: boolean,
  *   headers?: Record<string, string>,
- *   check?: (json: any) => string | undefined,
+ *   verify?: (t: Target, invocations: number) => Promise<{ ok: boolean, text: string }>,
  * }} Case
  *
  * `load`: also run under autocannon (req/s, and the ratio to `baseline`). `profile` (default
  * true): workerd CPU per request. `cpuIterations`: requests of the optional Node CPU phase
  * (`--node`). `connections`: autocannon connections (default 8). `contention`: a load case that
- * reports its share of 503 answers (writers losing the race) instead of a ratio. `check`: what the
- * probe's answer must show for the case to measure what it says (an error text, or undefined).
+ * reports its share of 503 answers (writers losing the race) instead of a ratio. `verify`: run
+ * after the case's profiled requests, with how many requests it served (probe included); says
+ * whether they all did the work the case claims.
  */
 
 /** @param {Target} t @param {string} method @param {string} path @param {unknown} [body] */
@@ -403,25 +404,22 @@ export function cases(ids) {
       cpuIterations: 10,
     },
   );
-  // The queue consumer's largest invocation (README, "Webhooks"): 10 event messages that 20
-  // endpoints take, FETCH_BUDGET (25) attempts signed and sent to a stub receiver, the other 175
-  // deliveries queued as follow-ups; once with receivers that accept, once with receivers that
-  // fail (every attempt then schedules a retry).
-  for (const [id, status, what] of /** @type {const} */ ([
-    ["consume", 200, "receivers answer 200"],
-    ["consume-failing", 500, "receivers answer 500, retries scheduled"],
+  // One webhook consumer invocation at its full fetch budget (bench/worker/consume.ts): every
+  // receiver answering 200, then every receiver failing so that each attempt queues its retry.
+  // A third, with every signing key imported again, as in the first invocation of a fresh isolate.
+  for (const [id, query, outcome, label] of /** @type {const} */ ([
+    ["consume", "status=200", "delivered", "receivers answer 200"],
+    ["consume-fail", "status=500", "retrying", "receivers answer 500, retries queued"],
+    ["consume-cold", "status=200&keys=cold", "delivered", "receivers answer 200, signing keys not cached"],
   ])) {
     list.push({
       id,
-      label: `queue consumer: 10 events x 20 endpoints, 25 attempts (${what})`,
+      label: `queue consumer: 10 events x 20 endpoints, one invocation at its fetch budget, ${label}`,
       method: "POST",
-      path: `/__bench/consume?status=${status}`,
+      path: `/__bench/consume/run?${query}`,
       load: false,
       cpuIterations: 0,
-      check: (json) =>
-        json?.attempts === json?.budget && json?.attempts > 0
-          ? undefined
-          : `attempted ${json?.attempts} deliveries, not the budget of ${json?.budget}`,
+      verify: (t, invocations) => verifyConsume(t, invocations, outcome),
     });
   }
   // Writers racing on one product: every request changes all 10 variants of the same product.
@@ -443,6 +441,27 @@ export function cases(ids) {
 }
 
 /**
+ * What a consumer case's invocations left in D1: each must have recorded its whole budget of
+ * attempts with the expected outcome and marked its own fresh events dispatched. Also removes the
+ * case's endpoints and events (bench/worker/consume.ts).
+ * @param {Target} t @param {number} invocations @param {string} outcome
+ */
+async function verifyConsume(t, invocations, outcome) {
+  const r = await request(t, "POST", "/__bench/consume/check");
+  if (r.status !== 200) return { ok: false, text: `check answered ${r.status} ${r.text.slice(0, 200)}` };
+  const { budget, batch, poolBatches, deliveries, dispatched } = r.json;
+  const want = budget * invocations;
+  const got = deliveries[outcome] ?? 0;
+  const others = Object.entries(deliveries).filter(([k]) => k !== outcome);
+  const wantDispatched = batch * Math.min(invocations, poolBatches);
+  const ok = got === want && others.length === 0 && dispatched === wantDispatched;
+  return {
+    ok,
+    text: `${invocations} invocations recorded ${got} ${outcome} deliveries (${budget} each: ${want} expected)${others.length ? `, and ${JSON.stringify(Object.fromEntries(others))}` : ""}, marked ${dispatched} events dispatched (${wantDispatched} expected)`,
+  };
+}
+
+/**
  * One request of the case, to tell "not merged yet" (the app's own 404 `no route ...`) and
  * failures apart from a case that can be measured.
  * @param {Target} t @param {Case} c
@@ -456,8 +475,6 @@ export async function probe(t, c) {
     const why = r.json?.errors?.[0] ?? r.json?.error ?? r.text.slice(0, 120);
     return { ok: false, reason: `error ${r.status}: ${why}` };
   }
-  const wrong = c.check?.(r.json);
-  if (wrong) return { ok: false, reason: `error: ${wrong}` };
   const results = r.json?.results;
   if (results && typeof results === "object") {
     const failed = Object.values(results).find((x) => x && x.success === false);

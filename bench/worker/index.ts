@@ -8,8 +8,9 @@ import { requestLog } from "../../src/platform/log";
 import { d1Session } from "../../src/platform/session";
 import { isCompiled } from "../../src/platform/validate";
 import { productCreate, productUpdate } from "../../src/products/schema";
-import { deliverBatch, FETCH_BUDGET } from "../../src/webhooks/deliver";
 import { subscribed } from "../../src/webhooks/outbox";
+import { consume } from "./consume";
+import { countedDb, countingDb, counts } from "./count";
 
 /**
  * The bench worker: every request that is not under /__bench/ goes to the store exactly as
@@ -205,88 +206,6 @@ bench.put("/order-status", async (c) => {
   });
 });
 
-// The queue consumer's heaviest invocation (README, "Webhooks"): a batch of 10 event messages
-// whose events 20 endpoints take, so 200 deliveries are due and FETCH_BUDGET of them are attempted
-// (signed, sent, recorded), the rest queued as follow-ups. The receivers are a stub standing in
-// for fetch (answering `status`), the queue a stub producer: the case measures the consumer's own
-// CPU and D1 round trips, not the network. The endpoints take only `product.delete`, which no other
-// bench case causes, so their subscription adds no event rows to the other cases.
-const CONSUMER_EVENTS = 10;
-const CONSUMER_ENDPOINTS = 20;
-let consumerEvents: string[] | undefined;
-
-async function consumerFixture(db: D1Database): Promise<string[]> {
-  if (consumerEvents) return consumerEvents;
-  // Each endpoint its own secret, as registered endpoints have (the consumer keeps one imported
-  // key per secret for the isolate's life, so only the first invocation imports them).
-  const endpoints = Array.from({ length: CONSUMER_ENDPOINTS }, (_, i) => ({
-    url: `https://receiver-${i}.example.com/hooks?n=${i}`,
-    format: i % 2 ? "quickbutik" : "standard",
-    secret: `whsec_${btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))))}`,
-  }));
-  const ids = Array.from({ length: CONSUMER_EVENTS }, () => crypto.randomUUID());
-  await db.batch([
-    db
-      .prepare(
-        `INSERT INTO webhook_endpoints (url, events, format, secret, created_at)
-         SELECT e.value->>'url', '["product.delete"]', e.value->>'format', e.value->>'secret', 0 FROM json_each(?1) AS e`,
-      )
-      .bind(JSON.stringify(endpoints)),
-    db
-      .prepare(
-        `INSERT INTO events (id, type, product_id, created_at, dispatched_at)
-         SELECT value, 'product.delete', 1, ?2, ?2 FROM json_each(?1)`,
-      )
-      .bind(JSON.stringify(ids), Date.now()),
-  ]);
-  consumerEvents = ids;
-  return ids;
-}
-
-bench.post("/consume", async (c) => {
-  const status = Number(c.req.query("status") ?? 200);
-  const ids = await consumerFixture(c.env.DB);
-  const acked = { ack: 0, retry: 0 };
-  const batch = {
-    queue: "edge-store-events",
-    messages: ids.map((event_id, i) => ({
-      id: `m${i}`,
-      timestamp: new Date(),
-      body: { event_id },
-      attempts: 1,
-      ack: () => acked.ack++,
-      retry: () => acked.retry++,
-    })),
-    ackAll: () => {},
-    retryAll: () => {},
-  } as unknown as MessageBatch<unknown>;
-  let attempts = 0;
-  let queued = 0;
-  const producer = {
-    send: async () => {
-      queued++;
-    },
-    sendBatch: async (msgs: unknown[]) => {
-      queued += msgs.length;
-    },
-  };
-  const realFetch = globalThis.fetch;
-  globalThis.fetch = (async () => {
-    attempts++;
-    return new Response(null, { status });
-  }) as typeof fetch;
-  counts.calls = 0;
-  counts.statements = 0;
-  try {
-    const env = { ...c.env, DB: countingDb(c.env.DB), EVENTS: producer, ALLOW_LOCAL_WEBHOOKS: "true" };
-    await deliverBatch(batch, env as unknown as Bindings);
-  } finally {
-    globalThis.fetch = realFetch;
-  }
-  c.header("x-bench-d1", `${counts.calls}/${counts.statements}`);
-  return c.json({ attempts, budget: FETCH_BUDGET, queued, ...acked });
-});
-
 type ShimStatement = { sql: string; params: unknown[] };
 type ShimCall = { op: "all" | "raw" | "run" | "first" | "batch"; stmts: ShimStatement[]; columnNames?: boolean };
 
@@ -352,64 +271,6 @@ bench.get("/compiled", (c) =>
   }),
 );
 
-// D1 round trips per request, counted in the worker: the store's binding is wrapped once per
-// isolate (so per-isolate caches keyed on it stay warm), and the counts of the request go back in
-// the x-bench-d1 header as "calls/statements". Requests are profiled one at a time, so one
-// counter suffices; under autocannon's load the header is simply not read.
-const counts = { calls: 0, statements: 0 };
-
-function countingStatement(s: D1PreparedStatement): D1PreparedStatement {
-  const w = {
-    __inner: s,
-    bind: (...p: unknown[]) => countingStatement(s.bind(...p)),
-    first: (col?: string) => {
-      counts.calls++;
-      counts.statements++;
-      return col === undefined ? s.first() : s.first(col);
-    },
-    all: () => {
-      counts.calls++;
-      counts.statements++;
-      return s.all();
-    },
-    run: () => {
-      counts.calls++;
-      counts.statements++;
-      return s.run();
-    },
-    raw: (o?: { columnNames?: boolean }) => {
-      counts.calls++;
-      counts.statements++;
-      return s.raw(o as { columnNames: true });
-    },
-  };
-  return w as unknown as D1PreparedStatement;
-}
-
-const inner = (s: D1PreparedStatement) => (s as unknown as { __inner?: D1PreparedStatement }).__inner ?? s;
-
-function countingDb(db: D1Database): D1Database {
-  const w = {
-    prepare: (sql: string) => countingStatement(db.prepare(sql)),
-    batch: (stmts: D1PreparedStatement[]) => {
-      counts.calls++;
-      counts.statements += stmts.length;
-      return db.batch(stmts.map(inner));
-    },
-    exec: (sql: string) => {
-      counts.calls++;
-      counts.statements++;
-      return db.exec(sql);
-    },
-    dump: () => db.dump(),
-    withSession: (...a: Parameters<D1Database["withSession"]>) =>
-      countingDb(db.withSession(...a) as unknown as D1Database) as unknown as D1DatabaseSession,
-  };
-  return w as unknown as D1Database;
-}
-
-const wrapped = new WeakMap<D1Database, D1Database>();
-
 async function counted(request: Request, env: Bindings, ctx: ExecutionContext, db: D1Database) {
   counts.calls = 0;
   counts.statements = 0;
@@ -429,12 +290,8 @@ export default {
       url.pathname = url.pathname.slice("/__bench/cold".length);
       return counted(new Request(url, request), env, ctx, countingDb(env.DB));
     }
+    if (url.pathname.startsWith("/__bench/consume/")) return consume.fetch(request, env, ctx);
     if (url.pathname.startsWith("/__bench/")) return bench.fetch(request, env, ctx);
-    let db = wrapped.get(env.DB);
-    if (!db) {
-      db = countingDb(env.DB);
-      wrapped.set(env.DB, db);
-    }
-    return counted(request, env, ctx, db);
+    return counted(request, env, ctx, countedDb(env.DB));
   },
 } satisfies ExportedHandler<Bindings>;
