@@ -1,13 +1,16 @@
 import type { DB } from "../db/client";
 import type { Catalog } from "./catalog";
 
-// Catalog cache: the happy path of a create in one round trip.
+// Catalog cache: a create planned in JavaScript in one round trip.
 //
-// Planning needs the catalog (prices, titles, tax rates, options, stock flags), so an order takes
-// a read and a write. The rows the reads saw are kept per D1 binding (one per isolate), product
-// by product, and an order whose every line they resolve is planned from them and written in ONE
-// batch, whose first statement fails it unless every product it used still has the updated_at it
-// was read with. That is sound because every change of a product, of one of its variants, or of
+// Planning in JavaScript needs the catalog (prices, titles, tax rates, options, stock flags), so
+// such an order takes a read and a write. The rows the read path saw are kept per D1 binding (one
+// per isolate), product by product, and an order whose every line they resolve is planned from
+// them and written in ONE batch, whose first statement fails it unless every product it used still
+// has the updated_at it was read with. (An order they cannot plan is planned in SQL in one batch
+// when it can be, cold.ts; that path reads no rows for this cache. So the cache serves what only
+// JavaScript plans, discounts and line edits at creation and keyed requests, once the read path
+// has run for their products, and any order of those products after that.) That is sound because every change of a product, of one of its variants, or of
 // the owner of one of their SKUs moves its product's updated_at (strictly: max(now, old + 1); all
 // PUT paths do, and POST creates new products); orders only take stock, which the plan does not
 // trust from the cache: the stock floor CHECKs decide, as they do on the read path. So whenever
