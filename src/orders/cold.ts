@@ -55,15 +55,18 @@ const RESOLVED = `
 const MERGED = `
   SELECT o, product_id, variant_id, unit_price, min(sku) AS sku, min(title) AS title,
     min(tax_rate) AS tax_rate, min(options) AS options, sum(qty) AS qty, min(k) AS first
-  FROM (${RESOLVED}) GROUP BY o, product_id, variant_id, unit_price`;
+  FROM r GROUP BY o, product_id, variant_id, unit_price`;
+
+// Each statement resolves the lines once (r) and merges them once (m), whatever uses them.
+const WITH_LINES = `WITH r AS MATERIALIZED (${RESOLVED}), m AS MATERIALIZED (${MERGED})`;
 
 // Whatever the JavaScript plan would refuse (?2: the orders' rows, for their shipping). The
 // orders' INSERT writes a NULL status when it finds any, and the NOT NULL column fails the batch:
 // the check costs no statement of its own.
 const REFUSED = `
-  SELECT 1 FROM (${RESOLVED}) WHERE bad
-  UNION ALL SELECT 1 FROM (${MERGED}) WHERE qty > ${MAX_QTY}
-  UNION ALL SELECT 1 FROM (SELECT o, total(qty * unit_price) AS s FROM (${MERGED}) GROUP BY o) AS t
+  SELECT 1 FROM r WHERE bad
+  UNION ALL SELECT 1 FROM m WHERE qty > ${MAX_QTY}
+  UNION ALL SELECT 1 FROM (SELECT o, total(qty * unit_price) AS s FROM m GROUP BY o) AS t
     JOIN json_each(?2) AS x ON x.key = t.o WHERE t.s + (x.value->>'shipping_price') > ${MAX_ORDER_TOTAL}`;
 
 // Subtotal and the tax per rate, highest first: amount x rate / (100 + rate), half up (totals.ts).
@@ -71,11 +74,11 @@ const TOTALS = `
   SELECT o, sum(net) AS subtotal,
     json_group_array(json_object('rate', tax_rate, 'amount',
       (net * tax_rate * 2 + 100 + tax_rate) / (2 * (100 + tax_rate))) ORDER BY tax_rate DESC) AS tax
-  FROM (SELECT o, tax_rate, sum(qty * unit_price) AS net FROM (${MERGED}) GROUP BY o, tax_rate)
+  FROM (SELECT o, tax_rate, sum(qty * unit_price) AS net FROM m GROUP BY o, tax_rate)
   GROUP BY o`;
 
 // ?2 the orders' rows, ?3 now.
-const INSERT_ORDERS = insertOrders({
+const INSERT_ORDERS = `${WITH_LINES} ${insertOrders({
   subtotal: "t.subtotal",
   discount: "0",
   total: "t.subtotal + (o.value->>'shipping_price')",
@@ -83,17 +86,15 @@ const INSERT_ORDERS = insertOrders({
   from: `json_each(?2) AS o JOIN (${TOTALS}) AS t ON t.o = o.key`,
   now: "?3",
   status: `CASE WHEN EXISTS (${REFUSED}) THEN NULL ELSE 'unpaid' END`,
-})
-  // What the answer needs, without a statement of its own.
-  .concat(" RETURNING id, token, subtotal, total, tax");
+})} RETURNING id, token, subtotal, total, tax`; // what the answer needs, with no statement of its own
 
 // ?2 the tokens of the orders, by index.
-const INSERT_LINES = `
+const INSERT_LINES = `${WITH_LINES}
   INSERT INTO order_lines (order_id, position, product_id, variant_id, sku, title, options, qty,
     unit_price, tax_rate)
-  SELECT r.id, row_number() OVER (PARTITION BY m.o ORDER BY m.first), m.product_id, m.variant_id,
+  SELECT o.id, row_number() OVER (PARTITION BY m.o ORDER BY m.first), m.product_id, m.variant_id,
     m.sku, m.title, m.options, m.qty, m.unit_price, m.tax_rate
-  FROM (${MERGED}) AS m JOIN orders AS r ON r.token = ?2 ->> ('$[' || m.o || ']')`;
+  FROM m JOIN orders AS o ON o.token = ?2 ->> ('$[' || m.o || ']')`;
 
 // The new orders' lines take their stock (?1 the tokens); the floors are CHECK constraints.
 const NEW_LINES = `
