@@ -100,4 +100,77 @@ describe("unpaid hold", () => {
       .all();
     expect(results).toEqual([{ status: "cancelled", cancel_reason: HOLD_REASON }]);
   });
+
+  it("never cancels an order that was paid or done, even when it was set back to unpaid", async () => {
+    const p = await stocked(20);
+    const repaid = await order([{ sku: p.sku, qty: 2 }]);
+    const undone = await order([{ sku: p.sku, qty: 3 }]);
+    const never = await order([{ sku: p.sku, qty: 1 }]);
+    await change([
+      { order_id: repaid, status: "paid" },
+      { order_id: undone, status: "done" },
+    ]);
+    // Set back to unpaid (the way to edit a paid order's lines), then a line edit.
+    await change([
+      { order_id: repaid, status: "unpaid" },
+      { order_id: undone, status: "unpaid" },
+    ]);
+    const edit = await change([{ order_id: repaid, products: [{ sku: p.sku, qty: 4 }] }]);
+    expect(edit.status, edit.text).toBe(200);
+    await age([repaid, undone, never], 600);
+
+    await scheduled(held("30"));
+
+    expect((await readOrder(repaid)).status).toBe("unpaid");
+    expect((await readOrder(undone)).status).toBe("unpaid");
+    expect((await readOrder(never)).status).toBe("cancelled");
+    expect(await stockOf(p.id)).toBe(20 - 4 - 3);
+    // Only the held order shows a deadline; re-payment of the paid one goes through.
+    const shown = await get(`/v1/orders/${repaid}`, { env: { UNPAID_ORDER_HOLD_MINUTES: "30" } });
+    expect(shown.json.hold_expires_at).toBeNull();
+    const pay = await change([{ order_id: repaid, status: "paid" }]);
+    expect(pay.status, pay.text).toBe(200);
+    expect(await eventsOf(repaid)).toEqual(["order.created", "order.new"]);
+  });
+
+  it("racing pay, unpay and line edits, the sweep cancels only never-paid orders and returns stock once", async () => {
+    const p = await stocked(400);
+    const ids: number[] = [];
+    for (let i = 0; i < 12; i++) ids.push(await order([{ sku: p.sku, qty: 1 }]));
+    await age(ids, 600);
+    // A third is paid and set back to unpaid while the sweep runs; a third gets a line edit
+    // (it stays never-paid); a third is left alone.
+    const paidBack = ids.filter((_, i) => i % 3 === 0);
+    const edited = ids.filter((_, i) => i % 3 === 1);
+    const racers = [
+      scheduled(held("30")),
+      (async () => {
+        await change(paidBack.map((id) => ({ order_id: id, status: "paid" })));
+        await change(paidBack.map((id) => ({ order_id: id, status: "unpaid" })));
+      })(),
+      change(edited.map((id) => ({ order_id: id, products: [{ sku: p.sku, qty: 2 }] }))),
+      scheduled(held("30")),
+    ];
+    await Promise.all(racers);
+    await scheduled(held("30"));
+
+    const statuses = await Promise.all(ids.map(async (id) => (await readOrder(id)).status));
+    const live = new Set<number>();
+    for (const [i, id] of ids.entries()) {
+      const o = await readOrder(id);
+      // A never-paid order may be cancelled; one whose payment committed before the sweep's batch
+      // must not be.
+      if (o.status !== "cancelled") live.add(id);
+      if (o.date_paid !== null) expect(o.status, `order ${id}`).not.toBe("cancelled");
+      expect(statuses[i]).toBe(o.status);
+    }
+    // Stock equals the start minus the lines of every order that is not cancelled.
+    let taken = 0;
+    for (const id of live) {
+      const o = await readOrder(id);
+      taken += o.products.reduce((n: number, l: { qty: number }) => n + l.qty, 0);
+    }
+    expect(await stockOf(p.id)).toBe(400 - taken);
+  });
 });
+

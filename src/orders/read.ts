@@ -20,9 +20,11 @@ export function presentOrder(o: OrderRow, lines: LineRow[], holdMinutes?: number
     date_cancelled: isoOrNull(o.dateCancelled),
     status_date: isoOrNull(o.statusDate),
     cancel_reason: o.cancelReason,
-    // While a hold is set, an unpaid order shows when the scheduled job will cancel it.
+    // While a hold is set, an order it applies to (hold.ts HELD) shows when the job will cancel it.
     hold_expires_at:
-      holdMinutes !== undefined && o.status === "unpaid" ? isoOrNull(o.createdAt + holdMinutes * 60_000) : null,
+      holdMinutes !== undefined && o.status === "unpaid" && o.datePaid === null && o.dateDone === null
+        ? isoOrNull(o.createdAt + holdMinutes * 60_000)
+        : null,
     currency: o.currency,
     customer: {
       customer_id: o.customerId,
