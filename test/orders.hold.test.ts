@@ -173,4 +173,3 @@ describe("unpaid hold", () => {
     expect(await stockOf(p.id)).toBe(400 - taken);
   });
 });
-
