@@ -168,6 +168,10 @@ describe("URL rules", () => {
     "https://[::ffff:127.0.0.1]/",
     "https://[::ffff:8.8.8.8]/", // IPv4-mapped: the IPv4 itself is the way to name it
     "https://[::ffff:a9fe:a9fe]/",
+    "https://[::ffff:0:127.0.0.1]/", // IPv4-translated (SIIT)
+    "https://[::ffff:0:808:808]/", // IPv4-translated: the IPv4 itself is the way to name it
+    "https://[2606:4700::5efe:a00:1]/", // ISATAP of 10.0.0.1 under a public prefix
+    "https://[2606:4700::200:5efe:7f00:1]/", // ISATAP (universal bit) of 127.0.0.1
     "https://[::127.0.0.1]/",
     "https://[fe80::1]/",
     "https://[febf::1]/",
@@ -184,7 +188,8 @@ describe("URL rules", () => {
     expect(r.json.errors[0]).toMatch(/^url: must not point to (localhost|a loopback, private or reserved address)$/);
     const local = await create({ url, events: ["*"] }, LOCAL);
     expect(local.status).toBe(201);
-    expect(local.json.url).toBe(url);
+    // Stored as the parser serialises it: the URL that is fetched is the one the rules judged.
+    expect(local.json.url).toBe(new URL(url).href);
     await del(local.json.id);
   });
 
@@ -198,12 +203,43 @@ describe("URL rules", () => {
     "https://169.255.0.1/",
     "https://[2606:4700:4700::1111]/",
     "https://[2002:808:808::]/", // 6to4 of a public address
+    "https://[2606:4700::5efe:808:808]/", // ISATAP of a public address
     "https://fc00.example.com/", // a name, not a literal
     "https://10.0.0.1.nip.example.com/", // a name: not resolved here
   ])("allows %s", async (url) => {
     const r = await create({ url, events: ["*"] });
     expect(r.status, r.text).toBe(201);
     await del(r.json.id);
+  });
+
+  it.each([
+    [" https://example.com/ ", "https://example.com/"],
+    ["\thttps://Hooks.Example.COM/In?a=1\n", "https://hooks.example.com/In?a=1"],
+    ["https:example.com", "https://example.com/"],
+    ["https:///example.com//x", "https://example.com//x"],
+    ["https://example.com:443/", "https://example.com/"],
+    ["https://example.com:8443", "https://example.com:8443/"],
+  ])("normalises %j to %s before the rules and stores that", async (url, stored) => {
+    const r = await create({ url, events: ["*"] });
+    expect(r.status, r.text).toBe(201);
+    expect(r.json.url).toBe(stored);
+    const listed = (await get("/v1/webhooks")).json.webhooks.find((w: { id: number }) => w.id === r.json.id);
+    expect(listed.url).toBe(stored);
+    await del(r.json.id);
+  });
+
+  it.each([
+    ["https://example.com:0/", "url: must not use port 0"],
+    ["https://example.com:00/", "url: must not use port 0"],
+    ["  ", "url: must be an absolute URL"],
+    ["https://", "url: must be an absolute URL"],
+    ["example.com/hook", "url: must be an absolute URL"],
+  ])("refuses %j", async (url, error) => {
+    const r = await create({ url, events: ["*"] });
+    expect(r.status, r.text).toBe(400);
+    expect(r.json.errors).toEqual([error]);
+    // Port 0 is refused locally too.
+    if (error.includes("port 0")) expect((await create({ url, events: ["*"] }, LOCAL)).json.errors).toEqual([error]);
   });
 
   it("allows http to 127.0.0.1 only with ALLOW_LOCAL_WEBHOOKS=true", async () => {

@@ -8,7 +8,7 @@ import { parseItem } from "../platform/validate";
 import { zv } from "../platform/zv";
 import { createEndpoint, deleteEndpoint, listDeliveries, listEndpoints } from "./endpoints";
 import { deliveriesQuery, endpointCreate, MAX_ENDPOINTS } from "./schema";
-import { urlProblem } from "./url";
+import { normaliseUrl } from "./url";
 
 const idParam = zv("param", z.object({ id }));
 
@@ -20,9 +20,9 @@ export const webhooksRoute = new Hono<AppEnv>()
     }
     const p = parseItem(endpointCreate, body);
     if (!p.ok) throw new ApiError(400, "invalid body", p.errors);
-    const problem = urlProblem(p.data.url, c.env.ALLOW_LOCAL_WEBHOOKS === "true");
-    if (problem) throw new ApiError(400, "invalid body", [`url: ${problem}`]);
-    const created = await createEndpoint(c.var.db, p.data, Date.now());
+    const url = normaliseUrl(p.data.url, c.env.ALLOW_LOCAL_WEBHOOKS === "true");
+    if ("problem" in url) throw new ApiError(400, "invalid body", [`url: ${url.problem}`]);
+    const created = await createEndpoint(c.var.db, { ...p.data, url: url.url }, Date.now());
     if (!created) throw new ApiError(409, `at most ${MAX_ENDPOINTS} webhook endpoints; delete one first`);
     return c.json({ ...created, notices: p.notices }, 201);
   })

@@ -8,20 +8,40 @@
 
 export const MAX_URL_LENGTH = 2048;
 
-/** Why `raw` may not be a webhook URL, or undefined when it may. */
-export function urlProblem(raw: string, allowLocal: boolean): string | undefined {
-  if (raw.length > MAX_URL_LENGTH) return `must be at most ${MAX_URL_LENGTH} characters`;
+/**
+ * The URL as it will be stored and called: trimmed, parsed and re-serialised by the WHATWG parser
+ * (`" https://Example.com "` and `https:example.com` become `https://example.com/`), so the rules
+ * below judge exactly the URL that is fetched later. Refused: the reason.
+ */
+export function normaliseUrl(raw: string, allowLocal: boolean): { url: string } | { problem: string } {
+  const text = raw.trim();
+  if (text.length > MAX_URL_LENGTH) return { problem: `must be at most ${MAX_URL_LENGTH} characters` };
   let url: URL;
   try {
-    url = new URL(raw);
+    url = new URL(text);
   } catch {
-    return "must be an absolute URL";
+    return { problem: "must be an absolute URL" };
   }
+  const problem = refused(url, allowLocal);
+  if (problem) return { problem };
+  if (url.href.length > MAX_URL_LENGTH) return { problem: `must be at most ${MAX_URL_LENGTH} characters` };
+  return { url: url.href };
+}
+
+/** Why `raw` may not be a webhook URL, or undefined when it may. */
+export function urlProblem(raw: string, allowLocal: boolean): string | undefined {
+  const r = normaliseUrl(raw, allowLocal);
+  return "problem" in r ? r.problem : undefined;
+}
+
+function refused(url: URL, allowLocal: boolean): string | undefined {
   if (url.protocol !== "https:" && !(allowLocal && url.protocol === "http:")) {
     return allowLocal ? "must use https or http" : "must use https";
   }
   if (url.username || url.password) return "must not contain user info (user:password@)";
   if (url.hash) return "must not contain a fragment (#...)";
+  // Port 0 reaches nothing on the public internet; some stacks read it as "any port".
+  if (url.port === "0") return "must not use port 0";
   if (allowLocal) return undefined;
   // The WHATWG parser has already normalised the host: IPv4 in any notation (0x7f.1, 2130706433)
   // becomes dotted decimal, IPv6 becomes its compressed form in brackets, names are lower case.
@@ -101,6 +121,7 @@ function refusedIPv6(g: number[]): boolean {
   const zeros = (n: number) => g.slice(0, n).every((x) => x === 0);
   if (zeros(6)) return true; // ::, ::1 and the deprecated IPv4-compatible ::a.b.c.d
   if (zeros(5) && g[5] === 0xffff) return true; // IPv4-mapped ::ffff:a.b.c.d: write the IPv4 itself
+  if (zeros(4) && g[4] === 0xffff && g[5] === 0) return true; // IPv4-translated ::ffff:0:a.b.c.d (SIIT)
   if (g[0] === 0x64 && g[1] === 0xff9b) return true; // NAT64 64:ff9b::/96 and 64:ff9b:1::/48
   if (g[0] === 0x0100 && g[1] === 0 && g[2] === 0 && g[3] === 0) return true; // discard-only 100::/64
   if ((g[0] & 0xffc0) === 0xfe80) return true; // link-local fe80::/10
@@ -112,5 +133,8 @@ function refusedIPv6(g: number[]): boolean {
   if (g[0] === 0x2002) return refusedIPv4(((g[1] << 16) | g[2]) >>> 0);
   // Teredo 2001::/32 carries the client's IPv4 inverted in the last two groups.
   if (g[0] === 0x2001 && g[1] === 0) return refusedIPv4(~embedded(g) >>> 0);
+  // ISATAP interface identifiers (::0:5efe:a.b.c.d, ::200:5efe:a.b.c.d) under any prefix carry an
+  // IPv4 address in the last two groups.
+  if ((g[4] === 0 || g[4] === 0x200) && g[5] === 0x5efe) return refusedIPv4(embedded(g));
   return false;
 }
