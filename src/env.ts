@@ -11,6 +11,11 @@ export type Bindings = Omit<Env, "DEFAULT_CURRENCY" | "API_KEY"> & {
   UNPAID_ORDER_HOLD_MINUTES?: string;
   /** "true": webhook URLs may be http and local or private hosts (local development only). */
   ALLOW_LOCAL_WEBHOOKS?: string;
+  /**
+   * "true" under local development (`npm run dev` sets it): CF-Connecting-IP is not Cloudflare's
+   * there, so per-client limits share one bucket (src/platform/client.ts).
+   */
+  LOCAL_DEV?: string;
   /** "true": the KEY_REQUESTS rate limit applies per API key. */
   RATE_LIMIT_PER_KEY?: string;
 };

@@ -10,7 +10,14 @@ let counter = 0;
 /** Storage is isolated per test file, not per test: every test makes its own SKUs. */
 export const uid = (prefix = "SKU") => `${prefix}-${Date.now().toString(36)}-${(++counter).toString(36)}`;
 
-type Init = { body?: unknown; raw?: string; headers?: Record<string, string>; env?: Partial<Bindings> };
+type Init = {
+  body?: unknown;
+  raw?: string;
+  headers?: Record<string, string>;
+  env?: Partial<Bindings>;
+  /** `request.cf`, as Cloudflare's edge (or the local simulator) gives it; absent by default. */
+  cf?: Record<string, unknown>;
+};
 
 /** A request to the app inside the Workers runtime, authenticated unless told otherwise. */
 export async function call(method: string, path: string, init: Init = {}) {
@@ -22,7 +29,8 @@ export async function call(method: string, path: string, init: Init = {}) {
     headers["content-type"] ??= "application/json";
   }
   for (const [k, v] of Object.entries(headers)) if (v === "") delete headers[k];
-  const res = await app.request(path, { method, headers, body }, { ...env, ...init.env });
+  const req = new Request(new URL(path, "http://localhost"), { method, headers, body, cf: init.cf } as RequestInit);
+  const res = await app.request(req, undefined, { ...env, ...init.env });
   const text = await res.text();
   let json: any;
   try {

@@ -1,15 +1,22 @@
 import { describe, expect, it } from "vitest";
+import { UNATTRIBUTED } from "../src/platform/client";
 import { basic, get, KEY } from "./helpers";
 
 // Miniflare simulates the [[ratelimits]] bindings of wrangler.toml (AUTH_FAILURES: 100 per 60 s,
 // KEY_REQUESTS: 600 per 60 s) with windows aligned to the clock. Each test uses its own client IP.
 let n = 0;
 const ip = () => `203.0.113.${++n}`;
+// A request that came through Cloudflare's edge carries request.cf; CF-Connecting-IP is trusted
+// only then (README, "Rate limits").
+const EDGE = { colo: "ARN", country: "SE" };
 
 /** Wrong credentials from one IP until the first 429; 250 tries cover a window boundary. */
 async function guessUntilRefused(from: string) {
   for (let i = 1; i <= 250; i++) {
-    const r = await get("/v1/products", { headers: { authorization: basic(`guess-${i}`), "cf-connecting-ip": from } });
+    const r = await get("/v1/products", {
+      headers: { authorization: basic(`guess-${i}`), "cf-connecting-ip": from },
+      cf: EDGE,
+    });
     if (r.status === 429) return { tries: i, r };
     expect(r.status).toBe(401);
   }
@@ -25,7 +32,10 @@ describe("failed authentications per client IP (AUTH_FAILURES)", () => {
     expect(r.headers.get("retry-after")).toBe("60");
     expect(r.headers.get("x-request-id")).toBeTruthy();
     // Still refused on the next wrong key from there.
-    const again = await get("/v1/products", { headers: { authorization: basic("nope"), "cf-connecting-ip": from } });
+    const again = await get("/v1/products", {
+      headers: { authorization: basic("nope"), "cf-connecting-ip": from },
+      cf: EDGE,
+    });
     expect(again.status).toBe(429);
   });
 
@@ -44,8 +54,53 @@ describe("failed authentications per client IP (AUTH_FAILURES)", () => {
       const r = await get("/v1/products?limit=1", { headers: { "cf-connecting-ip": from } });
       expect(r.status).toBe(200);
     }
-    const wrong = await get("/v1/products", { headers: { authorization: basic("nope"), "cf-connecting-ip": from } });
+    const wrong = await get("/v1/products", {
+      headers: { authorization: basic("nope"), "cf-connecting-ip": from },
+      cf: EDGE,
+    });
     expect(wrong.status).toBe(401);
+  });
+});
+
+describe("which address a failed authentication counts against", () => {
+  /** AUTH_FAILURES that records the keys it is asked about (the limit itself is tested above). */
+  function recording() {
+    const keys: string[] = [];
+    const limiter = {
+      limit: async ({ key }: { key: string }) => {
+        keys.push(key);
+        return { success: true };
+      },
+    } as unknown as RateLimit;
+    return { keys, limiter };
+  }
+
+  it.each([
+    ["through Cloudflare's edge", EDGE, {}, "203.0.113.77"],
+    ["without request.cf (not through Cloudflare)", undefined, {}, UNATTRIBUTED],
+    ["under local development (LOCAL_DEV=true)", EDGE, { LOCAL_DEV: "true" }, UNATTRIBUTED],
+  ])("%s", async (_, cf, vars, expected) => {
+    const { keys, limiter } = recording();
+    const r = await get("/v1/products", {
+      headers: { authorization: basic("nope"), "cf-connecting-ip": "203.0.113.77" },
+      cf,
+      env: { ...vars, AUTH_FAILURES: limiter },
+    });
+    expect(r.status).toBe(401);
+    expect(keys).toEqual([expected]);
+  });
+
+  it("a new CF-Connecting-IP per request does not escape the limit where the header is not Cloudflare's", async () => {
+    const { keys, limiter } = recording();
+    for (let i = 0; i < 20; i++) {
+      await get("/v1/products", {
+        headers: { authorization: basic("nope"), "cf-connecting-ip": ip(), "x-forwarded-for": ip() },
+        cf: EDGE,
+        env: { LOCAL_DEV: "true", AUTH_FAILURES: limiter },
+      });
+    }
+    expect(new Set(keys)).toEqual(new Set([UNATTRIBUTED]));
+    expect(keys.length).toBe(20);
   });
 });
 

@@ -4,6 +4,7 @@ import { createMiddleware } from "hono/factory";
 import { HTTPException } from "hono/http-exception";
 import { timingSafeEqual } from "hono/utils/buffer";
 import type { AppEnv } from "../env";
+import { clientAddress } from "./client";
 import { ApiError } from "./errors";
 
 /** The configured keys: API_KEY may hold several, comma-separated, for rotation (README, "Authentication"). */
@@ -25,14 +26,12 @@ const tooMany = (what: string) =>
   new ApiError(429, `too many ${what}, retry later`, undefined, { "Retry-After": RETRY_AFTER });
 
 /**
- * A failed authentication counts against the client's IP (cf-connecting-ip, which Cloudflare
- * always sets; a request without one, such as an in-process test, is not counted). Over the limit
- * the answer is 429 instead of 401, so guessing keys stops at AUTH_FAILURES' rate. Only failures
- * pay for the check: a client with a valid key never waits on it.
+ * A failed authentication counts against the client's address (README, "Rate limits"). Over the
+ * limit the answer is 429 instead of 401, so guessing keys stops at AUTH_FAILURES' rate. Only
+ * failures pay for the check: a client with a valid key never waits on it.
  */
 async function failed(c: Context<AppEnv>): Promise<never> {
-  const ip = c.req.header("cf-connecting-ip");
-  if (ip && !(await c.env.AUTH_FAILURES.limit({ key: ip })).success) throw tooMany("failed authentications");
+  if (!(await c.env.AUTH_FAILURES.limit({ key: clientAddress(c) })).success) throw tooMany("failed authentications");
   throw unauthorized();
 }
 

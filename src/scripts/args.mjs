@@ -48,6 +48,9 @@ export function wranglerDevArgs(args, devVars) {
     // Webhooks to http://127.0.0.1 receivers are how local development tests them (README, "Webhooks").
     "--var",
     "ALLOW_LOCAL_WEBHOOKS:true",
+    // The local simulator passes a client's own CF-Connecting-IP through: not an address to trust.
+    "--var",
+    "LOCAL_DEV:true",
     ...vars,
     ...args,
   ];
