@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } fr
 import type { Bindings } from "../src/env";
 import { USER_AGENT } from "../src/webhooks/attempt";
 import { deliverBatch, FETCH_BUDGET, MAX_ATTEMPTS, RETRY_DELAYS } from "../src/webhooks/deliver";
+import { REDISPATCH_AFTER_MS, sweepEvents } from "../src/webhooks/sweep";
 import { wrapD1 } from "./d1-wrap";
 import { get, post, uid } from "./helpers";
 
@@ -507,5 +508,41 @@ describe("logs", () => {
     }
     expect(out).not.toContain("url-secret");
     expect(out).not.toContain("example.com");
+  });
+});
+
+describe("a consumer that stops between dispatch and record", () => {
+  it("leaves its events to the sweep, which sends them again; delivered again, they are left alone", async () => {
+    const ep = await endpoint();
+    const id = await event("order.new", { order_id: 7 });
+    // The record batch (the consumer's second D1 call) never happens: the isolate was killed
+    // after the attempts were made.
+    const { db } = wrapD1({ failCall: 2 });
+    await consume([{ body: { event_id: id } }], {}, db);
+    expect(calls.length).toBe(1);
+    const row = () =>
+      env.DB.prepare("SELECT dispatched_at, fanned_out_at FROM events WHERE id = ?").bind(id).first<any>();
+    expect((await row()).dispatched_at).not.toBeNull();
+    expect((await row()).fanned_out_at).toBeNull();
+
+    const later = Date.now() + REDISPATCH_AFTER_MS + 1000;
+    sent = [];
+    expect(await sweepEvents(testEnv(), later), logged()).toBe(1);
+    expect(sent).toEqual([{ body: { event_id: id } }]);
+
+    // The re-sent message is delivered again (at least once: the receiver dedupes on webhook-id).
+    await consume([{ body: { event_id: id } }]);
+    expect(calls.map((c) => c.init.headers["webhook-id"])).toEqual([id, id]);
+    expect(calls[1].url).toBe(ep.url);
+    expect((await row()).fanned_out_at).not.toBeNull();
+    expect(await sweepEvents(testEnv(), later + REDISPATCH_AFTER_MS + 1000)).toBe(0);
+  });
+
+  it("marks an event fanned out when no endpoint takes it", async () => {
+    const id = await event("product.delete", { product_id: 9 });
+    await consume([{ body: { event_id: id } }]);
+    expect(calls).toEqual([]);
+    const r = await env.DB.prepare("SELECT fanned_out_at FROM events WHERE id = ?").bind(id).first<any>();
+    expect(r.fanned_out_at).not.toBeNull();
   });
 });

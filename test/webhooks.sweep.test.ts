@@ -4,7 +4,15 @@ import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } fr
 import type { Bindings } from "../src/env";
 import worker from "../src/index";
 import { dispatch, newEvent } from "../src/webhooks/outbox";
-import { PURGE_LIMIT, RETENTION_MS, SWEEP_AFTER_MS, SWEEP_LIMIT, sweepEvents } from "../src/webhooks/sweep";
+import {
+  PURGE_LIMIT,
+  REDISPATCH_AFTER_MS,
+  REDISPATCH_WINDOW_MS,
+  RETENTION_MS,
+  SWEEP_AFTER_MS,
+  SWEEP_LIMIT,
+  sweepEvents,
+} from "../src/webhooks/sweep";
 
 // The sweep re-sends events that a lost queue send left undispatched, and nothing else. Event
 // rows are inserted directly, standing in for the write paths that emit them.
@@ -33,12 +41,13 @@ afterEach(() => {
   logSpy.mockRestore();
 });
 
-async function event(createdAt: number, dispatchedAt: number | null = null) {
+/** An event row; a dispatched one was fanned out by its consumer unless `fannedOut` is null. */
+async function event(createdAt: number, dispatchedAt: number | null = null, fannedOut = dispatchedAt) {
   const id = crypto.randomUUID();
   await env.DB.prepare(
-    "INSERT INTO events (id, type, order_id, created_at, dispatched_at) VALUES (?, 'order.new', 1, ?, ?)",
+    "INSERT INTO events (id, type, order_id, created_at, dispatched_at, fanned_out_at) VALUES (?, 'order.new', 1, ?, ?, ?)",
   )
-    .bind(id, createdAt, dispatchedAt)
+    .bind(id, createdAt, dispatchedAt, fannedOut)
     .run();
   return id;
 }
@@ -46,6 +55,26 @@ const dispatchedAt = async (id: string) =>
   (await env.DB.prepare("SELECT dispatched_at FROM events WHERE id = ?").bind(id).first<any>()).dispatched_at;
 
 describe("sweepEvents", () => {
+  it("re-sends events dispatched more than 10 minutes ago whose first attempts were never recorded", async () => {
+    const now = Date.now();
+    const stalled = await event(now - 20 * 60_000, now - REDISPATCH_AFTER_MS - 1000, null);
+    const onItsWay = await event(now - 6 * 60_000, now - 5 * 60_000, null);
+    const fannedOut = await event(now - 20 * 60_000, now - 15 * 60_000);
+    const tooOld = await event(now - REDISPATCH_WINDOW_MS - 1000, now - REDISPATCH_WINDOW_MS + 1000, null);
+    expect(await sweepEvents(testEnv(), now)).toBe(1);
+    expect(sent.map((m) => m.body)).toEqual([{ event_id: stalled }]);
+    // Sent again now: the next run waits another REDISPATCH_AFTER_MS for its consumer.
+    expect(await dispatchedAt(stalled)).toBe(now);
+    expect(await dispatchedAt(onItsWay)).toBe(now - 5 * 60_000);
+    expect(await dispatchedAt(fannedOut)).toBe(now - 15 * 60_000);
+    expect(await dispatchedAt(tooOld)).toBe(now - REDISPATCH_WINDOW_MS + 1000);
+    sent = [];
+    expect(await sweepEvents(testEnv(), now + 60_000)).toBe(0);
+    // Both stalled ones now, oldest dispatch first.
+    expect(await sweepEvents(testEnv(), now + REDISPATCH_AFTER_MS + 1)).toBe(2);
+    expect(sent.map((m) => m.body)).toEqual([{ event_id: onItsWay }, { event_id: stalled }]);
+  });
+
   it("re-sends events still undispatched minutes after creation, and marks them", async () => {
     const now = Date.now();
     const lost = await event(now - SWEEP_AFTER_MS - 1000);

@@ -234,8 +234,15 @@ export const events = sqliteTable(
     createdAt: integer("created_at").notNull(),
     // Set once the event has been handed to the delivery queue; the sweep re-sends those left null.
     dispatchedAt: integer("dispatched_at"),
+    // Set by the consumer when it recorded the event's first attempts (or found no endpoint): an
+    // event dispatched long ago and still null was lost in a consumer that stopped mid-delivery,
+    // and the sweep sends it again.
+    fannedOutAt: integer("fanned_out_at"),
   },
-  (t) => [index("events_undispatched").on(t.dispatchedAt, t.createdAt)],
+  (t) => [
+    index("events_undispatched").on(t.dispatchedAt, t.createdAt),
+    index("events_not_fanned_out").on(t.dispatchedAt).where(sql`fanned_out_at IS NULL`),
+  ],
 );
 
 export const webhookEndpoints = sqliteTable("webhook_endpoints", {

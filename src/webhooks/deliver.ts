@@ -69,6 +69,11 @@ SELECT j.value->>'w', j.value->>'e', j.value->>'t', j.value->>'a', j.value->>'s'
   j.value->>'d', j.value->>'o', ?2
 FROM json_each(?1) j WHERE EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = j.value->>'w')`;
 
+// Every event message of the batch has had its first attempts made, deferred to messages of
+// their own, or found no endpoint: the sweep need not send it again (sweep.ts).
+const FANNED_OUT = `
+UPDATE events SET fanned_out_at = ?2 WHERE fanned_out_at IS NULL AND id IN (SELECT value FROM json_each(?1))`;
+
 const DISABLE = `
 UPDATE webhook_endpoints SET disabled_at = ?2, disabled_reason = 'the receiver answered 410 Gone'
 WHERE disabled_at IS NULL AND id IN (SELECT value FROM json_each(?1))`;
@@ -182,7 +187,7 @@ export async function deliverBatch(batch: MessageBatch<unknown>, env: Bindings, 
   });
   const done = [...attempted, ...refused];
 
-  await record(db, done, Date.now());
+  await record(db, done, eventIds, Date.now());
   await settle(env, events, direct, done, deferred, Date.now());
   const count = (o: Outcome) => done.filter((d) => d.outcome === o).length;
   console.log(
@@ -200,9 +205,12 @@ export async function deliverBatch(batch: MessageBatch<unknown>, env: Bindings, 
   );
 }
 
-/** Every attempt in webhook_deliveries, and 410 answers disable their endpoint: one round trip. */
-async function record(db: ReturnType<typeof getDb>, done: Done[], now: number) {
-  if (!done.length) return;
+/**
+ * Every attempt in webhook_deliveries, 410 answers disable their endpoint, and the batch's events
+ * count as fanned out: one round trip.
+ */
+async function record(db: ReturnType<typeof getDb>, done: Done[], eventIds: string[], now: number) {
+  if (!done.length && !eventIds.length) return;
   const rows = done.map((d) => ({
     w: d.endpointId,
     e: d.eventId,
@@ -215,10 +223,16 @@ async function record(db: ReturnType<typeof getDb>, done: Done[], now: number) {
   }));
   const gone = [...new Set(done.filter((d) => d.outcome === "disabled").map((d) => d.endpointId))];
   try {
-    await runBatch(db, [stmt(db, RECORD, JSON.stringify(rows), now), stmt(db, DISABLE, JSON.stringify(gone), now)]);
+    await runBatch(db, [
+      stmt(db, RECORD, JSON.stringify(rows), now),
+      stmt(db, DISABLE, JSON.stringify(gone), now),
+      stmt(db, FANNED_OUT, JSON.stringify(eventIds), now),
+    ]);
   } catch (e) {
-    // The deliveries happened: a lost log row is better than sending them all again. A 410 that
-    // did not disable its endpoint will answer 410 again on the next attempt.
+    // The deliveries happened, and throwing would send every message again at once. The batch's
+    // events stay not fanned out, so the sweep sends them again after REDISPATCH_AFTER_MS (at
+    // least once; receivers dedupe on webhook-id). A 410 that did not disable its endpoint will
+    // answer 410 again on the next attempt.
     console.error(JSON.stringify({ level: "warn", msg: "webhook deliveries not recorded", error: String(e) }));
   }
 }

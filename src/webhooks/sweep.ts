@@ -5,14 +5,22 @@ import type { EventMessage } from "./deliver";
 
 // The outbox's safety net (README, "Webhooks"): an event whose queue send was lost (the Worker
 // stopped before waitUntil finished, the queue refused it) is still undispatched in `events`
-// minutes later. The cron re-sends the oldest of them, a bounded number per run, and marks them
-// dispatched once the queue took them. An event that is merely waiting in a slow queue may be
+// minutes later, and one whose consumer stopped between taking it and recording its first
+// attempts is dispatched but not fanned out. The cron re-sends the oldest of both, a bounded
+// number per run, and marks them dispatched (now) once the queue took them. An event that is merely waiting in a slow queue may be
 // sent twice: delivery is at least once, and receivers dedupe on webhook-id. The same run drops
 // the outbox rows and delivery log rows older than RETENTION_MS, a bounded number each, so neither
 // table grows without end; retries end after about 3 days, long before a row is dropped.
 
 /** Age at which an undispatched event counts as lost rather than on its way. */
 export const SWEEP_AFTER_MS = 5 * 60_000;
+/**
+ * Time after dispatch by which the consumer has recorded an event's first attempts; an event
+ * still not fanned out then was taken by a consumer that stopped mid-delivery, and is sent again
+ * (every REDISPATCH_AFTER_MS, for at most REDISPATCH_WINDOW_MS after it happened).
+ */
+export const REDISPATCH_AFTER_MS = 10 * 60_000;
+export const REDISPATCH_WINDOW_MS = 86_400_000;
 /** Events re-sent per run: one sendBatch (at most 100 messages) and two D1 queries. */
 export const SWEEP_LIMIT = 100;
 
@@ -29,10 +37,16 @@ const PURGE_DELIVERIES = `
 DELETE FROM webhook_deliveries WHERE id IN (
   SELECT id FROM webhook_deliveries WHERE created_at < ?1 ORDER BY id LIMIT ?2)`;
 
+// Lost sends (never dispatched), then lost fan-outs (dispatched, never recorded), oldest first.
 const PICK = `
-SELECT id FROM events WHERE dispatched_at IS NULL AND created_at <= ?1 ORDER BY created_at LIMIT ?2`;
+SELECT id FROM (
+  SELECT id, created_at AS at FROM events WHERE dispatched_at IS NULL AND created_at <= ?1
+  UNION ALL
+  SELECT id, dispatched_at AS at FROM events
+  WHERE fanned_out_at IS NULL AND dispatched_at IS NOT NULL AND dispatched_at <= ?3 AND created_at > ?4
+) ORDER BY at LIMIT ?2`;
 const MARK = `
-UPDATE events SET dispatched_at = ?2 WHERE dispatched_at IS NULL AND id IN (SELECT value FROM json_each(?1))`;
+UPDATE events SET dispatched_at = ?2 WHERE fanned_out_at IS NULL AND id IN (SELECT value FROM json_each(?1))`;
 
 /** Re-sends lost events (returns how many) and drops old rows. Never throws: the next run tries again. */
 export async function sweepEvents(env: Bindings, now = Date.now()): Promise<number> {
@@ -41,7 +55,7 @@ export async function sweepEvents(env: Bindings, now = Date.now()): Promise<numb
     const [, , picked] = await runBatch(db, [
       stmt(db, PURGE_EVENTS, now - RETENTION_MS, PURGE_LIMIT),
       stmt(db, PURGE_DELIVERIES, now - RETENTION_MS, PURGE_LIMIT),
-      stmt(db, PICK, now - SWEEP_AFTER_MS, SWEEP_LIMIT),
+      stmt(db, PICK, now - SWEEP_AFTER_MS, SWEEP_LIMIT, now - REDISPATCH_AFTER_MS, now - REDISPATCH_WINDOW_MS),
     ]);
     const results = picked.results as { id: string }[];
     if (!results.length) return 0;
