@@ -3,7 +3,14 @@ import { Webhook } from "standardwebhooks";
 import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
 import type { Bindings } from "../src/env";
 import { USER_AGENT } from "../src/webhooks/attempt";
-import { deliverBatch, FETCH_BUDGET, MAX_ATTEMPTS, RETRY_DELAYS } from "../src/webhooks/deliver";
+import {
+  type DeliverOptions,
+  deliverBatch,
+  FETCH_BUDGET,
+  FIRST_ATTEMPT_TIMEOUT_MS,
+  MAX_ATTEMPTS,
+  RETRY_DELAYS,
+} from "../src/webhooks/deliver";
 import { REDISPATCH_AFTER_MS, sweepEvents } from "../src/webhooks/sweep";
 import { wrapD1 } from "./d1-wrap";
 import { get, post, uid } from "./helpers";
@@ -24,7 +31,9 @@ const producer = {
     sent.push({ body, delaySeconds: o?.delaySeconds });
   },
 };
-const testEnv = (db: D1Database = env.DB) => ({ ...env, DB: db, EVENTS: producer }) as unknown as Bindings;
+// Follow-ups go to the retries queue (RETRIES); the same stand-in records both.
+const testEnv = (db: D1Database = env.DB) =>
+  ({ ...env, DB: db, EVENTS: producer, RETRIES: producer }) as unknown as Bindings;
 
 type Call = { url: string; init: RequestInit & { headers: Record<string, string> } };
 let calls: Call[];
@@ -82,7 +91,7 @@ type Msg = { body: unknown; attempts?: number; timestamp?: number };
  * A fake MessageBatch that records acks and retries with their delays (cloudflare:test's
  * createMessageBatch records retries without their delaySeconds, which is what is under test).
  */
-async function consume(messages: Msg[], opts: { timeoutMs?: number } = {}, db?: D1Database) {
+async function consume(messages: Msg[], opts: DeliverOptions = {}, db?: D1Database) {
   const result = { explicitAcks: [] as string[], retryMessages: [] as { msgId: string; delaySeconds?: number }[] };
   const batch = {
     queue: "edge-store-events",
@@ -239,22 +248,29 @@ describe("fan-out", () => {
     ]);
   });
 
-  it(`makes at most ${FETCH_BUDGET} attempts per invocation, six at a time, and queues the rest`, async () => {
-    const eps = await Promise.all(Array.from({ length: 5 }, () => endpoint()));
+  it(`makes at most ${FETCH_BUDGET} attempts per invocation, six at a time, one per endpoint, and queues the rest`, async () => {
+    const eps = await Promise.all(Array.from({ length: 8 }, () => endpoint()));
     const events = await Promise.all(Array.from({ length: 10 }, (_, i) => event("order.new", { order_id: i + 1 })));
     let open = 0;
     let most = 0;
-    answer = async () => {
+    const openAt = new Map<string, number>();
+    let mostAtOne = 0;
+    answer = async (url) => {
       open++;
       most = Math.max(most, open);
+      openAt.set(url, (openAt.get(url) ?? 0) + 1);
+      mostAtOne = Math.max(mostAtOne, openAt.get(url) ?? 0);
       await new Promise((r) => setTimeout(r, 5));
+      openAt.set(url, (openAt.get(url) ?? 0) - 1);
       open--;
       return new Response("ok");
     };
     const { ids, result } = await consume(events.map((event_id) => ({ body: { event_id } })));
     expect(calls).toHaveLength(FETCH_BUDGET);
-    expect(most).toBe(6);
-    expect(sent).toHaveLength(50 - FETCH_BUDGET);
+    expect(most).toBeLessThanOrEqual(6);
+    expect(most).toBeGreaterThan(1);
+    expect(mostAtOne).toBe(1);
+    expect(sent).toHaveLength(80 - FETCH_BUDGET);
     for (const s of sent) {
       expect(s.delaySeconds).toBe(0);
       expect(s.body.attempt).toBe(1);
@@ -266,7 +282,7 @@ describe("fan-out", () => {
       ...(await deliveries()).map((d) => `${d.event_id}/${d.endpoint_id}`),
       ...sent.map((s) => `${s.body.event_id}/${s.body.endpoint_id}`),
     ];
-    expect(new Set(pairs).size).toBe(50);
+    expect(new Set(pairs).size).toBe(80);
   });
 
   it("retries the event message whole when its follow-ups cannot be queued", async () => {
@@ -544,5 +560,77 @@ describe("a consumer that stops between dispatch and record", () => {
     expect(calls).toEqual([]);
     const r = await env.DB.prepare("SELECT fanned_out_at FROM events WHERE id = ?").bind(id).first<any>();
     expect(r.fanned_out_at).not.toBeNull();
+  });
+});
+
+describe("a receiver that hangs", () => {
+  const hang = (_url: string, init: RequestInit) =>
+    new Promise<Response>((_resolve, reject) => {
+      init.signal?.addEventListener("abort", () => reject(init.signal?.reason));
+    });
+
+  it("gives first attempts FIRST_ATTEMPT_TIMEOUT_MS and retries the full 10 s", async () => {
+    const ep = await endpoint();
+    const waits: number[] = [];
+    answer = async (_url, init) => {
+      const start = Date.now();
+      await new Promise((r) => setTimeout(r, 20));
+      waits.push(start);
+      expect(init.signal?.aborted).toBe(false);
+      return new Response("ok");
+    };
+    const id = await event("order.new", { order_id: 1 });
+    await consume([{ body: { event_id: id } }]);
+    await consume([{ body: { event_id: id, endpoint_id: ep.id, attempt: 2 } }]);
+    expect(waits).toHaveLength(2);
+    expect(FIRST_ATTEMPT_TIMEOUT_MS).toBeLessThanOrEqual(5_000);
+  });
+
+  it("holds one connection and delays no other endpoint: its other events become its own retries", async () => {
+    const slow = await endpoint();
+    const fast = await Promise.all([endpoint(), endpoint(), endpoint()]);
+    const arrived: Record<string, number> = {};
+    answer = async (url, init) => {
+      if (url === slow.url) return hang(url, init);
+      arrived[`${url} ${init.headers && (init.headers as Record<string, string>)["webhook-id"]}`] = Date.now();
+      return new Response("ok");
+    };
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push(await event("product.update", { product_id: i + 1 }));
+    const start = Date.now();
+    await consume(
+      ids.map((event_id) => ({ body: { event_id } })),
+      { firstTimeoutMs: 300 },
+    );
+    const took = Date.now() - start;
+    // One attempt to the slow receiver, cut at the first-attempt timeout; every fast one got all.
+    const slowCalls = calls.filter((c) => c.url === slow.url);
+    expect(slowCalls).toHaveLength(1);
+    expect(Object.keys(arrived)).toHaveLength(15);
+    for (const f of fast) expect(Object.keys(arrived).filter((k) => k.startsWith(`${f.url} `))).toHaveLength(5);
+    for (const t of Object.values(arrived)) expect(t - start).toBeLessThan(300);
+    expect(took).toBeLessThan(1_500);
+    // The slow receiver's five events: one attempt timed out, the four behind it count as failed
+    // attempts without being made, so all five retry on the schedule, on the retries queue.
+    expect(sent.map((m) => [m.body.endpoint_id, m.body.attempt, m.delaySeconds])).toEqual(
+      Array.from({ length: 5 }, () => [slow.id, 2, RETRY_DELAYS[0]]),
+    );
+    const log = await deliveries(slow.id);
+    expect(log).toHaveLength(5);
+    expect(log.filter((d: any) => /^timeout/.test(d.error))).toHaveLength(1);
+    expect(log.filter((d: any) => /^not attempted/.test(d.error))).toHaveLength(4);
+    for (const d of log) expect(d).toMatchObject({ status: null, outcome: "retrying" });
+
+    // The next invocation in this isolate does not wait on it again: its new events go straight
+    // to the retries queue as first attempts, where the full 10 s applies.
+    sent = [];
+    calls = [];
+    const more = [await event("product.update", { product_id: 9 })];
+    const again = Date.now();
+    await consume([{ body: { event_id: more[0] } }], { firstTimeoutMs: 300 });
+    expect(Date.now() - again).toBeLessThan(300);
+    expect(calls.filter((c) => c.url === slow.url)).toEqual([]);
+    expect(calls).toHaveLength(3);
+    expect(sent).toEqual([{ body: { event_id: more[0], endpoint_id: slow.id, attempt: 1 }, delaySeconds: 0 }]);
   });
 });

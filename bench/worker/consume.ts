@@ -112,7 +112,7 @@ consume.post("/run", async (c) => {
       tally.queued += msgs.length;
     },
   };
-  const env = { ...c.env, DB: countedDb(c.env.DB), EVENTS: producer } as unknown as Bindings;
+  const env = { ...c.env, DB: countedDb(c.env.DB), EVENTS: producer, RETRIES: producer } as unknown as Bindings;
 
   const real = globalThis.fetch;
   // The receiver stub still builds the Request a real fetch builds from the consumer's arguments

@@ -13,8 +13,14 @@ import { urlProblem } from "./url";
 //   take it, as long as they answer;
 // - a delivery message `{event_id, endpoint_id, attempt}`: one event to one endpoint, retried
 //   with `message.retry({delaySeconds})` along RETRY_DELAYS, so one endpoint's failures never
-//   repeat deliveries to the others.
-// Per invocation: two D1 round trips (load, record), at most FETCH_BUDGET fetches, six at a time.
+//   repeat deliveries to the others. These travel on a queue of their own (RETRIES), so a
+//   receiver that hangs through its 10 s retries never holds up an invocation of fresh events.
+// Per invocation: two D1 round trips (load, record), at most FETCH_BUDGET fetches, six at a time
+// and one at a time per endpoint. A receiver that hangs delays fresh events to no one else:
+// first attempts wait FIRST_ATTEMPT_TIMEOUT_MS; once an endpoint has timed out, its other jobs of
+// the invocation count as failed attempts without being made (its retries follow the schedule,
+// as if each had timed out), and for SLOW_FOR_MS this isolate sends its new events straight to
+// the retries queue instead of trying them inline.
 
 export type EventMessage = { event_id: string };
 export type DeliveryMessage = { event_id: string; endpoint_id: number; attempt: number };
@@ -28,6 +34,18 @@ export const MAX_ATTEMPTS = RETRY_DELAYS.length + 1;
  * 0.05 ms of HMAC) plus the fetch call itself, so 25 leave room for both.
  */
 export const FETCH_BUDGET = 25;
+/**
+ * A first attempt's wait: receivers are expected to answer at once and work afterwards (README,
+ * "Webhooks"). One that takes longer gets its event again as a retry with the full
+ * ATTEMPT_TIMEOUT_MS, on the retries queue, where it delays no fresh event.
+ */
+export const FIRST_ATTEMPT_TIMEOUT_MS = 3_000;
+/** How long an endpoint that timed out gets its new events through the retries queue only. */
+export const SLOW_FOR_MS = 60_000;
+// Per isolate: a best effort that spares later invocations the same wait; the bound only guards
+// against endpoints piling up.
+const slowUntil = new Map<number, number>();
+const SKIPPED = "not attempted: the receiver timed out on another delivery just before";
 // Workers keep at most six connections open per invocation; more would queue inside fetch while
 // their 10 s timeout runs.
 const CONCURRENCY = 6;
@@ -36,6 +54,7 @@ const CONCURRENCY = 6;
 const RETENTION_MS = 20 * 3600 * 1000;
 
 type Outcome = "delivered" | "retrying" | "failed" | "disabled";
+const TIMED_OUT = "timeout:";
 type Job = Target & { secret: string; attempt: number; msg: Message<unknown>; fanOut: boolean };
 type Done = Job & AttemptResult & { outcome: Outcome };
 
@@ -102,6 +121,37 @@ function jobOf(r: Record<string, unknown>, msg: Message<unknown>, attemptNo: num
   };
 }
 
+/**
+ * Runs the jobs at most `n` at a time and one at a time per endpoint, so a receiver that hangs
+ * holds one connection, not six; once one of an endpoint's attempts has timed out, its jobs that
+ * have not started are handed back as skipped instead of attempted.
+ */
+async function byEndpoint(
+  jobs: Job[],
+  n: number,
+  fn: (j: Job) => Promise<Done>,
+): Promise<{ done: Done[]; skipped: Job[] }> {
+  const lanes = new Map<number, Job[]>();
+  for (const j of jobs) {
+    const lane = lanes.get(j.endpointId);
+    if (lane) lane.push(j);
+    else lanes.set(j.endpointId, [j]);
+  }
+  const done: Done[] = [];
+  const skipped: Job[] = [];
+  await pool([...lanes.values()], n, async (lane) => {
+    for (const [i, job] of lane.entries()) {
+      const d = await fn(job);
+      done.push(d);
+      if (d.error?.startsWith(TIMED_OUT)) {
+        skipped.push(...lane.slice(i + 1));
+        return;
+      }
+    }
+  });
+  return { done, skipped };
+}
+
 async function pool<T, R>(items: T[], n: number, fn: (t: T) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array(items.length);
   let next = 0;
@@ -135,7 +185,7 @@ async function keyOf(secret: string): Promise<CryptoKey> {
   return k;
 }
 
-export type DeliverOptions = { timeoutMs?: number };
+export type DeliverOptions = { timeoutMs?: number; firstTimeoutMs?: number };
 
 /** The `queue` handler: delivers a batch of event and delivery messages (see the top of this file). */
 export async function deliverBatch(batch: MessageBatch<unknown>, env: Bindings, opts: DeliverOptions = {}) {
@@ -178,14 +228,27 @@ export async function deliverBatch(batch: MessageBatch<unknown>, env: Bindings, 
     const problem = urlProblem(job.url, allowLocal);
     if (problem)
       refused.push({ ...job, status: null, error: `url refused: ${problem}`, durationMs: 0, outcome: "failed" });
+    else if (job.fanOut && (slowUntil.get(job.endpointId) ?? 0) > now) deferred.push(job);
     else if (run.length < FETCH_BUDGET) run.push(job);
     else deferred.push(job);
   }
-  const attempted = await pool(run, CONCURRENCY, async (job): Promise<Done> => {
-    const r = await attempt(job, await keyOf(job.secret), opts.timeoutMs ?? ATTEMPT_TIMEOUT_MS);
+  const { done: attempted, skipped } = await byEndpoint(run, CONCURRENCY, async (job): Promise<Done> => {
+    const wait = job.fanOut
+      ? (opts.firstTimeoutMs ?? FIRST_ATTEMPT_TIMEOUT_MS)
+      : (opts.timeoutMs ?? ATTEMPT_TIMEOUT_MS);
+    const r = await attempt(job, await keyOf(job.secret), wait);
+    if (r.error?.startsWith(TIMED_OUT)) {
+      if (slowUntil.size >= 64) slowUntil.clear();
+      slowUntil.set(job.endpointId, Date.now() + SLOW_FOR_MS);
+    }
     return { ...job, ...r, outcome: outcomeOf(job, r) };
   });
-  const done = [...attempted, ...refused];
+  // Behind a receiver that just timed out: failed attempts, so its retries keep their schedule.
+  const behind = skipped.map((j): Done => {
+    const r = { status: null, error: SKIPPED, durationMs: 0 };
+    return { ...j, ...r, outcome: outcomeOf(j, r) };
+  });
+  const done = [...attempted, ...behind, ...refused];
 
   await record(db, done, eventIds, Date.now());
   await settle(env, events, direct, done, deferred, Date.now());
@@ -196,6 +259,7 @@ export async function deliverBatch(batch: MessageBatch<unknown>, env: Bindings, 
       msg: "webhook deliveries",
       messages: batch.messages.length,
       attempts: attempted.length,
+      skipped: behind.length,
       delivered: count("delivered"),
       retrying: count("retrying"),
       failed: count("failed"),
@@ -270,7 +334,7 @@ async function settle(
   }
   let sent = true;
   try {
-    for (let i = 0; i < followUps.length; i += 100) await env.EVENTS.sendBatch(followUps.slice(i, i + 100));
+    for (let i = 0; i < followUps.length; i += 100) await env.RETRIES.sendBatch(followUps.slice(i, i + 100));
   } catch (e) {
     sent = false;
     console.error(JSON.stringify({ level: "warn", msg: "webhook retries not queued", error: String(e) }));

@@ -95,6 +95,7 @@ test("first run: creates the database, writes its id, creates the queues, migrat
       "secret list --format json",
       "d1 create store",
       "queues create edge-store-events",
+      "queues create edge-store-retries",
       "queues create edge-store-events-dlq",
       "d1 migrations apply store --remote",
       "deploy --secrets-file <file>",
@@ -103,7 +104,7 @@ test("first run: creates the database, writes its id, creates the queues, migrat
   // wrangler.toml: only the id changed, comments and everything else as they were.
   assert.equal(p.toml(), before.replace(`database_id = "${PLACEHOLDER}"`, `database_id = "${id}"`));
   assert.notEqual(id, PLACEHOLDER);
-  assert.deepEqual(s.queues, ["edge-store-events", "edge-store-events-dlq"]);
+  assert.deepEqual(s.queues, ["edge-store-events", "edge-store-retries", "edge-store-events-dlq"]);
   assert.ok(s.migrations[id].length >= 4, "every bundled migration applied");
   // The key: generated, uploaded with the deployment, printed exactly once, its file gone.
   const key = s.secrets.API_KEY;
@@ -121,6 +122,7 @@ test("first run: creates the database, writes its id, creates the queues, migrat
     "whoami",
     "secret list --format json",
     "queues create edge-store-events",
+    "queues create edge-store-retries",
     "queues create edge-store-events-dlq",
     "d1 migrations apply store --remote",
     "deploy",
@@ -146,6 +148,7 @@ test("--dry-run prints the plan and changes nothing", () => {
   for (const line of [
     "D1 database store: create it and write its id into wrangler.toml",
     "queue edge-store-events: create unless it exists",
+    "queue edge-store-retries: create unless it exists",
     "queue edge-store-events-dlq: create unless it exists",
     "migrations: apply what is not applied yet to the remote store",
     "API_KEY: not set; generate one, upload it with the deployment, print it once",
@@ -164,7 +167,7 @@ test("a database that exists by name (an earlier run stopped midway) is reused, 
   assert.equal(r.status, 0, r.out);
   assert.ok(!r.calls.includes("d1 create store"));
   assert.match(p.toml(), new RegExp(`database_id = "${uuid}"`));
-  assert.deepEqual(p.state().queues, ["edge-store-events", "edge-store-events-dlq"]);
+  assert.deepEqual(p.state().queues, ["edge-store-events", "edge-store-retries", "edge-store-events-dlq"]);
 });
 
 test("not logged in: says how to log in and changes nothing", () => {
