@@ -1,6 +1,8 @@
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { jsonDepth } from "../src/platform/body";
-import { call, get, post, uid } from "./helpers";
+import { app } from "../src/app";
+import { jsonDepth, MAX_DRAIN_BYTES } from "../src/platform/body";
+import { basic, call, get, KEY, post, uid } from "./helpers";
 
 const nested = (depth: number) => `${"[".repeat(depth)}${"]".repeat(depth)}`;
 
@@ -97,5 +99,53 @@ describe("error model (README section API)", () => {
     const dup = await post("/v1/products", { title: "again", price: 1, sku: "' OR 1=1 --" });
     expect(dup.status).toBe(409);
     expect(dup.text).not.toMatch(/SQLITE|D1_|constraint|skus\.|at \w+ \(/i);
+  });
+});
+
+describe("an oversized chunked body (README section API)", () => {
+  /** A streamed body of `total` bytes (endless when Infinity) that counts what was read of it. */
+  function streamed(total: number) {
+    const chunk = new Uint8Array(64 * 1024).fill(0x20);
+    const seen = { pulled: 0, cancelled: false };
+    const body = new ReadableStream<Uint8Array>({
+      pull(ctl) {
+        if (seen.pulled >= total) return ctl.close();
+        seen.pulled += chunk.byteLength;
+        ctl.enqueue(chunk);
+      },
+      cancel() {
+        seen.cancelled = true;
+      },
+    });
+    return { body, seen };
+  }
+  const send = (body: ReadableStream<Uint8Array>) =>
+    app.request(
+      "/v1/products",
+      {
+        method: "POST",
+        headers: { authorization: basic(KEY), "content-type": "application/json" },
+        body,
+        duplex: "half",
+      } as RequestInit,
+      env,
+    );
+
+  it("is read to its end before the 413, so the connection stays usable", async () => {
+    const { body, seen } = streamed(3 * 1024 * 1024);
+    const r = await send(body);
+    expect(r.status).toBe(413);
+    expect(await r.json()).toEqual({ code: 413, error: "request body is larger than 1 MiB" });
+    expect(seen.pulled).toBe(3 * 1024 * 1024);
+    expect(seen.cancelled).toBe(false);
+  });
+
+  it("an endless one is cancelled after MAX_DRAIN_BYTES", async () => {
+    const { body, seen } = streamed(Number.POSITIVE_INFINITY);
+    const r = await send(body);
+    expect(r.status).toBe(413);
+    expect(seen.cancelled).toBe(true);
+    expect(seen.pulled).toBeGreaterThan(MAX_DRAIN_BYTES);
+    expect(seen.pulled).toBeLessThan(MAX_DRAIN_BYTES + 1024 * 1024);
   });
 });

@@ -28,7 +28,16 @@ export function jsonDepth(text: string): number {
 }
 
 /**
- * The body's bytes, refusing with 413 as soon as more than `limit` have arrived. A body without
+ * Bytes of an oversized body read and dropped before the 413 is sent. Answering while the client
+ * is still sending leaves the rest of its body in the connection, which the local dev server
+ * (and some proxies) cannot recover from: it answers 503 and drops requests sharing the
+ * connection. Draining costs no memory (nothing is kept) and little CPU; past this bound the body
+ * is cancelled instead, so an endless body still cannot hold the Worker.
+ */
+export const MAX_DRAIN_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The body's bytes, refusing with 413 once more than `limit` have arrived. A body without
  * Content-Length (chunked) is read chunk by chunk, so an endless or huge one never gets buffered
  * whole: `arrayBuffer()` would hold all of it in the isolate's memory before its size is known.
  */
@@ -42,7 +51,7 @@ async function readLimited(req: Request, limit: number): Promise<Uint8Array> {
     if (done) break;
     size += value.byteLength;
     if (size > limit) {
-      await reader.cancel().catch(() => {});
+      await drain(reader, size);
       throw new ApiError(413, "request body is larger than 1 MiB");
     }
     chunks.push(value);
@@ -54,6 +63,21 @@ async function readLimited(req: Request, limit: number): Promise<Uint8Array> {
     at += ch.byteLength;
   }
   return out;
+}
+
+/** Reads and drops the rest of an oversized body, up to MAX_DRAIN_BYTES in all; then cancels it. */
+async function drain(reader: ReadableStreamDefaultReader<Uint8Array>, seen: number) {
+  let size = seen;
+  try {
+    while (size <= MAX_DRAIN_BYTES) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      size += value.byteLength;
+    }
+  } catch {
+    return; // the client went away: nothing left to drain
+  }
+  await reader.cancel().catch(() => {});
 }
 
 /**

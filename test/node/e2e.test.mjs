@@ -1,6 +1,7 @@
 // npm run test:e2e: the README's serve command as a real process, driven over HTTP the way a
 // client (or curl) would: create a product and an order, read them back, stop everything.
 import assert from "node:assert/strict";
+import http from "node:http";
 import { after, before, test } from "node:test";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { callServer, startServer } from "./serve.mjs";
@@ -106,4 +107,66 @@ test("every request is one JSON log line on the process output, without the key"
     assert.ok(!l.includes(server.key), "the API key never appears in a log line");
   }
   assert.ok(lines.some((l) => l.includes('"route":"/v1/products/:product_id"')));
+});
+
+/**
+ * A POST of `size` bytes written as the client wishes: chunked (no Content-Length) or declared.
+ * Resolves with the status, or the error code if the connection failed.
+ * @param {number} size
+ * @param {boolean} isChunked
+ * @returns {Promise<string>}
+ */
+function bigPost(size, isChunked) {
+  const url = new URL(`${server.base}/v1/products`);
+  return new Promise((resolve) => {
+    /** @type {Record<string, string>} */
+    const headers = { authorization: server.auth, "content-type": "application/json" };
+    if (isChunked) headers["transfer-encoding"] = "chunked";
+    else headers["content-length"] = String(size);
+    const req = http.request(
+      { host: url.hostname, port: url.port, path: url.pathname, method: "POST", headers },
+      (res) => {
+        res.resume();
+        res.on("end", () => resolve(String(res.statusCode)));
+      },
+    );
+    req.on("error", (e) => resolve(`error ${/** @type {any} */ (e).code}`));
+    // A server that never answers fails the test instead of hanging it.
+    req.setTimeout(20_000, () => {
+      req.destroy();
+      resolve("no answer within 20 s");
+    });
+    const chunk = Buffer.alloc(64 * 1024, 0x20);
+    let sent = 0;
+    const write = () => {
+      while (sent < size) {
+        sent += chunk.length;
+        if (!req.write(chunk)) return req.once("drain", write);
+      }
+      req.end();
+    };
+    write();
+  });
+}
+
+test("oversized bodies, chunked or declared, get 413 and the server's other requests are unaffected", async () => {
+  /** @type {Record<string, number>} */
+  const big = {};
+  /** @type {Record<string, number>} */
+  const innocent = {};
+  const count = (/** @type {Record<string, number>} */ o, /** @type {string} */ k) => {
+    o[k] = (o[k] ?? 0) + 1;
+  };
+  for (let round = 0; round < 5; round++) {
+    await Promise.all([
+      bigPost(3 * 1024 * 1024, true).then((s) => count(big, s)),
+      bigPost(3 * 1024 * 1024, true).then((s) => count(big, s)),
+      bigPost(2 * 1024 * 1024, false).then((s) => count(big, s)),
+      ...Array.from({ length: 10 }, () =>
+        call("GET", "/v1/products?limit=1").then((r) => count(innocent, String(r.status))),
+      ),
+    ]);
+  }
+  assert.deepEqual(big, { 413: 15 });
+  assert.deepEqual(innocent, { 200: 50 });
 });
