@@ -1,3 +1,4 @@
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { completeDocument } from "../src/openapi/complete";
@@ -109,6 +110,26 @@ describe("GET /openapi.json", () => {
     expect(doc.paths["/health"].get.security).toEqual([]);
     expect(doc.paths["/health"].get.responses["503"]).toBeDefined();
     expect(doc.paths["/v1/products"].post.security).toBeUndefined();
+  });
+
+  it("links every operation to its topic page of the manual, served from the static assets", async () => {
+    const doc = (await get("/openapi.json")).json;
+    const pages = new Map<string, string>();
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Json>)) {
+      for (const [method, op] of Object.entries(item)) {
+        const url: string | undefined = op.externalDocs?.url;
+        expect(url, `${method} ${path} has no topic page`).toMatch(/^\/guide\/[\w-]+\.html(#[\w-]+)?$/);
+        const [page, anchor] = (url as string).split("#");
+        if (!pages.has(page)) {
+          const res = await env.ASSETS.fetch(new Request(`http://assets${page}`));
+          expect(res.status, page).toBe(200);
+          pages.set(page, await res.text());
+        }
+        if (anchor) expect(pages.get(page), `${url}`).toContain(`id="${anchor}"`);
+      }
+    }
+    // The manual's pages link the reference back.
+    expect(pages.get("/guide/orders.html")).toContain('href="/docs"');
   });
 
   it("has every $ref resolving inside the document", async () => {

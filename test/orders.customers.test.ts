@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createProduct, get, post, uid } from "./helpers";
 
-// Customers (README "Orders"): found by e-mail case-insensitively or created, inside the write batch.
+// Customers (docs/orders.md, "Orders"): found by e-mail case-insensitively or created, inside the write batch.
 
 const customerRow = (email: string) =>
   env.DB.prepare("SELECT * FROM customers WHERE email_key = ?").bind(email.toLowerCase()).first<any>();

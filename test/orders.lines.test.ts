@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { taxByRate } from "../src/orders/totals";
 import { createProduct, get, post, uid } from "./helpers";
 
-// Line resolution, merging, products_add/products_remove, discount and totals (README "Orders").
+// Line resolution, merging, products_add/products_remove, discount and totals (docs/orders.md, "Orders").
 
 async function shirt(qty = 10) {
   const skuM = uid("TEE-M");
@@ -315,7 +315,7 @@ describe("variant_id null on products lines", () => {
 });
 
 describe("tax per rate", () => {
-  it("spreads the discount over the lines, not over the rates (README section Orders)", () => {
+  it("spreads the discount over the lines, not over the rates (docs/orders.md, Orders)", () => {
     // Over the lines, the 25% lines keep 3 öre after 3 öre of discount (tax 1 öre); spread over
     // the two rates instead, they would keep 2 (tax 0).
     const lines = [

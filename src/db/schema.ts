@@ -17,7 +17,7 @@ export const products = sqliteTable(
   {
     // AUTOINCREMENT: an id is never reused, so order-line snapshots and cursors stay unambiguous.
     id: integer("id").primaryKey({ autoIncrement: true }),
-    // Worker-generated token that ties rows created in one batch to this product (README "Guarantees").
+    // Worker-generated token that ties rows created in one batch to this product (docs/security.md, "Guarantees").
     token: text("token").unique(),
     sku: text("sku"),
     title: text("title").notNull(),
@@ -41,7 +41,7 @@ export const products = sqliteTable(
     weight: real("weight"),
     images: text("images").notNull().default("[]"),
     metadata: text("metadata"),
-    // Option names shared by all variants (README "Updating products"), as a JSON array of 0 to 5 strings.
+    // Option names shared by all variants (docs/products.md, "Updating products"), as a JSON array of 0 to 5 strings.
     optionNames: text("option_names").notNull().default("[]"),
     ...timestamps,
   },
@@ -49,7 +49,7 @@ export const products = sqliteTable(
     check("products_price", sql`${t.price} >= 0`),
     check("products_tax_rate", sql`${t.taxRate} BETWEEN 0 AND 100`),
     check("products_flags", sql`${t.disableMinusqty} IN (0, 1) AND ${t.visible} IN (0, 1)`),
-    // Never oversell: with disable_minusqty on, stock cannot go below zero (README "Orders").
+    // Never oversell: with disable_minusqty on, stock cannot go below zero (docs/orders.md, "Orders").
     check("products_stock_floor", sql`${t.disableMinusqty} = 0 OR ${t.stock} >= 0`),
   ],
 );
@@ -94,7 +94,7 @@ export const variants = sqliteTable(
 );
 
 // Every SKU of the store, product or variant: the primary key makes SKUs unique across both
-// tables, inside the database, whatever the order of concurrent writes (README "Updating products").
+// tables, inside the database, whatever the order of concurrent writes (docs/products.md, "Updating products").
 export const skus = sqliteTable("skus", {
   sku: text("sku").primaryKey(),
   productId: integer("product_id").notNull(),
@@ -104,7 +104,7 @@ export const skus = sqliteTable("skus", {
 export const customers = sqliteTable("customers", {
   id: integer("id").primaryKey({ autoIncrement: true }),
   email: text("email").notNull(),
-  // lower(email): customers are found by e-mail case-insensitively (README "Orders").
+  // lower(email): customers are found by e-mail case-insensitively (docs/orders.md, "Orders").
   emailKey: text("email_key").notNull().unique(),
   type: text("type"),
   phone: text("phone"),
@@ -199,7 +199,7 @@ export const orderLines = sqliteTable(
   ],
 );
 
-// Stored answers for Idempotency-Key retries (README "Guarantees"). Written in the same batch as the
+// Stored answers for Idempotency-Key retries (docs/security.md, "Guarantees"). Written in the same batch as the
 // effect, so the primary key makes a concurrent second request with one key fail and roll back.
 export const idempotencyKeys = sqliteTable(
   "idempotency_keys",
@@ -220,7 +220,7 @@ export const staleReads = sqliteTable("stale_reads", { productId: integer("produ
   check("stale_read", sql`0`),
 ]);
 
-// The outbox (README, "Webhooks"): one row per event, written in the same D1 batch as the change
+// The outbox (docs/webhooks.md, "Webhooks"): one row per event, written in the same D1 batch as the change
 // that causes it, so an event exists exactly when its change committed. Delivery reads it from here.
 export const events = sqliteTable(
   "events",

@@ -1,7 +1,7 @@
 // What holds for every operation, added to the document after its paths are assembled, so that
 // routes spread in from any module get it too (test/openapi.test.ts checks every operation):
 // - every answer: X-Request-Id; every request may send one;
-// - every /v1 operation: x-d1-bookmark on request and answer (README, "Read replicas"), and the
+// - every /v1 operation: x-d1-bookmark on request and answer (docs/operations.md, "Read replicas"), and the
 //   401, 429, 500 and 503 answers, Retry-After on 429 and 503;
 // - every /v1 write: Idempotency-Key (unless it declares `x-idempotency: false`);
 // - every list that pages (a cursor or offset parameter): Link on its 200;
@@ -118,8 +118,38 @@ function addHeader(res: Json, name: string, header: Json) {
 }
 
 /** Adds the common parameters, headers and answers to one operation. */
+/**
+ * Each operation's topic page of the manual (docs/*.md), served by the Worker's static assets as
+ * HTML under /guide/ (src/scripts/guide.mjs): `METHOD path` first, then the path alone. An
+ * operation that has none fails openapi.test.ts, so a new route ships with its page.
+ */
+export const TOPICS: Record<string, string> = {
+  "GET /v1/products": "modelled-reads.html#get-v1products",
+  "GET /v1/products/count": "modelled-reads.html#get-v1products",
+  "GET /v1/orders": "modelled-reads.html#get-v1orders",
+  "POST /v1/products": "products.html",
+  "PUT /v1/products": "products.html#updating-products-put-v1products",
+  "DELETE /v1/products": "products.html#deleting-products-delete-v1products",
+  "GET /v1/products/{product_id}": "products.html",
+  "POST /v1/orders": "orders.html#creating-orders-post-v1orders",
+  "PUT /v1/orders": "orders.html#changing-orders-put-v1orders",
+  "GET /v1/orders/{order_id}": "orders.html#reading-orders",
+  "/v1/webhooks": "webhooks.html",
+  "/v1/webhooks/{id}": "webhooks.html",
+  "/v1/webhooks/{id}/deliveries": "webhooks.html",
+  "/": "api.html",
+  "/health": "operations.html#health",
+  "/openapi.json": "development.html#openapi-and-docs",
+  "/docs": "development.html#openapi-and-docs",
+};
+export const GUIDE_PATH = "/guide/";
+
 function completeOperation(path: string, method: string, op: Json) {
   const v1 = path.startsWith("/v1/") || path === "/v1";
+  const topic = TOPICS[`${method.toUpperCase()} ${path}`] ?? TOPICS[path];
+  if (topic && !op.externalDocs) {
+    op.externalDocs = { description: "The topic page of the manual", url: `${GUIDE_PATH}${topic}` };
+  }
   op.parameters ??= [];
   if (!hasParam(op, "X-Request-Id", "RequestId")) op.parameters.push(paramRef("RequestId"));
   if (v1) {

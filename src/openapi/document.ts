@@ -44,7 +44,7 @@ const COMPONENTS: [string, z.ZodType][] = [
 
 const NUMERIC_STRING = "^\\s*-?\\d+(\\.\\d+)?\\s*$";
 
-/** The lenient scalars of README "API" say in the document what they accept. */
+/** The lenient scalars of docs/api.md, "Conventions" say in the document what they accept. */
 function describeLenient(ctx: { zodSchema: unknown; jsonSchema: Json }) {
   const s = ctx.zodSchema as z.ZodType;
   const j = ctx.jsonSchema;

@@ -12,7 +12,7 @@ import type { OrderInput } from "./schema";
 import { stockStatements, sumMoves } from "./stock";
 import type { Money, TaxLine } from "./totals";
 
-// POST /v1/orders (README "Orders"): every order of a request is planned in JS from one read batch
+// POST /v1/orders (docs/orders.md, "Orders"): every order of a request is planned in JS from one read batch
 // and written in one write batch, whatever the number of orders and lines. Stock floors are
 // CHECK constraints, so a batch that would oversell fails whole; it is then planned again from a
 // fresh read, so an order loses only to stock that is really gone.
@@ -76,7 +76,7 @@ function newIds(results: D1Result<Record<string, unknown>>[]): Map<string, numbe
   return ids;
 }
 
-/** One order.created per order of the batch (README, "Webhooks"). */
+/** One order.created per order of the batch (docs/webhooks.md, "Webhooks"). */
 const createdEvents = (ready: Planned[]) => ready.map((p) => newEvent("order.created", { orderToken: p.token }));
 
 /** The one write batch of a request; its order INSERTs return the new ids (newIds). */

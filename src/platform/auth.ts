@@ -7,7 +7,7 @@ import type { AppEnv } from "../env";
 import { clientAddress } from "./client";
 import { ApiError } from "./errors";
 
-/** The configured keys: API_KEY may hold several, comma-separated, for rotation (README, "Authentication"). */
+/** The configured keys: API_KEY may hold several, comma-separated, for rotation (docs/api.md, "Authentication"). */
 export function apiKeys(secret: string | undefined): string[] {
   return (secret ?? "")
     .split(",")
@@ -15,7 +15,7 @@ export function apiKeys(secret: string | undefined): string[] {
     .filter(Boolean);
 }
 
-// The windows of wrangler.toml's [[ratelimits]] (README, "Rate limits"): a refused client may try
+// The windows of wrangler.toml's [[ratelimits]] (docs/operations.md, "Rate limits"): a refused client may try
 // again after at most one period.
 const RETRY_AFTER = "60";
 
@@ -26,7 +26,7 @@ const tooMany = (what: string) =>
   new ApiError(429, `too many ${what}, retry later`, undefined, { "Retry-After": RETRY_AFTER });
 
 /**
- * A failed authentication counts against the client's address (README, "Rate limits"). Over the
+ * A failed authentication counts against the client's address (docs/operations.md, "Rate limits"). Over the
  * limit the answer is 429 instead of 401, so guessing keys stops at AUTH_FAILURES' rate. Only
  * failures pay for the check: a client with a valid key never waits on it.
  */
@@ -36,7 +36,7 @@ async function failed(c: Context<AppEnv>): Promise<never> {
 }
 
 /**
- * Basic auth with the API key as both user name and password (README, "Authentication"). Built
+ * Basic auth with the API key as both user name and password (docs/api.md, "Authentication"). Built
  * per request because the keys live in `c.env`; fails closed when none is configured. With
  * RATE_LIMIT_PER_KEY="true", each key is also held to KEY_REQUESTS (counted by its position in
  * API_KEY, so the key itself never leaves the Worker).

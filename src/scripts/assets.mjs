@@ -1,12 +1,14 @@
 #!/usr/bin/env node
-// The API reference page's static assets (README, "OpenAPI and docs"): Scalar's browser bundle,
-// copied from the installed @scalar/api-reference into public/ (ignored by git), which
+// The API reference page's static assets (docs/development.md, "OpenAPI and docs"): Scalar's browser bundle,
+// copied from the installed @scalar/api-reference into public/ (ignored by git), and the manual
+// rendered to HTML under public/guide/ (guide.mjs), which
 // wrangler.toml serves as Workers static assets. Run by `npm run dev`, `npm test` (pretest),
 // `npm run deploy` and CI, so the page never loads anything from a CDN and the bundle is never
 // part of the Worker's own code.
 import { copyFileSync, mkdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { renderGuide } from "./guide.mjs";
 
 const root = path.resolve(import.meta.dirname, "../..");
 export const SCALAR_SOURCE = path.join(
@@ -30,6 +32,8 @@ export function copyAssets() {
   } catch {
     // not copied yet
   }
+  // The manual's pages are small: rendered every time, so they never lag behind an edit.
+  renderGuide();
   if (fresh) return;
   mkdirSync(path.dirname(SCALAR_TARGET), { recursive: true });
   copyFileSync(SCALAR_SOURCE, SCALAR_TARGET);

@@ -1,22 +1,30 @@
-// npm run test:readme: the README runs as written. Every ```sh block of README.md, in order, in
-// one shell process started in the repo (as a reader pastes them into one terminal), against a
-// fresh `npm run dev` on a free port with a fresh --persist-to directory; KEY and BASE are set
-// from that server, as the README's first block would set them. Once in bash, once in an
-// interactive zsh without rc files (as pasted into a stock zsh: no comments, no unquoted globs).
-// ```shell blocks (installing, serving, deploying) are not run here.
+// npm run test:readme: the README and the manual run as written. Every ```sh block of README.md,
+// then of each page under docs/ in the order of the README's docs map, in order, in one shell
+// process started in the repo (as a reader pastes them into one terminal), against a fresh
+// `npm run dev` on a free port with a fresh --persist-to directory; KEY and BASE are set from that
+// server, as the README's first block would set them. Once in bash, once in an interactive zsh
+// without rc files (as pasted into a stock zsh: no comments, no unquoted globs). ```shell blocks
+// (installing, serving, deploying) are not run here.
 //
-// Each curl of the README runs through a shell function that reads the HTTP status: anything but
+// Each curl of a page runs through a shell function that reads the HTTP status: anything but
 // 2xx fails the test, unless the block's fence announces the error its first curl answers
 // (```sh expect=401, expect=4xx), which then must match. A failing command stops the run (set -e).
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { root, startServer } from "./serve.mjs";
 
 const README = readFileSync(path.join(root, "README.md"), "utf8");
+/** The manual's pages in the order the README's docs map links them. */
+const DOCS = [...new Set([...README.matchAll(/\]\((docs\/[\w-]+\.md)[)#]/g)].map((m) => m[1]))];
+/** @type {{ name: string, text: string }[]} */
+const PAGES = [
+  { name: "README.md", text: README },
+  ...DOCS.map((name) => ({ name, text: readFileSync(path.join(root, name), "utf8") })),
+];
 
 /** The ```sh blocks of a Markdown text, with the line each starts on and its announced error. */
 function shellBlocks(/** @type {string} */ md) {
@@ -65,23 +73,57 @@ function runShell(shell, script, env) {
   });
 }
 
-test("README: every shell block is fenced sh (run here) or shell (setup, not run)", () => {
-  const fences = [...README.matchAll(/^```([\w-]*)\s*$/gm)].map((m) => m[1]).filter(Boolean);
-  for (const f of fences) assert.ok(!["bash", "zsh", "console"].includes(f), `fence \`\`\`${f}: use sh or shell`);
-  assert.ok(shellBlocks(README).length >= 5, "the README has runnable examples");
+test("the README's docs map links every page under docs/", () => {
+  const files = readdirSync(path.join(root, "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => `docs/${f}`);
+  assert.ok(files.length >= 5, "the manual has pages");
+  assert.deepEqual([...files].sort(), [...DOCS].sort());
+  // A page is short enough to read in one sitting; the README is a first page, not the manual.
+  assert.ok(README.split("\n").length <= 300, "README.md under 300 lines");
+  for (const { name, text } of PAGES.slice(1)) assert.ok(text.split("\n").length <= 400, `${name} under 400 lines`);
 });
 
-test("README: no reference to documents outside the repo", () => {
-  for (const pattern of [
-    /contract section/i,
-    /\(contract \d/i,
-    /\.\.\/shared/,
-    /our machines/i,
-    /interface\.md/,
-    /modelled-api\.md/,
-  ]) {
-    assert.doesNotMatch(README, pattern);
-  }
+for (const { name, text } of PAGES) {
+  test(`${name}: every shell block is fenced sh (run here) or shell (setup, not run)`, () => {
+    const fences = [...text.matchAll(/^```([\w-]*)\s*$/gm)].map((m) => m[1]).filter(Boolean);
+    for (const f of fences) assert.ok(!["bash", "zsh", "console"].includes(f), `fence \`\`\`${f}: use sh or shell`);
+  });
+
+  test(`${name}: no reference to documents outside the repo`, () => {
+    for (const pattern of [
+      /contract section/i,
+      /\(contract \d/i,
+      /\.\.\/shared/,
+      /our machines/i,
+      /interface\.md/,
+      /modelled-api\.md/,
+    ]) {
+      assert.doesNotMatch(text, pattern);
+    }
+  });
+
+  test(`${name}: links to other pages of the manual resolve`, () => {
+    const dir = path.dirname(path.join(root, name));
+    for (const m of text.matchAll(/\]\(((?:\.\.\/|docs\/)?[\w./-]+\.md)(#[\w-]+)?\)/g)) {
+      const target = path.join(dir, m[1]);
+      assert.ok(readdirSync(path.dirname(target)).includes(path.basename(target)), `${name}: ${m[1]} exists`);
+    }
+  });
+
+  test(`${name}: the example URLs are quoted (zsh globs an unquoted ?)`, () => {
+    for (const { line, code } of shellBlocks(text)) {
+      for (const l of code.split("\n")) {
+        if (l.trim().startsWith("#")) continue;
+        assert.doesNotMatch(l, /(^|\s)https?:\/\/\S*[?*[]/, `${name}:${line}: quote the URL: ${l}`);
+        assert.doesNotMatch(l, /(^|\s)\$BASE\S*[?*[]/, `${name}:${line}: quote the URL: ${l}`);
+      }
+    }
+  });
+}
+
+test("the README and the manual have runnable examples", () => {
+  assert.ok(PAGES.flatMap((p) => shellBlocks(p.text)).length >= 5);
 });
 
 test("README: opens with the two commands a newcomer needs", () => {
@@ -89,16 +131,6 @@ test("README: opens with the two commands a newcomer needs", () => {
   assert.match(first, /npm ci && npm run dev/);
   assert.match(first, /npm ci && npm test/);
   assert.ok(README.indexOf(first) < README.indexOf("## "), "before the first section");
-});
-
-test("README: the example URLs are quoted (zsh globs an unquoted ?)", () => {
-  for (const { line, code } of shellBlocks(README)) {
-    for (const l of code.split("\n")) {
-      if (l.trim().startsWith("#")) continue;
-      assert.doesNotMatch(l, /(^|\s)https?:\/\/\S*[?*[]/, `README.md:${line}: quote the URL: ${l}`);
-      assert.doesNotMatch(l, /(^|\s)\$BASE\S*[?*[]/, `README.md:${line}: quote the URL: ${l}`);
-    }
-  }
 });
 
 /** @type {import("./serve.mjs").Server} */
@@ -136,20 +168,20 @@ test("README check: a non-2xx answer fails unless announced, and an announced on
 });
 
 for (const shell of /** @type {const} */ (["bash", "zsh"])) {
-  test(`README: the sh blocks run as written, in order, in ${shell}, against a fresh npm run dev`, async () => {
+  test(`README and docs/: the sh blocks run as written, in order, in ${shell}, against a fresh npm run dev`, async () => {
     // A fresh server per shell: the blocks create SKUs that a second run would find taken.
     const own = shell === "bash" ? server : await startServer();
     try {
-      const blocks = shellBlocks(README);
+      const blocks = PAGES.flatMap((p) => shellBlocks(p.text).map((b) => ({ ...b, page: p.name })));
       const script = blocks
-        .map((b) => `echo "[readme] block at README.md:${b.line}" >&3\n${instrument(b)}\necho >&3`)
+        .map((b) => `echo "[readme] block at ${b.page}:${b.line}" >&3\n${instrument(b)}\necho >&3`)
         .join("\n");
       const r = runShell(shell, script, { KEY: own.key, BASE: own.base });
       const log = `${r.stderr}`;
       assert.equal(
         r.status,
         0,
-        `a README block failed in ${shell}:\n${log.split("\n").slice(-30).join("\n")}\n--- stdout (tail) ---\n${r.stdout.slice(-2000)}`,
+        `a block failed in ${shell}:\n${log.split("\n").slice(-30).join("\n")}\n--- stdout (tail) ---\n${r.stdout.slice(-2000)}`,
       );
       assert.equal((log.match(/^\[readme\] block at/gm) ?? []).length, blocks.length, "every block ran");
       assert.ok((log.match(/^\[readme\] curl /gm) ?? []).length >= 5, "the examples call the API");
