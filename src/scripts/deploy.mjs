@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run deploy` (README, "Deploying to Cloudflare"): from a logged-in wrangler (or with
+// `npm run deploy` (docs/operations.md, "Deploying to Cloudflare"): from a logged-in wrangler (or with
 // CLOUDFLARE_API_TOKEN set), one command that
 //   1. creates the D1 database when wrangler.toml still has the all-zero placeholder id (or finds
 //      it by name) and writes its id into wrangler.toml,
@@ -8,10 +8,12 @@
 //   4. generates API_KEY when the Worker has none (printed once), and
 //   5. deploys, with that key uploaded in the same step.
 // Running it again changes nothing that exists. `--dry-run` only looks (read-only wrangler calls)
-// and prints the plan. wrangler is taken from PATH: npm puts node_modules/.bin first.
+// and prints the plan; without a Cloudflare account (not logged in) it prints the plan from the
+// project's own files (wrangler.toml, drizzle/) and says which login step comes next.
+// wrangler is taken from PATH: npm puts node_modules/.bin first.
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { copyAssets } from "./assets.mjs";
@@ -107,9 +109,80 @@ function secretNames() {
   }
 }
 
+/** Every [[table]] block's `key = value` pairs (strings, numbers and inline tables as text). */
+function blocks(/** @type {string} */ table) {
+  return toml
+    .split(/^(?=\[)/m)
+    .filter((b) => b.startsWith(`[[${table}]]`))
+    .map((b) =>
+      Object.fromEntries(
+        [...b.matchAll(/^\s*(\w+)\s*=\s*(.+?)\s*$/gm)].map((m) => [m[1], m[2].replace(/^"(.*)"$/, "$1")]),
+      ),
+    );
+}
+
+const migrations = readdirSync(path.join(root, "drizzle"))
+  .filter((f) => f.endsWith(".sql"))
+  .sort();
+const requiredSecrets = /\[secrets\][^[]*?required\s*=\s*\[([^\]]*)\]/.exec(toml)?.[1]?.match(/"[^"]+"/g) ?? [];
+const crons = /^\s*crons\s*=\s*\[([^\]]*)\]/m.exec(toml)?.[1]?.match(/"[^"]+"/g) ?? [];
+
+/**
+ * What a deploy creates, binds and asks for, read from the project's files, and what each costs on
+ * the Workers free plan (the figures: docs/operations.md, "What it costs on the free plan").
+ * `account` is what wrangler found, or undefined when it could not look (not logged in).
+ * @param {{ existingDb?: { uuid: string }, needKey: boolean } | undefined} account
+ */
+function planLines(account) {
+  const db =
+    dbId !== PLACEHOLDER
+      ? `D1 database ${dbName}: configured (${dbId})`
+      : !account
+        ? `D1 database ${dbName}: create it, unless the account has one by that name, and write its id into wrangler.toml`
+        : account.existingDb
+          ? `D1 database ${dbName}: exists (${account.existingDb.uuid}); write its id into wrangler.toml`
+          : `D1 database ${dbName}: create it and write its id into wrangler.toml`;
+  const key = !account
+    ? "generated and uploaded with the deployment if the Worker has none, printed once"
+    : account.needKey
+      ? "not set; generate one, upload it with the deployment, print it once"
+      : "set";
+  return [
+    db,
+    ...queues.map((q) => `queue ${q}: create unless it exists`),
+    ...blocks("ratelimits").map(
+      (r) => `rate limit ${r.name}: ${r.simple} (bound with the deployment; nothing to create)`,
+    ),
+    `migrations: apply what is not applied yet to the remote ${dbName}; ${migrations.length} bundled: ${migrations.join(", ")}`,
+    ...requiredSecrets.map((name) => `secret ${name.slice(1, -1)}: ${key}`),
+    `cron ${crons.join(", ")}: the scheduled job (idempotency purge, unpaid hold, webhook sweep)`,
+    "deploy the Worker with its static assets (the API reference's script, the manual under /guide/)",
+  ];
+}
+
+const FREE_PLAN = [
+  'On the Workers free plan (docs/operations.md, "What it costs on the free plan"):',
+  "  Worker: 100,000 requests a day, 10 ms of CPU each (every accepted request fits: docs/performance.md);",
+  "  static assets (/scalar, /guide): free, no Worker request;",
+  "  D1: 5 GB, 5 million rows read and 100,000 rows written a day;",
+  "  Queues: 10,000 operations a day (about 3,300 webhook events: docs/webhooks.md);",
+  "  cron triggers and rate-limit bindings: no charge.",
+];
+
+const printPlan = (/** @type {string[]} */ lines, /** @type {string} */ note) =>
+  console.log(`Plan${note}:\n${lines.map((l, i) => `  ${i + 1}. ${l}`).join("\n")}\n\n${FREE_PLAN.join("\n")}\n`);
+
 // 0. Logged in?
 const who = wrangler(["whoami"], { quiet: true });
 if (!who.ok || /not authenticated/i.test(who.out)) {
+  if (dryRun) {
+    printPlan(planLines(undefined), " (dry run without an account: read from wrangler.toml and drizzle/)");
+    console.log(
+      "Next: `npx wrangler login` (or set CLOUDFLARE_API_TOKEN), then `npm run deploy -- --dry-run` again to see\n" +
+        "what the account already has, then `npm run deploy`.",
+    );
+    process.exit(0);
+  }
   fail("wrangler is not logged in: run `npx wrangler login` (or set CLOUDFLARE_API_TOKEN), then run this again.");
 }
 
@@ -118,20 +191,7 @@ const existingDb = dbId === PLACEHOLDER ? listDatabases().find((d) => d.name ===
 const secrets = secretNames();
 const needKey = !secrets?.includes("API_KEY");
 
-const plan = [
-  dbId !== PLACEHOLDER
-    ? `D1 database ${dbName}: configured (${dbId})`
-    : existingDb
-      ? `D1 database ${dbName}: exists (${existingDb.uuid}); write its id into wrangler.toml`
-      : `D1 database ${dbName}: create it and write its id into wrangler.toml`,
-  ...queues.map((q) => `queue ${q}: create unless it exists`),
-  `migrations: apply what is not applied yet to the remote ${dbName}`,
-  needKey ? "API_KEY: not set; generate one, upload it with the deployment, print it once" : "API_KEY: set",
-  "deploy the Worker with the API reference's assets",
-];
-console.log(
-  `Plan${dryRun ? " (dry run: nothing is changed)" : ""}:\n${plan.map((s, i) => `  ${i + 1}. ${s}`).join("\n")}\n`,
-);
+printPlan(planLines({ existingDb, needKey }), dryRun ? " (dry run: nothing is changed)" : "");
 if (dryRun) process.exit(0);
 
 // 1. The database.

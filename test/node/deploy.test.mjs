@@ -10,6 +10,7 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   symlinkSync,
@@ -34,6 +35,9 @@ function project(account = {}) {
   cpSync(path.join(root, "src", "scripts"), path.join(dir, "src", "scripts"), { recursive: true });
   cpSync(path.join(root, "drizzle"), path.join(dir, "drizzle"), { recursive: true });
   copyFileSync(path.join(root, "wrangler.toml"), path.join(dir, "wrangler.toml"));
+  // The manual, which the deploy renders into the static assets.
+  copyFileSync(path.join(root, "README.md"), path.join(dir, "README.md"));
+  cpSync(path.join(root, "docs"), path.join(dir, "docs"), { recursive: true });
   symlinkSync(path.join(root, "node_modules"), path.join(dir, "node_modules"), "dir");
   mkdirSync(path.join(dir, "bin"));
   const fake = path.join(dir, "bin", "wrangler");
@@ -151,7 +155,9 @@ test("--dry-run prints the plan and changes nothing", () => {
     "queue edge-store-retries: create unless it exists",
     "queue edge-store-events-dlq: create unless it exists",
     "migrations: apply what is not applied yet to the remote store",
-    "API_KEY: not set; generate one, upload it with the deployment, print it once",
+    "secret API_KEY: not set; generate one, upload it with the deployment, print it once",
+    "rate limit AUTH_FAILURES: { limit = 100, period = 60 }",
+    "0000_init.sql",
   ]) {
     assert.ok(r.out.includes(line), `plan has: ${line}\n${r.out}`);
   }
@@ -168,6 +174,33 @@ test("a database that exists by name (an earlier run stopped midway) is reused, 
   assert.ok(!r.calls.includes("d1 create store"));
   assert.match(p.toml(), new RegExp(`database_id = "${uuid}"`));
   assert.deepEqual(p.state().queues, ["edge-store-events", "edge-store-retries", "edge-store-events-dlq"]);
+});
+
+test("--dry-run without an account: the plan from the project's files, then the login step", () => {
+  const p = project({ loggedIn: false });
+  const before = p.toml();
+  const r = p.deploy("--dry-run");
+  assert.equal(r.status, 0, r.out);
+  assert.deepEqual(r.calls, ["whoami"]);
+  const migrations = readdirSync(path.join(root, "drizzle")).filter((f) => f.endsWith(".sql"));
+  for (const line of [
+    "dry run without an account",
+    "D1 database store: create it, unless the account has one by that name",
+    "queue edge-store-events: create unless it exists",
+    "queue edge-store-retries: create unless it exists",
+    "queue edge-store-events-dlq: create unless it exists",
+    "rate limit AUTH_FAILURES: { limit = 100, period = 60 }",
+    "rate limit KEY_REQUESTS: { limit = 600, period = 60 }",
+    `${migrations.length} bundled: ${migrations.sort().join(", ")}`,
+    "secret API_KEY: generated and uploaded with the deployment if the Worker has none",
+    'cron "*/5 * * * *"',
+    "On the Workers free plan",
+    "Queues: 10,000 operations a day",
+    "Next: `npx wrangler login`",
+  ]) {
+    assert.ok(r.out.includes(line), `plan has: ${line}\n${r.out}`);
+  }
+  assert.equal(p.toml(), before);
 });
 
 test("not logged in: says how to log in and changes nothing", () => {
