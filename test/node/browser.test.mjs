@@ -173,6 +173,24 @@ test("a developer sends an authenticated request from the page and sees the answ
   assert.ok(answered?.params.response.headers["x-d1-bookmark"] ?? answered?.params.response.headers["X-D1-Bookmark"]);
 });
 
+test("the reference links operations to their topic pages, which the Worker serves", async () => {
+  // Scalar shows each open operation's externalDocs as a link.
+  await page.waitFor(`document.querySelectorAll('a[href*="/guide/"]').length > 0`, 20_000);
+  const hrefs = /** @type {string[]} */ (
+    await page.evaluate(`[...new Set([...document.querySelectorAll('a[href*="/guide/"]')].map(a => a.href))]`)
+  );
+  assert.ok(hrefs.length >= 1, "a topic link on the page");
+  for (const href of hrefs) {
+    const url = new URL(href, server.base);
+    assert.equal(url.origin, server.base);
+    const res = await fetch(url);
+    assert.equal(res.status, 200, href);
+    const html = await res.text();
+    if (url.hash) assert.ok(html.includes(`id="${url.hash.slice(1)}"`), `${href}: the anchor exists`);
+    assert.match(html, /href="\/docs"/, "the page links the reference back");
+  }
+});
+
 test("the rendered page is a real, non-blank screenshot", async () => {
   const { data } = await page.send("Page.captureScreenshot", { format: "png" });
   const png = Buffer.from(data, "base64");
