@@ -2,10 +2,11 @@ import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
 import type { AppEnv } from "./env";
+import { auth } from "./keys/auth";
+import { keysRoute } from "./keys/route";
 import { DOCS_CSP, DOCS_HTML } from "./openapi/docs";
 import { openApiDocument } from "./openapi/document";
 import { ordersRoute } from "./orders/route";
-import { auth } from "./platform/auth";
 import { ApiError, envelope } from "./platform/errors";
 import { health, isSchemaMissing, SCHEMA_NOT_APPLIED } from "./platform/health";
 import { IdempotencyConflict } from "./platform/idempotency";
@@ -30,6 +31,7 @@ app.use("/v1/*", auth, d1Session);
 app.route("/v1/products", productsRoute);
 app.route("/v1/orders", ordersRoute);
 app.route("/v1/webhooks", webhooksRoute);
+app.route("/v1/keys", keysRoute);
 
 app.notFound((c) => c.json(envelope(404, `no route ${c.req.method} ${c.req.path}`), 404));
 
