@@ -35,6 +35,8 @@ export type CreateOptions = {
   now: number;
   /** The store currency (DEFAULT_CURRENCY) for orders whose payment names none. */
   defaultCurrency: string;
+  /** The stored API key creating the orders (null: the bootstrap API_KEY), for the audit trail. */
+  keyId?: number | null;
   /** Filled with the order.created events of the batch that committed, for dispatch. */
   events?: PendingEvent[];
   /** Records the answer for Idempotency-Key retries, in the same batch as the orders. */
@@ -77,7 +79,8 @@ function newIds(results: D1Result<Record<string, unknown>>[]): Map<string, numbe
 }
 
 /** One order.created per order of the batch (README, "Webhooks"). */
-const createdEvents = (ready: Planned[]) => ready.map((p) => newEvent("order.created", { orderToken: p.token }));
+const createdEvents = (ready: Planned[], keyId?: number | null) =>
+  ready.map((p) => newEvent("order.created", { orderToken: p.token, keyId }));
 
 /** The one write batch of a request; its order INSERTs return the new ids (newIds). */
 function writeBatch(db: DB, ready: Planned[], opts: CreateOptions, events: PendingEvent[]): D1PreparedStatement[] {
@@ -125,7 +128,7 @@ async function createFromCache(
   const planned = new Map<number, OrderOutcome<OrderRef>>();
   for (const p of ready) planned.set(p.index, { ok: true, orderId: { $order: p.token }, ...p.summary });
   const head = opts.recorder?.claim(planned) ?? [];
-  const events = createdEvents(ready);
+  const events = createdEvents(ready, opts.keyId);
   let results: D1Result<Record<string, unknown>>[];
   try {
     // writeBatch starts with the stale-read guard: a product changed since it was cached fails it.
@@ -179,7 +182,7 @@ export async function createOrders(
       break;
     }
     try {
-      const events = createdEvents(ready);
+      const events = createdEvents(ready, opts.keyId);
       const results = await runClaimed(db, opts.recorder?.idem, head, writeBatch(db, ready, opts, events));
       opts.events?.push(...committed(events, results));
       const ids = newIds(results);

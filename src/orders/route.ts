@@ -110,6 +110,7 @@ export const ordersRoute = new Hono<AppEnv>()
         now,
         events,
         defaultCurrency: c.env.DEFAULT_CURRENCY || "SEK",
+        keyId: c.var.credential?.keyId ?? null,
         recorder: idem && {
           idem,
           claim: (planned) => {
