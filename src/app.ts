@@ -3,6 +3,7 @@ import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
 import type { AppEnv } from "./env";
 import { auth } from "./keys/auth";
+import { preflight } from "./keys/cors";
 import { keysRoute } from "./keys/route";
 import { DOCS_CSP, DOCS_HTML } from "./openapi/docs";
 import { openApiDocument } from "./openapi/document";
@@ -27,7 +28,7 @@ app.get("/health", health);
 app.get("/openapi.json", (c) => c.json(openApiDocument()));
 app.get("/docs", (c) => c.html(DOCS_HTML, 200, { "Content-Security-Policy": DOCS_CSP }));
 
-app.use("/v1/*", auth, d1Session);
+app.use("/v1/*", preflight, auth, d1Session);
 app.route("/v1/products", productsRoute);
 app.route("/v1/orders", ordersRoute);
 app.route("/v1/webhooks", webhooksRoute);

@@ -2,6 +2,7 @@ import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../env";
 import { apiKeys, failed, tooMany } from "../platform/auth";
 import { ApiError } from "../platform/errors";
+import { corsHeaders } from "./cors";
 import { authorize } from "./scopes";
 import { resolveCredential } from "./verify";
 
@@ -22,8 +23,11 @@ export const auth = createMiddleware<AppEnv>(async (c, next) => {
     if (!(await c.env.KEY_REQUESTS.limit({ key })).success) throw tooMany("requests for this key");
   }
   authorize(c, cred);
+  const cors = corsHeaders(c, cred);
   c.set("credential", cred);
   await next();
+  // After next(): on the final answer, errors included, so a storefront can read them too.
+  if (cors) for (const [k, v] of Object.entries(cors)) c.res.headers.set(k, v);
 });
 
 /** Which of API_KEY's keys a verified Basic header carries (only after it was verified). */

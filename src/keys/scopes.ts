@@ -7,8 +7,11 @@ import { ApiError } from "../platform/errors";
 export const SCOPES = ["products:read", "products:write", "orders:read", "orders:write", "webhooks", "keys"] as const;
 export type Scope = (typeof SCOPES)[number];
 
-/** What a publishable key may be granted beyond its fixed storefront routes: exact stock levels. */
-export const PUBLISHABLE_SCOPES = ["stock"] as const;
+/**
+ * What a publishable key may be granted beyond its fixed storefront routes: exact stock levels,
+ * and the datafield_1..3 texts (which merchants also use for internal notes, so hidden by default).
+ */
+export const PUBLISHABLE_SCOPES = ["stock", "datafields"] as const;
 
 /**
  * What a publishable key may do on a route, when anything: read the public catalog, create unpaid
@@ -43,15 +46,13 @@ export const ROUTE_SCOPES: Record<string, RouteRule> = {
   "DELETE /v1/keys/:id": { scope: "keys" },
 };
 
-/** The rule of the route this request matched (its handler, not a middleware), if any. */
+/**
+ * The rule of the route this request runs (not a middleware's), if any: the first method route
+ * that matched, as Hono runs them in registration order (/v1/products/count before /:product_id).
+ */
 export function ruleOf(c: Context<AppEnv>): RouteRule | undefined {
-  const routes = matchedRoutes(c);
-  for (let i = routes.length - 1; i >= 0; i--) {
-    const r = routes[i];
-    if (r.method === "ALL") continue;
-    return ROUTE_SCOPES[`${r.method} ${r.path}`];
-  }
-  return undefined;
+  const r = matchedRoutes(c).find((r) => r.method !== "ALL");
+  return r && ROUTE_SCOPES[`${r.method} ${r.path}`];
 }
 
 /**

@@ -176,6 +176,7 @@ export async function createCold(
     outcomes.set(index, {
       ok: true,
       orderId: r.id as number,
+      token: f.token,
       currency: f.currency,
       subtotal,
       shipping: f.shipping,

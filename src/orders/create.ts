@@ -21,6 +21,8 @@ export type OrderOutcome<Id = number> =
   | {
       ok: true;
       orderId: Id;
+      /** The order's random token: a publishable key reads the order back with it (docs/keys.md). */
+      token?: string;
       currency: string;
       subtotal: Money;
       shipping: Money;
@@ -126,7 +128,7 @@ async function createFromCache(
   const { ok: ready, failed } = reserveStock(plans);
   if (failed.length) return undefined;
   const planned = new Map<number, OrderOutcome<OrderRef>>();
-  for (const p of ready) planned.set(p.index, { ok: true, orderId: { $order: p.token }, ...p.summary });
+  for (const p of ready) planned.set(p.index, { ok: true, orderId: { $order: p.token }, token: p.token, ...p.summary });
   const head = opts.recorder?.claim(planned) ?? [];
   const events = createdEvents(ready, opts.keyId);
   let results: D1Result<Record<string, unknown>>[];
@@ -141,7 +143,8 @@ async function createFromCache(
   opts.events?.push(...committed(events, results));
   const ids = newIds(results);
   const outcomes = new Map<number, OrderOutcome>();
-  for (const p of ready) outcomes.set(p.index, { ok: true, orderId: ids.get(p.token) as number, ...p.summary });
+  for (const p of ready)
+    outcomes.set(p.index, { ok: true, orderId: ids.get(p.token) as number, token: p.token, ...p.summary });
   return outcomes;
 }
 
@@ -175,7 +178,8 @@ export async function createOrders(
     const { ok: ready, failed } = reserveStock(plans);
     for (const f of failed) outcomes.set(f.index, { ok: false, errors: f.errors, notices: f.notices });
     const planned = new Map<number, OrderOutcome<OrderRef>>(outcomes as Map<number, OrderOutcome<never>>);
-    for (const p of ready) planned.set(p.index, { ok: true, orderId: { $order: p.token }, ...p.summary });
+    for (const p of ready)
+      planned.set(p.index, { ok: true, orderId: { $order: p.token }, token: p.token, ...p.summary });
     const head = opts.recorder?.claim(planned) ?? [];
     if (!ready.length) {
       if (head.length) await runClaimed(db, opts.recorder?.idem, head, []);
@@ -187,7 +191,7 @@ export async function createOrders(
       opts.events?.push(...committed(events, results));
       const ids = newIds(results);
       for (const p of ready) {
-        outcomes.set(p.index, { ok: true, orderId: ids.get(p.token) as number, ...p.summary });
+        outcomes.set(p.index, { ok: true, orderId: ids.get(p.token) as number, token: p.token, ...p.summary });
       }
       break;
     } catch (e) {

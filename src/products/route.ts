@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../env";
+import { isHidden, publicFields, publicProducts, publicView } from "../keys/public";
 import { jsonBody } from "../platform/body";
 import { ApiError } from "../platform/errors";
 import { id } from "../platform/fields";
@@ -19,13 +20,19 @@ export const productsRoute = new Hono<AppEnv>()
     writeProducts(c, productDelete, deleteProducts, { products: false }),
   )
   .get("/", async (c) => {
-    const { body, link } = await listProducts(c.var.db, parseProductQuery(c.req.url), c.req.url);
-    return c.json(body, 200, link ? { Link: link } : {});
+    const cred = c.var.credential;
+    const pub = cred?.type === "publishable" ? publicView(cred) : undefined;
+    const q = { ...parseProductQuery(c.req.url), visibleOnly: pub !== undefined };
+    const { body, link } = await listProducts(c.var.db, q, c.req.url);
+    return c.json(pub ? publicProducts(body, pub) : body, 200, link ? { Link: link } : {});
   })
   .get("/count", async (c) => c.json(await countProducts(c.var.db, c.req.url)))
   .get("/:product_id", zv("param", z.object({ product_id: id })), async (c) => {
     const { product_id } = c.req.valid("param");
     const product = await getProduct(c.var.db, product_id);
-    if (!product) throw new ApiError(404, `product ${product_id} not found`);
-    return c.json(product);
+    const cred = c.var.credential;
+    const pub = cred?.type === "publishable" ? publicView(cred) : undefined;
+    // A hidden product does not exist for a storefront.
+    if (!product || (pub && isHidden(product))) throw new ApiError(404, `product ${product_id} not found`);
+    return c.json(pub ? publicFields(product, pub) : product);
   });
