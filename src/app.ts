@@ -14,6 +14,7 @@ import { IdempotencyConflict } from "./platform/idempotency";
 import { requestLog } from "./platform/log";
 import { SERVICE } from "./platform/service";
 import { d1Session } from "./platform/session";
+import { writesMoveCatalog } from "./products/edge";
 import { productsRoute } from "./products/route";
 import { webhooksRoute } from "./webhooks/route";
 
@@ -28,7 +29,7 @@ app.get("/health", health);
 app.get("/openapi.json", (c) => c.json(openApiDocument()));
 app.get("/docs", (c) => c.html(DOCS_HTML, 200, { "Content-Security-Policy": DOCS_CSP }));
 
-app.use("/v1/*", preflight, auth, d1Session);
+app.use("/v1/*", preflight, auth, d1Session, writesMoveCatalog);
 app.route("/v1/products", productsRoute);
 app.route("/v1/orders", ordersRoute);
 app.route("/v1/webhooks", webhooksRoute);

@@ -302,3 +302,15 @@ export const apiKeys = sqliteTable(
   },
   (t) => [check("api_keys_type", sql`${t.type} IN ('secret', 'publishable')`)],
 );
+
+// One row whose version moves with every change to products or variants (triggers in
+// drizzle/0005_keys.sql, so every write path's own batch moves it): the key of the storefront
+// catalog cache (docs/keys.md, "Edge cache").
+export const catalogVersion = sqliteTable(
+  "catalog_version",
+  {
+    id: integer("id").primaryKey(),
+    version: integer("version").notNull().default(0),
+  },
+  (t) => [check("catalog_version_one_row", sql`${t.id} = 1`)],
+);
