@@ -50,3 +50,23 @@ describe("route x scope (docs/keys.md, Scopes)", () => {
     }
   });
 });
+
+describe("OpenAPI security (docs/keys.md)", () => {
+  it("every /v1 operation of the document names its scope from ROUTE_SCOPES", async () => {
+    const { openApiDocument } = await import("../src/openapi/document");
+    const doc = openApiDocument() as any;
+    let seen = 0;
+    for (const [path, item] of Object.entries(doc.paths as Record<string, any>)) {
+      if (!path.startsWith("/v1/")) continue;
+      for (const [method, op] of Object.entries(item as Record<string, any>)) {
+        const rule = ROUTE_SCOPES[`${method.toUpperCase()} ${path.replace(/\{([a-z_]+)\}/g, ":$1")}`];
+        if (!rule) continue;
+        seen++;
+        expect(op["x-scope"]).toBe(rule.scope);
+        expect(op.security).toContainEqual({ bearerAuth: [rule.scope] });
+        expect(op.security.some((s: any) => "publishableKey" in s)).toBe(Boolean(rule.publishable));
+      }
+    }
+    expect(seen).toBeGreaterThanOrEqual(14);
+  });
+});
