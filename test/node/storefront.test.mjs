@@ -17,6 +17,7 @@ let shopOrigin = "";
 let page;
 let pk = "";
 
+/** @param {string} path @param {{ method?: string, body?: string, headers?: Record<string, string> }} [init] */
 const call = (path, init = {}) =>
   fetch(`${api.base}${path}`, {
     ...init,
