@@ -112,6 +112,26 @@ describe("a publishable key creating an order", () => {
   });
 });
 
+describe("orders from storefronts", () => {
+  it("are limited per client IP (ORDER_CREATES: 10 a minute)", async () => {
+    const key = await publishable();
+    const sku = uid();
+    await createProduct({ sku, stock: 100 });
+    const order = [{ order_id: "create", products: [{ sku, qty: 1 }] }];
+    const statuses: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      statuses.push((await post("/v1/orders", order, as(key, { "cf-connecting-ip": "203.0.113.9" }))).status);
+    }
+    expect(statuses).toEqual(Array(10).fill(200));
+    const r = await post("/v1/orders", order, as(key, { "cf-connecting-ip": "203.0.113.9" }));
+    expect(r.status).toBe(429);
+    expect(r.json.error).toBe("too many orders from this address, retry later");
+    // Another address, and secret keys, are not held to it.
+    expect((await post("/v1/orders", order, as(key, { "cf-connecting-ip": "203.0.113.10" }))).status).toBe(200);
+    expect((await post("/v1/orders", order, { headers: { "cf-connecting-ip": "203.0.113.9" } })).status).toBe(200);
+  });
+});
+
 describe("CORS", () => {
   it("answers a preflight of a storefront route from an allowed origin", async () => {
     await publishable();
