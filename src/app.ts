@@ -2,16 +2,19 @@ import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
 import type { AppEnv } from "./env";
+import { auth } from "./keys/auth";
+import { preflight } from "./keys/cors";
+import { keysRoute } from "./keys/route";
 import { DOCS_CSP, DOCS_HTML } from "./openapi/docs";
 import { openApiDocument } from "./openapi/document";
 import { ordersRoute } from "./orders/route";
-import { auth } from "./platform/auth";
 import { ApiError, envelope } from "./platform/errors";
 import { health, isSchemaMissing, SCHEMA_NOT_APPLIED } from "./platform/health";
 import { IdempotencyConflict } from "./platform/idempotency";
 import { requestLog } from "./platform/log";
 import { SERVICE } from "./platform/service";
 import { d1Session } from "./platform/session";
+import { writesMoveCatalog } from "./products/edge";
 import { productsRoute } from "./products/route";
 import { webhooksRoute } from "./webhooks/route";
 
@@ -26,10 +29,11 @@ app.get("/health", health);
 app.get("/openapi.json", (c) => c.json(openApiDocument()));
 app.get("/docs", (c) => c.html(DOCS_HTML, 200, { "Content-Security-Policy": DOCS_CSP }));
 
-app.use("/v1/*", auth, d1Session);
+app.use("/v1/*", preflight, auth, d1Session, writesMoveCatalog);
 app.route("/v1/products", productsRoute);
 app.route("/v1/orders", ordersRoute);
 app.route("/v1/webhooks", webhooksRoute);
+app.route("/v1/keys", keysRoute);
 
 app.notFound((c) => c.json(envelope(404, `no route ${c.req.method} ${c.req.path}`), 404));
 

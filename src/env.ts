@@ -20,10 +20,30 @@ export type Bindings = Omit<Env, "DEFAULT_CURRENCY" | "API_KEY"> & {
   RATE_LIMIT_PER_KEY?: string;
 };
 
+/**
+ * Who made a request (src/keys/verify.ts): a stored key, or the bootstrap API_KEY (keyId null,
+ * every scope). Scopes are strings so that src/env.ts imports no resource.
+ */
+export type Credential = {
+  keyId: number | null;
+  name: string;
+  type: "secret" | "publishable";
+  scopes: readonly string[];
+  allowedOrigins: readonly string[];
+  expiresAt: number | null;
+};
+
 /** What a handler touched, for the request's log line (src/platform/log.ts). */
 export type LogCounts = { products?: number; variants?: number; orders?: number };
 
 export type AppEnv = {
   Bindings: Bindings;
-  Variables: { requestId: string; db: DB; body: unknown; idem?: Idem; logCounts?: LogCounts };
+  Variables: {
+    requestId: string;
+    credential?: Credential;
+    db: DB;
+    body: unknown;
+    idem?: Idem;
+    logCounts?: LogCounts;
+  };
 };

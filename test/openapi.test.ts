@@ -106,10 +106,13 @@ describe("GET /openapi.json", () => {
       }
     }
     expect(ops.sort()).toEqual([...OPERATIONS].sort());
-    // Unauthenticated routes say so; the others inherit the Basic requirement.
+    // Unauthenticated routes say so; each /v1 operation names its scope (docs/keys.md).
     expect(doc.paths["/health"].get.security).toEqual([]);
     expect(doc.paths["/health"].get.responses["503"]).toBeDefined();
-    expect(doc.paths["/v1/products"].post.security).toBeUndefined();
+    expect(doc.paths["/v1/products"].post.security).toEqual([
+      { basicAuth: ["products:write"] },
+      { bearerAuth: ["products:write"] },
+    ]);
   });
 
   it("links every operation to its topic page of the manual, served from the static assets", async () => {

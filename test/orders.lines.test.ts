@@ -229,7 +229,7 @@ describe("discount, totals and tax", () => {
     });
   });
 
-  it("matches the README example: largest-remainder spread, half-up rounding", async () => {
+  it("matches the docs/orders.md example: largest-remainder spread, half-up rounding", async () => {
     const a = await mug(199.5, 25);
     const b = await mug(250, 12);
     const r = await one({

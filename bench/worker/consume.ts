@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import type { AppEnv, Bindings } from "../../src/env";
-import { auth } from "../../src/platform/auth";
+import { auth } from "../../src/keys/auth";
 import { deliverBatch, FETCH_BUDGET } from "../../src/webhooks/deliver";
 import { MAX_ENDPOINTS } from "../../src/webhooks/schema";
 import { newSecret } from "../../src/webhooks/sign";

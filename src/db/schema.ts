@@ -44,6 +44,8 @@ export const products = sqliteTable(
     // Option names shared by all variants (docs/products.md, "Updating products"), as a JSON array of 0 to 5 strings.
     optionNames: text("option_names").notNull().default("[]"),
     ...timestamps,
+    // The API key (api_keys.id) that last wrote the product; null for the bootstrap API_KEY.
+    keyId: integer("key_id"),
   },
   (t) => [
     check("products_price", sql`${t.price} >= 0`),
@@ -122,6 +124,8 @@ export const orders = sqliteTable(
     id: integer("id").primaryKey({ autoIncrement: true }),
     token: text("token").notNull().unique(),
     status: text("status").notNull().default("unpaid"),
+    // The API key (api_keys.id) that created the order; null for the bootstrap API_KEY.
+    keyId: integer("key_id"),
     customerId: integer("customer_id").references(() => customers.id),
     email: text("email"),
     phone: text("phone"),
@@ -232,6 +236,8 @@ export const events = sqliteTable(
     orderId: integer("order_id"),
     productId: integer("product_id"),
     createdAt: integer("created_at").notNull(),
+    // The API key (api_keys.id) whose request caused the event; null for the bootstrap API_KEY.
+    keyId: integer("key_id"),
     // Set once the event has been handed to the delivery queue; the sweep re-sends those left null.
     dispatchedAt: integer("dispatched_at"),
     // Set by the consumer when it recorded the event's first attempts (or found no endpoint): an
@@ -279,4 +285,39 @@ export const webhookDeliveries = sqliteTable(
     createdAt: integer("created_at").notNull(),
   },
   (t) => [index("webhook_deliveries_endpoint").on(t.endpointId, t.id), index("webhook_deliveries_event").on(t.eventId)],
+);
+
+// Keys as data (docs/keys.md): only the SHA-256 of a key is stored (a key is 192 random bits, so a
+// fast hash is enough); `prefix` is its first characters, to recognise it in a list.
+export const apiKeys = sqliteTable(
+  "api_keys",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    name: text("name").notNull(),
+    type: text("type").notNull(),
+    prefix: text("prefix").notNull(),
+    hash: text("hash").notNull().unique(),
+    // JSON array of scopes (src/keys/scopes.ts); for a publishable key, its extra permissions.
+    scopes: text("scopes").notNull().default("[]"),
+    // JSON array of exact origins a browser may call from (publishable keys).
+    allowedOrigins: text("allowed_origins").notNull().default("[]"),
+    expiresAt: integer("expires_at"),
+    createdAt: integer("created_at").notNull(),
+    // Written at most once a minute per isolate, when the isolate re-verifies the key.
+    lastUsedAt: integer("last_used_at"),
+    revokedAt: integer("revoked_at"),
+  },
+  (t) => [check("api_keys_type", sql`${t.type} IN ('secret', 'publishable')`)],
+);
+
+// One row whose version moves with every change to products or variants (triggers in
+// drizzle/0005_keys.sql, so every write path's own batch moves it): the key of the storefront
+// catalog cache (docs/keys.md, "Edge cache").
+export const catalogVersion = sqliteTable(
+  "catalog_version",
+  {
+    id: integer("id").primaryKey(),
+    version: integer("version").notNull().default(0),
+  },
+  (t) => [check("catalog_version_one_row", sql`${t.id} = 1`)],
 );

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { KEY_SECURITY_SCHEMES, withKeySecurity } from "../keys/openapi";
 import { orderUpdateOperation } from "../orders/openapi";
 import { orderCreate } from "../orders/schema";
 import { flag, id, metadata, money } from "../platform/fields";
@@ -364,13 +365,7 @@ export function buildOpenApi() {
     },
     components: {
       schemas: componentSchemas(),
-      securitySchemes: {
-        basicAuth: {
-          type: "http",
-          scheme: "basic",
-          description: "The API key as both user name and password: Authorization: Basic base64(key:key).",
-        },
-      },
+      securitySchemes: KEY_SECURITY_SCHEMES,
     },
   };
 }
@@ -383,6 +378,6 @@ let cached: OpenApiDocument | undefined;
  * what every operation shares (headers, 401/429/500/503, Idempotency-Key), to spread-in paths too.
  */
 export const openApiDocument = () => {
-  cached ??= completeDocument(buildOpenApi());
+  cached ??= completeDocument(withKeySecurity(buildOpenApi()));
   return cached;
 };

@@ -149,7 +149,7 @@ export async function createCold(
   if (linesJson.length > MAX_JSON_BYTES / 4 || ordersJson.length > MAX_JSON_BYTES / 4) return undefined;
   const tokens = JSON.stringify(fields.map((f) => f.token));
   const customers = fields.flatMap((f) => (f.customer ? [f.customer] : []));
-  const events = fields.map((f) => newEvent("order.created", { orderToken: f.token }));
+  const events = fields.map((f) => newEvent("order.created", { orderToken: f.token, keyId: opts.keyId }));
   const { now } = opts;
   let results: D1Result<Record<string, unknown>>[];
   try {
@@ -176,6 +176,7 @@ export async function createCold(
     outcomes.set(index, {
       ok: true,
       orderId: r.id as number,
+      token: f.token,
       currency: f.currency,
       subtotal,
       shipping: f.shipping,

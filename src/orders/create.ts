@@ -21,6 +21,8 @@ export type OrderOutcome<Id = number> =
   | {
       ok: true;
       orderId: Id;
+      /** The order's random token: a publishable key reads the order back with it (docs/keys.md). */
+      token?: string;
       currency: string;
       subtotal: Money;
       shipping: Money;
@@ -35,6 +37,8 @@ export type CreateOptions = {
   now: number;
   /** The store currency (DEFAULT_CURRENCY) for orders whose payment names none. */
   defaultCurrency: string;
+  /** The stored API key creating the orders (null: the bootstrap API_KEY), for the audit trail. */
+  keyId?: number | null;
   /** Filled with the order.created events of the batch that committed, for dispatch. */
   events?: PendingEvent[];
   /** Records the answer for Idempotency-Key retries, in the same batch as the orders. */
@@ -77,7 +81,8 @@ function newIds(results: D1Result<Record<string, unknown>>[]): Map<string, numbe
 }
 
 /** One order.created per order of the batch (docs/webhooks.md, "Webhooks"). */
-const createdEvents = (ready: Planned[]) => ready.map((p) => newEvent("order.created", { orderToken: p.token }));
+const createdEvents = (ready: Planned[], keyId?: number | null) =>
+  ready.map((p) => newEvent("order.created", { orderToken: p.token, keyId }));
 
 /** The one write batch of a request; its order INSERTs return the new ids (newIds). */
 function writeBatch(db: DB, ready: Planned[], opts: CreateOptions, events: PendingEvent[]): D1PreparedStatement[] {
@@ -123,9 +128,9 @@ async function createFromCache(
   const { ok: ready, failed } = reserveStock(plans);
   if (failed.length) return undefined;
   const planned = new Map<number, OrderOutcome<OrderRef>>();
-  for (const p of ready) planned.set(p.index, { ok: true, orderId: { $order: p.token }, ...p.summary });
+  for (const p of ready) planned.set(p.index, { ok: true, orderId: { $order: p.token }, token: p.token, ...p.summary });
   const head = opts.recorder?.claim(planned) ?? [];
-  const events = createdEvents(ready);
+  const events = createdEvents(ready, opts.keyId);
   let results: D1Result<Record<string, unknown>>[];
   try {
     // writeBatch starts with the stale-read guard: a product changed since it was cached fails it.
@@ -138,7 +143,8 @@ async function createFromCache(
   opts.events?.push(...committed(events, results));
   const ids = newIds(results);
   const outcomes = new Map<number, OrderOutcome>();
-  for (const p of ready) outcomes.set(p.index, { ok: true, orderId: ids.get(p.token) as number, ...p.summary });
+  for (const p of ready)
+    outcomes.set(p.index, { ok: true, orderId: ids.get(p.token) as number, token: p.token, ...p.summary });
   return outcomes;
 }
 
@@ -172,19 +178,20 @@ export async function createOrders(
     const { ok: ready, failed } = reserveStock(plans);
     for (const f of failed) outcomes.set(f.index, { ok: false, errors: f.errors, notices: f.notices });
     const planned = new Map<number, OrderOutcome<OrderRef>>(outcomes as Map<number, OrderOutcome<never>>);
-    for (const p of ready) planned.set(p.index, { ok: true, orderId: { $order: p.token }, ...p.summary });
+    for (const p of ready)
+      planned.set(p.index, { ok: true, orderId: { $order: p.token }, token: p.token, ...p.summary });
     const head = opts.recorder?.claim(planned) ?? [];
     if (!ready.length) {
       if (head.length) await runClaimed(db, opts.recorder?.idem, head, []);
       break;
     }
     try {
-      const events = createdEvents(ready);
+      const events = createdEvents(ready, opts.keyId);
       const results = await runClaimed(db, opts.recorder?.idem, head, writeBatch(db, ready, opts, events));
       opts.events?.push(...committed(events, results));
       const ids = newIds(results);
       for (const p of ready) {
-        outcomes.set(p.index, { ok: true, orderId: ids.get(p.token) as number, ...p.summary });
+        outcomes.set(p.index, { ok: true, orderId: ids.get(p.token) as number, token: p.token, ...p.summary });
       }
       break;
     } catch (e) {

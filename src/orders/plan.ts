@@ -65,7 +65,7 @@ export function planOrder(
  * What an order row and its customer take from the request alone (no catalog): everything but the
  * totals. Shared by planOrder and the one-trip create of a cold isolate (cold.ts).
  */
-export function orderFields(o: OrderInput, opts: Pick<CreateOptions, "defaultCurrency">) {
+export function orderFields(o: OrderInput, opts: Pick<CreateOptions, "defaultCurrency" | "keyId">) {
   const token = crypto.randomUUID();
   const c = o.customer;
   const emailKey = c?.email?.toLowerCase() ?? null;
@@ -90,6 +90,7 @@ export function orderFields(o: OrderInput, opts: Pick<CreateOptions, "defaultCur
           },
     order: {
       token,
+      key_id: opts.keyId ?? null,
       email_key: emailKey,
       email: c?.email ?? null,
       phone: c?.phone ?? null,

@@ -1,6 +1,6 @@
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { DB } from "../db/client";
-import { orderLines, orders } from "../db/schema";
+import { apiKeys, orderLines, orders } from "../db/schema";
 import { type OrderRow, toMoney } from "../products/present";
 import type { TaxLine } from "./totals";
 
@@ -62,10 +62,24 @@ export function presentOrder(o: OrderRow, lines: LineRow[], holdMinutes?: number
 }
 export type OrderOut = ReturnType<typeof presentOrder>;
 
-export async function getOrder(db: DB, id: number, holdMinutes?: number): Promise<OrderOut | undefined> {
-  const [os, ls] = await db.batch([
+/** The order with, where a stored key created it, `key: {id, name}` (docs/keys.md, "Audit"). */
+export async function getOrder(
+  db: DB,
+  id: number,
+  holdMinutes?: number,
+): Promise<(OrderOut & { key?: { id: number; name: string }; token: string }) | undefined> {
+  const [os, ls, ks] = await db.batch([
     db.select().from(orders).where(eq(orders.id, id)),
     db.select().from(orderLines).where(eq(orderLines.orderId, id)).orderBy(orderLines.position),
+    db
+      .select({ id: apiKeys.id, name: apiKeys.name })
+      .from(apiKeys)
+      .where(eq(apiKeys.id, sql`(SELECT key_id FROM orders WHERE id = ${id})`)),
   ]);
-  return os[0] && presentOrder(os[0], ls, holdMinutes);
+  if (!os[0]) return undefined;
+  const out = presentOrder(os[0], ls, holdMinutes);
+  const shown = ks[0] ? { ...out, key: ks[0] } : out;
+  // The token stays out of the answer (not enumerable); the route checks a publishable key's one.
+  Object.defineProperty(shown, "token", { value: os[0].token, enumerable: false });
+  return shown as OrderOut & { key?: { id: number; name: string }; token: string };
 }

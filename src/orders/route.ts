@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../env";
+import { publicOrderLimit, tokenMatches } from "../keys/public";
 import { jsonBody } from "../platform/body";
 import { ApiError } from "../platform/errors";
 import { id } from "../platform/fields";
@@ -23,11 +24,13 @@ const STATUS_NOTICE = "ignored field status: a new order is always unpaid";
  * One value of `results`, for POST and PUT alike (docs/orders.md, "Orders"); money as JSON numbers. A new
  * order is always unpaid; an update says the status it left the order in.
  */
-function result<Id>(o: OrderOutcome<Id> | UpdateOutcome, notices: string[]) {
+function result<Id>(o: OrderOutcome<Id> | UpdateOutcome, notices: string[], withToken = false) {
   if (!o.ok) return { success: false, errors: o.errors, notices: [...notices, ...o.notices] };
   return {
     success: true,
     order_id: o.orderId,
+    // Only to a publishable key: what it reads the order back with (GET /v1/orders/{id}?token=).
+    ...(withToken && "token" in o ? { token: o.token } : {}),
     status: "status" in o ? o.status : "unpaid",
     currency: o.currency,
     subtotal: toMoney(o.subtotal),
@@ -41,13 +44,17 @@ function result<Id>(o: OrderOutcome<Id> | UpdateOutcome, notices: string[]) {
 }
 
 /** The answer of docs/orders.md, "Orders": 200 when at least one order was created, else 400 with results. */
-function respond<Id>(parsed: { index: number; notices: string[] }[], outcomes: Map<number, OrderOutcome<Id>>) {
+function respond<Id>(
+  parsed: { index: number; notices: string[] }[],
+  outcomes: Map<number, OrderOutcome<Id>>,
+  withToken = false,
+) {
   const results: Record<string, ReturnType<typeof result<Id>>> = {};
   let created = 0;
   for (const p of parsed) {
     const o = outcomes.get(p.index) as OrderOutcome<Id>;
     if (o.ok) created++;
-    results[`create_${p.index + 1}`] = result(o, p.notices);
+    results[`create_${p.index + 1}`] = result(o, p.notices, withToken);
   }
   if (created) return { status: 200 as const, body: { results } };
   return { status: 400 as const, body: { code: 400, error: "no order was created", results } };
@@ -89,7 +96,8 @@ const UPDATE_FIELDS = fieldNames(orderUpdate);
 const unwrap = (body: unknown) => (Array.isArray(body) && body.length === 1 && Array.isArray(body[0]) ? body[0] : body);
 
 export const ordersRoute = new Hono<AppEnv>()
-  .post("/", jsonBody, idempotency, async (c) => {
+  .post("/", publicOrderLimit, jsonBody, idempotency, async (c) => {
+    const withToken = c.var.credential?.type === "publishable";
     // Paths in errors are relative to the element (its key in results says which), so no prefix.
     const parsed = bodyItems(c.var.body, "order", false).map(({ value }, index) => {
       const p = parseItem(orderCreate, value);
@@ -110,10 +118,12 @@ export const ordersRoute = new Hono<AppEnv>()
         now,
         events,
         defaultCurrency: c.env.DEFAULT_CURRENCY || "SEK",
+        keyId: c.var.credential?.keyId ?? null,
         recorder: idem && {
           idem,
           claim: (planned) => {
-            const { status, body } = respond(parsed, new Map<number, OrderOutcome<unknown>>([...outcomes, ...planned]));
+            const all = new Map<number, OrderOutcome<unknown>>([...outcomes, ...planned]);
+            const { status, body } = respond(parsed, all, withToken);
             return recordStatements(c.var.db, idem, status, body, now);
           },
         },
@@ -121,7 +131,7 @@ export const ordersRoute = new Hono<AppEnv>()
       for (const [i, o] of created) outcomes.set(i, o);
     }
     dispatch(c.env, waiterOf(c), events);
-    const { status, body } = respond(parsed, outcomes);
+    const { status, body } = respond(parsed, outcomes, withToken);
     c.set("logCounts", { orders: [...outcomes.values()].filter((o) => o.ok).length });
     return c.json(body, status);
   })
@@ -168,6 +178,9 @@ export const ordersRoute = new Hono<AppEnv>()
   .get("/:order_id", zv("param", z.object({ order_id: id })), async (c) => {
     const { order_id } = c.req.valid("param");
     const order = await getOrder(c.var.db, order_id, holdMinutes(c.env));
-    if (!order) throw new ApiError(404, `order ${order_id} not found`);
+    // A publishable key reads only an order whose token it holds; any other is "not found" to it.
+    const hidden =
+      c.var.credential?.type === "publishable" && !(await tokenMatches(order?.token, c.req.query("token")));
+    if (!order || hidden) throw new ApiError(404, `order ${order_id} not found`);
     return c.json(order);
   });

@@ -109,7 +109,8 @@ const listQuery = z
       ctx.addIssue({ code: "custom", path: ["cursor"], message: "cannot be combined with offset, product_id or sku" });
     }
   });
-export type ProductListQuery = z.output<typeof listQuery>;
+/** visibleOnly: only visible products (a publishable key's catalog, docs/keys.md); never from the URL. */
+export type ProductListQuery = z.output<typeof listQuery> & { visibleOnly?: boolean };
 
 export const parseProductQuery = (url: string) => parseQuery(listQuery, strictQuery(url, PARAMS));
 
@@ -139,6 +140,7 @@ export async function listProducts(db: DB, q: ProductListQuery, url: string): Pr
     );
   }
   if (q.cursor !== undefined) where.push(`p.id > ${params.add(decodeCursor(q.cursor))}`);
+  if (q.visibleOnly) where.push("p.visible = 1");
   const lookup = q.product_id !== undefined || q.sku !== undefined;
   // A lookup answers its one product: the SDK sends limit=1 with it, and neither limit nor offset
   // may hide the product it asked for.

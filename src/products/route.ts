@@ -1,12 +1,15 @@
 import { Hono } from "hono";
+import { etag } from "hono/etag";
 import { z } from "zod";
 import type { AppEnv } from "../env";
+import { isHidden, publicFields, publicProducts, publicView } from "../keys/public";
 import { jsonBody } from "../platform/body";
 import { ApiError } from "../platform/errors";
 import { id } from "../platform/fields";
 import { zv } from "../platform/zv";
 import { createProducts, getProduct } from "./create";
 import { deleteProducts } from "./delete";
+import { catalogEdge } from "./edge";
 import { countProducts, listProducts, parseProductQuery } from "./list";
 import { productCreate, productDelete, productUpdate } from "./schema";
 import { updateProducts } from "./update/index";
@@ -18,14 +21,20 @@ export const productsRoute = new Hono<AppEnv>()
   .delete("/", jsonBody, productIdempotency, (c) =>
     writeProducts(c, productDelete, deleteProducts, { products: false }),
   )
-  .get("/", async (c) => {
-    const { body, link } = await listProducts(c.var.db, parseProductQuery(c.req.url), c.req.url);
-    return c.json(body, 200, link ? { Link: link } : {});
+  .get("/", etag(), catalogEdge, async (c) => {
+    const cred = c.var.credential;
+    const pub = cred?.type === "publishable" ? publicView(cred) : undefined;
+    const q = { ...parseProductQuery(c.req.url), visibleOnly: pub !== undefined };
+    const { body, link } = await listProducts(c.var.db, q, c.req.url);
+    return c.json(pub ? publicProducts(body, pub) : body, 200, link ? { Link: link } : {});
   })
   .get("/count", async (c) => c.json(await countProducts(c.var.db, c.req.url)))
-  .get("/:product_id", zv("param", z.object({ product_id: id })), async (c) => {
+  .get("/:product_id", etag(), zv("param", z.object({ product_id: id })), catalogEdge, async (c) => {
     const { product_id } = c.req.valid("param");
     const product = await getProduct(c.var.db, product_id);
-    if (!product) throw new ApiError(404, `product ${product_id} not found`);
-    return c.json(product);
+    const cred = c.var.credential;
+    const pub = cred?.type === "publishable" ? publicView(cred) : undefined;
+    // A hidden product does not exist for a storefront.
+    if (!product || (pub && isHidden(product))) throw new ApiError(404, `product ${product_id} not found`);
+    return c.json(pub ? publicFields(product, pub) : product);
   });

@@ -12,6 +12,8 @@ export type Target = {
   orderId: number | null;
   productId: number | null;
   eventAt: number;
+  /** The stored API key whose request caused the event; null for the bootstrap key or the cron. */
+  key?: EventKey | null;
   endpointId: number;
   url: string;
   format: string;
@@ -19,10 +21,11 @@ export type Target = {
 
 export type AttemptResult = { status: number | null; error: string | null; durationMs: number };
 
-/** The thin payload's data: the resource the receiver should read back. */
-function data(t: Target) {
-  return t.type.startsWith("order.") ? { order_id: t.orderId } : { product_id: t.productId };
-}
+export type EventKey = { id: number; name: string };
+
+/** The thin payload's data: the resource the receiver should read back, and who caused the event. */
+const resource = (t: Target) => (t.type.startsWith("order.") ? { order_id: t.orderId } : { product_id: t.productId });
+const data = (t: Target) => (t.key ? { ...resource(t), key: t.key } : resource(t));
 
 /** The request of one attempt: signed with this attempt's timestamp, the same webhook-id every time. */
 export async function buildRequest(t: Target, key: CryptoKey, nowMs: number) {
@@ -35,7 +38,7 @@ export async function buildRequest(t: Target, key: CryptoKey, nowMs: number) {
     // query parameters (a shared secret, say) stay as they were.
     const u = new URL(t.url);
     u.searchParams.set("event_type", t.type);
-    for (const [k, v] of Object.entries(data(t))) u.searchParams.set(k, String(v));
+    for (const [k, v] of Object.entries(resource(t))) u.searchParams.set(k, String(v));
     url = u.toString();
   } else {
     body = JSON.stringify({ type: t.type, timestamp: new Date(t.eventAt).toISOString(), data: data(t) });

@@ -1,7 +1,7 @@
 import { getDb } from "../db/client";
 import type { Bindings } from "../env";
 import { runBatch, stmt } from "../platform/d1";
-import { ATTEMPT_TIMEOUT_MS, type AttemptResult, attempt, type Target } from "./attempt";
+import { ATTEMPT_TIMEOUT_MS, type AttemptResult, attempt, type EventKey, type Target } from "./attempt";
 import { signingKey } from "./sign";
 import { urlProblem } from "./url";
 
@@ -59,6 +59,7 @@ type Job = Target & { secret: string; attempt: number; msg: Message<unknown>; fa
 type Done = Job & AttemptResult & { outcome: Outcome };
 
 const TARGET_COLUMNS = `e.id AS event_id, e.type, e.order_id, e.product_id, e.created_at AS event_at,
+  (SELECT json_object('id', k.id, 'name', k.name) FROM api_keys k WHERE k.id = e.key_id) AS event_key,
   w.id AS endpoint_id, w.url, w.format, w.secret`;
 
 // An endpoint takes the events of its types that happened after it was registered.
@@ -111,6 +112,7 @@ function jobOf(r: Record<string, unknown>, msg: Message<unknown>, attemptNo: num
     orderId: r.order_id as number | null,
     productId: r.product_id as number | null,
     eventAt: r.event_at as number,
+    key: r.event_key === null || r.event_key === undefined ? null : (JSON.parse(r.event_key as string) as EventKey),
     endpointId: r.endpoint_id as number,
     url: r.url as string,
     format: r.format as string,

@@ -29,6 +29,8 @@ export type PendingEvent = {
   orderToken?: string;
   productId?: number;
   productToken?: string;
+  /** The stored API key whose request caused the event (docs/keys.md, "Audit"). */
+  keyId?: number | null;
 };
 
 export function newEvent(type: EventType, resource: Omit<PendingEvent, "id" | "type">): PendingEvent {
@@ -50,11 +52,11 @@ export const subscribed = (type: string) => `EXISTS (
 // bound parameters per statement), and token references resolve inside the batch. RETURNING
 // names the events written, for `committed`.
 const INSERT_EVENTS = `
-INSERT INTO events (id, type, order_id, product_id, created_at)
+INSERT INTO events (id, type, order_id, product_id, created_at, key_id)
 SELECT e.value->>'id', e.value->>'type',
   COALESCE(e.value->>'orderId', (SELECT id FROM orders WHERE token = e.value->>'orderToken')),
   COALESCE(e.value->>'productId', (SELECT id FROM products WHERE token = e.value->>'productToken')),
-  ?2
+  ?2, e.value->>'keyId'
 FROM json_each(?1) e WHERE ${subscribed("e.value->>'type'")}
 RETURNING id AS event_id`;
 

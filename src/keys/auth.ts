@@ -1,0 +1,37 @@
+import { createMiddleware } from "hono/factory";
+import type { AppEnv } from "../env";
+import { apiKeys, failed, tooMany } from "../platform/auth";
+import { ApiError } from "../platform/errors";
+import { corsHeaders } from "./cors";
+import { authorize } from "./scopes";
+import { resolveCredential } from "./verify";
+
+/**
+ * Authentication and authorization of every /v1 request (docs/api.md, "Authentication"; docs/keys.md):
+ * resolves the credential (src/keys/verify.ts), then checks the route's scope in the one table of
+ * src/keys/scopes.ts. Fails closed when no API_KEY is configured. With RATE_LIMIT_PER_KEY="true",
+ * each key is also held to KEY_REQUESTS (a bootstrap key counted by its position in API_KEY, so
+ * the key itself never leaves the Worker; a stored key by its id).
+ */
+export const auth = createMiddleware<AppEnv>(async (c, next) => {
+  const keys = apiKeys(c.env.API_KEY);
+  if (keys.length === 0) throw new ApiError(500, "no API key is configured");
+  const cred = await resolveCredential(c);
+  if (!cred) return failed(c);
+  if (c.env.RATE_LIMIT_PER_KEY === "true") {
+    const key = cred.keyId === null ? `key-${bootstrapIndex(keys, c.req.header("authorization"))}` : `id-${cred.keyId}`;
+    if (!(await c.env.KEY_REQUESTS.limit({ key })).success) throw tooMany("requests for this key");
+  }
+  authorize(c, cred);
+  const cors = corsHeaders(c, cred);
+  c.set("credential", cred);
+  await next();
+  // After next(): on the final answer, errors included, so a storefront can read them too.
+  if (cors) for (const [k, v] of Object.entries(cors)) c.res.headers.set(k, v);
+});
+
+/** Which of API_KEY's keys a verified Basic header carries (only after it was verified). */
+function bootstrapIndex(keys: string[], header: string | undefined) {
+  const decoded = atob((header ?? "").replace(/^basic +/i, "").trim());
+  return keys.indexOf(decoded.slice(0, decoded.indexOf(":")));
+}

@@ -1,0 +1,76 @@
+import type { Context } from "hono";
+import { createMiddleware } from "hono/factory";
+import type { AppEnv, Credential } from "../env";
+import { ApiError } from "../platform/errors";
+import { ROUTE_SCOPES } from "./scopes";
+import { VERIFY_TTL_MS } from "./verify";
+
+// CORS for storefronts (docs/keys.md, "CORS"): only the routes a publishable key may call, only
+// from the exact origins a live publishable key lists. Secret-key routes answer no CORS at all, so
+// a browser page can never use a secret key even if one leaked into it.
+
+const ALLOW_HEADERS = "X-Publishable-Key, Content-Type, Idempotency-Key, X-D1-Bookmark";
+const EXPOSE_HEADERS = "ETag, Link, X-D1-Bookmark, X-Request-Id";
+const MAX_AGE = "600";
+
+// The storefront routes by method, as regular expressions over the path.
+const PUBLIC_ROUTES = Object.entries(ROUTE_SCOPES)
+  .filter(([, rule]) => rule.publishable)
+  .map(([key]) => {
+    const [method, pattern] = key.split(" ");
+    return { method, re: new RegExp(`^${pattern.replace(/:[a-z_]+/g, "[^/]+")}/?$`) };
+  });
+
+const publicMethods = (path: string) => PUBLIC_ROUTES.filter((r) => r.re.test(path)).map((r) => r.method);
+
+// A preflight carries no key (browsers send no custom header values in it), so it is answered
+// from the union of every live publishable key's origins; the real request is then held to its
+// own key's list. Cached per isolate like key verification, with the same bound.
+let origins: { set: Set<string>; until: number } | undefined;
+
+/** For tests: forget the cached origins. */
+export function clearOriginCache() {
+  origins = undefined;
+}
+
+async function allowedAnywhere(c: Context<AppEnv>, origin: string, now: number): Promise<boolean> {
+  if (!origins || origins.until <= now) {
+    const { results } = await c.env.DB.prepare(
+      `SELECT DISTINCT o.value AS origin FROM api_keys AS k, json_each(k.allowed_origins) AS o
+       WHERE k.type = 'publishable' AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > ?1)`,
+    )
+      .bind(now)
+      .all<{ origin: string }>();
+    origins = { set: new Set(results.map((r) => r.origin)), until: now + VERIFY_TTL_MS };
+  }
+  return origins.set.has(origin);
+}
+
+/** Answers a CORS preflight of a storefront route (before authentication: it carries no key). */
+export const preflight = createMiddleware<AppEnv>(async (c, next) => {
+  const origin = c.req.header("origin");
+  const wanted = c.req.header("access-control-request-method");
+  if (c.req.method !== "OPTIONS" || !origin || !wanted) return next();
+  const methods = publicMethods(c.req.path);
+  if (!methods.includes(wanted.toUpperCase()) || !(await allowedAnywhere(c, origin, Date.now()))) {
+    throw new ApiError(403, "CORS is answered only for storefront routes and origins a publishable key allows");
+  }
+  return c.body(null, 204, {
+    "Access-Control-Allow-Origin": origin,
+    "Access-Control-Allow-Methods": methods.join(", "),
+    "Access-Control-Allow-Headers": ALLOW_HEADERS,
+    "Access-Control-Max-Age": MAX_AGE,
+    Vary: "Origin",
+  });
+});
+
+/**
+ * A publishable key's request from a browser: 403 unless its Origin is one the key allows; else
+ * the CORS headers its answer needs. A request without Origin (a server, an app) needs none.
+ */
+export function corsHeaders(c: Context<AppEnv>, cred: Credential): Record<string, string> | undefined {
+  const origin = c.req.header("origin");
+  if (cred.type !== "publishable" || !origin) return undefined;
+  if (!cred.allowedOrigins.includes(origin)) throw new ApiError(403, `origin ${origin} is not allowed for this key`);
+  return { "Access-Control-Allow-Origin": origin, "Access-Control-Expose-Headers": EXPOSE_HEADERS, Vary: "Origin" };
+}

@@ -1,0 +1,38 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import type { AppEnv } from "../env";
+import { jsonBody } from "../platform/body";
+import { ApiError } from "../platform/errors";
+import { id } from "../platform/fields";
+import { parseItem } from "../platform/validate";
+import { zv } from "../platform/zv";
+import { keyCreate, keyProblems, MAX_KEYS } from "./schema";
+import { createKey, listKeys, revokeKey } from "./store";
+import { forgetKey } from "./verify";
+
+export const keysRoute = new Hono<AppEnv>()
+  .post("/", jsonBody, async (c) => {
+    const body = c.var.body;
+    if (body === null || typeof body !== "object" || Array.isArray(body)) {
+      throw new ApiError(400, "body must be a key object");
+    }
+    const p = parseItem(keyCreate, body);
+    if (!p.ok) throw new ApiError(400, "invalid body", p.errors);
+    const now = Date.now();
+    const problems = keyProblems(p.data, now);
+    if (problems.length) throw new ApiError(400, "invalid body", problems);
+    // No key hands out more than it holds: a key with scope `keys` cannot mint a broader one.
+    const held = c.var.credential?.scopes ?? [];
+    const beyond = p.data.type === "secret" ? (p.data.scopes ?? []).filter((s) => !held.includes(s)) : [];
+    if (beyond.length) throw new ApiError(403, `this key cannot grant scopes it lacks: ${beyond.join(", ")}`);
+    const created = await createKey(c.var.db, p.data, now);
+    if (!created) throw new ApiError(409, `at most ${MAX_KEYS} live keys; revoke one first`);
+    return c.json({ ...created, notices: p.notices }, 201);
+  })
+  .get("/", async (c) => c.json({ keys: await listKeys(c.var.db) }))
+  .delete("/:id", zv("param", z.object({ id })), async (c) => {
+    const { id } = c.req.valid("param");
+    if (!(await revokeKey(c.var.db, id, Date.now()))) throw new ApiError(404, `key ${id} not found`);
+    forgetKey(id);
+    return c.body(null, 204);
+  });

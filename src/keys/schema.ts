@@ -1,0 +1,59 @@
+import { z } from "zod";
+import { opt, str } from "../platform/fields";
+import { PUBLISHABLE_SCOPES, SCOPES } from "./scopes";
+
+// Wire schema of POST /v1/keys (docs/keys.md). What depends on the key's type (which scopes, whether
+// origins) is checked after the shape by `keyProblems`.
+
+export const MAX_KEYS = 100;
+export const MAX_ORIGINS = 20;
+
+/** An exact origin, as a browser sends it in `Origin`: scheme, host and port only, no wildcard. */
+const origin = z.string({ error: "must be an origin" }).refine(
+  (s) => {
+    try {
+      const u = new URL(s);
+      return (u.protocol === "https:" || u.protocol === "http:") && u.origin === s;
+    } catch {
+      return false;
+    }
+  },
+  {
+    error: (iss) =>
+      `must be an exact origin such as https://shop.example (no path, no wildcard), not ${JSON.stringify(iss.input)}`,
+  },
+);
+
+export const keyCreate = z.object({
+  name: str(100),
+  type: z.enum(["secret", "publishable"], { error: "must be secret or publishable" }),
+  scopes: opt(
+    z
+      .array(z.string({ error: "must be a scope" }), { error: "must be an array of scopes" })
+      .max(SCOPES.length)
+      .refine((a) => new Set(a).size === a.length, { error: "must not repeat a scope" }),
+  ),
+  allowed_origins: opt(
+    z
+      .array(origin, { error: "must be an array of origins" })
+      .max(MAX_ORIGINS, { error: `must list at most ${MAX_ORIGINS} origins` }),
+  ),
+  expires_at: opt(z.iso.datetime({ offset: true, error: "must be an ISO 8601 date-time" })),
+});
+export type KeyInput = z.output<typeof keyCreate>;
+
+/** The errors of a shape-valid body that depend on the key's type and the time. */
+export function keyProblems(k: KeyInput, now: number): string[] {
+  const errors: string[] = [];
+  const allowed: readonly string[] = k.type === "secret" ? SCOPES : PUBLISHABLE_SCOPES;
+  for (const s of k.scopes ?? []) {
+    if (!allowed.includes(s))
+      errors.push(`scopes: ${JSON.stringify(s)} is not a ${k.type} scope; one of ${allowed.join(", ")}`);
+  }
+  if (k.type === "secret" && !k.scopes?.length) errors.push("scopes: a secret key needs at least one scope");
+  if (k.type === "secret" && k.allowed_origins?.length) {
+    errors.push("allowed_origins: only publishable keys are used from browsers");
+  }
+  if (k.expires_at !== undefined && Date.parse(k.expires_at) <= now) errors.push("expires_at: must be in the future");
+  return errors;
+}

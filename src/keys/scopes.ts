@@ -1,0 +1,77 @@
+import type { Context } from "hono";
+import { matchedRoutes } from "hono/route";
+import type { AppEnv, Credential } from "../env";
+import { ApiError } from "../platform/errors";
+
+/** What a secret key may be granted (docs/keys.md, "Scopes"). */
+export const SCOPES = ["products:read", "products:write", "orders:read", "orders:write", "webhooks", "keys"] as const;
+export type Scope = (typeof SCOPES)[number];
+
+/**
+ * What a publishable key may be granted beyond its fixed storefront routes: exact stock levels,
+ * and the datafield_1..3 texts (which merchants also use for internal notes, so hidden by default).
+ */
+export const PUBLISHABLE_SCOPES = ["stock", "datafields"] as const;
+
+/**
+ * What a publishable key may do on a route, when anything: read the public catalog, create unpaid
+ * orders, or read one order it holds the token of.
+ */
+export type PublicUse = "catalog" | "order-create" | "order-token";
+
+type RouteRule = { scope: Scope; publishable?: PublicUse };
+
+/**
+ * THE route -> scope table, keyed by method and route pattern as Hono registers them (the auth
+ * middleware reads it for every request; test/keys.scopes.test.ts fails when a route of the app
+ * is missing here, so no route ships without a scope).
+ */
+export const ROUTE_SCOPES: Record<string, RouteRule> = {
+  "GET /v1/products": { scope: "products:read", publishable: "catalog" },
+  "GET /v1/products/count": { scope: "products:read" },
+  "GET /v1/products/:product_id": { scope: "products:read", publishable: "catalog" },
+  "POST /v1/products": { scope: "products:write" },
+  "PUT /v1/products": { scope: "products:write" },
+  "DELETE /v1/products": { scope: "products:write" },
+  "GET /v1/orders": { scope: "orders:read" },
+  "GET /v1/orders/:order_id": { scope: "orders:read", publishable: "order-token" },
+  "POST /v1/orders": { scope: "orders:write", publishable: "order-create" },
+  "PUT /v1/orders": { scope: "orders:write" },
+  "GET /v1/webhooks": { scope: "webhooks" },
+  "POST /v1/webhooks": { scope: "webhooks" },
+  "DELETE /v1/webhooks/:id": { scope: "webhooks" },
+  "GET /v1/webhooks/:id/deliveries": { scope: "webhooks" },
+  "GET /v1/keys": { scope: "keys" },
+  "POST /v1/keys": { scope: "keys" },
+  "DELETE /v1/keys/:id": { scope: "keys" },
+};
+
+/**
+ * The rule of the route this request runs (not a middleware's), if any: the first method route
+ * that matched, as Hono runs them in registration order (/v1/products/count before /:product_id).
+ */
+export function ruleOf(c: Context<AppEnv>): RouteRule | undefined {
+  const r = matchedRoutes(c).find((r) => r.method !== "ALL");
+  return r && ROUTE_SCOPES[`${r.method} ${r.path}`];
+}
+
+/**
+ * 403 unless the credential may call this request's route. A route of the app without a rule is
+ * refused to every key but the bootstrap one (it cannot happen: the scopes test enumerates them);
+ * a path with no route at all goes on to the 404.
+ */
+export function authorize(c: Context<AppEnv>, cred: Credential): RouteRule | undefined {
+  const rule = ruleOf(c);
+  const routed = matchedRoutes(c).some((r) => r.method !== "ALL");
+  if (!routed) return undefined;
+  if (cred.type === "publishable") {
+    if (!rule?.publishable) throw new ApiError(403, "a publishable key may not call this route");
+    return rule;
+  }
+  if (!rule) {
+    if (cred.keyId === null) return undefined;
+    throw new ApiError(403, "this route has no scope; only the bootstrap API_KEY may call it");
+  }
+  if (!cred.scopes.includes(rule.scope)) throw new ApiError(403, `this key lacks the scope ${rule.scope}`);
+  return rule;
+}

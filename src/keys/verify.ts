@@ -1,0 +1,132 @@
+import type { Context } from "hono";
+import { timingSafeEqual } from "hono/utils/buffer";
+import type { AppEnv, Credential } from "../env";
+import { apiKeys } from "../platform/auth";
+import { SCOPES } from "./scopes";
+
+/**
+ * How long an isolate trusts what it learned about a stored key: a revocation (or expiry of a
+ * cached negative) takes effect everywhere within this bound, and at once in the isolate that
+ * revoked it (docs/keys.md, "Revocation").
+ */
+export const VERIFY_TTL_MS = 60_000;
+const MAX_CACHED = 1_000;
+
+type Cached = { cred: Credential | null; until: number; hash: string };
+// Per isolate, keyed by the key's SHA-256: the happy path of a known key costs no D1 query.
+const cache = new Map<string, Cached>();
+
+export const SECRET_PREFIX = "sk_";
+export const PUBLISHABLE_PREFIX = "pk_";
+
+export async function sha256(text: string): Promise<string> {
+  const d = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
+  let hex = "";
+  for (const b of d) hex += b.toString(16).padStart(2, "0");
+  return hex;
+}
+
+/** Forgets a key at once in this isolate (after its revocation here). */
+export function forgetKey(keyId: number) {
+  for (const [k, v] of cache) if (v.cred?.keyId === keyId) cache.delete(k);
+}
+
+/** For tests: every cached verification dropped. */
+export function clearKeyCache() {
+  cache.clear();
+}
+
+type KeyRow = {
+  id: number;
+  name: string;
+  type: "secret" | "publishable";
+  hash: string;
+  scopes: string;
+  allowed_origins: string;
+  expires_at: number | null;
+};
+
+// One statement both finds a live key and records its use (at most once per TTL per isolate).
+const LOOKUP = `UPDATE api_keys SET last_used_at = ?2 WHERE hash = ?1 AND revoked_at IS NULL
+  RETURNING id, name, type, hash, scopes, allowed_origins, expires_at`;
+
+async function storedKey(c: Context<AppEnv>, key: string, now: number): Promise<Credential | null> {
+  const hash = await sha256(key);
+  let hit = cache.get(hash);
+  if (!hit || hit.until <= now) {
+    const row = await c.env.DB.prepare(LOOKUP).bind(hash, now).first<KeyRow>();
+    const cred: Credential | null = row && {
+      keyId: row.id,
+      name: row.name,
+      type: row.type,
+      scopes: JSON.parse(row.scopes),
+      allowedOrigins: JSON.parse(row.allowed_origins),
+      expiresAt: row.expires_at,
+    };
+    if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value as string);
+    hit = { cred, until: now + VERIFY_TTL_MS, hash: row?.hash ?? "" };
+    cache.set(hash, hit);
+  }
+  // The index found the row by hash; compare it once more without early exit all the same.
+  if (!hit.cred || !(await timingSafeEqual(hit.hash, hash))) return null;
+  if (hit.cred.expiresAt !== null && hit.cred.expiresAt <= now) return null;
+  return hit.cred;
+}
+
+function bootstrap(c: Context<AppEnv>, key: string): Promise<boolean> {
+  // Compare against every configured key, without stopping early, so timing says nothing about which.
+  return apiKeys(c.env.API_KEY).reduce(
+    async (found, k) => (await timingSafeEqual(k, key)) || (await found),
+    Promise.resolve(false),
+  );
+}
+
+const BOOTSTRAP = (): Credential => ({
+  keyId: null,
+  name: "API_KEY",
+  type: "secret",
+  scopes: SCOPES,
+  allowedOrigins: [],
+  expiresAt: null,
+});
+
+/** The key a Basic header carries: user name and password equal (docs/api.md, "Authentication"). */
+function basicKey(header: string): string | null {
+  const m = /^basic +([A-Za-z0-9+/]+=*) *$/i.exec(header);
+  if (!m) return null;
+  let decoded: string;
+  try {
+    decoded = atob(m[1]);
+  } catch {
+    return null;
+  }
+  const colon = decoded.indexOf(":");
+  if (colon < 0) return null;
+  const user = decoded.slice(0, colon);
+  return user && user === decoded.slice(colon + 1) ? user : null;
+}
+
+/**
+ * THE credential resolution of every /v1 request (docs/keys.md): who is calling, or null. Basic
+ * (key as user and password: the bootstrap API_KEY or a secret key), `Bearer sk_...`, or
+ * `X-Publishable-Key: pk_...`. Another credential (a session cookie) plugs in here.
+ */
+export async function resolveCredential(c: Context<AppEnv>, now = Date.now()): Promise<Credential | null> {
+  const publishable = c.req.header("x-publishable-key");
+  const authorization = c.req.header("authorization");
+  if (publishable !== undefined) {
+    if (authorization !== undefined || !publishable.startsWith(PUBLISHABLE_PREFIX)) return null;
+    const cred = await storedKey(c, publishable, now);
+    return cred?.type === "publishable" ? cred : null;
+  }
+  if (authorization === undefined) return null;
+  const bearer = /^bearer +(\S+) *$/i.exec(authorization)?.[1];
+  const key = bearer ?? basicKey(authorization);
+  if (!key) return null;
+  if (key.startsWith(SECRET_PREFIX)) {
+    const cred = await storedKey(c, key, now);
+    if (cred?.type === "secret") return cred;
+  }
+  // The bootstrap key is Basic only, as it always was.
+  return !bearer && (await bootstrap(c, key)) ? BOOTSTRAP() : null;
+}

@@ -1,0 +1,80 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { forgetCatalogVersion } from "../src/products/edge";
+import { wrapD1 } from "./d1-wrap";
+import { createProduct, get, post, put, uid } from "./helpers";
+
+// Catalog reads at the edge (docs/keys.md, "Edge cache"): ETag and 304, and a publishable key's
+// reads from the Cache API under the catalog version.
+
+const version = async () =>
+  (await env.DB.prepare("SELECT version FROM catalog_version WHERE id = 1").first<{ version: number }>())?.version;
+
+async function storefront() {
+  const r = await post("/v1/keys", { name: `edge ${uid("pk")}`, type: "publishable" });
+  return { headers: { authorization: "", "x-publishable-key": r.json.key as string } };
+}
+
+describe("catalog ETag", () => {
+  it.each(["/v1/products", "/v1/products?include_details=true"])(
+    "%s answers an ETag and 304 to If-None-Match",
+    async (path) => {
+      await createProduct({ sku: uid() });
+      const first = await get(path);
+      const tag = first.headers.get("etag");
+      expect(tag).toMatch(/^"[0-9a-f]+"$/);
+      const again = await get(path, { headers: { "if-none-match": tag as string } });
+      expect(again.status).toBe(304);
+      expect(again.text).toBe("");
+    },
+  );
+
+  it("a single product answers an ETag and 304", async () => {
+    const p = await createProduct({ sku: uid() });
+    const tag = (await get(`/v1/products/${p.product_id}`)).headers.get("etag") as string;
+    expect((await get(`/v1/products/${p.product_id}`, { headers: { "if-none-match": tag } })).status).toBe(304);
+  });
+});
+
+describe("the catalog version", () => {
+  it("moves in the batch of every product change", async () => {
+    const before = await version();
+    const p = await createProduct({ sku: uid() });
+    const afterCreate = await version();
+    expect(afterCreate).toBeGreaterThan(before as number);
+    await post("/v1/orders", [{ order_id: "create", products: [{ sku: p.sku, qty: 1 }] }]);
+    expect(await version()).toBeGreaterThan(afterCreate as number);
+  });
+});
+
+describe("a publishable key's catalog read", () => {
+  it("is served from the cache with no D1 query, and a change is visible on the next read", async () => {
+    const pk = await storefront();
+    const a = await createProduct({ sku: uid(), title: "Before" });
+    const path = `/v1/products/${a.product_id}`;
+    expect((await get(path, pk)).headers.get("x-catalog-cache")).toBe("miss");
+    const w = wrapD1();
+    const hit = await get(path, { ...pk, env: { DB: w.db } });
+    expect(hit.status).toBe(200);
+    expect(hit.headers.get("x-catalog-cache")).toBe("hit");
+    expect(hit.json.title).toBe("Before");
+    expect(w.counts.calls).toBe(0);
+    const tag = hit.headers.get("etag") as string;
+    expect((await get(path, { ...pk, headers: { ...pk.headers, "if-none-match": tag } })).status).toBe(304);
+
+    expect((await put("/v1/products", [{ product_id: a.product_id, title: "After" }])).status).toBe(200);
+    const next = await get(path, pk);
+    expect(next.headers.get("x-catalog-cache")).toBe("miss");
+    expect(next.json.title).toBe("After");
+  });
+
+  it("sees another isolate's change once the version it trusts expires", async () => {
+    const pk = await storefront();
+    const a = await createProduct({ sku: uid(), title: "Old" });
+    const path = `/v1/products/${a.product_id}`;
+    await get(path, pk);
+    await env.DB.prepare("UPDATE products SET title = 'New' WHERE id = ?").bind(a.product_id).run();
+    forgetCatalogVersion(); // what the bound does (CATALOG_VERSION_TTL_MS)
+    expect((await get(path, pk)).json.title).toBe("New");
+  });
+});
