@@ -18,6 +18,13 @@ export default defineConfig(async () => ({
         // The real migrations, applied to each test file's own local D1 by test/setup.ts.
         // Databases without this version's migrations, for test/health.test.ts.
         d1Databases: ["EMPTY_DB", "STALE_DB"],
+        // The tests drive the queue consumer themselves (webhooks.deliver.test.ts). The simulated
+        // consumer would otherwise deliver a file's queued events a second after they were sent,
+        // and one still running when its file ends fails the run (EnvironmentTeardownError).
+        queueConsumers: {
+          "edge-store-events": { maxBatchTimeout: 60, maxBatchSize: 100 },
+          "edge-store-retries": { maxBatchTimeout: 60, maxBatchSize: 100 },
+        },
         bindings: {
           TEST_MIGRATIONS: await readD1Migrations(path.join(root, "drizzle")),
           API_KEY: "test-key, second-key",
