@@ -113,7 +113,7 @@ describe("the C# SDK (QuickbutikSharp)", () => {
     const { id, variantSku } = await catalog();
     const r = await get(`/v1/products?product_id=${id}&include_details=true&limit=1`);
     expect(r.status).toBe(200);
-    const product = r.json.product;
+    const product = r.json;
     read(product, SDK_PRODUCT, "product");
     expect(product.id).toBe(String(id));
     expect(product.images["1"]).toEqual({ image: "https://example.com/1.jpg", alttext: "one" });
@@ -132,7 +132,7 @@ describe("the C# SDK (QuickbutikSharp)", () => {
     const r = await put("/v1/products", { sku, stock: 17 });
     expect(r.status).toBe(200);
     expect(r.json.success).toBe(1);
-    const back = (await get(`/v1/products?product_id=${p.product_id}&include_details=true&limit=1`)).json.product;
+    const back = (await get(`/v1/products?product_id=${p.product_id}&include_details=true&limit=1`)).json;
     expect(back.stock).toBe(17);
     expect(back.qty).toBe("17");
   });
@@ -144,7 +144,7 @@ describe("the C# SDK (QuickbutikSharp)", () => {
     const r = await put("/v1/products", { ProductUpdate: { sku, stock: 9 } });
     expect(r.status).toBe(200);
     expect(r.json).toMatchObject({ success: 1, errors: [] });
-    const back = (await get(`/v1/products?product_id=${p.product_id}&include_details=true&limit=1`)).json.product;
+    const back = (await get(`/v1/products?product_id=${p.product_id}&include_details=true&limit=1`)).json;
     expect(back.qty).toBe("9");
   });
 
@@ -223,7 +223,7 @@ describe("a paging client: limit=100&offset=N&include_details=true until an empt
       const r = await get(`/v1/products?limit=100&offset=${offset}&include_details=true`);
       requests++;
       expect(r.status).toBe(200);
-      const page: Json[] = r.json.product;
+      const page: Json[] = r.json;
       if (!page.length) break;
       for (const p of page) {
         read(p, { id: "numeric-string", title: "string", price: "numeric-string", images: "object" }, "product");

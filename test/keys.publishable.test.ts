@@ -64,10 +64,10 @@ describe("a publishable key reading the catalog", () => {
     expect((await get(`/v1/products/${hidden.product_id}`, as(key))).status).toBe(404);
     const list = await get("/v1/products?limit=100&include_details=true", as(key));
     expect(list.status).toBe(200);
-    const ids = list.json.product.map((p: any) => Number(p.id));
+    const ids = list.json.map((p: any) => Number(p.id));
     expect(ids).toContain(shown.product_id);
     expect(ids).not.toContain(hidden.product_id);
-    for (const p of list.json.product) for (const f of PRIVATE) expect(p).not.toHaveProperty(f);
+    for (const p of list.json) for (const f of PRIVATE) expect(p).not.toHaveProperty(f);
   });
 
   it.each([

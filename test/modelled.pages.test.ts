@@ -29,11 +29,11 @@ describe("products with include_details: at most PAGE_VARIANTS_MAX variants a pa
     ]);
     const first = await get("/v1/products?limit=3&include_details=true");
     expect(first.status).toBe(200);
-    expect(first.json.product.map((p: any) => p.variants.length)).toEqual([per, per]);
+    expect(first.json.map((p: any) => p.variants.length)).toEqual([per, per]);
     const next = linkOf(first);
     expect(next?.searchParams.get("cursor")).toEqual(expect.any(String));
     const rest = await get(`/v1/products${next?.search}`);
-    expect(rest.json.product.map((p: any) => [p.title, p.variants.length])).toEqual([["big 2", per]]);
+    expect(rest.json.map((p: any) => [p.title, p.variants.length])).toEqual([["big 2", per]]);
     expect(linkOf(rest)).toBeUndefined();
 
     const byOffset = await get("/v1/products?limit=3&offset=0&include_details=true");
@@ -41,11 +41,11 @@ describe("products with include_details: at most PAGE_VARIANTS_MAX variants a pa
     expect(byOffset.json.errors).toEqual([
       `limit: this page would hold more than ${PAGE_VARIANTS_MAX} variants; its first 2 fit (limit=2)`,
     ]);
-    expect((await get("/v1/products?limit=2&offset=0&include_details=true")).json.product).toHaveLength(2);
+    expect((await get("/v1/products?limit=2&offset=0&include_details=true")).json).toHaveLength(2);
     // Without details no variant is presented: the whole page.
-    expect((await get("/v1/products?limit=3&offset=0")).json.product).toHaveLength(3);
+    expect((await get("/v1/products?limit=3&offset=0")).json).toHaveLength(3);
     // One product always fits, whatever its variants.
-    expect((await get("/v1/products?limit=1&offset=2&include_details=true")).json.product).toHaveLength(1);
+    expect((await get("/v1/products?limit=1&offset=2&include_details=true")).json).toHaveLength(1);
   });
 });
 

@@ -76,13 +76,13 @@ describe("modelled answers have the documented keys and JSON types", () => {
   it("products: list, lookup with include_details, search, count", async () => {
     const { productId } = await scene();
     const list = (await get(`/v1/products?limit=1&offset=0`)).json;
-    expect(list.product).toHaveLength(1);
+    expect(list).toHaveLength(1);
     expect(shape(list)).toEqual(shape(productList));
     const one = (await get(`/v1/products?product_id=${productId}&include_details=true`)).json;
     expect(shape(one)).toEqual(shape(productDetails));
     const found = (await get("/v1/products?search=VITA&include_details=true")).json;
-    expect(shape(found)).toEqual(shape([productDetails.product]));
-    expect(shape((await get("/v1/products?search=VITA")).json)).toEqual(shape(productList.product));
+    expect(shape(found)).toEqual(shape([productDetails]));
+    expect(shape((await get("/v1/products?search=VITA")).json)).toEqual(shape(productList));
     expect(shape((await get("/v1/products/count")).json)).toEqual(shape(productCount));
   });
 
@@ -100,7 +100,7 @@ describe("modelled answers have the documented keys and JSON types", () => {
     const [o] = (await get(`/v1/orders?order_id=${r.json.results.create_1.order_id}`)).json;
     expect(o.products[0].variant_id).toBeNull();
     expect(JSON.stringify({ ...o, products: [] })).not.toContain("null");
-    const p = (await get(`/v1/products?sku=${sku}&include_details=true`)).json.product;
+    const p = (await get(`/v1/products?sku=${sku}&include_details=true`)).json;
     expect(JSON.stringify(p)).not.toContain("null");
   });
 });

@@ -184,7 +184,7 @@ describe("DELETE /v1/products", () => {
     expect(again.headers.get("idempotent-replayed")).toBe("true");
     expect(again.status).toBe(200);
     expect(again.json).toEqual(first.json);
-    expect((await get("/v1/products?sku=NOT-THERE")).json.product.sku).toBe("NOT-THERE");
+    expect((await get("/v1/products?sku=NOT-THERE")).json.sku).toBe("NOT-THERE");
   });
 
   it("of concurrent keyed copies, exactly one deletes", async () => {

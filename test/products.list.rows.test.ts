@@ -78,9 +78,9 @@ describe("GET /v1/products: rows read as SQLite-built JSON", () => {
         const want = await fromD1Rows(id);
         const details = await get(`/v1/products?product_id=${id}&include_details=true`);
         expect(details.status).toBe(200);
-        expect(details.json.product).toEqual(want.details);
+        expect(details.json).toEqual(want.details);
         const plain = await get(`/v1/products?product_id=${id}`);
-        expect(plain.json.product).toEqual(want.plain);
+        expect(plain.json).toEqual(want.plain);
       }),
       { numRuns: 60 },
     );

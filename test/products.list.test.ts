@@ -11,10 +11,10 @@ const follow = followLinks;
 const ids = (list: any[]) => list.map((p) => Number(p.id));
 
 describe("GET /v1/products: an empty store", () => {
-  it("answers {product: []} and count 0", async () => {
+  it("answers a bare [] and count 0", async () => {
     const r = await get("/v1/products");
     expect(r.status).toBe(200);
-    expect(r.json).toEqual({ product: [] });
+    expect(r.json).toEqual([]);
     expect(r.headers.get("link")).toBeNull();
     expect((await get("/v1/products/count")).json).toEqual({ count: "0" });
   });
@@ -31,7 +31,7 @@ describe("GET /v1/products", () => {
     });
     const r = await get("/v1/products");
     expect(r.status).toBe(200);
-    const list = r.json.product;
+    const list = r.json;
     expect(ids(list)).toEqual([...ids(list)].sort((x, y) => x - y));
     const pa = list.find((p: any) => p.id === String(a.product_id));
     expect(pa).toMatchObject({ id: String(a.product_id), hasVariants: "0", qty: "3", stock: 3, price: "12.50" });
@@ -63,7 +63,7 @@ describe("GET /v1/products", () => {
     });
     const r = await get(`/v1/products?product_id=${p.product_id}&include_details=true`);
     expect(r.status).toBe(200);
-    const out = r.json.product;
+    const out = r.json;
     expect(out.description).toBe("<p>x</p>");
     expect(out.images).toEqual({
       "1": { image: "https://img.example/1.jpg", alttext: "front" },
@@ -81,8 +81,8 @@ describe("GET /v1/products", () => {
     });
     expect(out.variants[1]).toMatchObject({ hidden: "1", values: [{ name: "Colour", val: "Red" }] });
     const plain = await get(`/v1/products?product_id=${p.product_id}&include_details=false`);
-    expect(plain.json.product).not.toHaveProperty("variants");
-    expect(plain.json.product.id).toBe(String(p.product_id));
+    expect(plain.json).not.toHaveProperty("variants");
+    expect(plain.json.id).toBe(String(p.product_id));
   });
 
   it("finds one product by product_id or by product or variant sku; 404 when none", async () => {
@@ -94,10 +94,10 @@ describe("GET /v1/products", () => {
     for (const q of [`product_id=${p.product_id}`, `sku=${sku}-P`, `sku=${sku}-V`, `sku=%20${sku}-P%20`]) {
       const r = await get(`/v1/products?${q}`);
       expect(r.status, q).toBe(200);
-      expect(r.json.product.id, q).toBe(String(p.product_id));
+      expect(r.json.id, q).toBe(String(p.product_id));
     }
     // The C# SDK's read: limit=1 does not hide the product.
-    expect((await get(`/v1/products?product_id=${p.product_id}&include_details=true&limit=1`)).json.product.id).toBe(
+    expect((await get(`/v1/products?product_id=${p.product_id}&include_details=true&limit=1`)).json.id).toBe(
       String(p.product_id),
     );
     const none = await get("/v1/products?product_id=99999999");
@@ -142,7 +142,7 @@ describe("GET /v1/products", () => {
     for (let offset = 0; ; offset += 3) {
       const r = await get(`/v1/products?limit=3&offset=${offset}&include_details=true`);
       expect(r.status).toBe(200);
-      if (!r.json.product.length) {
+      if (!r.json.length) {
         expect(r.headers.get("link")).toBeNull();
         break;
       }
@@ -156,7 +156,7 @@ describe("GET /v1/products", () => {
           include_details: "true",
         });
       } else expect(link).toBeNull();
-      seen.push(...ids(r.json.product));
+      seen.push(...ids(r.json));
       expect(offset).toBeLessThan(total + 3);
     }
     expect(seen).toHaveLength(total);
@@ -166,10 +166,10 @@ describe("GET /v1/products", () => {
   it("pages by cursor through Link headers, without repeats or gaps", async () => {
     const total = Number((await get("/v1/products/count")).json.count);
     const pages = await follow("/v1/products?limit=4");
-    const seen = pages.flatMap((p) => ids(p.product));
+    const seen = pages.flatMap((p) => ids(p));
     expect(seen).toHaveLength(total);
     expect(seen).toEqual([...seen].sort((a, b) => a - b));
-    expect(pages.slice(0, -1).every((p) => p.product.length === 4)).toBe(true);
+    expect(pages.slice(0, -1).every((p) => p.length === 4)).toBe(true);
   });
 
   it("search pages through Link too, keeping the bare array", async () => {
@@ -182,7 +182,7 @@ describe("GET /v1/products", () => {
   it("accepts apps_load and ignores it", async () => {
     const r = await get("/v1/products?apps_load=true&limit=1");
     expect(r.status).toBe(200);
-    expect(r.json.product).toHaveLength(1);
+    expect(r.json).toHaveLength(1);
   });
 
   it("defaults to 100 per page", async () => {
@@ -193,9 +193,9 @@ describe("GET /v1/products", () => {
       .bind(JSON.stringify(Array.from({ length: 110 }, (_, i) => i)))
       .run();
     const r = await get("/v1/products");
-    expect(r.json.product).toHaveLength(100);
+    expect(r.json).toHaveLength(100);
     expect(r.headers.get("link")).toContain("cursor=");
-    expect((await get(`/v1/products?limit=${PRODUCT_LIMIT_MAX}`)).json.product.length).toBeGreaterThan(110);
+    expect((await get(`/v1/products?limit=${PRODUCT_LIMIT_MAX}`)).json.length).toBeGreaterThan(110);
   });
 });
 

@@ -115,7 +115,7 @@ describe("POST /v1/products", () => {
     for (const sku of [ps, vs]) {
       const r = await get(`/v1/products?sku=${encodeURIComponent(sku)}`);
       expect(r.status).toBe(200);
-      expect(r.json.product.id).toBe(String(p.product_id));
+      expect(r.json.id).toBe(String(p.product_id));
     }
     expect((await get(`/v1/products?sku=${uid("none")}`)).status).toBe(404);
   });

@@ -48,7 +48,7 @@ describe("PUT /v1/products: selection", () => {
     const r = await put("/v1/products", { product_id: String(p.product_id), sku });
     expect(r.status).toBe(200);
     expect(r.json.products[0].sku).toBe(sku);
-    expect((await get(`/v1/products?sku=${sku}`)).json.product.id).toBe(String(p.product_id));
+    expect((await get(`/v1/products?sku=${sku}`)).json.id).toBe(String(p.product_id));
   });
 
   it("selects a variant by variant_id: variant fields change the variant, product fields its product", async () => {

@@ -283,7 +283,7 @@ describe("variants.update", () => {
       [red.variant_id, blue.sku, "Blue"],
       [blue.variant_id, red.sku, "Red"],
     ]);
-    expect((await get(`/v1/products?sku=${red.sku}`)).json.product.id).toBe(String(p.product_id));
+    expect((await get(`/v1/products?sku=${red.sku}`)).json.id).toBe(String(p.product_id));
   });
 
   it("moves a SKU from a variant to its product", async () => {

@@ -121,7 +121,7 @@ describe("SQL injection: every value is a bound parameter", () => {
     const made = await post("/v1/products", { title: text, price: 1, sku, stock: 5, metadata: { [text]: text } });
     expect(made.status).toBe(200);
     expect((await get(`/v1/products?sku=${encodeURIComponent(text)}`)).status).toBe(404);
-    const found = (await get(`/v1/products?sku=${encodeURIComponent(sku)}`)).json.product;
+    const found = (await get(`/v1/products?sku=${encodeURIComponent(sku)}`)).json;
     expect(found.id).toBe(String(made.json.products[0].product_id));
     expect((await get(`/v1/products/${found.id}`)).json.metadata).toEqual({ [text]: text });
     const s = await get(`/v1/products?search=${encodeURIComponent(text)}`);

@@ -44,13 +44,10 @@ export function publicFields(p: Obj, view: PublicView): Obj {
   return out;
 }
 
-/** A products answer (a bare array, `{product: [...]}` or `{product: {...}}`) with public fields only. */
+/** A products answer (a bare array, or one bare product) with public fields only. */
 export function publicProducts<T>(body: T, view: PublicView): T {
-  const list = (ps: Obj[]) => ps.filter((p) => !isHidden(p)).map((p) => publicFields(p, view));
-  if (Array.isArray(body)) return list(body) as T;
-  const b = body as Obj;
-  if (Array.isArray(b.product)) return { ...b, product: list(b.product as Obj[]) } as T;
-  if (b.product && typeof b.product === "object") return { ...b, product: publicFields(b.product as Obj, view) } as T;
+  if (Array.isArray(body)) return body.filter((p) => !isHidden(p)).map((p) => publicFields(p, view)) as T;
+  if (body && typeof body === "object") return publicFields(body as Obj, view) as T;
   return body;
 }
 

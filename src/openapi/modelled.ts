@@ -94,13 +94,14 @@ export const modelledProductDetails = z
   .meta({ description: "A product with include_details=true." });
 
 const anyProduct = z.union([modelledProductDetails, modelledProduct]);
+// Bare, as the modelled API's clients in the wild read them (its C# SDK, a product spider), not
+// wrapped in {"product": ...} as its documentation's examples show.
 export const modelledProductList = z
-  .object({ product: z.array(anyProduct) })
-  .meta({ description: "A page of products, id ascending (no search, no product_id, no sku)." });
-export const modelledProductLookup = z
-  .object({ product: anyProduct })
-  .meta({ description: "The product of product_id or sku." });
-export const modelledProductSearch = z.array(anyProduct).meta({ description: "search: a bare array." });
+  .array(anyProduct)
+  .meta({ description: "A page of products, id ascending, or a search result: a bare array." });
+export const modelledProductLookup = anyProduct.meta({
+  description: "The product of product_id or sku: a bare object.",
+});
 export const productCount = z.object({ count: digits }).meta({ description: "The number of products, as a string." });
 
 export const modelledOrderLine = z.object({
@@ -179,7 +180,6 @@ export const modelledComponents: [string, z.ZodType][] = [
   ["ModelledVariant", modelledVariant],
   ["ModelledProductList", modelledProductList],
   ["ModelledProductLookup", modelledProductLookup],
-  ["ModelledProductSearch", modelledProductSearch],
   ["ProductCount", productCount],
   ["ModelledOrder", modelledOrder],
   ["ModelledOrderDetails", modelledOrderDetails],
@@ -226,8 +226,8 @@ export const modelledPaths = {
       tags: ["products"],
       summary: "List, search or look up products (modelled dialect)",
       description:
-        "Ids, prices, quantities and flags are strings. Without search: {product: [...]}, id ascending; " +
-        "with product_id or sku: {product: {...}} (404 when none); with search: a bare array.",
+        "Ids, prices, quantities and flags are strings. A list or a search: a bare array [...], id ascending; " +
+        "with product_id or sku: a bare object {...} (404 when none).",
       parameters: [
         q("product_id", "One product by id.", { type: "string", pattern: "^\\d+$" }),
         q("sku", "One product by its own or a variant's SKU (trimmed; not empty).", { type: "string" }),
@@ -242,7 +242,7 @@ export const modelledPaths = {
           description: "The page, the product, or the search result.",
           headers: LINK,
           content: content({
-            oneOf: [ref("ModelledProductList"), ref("ModelledProductLookup"), ref("ModelledProductSearch")],
+            oneOf: [ref("ModelledProductList"), ref("ModelledProductLookup")],
           }),
         },
         "400": error(REFUSED),

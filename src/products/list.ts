@@ -116,7 +116,8 @@ export const parseProductQuery = (url: string) => parseQuery(listQuery, strictQu
 
 /** What GET /v1/products answers: the body, and the Link to the next page if there is one. */
 export type ProductListAnswer = {
-  body: { product: ModelledProduct[] | ModelledProduct } | ModelledProduct[];
+  // Bare, as the modelled API's clients in the wild read it (docs/modelled-reads.md, "GET /v1/products").
+  body: ModelledProduct[] | ModelledProduct;
   link?: string;
 };
 
@@ -196,7 +197,7 @@ export async function listProducts(db: DB, q: ProductListQuery, url: string): Pr
       const which = q.product_id !== undefined ? `product ${q.product_id}` : `product with sku ${q.sku}`;
       throw new ApiError(404, `${which} not found`);
     }
-    return { body: { product: products[0] } };
+    return { body: products[0] };
   }
   let link: string | undefined;
   if (more) {
@@ -206,7 +207,7 @@ export async function listProducts(db: DB, q: ProductListQuery, url: string): Pr
         ? nextLink(url, { offset: String(offset + limit) })
         : nextLink(url, { cursor: encodeCursor(rows[rows.length - 1].id as number) });
   }
-  return { body: q.search !== undefined ? products : { product: products }, link };
+  return { body: products, link };
 }
 
 function withVariants(rows: Row[], vs: Row[]) {
