@@ -218,7 +218,8 @@ describe("POST /v1/orders from a cold isolate: the SQL plan", () => {
           for (const p of ok) {
             const out = got?.get(p.index);
             if (!out?.ok) throw new Error(`order ${p.index} not created`);
-            expect({ ...out, orderId: 0 }).toEqual({ ok: true, orderId: 0, ...p.summary });
+            // Each plan makes its own random token (the order's read-back token for storefronts).
+            expect({ ...out, orderId: 0, token: undefined }).toEqual({ ok: true, orderId: 0, ...p.summary });
             const row = await env.DB.prepare(
               "SELECT subtotal, discount, total, tax, shipping_price, currency FROM orders WHERE id = ?",
             )
