@@ -48,3 +48,23 @@ describe("audit of the creating key", () => {
     expect(other.json).not.toHaveProperty("key");
   });
 });
+
+describe("audit of product writes", () => {
+  it("a product created with a stored key records it, and so does its product.add event", async () => {
+    await subscribeAll();
+    const made = await post("/v1/keys", { name: "stock tool", type: "secret", scopes: ["products:write"] });
+    const r = await post(
+      "/v1/products",
+      { title: "Audited", sku: uid(), price: 1 },
+      { headers: { authorization: `Bearer ${made.json.key}` } },
+    );
+    expect(r.status).toBe(200);
+    const id = r.json.products[0].product_id;
+    const row = await env.DB.prepare("SELECT key_id FROM products WHERE id = ?").bind(id).first<any>();
+    expect(row.key_id).toBe(made.json.id);
+    const ev = await env.DB.prepare("SELECT key_id FROM events WHERE product_id = ? AND type = 'product.add'")
+      .bind(id)
+      .first<any>();
+    expect(ev.key_id).toBe(made.json.id);
+  });
+});

@@ -107,7 +107,27 @@ export async function seed(t) {
       variants: { add: variantEntries(`PG${k}`, MAX_VARIANTS, 10) },
     });
   }
-  return { syncIds, ...(await seedOrders(t)) };
+  return { syncIds, ...(await seedOrders(t)), ...(await seedKeys(t)) };
+}
+
+/**
+ * A stored secret key and a publishable key (docs/keys.md), for the cases that authenticate with
+ * them instead of the bootstrap API_KEY.
+ * @param {Target} t
+ */
+async function seedKeys(t) {
+  const secret = await request(t, "POST", "/v1/keys", {
+    name: "bench secret",
+    type: "secret",
+    scopes: ["products:read", "orders:write"],
+  });
+  const publishable = await request(t, "POST", "/v1/keys", { name: "bench storefront", type: "publishable" });
+  if (secret.status !== 201 || publishable.status !== 201)
+    throw new Error(`seeding failed: POST /v1/keys answered ${secret.status}/${publishable.status}`);
+  return {
+    secretKey: /** @type {string} */ (secret.json.key),
+    publishableKey: /** @type {string} */ (publishable.json.key),
+  };
 }
 
 /** Orders to change with PUT /v1/orders (status and cancel cases, and their baselines). */
@@ -180,7 +200,7 @@ function orderBody(orders, lines) {
 /**
  * Every case, in the order they run and print.
  * @param {{ syncIds: Record<number, number>, statusOrder: number, baselineStatusOrder: number,
- *   cancelOrders: number[], baselineCancelOrders: number[] }} ids
+ *   cancelOrders: number[], baselineCancelOrders: number[], secretKey: string, publishableKey: string }} ids
  * @returns {Case[]}
  */
 export function cases(ids) {
@@ -221,6 +241,36 @@ export function cases(ids) {
       baseline: "batch",
       load: true,
       cpuIterations: 200,
+    },
+    {
+      // The same order with a stored secret key: verified once per isolate, then no D1 query of its own.
+      id: "orders-1x3-key",
+      label: "POST /v1/orders 1 order x 3 lines, stored secret key",
+      method: "POST",
+      path: "/v1/orders",
+      body: () => order1x3,
+      headers: { authorization: `Bearer ${ids.secretKey}` },
+      load: false,
+      cpuIterations: 200,
+    },
+    {
+      id: "get-product-key",
+      label: "GET /v1/products/{id} (10 variants), stored secret key",
+      method: "GET",
+      path: `/v1/products/${ids.syncIds[10]}`,
+      headers: { authorization: `Bearer ${ids.secretKey}` },
+      load: false,
+      cpuIterations: 100,
+    },
+    {
+      // After the probe, every read is a hit of the colo's cache under the catalog version.
+      id: "catalog-pk",
+      label: "GET /v1/products?limit=100&include_details=true, publishable key, cached",
+      method: "GET",
+      path: "/v1/products?limit=100&include_details=true",
+      headers: { authorization: "", "x-publishable-key": ids.publishableKey },
+      load: false,
+      cpuIterations: 50,
     },
     {
       id: "orders-20x5",

@@ -113,7 +113,8 @@ function basicKey(header: string): string | null {
  */
 export async function resolveCredential(c: Context<AppEnv>, now = Date.now()): Promise<Credential | null> {
   const publishable = c.req.header("x-publishable-key");
-  const authorization = c.req.header("authorization");
+  // An empty header is no header (some clients cannot leave a default one out).
+  const authorization = c.req.header("authorization") || undefined;
   if (publishable !== undefined) {
     if (authorization !== undefined || !publishable.startsWith(PUBLISHABLE_PREFIX)) return null;
     const cred = await storedKey(c, publishable, now);

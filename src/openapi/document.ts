@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { KEY_SECURITY_SCHEMES, withKeySecurity } from "../keys/openapi";
+import { KEY_SECURITY_SCHEMES, keysPaths, withKeySecurity } from "../keys/openapi";
 import { orderUpdateOperation } from "../orders/openapi";
 import { orderCreate } from "../orders/schema";
 import { flag, id, metadata, money } from "../platform/fields";
@@ -239,6 +239,7 @@ export function buildOpenApi() {
       { name: "products", description: "Products and their variants." },
       { name: "orders", description: "Orders." },
       { name: "webhooks", description: "Webhook endpoints and their deliveries." },
+      { name: "keys", description: "Secret and publishable API keys (docs/keys.md)." },
     ],
     security: SECURED,
     paths: {
@@ -362,6 +363,7 @@ export function buildOpenApi() {
         },
       },
       ...webhooksPaths,
+      ...keysPaths,
     },
     components: {
       schemas: componentSchemas(),

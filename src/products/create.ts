@@ -18,8 +18,12 @@ import {
 } from "./size";
 import { agreedNames, comboKey, type Located, valuesOf, variantColumns } from "./variants";
 
-/** How a write answers: `minimal` reads back only ids, SKUs and updated_at (docs/products.md, "Prefer: return=minimal"). */
-export type WriteOptions = { minimal?: boolean };
+/**
+ * How a write answers: `minimal` reads back only ids, SKUs and updated_at (docs/products.md,
+ * "Prefer: return=minimal"). keyId: the stored API key making the write (null: the bootstrap
+ * API_KEY), for the audit trail.
+ */
+export type WriteOptions = { minimal?: boolean; keyId?: number | null };
 
 /** One item of a product write: either its product, or why it failed and with which status. */
 export type ItemOutcome<P = ProductOut> =
@@ -161,7 +165,7 @@ const INSERT_PRODUCTS = `
   INSERT INTO products (token, sku, title, price, before_price, purchase_price, tax_rate, stock,
     qty_location, disable_minusqty, visible, description, gtin, supplier_name, supplier_sku,
     datafield_1, datafield_2, datafield_3, seo_description, seo_title, weight, images, metadata,
-    option_names, created_at, updated_at)
+    option_names, created_at, updated_at, key_id)
   SELECT p.value->>'token', p.value->>'sku', p.value->>'title', p.value->>'price',
     p.value->>'before_price', p.value->>'purchase_price', p.value->>'tax_rate', p.value->>'stock',
     p.value->>'qty_location', p.value->>'disable_minusqty', p.value->>'visible',
@@ -169,7 +173,7 @@ const INSERT_PRODUCTS = `
     p.value->>'datafield_1', p.value->>'datafield_2', p.value->>'datafield_3',
     p.value->>'seo_description', p.value->>'seo_title', p.value->>'weight', p.value->'images',
     iif(json_type(p.value, '$.metadata') = 'object', p.value->'metadata', NULL),
-    p.value->'option_names', ?2, ?2
+    p.value->'option_names', ?2, ?2, ?3
   FROM json_each(?1) AS p`;
 
 /**
@@ -254,10 +258,12 @@ export async function createProducts(
     if (!ready.length && !head.length) break;
     const tokens = JSON.stringify(ready.map((p) => p.product.token));
     const byToken = "p.token IN (SELECT value FROM json_each(?1))";
-    events = ready.map((p) => newEvent("product.add", { productToken: p.product.token }));
+    events = ready.map((p) => newEvent("product.add", { productToken: p.product.token, keyId: options.keyId }));
     try {
       const results = await runClaimed(db, recorder?.idem, head, [
-        ...jsonChunks(ready.map((p) => p.product)).map((json) => stmt(db, INSERT_PRODUCTS, json, now)),
+        ...jsonChunks(ready.map((p) => p.product)).map((json) =>
+          stmt(db, INSERT_PRODUCTS, json, now, options.keyId ?? null),
+        ),
         ...jsonChunks(ready.flatMap((p) => p.variants)).map((json) => stmt(db, INSERT_VARIANTS, json, now)),
         outboxStatement(db, events, now),
         ...back.reads(db, byToken, tokens),

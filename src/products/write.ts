@@ -136,7 +136,7 @@ export async function writeProducts<S extends z.ZodObject, P extends ProductOut 
   // products: the service reads back only ids, SKUs and updated_at where it can.
   const minimal = products && prefersMinimal(c.req.header("prefer"));
   const rec = recorder(c.var.db, c.var.idem, parsed, now, products);
-  const result = await write(c.var.db, valid, now, rec, { minimal });
+  const result = await write(c.var.db, valid, now, rec, { minimal, keyId: c.var.credential?.keyId ?? null });
   for (const [i, o] of result.outcomes) outcomes.set(i, o);
   dispatch(c.env, waiterOf(c), result.events);
   const { status, body } = productWriteResponse(parsed, outcomes);

@@ -53,11 +53,14 @@ export const deliveryList = z.object({
   ),
 });
 
+/** The stored API key whose request caused the event (docs/keys.md, "Audit"); absent otherwise. */
+const eventKey = z.object({ id: idInt, name: z.string() }).optional();
+
 /** The body of a `standard` delivery (Standard Webhooks 1.0, thin payload). */
 export const eventPayload = z.object({
   type: eventType,
   timestamp: time.meta({ description: "When the change committed." }),
-  data: z.union([z.object({ order_id: idInt }), z.object({ product_id: idInt })]),
+  data: z.union([z.object({ order_id: idInt, key: eventKey }), z.object({ product_id: idInt, key: eventKey })]),
 });
 
 const schema = (s: z.ZodType): Json => {
