@@ -1,5 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { PHONE_NOTICE } from "../src/orders/schema";
 import { createProduct, get, post, uid } from "./helpers";
 
 // Customers (docs/orders.md, "Orders"): found by e-mail case-insensitively or created, inside the write batch.
@@ -64,6 +65,24 @@ describe("customers", () => {
     expect(o.customer).toMatchObject({ customer_id: null, email: null, phone: "+46701234567" });
     const after = await env.DB.prepare("SELECT count(*) AS n FROM customers").first<{ n: number }>();
     expect(after?.n).toBe(before?.n);
+  });
+
+  it.each([
+    ["+46 70-765 43 21", "+46707654321", false],
+    ["(+46) 70.765.43.21", "+46707654321", false],
+    ["070-765 43 21", "070-765 43 21", true],
+    ["  08 123 456 ", "08 123 456", true],
+    ["ext. 12", "ext. 12", true],
+  ])("keeps the phone %j as %j (a notice when not international: %s)", async (sent, stored, notice) => {
+    const sku = uid();
+    await createProduct({ sku, stock: 10 });
+    const r = await post("/v1/orders", [
+      { order_id: "create", customer: { phone: sent }, products: [{ sku, qty: 1 }] },
+    ]);
+    expect(r.status, r.text).toBe(200);
+    const res = r.json.results.create_1;
+    expect(res.notices.includes(PHONE_NOTICE)).toBe(notice);
+    expect((await get(`/v1/orders/${res.order_id}`)).json.customer.phone).toBe(stored);
   });
 
   it("two orders of one request with one e-mail share one customer", async () => {

@@ -178,7 +178,7 @@ describe("POST /v1/orders: validation", () => {
     ["price too large", { products: [{ sku, qty: 1, price: 1000000000.01 }] }, "products[0].price: must be at most"],
     ["a line naming nothing", { products: [{ qty: 1 }] }, "products[0]: must name a variant_id, sku or product_id"],
     ["a bad email", { customer: { email: "anna.example.com" } }, "customer.email: must be an e-mail address"],
-    ["a bad phone", { customer: { phone: "070-123" } }, "customer.phone: must be + and 7 to 15 digits"],
+    ["a phone that is not text", { customer: { phone: 46701234567 } }, "customer.phone: must be a string"],
     ["a bad country", { customer: { billing_details: { country: "SWE" } } }, "customer.billing_details.country:"],
     ["a long type", { customer: { type: "x".repeat(33) } }, "customer.type: must be at most 32 characters"],
     ["a long note", { customer: { note: "x".repeat(10001) } }, "customer.note: must be at most 10000 characters"],

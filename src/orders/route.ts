@@ -15,7 +15,7 @@ import { createOrders, type OrderOutcome } from "./create";
 import { holdMinutes } from "./hold";
 import { listOrders, parseOrderQuery } from "./list";
 import { getOrder } from "./read";
-import { type OrderInput, orderCreate, orderUpdate } from "./schema";
+import { isE164, type OrderInput, orderCreate, orderUpdate, PHONE_NOTICE } from "./schema";
 import { type UpdateOutcome, updateOrders } from "./update";
 
 const STATUS_NOTICE = "ignored field status: a new order is always unpaid";
@@ -102,6 +102,7 @@ export const ordersRoute = new Hono<AppEnv>()
     const parsed = bodyItems(c.var.body, "order", false).map(({ value }, index) => {
       const p = parseItem(orderCreate, value);
       if (value !== null && typeof value === "object" && Object.hasOwn(value, "status")) p.notices.push(STATUS_NOTICE);
+      if (p.ok && p.data.customer?.phone && !isE164(p.data.customer.phone)) p.notices.push(PHONE_NOTICE);
       return { index, ...p };
     });
     const outcomes = new Map<number, OrderOutcome>();
