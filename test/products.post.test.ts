@@ -374,3 +374,45 @@ describe("POST /v1/products under concurrency", () => {
     expect(owners).toEqual({ n: 1 });
   });
 });
+
+describe("identifiers sent as numbers (docs/api.md, Conventions)", () => {
+  it("stores a numeric gtin, supplier_sku and sku as their digits, and text with its leading zeros", async () => {
+    const n = Number(`${Date.now()}`.slice(-9)) * 1000 + Math.floor(Math.random() * 1000);
+    const r = await post("/v1/products", {
+      title: "EAN from a spreadsheet",
+      price: 10,
+      sku: n,
+      gtin: 7350012345678,
+      supplier_sku: 42,
+      variants: {
+        add: [
+          { variant_option1_name: "Size", variant_option1_value: "S", sku: n + 1, gtin: "0012345678905" },
+          { variant_option1_name: "Size", variant_option1_value: "M", sku: `00${n}`, gtin: 4006381333931 },
+        ],
+      },
+    });
+    expect(r.status, r.text).toBe(200);
+    const p = r.json.products[0];
+    expect(p).toMatchObject({ sku: String(n), gtin: "7350012345678", supplier_sku: "42" });
+    expect(p.variants.map((v: { sku: string; gtin: string }) => [v.sku, v.gtin])).toEqual([
+      [String(n + 1), "0012345678905"],
+      [`00${n}`, "4006381333931"],
+    ]);
+    // Looked up by the same digits.
+    expect((await get(`/v1/products?sku=${n}`)).json.id).toBe(String(p.product_id));
+    const put = await call("PUT", "/v1/products", { body: { sku: n, gtin: 5901234123457 } });
+    expect(put.status, put.text).toBe(200);
+    expect(put.json.products[0].gtin).toBe("5901234123457");
+  });
+
+  it.each([
+    ["a fraction", { gtin: 12.5 }, "gtin: must be a string"],
+    ["a negative number", { gtin: -7 }, "gtin: must be a string"],
+    ["a number past 2^53 (digits would be lost)", { gtin: 2 ** 60 }, "gtin: must be a string"],
+    ["a numeric sku with a fraction", { sku: 1.5 }, "sku: must be a string"],
+  ])("refuses %s", async (_, body, error) => {
+    const r = await post("/v1/products", { title: "t", price: 1, ...body });
+    expect(r.status).toBe(400);
+    expect(r.json.errors.join("\n")).toContain(error);
+  });
+});

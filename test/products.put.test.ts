@@ -226,7 +226,7 @@ describe("PUT /v1/products: validation", () => {
     ["tax_rate above 100", { tax_rate: 101 }, "tax_rate: must be a whole number from 0 to 100"],
     ["visible 2", { visible: 2 }, "visible: must be 1, 0, true or false"],
     ['disable_minusqty "true"', { disable_minusqty: "true" }, "disable_minusqty: must be 1, 0, true or false"],
-    ["sku a number", { sku: 12 }, "sku: must be a string"],
+    ["sku a fraction", { sku: 12.5 }, "sku: must be a string"],
     ["title a number", { title: 5 }, "title: must be a string"],
     ["images of strings", { images: ["x"] }, "images: must be an array"],
     ["metadata an array", { metadata: [1] }, "metadata: must be a JSON object"],

@@ -122,7 +122,24 @@ function checked(s: z.ZodString, max: number) {
  * trailing space still finds its product) while case matters. Used where SKUs are written and
  * where they are looked up, so both sides see the same text.
  */
-export const sku = checked(z.string({ error: required("must be a string") }).trim(), 255);
+export const sku = z.preprocess(
+  (v) => digitsOf(v),
+  checked(z.string({ error: required("must be a string") }).trim(), 255),
+);
+
+/**
+ * Identifiers that spreadsheet tools send as numbers (an EAN as 7350012345678): a whole number
+ * of at least 0 is read as its digits; text is kept as sent, leading zeros included
+ * (docs/api.md, "Conventions").
+ */
+function digitsOf(v: unknown): unknown {
+  return typeof v === "number" && Number.isSafeInteger(v) && v >= 0 ? String(v) : v;
+}
+
+/** A GTIN, supplier SKU or other identifier: text, or a whole number read as its digits. */
+export function identifier(max = 255) {
+  return z.preprocess((v) => digitsOf(v), str(max));
+}
 
 export const country = z
   .string({ error: required("must be a two-letter country code") })

@@ -1,5 +1,18 @@
 import { z } from "zod";
-import { clearable, flag, id, int, metadata, money, nonNegative, opt, req, sku, str } from "../platform/fields";
+import {
+  clearable,
+  flag,
+  id,
+  identifier,
+  int,
+  metadata,
+  money,
+  nonNegative,
+  opt,
+  req,
+  sku,
+  str,
+} from "../platform/fields";
 import { precompile } from "../platform/validate";
 
 // Wire schemas of interface.md 2.7 (product) and 2.8 (variant entry), field names as the API
@@ -58,8 +71,8 @@ function variantShape(mode: "create" | "update") {
     before_price: o(money),
     qty: opt(stock),
     qty_location: o(str(255)),
-    gtin: o(str(255)),
-    supplier_sku: o(str(255)),
+    gtin: o(identifier(255)),
+    supplier_sku: o(identifier(255)),
     weight: o(nonNegative),
     visible: opt(visible),
     images: o(images),
@@ -93,9 +106,9 @@ function productShape(mode: "create" | "update") {
     disable_minusqty: opt(flag),
     visible: opt(visible),
     description: o(str(100_000)),
-    gtin: o(str(255)),
+    gtin: o(identifier(255)),
     supplier_name: o(str(255)),
-    supplier_sku: o(str(255)),
+    supplier_sku: o(identifier(255)),
     datafield_1: o(str(255)),
     datafield_2: o(str(255)),
     datafield_3: o(str(255)),
