@@ -7,6 +7,7 @@ import { preflight } from "./keys/cors";
 import { keysRoute } from "./keys/route";
 import { DOCS_CSP, DOCS_HTML } from "./openapi/docs";
 import { openApiDocument } from "./openapi/document";
+import { metadataRoute } from "./metadata/route";
 import { ordersRoute } from "./orders/route";
 import { ApiError, envelope } from "./platform/errors";
 import { health, isSchemaMissing, SCHEMA_NOT_APPLIED } from "./platform/health";
@@ -35,6 +36,7 @@ app.use("/v1/*", preflight, auth, d1Session, writesMoveCatalog);
 app.route("/v1/products", productsRoute);
 app.route("/v1/orders", ordersRoute);
 app.route("/v1/webhooks", webhooksRoute);
+app.route("/v1/metadata", metadataRoute);
 app.route("/v1/keys", keysRoute);
 
 app.notFound((c) => c.json(envelope(404, `no route ${c.req.method} ${c.req.path}`), 404));

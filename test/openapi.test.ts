@@ -31,6 +31,8 @@ const OPERATIONS = [
   "get /v1/webhooks",
   "delete /v1/webhooks/{id}",
   "get /v1/webhooks/{id}/deliveries",
+  "get /v1/metadata/product/{id}",
+  "get /v1/metadata/order/{id}",
 ];
 const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
 

@@ -34,6 +34,8 @@ export const ROUTE_SCOPES: Record<string, RouteRule> = {
   "PUT /v1/products": { scope: "products:write" },
   "DELETE /v1/products": { scope: "products:write" },
   "GET /v1/orders": { scope: "orders:read" },
+  "GET /v1/metadata/product/:id": { scope: "products:read" },
+  "GET /v1/metadata/order/:id": { scope: "orders:read" },
   "GET /v1/orders/:order_id": { scope: "orders:read", publishable: "order-token" },
   "POST /v1/orders": { scope: "orders:write", publishable: "order-create" },
   "PUT /v1/orders": { scope: "orders:write" },

@@ -134,6 +134,8 @@ export const TOPICS: Record<string, string> = {
   "POST /v1/orders": "orders.html#creating-orders-post-v1orders",
   "PUT /v1/orders": "orders.html#changing-orders-put-v1orders",
   "GET /v1/orders/{order_id}": "orders.html#reading-orders",
+  "/v1/metadata/product/{id}": "modelled-reads.html#metadata",
+  "/v1/metadata/order/{id}": "modelled-reads.html#metadata",
   "/v1/keys": "keys.html",
   "/v1/keys/{id}": "keys.html",
   "/v1/webhooks": "webhooks.html",

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { KEY_SECURITY_SCHEMES, keysPaths, withKeySecurity } from "../keys/openapi";
+import { metadataPaths } from "../metadata/openapi";
 import { orderUpdateOperation } from "../orders/openapi";
 import { orderCreate } from "../orders/schema";
 import { flag, id, metadata, money } from "../platform/fields";
@@ -364,6 +365,7 @@ export function buildOpenApi() {
       },
       ...webhooksPaths,
       ...keysPaths,
+      ...metadataPaths,
     },
     components: {
       schemas: componentSchemas(),
