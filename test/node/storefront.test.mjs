@@ -57,7 +57,7 @@ test("a storefront page reads the public catalog and orders with a publishable k
   const out = await page.evaluate(`(async () => {
     const BASE = ${JSON.stringify(api.base)};
     const headers = { "X-Publishable-Key": ${JSON.stringify(pk)} };
-    const { product } = await (await fetch(BASE + "/v1/products", { headers })).json();
+    const product = await (await fetch(BASE + "/v1/products", { headers })).json();
     document.querySelector("#catalog").innerHTML = product.map((p) => "<li>" + p.title + ": " + p.availability + "</li>").join("");
     const body = [{ order_id: "create", customer: { email: "anna@example.com" }, products: [{ sku: product[0].sku, qty: 1 }] }];
     const res = await fetch(BASE + "/v1/orders", { method: "POST", headers: { ...headers, "Content-Type": "application/json" }, body: JSON.stringify(body) });
