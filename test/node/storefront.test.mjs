@@ -67,8 +67,8 @@ test("a storefront page reads the public catalog and orders with a publishable k
   })()`);
   assert.equal(out.status, "unpaid");
   assert.equal(out.html, "Mug: in_stock");
-  assert.equal(out[0].purchase_price, undefined);
-  assert.equal(out[0].stock, undefined);
+  assert.equal(out.product[0].purchase_price, undefined);
+  assert.equal(out.product[0].stock, undefined);
 });
 
 test("the same page cannot use a secret key (no CORS on secret-key routes)", async () => {
