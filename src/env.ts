@@ -2,7 +2,7 @@ import type { DB } from "./db/client";
 import type { Idem } from "./platform/idempotency";
 
 // The optional vars are not in wrangler.toml, so `wrangler types` cannot see them: declared here
-// (docs/operations.md, "Configuration"). wrangler types the vars it sees by their value ("SEK"); a store sets
+// (src/docs/operations.md, "Configuration"). wrangler types the vars it sees by their value ("SEK"); a store sets
 // its own currency, and API_KEY may be missing (the service then fails closed).
 export type Bindings = Omit<Env, "DEFAULT_CURRENCY" | "API_KEY"> & {
   DEFAULT_CURRENCY: string;

@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createProduct, get, post, put, uid } from "./helpers";
 
-// The request sequences of the modelled API's public clients (docs/modelled-reads.md, "Modelled reads"), replayed
+// The request sequences of the modelled API's public clients (src/docs/modelled-reads.md, "Modelled reads"), replayed
 // against this service, with each answer read the way that client reads it: the fields it takes
 // and the JSON types its parser accepts. Where the documented shapes and the C# SDK disagree, the
 // documented shapes win (a lookup is {"product": {...}}), so the SDK's product is read from there.

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { buildRequest } from "../src/webhooks/attempt";
 import { createProduct, get, post, subscribeAll, uid } from "./helpers";
 
-// Audit (docs/keys.md, "Audit"): an order and its event record the key that created it.
+// Audit (src/docs/keys.md, "Audit"): an order and its event record the key that created it.
 
 describe("audit of the creating key", () => {
   it("GET /v1/orders/{id} and the order.created event name the stored key; the bootstrap key leaves none", async () => {

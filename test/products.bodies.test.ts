@@ -7,7 +7,7 @@ import { MAX_VARIANTS } from "../src/products/schema";
 import { MAX_ANSWER_BYTES, SIZE_SQL } from "../src/products/size";
 import { call, createProduct, get, post, put, uid } from "./helpers";
 
-// Real clients' bodies (docs/products.md, "Updating products"): wrapped lists, decimal commas, SKUs with
+// Real clients' bodies (src/docs/products.md, "Updating products"): wrapped lists, decimal commas, SKUs with
 // spaces, sync entries without option values, and the bounds on images and answer size.
 
 const FIELDS = new Set(["product_id", "sku", "title", "price", "stock", "variants"]);
@@ -339,7 +339,7 @@ describe("images and the size of a product's answer", () => {
   });
 
   it("POST cannot reach 2 MiB of answer: the largest new product answers within it", async () => {
-    // With MAX_VARIANTS variants a 1 MiB body cannot make a 2 MiB answer (docs/products.md, "Limits"); the
+    // With MAX_VARIANTS variants a 1 MiB body cannot make a 2 MiB answer (src/docs/products.md, "Limits"); the
     // 413 is reached by growing a product over several PUTs (above). Five long option names
     // repeat in every variant of the answer, and every variant carries 3 long image URLs.
     const names = Object.fromEntries([1, 2, 3, 4, 5].map((n) => [`variant_option${n}_name`, `${n}${"n".repeat(250)}`]));

@@ -1,13 +1,13 @@
 // The catalog the bench seeds through the API, and the requests of every case.
 
 export const ORDER_PRODUCTS = 40; // x 3 variants: 120 SKUs for order lines
-// The contract's variants per product (src/products/schema.ts MAX_VARIANTS, docs/products.md, "Limits").
+// The contract's variants per product (src/products/schema.ts MAX_VARIANTS, src/docs/products.md, "Limits").
 export const MAX_VARIANTS = 128;
 export const SYNC_SIZES = [10, 100, MAX_VARIANTS];
 // Products of MAX_VARIANTS that fill the largest products page up to its variant bound
 // (src/products/list.ts PAGE_VARIANTS_MAX, 512).
 const PAGE_FILLERS = 2;
-// The largest page GET /v1/products and GET /v1/orders accept today (docs/products.md, "Limits").
+// The largest page GET /v1/products and GET /v1/orders accept today (src/docs/products.md, "Limits").
 export const PRODUCT_PAGE = 100;
 export const ORDER_PAGE = 100;
 
@@ -111,7 +111,7 @@ export async function seed(t) {
 }
 
 /**
- * A stored secret key and a publishable key (docs/keys.md), for the cases that authenticate with
+ * A stored secret key and a publishable key (src/docs/keys.md), for the cases that authenticate with
  * them instead of the bootstrap API_KEY.
  * @param {Target} t
  */
@@ -304,7 +304,7 @@ export function cases(ids) {
       cpuIterations: 60,
     },
   ];
-  // The usual stock-tool batch (docs/products.md, "Stock tools"): 100 items, each the stock of one SKU,
+  // The usual stock-tool batch (src/docs/products.md, "Stock tools"): 100 items, each the stock of one SKU,
   // spread over the 40 order products (several SKUs of one product), stock alternating so every
   // request changes all 100. Stock stays far above what the order cases take.
   list.push({
@@ -411,7 +411,7 @@ export function cases(ids) {
       cpuIterations: n <= 100 ? 60 : 10,
     });
   }
-  // The largest sync answered with Prefer: return=minimal (docs/products.md, "Updating products").
+  // The largest sync answered with Prefer: return=minimal (src/docs/products.md, "Updating products").
   for (const n of [MAX_VARIANTS]) {
     list.push({
       id: `sync-${n}-minimal`,
@@ -435,7 +435,7 @@ export function cases(ids) {
       cpuIterations: 10,
     },
     {
-      // The modelled reads' largest page (docs/modelled-reads.md, "Modelled reads"): products with details, up to
+      // The modelled reads' largest page (src/docs/modelled-reads.md, "Modelled reads"): products with details, up to
       // the 512-variant page bound, filled by the seeded sync and page products.
       id: "list-products",
       label: "GET /v1/products?limit=500&include_details=true",

@@ -38,7 +38,7 @@ type Order = { products: Line[]; customer?: { email?: string }; shipping?: { pri
  * hand-written, in ONE D1
  * batch, with prices and totals taken from the catalog by SQL instead of a read before the
  * write. No validation beyond JSON.parse; it trusts its input. Lines travel as one JSON
- * parameter expanded with json_each, as docs/security.md, "Guarantees" asks of the real thing.
+ * parameter expanded with json_each, as src/docs/security.md, "Guarantees" asks of the real thing.
  */
 bench.post("/order-batch", async (c) => {
   const orders = (await c.req.json()) as Order[];
@@ -91,7 +91,7 @@ bench.post("/order-batch", async (c) => {
         .bind(lines, now),
     );
   }
-  // Each order's order.created outbox row (docs/webhooks.md, "Webhooks"), written as the real create writes
+  // Each order's order.created outbox row (src/docs/webhooks.md, "Webhooks"), written as the real create writes
   // it: only while an endpoint subscribes (none does in the bench).
   stmts.push(
     db

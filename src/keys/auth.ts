@@ -7,7 +7,7 @@ import { authorize } from "./scopes";
 import { resolveCredential } from "./verify";
 
 /**
- * Authentication and authorization of every /v1 request (docs/api.md, "Authentication"; docs/keys.md):
+ * Authentication and authorization of every /v1 request (src/docs/api.md, "Authentication"; src/docs/keys.md):
  * resolves the credential (src/keys/verify.ts), then checks the route's scope in the one table of
  * src/keys/scopes.ts. Fails closed when no API_KEY is configured. With RATE_LIMIT_PER_KEY="true",
  * each key is also held to KEY_REQUESTS (a bootstrap key counted by its position in API_KEY, so

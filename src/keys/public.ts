@@ -4,7 +4,7 @@ import type { AppEnv, Credential } from "../env";
 import { tooMany } from "../platform/auth";
 import { clientAddress } from "../platform/client";
 
-// What a publishable key sees and may do (docs/keys.md, "Publishable keys"). The filter is a
+// What a publishable key sees and may do (src/docs/keys.md, "Publishable keys"). The filter is a
 // function over a product as any product route presents it (list, details, single), so it
 // composes with however those answers are shaped.
 

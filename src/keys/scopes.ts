@@ -3,7 +3,7 @@ import { matchedRoutes } from "hono/route";
 import type { AppEnv, Credential } from "../env";
 import { ApiError } from "../platform/errors";
 
-/** What a secret key may be granted (docs/keys.md, "Scopes"). */
+/** What a secret key may be granted (src/docs/keys.md, "Scopes"). */
 export const SCOPES = ["products:read", "products:write", "orders:read", "orders:write", "webhooks", "keys"] as const;
 export type Scope = (typeof SCOPES)[number];
 

@@ -46,7 +46,7 @@ const COMPONENTS: [string, z.ZodType][] = [
 
 const NUMERIC_STRING = "^\\s*-?\\d+(\\.\\d+)?\\s*$";
 
-/** The lenient scalars of docs/api.md, "Conventions" say in the document what they accept. */
+/** The lenient scalars of src/docs/api.md, "Conventions" say in the document what they accept. */
 function describeLenient(ctx: { zodSchema: unknown; jsonSchema: Json }) {
   const s = ctx.zodSchema as z.ZodType;
   const j = ctx.jsonSchema;
@@ -240,7 +240,7 @@ export function buildOpenApi() {
       { name: "products", description: "Products and their variants." },
       { name: "orders", description: "Orders." },
       { name: "webhooks", description: "Webhook endpoints and their deliveries." },
-      { name: "keys", description: "Secret and publishable API keys (docs/keys.md)." },
+      { name: "keys", description: "Secret and publishable API keys (src/docs/keys.md)." },
     ],
     security: SECURED,
     paths: {

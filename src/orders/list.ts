@@ -26,13 +26,13 @@ import {
   type StatusName,
 } from "./modelled";
 
-// GET /v1/orders in the modelled dialect (docs/modelled-reads.md, "Modelled reads").
+// GET /v1/orders in the modelled dialect (src/docs/modelled-reads.md, "Modelled reads").
 
 /**
  * Page size bounds (one place, for the CPU budget). The modelled API allows 1,000 orders a page;
  * measured in workerd (npm run bench), 500 orders with details took 15.2 ms of CPU (median) and
  * 200 took 5.9 ms: D1's row mapping, presenting and serialising grow with the page, so 200 orders
- * and 800 lines are the most that fit the free plan's 10 ms (docs/modelled-reads.md, "Modelled reads").
+ * and 800 lines are the most that fit the free plan's 10 ms (src/docs/modelled-reads.md, "Modelled reads").
  */
 export const ORDER_LIMIT_DEFAULT = 100;
 export const ORDER_LIMIT_MAX = 200;

@@ -1,12 +1,12 @@
 import { dateText, moneyText } from "../platform/query";
 
-// Orders in the modelled dialect (docs/modelled-reads.md, "Modelled reads"): ids, money and statuses as strings,
+// Orders in the modelled dialect (src/docs/modelled-reads.md, "Modelled reads"): ids, money and statuses as strings,
 // dates as "YYYY-MM-DD HH:MM:SS" UTC; order lines' ids and qty are JSON numbers. Missing text is
 // "" rather than null. Rows come straight from D1 (snake_case columns).
 
 export type Row = Record<string, unknown>;
 
-/** Our status words to the modelled API's codes (docs/modelled-reads.md, "Modelled reads"). */
+/** Our status words to the modelled API's codes (src/docs/modelled-reads.md, "Modelled reads"). */
 export const STATUS_CODES = { unpaid: "-1", paid: "1", done: "2", cancelled: "3" } as const;
 export type StatusName = keyof typeof STATUS_CODES;
 

@@ -30,7 +30,7 @@ import {
 } from "./status";
 import type { TaxLine } from "./totals";
 
-// PUT /v1/orders (docs/orders.md, "Orders"): each element changes one order, atomically, in one batch.
+// PUT /v1/orders (src/docs/orders.md, "Orders"): each element changes one order, atomically, in one batch.
 // Status changes without line edits take ONE round trip for the whole request: their statements
 // are conditional in SQL on each order's status when the batch runs (status.ts), and the orders
 // are read in the same batch for the answers. Line edits (and any keyed request, whose answer

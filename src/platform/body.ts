@@ -81,7 +81,7 @@ async function drain(reader: ReadableStreamDefaultReader<Uint8Array>, seen: numb
 }
 
 /**
- * Reads a JSON body under the rules of docs/api.md, "Conventions": media type (415), size (413), nesting (400),
+ * Reads a JSON body under the rules of src/docs/api.md, "Conventions": media type (415), size (413), nesting (400),
  * syntax (400). The parsed value is `c.var.body`; routes then check its shape themselves because
  * array bodies are validated item by item.
  */

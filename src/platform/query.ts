@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ApiError } from "./errors";
 import { issuesToErrors } from "./validate";
 
-// Query strings of the modelled-dialect lists (docs/modelled-reads.md, "Modelled reads"). A parameter the operation
+// Query strings of the modelled-dialect lists (src/docs/modelled-reads.md, "Modelled reads"). A parameter the operation
 // does not define is refused rather than dropped, so that a misspelt filter never looks like an
 // answer to it; a parameter given twice is refused too (which one would win is a guess).
 

@@ -19,7 +19,7 @@ import {
 import { agreedNames, comboKey, type Located, valuesOf, variantColumns } from "./variants";
 
 /**
- * How a write answers: `minimal` reads back only ids, SKUs and updated_at (docs/products.md,
+ * How a write answers: `minimal` reads back only ids, SKUs and updated_at (src/docs/products.md,
  * "Prefer: return=minimal"). keyId: the stored API key making the write (null: the bootstrap
  * API_KEY), for the audit trail.
  */
@@ -33,7 +33,7 @@ export type ItemOutcome<P = ProductOut> =
 /** A product the write batch will create or change, referred to before its id is known. */
 export type ProductRef = { $product: string | number };
 
-/** How a product write records its answer for Idempotency-Key retries (docs/security.md, "Guarantees"). */
+/** How a product write records its answer for Idempotency-Key retries (src/docs/security.md, "Guarantees"). */
 export type Recorder = {
   idem: Idem;
   /** Claims the key with the request's whole answer (a deletion's items answer the deleted id). */
@@ -44,7 +44,7 @@ export type Recorder = {
   complete: Claim<Map<number, ItemOutcome<ProductRef>>>;
   /**
    * The last statement of a batch that claimed or completed the record: stores the products
-   * matching `where` (as for productReads) as they are then, for replays (docs/security.md, "Guarantees").
+   * matching `where` (as for productReads) as they are then, for replays (src/docs/security.md, "Guarantees").
    */
   snapshot: (where: string, ...params: unknown[]) => D1PreparedStatement;
 };
@@ -150,7 +150,7 @@ function planCreate(
   return { index, product, variants: planned, skus: owned };
 }
 
-/** The answer size estimate of a product about to be created (docs/products.md, "Updating products"). */
+/** The answer size estimate of a product about to be created (src/docs/products.md, "Updating products"). */
 function createdSize(p: ProductInsert, variants: VariantInsert[]) {
   let size = PRODUCT_ALLOWANCE + jsonBytes(p.images) + jsonBytes(p.metadata);
   for (const key of PRODUCT_TEXT_COLUMNS) size += textBytes(p[key]);
@@ -178,7 +178,7 @@ const INSERT_PRODUCTS = `
 
 /**
  * Inserts variants given as JSON rows carrying either `token` (a product created in the same
- * batch, docs/security.md, "Guarantees") or `product_id`; no_minus is copied from the product row.
+ * batch, src/docs/security.md, "Guarantees") or `product_id`; no_minus is copied from the product row.
  */
 export const INSERT_VARIANTS = `
   INSERT INTO variants (product_id, sku, option1_value, option2_value, option3_value,

@@ -18,13 +18,13 @@ import {
 } from "../platform/query";
 import { type ModelledProduct, modelledProduct, modelledProductDetails, type Row } from "./modelled";
 
-// GET /v1/products and GET /v1/products/count in the modelled dialect (docs/modelled-reads.md, "Modelled reads").
+// GET /v1/products and GET /v1/products/count in the modelled dialect (src/docs/modelled-reads.md, "Modelled reads").
 
 /** Page size bounds: the modelled API's default and maximum (one place, for the CPU budget). */
 export const PRODUCT_LIMIT_DEFAULT = 100;
 export const PRODUCT_LIMIT_MAX = 500;
 /**
- * Variants in one page with include_details (docs/products.md, "Limits"): a page of 2,048 measured 10.6 to
+ * Variants in one page with include_details (src/docs/products.md, "Limits"): a page of 2,048 measured 10.6 to
  * 11.8 ms median in workerd, and 1,024 (after reading pages as JSON rows) 3.0 to 6.0 ms median
  * with p90s of 7.7 to 11.6 ms across full bench runs on a shared machine (bench/README.md): not
  * the margin a p90 needs, so 512; still four of the largest products (MAX_VARIANTS) a page.
@@ -109,14 +109,14 @@ const listQuery = z
       ctx.addIssue({ code: "custom", path: ["cursor"], message: "cannot be combined with offset, product_id or sku" });
     }
   });
-/** visibleOnly: only visible products (a publishable key's catalog, docs/keys.md); never from the URL. */
+/** visibleOnly: only visible products (a publishable key's catalog, src/docs/keys.md); never from the URL. */
 export type ProductListQuery = z.output<typeof listQuery> & { visibleOnly?: boolean };
 
 export const parseProductQuery = (url: string) => parseQuery(listQuery, strictQuery(url, PARAMS));
 
 /** What GET /v1/products answers: the body, and the Link to the next page if there is one. */
 export type ProductListAnswer = {
-  // Bare, as the modelled API's clients in the wild read it (docs/modelled-reads.md, "GET /v1/products").
+  // Bare, as the modelled API's clients in the wild read it (src/docs/modelled-reads.md, "GET /v1/products").
   body: ModelledProduct[] | ModelledProduct;
   link?: string;
 };

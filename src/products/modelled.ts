@@ -1,6 +1,6 @@
 import { dateText, moneyText } from "../platform/query";
 
-// Products in the modelled dialect (docs/modelled-reads.md, "Modelled reads"): the modelled API's field names
+// Products in the modelled dialect (src/docs/modelled-reads.md, "Modelled reads"): the modelled API's field names
 // and JSON types. Ids, prices, quantities and flags are strings there; a variant's
 // disable_minusqty is a boolean and a product's stock a number. Missing text is "" rather than
 // null, so that a client that reads every field as a string never meets a null.

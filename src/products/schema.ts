@@ -17,15 +17,15 @@ import { precompile } from "../platform/validate";
 
 // Wire schemas of interface.md 2.7 (product) and 2.8 (variant entry), field names as the API
 // this is modelled on sends them. `create` mode is POST /v1/products; `update` mode is PUT, where
-// every field is optional and `null` clears an optional one (docs/products.md, "Updating products").
+// every field is optional and `null` clears an optional one (src/docs/products.md, "Updating products").
 
 /**
- * Variants per product (docs/products.md, "Limits"): the largest sync whose CPU fits the free plan's 10 ms
+ * Variants per product (src/docs/products.md, "Limits"): the largest sync whose CPU fits the free plan's 10 ms
  * with margin, measured in workerd (bench/README.md): 128 variants 3.8 ms median, 192 6.9 ms,
  * 256 7.8 to 8.8 ms, 1,000 22 ms, 2,048 44 ms.
  */
 export const MAX_VARIANTS = 128;
-/** Images per product and per variant (docs/products.md, "Updating products"). */
+/** Images per product and per variant (src/docs/products.md, "Updating products"). */
 export const MAX_IMAGES = 50;
 export const OPTION_SLOTS = [1, 2, 3, 4, 5] as const;
 
@@ -48,7 +48,7 @@ export const images = z
 
 const STOCK_RANGE = 1_000_000_000;
 export const stock = int(-STOCK_RANGE, STOCK_RANGE, `must be a whole number from -${STOCK_RANGE} to ${STOCK_RANGE}`);
-// A flag like the others (docs/api.md, "Conventions": 1/0, "1"/"0", true/false), stored and answered as 1 or 0.
+// A flag like the others (src/docs/api.md, "Conventions": 1/0, "1"/"0", true/false), stored and answered as 1 or 0.
 export const visible = flag;
 
 function optionFields(make: <T extends z.ZodType>(s: T) => z.ZodType) {

@@ -11,14 +11,14 @@ import type { ItemOutcome, ProductRef, Recorder, WriteOptions } from "./create";
 import type { ProductOut } from "./present";
 import { productSnapshot, resolveProducts } from "./replay";
 
-// What POST, PUT and DELETE /v1/products share (docs/products.md, "Products"): the body read as items, each
+// What POST, PUT and DELETE /v1/products share (src/docs/products.md, "Products"): the body read as items, each
 // validated on its own, one service call, the answer {success, errors, notices, products}, the
 // Idempotency-Key record and the events handed to the queue once the batch committed.
 
 /** Idempotency-Key handling of the product writes: replays present the stored snapshot. */
 export const productIdempotency = idempotencyWith(resolveProducts);
 
-/** `sku: ...` inside item `[2]` reads `[2].sku: ...` (docs/api.md, "Conventions"). */
+/** `sku: ...` inside item `[2]` reads `[2].sku: ...` (src/docs/api.md, "Conventions"). */
 export function itemPath(prefix: string, message: string) {
   if (!prefix || message.startsWith("[")) return message;
   // A message about the item as a whole ("must be a product object") has no path of its own.
@@ -132,7 +132,7 @@ export async function writeProducts<S extends z.ZodObject, P extends ProductOut 
   for (const p of parsed) if (!p.ok) outcomes.set(p.index, { ok: false, status: 400, errors: p.errors });
   const valid = parsed.flatMap((p) => (p.ok ? [{ index: p.index, data: p.data }] : []));
   const now = Date.now();
-  // Prefer: return=minimal (RFC 7240; docs/products.md, "Prefer: return=minimal") on answers that show
+  // Prefer: return=minimal (RFC 7240; src/docs/products.md, "Prefer: return=minimal") on answers that show
   // products: the service reads back only ids, SKUs and updated_at where it can.
   const minimal = products && prefersMinimal(c.req.header("prefer"));
   const rec = recorder(c.var.db, c.var.idem, parsed, now, products);

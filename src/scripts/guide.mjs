@@ -1,5 +1,5 @@
-// The manual as pages the Worker serves (docs/development.md, "OpenAPI and docs"): README.md and
-// docs/*.md rendered to HTML under public/guide/ (ignored by git) by marked, so each operation of
+// The manual as pages the Worker serves (src/docs/development.md, "OpenAPI and docs"): README.md and
+// src/docs/*.md rendered to HTML under public/guide/ (ignored by git) by marked, so each operation of
 // the API reference can link its topic page on the same origin, with no Worker CPU (static assets).
 // Headings get the ids GitHub gives them, so the same #anchors work on GitHub and here.
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -21,7 +21,7 @@ export function slug(/** @type {string} */ text) {
 
 /** A link between pages of the repo, as it resolves under /guide/. */
 function guideHref(/** @type {string} */ href) {
-  const m = /^(?:\.\.\/)?(?:docs\/)?([\w-]+)\.md(#.*)?$/.exec(href);
+  const m = /^(?:\.\.\/)*(?:src\/docs\/)?([\w-]+)\.md(#.*)?$/.exec(href);
   if (!m) return href;
   if (href.includes("bench/")) return href;
   const page = m[1] === "README" ? "index" : m[1];
@@ -52,14 +52,14 @@ td,th{border:1px solid #d0d7de;padding:.3rem .5rem;vertical-align:top}nav{margin
 ${body}</body></html>
 `;
 
-/** Renders README.md and every docs/*.md page into public/guide/; returns the pages written. */
+/** Renders README.md and every src/docs/*.md page into public/guide/; returns the pages written. */
 export function renderGuide() {
   mkdirSync(GUIDE_DIR, { recursive: true });
   const sources = [
     ["index", path.join(root, "README.md")],
-    ...readdirSync(path.join(root, "docs"))
+    ...readdirSync(path.join(root, "src", "docs"))
       .filter((f) => f.endsWith(".md"))
-      .map((f) => [f.slice(0, -3), path.join(root, "docs", f)]),
+      .map((f) => [f.slice(0, -3), path.join(root, "src", "docs", f)]),
   ];
   for (const [name, file] of sources) {
     const md = readFileSync(file, "utf8");

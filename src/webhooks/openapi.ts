@@ -53,7 +53,7 @@ export const deliveryList = z.object({
   ),
 });
 
-/** The stored API key whose request caused the event (docs/keys.md, "Audit"); absent otherwise. */
+/** The stored API key whose request caused the event (src/docs/keys.md, "Audit"); absent otherwise. */
 const eventKey = z.object({ id: idInt, name: z.string() }).optional();
 
 /** The body of a `standard` delivery (Standard Webhooks 1.0, thin payload). */

@@ -37,7 +37,7 @@ function project(account = {}) {
   copyFileSync(path.join(root, "wrangler.toml"), path.join(dir, "wrangler.toml"));
   // The manual, which the deploy renders into the static assets.
   copyFileSync(path.join(root, "README.md"), path.join(dir, "README.md"));
-  cpSync(path.join(root, "docs"), path.join(dir, "docs"), { recursive: true });
+  cpSync(path.join(root, "src", "docs"), path.join(dir, "src", "docs"), { recursive: true });
   symlinkSync(path.join(root, "node_modules"), path.join(dir, "node_modules"), "dir");
   mkdirSync(path.join(dir, "bin"));
   const fake = path.join(dir, "bin", "wrangler");

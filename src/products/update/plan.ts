@@ -15,13 +15,13 @@ import {
 import { type Failed, Failures, fail, type Snapshot, type Target } from "./select";
 import { sizeAfter } from "./size";
 
-// The plan of one product's update (docs/products.md, "Updating products"): decided in JS from the round's
+// The plan of one product's update (src/docs/products.md, "Updating products"): decided in JS from the round's
 // snapshot, without database access, as rows for the statements of the write batch.
 
 // ---------------------------------------------------------------------------------------------
 // Plan
 
-// Fields that always belong to the product, also when a variant was selected (docs/products.md, "Updating products").
+// Fields that always belong to the product, also when a variant was selected (src/docs/products.md, "Updating products").
 const PRODUCT_ONLY = [
   "title",
   "description",
@@ -187,7 +187,7 @@ export function plan(t: Target, snap: Snapshot): Plan | Failed {
     }
   }
 
-  // Option names (docs/products.md, "Updating products"): all entries of the request agree; sync may rename, add and
+  // Option names (src/docs/products.md, "Updating products"): all entries of the request agree; sync may rename, add and
   // update must use the product's names, unless it has none yet.
   const sync = located(d.variants?.sync, "sync");
   const add = located(d.variants?.add, "add");
