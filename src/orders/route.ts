@@ -153,6 +153,7 @@ export const ordersRoute = new Hono<AppEnv>()
     const changed = await updateOrders(db, valid, {
       now,
       events,
+      keyId: c.var.credential?.keyId ?? null,
       recorder: idem && {
         idem,
         claim: (done) => {

@@ -68,8 +68,8 @@ const RESTOCK_PRODUCTS = `
 // The outbox rows of status changes, written only for the changes that happen (outbox.ts writes
 // its rows unconditionally; these are the same rows, with the status test of the change itself).
 const STATUS_EVENTS = `
-  INSERT INTO events (id, type, order_id, created_at)
-  SELECT e.value->>'id', e.value->>'type', o.id, ?2 FROM json_each(?1) AS e
+  INSERT INTO events (id, type, order_id, created_at, key_id)
+  SELECT e.value->>'id', e.value->>'type', o.id, ?2, e.value->>'keyId' FROM json_each(?1) AS e
   JOIN orders AS o ON o.id = e.value->>'orderId'
   WHERE o.status <> 'cancelled' AND o.status <> e.value->>'status'
     AND (e.value->>'type' <> 'order.new' OR o.date_paid IS NULL) AND ${subscribed("e.value->>'type'")}
@@ -135,11 +135,11 @@ export function statusStatements(
 }
 
 /** The event a status change would cause when nothing is known about the order (the one-trip path). */
-export function candidateEvent(change: StatusChange): StatusEvent | undefined {
+export function candidateEvent(change: StatusChange, keyId: number | null): StatusEvent | undefined {
   const { status } = change;
   if (change.skipWebhook || !status || status === "unpaid") return undefined;
   const type: EventType = status === "paid" ? "order.new" : status === "done" ? "order.done" : "order.cancelled";
-  return { ...newEvent(type, { orderId: change.orderId }), status };
+  return { ...newEvent(type, { orderId: change.orderId, keyId }), status };
 }
 
 /** The notice for lines whose stock a cancel could not return. */

@@ -68,6 +68,8 @@ export type UpdateOptions = {
   recorder?: UpdateRecorder;
   /** Filled with the events of the batches that committed, for dispatch after the answer. */
   events: PendingEvent[];
+  /** The stored API key making the change, recorded on its events (src/docs/keys.md, "Audit"). */
+  keyId?: number | null;
 };
 
 const toOrder = rowMapper(orders);
@@ -197,7 +199,7 @@ const prepare = (items: Items) => {
  */
 async function oneTrip(db: DB, items: Items, opts: UpdateOptions) {
   const { changes, cancelling, ids } = prepare(items);
-  const candidates = changes.flatMap((c) => candidateEvent(c) ?? []);
+  const candidates = changes.flatMap((c) => candidateEvent(c, opts.keyId ?? null) ?? []);
   const results = await runBatch(db, [
     readOrdersStatement(db, ids),
     ...(cancelling.length ? [goneLinesStatement(db, cancelling)] : []),
@@ -226,7 +228,7 @@ async function keyedStatus(db: DB, items: Items, opts: UpdateOptions, recorder: 
       readOrdersStatement(db, ids),
       ...(cancelling.length ? [goneLinesStatement(db, cancelling)] : []),
     ]);
-    const candidates = changes.flatMap((c) => candidateEvent(c) ?? []);
+    const candidates = changes.flatMap((c) => candidateEvent(c, opts.keyId ?? null) ?? []);
     const d = decide(items, changes, read[0], cancelling.length ? read[1].results : [], candidates);
     const write = [
       stmt(db, VERSIONS_GUARD, JSON.stringify(d.versions)),
@@ -268,7 +270,13 @@ function goneLines(stored: LineRow[], cat: Catalog): Record<string, unknown>[] {
  * Decides one element from a read of its order, its lines and the catalog rows they name. Every
  * notice is known here, before the write, so that a keyed request records its final answer.
  */
-function planUpdate(db: DB, u: OrderUpdate, results: D1Result<Record<string, unknown>>[], now: number): Planned {
+function planUpdate(
+  db: DB,
+  u: OrderUpdate,
+  results: D1Result<Record<string, unknown>>[],
+  now: number,
+  keyId: number | null,
+): Planned {
   const notices = flagNotices(u);
   const row = results[0].results[0];
   if (!row) return { outcome: notFound(u.order_id, notices) };
@@ -300,7 +308,7 @@ function planUpdate(db: DB, u: OrderUpdate, results: D1Result<Record<string, unk
   }
   const change = toChange(u);
   const type = change.status && !change.skipWebhook ? statusEvent(pre.status, change.status, pre.datePaid) : undefined;
-  const event = type && newEvent(type, { orderId: pre.id });
+  const event = type && newEvent(type, { orderId: pre.id, keyId });
   // The lines given back are the ones the order has after this element's edits.
   const kept = new Set(lines.map((l) => `${l.productId}:${l.variantId}`));
   const gone = goneLines(stored, cat).filter((g) => kept.has(`${g.product_id}:${g.variant_id}`));
@@ -345,7 +353,7 @@ async function planned(
       stmt(db, READ_LINE_VARIANTS, u.order_id),
       stmt(db, READ_LINE_PRODUCTS, u.order_id),
     ]);
-    const p = planUpdate(db, u, read, opts.now);
+    const p = planUpdate(db, u, read, opts.now, opts.keyId ?? null);
     if (!p.write) return { outcome: p.outcome, wrote: false };
     const claim = head(p.outcome);
     let results: D1Result<Record<string, unknown>>[] = [];

@@ -2,7 +2,7 @@ import type { DB } from "../db/client";
 import { afterLostRace, isConstraintError, runBatch, stmt } from "../platform/d1";
 import { runClaimed } from "../platform/idempotency";
 import { type PendingEvent, subscribed } from "../webhooks/outbox";
-import type { ItemOutcome, Recorder } from "./create";
+import type { ItemOutcome, Recorder, WriteOptions } from "./create";
 import type { ProductDelete } from "./schema";
 
 // DELETE /v1/products (src/docs/products.md, "Deleting products"). Each item names a product by `product_id` or
@@ -29,8 +29,8 @@ const RESOLVE = `
     EXISTS (SELECT 1 FROM products WHERE id = t.asked) AS found
   FROM (${TARGETS}) AS t LEFT JOIN skus AS k ON k.sku = t.sku ORDER BY t.i`;
 const EVENTS = `
-  INSERT INTO events (id, type, product_id, created_at)
-  SELECT min(eid), 'product.delete', pid, ?2 FROM (${TARGETS})
+  INSERT INTO events (id, type, product_id, created_at, key_id)
+  SELECT min(eid), 'product.delete', pid, ?2, ?3 FROM (${TARGETS})
   WHERE pid IS NOT NULL AND ${subscribed("'product.delete'")} GROUP BY pid
   RETURNING id, product_id`;
 const DELETE_VARIANTS = `DELETE FROM variants WHERE product_id IN (SELECT pid FROM (${TARGETS}))`;
@@ -78,7 +78,13 @@ const eventsOf = (r: D1Result<Record<string, unknown>>): PendingEvent[] =>
  * records events and deletes. With one, the answer is recorded in the batch and so must be known
  * before it: a read decides, and the write batch is guarded against a change in between.
  */
-export async function deleteProducts(db: DB, items: Item[], now: number, recorder?: Recorder) {
+export async function deleteProducts(
+  db: DB,
+  items: Item[],
+  now: number,
+  recorder?: Recorder,
+  { keyId = null }: WriteOptions = {},
+) {
   const outcomes = new Map<number, Outcome>();
   const asked: Record<string, unknown>[] = [];
   for (const { index, data } of items) {
@@ -92,7 +98,7 @@ export async function deleteProducts(db: DB, items: Item[], now: number, recorde
   if (!recorder) {
     const [resolved, events] = await runBatch(db, [
       stmt(db, RESOLVE, json),
-      stmt(db, EVENTS, json, now),
+      stmt(db, EVENTS, json, now, keyId),
       stmt(db, DELETE_VARIANTS, json),
       stmt(db, DELETE_PRODUCTS, json),
     ]);
@@ -116,7 +122,7 @@ export async function deleteProducts(db: DB, items: Item[], now: number, recorde
         decided.deleted.size
           ? [
               stmt(db, GONE, targets),
-              stmt(db, EVENTS, targets, now),
+              stmt(db, EVENTS, targets, now, keyId),
               stmt(db, DELETE_VARIANTS, targets),
               stmt(db, DELETE_PRODUCTS, targets),
             ]

@@ -32,7 +32,7 @@ export async function updateProducts(
 ): Promise<{ outcomes: Map<number, ItemOutcome>; events: PendingEvent[] }> {
   const back = readBack(options.minimal);
   const stock = stockItems(items);
-  if (stock) return stockUpdate(db, stock, now, recorder);
+  if (stock) return stockUpdate(db, stock, now, recorder, options.keyId ?? null);
   const outcomes = new Map<number, ItemOutcome>();
   const events: PendingEvent[] = [];
   // Every product a batch of this request changed, for the snapshot of the last one.
@@ -93,7 +93,7 @@ export async function updateProducts(
       recorded = true;
     }
     if (plans.length) {
-      const changes = plans.map((p) => newEvent("product.update", { productId: p.productId }));
+      const changes = plans.map((p) => newEvent("product.update", { productId: p.productId, keyId: options.keyId }));
       let results: D1Result<Record<string, unknown>>[];
       try {
         results = await runClaimed(db, recorder?.idem, head, [
