@@ -68,13 +68,44 @@ describe("a publishable key's catalog read", () => {
     expect(next.json.title).toBe("After");
   });
 
-  it("sees another isolate's change once the version it trusts expires", async () => {
+  it("sees a change made in another colo once the colo's version entry expires", async () => {
     const pk = await storefront();
     const a = await createProduct({ sku: uid(), title: "Old" });
     const path = `/v1/products/${a.product_id}`;
     await get(path, pk);
+    // Written past this colo: nothing here removes the version entry, so the old answer stands...
     await env.DB.prepare("UPDATE products SET title = 'New' WHERE id = ?").bind(a.product_id).run();
-    forgetCatalogVersion(); // what the bound does (CATALOG_VERSION_TTL_MS)
+    expect((await get(path, pk)).json.title).toBe("Old");
+    await forgetCatalogVersion(); // ...until the entry expires (CATALOG_VERSION_TTL_S)
     expect((await get(path, pk)).json.title).toBe("New");
+  });
+
+  it.each([
+    ["a product update", (sku: string) => put("/v1/products", { sku, stock: 4 })],
+    ["an order", (sku: string) => post("/v1/orders", [{ order_id: "create", products: [{ sku, qty: 1 }] }])],
+  ])(
+    "%s removes the colo's shared version entry before it answers, so every isolate there reads anew",
+    async (_, write) => {
+      const pk = await storefront();
+      const sku = uid();
+      const a = await createProduct({ sku, stock: 9 });
+      await get(`/v1/products/${a.product_id}`, pk);
+      // The entry every isolate of the colo reads the version from, instead of D1.
+      expect(await caches.default.match("https://catalog.internal/version")).toBeDefined();
+      expect((await write(sku)).status).toBe(200);
+      expect(await caches.default.match("https://catalog.internal/version")).toBeUndefined();
+      const w = wrapD1();
+      const next = await get(`/v1/products/${a.product_id}`, { ...pk, env: { DB: w.db } });
+      expect(next.headers.get("x-catalog-cache")).toBe("miss");
+      expect(w.counts.calls).toBeGreaterThan(0);
+    },
+  );
+
+  it("a webhook write leaves the catalog's entry alone", async () => {
+    const pk = await storefront();
+    const a = await createProduct({ sku: uid() });
+    await get(`/v1/products/${a.product_id}`, pk);
+    expect((await post("/v1/webhooks", { url: "https://hooks.example/edge", events: ["order.new"] })).status).toBe(201);
+    expect(await caches.default.match("https://catalog.internal/version")).toBeDefined();
   });
 });

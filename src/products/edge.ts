@@ -10,48 +10,64 @@ import { waiterOf } from "../webhooks/outbox";
 // stale for its version, so nothing is purged: a change simply makes a new key.
 
 /**
- * How long an isolate trusts the catalog version it read: a catalog read within this time costs
- * no D1 query at all. A change is seen at once by the isolate that made it (it forgets the
- * version) and by every other isolate within this bound.
+ * The current catalog version, as the colo's isolates share it: a tiny Cache API entry. A write
+ * removes it after its batch commits, so every isolate of the writer's colo reads the new version
+ * on its next catalog read; elsewhere (the Cache API is per colo) the entry expires after this many
+ * seconds. Within that, an unchanged catalog's read costs no D1 query.
  */
-export const CATALOG_VERSION_TTL_MS = 2_000;
+export const CATALOG_VERSION_TTL_S = 2;
+const POINTER = "https://catalog.internal/version";
 const STORED_FOR = "public, max-age=86400";
 
-let memo: { version: number; until: number } | undefined;
+const cacheOf = () => (typeof caches === "undefined" ? undefined : caches.default);
 
-/** For tests and after a write in this isolate. */
-export function forgetCatalogVersion() {
-  memo = undefined;
+async function catalogVersion(c: Context<AppEnv>, cache: Cache): Promise<number> {
+  const known = await cache.match(POINTER);
+  if (known) return Number(await known.text());
+  const row = await c.var.db.$client
+    .prepare("SELECT version FROM catalog_version WHERE id = 1")
+    .first<{ version: number }>();
+  const version = row?.version ?? 0;
+  const put = cache.put(
+    POINTER,
+    new Response(String(version), { headers: { "Cache-Control": `max-age=${CATALOG_VERSION_TTL_S}` } }),
+  );
+  const waiter = waiterOf(c);
+  if (waiter) waiter.waitUntil(put);
+  else await put;
+  return version;
 }
 
-async function catalogVersion(c: Context<AppEnv>, now: number): Promise<number> {
-  if (!memo || memo.until <= now) {
-    const row = await c.var.db.$client
-      .prepare("SELECT version FROM catalog_version WHERE id = 1")
-      .first<{ version: number }>();
-    memo = { version: row?.version ?? 0, until: now + CATALOG_VERSION_TTL_MS };
-  }
-  return memo.version;
+/** For tests: what the pointer's expiry does in a colo that saw no write. */
+export async function forgetCatalogVersion() {
+  await cacheOf()?.delete(POINTER);
 }
 
-/** After any write of this isolate: the next catalog read asks for the version again. */
+// Writes that can move the catalog: products, and orders (they move stock).
+const MOVES_CATALOG = /^\/v1\/(products|orders)(\/|$)/;
+
+/**
+ * After a write that may have moved the catalog, the colo's pointer goes, before the answer: the
+ * writer's next read, and every isolate of its colo, then reads the new version.
+ */
 export const writesMoveCatalog = createMiddleware<AppEnv>(async (c, next) => {
   await next();
-  if (c.req.method !== "GET" && c.req.method !== "HEAD") memo = undefined;
+  if (c.req.method === "GET" || c.req.method === "HEAD" || !MOVES_CATALOG.test(c.req.path)) return;
+  await cacheOf()?.delete(POINTER);
 });
 
 /** Serves a publishable key's catalog read from the colo's cache, or stores the fresh answer there. */
 export const catalogEdge = createMiddleware<AppEnv>(async (c, next) => {
   const cred = c.var.credential;
-  if (cred?.type !== "publishable" || typeof caches === "undefined") return next();
+  const cache = cacheOf();
+  if (cred?.type !== "publishable" || !cache) return next();
   const view = publicView(cred);
   const url = new URL(c.req.url);
-  const version = await catalogVersion(c, Date.now());
+  const version = await catalogVersion(c, cache);
   // The answer depends on the path, the query and what the key may see; never on the key itself.
   const key = new Request(
     `https://catalog.internal/v${version}/${view.stock ? 1 : 0}${view.datafields ? 1 : 0}${url.pathname}${url.search}`,
   );
-  const cache = caches.default;
   const hit = await cache.match(key);
   if (hit) {
     c.res = new Response(hit.body, hit);
