@@ -1,8 +1,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { PAGE_LINES_MAX } from "../src/orders/list";
-import { PAGE_VARIANTS_MAX } from "../src/products/list";
-import { get } from "./helpers";
+import { PAGE_BYTES_MAX } from "../src/products/list";
+import { get, uid } from "./helpers";
 
 // Pages whose child rows (variants with include_details, order lines) would pass the CPU budget's
 // bound end early (src/docs/modelled-reads.md, "Modelled reads"): cursor pages end short with a Link to the rest;
@@ -14,38 +14,70 @@ const linkOf = (r: { headers: Headers }) => {
   return link ? new URL(/^<([^>]+)>; rel="next"$/.exec(link)?.[1] as string) : undefined;
 };
 
-describe("products with include_details: at most PAGE_VARIANTS_MAX variants a page", () => {
-  it("cuts a cursor page short and refuses an offset page, naming the limit that fits", async () => {
-    const per = Math.ceil(PAGE_VARIANTS_MAX / 2.5); // two products fit, three do not
+describe("products: full pages up to PAGE_BYTES_MAX of answer", () => {
+  it("answers a page whole, whatever its variants, with each product's variants in order", async () => {
+    const tag = uid("FULL");
+    // 3 products of 700 variants (three parts each on the way from D1) between small ones.
     await env.DB.batch([
       env.DB.prepare(
         `INSERT INTO products (title, price, option_names, created_at, updated_at)
-         SELECT 'big ' || value, 100, '["Size"]', 0, 0 FROM json_each('[0,1,2]')`,
-      ),
+         SELECT ?2 || ' ' || value, 100, '["Size","Colour","Fit","Cut","Sleeve"]', 0, 0 FROM json_each(?1)`,
+      ).bind(seq(9), tag),
       env.DB.prepare(
-        `INSERT INTO variants (product_id, option1_value, qty, position, created_at, updated_at)
-         SELECT p.id, 'S' || j.value, 1, j.value, 0, 0 FROM products AS p, json_each(?1) AS j`,
-      ).bind(seq(per)),
+        `INSERT INTO variants (product_id, option1_value, option2_value, option3_value, option4_value,
+           option5_value, qty, position, price, created_at, updated_at)
+         SELECT p.id, 'S' || j.value, 'red', 'slim', 'v', 'long', 1, 700 - j.value, j.value, 0, 0
+         FROM products AS p, json_each(?1) AS j WHERE p.title IN (?2 || ' 1', ?2 || ' 4', ?2 || ' 7')`,
+      ).bind(seq(700), tag),
     ]);
-    const first = await get("/v1/products?limit=3&include_details=true");
+    const r = await get(`/v1/products?search=${tag}&limit=9&offset=0&include_details=true`);
+    expect(r.status).toBe(200);
+    expect(r.json.map((p: any) => p.variants.length)).toEqual([0, 700, 0, 0, 700, 0, 0, 700, 0]);
+    const v = r.json[1].variants;
+    // By position: the last inserted comes first.
+    expect(v[0].values).toEqual([
+      { name: "Size", val: "S699" },
+      { name: "Colour", val: "red" },
+      { name: "Fit", val: "slim" },
+      { name: "Cut", val: "v" },
+      { name: "Sleeve", val: "long" },
+    ]);
+    const cents = Array.from({ length: 700 }, (_, i) => 699 - i);
+    expect(v.map((x: any) => x.price)).toEqual(
+      cents.map((c) => `${Math.trunc(c / 100)}.${String(c % 100).padStart(2, "0")}`),
+    );
+    expect(r.json[1].qty).toBe("700");
+    expect(linkOf(r)).toBeUndefined();
+  });
+
+  it("cuts a cursor page before the product that would pass the bound and refuses an offset page", async () => {
+    const tag = uid("BIG");
+    // Six products of about 1.5 MB each (a long description): five fit in PAGE_BYTES_MAX, six do not.
+    const each = 1_500_000;
+    expect(5 * each).toBeLessThan(PAGE_BYTES_MAX);
+    expect(6 * each).toBeGreaterThan(PAGE_BYTES_MAX);
+    await env.DB.prepare(
+      `INSERT INTO products (title, price, description, created_at, updated_at)
+       SELECT ?2 || ' ' || value, 100, hex(zeroblob(?3 / 2)), 0, 0 FROM json_each(?1)`,
+    )
+      .bind(seq(6), tag, each)
+      .run();
+    const first = await get(`/v1/products?search=${tag}&limit=6&include_details=true`);
     expect(first.status).toBe(200);
-    expect(first.json.map((p: any) => p.variants.length)).toEqual([per, per]);
-    const next = linkOf(first);
-    expect(next?.searchParams.get("cursor")).toEqual(expect.any(String));
-    const rest = await get(`/v1/products${next?.search}`);
-    expect(rest.json.map((p: any) => [p.title, p.variants.length])).toEqual([["big 2", per]]);
+    expect(first.json.map((p: any) => p.title)).toEqual([0, 1, 2, 3, 4].map((i) => `${tag} ${i}`));
+    expect(first.json[4].description).toHaveLength(each);
+    const rest = await get(`/v1/products${linkOf(first)?.search}`);
+    expect(rest.json.map((p: any) => p.title)).toEqual([`${tag} 5`]);
     expect(linkOf(rest)).toBeUndefined();
 
-    const byOffset = await get("/v1/products?limit=3&offset=0&include_details=true");
+    const byOffset = await get(`/v1/products?search=${tag}&limit=6&offset=0&include_details=true`);
     expect(byOffset.status).toBe(400);
     expect(byOffset.json.errors).toEqual([
-      `limit: this page would hold more than ${PAGE_VARIANTS_MAX} variants; its first 2 fit (limit=2)`,
+      `limit: this page's answer would be over ${PAGE_BYTES_MAX / 1024 / 1024} MB; its first 5 products fit (limit=5)`,
     ]);
-    expect((await get("/v1/products?limit=2&offset=0&include_details=true")).json).toHaveLength(2);
-    // Without details no variant is presented: the whole page.
-    expect((await get("/v1/products?limit=3&offset=0")).json).toHaveLength(3);
-    // One product always fits, whatever its variants.
-    expect((await get("/v1/products?limit=1&offset=2&include_details=true")).json).toHaveLength(1);
+    expect((await get(`/v1/products?search=${tag}&limit=5&offset=0&include_details=true`)).json).toHaveLength(5);
+    // Without details no description is answered: the whole page.
+    expect((await get(`/v1/products?search=${tag}&limit=6&offset=0`)).json).toHaveLength(6);
   });
 });
 

@@ -1,13 +1,15 @@
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { modelledProduct, modelledProductDetails, type Row } from "../src/products/modelled";
+import type { PublicView } from "../src/keys/public";
 import { get, post, uid } from "./helpers";
+import { modelledProduct, modelledProductDetails, publicProducts, type Row } from "./modelled-reference";
 
-// GET /v1/products reads a page as one JSON text per statement built by SQLite, instead of D1's
-// row objects (src/products/list.ts, for CPU). The presenters are the same, so the page must be
-// exactly what they make of D1's own rows: checked here on random products, with the values that
-// could travel differently through JSON (nulls, decimals, non-ASCII and escaped text, JSON texts).
+// GET /v1/products answers the JSON text SQLite builds (src/products/modelled-json.ts), never parsed
+// by the Worker (for CPU). It must be exactly what the reference presenters (modelled-reference.ts)
+// make of D1's own rows, for a secret key and for each storefront view: checked here on random
+// products, with the values that could travel differently (nulls, decimals, money, non-ASCII and
+// escaped text, JSON texts, hidden variants, five options).
 
 const text = fc.oneof(
   fc.constant(""),
@@ -25,11 +27,29 @@ const productArb = fc.record({
   images: fc.array(fc.record({ url: fc.constantFrom("https://img.example.com/a.jpg"), alttext: maybe(text) }), {
     maxLength: 2,
   }),
+  purchase: maybe(fc.integer({ min: 0, max: 9_999_999 })),
+  visible: fc.boolean(),
+  options: fc.integer({ min: 1, max: 5 }),
   variants: fc.array(
-    fc.record({ value: text, qty: fc.integer({ min: -5, max: 50 }), sku: fc.boolean(), image: fc.boolean() }),
-    { maxLength: 3 },
+    fc.record({
+      value: text,
+      qty: fc.integer({ min: -5, max: 50 }),
+      sku: fc.boolean(),
+      image: fc.boolean(),
+      price: maybe(fc.integer({ min: 0, max: 9_999_999 })),
+      visible: fc.boolean(),
+    }),
+    { maxLength: 4 },
   ),
 });
+
+// The storefront views a publishable key can have (src/docs/keys.md, "Publishable keys").
+const VIEWS: [PublicView, string[]][] = [
+  [{ stock: false, datafields: false }, []],
+  [{ stock: true, datafields: false }, ["stock"]],
+  [{ stock: false, datafields: true }, ["datafields"]],
+  [{ stock: true, datafields: true }, ["stock", "datafields"]],
+];
 
 /** The reference: the presenters applied to D1's own row objects. */
 async function fromD1Rows(id: number) {
@@ -46,6 +66,12 @@ async function fromD1Rows(id: number) {
 
 describe("GET /v1/products: rows read as SQLite-built JSON", () => {
   it("present exactly as D1's row objects do (differential)", async () => {
+    const storefronts: [PublicView, string][] = [];
+    for (const [view, scopes] of VIEWS) {
+      const k = await post("/v1/keys", { name: `view ${scopes.join("+")}`, type: "publishable", scopes });
+      expect(k.status, k.text).toBe(201);
+      storefronts.push([view, k.json.key]);
+    }
     await fc.assert(
       fc.asyncProperty(productArb, async (spec) => {
         const tag = uid("RJ");
@@ -55,6 +81,9 @@ describe("GET /v1/products: rows read as SQLite-built JSON", () => {
           price: spec.price / 100,
           before_price: spec.before === undefined ? undefined : spec.before / 100,
           weight: spec.weight,
+          purchase_price: spec.purchase === undefined ? undefined : spec.purchase / 100,
+          visible: spec.visible ? 1 : 0,
+          datafield_1: spec.description,
           description: spec.description,
           gtin: spec.gtin,
           images: spec.images,
@@ -62,8 +91,14 @@ describe("GET /v1/products: rows read as SQLite-built JSON", () => {
             ? {
                 variants: {
                   add: spec.variants.map((v, i) => ({
-                    variant_option1_name: "Size",
-                    variant_option1_value: `${v.value}-${i}`,
+                    ...Object.fromEntries(
+                      Array.from({ length: spec.options }, (_, o) => [
+                        [`variant_option${o + 1}_name`, `Option ${o + 1}`],
+                        [`variant_option${o + 1}_value`, o ? `${v.value}~${o}` : `${v.value}-${i}`],
+                      ]).flat(),
+                    ),
+                    price: v.price === undefined ? undefined : v.price / 100,
+                    visible: v.visible ? 1 : 0,
                     sku: v.sku ? `${tag}-${i}` : undefined,
                     qty: v.qty,
                     images: v.image ? [{ url: "https://img.example.com/v.jpg", alttext: v.value }] : undefined,
@@ -81,6 +116,13 @@ describe("GET /v1/products: rows read as SQLite-built JSON", () => {
         expect(details.json).toEqual(want.details);
         const plain = await get(`/v1/products?product_id=${id}`);
         expect(plain.json).toEqual(want.plain);
+        for (const [view, scopes] of storefronts) {
+          const headers = { authorization: "", "x-publishable-key": scopes };
+          const shown = await get(`/v1/products?search=${tag}&include_details=true`, { headers });
+          expect(shown.json).toEqual(publicProducts([want.details], view));
+          const list = await get(`/v1/products?search=${tag}`, { headers });
+          expect(list.json).toEqual(publicProducts([want.plain], view));
+        }
       }),
       { numRuns: 60 },
     );

@@ -44,13 +44,6 @@ export function publicFields(p: Obj, view: PublicView): Obj {
   return out;
 }
 
-/** A products answer (a bare array, or one bare product) with public fields only. */
-export function publicProducts<T>(body: T, view: PublicView): T {
-  if (Array.isArray(body)) return body.filter((p) => !isHidden(p)).map((p) => publicFields(p, view)) as T;
-  if (body && typeof body === "object") return publicFields(body as Obj, view) as T;
-  return body;
-}
-
 /** Whether `sent` is the order's token, compared without early exit. */
 export async function tokenMatches(token: string | undefined, sent: string | undefined): Promise<boolean> {
   if (!token || !sent) return false;

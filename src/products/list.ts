@@ -1,90 +1,36 @@
 import { z } from "zod";
 import type { DB } from "../db/client";
+import type { PublicView } from "../keys/public";
 import { decodeCursor, encodeCursor } from "../platform/cursor";
-import { asJsonRows, jsonRows, stmt } from "../platform/d1";
+import { stmt } from "../platform/d1";
 import { ApiError } from "../platform/errors";
 import {
   boolText,
-  cutShort,
   ignored,
   nextLink,
   Params,
   parseQuery,
-  rowsThatFit,
   searchText,
   strictQuery,
   text,
   whole,
 } from "../platform/query";
-import { type ModelledProduct, modelledProduct, modelledProductDetails, type Row } from "./modelled";
+import { productParts, VARIANT_TOTALS } from "./modelled-json";
 
 // GET /v1/products and GET /v1/products/count in the modelled dialect (src/docs/modelled-reads.md, "Modelled reads").
 
-/** Page size bounds: the modelled API's default and maximum (one place, for the CPU budget). */
+/** Page size bounds: the modelled API's default and maximum. */
 export const PRODUCT_LIMIT_DEFAULT = 100;
 export const PRODUCT_LIMIT_MAX = 500;
 /**
- * Variants in one page with include_details (src/docs/products.md, "Limits"): a page of 2,048 measured 10.6 to
- * 11.8 ms median in workerd, and 1,024 (after reading pages as JSON rows) 3.0 to 6.0 ms median
- * with p90s of 7.7 to 11.6 ms across full bench runs on a shared machine (bench/README.md): not
- * the margin a p90 needs, so 512; still four of the largest products (MAX_VARIANTS) a page.
+ * The most JSON text one products page may answer (src/docs/products.md, "Limits"): a page of
+ * whole products up to this many bytes, whatever their variants, inside the CPU budget
+ * (bench/README.md). A bound in bytes, not in variants: a page is never shortened for a count.
  */
-export const PAGE_VARIANTS_MAX = 512;
+export const PAGE_BYTES_MAX = 8 * 1024 * 1024;
 const MAX_OFFSET = 100_000_000;
 
 const PARAMS = ["product_id", "sku", "search", "include_details", "limit", "offset", "cursor", "apps_load"];
-
-// The page's rows come back as one JSON text per statement (asJsonRows, src/platform/d1.ts), with
-// only the columns the presenters (modelled.ts) read.
-const PRODUCT_COLUMNS = [
-  "id",
-  "sku",
-  "title",
-  "visible",
-  "stock",
-  "price",
-  "before_price",
-  "purchase_price",
-  "tax_rate",
-  "weight",
-  "gtin",
-  "qty_location",
-  "disable_minusqty",
-  "supplier_name",
-  "supplier_sku",
-  "updated_at",
-  "option_names",
-  "images",
-  "description",
-  "seo_title",
-  "seo_description",
-  "datafield_1",
-  "datafield_2",
-  "datafield_3",
-  "variant_count",
-  "variant_qty",
-];
-const VARIANT_COLUMNS = [
-  "id",
-  "product_id",
-  "sku",
-  "option1_value",
-  "option2_value",
-  "option3_value",
-  "option4_value",
-  "option5_value",
-  "price",
-  "before_price",
-  "purchase_price",
-  "qty",
-  "weight",
-  "gtin",
-  "supplier_sku",
-  "qty_location",
-  "images",
-  "visible",
-  "no_minus",
-];
 
 const listQuery = z
   .object({
@@ -114,20 +60,71 @@ export type ProductListQuery = z.output<typeof listQuery> & { visibleOnly?: bool
 
 export const parseProductQuery = (url: string) => parseQuery(listQuery, strictQuery(url, PARAMS));
 
-/** What GET /v1/products answers: the body, and the Link to the next page if there is one. */
+/** What GET /v1/products answers: the JSON text of the body, and the Link to the next page if any. */
 export type ProductListAnswer = {
   // Bare, as the modelled API's clients in the wild read it (src/docs/modelled-reads.md, "GET /v1/products").
-  body: ModelledProduct[] | ModelledProduct;
+  json: string;
   link?: string;
 };
 
+/** A part of a product's JSON text (see productParts): its head, a run of variants, or its tail. */
+type PagePart = { id: number; part: number; t: string; upto: number };
+const HEAD = -1;
+const TAIL = 1e9;
+/** Variants per part: about 600 bytes each, far below what one D1 row may hold. */
+const VARIANTS_PER_PART = 256;
+
 /**
- * One D1 round trip whatever the page: the page of products (with their variants' count and stock
- * sum) and, with include_details, the variants of exactly that page, in one batch (one snapshot).
- * Sorted by id ascending: offset paging then stays stable while products are added (new ones
- * come last), which is what a client paging "until an empty page" relies on.
+ * The page's parts in answer order, each with the bytes of the answer up to it (upto), and only
+ * up to the first part that crosses PAGE_BYTES_MAX: SQLite never sends what would not be answered.
  */
-export async function listProducts(db: DB, q: ProductListQuery, url: string): Promise<ProductListAnswer> {
+function pageSql(withDetails: boolean, view: PublicView | undefined, filter: string, lim: string, off: string) {
+  const x = productParts(withDetails, view);
+  const page = `SELECT p.*, ${VARIANT_TOTALS} FROM products AS p ${filter} ORDER BY p.id LIMIT ${lim} OFFSET ${off}`;
+  const parts = x.variant
+    ? `SELECT id, ${HEAD} AS part, substr(h, 1, length(h) - 1) AS t FROM (SELECT p.id, ${x.head} AS h FROM page AS p)
+       UNION ALL
+       SELECT id, (rn - 1) / ${VARIANTS_PER_PART}, group_concat(j, ',' ORDER BY rn) FROM (
+         SELECT p.id, row_number() OVER (PARTITION BY p.id ORDER BY v.position, v.id) AS rn, ${x.variant} AS j
+         FROM page AS p JOIN variants AS v ON v.product_id = p.id AND ${x.variantFilter})
+       GROUP BY 1, 2
+       UNION ALL
+       SELECT id, ${TAIL}, ',' || substr(tl, 2) FROM (SELECT p.id, ${x.tail} AS tl FROM page AS p)`
+    : `SELECT p.id, ${HEAD} AS part, ${x.head} AS t FROM page AS p`;
+  const bytes = "length(CAST(t AS BLOB)) + 1";
+  return `WITH page AS MATERIALIZED (${page}), parts AS (${parts})
+    SELECT id, part, t, upto FROM (
+      SELECT id, part, t, sum(${bytes}) OVER (ORDER BY id, part ROWS UNBOUNDED PRECEDING) AS upto FROM parts)
+    WHERE upto - (${bytes}) < ${PAGE_BYTES_MAX} ORDER BY id, part`;
+}
+
+/** The products whose parts all arrived, as JSON texts. */
+function assemble(parts: PagePart[], withDetails: boolean) {
+  if (!withDetails) return parts.map((p) => ({ id: p.id, json: p.t }));
+  const out: { id: number; json: string }[] = [];
+  let i = 0;
+  while (i < parts.length) {
+    const { id, t: head } = parts[i++];
+    const variants: string[] = [];
+    while (i < parts.length && parts[i].id === id && parts[i].part !== TAIL) variants.push(parts[i++].t);
+    if (i >= parts.length || parts[i].id !== id) break; // cut by the byte bound before its tail
+    out.push({ id, json: `${head},"variants":[${variants.join(",")}]${parts[i++].t}` });
+  }
+  return out;
+}
+
+/**
+ * One D1 round trip whatever the page: SQLite builds each product's modelled JSON text (variants
+ * included with include_details, src/products/modelled-json.ts) and the Worker joins the texts
+ * without parsing them. Sorted by id ascending: offset paging then stays stable while products
+ * are added (new ones come last), which is what a client paging "until a short page" relies on.
+ */
+export async function listProducts(
+  db: DB,
+  q: ProductListQuery,
+  url: string,
+  view?: PublicView,
+): Promise<ProductListAnswer> {
   const params = new Params();
   const where: string[] = [];
   if (q.product_id !== undefined) where.push(`p.id = ${params.add(q.product_id)}`);
@@ -150,54 +147,39 @@ export async function listProducts(db: DB, q: ProductListQuery, url: string): Pr
   const lim = params.add(limit);
   const off = params.add(offset);
   const filter = where.length ? `WHERE ${where.join(" AND ")}` : "";
-  const page = `FROM products AS p ${filter} ORDER BY p.id LIMIT ${lim} OFFSET ${off}`;
-  const stmts = [
+  const [page, next] = await db.$client.batch<Record<string, unknown>>([
+    stmt(db, pageSql(q.include_details === true, view, filter, lim, off), ...params.values),
     stmt(
       db,
-      `SELECT ${asJsonRows(PRODUCT_COLUMNS, "x", "x.id")} FROM (SELECT ${PRODUCT_COLUMNS.slice(0, -2)
-        .map((c) => `p.${c}`)
-        .join(", ")},
-        (SELECT count(*) FROM variants AS v WHERE v.product_id = p.id) AS variant_count,
-        (SELECT total(v.qty) FROM variants AS v WHERE v.product_id = p.id) AS variant_qty
-       FROM products AS p ${filter} ORDER BY p.id LIMIT ${lim} + 1 OFFSET ${off}) AS x`,
+      `SELECT EXISTS (SELECT 1 FROM products AS p ${filter} ORDER BY p.id LIMIT 1 OFFSET ${off} + ${lim}) AS more`,
       ...params.values,
     ),
-  ];
-  if (q.include_details) {
-    stmts.push(
-      stmt(
-        db,
-        `SELECT ${asJsonRows(VARIANT_COLUMNS, "v", "v.product_id, v.position, v.id")} FROM (SELECT * FROM variants AS v
-         WHERE v.product_id IN (SELECT p.id ${page})
-         ORDER BY v.product_id, v.position, v.id LIMIT ${PAGE_VARIANTS_MAX}) AS v`,
-        ...params.values,
-      ),
-    );
-  }
-  const [pj, vj] = await db.$client.batch<{ rows: string }>(stmts);
-  const ps = { results: jsonRows<Row>(pj) };
-  const vs = { results: jsonRows<Row>(vj) };
-  let more = ps.results.length > limit;
-  let rows = more ? ps.results.slice(0, limit) : ps.results;
-  if (q.include_details) {
-    const fit = rowsThatFit(
-      rows.map((p) => p.variant_count as number),
-      PAGE_VARIANTS_MAX,
-    );
-    if (fit < rows.length) {
-      cutShort(q.offset !== undefined, fit, "variants", PAGE_VARIANTS_MAX);
-      rows = rows.slice(0, fit);
-      more = true;
+  ]);
+  const parts = page.results as PagePart[];
+  let more = next.results[0]?.more === 1;
+  let products = assemble(parts, q.include_details === true);
+  // The bound fell inside the last product read: it, and those after it, are not answered. A
+  // product alone always fits (a product's answer is bounded at 2 MiB when it is written).
+  const last = parts[parts.length - 1];
+  if (last && last.upto > PAGE_BYTES_MAX) {
+    products = products.filter((p) => p.id !== last.id);
+    const fit = products.length;
+    // A client paging by offset would step over the products cut off: it is told to ask for fewer.
+    if (q.offset !== undefined) {
+      throw new ApiError(400, "invalid query", [
+        `limit: this page's answer would be over ${PAGE_BYTES_MAX / 1024 / 1024} MB; its first ${fit} products fit (limit=${fit})`,
+      ]);
     }
+    products = products.slice(0, fit);
+    more = true;
   }
-  const products = q.include_details ? withVariants(rows, vs.results) : rows.map(modelledProduct);
 
   if (lookup) {
     if (!products.length) {
       const which = q.product_id !== undefined ? `product ${q.product_id}` : `product with sku ${q.sku}`;
       throw new ApiError(404, `${which} not found`);
     }
-    return { body: products[0] };
+    return { json: products[0].json };
   }
   let link: string | undefined;
   if (more) {
@@ -205,19 +187,9 @@ export async function listProducts(db: DB, q: ProductListQuery, url: string): Pr
     link =
       q.offset !== undefined
         ? nextLink(url, { offset: String(offset + limit) })
-        : nextLink(url, { cursor: encodeCursor(rows[rows.length - 1].id as number) });
+        : nextLink(url, { cursor: encodeCursor(products[products.length - 1].id) });
   }
-  return { body: products, link };
-}
-
-function withVariants(rows: Row[], vs: Row[]) {
-  const byProduct = new Map<unknown, Row[]>();
-  for (const v of vs) {
-    const list = byProduct.get(v.product_id);
-    if (list) list.push(v);
-    else byProduct.set(v.product_id, [v]);
-  }
-  return rows.map((p) => modelledProductDetails(p, byProduct.get(p.id) ?? []));
+  return { json: `[${products.map((p) => p.json).join(",")}]`, link };
 }
 
 /** GET /v1/products/count: how many products the store has, as a string (the modelled type). */

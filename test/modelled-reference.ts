@@ -1,10 +1,11 @@
-import { dateText, moneyText } from "../platform/query";
+import { isHidden, type PublicView, publicFields } from "../src/keys/public";
+import { dateText, moneyText } from "../src/platform/query";
 
-// Products in the modelled dialect (src/docs/modelled-reads.md, "Modelled reads"): the modelled API's field names
-// and JSON types. Ids, prices, quantities and flags are strings there; a variant's
+// The reference presenters of products in the modelled dialect (src/docs/modelled-reads.md, "Modelled
+// reads"), in JavaScript over D1's row objects: what src/products/modelled-json.ts builds in SQL must
+// equal what these make (test/products.list.rows.test.ts). The modelled API's field names and JSON types. Ids, prices, quantities and flags are strings there; a variant's
 // disable_minusqty is a boolean and a product's stock a number. Missing text is "" rather than
 // null, so that a client that reads every field as a string never meets a null.
-// Rows come straight from D1 (snake_case columns): no mapping pass over thousands of variants.
 
 export type Row = Record<string, unknown>;
 
@@ -126,3 +127,9 @@ export function modelledProductDetails(p: Row, vs: Row[]) {
 }
 
 export type ModelledProduct = ReturnType<typeof modelledProduct> | ReturnType<typeof modelledProductDetails>;
+
+/** A products answer as a publishable key sees it: hidden products and variants gone, public fields only. */
+export function publicProducts<T>(body: T, view: PublicView): T {
+  if (Array.isArray(body)) return body.filter((p) => !isHidden(p)).map((p) => publicFields(p, view)) as T;
+  return publicFields(body as Record<string, unknown>, view) as T;
+}

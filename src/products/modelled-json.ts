@@ -1,0 +1,138 @@
+import type { PublicView } from "../keys/public";
+
+// Products in the modelled dialect (src/docs/modelled-reads.md, "Modelled reads"), built by SQLite
+// as JSON text: a page of products with thousands of variants reaches the Worker as one text per
+// product, which it joins into the answer without parsing (src/docs/performance.md). The same
+// fields, types and key order as the JavaScript presenters of modelled.ts, which remain the
+// reference: test/products.list.json.test.ts compares the two on random products.
+
+/** SQL for "" when null, else the text of the value. */
+const s = (col: string) => `coalesce(${col}, '')`;
+const flag = (col: string) => `iif(${col} = 1, '1', '0')`;
+/** Minor units as two-decimal text (14895 -> "148.95", -50 -> "-0.50"), as moneyText. */
+const money = (col: string) =>
+  `(iif(${col} < 0, '-', '') || (abs(${col}) / 100) || '.' || substr('0' || (abs(${col}) % 100), -2))`;
+const maybeMoney = (col: string) => `iif(${col} IS NULL, '', ${money(col)})`;
+/** A product's price: "899" when whole, else two decimals; "" when none (priceText). */
+const price = (col: string) =>
+  `iif(${col} IS NULL, '', iif(${col} % 100 = 0, CAST(${col} / 100 AS TEXT), ${money(col)}))`;
+/** A REAL as JavaScript's String() writes it for the values stored here ("2", "1.5"); null is "0". */
+const weight = (col: string) =>
+  `iif(${col} IS NULL, '0', iif(${col} = CAST(${col} AS INTEGER), CAST(CAST(${col} AS INTEGER) AS TEXT), CAST(${col} AS TEXT)))`;
+/** "YYYY-MM-DD HH:MM:SS" in UTC from epoch milliseconds (dateText). */
+const date = (col: string) => `iif(${col} IS NULL, '', strftime('%Y-%m-%d %H:%M:%S', ${col} / 1000, 'unixepoch'))`;
+/** Stored images ([{url, alttext}]) as the modelled object keyed by position from "1". */
+const images = (col: string) =>
+  `json(coalesce((SELECT json_group_object(CAST(i.key + 1 AS TEXT), json_object('image', i.value ->> 'url',
+    'alttext', coalesce(i.value ->> 'alttext', ''))) FROM json_each(${col}) AS i), '{}'))`;
+const json = (text: string) => `json(${text})`;
+
+/** Keys never shown to a publishable key (src/docs/keys.md, "Publishable keys"). */
+const PRIVATE = new Set(["purchase_price", "supplier_name", "supplier_sku", "qty_location"]);
+const DATAFIELDS = new Set(["datafield_1", "datafield_2", "datafield_3"]);
+const STOCK = new Set(["stock", "qty"]);
+
+type Field = [key: string, sql: string];
+
+// `p` is the product row with two more columns: vc (its variants' count) and vq (their qty sum).
+const STOCK_OF = "iif(p.vc > 0, p.vq, p.stock)";
+
+const BASE: Field[] = [
+  ["id", "CAST(p.id AS TEXT)"],
+  ["sku", s("p.sku")],
+  ["hasVariants", "iif(p.vc > 0, '1', '0')"],
+  ["title", s("p.title")],
+  ["visible", flag("p.visible")],
+  ["qty", `CAST(${STOCK_OF} AS TEXT)`],
+  ["stock", STOCK_OF],
+  ["price", price("p.price")],
+  ["before_price", price("p.before_price")],
+  ["purchase_price", price("p.purchase_price")],
+  ["tax_rate", s("CAST(p.tax_rate AS TEXT)")],
+  ["weight", weight("p.weight")],
+  ["gtin", s("p.gtin")],
+  ["qty_location", s("p.qty_location")],
+  ["disable_minusqty", flag("p.disable_minusqty")],
+  ["supplier_name", s("p.supplier_name")],
+  ["supplier_sku", s("p.supplier_sku")],
+  ["date_modified", date("p.updated_at")],
+];
+
+const OPTION_VALUE = `CASE n.key WHEN 0 THEN v.option1_value WHEN 1 THEN v.option2_value WHEN 2 THEN v.option3_value
+  WHEN 3 THEN v.option4_value WHEN 4 THEN v.option5_value END`;
+
+const VARIANT: Field[] = [
+  ["id", "CAST(v.id AS TEXT)"],
+  ["product_id", "CAST(v.product_id AS TEXT)"],
+  ["sku", s("v.sku")],
+  ["price", money("v.price")],
+  ["before_price", maybeMoney("v.before_price")],
+  ["purchase_price", maybeMoney("v.purchase_price")],
+  ["qty", "CAST(v.qty AS TEXT)"],
+  ["weight", weight("v.weight")],
+  ["gtin", s("v.gtin")],
+  ["supplier_sku", s("v.supplier_sku")],
+  ["qty_location", s("v.qty_location")],
+  ["image_id", "''"],
+  ["images", images("v.images")],
+  ["hidden", "iif(v.visible = 1, '0', '1')"],
+  ["preorder", "'0'"],
+  ["preselected", "'0'"],
+  ["min_purchase_quantity", "''"],
+  ["max_purchase_quantity", "''"],
+  ["disable_minusqty", json("iif(v.no_minus = 1, 'true', 'false')")],
+  [
+    "values",
+    json(`coalesce((SELECT json_group_array(json_object('name', n.value, 'val', coalesce(${OPTION_VALUE}, '')))
+      FROM json_each(p.option_names) AS n), '[]')`),
+  ],
+];
+
+const DETAILS: Field[] = [
+  ...BASE,
+  ["description", s("p.description")],
+  ["seo_title", s("p.seo_title")],
+  ["seo_description", s("p.seo_description")],
+  ["datafield_1", s("p.datafield_1")],
+  ["datafield_2", s("p.datafield_2")],
+  ["datafield_3", s("p.datafield_3")],
+  ["images", images("p.images")],
+];
+
+/** The private and, for a storefront, the stock fields left out of a product or variant. */
+function kept(fields: Field[], view: PublicView | undefined): Field[] {
+  if (!view) return fields;
+  return fields.filter(
+    ([k]) => !PRIVATE.has(k) && (view.datafields || !DATAFIELDS.has(k)) && (view.stock || !STOCK.has(k)),
+  );
+}
+
+const object = (fields: Field[]) => `json_object(${fields.map(([k, v]) => `'${k}', ${v}`).join(", ")})`;
+// A storefront without the stock scope sees availability instead of a count.
+const availability = (view: PublicView | undefined, stock: string): Field[] =>
+  view && !view.stock ? [["availability", `iif(${stock} > 0, 'in_stock', 'out_of_stock')`]] : [];
+
+/**
+ * The SQL of a product's modelled JSON as parts, over a row `p` of products with the columns vc and
+ * vq added (VARIANT_TOTALS). Without details `head` is the whole object. With details the answer's
+ * object is `head` without its closing brace, `"variants":[`, the `variant` objects joined by
+ * commas, `]`, and `tail`'s members: the variants travel in rows of their own, so no text D1
+ * returns grows with a product's variants past what one row may hold (src/docs/performance.md).
+ */
+export function productParts(withDetails: boolean, view?: PublicView) {
+  if (!withDetails) return { head: object([...kept(BASE, view), ...availability(view, STOCK_OF)]) };
+  const head = object(kept(DETAILS, view));
+  // Bundles do not exist here: no product has bundle content.
+  const tail = object([["product_package_products", "json('[]')"], ...availability(view, STOCK_OF)]);
+  return {
+    head,
+    tail,
+    variant: object([...kept(VARIANT, view), ...availability(view, "v.qty")]),
+    // A storefront never sees a hidden variant.
+    variantFilter: view ? "v.visible = 1" : "1",
+  };
+}
+
+/** The variants' count and stock sum that the parts read as p.vc and p.vq. */
+export const VARIANT_TOTALS = `(SELECT count(*) FROM variants AS v WHERE v.product_id = p.id) AS vc,
+  (SELECT coalesce(sum(v.qty), 0) FROM variants AS v WHERE v.product_id = p.id) AS vq`;
