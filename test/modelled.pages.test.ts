@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { PAGE_LINES_MAX } from "../src/orders/list";
+import { ORDER_LIMIT_MAX, ORDER_PAGE_BYTES_MAX } from "../src/orders/list";
 import { PAGE_BYTES_MAX } from "../src/products/list";
 import { get, uid } from "./helpers";
 
@@ -81,36 +81,62 @@ describe("products: full pages up to PAGE_BYTES_MAX of answer", () => {
   });
 });
 
-describe("orders: at most PAGE_LINES_MAX lines a page", () => {
-  it("cuts a cursor page short in the page's own order and refuses an offset page", async () => {
-    const per = 500;
-    const n = Math.floor(PAGE_LINES_MAX / per) + 1;
+describe("orders: full pages up to ORDER_PAGE_BYTES_MAX of answer", () => {
+  it("answers the largest page whole: 500 orders with their lines", async () => {
+    const tag = uid("O500");
     await env.DB.batch([
       env.DB.prepare(
-        `INSERT INTO orders (token, currency, subtotal, total, created_at, updated_at)
-         SELECT 'lines-' || value, 'SEK', 100, 100 + value, value, value FROM json_each(?1)`,
-      ).bind(seq(n)),
+        `INSERT INTO orders (token, currency, subtotal, total, note, created_at, updated_at)
+         SELECT ?2 || value, 'SEK', 100, 100, ?2, 4e12 + value, 4e12 + value FROM json_each(?1)`,
+      ).bind(seq(ORDER_LIMIT_MAX), tag),
       env.DB.prepare(
         `INSERT INTO order_lines (order_id, position, product_id, title, qty, unit_price, tax_rate)
-         SELECT o.id, j.value, 1, 'line', 1, 50, 25 FROM orders AS o, json_each(?1) AS j`,
-      ).bind(seq(per)),
+         SELECT o.id, j.value, 1, 'line ' || j.value, 1, 50, 25 FROM orders AS o, json_each('[0,1,2,3]') AS j
+         WHERE o.note = ?1`,
+      ).bind(tag),
+    ]);
+    // Created in 2096: from_status_date picks them out (an order's status date is its creation until it changes).
+    const r = await get(
+      `/v1/orders?from_status_date=4000000000&limit=${ORDER_LIMIT_MAX}&offset=0&include_details=true`,
+    );
+    expect(r.status).toBe(200);
+    expect(r.json).toHaveLength(ORDER_LIMIT_MAX);
+    for (const o of r.json)
+      expect(o.products.map((l: any) => l.title)).toEqual(["line 0", "line 1", "line 2", "line 3"]);
+    expect(linkOf(r)).toBeUndefined();
+  });
+
+  it("cuts a cursor page before the order that would pass the bound, in the page's own order, and refuses an offset page", async () => {
+    const tag = uid("OBIG");
+    // Six orders of 500 lines with long titles, about 1.6 MB each: five fit, six do not.
+    await env.DB.batch([
+      env.DB.prepare(
+        `INSERT INTO orders (token, currency, subtotal, total, note, created_at, updated_at)
+         SELECT ?2 || value, 'SEK', 100, 100 + value, ?2, 5e12 + value, 5e12 + value FROM json_each(?1)`,
+      ).bind(seq(6), tag),
+      env.DB.prepare(
+        `INSERT INTO order_lines (order_id, position, product_id, title, qty, unit_price, tax_rate)
+         SELECT o.id, j.value, 1, hex(zeroblob(1500)), 1, 50, 25 FROM orders AS o, json_each(?1) AS j
+         WHERE o.note = ?2`,
+      ).bind(seq(500), tag),
     ]);
     for (const sort of ["sort_order=desc", "sort_order=asc", "order_by=price&sort_order=desc"]) {
-      const all = (await get(`/v1/orders?${sort}&limit=${n}&offset=0`)).status;
-      expect(all, sort).toBe(400);
-      const first = await get(`/v1/orders?${sort}&limit=${n}`);
+      const q = `from_status_date=5000000000&${sort}&limit=6`;
+      const refused = await get(`/v1/orders?${q}&offset=0`);
+      expect(refused.status, sort).toBe(400);
+      expect(refused.json.errors, sort).toEqual([
+        `limit: this page's answer would be over ${ORDER_PAGE_BYTES_MAX / 1024 / 1024} MB; its first 5 orders fit (limit=5)`,
+      ]);
+      const first = await get(`/v1/orders?${q}`);
       expect(first.status, sort).toBe(200);
-      expect(first.json, sort).toHaveLength(n - 1);
-      for (const o of first.json) expect(o.products, sort).toHaveLength(per);
+      expect(first.json, sort).toHaveLength(5);
+      for (const o of first.json) expect(o.products, sort).toHaveLength(500);
       const rest = await get(`/v1/orders${linkOf(first)?.search}`);
       expect(rest.json, sort).toHaveLength(1);
-      expect(rest.json[0].products, sort).toHaveLength(per);
       const ids = [...first.json, ...rest.json].map((o: any) => Number(o.order_id));
-      expect(new Set(ids).size, sort).toBe(n);
+      expect(new Set(ids).size, sort).toBe(6);
+      const sorted = [...ids].sort((a, b) => (sort.includes("asc") ? a - b : b - a));
+      expect(ids, sort).toEqual(sorted);
     }
-    const refused = await get(`/v1/orders?limit=${n}&offset=0`);
-    expect(refused.json.errors).toEqual([
-      `limit: this page would hold more than ${PAGE_LINES_MAX} order lines; its first ${n - 1} fit (limit=${n - 1})`,
-    ]);
   });
 });

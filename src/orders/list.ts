@@ -5,39 +5,28 @@ import { stmt } from "../platform/d1";
 import { ApiError } from "../platform/errors";
 import {
   boolText,
-  cutShort,
   ignored,
   nextLink,
   Params,
   parseQuery,
-  rowsThatFit,
   searchText,
   strictQuery,
   text,
   unixSeconds,
   whole,
 } from "../platform/query";
-import {
-  type ModelledOrder,
-  modelledOrder,
-  modelledOrderDetails,
-  type Row,
-  STATUS_CODES,
-  type StatusName,
-} from "./modelled";
+import { orderJsonSql, STATUS_CODES, type StatusName } from "./modelled-json";
 
 // GET /v1/orders in the modelled dialect (src/docs/modelled-reads.md, "Modelled reads").
 
-/**
- * Page size bounds (one place, for the CPU budget). The modelled API allows 1,000 orders a page;
- * measured in workerd (npm run bench), 500 orders with details took 15.2 ms of CPU (median) and
- * 200 took 5.9 ms: D1's row mapping, presenting and serialising grow with the page, so 200 orders
- * and 800 lines are the most that fit the free plan's 10 ms (src/docs/modelled-reads.md, "Modelled reads").
- */
+/** Page size bounds: the modelled API's default, and its maximum of 500 (src/docs/modelled-reads.md). */
 export const ORDER_LIMIT_DEFAULT = 100;
-export const ORDER_LIMIT_MAX = 200;
-/** Order lines in one page (4 a page order on average); an order has at most 500. */
-export const PAGE_LINES_MAX = 800;
+export const ORDER_LIMIT_MAX = 500;
+/**
+ * The most JSON text one orders page may answer (src/docs/orders.md, "Limits"): whole orders with
+ * all their lines up to this many bytes, inside the CPU budget (bench/README.md).
+ */
+export const ORDER_PAGE_BYTES_MAX = 8 * 1024 * 1024;
 const MAX_OFFSET = 100_000_000;
 
 const PARAMS = [
@@ -96,36 +85,6 @@ export const parseOrderQuery = (url: string) => parseQuery(listQuery, strictQuer
 
 const SORT_COLUMN = { price: "total", date: "created_at", order_id: "id" } as const;
 
-// Only the columns the presenters (modelled.ts) and the cursor read: D1 builds an object property
-// per selected column of every row, which is the largest part of a page's CPU (bench/README.md).
-const PRESENTED = [
-  "id",
-  "status",
-  "created_at",
-  "total",
-  "date_paid",
-  "status_date",
-  "currency",
-  "subtotal",
-  "shipping_price",
-  "discount",
-  "tax",
-  "shipping_id",
-  "shipping_name",
-  "tracking_number",
-  "shipping_company",
-  "note",
-  "payment_method",
-  "transaction_id",
-  "email",
-  "phone",
-  "customer_type",
-  "billing_details",
-  "shipping_details",
-]
-  .map((c) => `o.${c}`)
-  .join(", ");
-
 // Customer name as the order gave it (billing or shipping), for search.
 const NAME = (col: string) => `trim(coalesce(${col}->>'firstname', '') || ' ' || coalesce(${col}->>'lastname', ''))`;
 
@@ -133,11 +92,7 @@ const NAME = (col: string) => `trim(coalesce(${col}->>'firstname', '') || ' ' ||
  * One D1 round trip whatever the page: the orders of the page and the lines of exactly those
  * orders in one batch (one snapshot). The default order is the modelled API's: newest order id first.
  */
-export async function listOrders(
-  db: DB,
-  q: OrderListQuery,
-  url: string,
-): Promise<{ orders: ModelledOrder[]; link?: string }> {
+export async function listOrders(db: DB, q: OrderListQuery, url: string): Promise<{ json: string; link?: string }> {
   const params = new Params();
   const where: string[] = [];
   if (q.order_id !== undefined) where.push(`o.id = ${params.add(q.order_id)}`);
@@ -179,51 +134,48 @@ export async function listOrders(
   const sortOf = (alias: string) =>
     orderBy === "order_id" ? `${alias}.id ${dir}` : `${alias}.${column} ${dir}, ${alias}.id ${dir}`;
   const sort = sortOf("o");
-  const [os, ls] = await db.$client.batch<Row>([
+  // A lookup by order_id answers the detail fields always: a public client reads them from that call.
+  const order = orderJsonSql(q.include_details === true || q.order_id !== undefined);
+  const bytes = "length(CAST(j AS BLOB)) + 1";
+  const [page, next] = await db.$client.batch<Record<string, unknown>>([
+    // Orders up to the first that crosses the byte bound: the ones after it would not be answered.
     stmt(
       db,
-      `SELECT ${PRESENTED}, (SELECT count(*) FROM order_lines AS c WHERE c.order_id = o.id) AS line_count
-       FROM orders AS o ${filter} ORDER BY ${sort} LIMIT ${lim} + 1 OFFSET ${off}`,
+      `SELECT id, k, j, upto FROM (
+         SELECT id, k, j, sum(${bytes}) OVER (ORDER BY n ROWS UNBOUNDED PRECEDING) AS upto FROM (
+           SELECT o.id, o.${column} AS k, ${order} AS j, row_number() OVER (ORDER BY ${sort}) AS n
+           FROM (SELECT * FROM orders AS o ${filter} ORDER BY ${sort} LIMIT ${lim} OFFSET ${off}) AS o))
+       WHERE upto - (${bytes}) < ${ORDER_PAGE_BYTES_MAX} ORDER BY upto`,
       ...params.values,
     ),
     stmt(
       db,
-      // Lines in the page's order, so that the first PAGE_LINES_MAX are those of its first orders.
-      `SELECT l.rowid AS line_id, l.order_id, l.product_id, l.variant_id, l.sku, l.title, l.options, l.qty,
-         l.unit_price FROM order_lines AS l JOIN orders AS po ON po.id = l.order_id
-       WHERE l.order_id IN (SELECT o.id FROM orders AS o ${filter} ORDER BY ${sort} LIMIT ${lim} OFFSET ${off})
-       ORDER BY ${sortOf("po")}, l.position LIMIT ${PAGE_LINES_MAX}`,
+      `SELECT EXISTS (SELECT 1 FROM orders AS o ${filter} LIMIT 1 OFFSET ${off} + ${lim}) AS more`,
       ...params.values,
     ),
   ]);
-  let more = os.results.length > limit;
-  let rows = more ? os.results.slice(0, limit) : os.results;
-  const fit = rowsThatFit(
-    rows.map((o) => o.line_count as number),
-    PAGE_LINES_MAX,
-  );
-  if (fit < rows.length) {
-    cutShort(q.offset !== undefined, fit, "order lines", PAGE_LINES_MAX);
+  let rows = page.results as { id: number; k: number; j: string; upto: number }[];
+  let more = next.results[0]?.more === 1;
+  const last = rows[rows.length - 1];
+  if (last && last.upto > ORDER_PAGE_BYTES_MAX && rows.length > 1) {
+    const fit = rows.length - 1;
+    // A client paging by offset would step over the orders cut off: it is told to ask for fewer.
+    if (q.offset !== undefined) {
+      throw new ApiError(400, "invalid query", [
+        `limit: this page's answer would be over ${ORDER_PAGE_BYTES_MAX / 1024 / 1024} MB; its first ${fit} orders fit (limit=${fit})`,
+      ]);
+    }
     rows = rows.slice(0, fit);
     more = true;
   }
-  const byOrder = new Map<unknown, Row[]>();
-  for (const l of ls.results) {
-    const list = byOrder.get(l.order_id);
-    if (list) list.push(l);
-    else byOrder.set(l.order_id, [l]);
-  }
-  // A lookup by order_id answers the detail fields always: a public client reads them from that call.
-  const present = q.include_details || q.order_id !== undefined ? modelledOrderDetails : modelledOrder;
-  const orders = rows.map((o) => present(o, byOrder.get(o.id) ?? []));
-  if (q.order_id !== undefined && !orders.length) throw new ApiError(404, `order ${q.order_id} not found`);
+  if (q.order_id !== undefined && !rows.length) throw new ApiError(404, `order ${q.order_id} not found`);
   let link: string | undefined;
   if (more) {
-    const last = rows[rows.length - 1];
+    const end = rows[rows.length - 1];
     link =
       q.offset !== undefined
         ? nextLink(url, { offset: String(offset + limit) })
-        : nextLink(url, { cursor: encodeKeyCursor(last[column] as number, last.id as number) });
+        : nextLink(url, { cursor: encodeKeyCursor(end.k, end.id) });
   }
-  return { orders, link };
+  return { json: `[${rows.map((r) => r.j).join(",")}]`, link };
 }

@@ -1,14 +1,13 @@
-import { dateText, moneyText } from "../platform/query";
+import { dateText, moneyText } from "../src/platform/query";
 
-// Orders in the modelled dialect (src/docs/modelled-reads.md, "Modelled reads"): ids, money and statuses as strings,
-// dates as "YYYY-MM-DD HH:MM:SS" UTC; order lines' ids and qty are JSON numbers. Missing text is
-// "" rather than null. Rows come straight from D1 (snake_case columns).
+// The reference presenters of orders in the modelled dialect (src/docs/modelled-reads.md, "Modelled
+// reads"), in JavaScript over D1's row objects: what src/orders/modelled-json.ts builds in SQL must
+// equal what these make (test/orders.list.json.test.ts). Ids, money and statuses as strings, dates
+// as "YYYY-MM-DD HH:MM:SS" UTC; order lines' ids and qty are JSON numbers; missing text is "".
 
 export type Row = Record<string, unknown>;
 
-/** Our status words to the modelled API's codes (src/docs/modelled-reads.md, "Modelled reads"). */
-export const STATUS_CODES = { unpaid: "-1", paid: "1", done: "2", cancelled: "3" } as const;
-export type StatusName = keyof typeof STATUS_CODES;
+import { STATUS_CODES, type StatusName } from "../src/orders/modelled-json";
 
 const s = (v: unknown) => (v === null || v === undefined ? "" : String(v));
 
