@@ -29,6 +29,22 @@ describe("catalog ETag", () => {
     },
   );
 
+  it("a list's ETag moves with any change to the catalog and differs by what the caller may see", async () => {
+    const sku = uid();
+    await createProduct({ sku, stock: 2 });
+    const path = `/v1/products?sku=${sku}&include_details=true`;
+    const before = (await get(path)).headers.get("etag") as string;
+    expect((await get(path)).headers.get("etag")).toBe(before);
+    expect((await put("/v1/products", { sku, stock: 3 })).status).toBe(200);
+    const after = await get(path, { headers: { "if-none-match": before } });
+    expect(after.status).toBe(200);
+    expect(after.json.stock).toBe(3);
+    expect(after.headers.get("etag")).not.toBe(before);
+    const pk = await storefront();
+    expect((await get(path, pk)).headers.get("etag")).not.toBe(after.headers.get("etag"));
+    expect((await get(path, { headers: { "if-none-match": `W/${after.headers.get("etag")}` } })).status).toBe(304);
+  });
+
   it("a single product answers an ETag and 304", async () => {
     const p = await createProduct({ sku: uid() });
     const tag = (await get(`/v1/products/${p.product_id}`)).headers.get("etag") as string;

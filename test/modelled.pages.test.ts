@@ -52,8 +52,8 @@ describe("products: full pages up to PAGE_BYTES_MAX of answer", () => {
 
   it("cuts a cursor page before the product that would pass the bound and refuses an offset page", async () => {
     const tag = uid("BIG");
-    // Six products of about 1.5 MB each (a long description): five fit in PAGE_BYTES_MAX, six do not.
-    const each = 1_500_000;
+    // Six products with a long description: five fit in PAGE_BYTES_MAX, six do not.
+    const each = Math.floor(PAGE_BYTES_MAX / 5.5);
     expect(5 * each).toBeLessThan(PAGE_BYTES_MAX);
     expect(6 * each).toBeGreaterThan(PAGE_BYTES_MAX);
     await env.DB.prepare(
@@ -78,6 +78,29 @@ describe("products: full pages up to PAGE_BYTES_MAX of answer", () => {
     expect((await get(`/v1/products?search=${tag}&limit=5&offset=0&include_details=true`)).json).toHaveLength(5);
     // Without details no description is answered: the whole page.
     expect((await get(`/v1/products?search=${tag}&limit=6&offset=0`)).json).toHaveLength(6);
+  });
+});
+
+describe("a product larger than PAGE_BYTES_MAX on its own", () => {
+  it("is answered whole as a page of one, and the pages move on past it", async () => {
+    const tag = uid("HUGE");
+    await env.DB.prepare(
+      `INSERT INTO products (title, price, description, created_at, updated_at)
+       SELECT ?2 || ' ' || value, 100, iif(value = 0, hex(zeroblob(?3 / 2)), 'small'), 0, 0 FROM json_each(?1)`,
+    )
+      .bind(seq(3), tag, PAGE_BYTES_MAX)
+      .run();
+    const first = await get(`/v1/products?search=${tag}&limit=3&include_details=true`);
+    expect(first.json.map((p: any) => p.title)).toEqual([`${tag} 0`]);
+    expect(first.json[0].description).toHaveLength(PAGE_BYTES_MAX);
+    const rest = await get(`/v1/products${linkOf(first)?.search}`);
+    expect(rest.json.map((p: any) => p.title)).toEqual([`${tag} 1`, `${tag} 2`]);
+    const refused = await get(`/v1/products?search=${tag}&limit=3&offset=0&include_details=true`);
+    expect(refused.json.errors).toEqual([
+      `limit: this page's answer would be over ${PAGE_BYTES_MAX / 1024 / 1024} MB; its first 1 products fit (limit=1)`,
+    ]);
+    const one = await get(`/v1/products?search=${tag}&limit=1&offset=0&include_details=true`);
+    expect(one.json.map((p: any) => p.title)).toEqual([`${tag} 0`]);
   });
 });
 
@@ -108,7 +131,8 @@ describe("orders: full pages up to ORDER_PAGE_BYTES_MAX of answer", () => {
 
   it("cuts a cursor page before the order that would pass the bound, in the page's own order, and refuses an offset page", async () => {
     const tag = uid("OBIG");
-    // Six orders of 500 lines with long titles, about 1.6 MB each: five fit, six do not.
+    // Six orders of 500 lines with long titles, each about a 5.5th of the bound: five fit, six do not.
+    const title = Math.floor(ORDER_PAGE_BYTES_MAX / 5.5 / 500) - 130;
     await env.DB.batch([
       env.DB.prepare(
         `INSERT INTO orders (token, currency, subtotal, total, note, created_at, updated_at)
@@ -116,9 +140,9 @@ describe("orders: full pages up to ORDER_PAGE_BYTES_MAX of answer", () => {
       ).bind(seq(6), tag),
       env.DB.prepare(
         `INSERT INTO order_lines (order_id, position, product_id, title, qty, unit_price, tax_rate)
-         SELECT o.id, j.value, 1, hex(zeroblob(1500)), 1, 50, 25 FROM orders AS o, json_each(?1) AS j
+         SELECT o.id, j.value, 1, substr(hex(zeroblob(?3)), 1, ?3), 1, 50, 25 FROM orders AS o, json_each(?1) AS j
          WHERE o.note = ?2`,
-      ).bind(seq(500), tag),
+      ).bind(seq(500), tag, title),
     ]);
     for (const sort of ["sort_order=desc", "sort_order=asc", "order_by=price&sort_order=desc"]) {
       const q = `from_status_date=5000000000&${sort}&limit=6`;

@@ -4,9 +4,6 @@ export const ORDER_PRODUCTS = 40; // x 3 variants: 120 SKUs for order lines
 // The contract's variants per product (src/products/schema.ts MAX_VARIANTS, src/docs/products.md, "Limits").
 export const MAX_VARIANTS = 128;
 export const SYNC_SIZES = [10, 100, MAX_VARIANTS];
-// Products of MAX_VARIANTS that fill the largest products page up to its variant bound
-// (src/products/list.ts PAGE_VARIANTS_MAX, 512).
-const PAGE_FILLERS = 2;
 // The largest page GET /v1/products and GET /v1/orders accept today (src/docs/products.md, "Limits").
 export const PRODUCT_PAGE = 100;
 export const ORDER_PAGE = 100;
@@ -99,15 +96,21 @@ export async function seed(t) {
     });
     syncIds[n] = p.product_id;
   }
-  for (let k = 0; k < PAGE_FILLERS; k++) {
-    await create(t, {
-      title: `Page ${k}`,
-      sku: `PAGE${k}`,
-      price: 100,
-      variants: { add: variantEntries(`PG${k}`, MAX_VARIANTS, 10) },
-    });
-  }
-  return { syncIds, ...(await seedOrders(t)), ...(await seedKeys(t)) };
+  return { syncIds, ...(await seedPages(t)), ...(await seedOrders(t)), ...(await seedKeys(t)) };
+}
+
+// The largest modelled pages (src/docs/modelled-reads.md): products 1 to 500 hold the products
+// seeded above, PAGE_BIG products of 2,048 variants and small ones of 3; 500 orders of 4 lines.
+const PAGE_BIG = 1;
+const PAGE_SIZE = 500;
+
+/** @param {Target} t */
+async function seedPages(t) {
+  const before = await request(t, "GET", "/v1/products/count");
+  const small = PAGE_SIZE - Number(before.json.count) - PAGE_BIG;
+  const r = await request(t, "POST", `/__bench/seed-pages?big=${PAGE_BIG}&small=${small}&orders=${PAGE_SIZE}`);
+  if (r.status !== 200) throw new Error(`seeding failed: /__bench/seed-pages answered ${r.status} ${r.text}`);
+  return { pageBig: /** @type {number[]} */ (r.json.big) };
 }
 
 /**
@@ -199,7 +202,7 @@ function orderBody(orders, lines) {
 
 /**
  * Every case, in the order they run and print.
- * @param {{ syncIds: Record<number, number>, statusOrder: number, baselineStatusOrder: number,
+ * @param {{ syncIds: Record<number, number>, pageBig: number[], statusOrder: number, baselineStatusOrder: number,
  *   cancelOrders: number[], baselineCancelOrders: number[], secretKey: string, publishableKey: string }} ids
  * @returns {Case[]}
  */
@@ -435,21 +438,28 @@ export function cases(ids) {
       cpuIterations: 10,
     },
     {
-      // The modelled reads' largest page (src/docs/modelled-reads.md, "Modelled reads"): products with details, up to
-      // the 512-variant page bound, filled by the seeded sync and page products.
+      // The modelled reads' largest page (src/docs/modelled-reads.md): 500 products with details, one
+      // of them with 2,048 variants (seedPages), answered whole under the byte bound.
       id: "list-products",
-      label: "GET /v1/products?limit=500&include_details=true",
+      label: `GET /v1/products?limit=500&offset=0&include_details=true (one of 2,048 variants, the rest of 3 or fewer)`,
       method: "GET",
-      path: "/v1/products?limit=500&include_details=true",
+      path: "/v1/products?limit=500&offset=0&include_details=true",
+      load: false,
+      cpuIterations: 10,
+    },
+    {
+      id: "lookup-2048",
+      label: "GET /v1/products?product_id=...&include_details=true of a 2,048-variant product",
+      method: "GET",
+      path: `/v1/products?product_id=${ids.pageBig[0]}&include_details=true`,
       load: false,
       cpuIterations: 10,
     },
     {
       id: "list-orders",
-      // Runs after the order cases have made thousands: 500 orders with their lines.
-      label: "GET /v1/orders?limit=200&include_details=true",
+      label: "GET /v1/orders?limit=500&include_details=true (500 orders x 4 lines)",
       method: "GET",
-      path: "/v1/orders?limit=200&include_details=true",
+      path: "/v1/orders?limit=500&offset=0&include_details=true&from_status_date=4000000000",
       load: false,
       cpuIterations: 10,
     },

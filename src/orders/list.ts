@@ -26,7 +26,7 @@ export const ORDER_LIMIT_MAX = 500;
  * The most JSON text one orders page may answer (src/docs/orders.md, "Limits"): whole orders with
  * all their lines up to this many bytes, inside the CPU budget (bench/README.md).
  */
-export const ORDER_PAGE_BYTES_MAX = 8 * 1024 * 1024;
+export const ORDER_PAGE_BYTES_MAX = 2 * 1024 * 1024;
 const MAX_OFFSET = 100_000_000;
 
 const PARAMS = [

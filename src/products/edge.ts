@@ -89,3 +89,20 @@ export const catalogEdge = createMiddleware<AppEnv>(async (c, next) => {
   // The browser revalidates with the ETag: its copy must not outlive a change.
   c.res.headers.set("Cache-Control", "no-cache");
 });
+
+/**
+ * 304 for an If-None-Match that names the answer's ETag (RFC 9110), whether the answer was made now
+ * or served from the cache (it keeps its ETag): the catalog list sets a version-based ETag itself.
+ */
+export const notModified = createMiddleware<AppEnv>(async (c, next) => {
+  await next();
+  const tag = c.res.headers.get("ETag");
+  const sent = c.req.header("If-None-Match");
+  if (!tag || !sent || c.res.status !== 200) return;
+  const weak = (t: string) => t.trim().replace(/^W\//, "");
+  if (sent.trim() !== "*" && !sent.split(",").some((t) => weak(t) === weak(tag))) return;
+  const headers = new Headers(c.res.headers);
+  headers.delete("Content-Type");
+  headers.delete("Content-Length");
+  c.res = new Response(null, { status: 304, headers });
+});

@@ -27,7 +27,7 @@ export const PRODUCT_LIMIT_MAX = 500;
  * whole products up to this many bytes, whatever their variants, inside the CPU budget
  * (bench/README.md). A bound in bytes, not in variants: a page is never shortened for a count.
  */
-export const PAGE_BYTES_MAX = 8 * 1024 * 1024;
+export const PAGE_BYTES_MAX = 2 * 1024 * 1024;
 const MAX_OFFSET = 100_000_000;
 
 const PARAMS = ["product_id", "sku", "search", "include_details", "limit", "offset", "cursor", "apps_load"];
@@ -65,14 +65,33 @@ export type ProductListAnswer = {
   // Bare, as the modelled API's clients in the wild read it (src/docs/modelled-reads.md, "GET /v1/products").
   json: string;
   link?: string;
+  etag: string;
 };
+
+/**
+ * The ETag of a catalog answer: the catalog version (which every product, variant and stock change
+ * moves in its own batch), the URL and what the caller may see. Hashing the answer itself would
+ * cost CPU per byte of a page of megabytes (src/docs/keys.md, "Edge cache and ETag").
+ */
+function catalogETag(version: unknown, url: string, view: PublicView | undefined): string {
+  const u = new URL(url);
+  const text = `${version}|${u.pathname}${u.search}|${view ? `${view.stock}${view.datafields}` : "all"}`;
+  // FNV-1a, twice with different seeds: 64 bits of a short text, not a security property.
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ 0x5bd1e995;
+  for (let i = 0; i < text.length; i++) {
+    a = Math.imul(a ^ text.charCodeAt(i), 0x01000193);
+    b = Math.imul(b ^ text.charCodeAt(i), 0x5bd1e995);
+  }
+  return `"${(a >>> 0).toString(16).padStart(8, "0")}${(b >>> 0).toString(16).padStart(8, "0")}"`;
+}
 
 /** A part of a product's JSON text (see productParts): its head, a run of variants, or its tail. */
 type PagePart = { id: number; part: number; t: string; upto: number };
 const HEAD = -1;
 const TAIL = 1e9;
 /** Variants per part: about 600 bytes each, far below what one D1 row may hold. */
-const VARIANTS_PER_PART = 256;
+const VARIANTS_PER_PART = 64;
 
 /**
  * The page's parts in answer order, each with the bytes of the answer up to it (upto), and only
@@ -92,10 +111,12 @@ function pageSql(withDetails: boolean, view: PublicView | undefined, filter: str
        SELECT id, ${TAIL}, ',' || substr(tl, 2) FROM (SELECT p.id, ${x.tail} AS tl FROM page AS p)`
     : `SELECT p.id, ${HEAD} AS part, ${x.head} AS t FROM page AS p`;
   const bytes = "length(CAST(t AS BLOB)) + 1";
+  // The first product is answered whole whatever its size (a page always moves on).
   return `WITH page AS MATERIALIZED (${page}), parts AS (${parts})
     SELECT id, part, t, upto FROM (
-      SELECT id, part, t, sum(${bytes}) OVER (ORDER BY id, part ROWS UNBOUNDED PRECEDING) AS upto FROM parts)
-    WHERE upto - (${bytes}) < ${PAGE_BYTES_MAX} ORDER BY id, part`;
+      SELECT id, part, t, sum(${bytes}) OVER (ORDER BY id, part ROWS UNBOUNDED PRECEDING) AS upto,
+        first_value(id) OVER (ORDER BY id, part) AS first FROM parts)
+    WHERE upto - (${bytes}) < ${PAGE_BYTES_MAX} OR id = first ORDER BY id, part`;
 }
 
 /** The products whose parts all arrived, as JSON texts. */
@@ -149,20 +170,26 @@ export async function listProducts(
   const filter = where.length ? `WHERE ${where.join(" AND ")}` : "";
   const [page, next] = await db.$client.batch<Record<string, unknown>>([
     stmt(db, pageSql(q.include_details === true, view, filter, lim, off), ...params.values),
+    // Whether a next page exists, and the catalog version the ETag is made of: the same snapshot.
     stmt(
       db,
-      `SELECT EXISTS (SELECT 1 FROM products AS p ${filter} ORDER BY p.id LIMIT 1 OFFSET ${off} + ${lim}) AS more`,
+      `SELECT EXISTS (SELECT 1 FROM products AS p ${filter} LIMIT 1 OFFSET ${off} + ${lim}) AS more,
+         (SELECT count(*) FROM (SELECT 1 FROM products AS p ${filter} LIMIT ${lim} OFFSET ${off})) AS n,
+         (SELECT version FROM catalog_version WHERE id = 1) AS version`,
       ...params.values,
     ),
   ]);
+  const etag = catalogETag(next.results[0]?.version, url, view);
   const parts = page.results as PagePart[];
   let more = next.results[0]?.more === 1;
   let products = assemble(parts, q.include_details === true);
-  // The bound fell inside the last product read: it, and those after it, are not answered. A
-  // product alone always fits (a product's answer is bounded at 2 MiB when it is written).
+  // The bound fell inside the last product read: it is not answered, unless it is the first (a
+  // page always holds at least one product). Those after it were not read.
   const last = parts[parts.length - 1];
-  if (last && last.upto > PAGE_BYTES_MAX) {
+  if (last && last.upto > PAGE_BYTES_MAX && last.id !== parts[0].id) {
     products = products.filter((p) => p.id !== last.id);
+  }
+  if (products.length < Number(next.results[0]?.n ?? 0)) {
     const fit = products.length;
     // A client paging by offset would step over the products cut off: it is told to ask for fewer.
     if (q.offset !== undefined) {
@@ -170,7 +197,6 @@ export async function listProducts(
         `limit: this page's answer would be over ${PAGE_BYTES_MAX / 1024 / 1024} MB; its first ${fit} products fit (limit=${fit})`,
       ]);
     }
-    products = products.slice(0, fit);
     more = true;
   }
 
@@ -179,7 +205,7 @@ export async function listProducts(
       const which = q.product_id !== undefined ? `product ${q.product_id}` : `product with sku ${q.sku}`;
       throw new ApiError(404, `${which} not found`);
     }
-    return { json: products[0].json };
+    return { json: products[0].json, etag };
   }
   let link: string | undefined;
   if (more) {
@@ -189,7 +215,7 @@ export async function listProducts(
         ? nextLink(url, { offset: String(offset + limit) })
         : nextLink(url, { cursor: encodeCursor(products[products.length - 1].id) });
   }
-  return { json: `[${products.map((p) => p.json).join(",")}]`, link };
+  return { json: `[${products.map((p) => p.json).join(",")}]`, link, etag };
 }
 
 /** GET /v1/products/count: how many products the store has, as a string (the modelled type). */

@@ -9,7 +9,7 @@ import { id } from "../platform/fields";
 import { zv } from "../platform/zv";
 import { createProducts, getProduct } from "./create";
 import { deleteProducts } from "./delete";
-import { catalogEdge } from "./edge";
+import { catalogEdge, notModified } from "./edge";
 import { countProducts, listProducts, parseProductQuery } from "./list";
 import { productCreate, productDelete, productUpdate } from "./schema";
 import { updateProducts } from "./update/index";
@@ -21,13 +21,14 @@ export const productsRoute = new Hono<AppEnv>()
   .delete("/", jsonBody, productIdempotency, (c) =>
     writeProducts(c, productDelete, deleteProducts, { products: false }),
   )
-  .get("/", etag(), catalogEdge, async (c) => {
+  .get("/", notModified, catalogEdge, async (c) => {
     const cred = c.var.credential;
     const pub = cred?.type === "publishable" ? publicView(cred) : undefined;
     const q = { ...parseProductQuery(c.req.url), visibleOnly: pub !== undefined };
-    const { json, link } = await listProducts(c.var.db, q, c.req.url, pub);
+    const { json, link, etag } = await listProducts(c.var.db, q, c.req.url, pub);
     // SQLite's text as is: the page is never parsed in the Worker (src/docs/performance.md).
     c.header("Content-Type", "application/json");
+    c.header("ETag", etag);
     if (link) c.header("Link", link);
     return c.body(json, 200);
   })
