@@ -1,11 +1,13 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { PAGE_BYTES_MAX } from "../src/products/list";
 import { createProduct, get, post, put, uid } from "./helpers";
 
 // The request sequences of the modelled API's public clients (src/docs/modelled-reads.md, "Modelled reads"), replayed
 // against this service, with each answer read the way that client reads it: the fields it takes
-// and the JSON types its parser accepts. Where the documented shapes and the C# SDK disagree, the
-// documented shapes win (a lookup is {"product": {...}}), so the SDK's product is read from there.
+// and the JSON types its parser accepts. Where the modelled API's documentation and its clients
+// disagree, the clients win: lists and lookups answer bare, as the C# SDK and the spider read them.
+// At real sizes: 16 orders of 100 lines, a catalogue with a 2,048-variant product.
 
 type Json = Record<string, any>;
 type Kind = "string" | "number" | "boolean" | "object" | "array" | "numeric-string" | "int";
@@ -234,5 +236,138 @@ describe("a paging client: limit=100&offset=N&include_details=true until an empt
     expect(seen.size).toBe(total);
     // Full pages, then the empty page that stops it.
     expect(requests).toBe(Math.ceil(total / 100) + 1);
+  });
+});
+
+/** A product of 2,048 variants over five options (8 x 4 x 4 x 4 x 4), written straight to D1. */
+async function bigProduct(tag: string) {
+  const seq = (n: number) => JSON.stringify(Array.from({ length: n }, (_, i) => i));
+  const [made] = await env.DB.batch<{ id: number }>([
+    env.DB.prepare(
+      `INSERT INTO products (title, sku, price, option_names, created_at, updated_at)
+       VALUES (?1, ?1, 19900, '["Size","Colour","Fit","Cut","Sleeve"]', 0, 0) RETURNING id`,
+    ).bind(tag),
+  ]);
+  const id = made.results[0].id;
+  await env.DB.prepare(
+    `INSERT INTO variants (product_id, sku, option1_value, option2_value, option3_value, option4_value,
+       option5_value, price, qty, position, created_at, updated_at)
+     SELECT ?1, ?2 || '-' || j.value, 'S' || (j.value % 8), 'C' || (j.value / 8 % 4), 'F' || (j.value / 32 % 4),
+       'K' || (j.value / 128 % 4), 'L' || (j.value / 512), 19900, 1, j.value, 0, 0 FROM json_each(?3) AS j`,
+  )
+    .bind(id, tag, seq(2048))
+    .run();
+  return id;
+}
+
+describe("a product spider: limit=100&offset=N&include_details=true until a short page, with a 2,048-variant product", () => {
+  it("collects every product and every variant, in full pages", async () => {
+    const tag = uid("SPIDER");
+    const big = await bigProduct(tag);
+    await env.DB.prepare(
+      `INSERT INTO products (title, price, stock, created_at, updated_at)
+       SELECT ?2 || ' ' || value, 1000, value, 0, 0 FROM json_each(?1)`,
+    )
+      .bind(JSON.stringify(Array.from({ length: 150 }, (_, i) => i)), tag)
+      .run();
+    const total = Number((await get("/v1/products/count")).json.count);
+    const variants = (await env.DB.prepare("SELECT count(*) AS n FROM variants").first<{ n: number }>())?.n;
+    const seen = new Map<string, number>();
+    const sizes: number[] = [];
+    for (let offset = 0; ; offset += 100) {
+      const r = await get(`/v1/products?limit=100&offset=${offset}&include_details=true`);
+      expect(r.status, r.text.slice(0, 200)).toBe(200);
+      expect(r.text.length).toBeLessThanOrEqual(PAGE_BYTES_MAX);
+      const page: Json[] = r.json;
+      sizes.push(page.length);
+      for (const p of page) {
+        read(p, SDK_PRODUCT, "product");
+        seen.set(p.id, p.variants.length);
+      }
+      if (page.length < 100) break;
+    }
+    expect(seen.size).toBe(total);
+    expect(seen.get(String(big))).toBe(2048);
+    expect([...seen.values()].reduce((a, b) => a + b, 0)).toBe(variants);
+    // Every page full but the last: a short page is the end for this client.
+    expect(sizes.slice(0, -1).every((n) => n === 100)).toBe(true);
+  });
+
+  it("reads the 2,048-variant product alone as the SDK does, every variant with its five values", async () => {
+    const tag = uid("BIG");
+    const id = await bigProduct(tag);
+    const r = await get(`/v1/products?product_id=${id}&include_details=true&limit=1`);
+    expect(r.status).toBe(200);
+    read(r.json, SDK_PRODUCT, "product");
+    expect(r.json.variants).toHaveLength(2048);
+    expect(r.json.qty).toBe("2048");
+    for (const v of [r.json.variants[0], r.json.variants[2047]]) read(v, SDK_VARIANT, "variant");
+    expect(r.json.variants[2047].values.map((x: Json) => x.val)).toEqual(["S7", "C3", "F3", "K3", "L3"]);
+    expect(new Set(r.json.variants.map((v: Json) => v.sku)).size).toBe(2048);
+  });
+});
+
+describe("order statistics scripts at 16 orders x 100 lines", () => {
+  async function sixteenOrders() {
+    const tag = uid("STAT");
+    const p = await createProduct({
+      title: `Stat ${tag}`,
+      price: 10,
+      variants: {
+        add: Array.from({ length: 100 }, (_, i) => ({
+          sku: `${tag}-${i}`,
+          variant_option1_name: "Size",
+          variant_option1_value: `v${i}`,
+          qty: 1000,
+          price: 10 + i,
+        })),
+      },
+    });
+    expect(p.variants).toHaveLength(100);
+    const body = Array.from({ length: 16 }, (_, o) => ({
+      order_id: "create",
+      customer: { email: `stat${o}@example.com`, billing_details: { firstname: "S", lastname: "T", country: "SE" } },
+      products: Array.from({ length: 100 }, (_, i) => ({ sku: `${tag}-${i}`, qty: 1 + ((o + i) % 3) })),
+    }));
+    const r = await post("/v1/orders", body);
+    expect(r.status).toBe(200);
+    return Object.values(r.json.results).map((x: any) => String(x.order_id));
+  }
+
+  it("a plain GET /v1/orders answers all 16 orders with all their lines", async () => {
+    const ids = await sixteenOrders();
+    const r = await get("/v1/orders?include_details=true");
+    expect(r.status).toBe(200);
+    expect(r.headers.get("link")).toBeNull();
+    const mine = (r.json as Json[]).filter((o) => ids.includes(o.order_id));
+    expect(mine).toHaveLength(16);
+    for (const o of mine) {
+      read(o, SDK_ORDER, "order");
+      expect(o.products).toHaveLength(100);
+      read(o.products[0], SDK_LINE, "order.products[0]");
+    }
+  });
+
+  it("an average-order-value script paging limit=N&offset until a short page gets the right figure", async () => {
+    await sixteenOrders();
+    const want = await env.DB.prepare("SELECT count(*) AS n, avg(total) AS avg FROM orders").first<{
+      n: number;
+      avg: number;
+    }>();
+    for (const limit of [5, 16, 100, 500]) {
+      let sum = 0;
+      let n = 0;
+      for (let offset = 0; ; offset += limit) {
+        const r = await get(`/v1/orders?limit=${limit}&offset=${offset}&include_details=true`);
+        expect(r.status, `limit=${limit} offset=${offset}`).toBe(200);
+        for (const o of r.json as Json[]) {
+          sum += Number(o.total_amount);
+          n++;
+        }
+        if (r.json.length < limit) break;
+      }
+      expect(n, `limit=${limit}`).toBe(want?.n);
+      expect(sum / n, `limit=${limit}`).toBeCloseTo((want?.avg ?? 0) / 100, 6);
+    }
   });
 });
