@@ -9,6 +9,7 @@ import {
   nextLink,
   Params,
   parseQuery,
+  refuseOffsetPastBound,
   searchText,
   strictQuery,
   text,
@@ -158,14 +159,8 @@ export async function listOrders(db: DB, q: OrderListQuery, url: string): Promis
   let more = next.results[0]?.more === 1;
   const last = rows[rows.length - 1];
   if (last && last.upto > ORDER_PAGE_BYTES_MAX && rows.length > 1) {
-    const fit = rows.length - 1;
-    // A client paging by offset would step over the orders cut off: it is told to ask for fewer.
-    if (q.offset !== undefined) {
-      throw new ApiError(400, "invalid query", [
-        `limit: this page's answer would be over ${ORDER_PAGE_BYTES_MAX / 1024 / 1024} MB; its first ${fit} orders fit (limit=${fit})`,
-      ]);
-    }
-    rows = rows.slice(0, fit);
+    rows = rows.slice(0, -1);
+    refuseOffsetPastBound(q.offset !== undefined, rows.length, "orders", ORDER_PAGE_BYTES_MAX);
     more = true;
   }
   if (q.order_id !== undefined && !rows.length) throw new ApiError(404, `order ${q.order_id} not found`);

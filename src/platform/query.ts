@@ -72,27 +72,14 @@ export const unixSeconds = whole(0, 253_402_300_799, "must be a time in UNIX sec
 export const ignored = z.string();
 
 /**
- * How many of a page's first rows to answer when their child rows (variants, order lines) may
- * total at most `cap`: the CPU a page costs grows with its child rows, not only its rows. At least
- * one, since one row's children never pass `cap`.
+ * A page ends before the item that would take its answer past `bytes` (src/docs/modelled-reads.md,
+ * "Paging"). A client paging by offset would step over the items cut off (it adds its limit), so it
+ * is told to ask for fewer; a cursor page just ends early, its Link continuing after it.
  */
-export function rowsThatFit(childCounts: number[], cap: number): number {
-  let total = 0;
-  for (let i = 0; i < childCounts.length; i++) {
-    total += childCounts[i];
-    if (total > cap) return Math.max(i, 1);
-  }
-  return childCounts.length;
-}
-
-/**
- * The page was cut to `fit` rows for the CPU budget. A client paging by offset would step over
- * the rows cut off (it adds its limit), so it is told to ask for fewer; cursor pages just end early.
- */
-export function cutShort(pagedByOffset: boolean, fit: number, what: string, cap: number) {
+export function refuseOffsetPastBound(pagedByOffset: boolean, fit: number, what: string, bytes: number) {
   if (pagedByOffset) {
     throw new ApiError(400, "invalid query", [
-      `limit: this page would hold more than ${cap} ${what}; its first ${fit} fit (limit=${fit})`,
+      `limit: this page's answer would be over ${bytes / 1024 / 1024} MB; its first ${fit} ${what} fit (limit=${fit})`,
     ]);
   }
 }

@@ -10,6 +10,7 @@ import {
   nextLink,
   Params,
   parseQuery,
+  refuseOffsetPastBound,
   searchText,
   strictQuery,
   text,
@@ -190,13 +191,7 @@ export async function listProducts(
     products = products.filter((p) => p.id !== last.id);
   }
   if (products.length < Number(next.results[0]?.n ?? 0)) {
-    const fit = products.length;
-    // A client paging by offset would step over the products cut off: it is told to ask for fewer.
-    if (q.offset !== undefined) {
-      throw new ApiError(400, "invalid query", [
-        `limit: this page's answer would be over ${PAGE_BYTES_MAX / 1024 / 1024} MB; its first ${fit} products fit (limit=${fit})`,
-      ]);
-    }
+    refuseOffsetPastBound(q.offset !== undefined, products.length, "products", PAGE_BYTES_MAX);
     more = true;
   }
 
