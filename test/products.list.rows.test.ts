@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { CATEGORIES_SQL, HEAD_SQL, IMAGES_SQL } from "../src/products/list";
 import { modelledProduct, modelledProductDetails, type Row } from "../src/products/modelled";
 import { get, post, uid } from "./helpers";
 
@@ -25,23 +26,42 @@ const productArb = fc.record({
   images: fc.array(fc.record({ url: fc.constantFrom("https://img.example.com/a.jpg"), alttext: maybe(text) }), {
     maxLength: 2,
   }),
+  categories: fc.array(
+    fc.array(fc.constantFrom("Kläder", 'quote " and \\ backslash', "åäö ✓ 𝄞", "null", "0", "[]"), {
+      minLength: 1,
+      maxLength: 3,
+    }),
+    { maxLength: 2 },
+  ),
   variants: fc.array(
     fc.record({ value: text, qty: fc.integer({ min: -5, max: 50 }), sku: fc.boolean(), image: fc.boolean() }),
     { maxLength: 3 },
   ),
 });
 
-/** The reference: the presenters applied to D1's own row objects. */
+/**
+ * The reference: the presenters applied to D1's own row objects, with the columns SQLite builds as
+ * JSON (images, categories) parsed here, and no STORE_URL (url "").
+ */
 async function fromD1Rows(id: number) {
   const [ps, vs] = await env.DB.batch<Row>([
     env.DB.prepare(
       `SELECT p.*, (SELECT count(*) FROM variants AS v WHERE v.product_id = p.id) AS variant_count,
-         (SELECT total(v.qty) FROM variants AS v WHERE v.product_id = p.id) AS variant_qty
+         (SELECT total(v.qty) FROM variants AS v WHERE v.product_id = p.id) AS variant_qty,
+         ${IMAGES_SQL} AS images_object, '' AS url, ${HEAD_SQL} AS headcategory_name,
+         ${CATEGORIES_SQL} AS category_paths
        FROM products AS p WHERE p.id = ?1`,
     ).bind(id),
     env.DB.prepare("SELECT * FROM variants WHERE product_id = ?1 ORDER BY position, id").bind(id),
   ]);
-  return { details: modelledProductDetails(ps.results[0], vs.results), plain: modelledProduct(ps.results[0]) };
+  const row = ps.results[0];
+  const p = {
+    ...row,
+    images: JSON.parse(row.images_object as string),
+    categories: JSON.parse(row.category_paths as string),
+  };
+  const plain = { ...p, images: {} };
+  return { details: modelledProductDetails(p, vs.results), plain: modelledProduct(plain) };
 }
 
 describe("GET /v1/products: rows read as SQLite-built JSON", () => {
@@ -58,6 +78,7 @@ describe("GET /v1/products: rows read as SQLite-built JSON", () => {
           description: spec.description,
           gtin: spec.gtin,
           images: spec.images,
+          categories: spec.categories,
           ...(spec.variants.length
             ? {
                 variants: {

@@ -16,6 +16,7 @@ import {
   text,
   whole,
 } from "../platform/query";
+import { currentStoreBase, PATH_SEPARATOR } from "./categories";
 import { type ModelledProduct, modelledProduct, modelledProductDetails, type Row } from "./modelled";
 
 // GET /v1/products and GET /v1/products/count in the modelled dialect (src/docs/modelled-reads.md, "Modelled reads").
@@ -32,7 +33,7 @@ export const PRODUCT_LIMIT_MAX = 500;
 export const PAGE_VARIANTS_MAX = 512;
 const MAX_OFFSET = 100_000_000;
 
-const PARAMS = ["product_id", "sku", "search", "include_details", "limit", "offset", "cursor", "apps_load"];
+const PARAMS = ["product_id", "sku", "search", "category", "include_details", "limit", "offset", "cursor", "apps_load"];
 
 // The page's rows come back as one JSON text per statement (asJsonRows, src/platform/d1.ts), with
 // only the columns the presenters (modelled.ts) read.
@@ -63,7 +64,22 @@ const PRODUCT_COLUMNS = [
   "datafield_3",
   "variant_count",
   "variant_qty",
+  "url",
+  "headcategory_name",
+  "categories",
 ];
+// Columns the subquery computes (after variant_qty): SQLite builds their JSON, the presenters pass
+// it through (src/docs/products.md, "Categories, URLs and images").
+const COMPUTED = 5;
+const NESTED = ["images", "categories"];
+// Stored [{url, alttext}] as the modelled {"1": {"image", "alttext"}}, and paths of names as
+// lists of {"category": name}, head category first.
+export const IMAGES_SQL = `(SELECT json_group_object(CAST(i.key + 1 AS TEXT),
+    json_object('image', i.value->>'url', 'alttext', coalesce(i.value->>'alttext', '')))
+  FROM json_each(p.images) AS i)`;
+export const HEAD_SQL = "coalesce(p.categories->>'$[0][0]', '')";
+export const CATEGORIES_SQL = `(SELECT json_group_array(json((SELECT json_group_array(json_object('category', n.value) ORDER BY n.key)
+    FROM json_each(c.value) AS n)) ORDER BY c.key) FROM json_each(p.categories) AS c)`;
 const VARIANT_COLUMNS = [
   "id",
   "product_id",
@@ -91,6 +107,12 @@ const listQuery = z
     product_id: whole(1, Number.MAX_SAFE_INTEGER, "must be a positive whole number (an id)").optional(),
     sku: text(255).optional(),
     search: text(255).optional(),
+    category: text(1300)
+      .transform((s) => s.split(PATH_SEPARATOR).map((n) => n.trim()))
+      .refine((names) => names.every((n) => n !== ""), {
+        error: `must be a category name or a path of names joined with "${PATH_SEPARATOR}"`,
+      })
+      .optional(),
     include_details: boolText.optional(),
     limit: whole(1, PRODUCT_LIMIT_MAX).optional(),
     offset: whole(0, MAX_OFFSET).optional(),
@@ -140,6 +162,14 @@ export async function listProducts(db: DB, q: ProductListQuery, url: string): Pr
         OR EXISTS (SELECT 1 FROM variants AS sv WHERE sv.product_id = p.id AND ${has("sv.sku")}))`,
     );
   }
+  if (q.category !== undefined) {
+    // A name matches at any level; a path matches that category and its sub-categories. Both
+    // are an index lookup in product_categories (src/docs/modelled-reads.md, "GET /v1/products").
+    const col = q.category.length > 1 ? "path" : "name";
+    where.push(
+      `p.id IN (SELECT product_id FROM product_categories WHERE ${col} = ${params.add(q.category.join(PATH_SEPARATOR))})`,
+    );
+  }
   if (q.cursor !== undefined) where.push(`p.id > ${params.add(decodeCursor(q.cursor))}`);
   if (q.visibleOnly) where.push("p.visible = 1");
   const lookup = q.product_id !== undefined || q.sku !== undefined;
@@ -151,14 +181,21 @@ export async function listProducts(db: DB, q: ProductListQuery, url: string): Pr
   const off = params.add(offset);
   const filter = where.length ? `WHERE ${where.join(" AND ")}` : "";
   const page = `FROM products AS p ${filter} ORDER BY p.id LIMIT ${lim} OFFSET ${off}`;
+  // The configured base URL as an SQL literal (configuration, not request input).
+  const base = `'${currentStoreBase().replaceAll("'", "''")}'`;
+  // Only with details are images shown: the page without them skips building their JSON.
+  const images = q.include_details ? IMAGES_SQL : "'{}'";
   const stmts = [
     stmt(
       db,
-      `SELECT ${asJsonRows(PRODUCT_COLUMNS, "x", "x.id")} FROM (SELECT ${PRODUCT_COLUMNS.slice(0, -2)
-        .map((c) => `p.${c}`)
+      `SELECT ${asJsonRows(PRODUCT_COLUMNS, "x", "x.id", NESTED)} FROM (SELECT ${PRODUCT_COLUMNS.slice(0, -COMPUTED)
+        .map((c) => (c === "images" ? `${images} AS images` : `p.${c}`))
         .join(", ")},
         (SELECT count(*) FROM variants AS v WHERE v.product_id = p.id) AS variant_count,
-        (SELECT total(v.qty) FROM variants AS v WHERE v.product_id = p.id) AS variant_qty
+        (SELECT total(v.qty) FROM variants AS v WHERE v.product_id = p.id) AS variant_qty,
+        iif(p.slug IS NULL OR ${base} = '', '', ${base} || p.slug) AS url,
+        ${HEAD_SQL} AS headcategory_name,
+        ${CATEGORIES_SQL} AS categories
        FROM products AS p ${filter} ORDER BY p.id LIMIT ${lim} + 1 OFFSET ${off}) AS x`,
       ...params.values,
     ),

@@ -54,6 +54,10 @@ export function modelledProduct(p: Row) {
     supplier_name: s(p.supplier_name),
     supplier_sku: s(p.supplier_sku),
     date_modified: dateText(p.updated_at as number),
+    // Built by SQLite (products/list.ts): "" without STORE_URL; lists of {"category": name}.
+    url: p.url as string,
+    headcategory_name: p.headcategory_name as string,
+    categories: p.categories as { category: string }[][],
   };
 }
 
@@ -112,13 +116,17 @@ export function modelledProductDetails(p: Row, vs: Row[]) {
     supplier_name: s(p.supplier_name),
     supplier_sku: s(p.supplier_sku),
     date_modified: dateText(p.updated_at as number),
+    url: p.url as string,
+    headcategory_name: p.headcategory_name as string,
+    categories: p.categories as { category: string }[][],
     description: s(p.description),
     seo_title: s(p.seo_title),
     seo_description: s(p.seo_description),
     datafield_1: s(p.datafield_1),
     datafield_2: s(p.datafield_2),
     datafield_3: s(p.datafield_3),
-    images: imagesObject(p.images),
+    // Already the modelled object, built by SQLite (products/list.ts).
+    images: p.images as Record<string, { image: string; alttext: string }>,
     variants: vs.map((v) => modelledVariant(v, names)),
     // Bundles do not exist here: no product has bundle content.
     product_package_products: [] as never[],

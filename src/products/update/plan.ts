@@ -1,4 +1,5 @@
-import { skuTaken } from "../create";
+import { derivedSlug, tooManyPaths, withHead } from "../categories";
+import { skuTaken, slugTaken } from "../create";
 import { optionNames, type PresentedVariant, parseList, type VariantRow, variantValues } from "../present";
 import { MAX_VARIANTS, OPTION_SLOTS, type VariantEntry, type VariantUpdateEntry } from "../schema";
 import { MAX_ANSWER_BYTES, tooLarge } from "../size";
@@ -158,7 +159,38 @@ export type Plan = {
   inserts: Record<string, unknown>[];
   /** SKUs the product will have that it does not own yet, checked across the items of a round. */
   claims: Located<string>[];
+  /** A slug the client gave that the product does not have yet, checked likewise. */
+  slugClaim?: string;
 };
+
+/**
+ * Categories and slug (src/docs/products.md, "Categories, URLs and images"): sets them on the plan's
+ * product row when they change; answers the slug the client gave, if the product takes it.
+ */
+function categoriesAndSlug(t: Target, snap: Snapshot, product: Record<string, unknown>, f: Failures) {
+  const d = t.item.data;
+  const p = t.product;
+  const head = d.headcategory_name ?? undefined;
+  if (d.categories !== undefined || head !== undefined) {
+    const given = d.categories === undefined ? (parseList(p.categories) as string[][]) : (d.categories ?? []);
+    const next = withHead(given, head);
+    const tooMany = tooManyPaths(next);
+    if (tooMany) f.add(400, tooMany);
+    else if (JSON.stringify(next) !== p.categories) product.categories = next;
+  }
+  if (typeof d.slug === "string") {
+    if (d.slug === p.slug) return undefined;
+    const owner = snap.slugs.get(d.slug);
+    if (owner !== undefined && owner !== p.id) f.add(409, slugTaken(d.slug, owner));
+    product.slug = d.slug;
+    return d.slug;
+  }
+  // null derives it again; a product from before slugs existed gets one on its first change.
+  if (d.slug === null || p.slug === null) {
+    product.slug = derivedSlug((product.title as string | undefined) ?? p.title, p.id);
+  }
+  return undefined;
+}
 
 const located = <T>(list: T[] | undefined, name: string): Located<T>[] =>
   (list ?? []).map((entry, i) => ({ entry, path: `variants.${name}[${i}]` }));
@@ -176,6 +208,7 @@ export function plan(t: Target, snap: Snapshot): Plan | Failed {
     const v = d[key];
     if (v !== undefined) product[key] = key === "images" && v === null ? [] : v;
   }
+  const slugClaim = categoriesAndSlug(t, snap, product, f);
 
   let states = (snap.variants.get(p.id) ?? []).map(fromRow);
   if (t.variant) {
@@ -364,6 +397,7 @@ export function plan(t: Target, snap: Snapshot): Plan | Failed {
     product,
     deletes,
     claims,
+    slugClaim,
     ...writes(p.id, states),
   };
 }
