@@ -23,10 +23,16 @@ export const categoryName = z.preprocess(
     .refine((s) => !s.includes(PATH_SEPARATOR), { error: `must not contain "${PATH_SEPARATOR}"` }),
 );
 
+// Lengths checked once the value is an array (zod's min/max would also measure a string).
 const categoryPath = z
   .array(categoryName, { error: "must be an array of category names, head category first" })
-  .min(1, { error: "must name at least one category" })
-  .max(MAX_CATEGORY_DEPTH, { error: `must have at most ${MAX_CATEGORY_DEPTH} levels` });
+  .transform((names, ctx) => {
+    if (names.length === 0) ctx.addIssue({ code: "custom", message: "must name at least one category", input: names });
+    if (names.length > MAX_CATEGORY_DEPTH) {
+      ctx.addIssue({ code: "custom", message: `must have at most ${MAX_CATEGORY_DEPTH} levels`, input: names });
+    }
+    return names;
+  });
 
 /** Paths of names, duplicates dropped (the first kept). */
 export const categoryPaths = z

@@ -49,12 +49,9 @@ const image = z.preprocess(
       { url: opt(imageUrl), image: opt(imageUrl), alttext: opt(str(255)) },
       { error: "must be an object with url" },
     )
-    .transform((o, ctx): Image => {
-      const url = o.url ?? o.image;
-      if (url === undefined) {
-        ctx.addIssue({ code: "custom", path: ["url"], message: "is required" });
-        return z.NEVER;
-      }
+    .refine((o) => o.url !== undefined || o.image !== undefined, { path: ["url"], error: "is required" })
+    .transform((o): Image => {
+      const url = (o.url ?? o.image) as string;
       return o.alttext === undefined ? { url } : { url, alttext: o.alttext };
     }),
 );
