@@ -42,7 +42,7 @@ function isHttpsUrl(s: string) {
 const imageUrl = str(2048).refine(isHttpsUrl, { error: "must be an https URL" });
 
 // An image: {url, alttext}, the modelled API's {image, alttext} (as its reads show it), or a URL.
-const image = z.preprocess(
+export const image = z.preprocess(
   (v) => (typeof v === "string" ? { url: v } : v),
   z
     .object(
