@@ -99,6 +99,35 @@ describe("categories on update", () => {
     expect((await get(`/v1/products?product_id=${p.product_id}`)).json.headcategory_name).toBe("");
   });
 
+  it("headcategory_name alone rearranges the categories as the write finds them, not as it read them", async () => {
+    const p = await createProduct({ title: title("Race"), categories: [["Read"]] });
+    let changed = false;
+    // Another request changes the categories between this PUT's read and its write batch.
+    const db = new Proxy(env.DB, {
+      get(target, prop, self) {
+        if (prop === "withSession") return () => self;
+        if (prop === "batch") {
+          return async (stmts: D1PreparedStatement[]) => {
+            if (stmts.length > 4 && !changed) {
+              changed = true;
+              await target
+                .prepare(`UPDATE products SET categories = '[["Concurrent"]]' WHERE id = ?`)
+                .bind(p.product_id)
+                .run();
+            }
+            return target.batch(stmts);
+          };
+        }
+        const v = (target as any)[prop];
+        return typeof v === "function" ? v.bind(target) : v;
+      },
+    });
+    const r = await put("/v1/products", { product_id: p.product_id, headcategory_name: "Head" }, { env: { DB: db } });
+    expect(r.status, r.text).toBe(200);
+    expect(changed).toBe(true);
+    expect(r.json.products[0].categories).toEqual([["Head"], ["Concurrent"]]);
+  });
+
   it("a change of categories writes a product.update event in its batch", async () => {
     const p = await createProduct({ title: title("Evt") });
     const r = await put("/v1/products", { product_id: p.product_id, categories: [["Evented"]] });

@@ -151,7 +151,7 @@ export type Plan = {
   index: number;
   productId: number;
   /** The product's structure as read, and its price when a new variant inherits it (./guard.ts). */
-  guard: { id: number; structure: string; price?: number; stock?: number };
+  guard: { id: number; structure: string; price?: number; stock?: number; categories?: string; slug?: null };
   product: Record<string, unknown>;
   deletes: number[];
   park: { id: number; sku: boolean; options: boolean }[];
@@ -167,12 +167,20 @@ export type Plan = {
  * Categories and slug (src/docs/products.md, "Categories, URLs and images"): sets them on the plan's
  * product row when they change; answers the slug the client gave, if the product takes it.
  */
-function categoriesAndSlug(t: Target, snap: Snapshot, product: Record<string, unknown>, f: Failures) {
+function categoriesAndSlug(
+  t: Target,
+  snap: Snapshot,
+  product: Record<string, unknown>,
+  f: Failures,
+  depends: Pick<Plan["guard"], "categories" | "slug">,
+) {
   const d = t.item.data;
   const p = t.product;
   const head = d.headcategory_name ?? undefined;
   if (d.categories !== undefined || head !== undefined) {
-    const given = d.categories === undefined ? (parseList(p.categories) as string[][]) : (d.categories ?? []);
+    const stored = d.categories === undefined;
+    const given = stored ? (parseList(p.categories) as string[][]) : (d.categories ?? []);
+    if (stored) depends.categories = p.categories;
     const next = withHead(given, head);
     const tooMany = tooManyPaths(next);
     if (tooMany) f.add(400, tooMany);
@@ -188,6 +196,7 @@ function categoriesAndSlug(t: Target, snap: Snapshot, product: Record<string, un
   // null derives it again; a product from before slugs existed gets one on its first change.
   if (d.slug === null || p.slug === null) {
     product.slug = derivedSlug((product.title as string | undefined) ?? p.title, p.id);
+    if (d.slug === undefined) depends.slug = null;
   }
   return undefined;
 }
@@ -208,7 +217,9 @@ export function plan(t: Target, snap: Snapshot): Plan | Failed {
     const v = d[key];
     if (v !== undefined) product[key] = key === "images" && v === null ? [] : v;
   }
-  const slugClaim = categoriesAndSlug(t, snap, product, f);
+  // What the plan derives from the categories or slug it read, for the guard.
+  const depends: Pick<Plan["guard"], "categories" | "slug"> = {};
+  const slugClaim = categoriesAndSlug(t, snap, product, f, depends);
 
   let states = (snap.variants.get(p.id) ?? []).map(fromRow);
   if (t.variant) {
@@ -393,6 +404,7 @@ export function plan(t: Target, snap: Snapshot): Plan | Failed {
       structure: snap.structures.get(p.id) ?? "",
       ...(inherits && product.price === undefined ? { price: p.price } : {}),
       ...(clearsStock ? { stock: p.stock } : {}),
+      ...depends,
     },
     product,
     deletes,
