@@ -35,13 +35,8 @@ END;
 -- are resolved in order, each seeing the ones before it, so a request creating two products of
 -- one title gets both slugs in its one batch.
 CREATE TRIGGER `products_slug_insert` AFTER INSERT ON `products` WHEN instr(NEW.`slug`, '~') > 0 BEGIN
-  UPDATE `products` SET `slug` = (
-    SELECT iif(NOT EXISTS (SELECT 1 FROM `products` AS o WHERE o.`slug` = b.base), b.base,
-      b.base || '-' || (1 + coalesce((SELECT max(CAST(substr(o.`slug`, length(b.base) + 2) AS INTEGER))
-        FROM `products` AS o WHERE o.`slug` > b.base || '-' AND o.`slug` < b.base || '.'
-          AND substr(o.`slug`, length(b.base) + 2) NOT GLOB '*[^0-9]*'), 1)))
-    FROM (SELECT substr(NEW.`slug`, 1, instr(NEW.`slug`, '~') - 1) AS base) AS b)
-  WHERE `id` = NEW.`id`;
+  -- Setting the slug fires products_slug_update below, which resolves it (a trigger fires others).
+  UPDATE `products` SET `slug` = NEW.`slug` WHERE `id` = NEW.`id`;
 END;
 --> statement-breakpoint
 CREATE TRIGGER `products_slug_update` AFTER UPDATE OF `slug` ON `products` WHEN instr(NEW.`slug`, '~') > 0 BEGIN

@@ -288,6 +288,13 @@ describe("slugs and url", () => {
     // The title alone does not move the slug (links stay valid).
     r = await put("/v1/products", { product_id: a.product_id, title: "Another title" });
     expect(r.json.products[0].slug).toBe(slugOf(t));
+    // Two products of one request deriving one slug: resolved in the one write batch.
+    const t2 = title("Both");
+    r = await put("/v1/products", [
+      { product_id: a.product_id, slug: null, title: t2 },
+      { product_id: b.product_id, slug: null, title: t2 },
+    ]);
+    expect(r.json.products.map((p: any) => p.slug)).toEqual([slugOf(t2), `${slugOf(t2)}-2`]);
   });
 
   it('url is STORE_URL + / + slug, null (ours) and "" (modelled) without STORE_URL', async () => {

@@ -1,7 +1,8 @@
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { CATEGORIES_SQL, HEAD_SQL, IMAGES_SQL } from "../src/products/list";
+import { CATEGORIES_SQL, HEAD_SQL } from "../src/products/categories";
+import { IMAGES_SQL } from "../src/products/list";
 import { modelledProduct, modelledProductDetails, type Row } from "../src/products/modelled";
 import { get, post, uid } from "./helpers";
 

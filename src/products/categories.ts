@@ -2,6 +2,7 @@ import { createMiddleware } from "hono/factory";
 import { z } from "zod";
 import type { AppEnv } from "../env";
 import { checked } from "../platform/fields";
+import { text } from "../platform/query";
 
 // Categories, slugs and the product url (src/docs/products.md, "Categories, URLs and images").
 
@@ -114,3 +115,33 @@ export const currentStoreBase = () => storeBase;
 
 /** A product's url, or null without STORE_URL or a slug. */
 export const productUrl = (s: string | null) => (s && storeBase ? storeBase + s : null);
+
+// ---------------------------------------------------------------------------------------------
+// The modelled reads (src/docs/modelled-reads.md, "GET /v1/products"): SQL over a product row `p`.
+
+/** url: STORE_URL's base and the slug; "" without either. The base is configuration, not request input. */
+export const urlSql = () => {
+  const base = `'${storeBase.replaceAll("'", "''")}'`;
+  return `iif(p.slug IS NULL OR ${base} = '', '', ${base} || p.slug)`;
+};
+/** headcategory_name: the head category of the first path; "" without categories. */
+export const HEAD_SQL = "coalesce(p.categories->>'$[0][0]', '')";
+/** categories as JSON text: each path a list of {"category": name}, head category first. */
+export const CATEGORIES_SQL = `(SELECT json_group_array(json((SELECT json_group_array(json_object('category', n.value) ORDER BY n.key)
+    FROM json_each(c.value) AS n)) ORDER BY c.key) FROM json_each(p.categories) AS c)`;
+
+/** ?category=: a name, or names joined with ">", returned as the list of trimmed names. */
+export const categoryQuery = text(1300)
+  .transform((s) => s.split(PATH_SEPARATOR).map((n) => n.trim()))
+  .refine((names) => names.every((n) => n !== ""), {
+    error: `must be a category name or a path of names joined with "${PATH_SEPARATOR}"`,
+  });
+
+/**
+ * The condition on `p` of ?category=: one name matches at any level of any path; several (a
+ * path) match that category and its sub-categories. Both are an index lookup in product_categories.
+ */
+export function categoryFilter(names: string[], param: (v: string) => string) {
+  const col = names.length > 1 ? "path" : "name";
+  return `p.id IN (SELECT product_id FROM product_categories WHERE ${col} = ${param(names.join(PATH_SEPARATOR))})`;
+}

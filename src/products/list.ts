@@ -16,7 +16,7 @@ import {
   text,
   whole,
 } from "../platform/query";
-import { currentStoreBase, PATH_SEPARATOR } from "./categories";
+import { CATEGORIES_SQL, categoryFilter, categoryQuery, HEAD_SQL, urlSql } from "./categories";
 import { type ModelledProduct, modelledProduct, modelledProductDetails, type Row } from "./modelled";
 
 // GET /v1/products and GET /v1/products/count in the modelled dialect (src/docs/modelled-reads.md, "Modelled reads").
@@ -72,14 +72,10 @@ const PRODUCT_COLUMNS = [
 // it through (src/docs/products.md, "Categories, URLs and images").
 const COMPUTED = 5;
 const NESTED = ["images", "categories"];
-// Stored [{url, alttext}] as the modelled {"1": {"image", "alttext"}}, and paths of names as
-// lists of {"category": name}, head category first.
+// Stored [{url, alttext}] as the modelled {"1": {"image", "alttext"}}.
 export const IMAGES_SQL = `(SELECT json_group_object(CAST(i.key + 1 AS TEXT),
     json_object('image', i.value->>'url', 'alttext', coalesce(i.value->>'alttext', '')))
   FROM json_each(p.images) AS i)`;
-export const HEAD_SQL = "coalesce(p.categories->>'$[0][0]', '')";
-export const CATEGORIES_SQL = `(SELECT json_group_array(json((SELECT json_group_array(json_object('category', n.value) ORDER BY n.key)
-    FROM json_each(c.value) AS n)) ORDER BY c.key) FROM json_each(p.categories) AS c)`;
 const VARIANT_COLUMNS = [
   "id",
   "product_id",
@@ -107,12 +103,7 @@ const listQuery = z
     product_id: whole(1, Number.MAX_SAFE_INTEGER, "must be a positive whole number (an id)").optional(),
     sku: text(255).optional(),
     search: text(255).optional(),
-    category: text(1300)
-      .transform((s) => s.split(PATH_SEPARATOR).map((n) => n.trim()))
-      .refine((names) => names.every((n) => n !== ""), {
-        error: `must be a category name or a path of names joined with "${PATH_SEPARATOR}"`,
-      })
-      .optional(),
+    category: categoryQuery.optional(),
     include_details: boolText.optional(),
     limit: whole(1, PRODUCT_LIMIT_MAX).optional(),
     offset: whole(0, MAX_OFFSET).optional(),
@@ -162,14 +153,7 @@ export async function listProducts(db: DB, q: ProductListQuery, url: string): Pr
         OR EXISTS (SELECT 1 FROM variants AS sv WHERE sv.product_id = p.id AND ${has("sv.sku")}))`,
     );
   }
-  if (q.category !== undefined) {
-    // A name matches at any level; a path matches that category and its sub-categories. Both
-    // are an index lookup in product_categories (src/docs/modelled-reads.md, "GET /v1/products").
-    const col = q.category.length > 1 ? "path" : "name";
-    where.push(
-      `p.id IN (SELECT product_id FROM product_categories WHERE ${col} = ${params.add(q.category.join(PATH_SEPARATOR))})`,
-    );
-  }
+  if (q.category !== undefined) where.push(categoryFilter(q.category, (v) => params.add(v)));
   if (q.cursor !== undefined) where.push(`p.id > ${params.add(decodeCursor(q.cursor))}`);
   if (q.visibleOnly) where.push("p.visible = 1");
   const lookup = q.product_id !== undefined || q.sku !== undefined;
@@ -181,8 +165,6 @@ export async function listProducts(db: DB, q: ProductListQuery, url: string): Pr
   const off = params.add(offset);
   const filter = where.length ? `WHERE ${where.join(" AND ")}` : "";
   const page = `FROM products AS p ${filter} ORDER BY p.id LIMIT ${lim} OFFSET ${off}`;
-  // The configured base URL as an SQL literal (configuration, not request input).
-  const base = `'${currentStoreBase().replaceAll("'", "''")}'`;
   // Only with details are images shown: the page without them skips building their JSON.
   const images = q.include_details ? IMAGES_SQL : "'{}'";
   const stmts = [
@@ -193,7 +175,7 @@ export async function listProducts(db: DB, q: ProductListQuery, url: string): Pr
         .join(", ")},
         (SELECT count(*) FROM variants AS v WHERE v.product_id = p.id) AS variant_count,
         (SELECT total(v.qty) FROM variants AS v WHERE v.product_id = p.id) AS variant_qty,
-        iif(p.slug IS NULL OR ${base} = '', '', ${base} || p.slug) AS url,
+        ${urlSql()} AS url,
         ${HEAD_SQL} AS headcategory_name,
         ${CATEGORIES_SQL} AS categories
        FROM products AS p ${filter} ORDER BY p.id LIMIT ${lim} + 1 OFFSET ${off}) AS x`,
