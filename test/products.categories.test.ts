@@ -62,6 +62,29 @@ describe("categories on create and in the reads", () => {
     expect(p.categories).toEqual(want);
   });
 
+  it.each([
+    ["a name", "T-shirts", [["T-shirts"]]],
+    ["unset", undefined, []],
+  ])("takes the C# SDK's create body with headcategory_name %s, without notices", async (_, head, want) => {
+    // Every property of its CreateProductRequest; it leaves out the null ones (NullValueHandling.Ignore).
+    const r = await post("/v1/products", {
+      sku: uid("SDK"),
+      title: title("Sdk"),
+      price: "249",
+      tax_rate: 25,
+      stock: 3,
+      headcategory_name: head,
+      disable_minusqty: "0",
+      visible: 1,
+    });
+    expect(r.status, r.text).toBe(200);
+    expect(r.json.notices).toEqual([]);
+    expect(r.json.products[0].categories).toEqual(want);
+    // Its Product reads headcategory_name as a string.
+    const m = (await get(`/v1/products?product_id=${r.json.products[0].product_id}&limit=1`)).json;
+    expect(m.headcategory_name).toBe(head ?? "");
+  });
+
   it('a product without categories reads [] and headcategory_name ""', async () => {
     const p = await createProduct({ title: title("Plain") });
     expect(p.categories).toEqual([]);
