@@ -1,5 +1,4 @@
-import { derivedSlug, tooManyPaths, withHead } from "../categories";
-import { skuTaken, slugTaken } from "../create";
+import { skuTaken } from "../create";
 import { optionNames, type PresentedVariant, parseList, type VariantRow, variantValues } from "../present";
 import { MAX_VARIANTS, OPTION_SLOTS, type VariantEntry, type VariantUpdateEntry } from "../schema";
 import { MAX_ANSWER_BYTES, tooLarge } from "../size";
@@ -13,6 +12,7 @@ import {
   valuesOf,
   variantColumns,
 } from "../variants";
+import { categoriesAndSlug } from "./categories";
 import { type Failed, Failures, fail, type Snapshot, type Target } from "./select";
 import { sizeAfter } from "./size";
 
@@ -162,44 +162,6 @@ export type Plan = {
   /** A slug the client gave that the product does not have yet, checked likewise. */
   slugClaim?: string;
 };
-
-/**
- * Categories and slug (src/docs/products.md, "Categories, URLs and images"): sets them on the plan's
- * product row when they change; answers the slug the client gave, if the product takes it.
- */
-function categoriesAndSlug(
-  t: Target,
-  snap: Snapshot,
-  product: Record<string, unknown>,
-  f: Failures,
-  depends: Pick<Plan["guard"], "categories" | "slug">,
-) {
-  const d = t.item.data;
-  const p = t.product;
-  const head = d.headcategory_name ?? undefined;
-  if (d.categories !== undefined || head !== undefined) {
-    const stored = d.categories === undefined;
-    const given = stored ? (parseList(p.categories) as string[][]) : (d.categories ?? []);
-    if (stored) depends.categories = p.categories;
-    const next = withHead(given, head);
-    const tooMany = tooManyPaths(next);
-    if (tooMany) f.add(400, tooMany);
-    else if (JSON.stringify(next) !== p.categories) product.categories = next;
-  }
-  if (typeof d.slug === "string") {
-    if (d.slug === p.slug) return undefined;
-    const owner = snap.slugs.get(d.slug);
-    if (owner !== undefined && owner !== p.id) f.add(409, slugTaken(d.slug, owner));
-    product.slug = d.slug;
-    return d.slug;
-  }
-  // null derives it again; a product from before slugs existed gets one on its first change.
-  if (d.slug === null || p.slug === null) {
-    product.slug = derivedSlug((product.title as string | undefined) ?? p.title, p.id);
-    if (d.slug === undefined) depends.slug = null;
-  }
-  return undefined;
-}
 
 const located = <T>(list: T[] | undefined, name: string): Located<T>[] =>
   (list ?? []).map((entry, i) => ({ entry, path: `variants.${name}[${i}]` }));
