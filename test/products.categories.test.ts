@@ -197,6 +197,22 @@ describe("GET /v1/products?category=", () => {
     expect(r.json.map((p: any) => Number(p.id))).toEqual([sale.product_id]);
   });
 
+  it("serves a storefront's publishable key: visible products only, with their url", async () => {
+    const tag = uid("PK");
+    const k = await post("/v1/keys", { name: `storefront ${tag}`, type: "publishable" });
+    expect(k.status, k.text).toBe(201);
+    const shown = await createProduct({ title: title("Shown"), categories: [[`${tag}-Shop`]] });
+    await createProduct({ title: title("Hidden"), categories: [[`${tag}-Shop`]], visible: 0 });
+    const r = await get(`/v1/products?category=${tag}-Shop`, {
+      headers: { authorization: "", "x-publishable-key": k.json.key },
+      env: SHOP,
+    });
+    expect(r.status, r.text).toBe(200);
+    expect(r.json.map((p: any) => [Number(p.id), p.url])).toEqual([
+      [shown.product_id, `https://shop.example/products/${shown.slug}`],
+    ]);
+  });
+
   it("follows updates and deletions", async () => {
     const tag = uid("U");
     const p = await createProduct({ title: title("Follow"), categories: [[`${tag}-A`]] });
