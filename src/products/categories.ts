@@ -7,11 +7,11 @@ import { text } from "../platform/query";
 // Categories, slugs and the product url (src/docs/products.md, "Categories, URLs and images").
 
 /** Category paths per product, and levels per path (head category first). */
-export const MAX_CATEGORY_PATHS = 20;
-export const MAX_CATEGORY_DEPTH = 5;
-export const MAX_SLUG = 100;
+const MAX_CATEGORY_PATHS = 20;
+const MAX_CATEGORY_DEPTH = 5;
+const MAX_SLUG = 100;
 /** Separates the names of a path in the `category` filter and the index (names cannot contain it). */
-export const PATH_SEPARATOR = ">";
+const PATH_SEPARATOR = ">";
 
 /** A category name, as a string or as the modelled API's `{"category": name}`; trimmed. */
 export const categoryName = z.preprocess(
@@ -76,7 +76,7 @@ export const tooManyPaths = (paths: string[][]) =>
     : undefined;
 
 /** The slug a title gives: lowercase ASCII letters and digits, dashes between words. */
-export function slugBase(title: string): string {
+function slugBase(title: string): string {
   const s = title
     .normalize("NFKD")
     .replace(/[\u0300-\u036f]/g, "")
@@ -100,7 +100,7 @@ export const derivedSlug = (title: string, unique: string | number) => `${slugBa
 let storeBase = "";
 
 /** "https://shop.example/products/" for "https://shop.example/products" (or ""). */
-export const storeUrlBase = (value: string | undefined) => {
+const storeUrlBase = (value: string | undefined) => {
   const v = (value ?? "").trim().replace(/\/+$/, "");
   return v ? `${v}/` : "";
 };
@@ -110,8 +110,6 @@ export const storeUrl = createMiddleware<AppEnv>(async (c, next) => {
   storeBase = storeUrlBase(c.env.STORE_URL);
   await next();
 });
-
-export const currentStoreBase = () => storeBase;
 
 /** A product's url, or null without STORE_URL or a slug. */
 export const productUrl = (s: string | null) => (s && storeBase ? storeBase + s : null);

@@ -223,7 +223,7 @@ export const skuTaken = (path: string, sku: string, productId: number) =>
   `${path}: SKU ${sku} is already used by product ${productId}`;
 
 /** Products that have one of `wanted` as their slug. */
-export async function slugOwners(db: DB, wanted: string[]): Promise<Map<string, number>> {
+async function slugOwners(db: DB, wanted: string[]): Promise<Map<string, number>> {
   if (!wanted.length) return new Map();
   const { results } = await stmt(
     db,
