@@ -4,8 +4,10 @@ import type { Idem } from "./platform/idempotency";
 // The optional vars are not in wrangler.toml, so `wrangler types` cannot see them: declared here
 // (src/docs/operations.md, "Configuration"). wrangler types the vars it sees by their value ("SEK"); a store sets
 // its own currency, and API_KEY may be missing (the service then fails closed).
-export type Bindings = Omit<Env, "DEFAULT_CURRENCY" | "API_KEY"> & {
+export type Bindings = Omit<Env, "DEFAULT_CURRENCY" | "API_KEY" | "STORE_URL"> & {
   DEFAULT_CURRENCY: string;
+  /** The storefront's base URL for product urls (src/docs/products.md, "Categories, URLs and images"); "" or unset: none. */
+  STORE_URL?: string;
   API_KEY?: string;
   /** Minutes an unpaid order holds its stock before the scheduled job cancels it; unset: forever. */
   UNPAID_ORDER_HOLD_MINUTES?: string;

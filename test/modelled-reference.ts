@@ -31,11 +31,18 @@ function imagesObject(json: unknown) {
   return out;
 }
 
-/** The fields of every product in a list (without include_details). */
+/** Stored category paths (names) as the modelled lists of {"category": name}, head category first. */
+const categoryPaths = (json: unknown) =>
+  (typeof json === "string" ? (JSON.parse(json) as string[][]) : []).map((path) =>
+    path.map((category) => ({ category })),
+  );
+
+/** The fields of every product in a list (without include_details). No STORE_URL in tests: url "". */
 export function modelledProduct(p: Row) {
   const hasVariants = Number(p.variant_count) > 0;
   // A product with variants has no stock of its own: its stock is the sum of theirs.
   const stock = hasVariants ? Number(p.variant_qty) : (p.stock as number);
+  const categories = categoryPaths(p.categories);
   return {
     id: String(p.id),
     sku: s(p.sku),
@@ -55,6 +62,9 @@ export function modelledProduct(p: Row) {
     supplier_name: s(p.supplier_name),
     supplier_sku: s(p.supplier_sku),
     date_modified: dateText(p.updated_at as number),
+    url: "",
+    headcategory_name: categories[0]?.[0]?.category ?? "",
+    categories,
   };
 }
 
@@ -86,33 +96,11 @@ function modelledVariant(v: Row, names: string[]) {
   };
 }
 
-/**
- * A product with the detail fields (include_details=true): variants, images, texts. One object
- * literal with every key, no spread of the base fields: a spread cost more than the rest.
- */
+/** A product with the detail fields (include_details=true): the list's fields, then these. */
 export function modelledProductDetails(p: Row, vs: Row[]) {
   const names: string[] = p.option_names === "[]" ? [] : JSON.parse(p.option_names as string);
-  const hasVariants = vs.length > 0 || Number(p.variant_count) > 0;
-  const stock = hasVariants ? Number(p.variant_qty) : (p.stock as number);
   return {
-    id: String(p.id),
-    sku: s(p.sku),
-    hasVariants: hasVariants ? "1" : "0",
-    title: s(p.title),
-    visible: flagText(p.visible),
-    qty: String(stock),
-    stock,
-    price: priceText(p.price),
-    before_price: priceText(p.before_price),
-    purchase_price: priceText(p.purchase_price),
-    tax_rate: s(p.tax_rate),
-    weight: p.weight === null ? "0" : s(p.weight),
-    gtin: s(p.gtin),
-    qty_location: s(p.qty_location),
-    disable_minusqty: flagText(p.disable_minusqty),
-    supplier_name: s(p.supplier_name),
-    supplier_sku: s(p.supplier_sku),
-    date_modified: dateText(p.updated_at as number),
+    ...modelledProduct(p),
     description: s(p.description),
     seo_title: s(p.seo_title),
     seo_description: s(p.seo_description),

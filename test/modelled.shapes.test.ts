@@ -40,6 +40,7 @@ async function scene() {
     price: 899,
     description: "<p>Lampskärm</p>",
     images: [{ url: "https://example.com/lamp.jpg" }],
+    categories: [["Belysning", "Lampskärmar"]],
     variants: {
       add: [{ variant_option1_name: "Färg", variant_option1_value: 'Grön " 32 size', sku: `${sku}-G`, qty: 5 }],
     },

@@ -30,6 +30,13 @@ const productArb = fc.record({
   purchase: maybe(fc.integer({ min: 0, max: 9_999_999 })),
   visible: fc.boolean(),
   options: fc.integer({ min: 1, max: 5 }),
+  categories: fc.array(
+    fc.array(fc.constantFrom("Kläder", 'quote " and \\ backslash', "åäö ✓ 𝄞", "null", "0", "[]"), {
+      minLength: 1,
+      maxLength: 3,
+    }),
+    { maxLength: 2 },
+  ),
   variants: fc.array(
     fc.record({
       value: text,
@@ -87,6 +94,7 @@ describe("GET /v1/products: rows read as SQLite-built JSON", () => {
           description: spec.description,
           gtin: spec.gtin,
           images: spec.images,
+          categories: spec.categories,
           ...(spec.variants.length
             ? {
                 variants: {

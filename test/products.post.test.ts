@@ -199,11 +199,7 @@ describe("POST /v1/products", () => {
     ["a flag 'yes'", { disable_minusqty: "yes" }, "disable_minusqty: must be 1, 0, true or false"],
     ["metadata as an array", { metadata: [1] }, "metadata: must be a JSON object"],
     ["metadata over 16 KiB", { metadata: { a: "x".repeat(16_400) } }, "metadata: must be at most 16 KiB serialised"],
-    [
-      "images of strings",
-      { images: ["a.jpg"] },
-      "images: must be an array of {url, alttext} or an object keyed by position",
-    ],
+    ["an image that is not an https URL", { images: ["a.jpg"] }, "images[0].url: must be an https URL"],
     [
       "negative stock with the flag on",
       { stock: -1, disable_minusqty: 1 },

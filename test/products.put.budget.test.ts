@@ -161,7 +161,8 @@ describe("a product that never stops changing", () => {
         if (prop === "withSession") return () => self;
         if (prop === "batch") {
           return async (stmts: D1PreparedStatement[]) => {
-            if (stmts.length > 3) {
+            // The read batch has four statements (products, variants, SKU and slug owners).
+            if (stmts.length > 4) {
               writes++;
               await target
                 .prepare("UPDATE products SET disable_minusqty = 1 - disable_minusqty WHERE id = ?")

@@ -65,6 +65,8 @@ describe("PUT /v1/products fast path: one SKU's stock or price", () => {
       ...stable(x),
       product_id: 0,
       sku: null,
+      // Two products of one title: "test-product-2" and "-3".
+      slug: null,
       variants: x.variants.map((v: any) => ({ ...v, variant_id: 0, sku: null })),
     });
     expect(quick.status).toBe(slow.status);

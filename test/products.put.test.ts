@@ -228,7 +228,7 @@ describe("PUT /v1/products: validation", () => {
     ['disable_minusqty "true"', { disable_minusqty: "true" }, "disable_minusqty: must be 1, 0, true or false"],
     ["sku a fraction", { sku: 12.5 }, "sku: must be a string"],
     ["title a number", { title: 5 }, "title: must be a string"],
-    ["images of strings", { images: ["x"] }, "images: must be an array"],
+    ["an image not an https URL", { images: ["x"] }, "images[0].url: must be an https URL"],
     ["metadata an array", { metadata: [1] }, "metadata: must be a JSON object"],
     ["weight negative", { weight: -1 }, "weight: must be a number from 0"],
     ["variants not an object", { variants: [] }, "variants: must be an object"],

@@ -46,8 +46,15 @@ export const products = sqliteTable(
     ...timestamps,
     // The API key (api_keys.id) that last wrote the product; null for the bootstrap API_KEY.
     keyId: integer("key_id"),
+    // The product's URL path under STORE_URL (src/docs/products.md, "Categories, URLs and images"): unique;
+    // a write that leaves it to the database stores "<base>~<token>" and a trigger resolves it
+    // (drizzle/0006_categories.sql). NULL for products created before slugs existed.
+    slug: text("slug"),
+    // The category paths, head category first: a JSON array of arrays of names ([["Clothes", "Shirts"]]).
+    categories: text("categories").notNull().default("[]"),
   },
   (t) => [
+    uniqueIndex("products_slug").on(t.slug),
     check("products_price", sql`${t.price} >= 0`),
     check("products_tax_rate", sql`${t.taxRate} BETWEEN 0 AND 100`),
     check("products_flags", sql`${t.disableMinusqty} IN (0, 1) AND ${t.visible} IN (0, 1)`),
@@ -92,6 +99,26 @@ export const variants = sqliteTable(
     check("variants_price", sql`${t.price} >= 0`),
     check("variants_visible", sql`${t.visible} IN (0, 1) AND ${t.noMinus} IN (0, 1)`),
     check("variants_stock_floor", sql`${t.noMinus} = 0 OR ${t.qty} >= 0`),
+  ],
+);
+
+// Every category a product is in, at any level of any of its paths (a path ["Clothes", "Shirts"]
+// gives "Clothes" and "Clothes>Shirts"): the index of GET /v1/products?category=. Kept from
+// products.categories by triggers (drizzle/0006_categories.sql), so no write path maintains it.
+export const productCategories = sqliteTable(
+  "product_categories",
+  {
+    productId: integer("product_id")
+      .notNull()
+      .references(() => products.id, { onDelete: "cascade" }),
+    // The names from the head category to this one, joined with ">" (names cannot contain it).
+    path: text("path").notNull(),
+    name: text("name").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.productId, t.path] }),
+    index("product_categories_name").on(t.name, t.productId),
+    index("product_categories_path").on(t.path, t.productId),
   ],
 );
 

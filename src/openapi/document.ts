@@ -5,8 +5,9 @@ import { orderUpdateOperation } from "../orders/openapi";
 import { orderCreate } from "../orders/schema";
 import { flag, id, metadata, money } from "../platform/fields";
 import { SERVICE } from "../platform/service";
+import { categoryName, categoryPaths } from "../products/categories";
 import { preferParameter, productsDeletePath } from "../products/openapi";
-import { productCreate, productUpdate } from "../products/schema";
+import { image, productCreate, productUpdate } from "../products/schema";
 import { webhooksPaths } from "../webhooks/openapi";
 import { completeDocument } from "./complete";
 import { modelledComponents, modelledPaths } from "./modelled";
@@ -59,6 +60,22 @@ function describeLenient(ctx: { zodSchema: unknown; jsonSchema: Json }) {
   } else if (s === metadata) {
     j.type = "object";
     j.description = "A free-form JSON object, at most 16 KiB serialised, stored as given.";
+  } else if (s === categoryName) {
+    // Preprocessed: the JSON Schema of its output would show only the string form.
+    for (const k of Object.keys(j)) delete j[k];
+    j.anyOf = [
+      { type: "string", maxLength: 255 },
+      { type: "object", properties: { category: { type: "string", maxLength: 255 } }, required: ["category"] },
+    ];
+    j.description = 'A category name (without ">"), or the modelled API\'s {"category": name}.';
+  } else if (s === categoryPaths) {
+    j.description =
+      'Category paths, head category first: [["Clothes", "Shirts"], ["Sale"]]; at most 20 paths of 1 to 5 levels (src/docs/products.md, "Categories, URLs and images").';
+  } else if (s === image) {
+    const object = { ...j };
+    for (const k of Object.keys(j)) delete j[k];
+    j.anyOf = [{ type: "string", format: "uri", description: "An https URL." }, object];
+    j.description = "An https URL, {url, alttext}, or the modelled API's {image, alttext}.";
   }
 }
 

@@ -72,6 +72,11 @@ const productBase = {
   supplier_name: text,
   supplier_sku: text,
   date_modified: date,
+  url: text.meta({ description: 'The product page: STORE_URL + "/" + slug; "" without STORE_URL.' }),
+  headcategory_name: text.meta({ description: 'The head category of the first path; "" when none.' }),
+  categories: z
+    .array(z.array(z.object({ category: z.string() })))
+    .meta({ description: 'Category paths, head category first: [[{"category": "Clothes"}, {"category": "Shirts"}]].' }),
 };
 
 export const modelledProduct = z
@@ -234,6 +239,11 @@ export const modelledPaths = {
         q("search", "Text in the title, SKU, GTIN or a variant's SKU; the answer is a bare array.", {
           type: "string",
         }),
+        q(
+          "category",
+          'Products in a category: a name matches at any level of a path; names joined with ">" ("Clothes>Shirts") match that path and its sub-categories.',
+          { type: "string" },
+        ),
         q("include_details", "Adds variants, images and texts.", bool),
         ...paging(PRODUCT_LIMIT_MAX, PRODUCT_LIMIT_DEFAULT),
       ],

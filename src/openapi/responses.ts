@@ -61,6 +61,11 @@ export const productOut = z
     seo_title: z.string().nullable(),
     weight: z.number().nullable().meta({ description: "Grams." }),
     images: z.array(image),
+    categories: z
+      .array(z.array(z.string()))
+      .meta({ description: 'Category paths, head category first: [["Clothes", "Shirts"]].' }),
+    slug: z.string().nullable().meta({ description: "Unique; null only for products from before slugs." }),
+    url: z.string().nullable().meta({ description: "STORE_URL + / + slug; null without STORE_URL." }),
     metadata: z.record(z.string(), json).nullable(),
     variants: z.array(variantOut),
     created_at: timestamp,

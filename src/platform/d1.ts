@@ -19,12 +19,14 @@ export async function runBatch(db: DB, stmts: D1PreparedStatement[]) {
  * builds an object per row with a property per column in JavaScript, the largest part of a full
  * products page's CPU, while `JSON.parse` of the one text is native (4.4 -> 3.4 ms median on that
  * page, bench/README.md). The objects have the keys and value types of D1's rows (stored JSON
- * texts stay strings), so code reading rows is unchanged. Measure before using it elsewhere: on
+ * texts stay strings, except the `nested` columns: JSON texts built as values), so code reading rows is unchanged. Measure before using it elsewhere: on
  * the orders page, whose rows carry JSON texts (addresses, tax) that get escaped into the one text
  * and unescaped again, it was slower than D1's objects.
  */
-export const asJsonRows = (columns: readonly string[], alias: string, order: string) =>
-  `coalesce(json_group_array(json_object(${columns.map((c) => `'${c}', ${alias}.${c}`).join(", ")}) ORDER BY ${order}), '[]') AS rows`;
+export const asJsonRows = (columns: readonly string[], alias: string, order: string, nested: readonly string[] = []) =>
+  `coalesce(json_group_array(json_object(${columns
+    .map((c) => `'${c}', ${nested.includes(c) ? `json(${alias}.${c})` : `${alias}.${c}`}`)
+    .join(", ")}) ORDER BY ${order}), '[]') AS rows`;
 
 /** The rows of an asJsonRows statement's result. */
 export const jsonRows = <T = Record<string, unknown>>(r: D1Result<{ rows: string }> | undefined): T[] =>

@@ -110,7 +110,8 @@ export function str(max = 255) {
   return checked(z.string({ error: required("must be a string") }), max);
 }
 
-function checked(s: z.ZodString, max: number) {
+/** `s` limited to `max` characters without control characters or unpaired surrogates. */
+export function checked(s: z.ZodString, max: number) {
   return s
     .max(max, { error: `must be at most ${max} characters` })
     .refine((s) => !CONTROL.test(s), { error: "must not contain control characters" })

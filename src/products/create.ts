@@ -4,6 +4,7 @@ import { skus } from "../db/schema";
 import { afterLostRace, isConstraintError, jsonChunks, runBatch, stmt } from "../platform/d1";
 import { type Claim, type Idem, runClaimed } from "../platform/idempotency";
 import { committed, newEvent, outboxStatement, type PendingEvent } from "../webhooks/outbox";
+import { derivedSlug, tooManyPaths, withHead } from "./categories";
 import type { ProductOut } from "./present";
 import { presentReads, productReads, readBack } from "./read";
 import type { ProductCreate } from "./schema";
@@ -64,7 +65,7 @@ export async function getProduct(db: DB, id: number): Promise<ProductOut | undef
 // ---------------------------------------------------------------------------------------------
 // Create
 
-type ProductInsert = ReturnType<typeof productColumns> & { token: string };
+type ProductInsert = ReturnType<typeof productColumns> & { token: string; slug: string };
 type VariantInsert = ReturnType<typeof variantColumns> & {
   token: string;
   option_values: string[];
@@ -96,10 +97,18 @@ function productColumns(p: ProductCreate, optionNames: string[]) {
     images: p.images ?? [],
     metadata: p.metadata ?? null,
     option_names: optionNames,
+    categories: withHead(p.categories ?? [], p.headcategory_name),
   };
 }
 
-type Planned = { index: number; product: ProductInsert; variants: VariantInsert[]; skus: Located<string>[] };
+type Planned = {
+  index: number;
+  product: ProductInsert;
+  variants: VariantInsert[];
+  skus: Located<string>[];
+  /** The slug the client gave, if it did. */
+  slug?: string;
+};
 
 /** Everything about one product that can be decided without the database. */
 function planCreate(
@@ -109,7 +118,15 @@ function planCreate(
   const entries = (p.variants?.add ?? []).map((entry, i) => ({ entry, path: `variants.add[${i}]` }));
   const { names = [], errors } = agreedNames(entries);
   const token = crypto.randomUUID();
-  const product = { ...productColumns(p, entries.length ? names : []), token };
+  // A slug left to the database is resolved by a trigger in the insert (src/docs/products.md,
+  // "Categories, URLs and images"); a given one is unique or the batch fails.
+  const product = {
+    ...productColumns(p, entries.length ? names : []),
+    token,
+    slug: p.slug ?? derivedSlug(p.title as string, token),
+  };
+  const paths = tooManyPaths(product.categories);
+  if (paths) errors.push(paths);
   const flagOn = product.disable_minusqty === 1;
   if (entries.length && p.stock !== undefined) {
     errors.push("stock: a product with variants has no stock of its own: give each variant its qty");
@@ -147,12 +164,13 @@ function planCreate(
   if (size > MAX_ANSWER_BYTES) {
     return { index, status: 413, errors: [tooLarge(`product "${product.title}"`, size)] };
   }
-  return { index, product, variants: planned, skus: owned };
+  return { index, product, variants: planned, skus: owned, slug: p.slug ?? undefined };
 }
 
 /** The answer size estimate of a product about to be created (src/docs/products.md, "Updating products"). */
 function createdSize(p: ProductInsert, variants: VariantInsert[]) {
-  let size = PRODUCT_ALLOWANCE + jsonBytes(p.images) + jsonBytes(p.metadata);
+  let size = PRODUCT_ALLOWANCE + jsonBytes(p.images) + jsonBytes(p.metadata) + jsonBytes(p.categories);
+  size += textBytes(p.slug);
   for (const key of PRODUCT_TEXT_COLUMNS) size += textBytes(p[key]);
   const names = jsonBytes(p.option_names);
   for (const v of variants) {
@@ -165,7 +183,7 @@ const INSERT_PRODUCTS = `
   INSERT INTO products (token, sku, title, price, before_price, purchase_price, tax_rate, stock,
     qty_location, disable_minusqty, visible, description, gtin, supplier_name, supplier_sku,
     datafield_1, datafield_2, datafield_3, seo_description, seo_title, weight, images, metadata,
-    option_names, created_at, updated_at, key_id)
+    option_names, slug, categories, created_at, updated_at, key_id)
   SELECT p.value->>'token', p.value->>'sku', p.value->>'title', p.value->>'price',
     p.value->>'before_price', p.value->>'purchase_price', p.value->>'tax_rate', p.value->>'stock',
     p.value->>'qty_location', p.value->>'disable_minusqty', p.value->>'visible',
@@ -173,7 +191,7 @@ const INSERT_PRODUCTS = `
     p.value->>'datafield_1', p.value->>'datafield_2', p.value->>'datafield_3',
     p.value->>'seo_description', p.value->>'seo_title', p.value->>'weight', p.value->'images',
     iif(json_type(p.value, '$.metadata') = 'object', p.value->'metadata', NULL),
-    p.value->'option_names', ?2, ?2, ?3
+    p.value->'option_names', p.value->>'slug', p.value->'categories', ?2, ?2, ?3
   FROM json_each(?1) AS p`;
 
 /**
@@ -204,6 +222,19 @@ export function skuOwners(db: DB, wanted: string[]) {
 export const skuTaken = (path: string, sku: string, productId: number) =>
   `${path}: SKU ${sku} is already used by product ${productId}`;
 
+/** Products that have one of `wanted` as their slug. */
+async function slugOwners(db: DB, wanted: string[]): Promise<Map<string, number>> {
+  if (!wanted.length) return new Map();
+  const { results } = await stmt(
+    db,
+    "SELECT slug, id FROM products WHERE slug IN (SELECT value FROM json_each(?1))",
+    JSON.stringify(wanted),
+  ).all<{ slug: string; id: number }>();
+  return new Map(results.map((r) => [r.slug, r.id]));
+}
+
+export const slugTaken = (slug: string, productId: number) => `slug: ${slug} is already used by product ${productId}`;
+
 /**
  * Creates products, each on its own: one that fails never affects another. One write batch for all
  * of them, whatever their number of variants. When a SKU is taken (by an earlier or a concurrent
@@ -229,15 +260,23 @@ export async function createProducts(
   for (let attempt = 1; plans.length; attempt++) {
     // The happy path is one round trip: the first attempt writes without reading, and the skus
     // primary key refuses a taken SKU; only then does a read find out which item to fail.
-    const owners =
+    // A given slug is unique like a SKU: the unique index refuses a taken one.
+    const [owners, slugs] =
       attempt === 1
-        ? []
-        : await skuOwners(
-            db,
-            plans.flatMap((p) => p.skus.map((s) => s.entry)),
-          );
+        ? [[], new Map<string, number>()]
+        : await Promise.all([
+            skuOwners(
+              db,
+              plans.flatMap((p) => p.skus.map((s) => s.entry)),
+            ),
+            slugOwners(
+              db,
+              plans.flatMap((p) => (p.slug ? [p.slug] : [])),
+            ),
+          ]);
     const taken = new Map(owners.map((o) => [o.sku, o.productId]));
     const claimed = new Map<string, number>();
+    const claimedSlugs = new Set<string>();
     const ready: Planned[] = [];
     for (const plan of plans) {
       const errors: string[] = [];
@@ -246,9 +285,15 @@ export async function createProducts(
         if (owner !== undefined) errors.push(skuTaken(path, sku, owner));
         else if (claimed.has(sku)) errors.push(`${path}: SKU ${sku} is used twice in this request`);
       }
+      if (plan.slug !== undefined) {
+        const owner = slugs.get(plan.slug);
+        if (owner !== undefined) errors.push(slugTaken(plan.slug, owner));
+        else if (claimedSlugs.has(plan.slug)) errors.push(`slug: ${plan.slug} is used twice in this request`);
+      }
       if (errors.length) outcomes.set(plan.index, { ok: false, status: 409, errors });
       else {
         for (const s of plan.skus) claimed.set(s.entry, plan.index);
+        if (plan.slug !== undefined) claimedSlugs.add(plan.slug);
         ready.push(plan);
       }
     }

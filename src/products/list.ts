@@ -16,6 +16,7 @@ import {
   text,
   whole,
 } from "../platform/query";
+import { categoryFilter, categoryQuery, urlSql } from "./categories";
 import { productParts, VARIANT_TOTALS } from "./modelled-json";
 
 // GET /v1/products and GET /v1/products/count in the modelled dialect (src/docs/modelled-reads.md, "Modelled reads").
@@ -31,13 +32,14 @@ export const PRODUCT_LIMIT_MAX = 500;
 export const PAGE_BYTES_MAX = 2 * 1024 * 1024;
 const MAX_OFFSET = 100_000_000;
 
-const PARAMS = ["product_id", "sku", "search", "include_details", "limit", "offset", "cursor", "apps_load"];
+const PARAMS = ["product_id", "sku", "search", "category", "include_details", "limit", "offset", "cursor", "apps_load"];
 
 const listQuery = z
   .object({
     product_id: whole(1, Number.MAX_SAFE_INTEGER, "must be a positive whole number (an id)").optional(),
     sku: text(255).optional(),
     search: text(255).optional(),
+    category: categoryQuery.optional(),
     include_details: boolText.optional(),
     limit: whole(1, PRODUCT_LIMIT_MAX).optional(),
     offset: whole(0, MAX_OFFSET).optional(),
@@ -99,7 +101,7 @@ const VARIANTS_PER_PART = 64;
  * up to the first part that crosses PAGE_BYTES_MAX: SQLite never sends what would not be answered.
  */
 function pageSql(withDetails: boolean, view: PublicView | undefined, filter: string, lim: string, off: string) {
-  const x = productParts(withDetails, view);
+  const x = productParts(withDetails, urlSql(), view);
   const page = `SELECT p.*, ${VARIANT_TOTALS} FROM products AS p ${filter} ORDER BY p.id LIMIT ${lim} OFFSET ${off}`;
   const parts = x.variant
     ? `SELECT id, ${HEAD} AS part, substr(h, 1, length(h) - 1) AS t FROM (SELECT p.id, ${x.head} AS h FROM page AS p)
@@ -159,6 +161,7 @@ export async function listProducts(
         OR EXISTS (SELECT 1 FROM variants AS sv WHERE sv.product_id = p.id AND ${has("sv.sku")}))`,
     );
   }
+  if (q.category !== undefined) where.push(categoryFilter(q.category, (v) => params.add(v)));
   if (q.cursor !== undefined) where.push(`p.id > ${params.add(decodeCursor(q.cursor))}`);
   if (q.visibleOnly) where.push("p.visible = 1");
   const lookup = q.product_id !== undefined || q.sku !== undefined;

@@ -1,4 +1,5 @@
 import type { PublicView } from "../keys/public";
+import { CATEGORIES_SQL, HEAD_SQL } from "./categories";
 
 // Products in the modelled dialect (src/docs/modelled-reads.md, "Modelled reads"), built by SQLite
 // as JSON text: a page of products with thousands of variants reaches the Worker as one text per
@@ -57,6 +58,12 @@ const BASE: Field[] = [
   ["supplier_sku", s("p.supplier_sku")],
   ["date_modified", date("p.updated_at")],
 ];
+/** The fields after BASE's (src/docs/products.md, "Categories, URLs and images"); url from STORE_URL. */
+const placed = (url: string): Field[] => [
+  ["url", url],
+  ["headcategory_name", HEAD_SQL],
+  ["categories", json(`coalesce(${CATEGORIES_SQL}, '[]')`)],
+];
 
 const OPTION_VALUE = `CASE n.key WHEN 0 THEN v.option1_value WHEN 1 THEN v.option2_value WHEN 2 THEN v.option3_value
   WHEN 3 THEN v.option4_value WHEN 4 THEN v.option5_value END`;
@@ -89,7 +96,6 @@ const VARIANT: Field[] = [
 ];
 
 const DETAILS: Field[] = [
-  ...BASE,
   ["description", s("p.description")],
   ["seo_title", s("p.seo_title")],
   ["seo_description", s("p.seo_description")],
@@ -119,9 +125,10 @@ const availability = (view: PublicView | undefined, stock: string): Field[] =>
  * commas, `]`, and `tail`'s members: the variants travel in rows of their own, so no text D1
  * returns grows with a product's variants past what one row may hold (src/docs/performance.md).
  */
-export function productParts(withDetails: boolean, view?: PublicView) {
-  if (!withDetails) return { head: object([...kept(BASE, view), ...availability(view, STOCK_OF)]) };
-  const head = object(kept(DETAILS, view));
+export function productParts(withDetails: boolean, url: string, view?: PublicView) {
+  const base = [...BASE, ...placed(url)];
+  if (!withDetails) return { head: object([...kept(base, view), ...availability(view, STOCK_OF)]) };
+  const head = object(kept([...base, ...DETAILS], view));
   // Bundles do not exist here: no product has bundle content.
   const tail = object([["product_package_products", "json('[]')"], ...availability(view, STOCK_OF)]);
   return {

@@ -1,4 +1,5 @@
 import type { orders, products, variants } from "../db/schema";
+import { productUrl } from "./categories";
 
 export type ProductRow = typeof products.$inferSelect;
 export type VariantRow = typeof variants.$inferSelect;
@@ -134,6 +135,10 @@ export function presentProduct(p: ProductRow, vs: VariantOutRow[]) {
     seo_title: p.seoTitle,
     weight: p.weight,
     images: parseList(p.images),
+    // Paths of names, head category first (src/docs/products.md, "Categories, URLs and images").
+    categories: parseList(p.categories) as string[][],
+    slug: p.slug,
+    url: productUrl(p.slug),
     metadata: p.metadata === null ? null : JSON.parse(p.metadata),
     variants: presentVariants(vs, names),
     created_at: iso(p.createdAt),

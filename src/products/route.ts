@@ -7,6 +7,7 @@ import { jsonBody } from "../platform/body";
 import { ApiError } from "../platform/errors";
 import { id } from "../platform/fields";
 import { zv } from "../platform/zv";
+import { storeUrl } from "./categories";
 import { createProducts, getProduct } from "./create";
 import { deleteProducts } from "./delete";
 import { catalogEdge, notModified } from "./edge";
@@ -16,6 +17,7 @@ import { updateProducts } from "./update/index";
 import { productIdempotency, writeProducts } from "./write";
 
 export const productsRoute = new Hono<AppEnv>()
+  .use(storeUrl)
   .post("/", jsonBody, productIdempotency, (c) => writeProducts(c, productCreate, createProducts))
   .put("/", jsonBody, productIdempotency, (c) => writeProducts(c, productUpdate, updateProducts))
   .delete("/", jsonBody, productIdempotency, (c) =>

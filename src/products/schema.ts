@@ -14,6 +14,7 @@ import {
   str,
 } from "../platform/fields";
 import { precompile } from "../platform/validate";
+import { categoryName, categoryPaths, slug } from "./categories";
 
 // Wire schemas of interface.md 2.7 (product) and 2.8 (variant entry), field names as the API
 // this is modelled on sends them. `create` mode is POST /v1/products; `update` mode is PUT, where
@@ -29,13 +30,40 @@ export const MAX_VARIANTS = 128;
 export const MAX_IMAGES = 50;
 export const OPTION_SLOTS = [1, 2, 3, 4, 5] as const;
 
-const image = z.object({ url: req(str(2048)), alttext: opt(str(255)) }, { error: "must be an object with url" });
+/** Whether `s` is an absolute https URL with a host (images are shown to shoppers' browsers). */
+function isHttpsUrl(s: string) {
+  try {
+    const u = new URL(s);
+    return u.protocol === "https:" && u.hostname !== "";
+  } catch {
+    return false;
+  }
+}
+const imageUrl = str(2048).refine(isHttpsUrl, { error: "must be an https URL" });
+
+// An image: {url, alttext}, the modelled API's {image, alttext} (as its reads show it), or a URL.
+export const image = z.preprocess(
+  (v) => (typeof v === "string" ? { url: v } : v),
+  z
+    .object(
+      { url: opt(imageUrl), image: opt(imageUrl), alttext: opt(str(255)) },
+      { error: "must be an object with url" },
+    )
+    .refine((o) => o.url !== undefined || o.image !== undefined, { path: ["url"], error: "is required" })
+    .transform((o): Image => {
+      const url = (o.url ?? o.image) as string;
+      return o.alttext === undefined ? { url } : { url, alttext: o.alttext };
+    }),
+);
 export type Image = { url: string; alttext?: string };
 
-/** images: an ordered array of {url, alttext}, or an object keyed by position ({"1": {...}}). */
+/**
+ * images: an ordered array of {url, alttext} or of URLs, or an object keyed by position
+ * ({"1": {"image": ...}}), stored as the ordered list (src/docs/products.md, "Categories, URLs and images").
+ */
 export const images = z
   .union([z.array(image), z.record(z.string().regex(/^\d+$/), image)], {
-    error: "must be an array of {url, alttext} or an object keyed by position",
+    error: "must be an array of {url, alttext} or of URLs, or an object keyed by position",
   })
   .transform((v): Image[] =>
     Array.isArray(v)
@@ -117,6 +145,12 @@ function productShape(mode: "create" | "update") {
     weight: o(nonNegative),
     images: o(images),
     metadata: o(metadata),
+    // src/docs/products.md, "Categories, URLs and images": null derives the slug from the title again,
+    // and clears the categories.
+    slug: o(slug),
+    categories: o(categoryPaths),
+    // The modelled API's create field, accepted on update too; null or "" change nothing.
+    headcategory_name: clearable(categoryName),
   };
 }
 

@@ -28,7 +28,7 @@ export const PRODUCT_TEXT_COLUMNS = [
   "seo_description",
   "seo_title",
 ] as const;
-const PRODUCT_TEXT = [...PRODUCT_TEXT_COLUMNS, "images", "metadata"] as const;
+const PRODUCT_TEXT = [...PRODUCT_TEXT_COLUMNS, "images", "metadata", "slug", "categories"] as const;
 const VARIANT_TEXT = [
   "sku",
   "option1_value",

@@ -4,7 +4,8 @@
 // A plan depends on the product's structure, not on every value: which variants exist (ids), how
 // they are matched and checked (SKUs, option values, option names), where they stand (positions),
 // the product's own SKU and disable_minusqty, the product's price where a new variant inherits
-// it, and its stock where the plan clears a negative one. Every field an entry gives is written as given (./write.ts), and fields it leaves out are
+// it, its stock where the plan clears a negative one, its categories where headcategory_name
+// rearranges the stored ones, and its missing slug where the plan derives one. Every field an entry gives is written as given (./write.ts), and fields it leaves out are
 // kept from the row as it is when the batch runs, so a plan does not depend on values other
 // writers change: writers that only change values (a stock or price sync) of one product no longer
 // exclude one another. Stock floors, SKU uniqueness and option combinations are constraints, so
@@ -21,12 +22,14 @@ export const STRUCTURE_SQL = `(
 
 /**
  * Fails the batch through the always-false CHECK of stale_reads (src/db/schema.ts) when a product
- * of `?1` (rows `{id, structure, price?, stock?}`) is gone, or its structure, or (when the row
- * gives them) its price or stock, is not what the plan was made from.
+ * of `?1` (rows `{id, structure, price?, stock?, categories?, slug?}`) is gone, or its structure,
+ * or (when the row gives them) its price, stock, categories or slug, is not what the plan was made from.
  */
 export const STRUCTURE_GUARD = `
   INSERT INTO stale_reads (product_id)
   SELECT j.value->>'id' FROM json_each(?1) AS j LEFT JOIN products AS p ON p.id = j.value->>'id'
   WHERE p.id IS NULL OR ${STRUCTURE_SQL} IS NOT j.value->>'structure'
     OR (json_type(j.value, '$.price') IS NOT NULL AND p.price IS NOT j.value->>'price')
-    OR (json_type(j.value, '$.stock') IS NOT NULL AND p.stock IS NOT j.value->>'stock')`;
+    OR (json_type(j.value, '$.stock') IS NOT NULL AND p.stock IS NOT j.value->>'stock')
+    OR (json_type(j.value, '$.categories') IS NOT NULL AND p.categories IS NOT j.value->>'categories')
+    OR (json_type(j.value, '$.slug') IS NOT NULL AND p.slug IS NOT j.value->>'slug')`;

@@ -46,6 +46,7 @@ export async function updateProducts(
     const later: UpdateItem[] = [];
     const inRound = new Set<number>();
     const claimed = new Map<string, string>();
+    const claimedSlugs = new Map<string, string>();
     for (const item of pending) {
       const t = select(item, snap);
       if ("ok" in t) {
@@ -63,14 +64,17 @@ export async function updateProducts(
         continue;
       }
       const clash = planned.claims.filter((c) => claimed.has(c.entry));
-      if (clash.length) {
+      const slugClash = planned.slugClaim !== undefined && claimedSlugs.get(planned.slugClaim);
+      if (clash.length || slugClash) {
         const errors = clash.map(
           (c) => `${c.path}: SKU ${c.entry} is also claimed by item ${claimed.get(c.entry)} of this request`,
         );
+        if (slugClash) errors.push(`slug: ${planned.slugClaim} is also claimed by item ${slugClash} of this request`);
         outcomes.set(item.index, { ok: false, status: 409, errors });
         continue;
       }
       for (const c of planned.claims) claimed.set(c.entry, `[${item.index}]`);
+      if (planned.slugClaim !== undefined) claimedSlugs.set(planned.slugClaim, `[${item.index}]`);
       plans.push(planned);
     }
     // Items naming one product twice are the only requests with more than one round. The key is

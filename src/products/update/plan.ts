@@ -12,6 +12,7 @@ import {
   valuesOf,
   variantColumns,
 } from "../variants";
+import { categoriesAndSlug } from "./categories";
 import { type Failed, Failures, fail, type Snapshot, type Target } from "./select";
 import { sizeAfter } from "./size";
 
@@ -150,7 +151,7 @@ export type Plan = {
   index: number;
   productId: number;
   /** The product's structure as read, and its price when a new variant inherits it (./guard.ts). */
-  guard: { id: number; structure: string; price?: number; stock?: number };
+  guard: { id: number; structure: string; price?: number; stock?: number; categories?: string; slug?: null };
   product: Record<string, unknown>;
   deletes: number[];
   park: { id: number; sku: boolean; options: boolean }[];
@@ -158,6 +159,8 @@ export type Plan = {
   inserts: Record<string, unknown>[];
   /** SKUs the product will have that it does not own yet, checked across the items of a round. */
   claims: Located<string>[];
+  /** A slug the client gave that the product does not have yet, checked likewise. */
+  slugClaim?: string;
 };
 
 const located = <T>(list: T[] | undefined, name: string): Located<T>[] =>
@@ -176,6 +179,9 @@ export function plan(t: Target, snap: Snapshot): Plan | Failed {
     const v = d[key];
     if (v !== undefined) product[key] = key === "images" && v === null ? [] : v;
   }
+  // What the plan derives from the categories or slug it read, for the guard.
+  const depends: Pick<Plan["guard"], "categories" | "slug"> = {};
+  const slugClaim = categoriesAndSlug(t, snap, product, f, depends);
 
   let states = (snap.variants.get(p.id) ?? []).map(fromRow);
   if (t.variant) {
@@ -360,10 +366,12 @@ export function plan(t: Target, snap: Snapshot): Plan | Failed {
       structure: snap.structures.get(p.id) ?? "",
       ...(inherits && product.price === undefined ? { price: p.price } : {}),
       ...(clearsStock ? { stock: p.stock } : {}),
+      ...depends,
     },
     product,
     deletes,
     claims,
+    slugClaim,
     ...writes(p.id, states),
   };
 }

@@ -45,12 +45,15 @@ const READ_PRODUCTS = `SELECT p.*, ${SIZE_SQL} AS answer_size, ${STRUCTURE_SQL} 
   FROM products AS p WHERE p.id IN (${TARGETS})`;
 const READ_VARIANTS = `SELECT * FROM variants WHERE product_id IN (${TARGETS}) ORDER BY product_id, position, id`;
 const READ_OWNERS = "SELECT * FROM skus WHERE sku IN (SELECT value FROM json_each(?1))";
+const READ_SLUGS = "SELECT slug, id FROM products WHERE slug IN (SELECT value FROM json_each(?1))";
 
 export type Snapshot = {
   products: Map<number, ProductRow>;
   variants: Map<number, VariantRow[]>;
   variantById: Map<number, VariantRow>;
   owners: Map<string, { productId: number; variantId: number | null }>;
+  /** The products that have a slug the body gives. */
+  slugs: Map<string, number>;
   /** Each product's answer size estimate as read (see products/size.ts). */
   sizes: Map<number, number>;
   /** Each product's structure as read, for the write's guard (./guard.ts). */
@@ -72,16 +75,18 @@ export async function readSnapshot(db: DB, items: UpdateItem[]): Promise<Snapsho
   const pids = ids((d) => d.product_id);
   const vids = ids((d) => d.variant_id);
   const selectors = ids((d) => (d.variant_id === undefined && d.product_id === undefined ? d.sku : undefined));
-  const [ps, vs, os] = await runBatch(db, [
+  const [ps, vs, os, ss] = await runBatch(db, [
     stmt(db, READ_PRODUCTS, pids, vids, selectors),
     stmt(db, READ_VARIANTS, pids, vids, selectors),
     stmt(db, READ_OWNERS, JSON.stringify(items.flatMap((i) => namedSkus(i.data)))),
+    stmt(db, READ_SLUGS, JSON.stringify(items.flatMap((i) => (i.data.slug ? [i.data.slug] : [])))),
   ]);
   const snap: Snapshot = {
     products: new Map(),
     variants: new Map(),
     variantById: new Map(),
     owners: new Map(),
+    slugs: new Map(ss.results.map((r) => [String(r.slug), Number(r.id)])),
     sizes: new Map(),
     structures: new Map(),
   };

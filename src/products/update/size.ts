@@ -22,6 +22,8 @@ const PRODUCT_TEXT: [string, keyof ProductRow][] = [
   ["seo_title", "seoTitle"],
   ["images", "images"],
   ["metadata", "metadata"],
+  ["slug", "slug"],
+  ["categories", "categories"],
 ];
 
 const TEXT_COLS = ["sku", "values", "qty_location", "gtin", "supplier_sku", "images"] as const;

@@ -49,6 +49,7 @@ const PRODUCT_SCALARS = [
 const UPDATE_PRODUCTS = `
   UPDATE products SET ${PRODUCT_SCALARS.map((c) => keep("products", c)).join(", ")},
     ${keep("products", "images", true)}, ${keep("products", "option_names", true)},
+    ${keep("products", "slug")}, ${keep("products", "categories", true)},
     metadata = CASE WHEN json_type(j.value, '$.metadata') IS NULL THEN products.metadata
       WHEN json_type(j.value, '$.metadata') = 'object' THEN j.value->'metadata' ELSE NULL END,
     updated_at = max(?2, products.updated_at + 1)
