@@ -94,9 +94,9 @@ let created = 0;
 let skipped = 0;
 for (const product of CATALOG) {
   const found = await call("GET", `/v1/products?sku=${encodeURIComponent(product.sku)}`);
-  // GET /v1/products?sku= answers {"product": {...}} (the modelled dialect), 404 when none has it.
-  if (found.status === 200 && found.json.product) {
-    console.log(`skip   ${product.sku} (exists as product ${found.json.product.id})`);
+  // GET /v1/products?sku= answers the product as a bare object (the modelled dialect), 404 when none has it.
+  if (found.status === 200 && found.json?.id) {
+    console.log(`skip   ${product.sku} (exists as product ${found.json.id})`);
     skipped++;
     continue;
   }

@@ -170,3 +170,18 @@ test("oversized bodies, chunked or declared, get 413 and the server's other requ
   assert.deepEqual(big, { 413: 15 });
   assert.deepEqual(innocent, { 200: 50 });
 });
+
+test("npm run seed fills a demo catalog and, run again, skips every product it finds", async () => {
+  const { execFileSync } = await import("node:child_process");
+  const seed = () =>
+    execFileSync("node", ["src/scripts/seed.mjs", "--base", server.base, "--key", server.key], {
+      cwd: new URL("../..", import.meta.url),
+      encoding: "utf8",
+    });
+  const first = seed();
+  const second = seed();
+  const made = (first.match(/^(create|skip) /gm) ?? []).length;
+  assert.ok(made > 0, first);
+  assert.equal((second.match(/^skip /gm) ?? []).length, made, second);
+  assert.match(second, / 0 failed\.$/m);
+});
