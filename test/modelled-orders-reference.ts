@@ -69,24 +69,13 @@ export function modelledOrder(o: Row, lines: Row[]) {
   };
 }
 
-/**
- * An order with the detail fields (include_details=true, and every lookup by order_id). One object
- * literal with every key, no spread: spreading the base fields into it cost several times the
- * rest of the order's presentation, and a page holds up to ORDER_LIMIT_MAX orders.
- */
+/** An order with the detail fields (include_details=true, and every lookup by order_id): the list's, then these. */
 export function modelledOrderDetails(o: Row, lines: Row[]) {
   const billing = parseAddress(o.billing_details);
   // An order without its own shipping address ships to the billing address.
   const shipping = o.shipping_details === null ? billing : parseAddress(o.shipping_details);
-  const status = o.status as StatusName;
-  const billingName = fullName(billing);
   return {
-    order_id: String(o.id),
-    date_created: dateText(o.created_at as number),
-    total_amount: moneyText(o.total as number),
-    status: STATUS_CODES[status] ?? "",
-    status_name: status,
-    products: lines.map(modelledLine),
+    ...modelledOrder(o, lines),
     date_paid: dateText(o.date_paid as number | null),
     status_date: o.status_date === null ? dateText(o.created_at as number) : dateText(o.status_date as number),
     currency: s(o.currency),
@@ -109,7 +98,7 @@ export function modelledOrderDetails(o: Row, lines: Row[]) {
       phone: s(o.phone),
       customer_type: s(o.customer_type),
       company_name: s(billing.company_name),
-      full_name: billingName,
+      full_name: fullName(billing),
       address: s(billing.address),
       address2: s(billing.address2),
       city: s(billing.city),
