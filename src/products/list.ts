@@ -66,7 +66,8 @@ export const parseProductQuery = (url: string) => parseQuery(listQuery, strictQu
 /** What GET /v1/products answers: the JSON text of the body, and the Link to the next page if any. */
 export type ProductListAnswer = {
   // Bare, as the modelled API's clients in the wild read it (src/docs/modelled-reads.md, "GET /v1/products").
-  json: string;
+  /** The answer's JSON text in pieces, as SQLite made them: never joined into one string here. */
+  json: string[];
   link?: string;
   etag: string;
 };
@@ -124,15 +125,19 @@ function pageSql(withDetails: boolean, view: PublicView | undefined, filter: str
 
 /** The products whose parts all arrived, as JSON texts. */
 function assemble(parts: PagePart[], withDetails: boolean) {
-  if (!withDetails) return parts.map((p) => ({ id: p.id, json: p.t }));
-  const out: { id: number; json: string }[] = [];
+  if (!withDetails) return parts.map((p) => ({ id: p.id, json: [p.t] }));
+  const out: { id: number; json: string[] }[] = [];
   let i = 0;
   while (i < parts.length) {
     const { id, t: head } = parts[i++];
-    const variants: string[] = [];
-    while (i < parts.length && parts[i].id === id && parts[i].part !== TAIL) variants.push(parts[i++].t);
+    const json = [head, ',"variants":['];
+    for (let first = true; i < parts.length && parts[i].id === id && parts[i].part !== TAIL; first = false) {
+      if (!first) json.push(",");
+      json.push(parts[i++].t);
+    }
     if (i >= parts.length || parts[i].id !== id) break; // cut by the byte bound before its tail
-    out.push({ id, json: `${head},"variants":[${variants.join(",")}]${parts[i++].t}` });
+    json.push("]", parts[i++].t);
+    out.push({ id, json });
   }
   return out;
 }
@@ -213,7 +218,13 @@ export async function listProducts(
         ? nextLink(url, { offset: String(offset + limit) })
         : nextLink(url, { cursor: encodeCursor(products[products.length - 1].id) });
   }
-  return { json: `[${products.map((p) => p.json).join(",")}]`, link, etag };
+  const json = ["["];
+  for (let i = 0; i < products.length; i++) {
+    if (i) json.push(",");
+    for (const t of products[i].json) json.push(t);
+  }
+  json.push("]");
+  return { json, link, etag };
 }
 
 /** GET /v1/products/count: how many products the store has, as a string (the modelled type). */
