@@ -45,12 +45,17 @@ async function seed(db: D1Database) {
         now - 60_000,
       ),
   );
+  // About real orders and products of the seeded store (the order products' 3 variants each), so
+  // that each standard delivery carries its object (src/webhooks/payload.ts).
   const events = db
     .prepare(
-      `WITH RECURSIVE n(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM n WHERE k + 1 < ?1)
+      `WITH RECURSIVE n(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM n WHERE k + 1 < ?1),
+         o AS MATERIALIZED (SELECT id, row_number() OVER (ORDER BY id) - 1 AS r FROM orders),
+         p AS MATERIALIZED (SELECT id, row_number() OVER (ORDER BY id) - 1 AS r FROM products)
        INSERT INTO events (id, type, order_id, product_id, created_at)
        SELECT ?2 || k, CASE k % 2 WHEN 0 THEN 'order.new' ELSE 'product.update' END,
-         CASE k % 2 WHEN 0 THEN 1000 + k END, CASE k % 2 WHEN 1 THEN 1000 + k END, ?3 + k FROM n`,
+         CASE k % 2 WHEN 0 THEN (SELECT id FROM o WHERE r = k % 400) END,
+         CASE k % 2 WHEN 1 THEN (SELECT id FROM p WHERE r = k % 40) END, ?3 + k FROM n`,
     )
     .bind(POOL_BATCHES * BATCH, EVENT_PREFIX, now);
   await db.batch([...endpoints, events]);

@@ -177,6 +177,10 @@ export const orderOut = z
     metadata: z.record(z.string(), json).nullable(),
     created_at: timestamp,
     updated_at: timestamp,
+    key: z
+      .object({ id: idInt, name: z.string() })
+      .optional()
+      .meta({ description: "The stored API key that created the order (src/docs/keys.md, Audit); absent otherwise." }),
   })
   .meta({ description: "An order with its customer, lines and totals (src/docs/api.md, Conventions)." });
 

@@ -105,9 +105,14 @@ const storeUrlBase = (value: string | undefined) => {
   return v ? `${v}/` : "";
 };
 
+/** Sets the store base URL for the product answers made next (a request's, or a queue batch's). */
+export function useStoreUrl(value: string | undefined) {
+  storeBase = storeUrlBase(value);
+}
+
 /** Sets the store base URL for this request's product answers (products routes only). */
 export const storeUrl = createMiddleware<AppEnv>(async (c, next) => {
-  storeBase = storeUrlBase(c.env.STORE_URL);
+  useStoreUrl(c.env.STORE_URL);
   await next();
 });
 

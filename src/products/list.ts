@@ -102,9 +102,20 @@ const VARIANTS_PER_PART = 64;
  * up to the first part that crosses PAGE_BYTES_MAX: SQLite never sends what would not be answered.
  */
 function pageSql(withDetails: boolean, view: PublicView | undefined, filter: string, lim: string, off: string) {
-  const x = productParts(withDetails, urlSql(), view);
   const page = `SELECT p.*, ${VARIANT_TOTALS} FROM products AS p ${filter} ORDER BY p.id LIMIT ${lim} OFFSET ${off}`;
-  const parts = x.variant
+  const bytes = "length(CAST(t AS BLOB)) + 1";
+  // The first product is answered whole whatever its size (a page always moves on).
+  return `WITH page AS MATERIALIZED (${page}), parts AS (${partsSql(withDetails, view)})
+    SELECT id, part, t, upto FROM (
+      SELECT id, part, t, sum(${bytes}) OVER (ORDER BY id, part ROWS UNBOUNDED PRECEDING) AS upto,
+        first_value(id) OVER (ORDER BY id, part) AS first FROM parts)
+    WHERE upto - (${bytes}) < ${PAGE_BYTES_MAX} OR id = first ORDER BY id, part`;
+}
+
+/** The parts (see PagePart) of every product of the CTE `page`. */
+function partsSql(withDetails: boolean, view: PublicView | undefined) {
+  const x = productParts(withDetails, urlSql(), view);
+  return x.variant
     ? `SELECT id, ${HEAD} AS part, substr(h, 1, length(h) - 1) AS t FROM (SELECT p.id, ${x.head} AS h FROM page AS p)
        UNION ALL
        SELECT id, (rn - 1) / ${VARIANTS_PER_PART}, group_concat(j, ',' ORDER BY rn) FROM (
@@ -114,13 +125,31 @@ function pageSql(withDetails: boolean, view: PublicView | undefined, filter: str
        UNION ALL
        SELECT id, ${TAIL}, ',' || substr(tl, 2) FROM (SELECT p.id, ${x.tail} AS tl FROM page AS p)`
     : `SELECT p.id, ${HEAD} AS part, ${x.head} AS t FROM page AS p`;
-  const bytes = "length(CAST(t AS BLOB)) + 1";
-  // The first product is answered whole whatever its size (a page always moves on).
-  return `WITH page AS MATERIALIZED (${page}), parts AS (${parts})
-    SELECT id, part, t, upto FROM (
-      SELECT id, part, t, sum(${bytes}) OVER (ORDER BY id, part ROWS UNBOUNDED PRECEDING) AS upto,
-        first_value(id) OVER (ORDER BY id, part) AS first FROM parts)
-    WHERE upto - (${bytes}) < ${PAGE_BYTES_MAX} OR id = first ORDER BY id, part`;
+}
+
+/**
+ * SQL of the products whose ids the subquery `ids` gives, each as `?product_id=&include_details=true`
+ * answers it, for those whose answer is at most `maxBytes`; a larger one yields its head part with
+ * a null text (src/docs/webhooks.md, "Payloads"). Read with productTexts.
+ */
+export function productTextsSql(ids: string, maxBytes: number) {
+  const page = `SELECT p.*, ${VARIANT_TOTALS} FROM products AS p WHERE p.id IN (${ids})`;
+  return `WITH page AS MATERIALIZED (${page}), parts AS (${partsSql(true, undefined)})
+    SELECT id, part, iif(total <= ${maxBytes}, t, NULL) AS t, 0 AS upto FROM (
+      SELECT id, part, t, sum(length(CAST(t AS BLOB)) + 1) OVER (PARTITION BY id) AS total FROM parts)
+    WHERE total <= ${maxBytes} OR part = ${HEAD} ORDER BY id, part`;
+}
+
+/** The rows of productTextsSql: each product's JSON text, or null where it was larger than the bound. */
+export function productTexts(rows: Record<string, unknown>[]): Map<number, string | null> {
+  const out = new Map<number, string | null>();
+  for (const r of rows as PagePart[]) if (r.t === null) out.set(r.id, null);
+  for (const p of assemble(
+    (rows as PagePart[]).filter((r) => r.t !== null),
+    true,
+  ))
+    out.set(p.id, p.json.join(""));
+  return out;
 }
 
 /** The products whose parts all arrived, as JSON texts. */

@@ -17,15 +17,16 @@ export type Target = {
   endpointId: number;
   url: string;
   format: string;
+  /** The standard payload's `data` as JSON text: the event's object (payload.ts); else its id. */
+  data?: string;
 };
 
 export type AttemptResult = { status: number | null; error: string | null; durationMs: number };
 
 export type EventKey = { id: number; name: string };
 
-/** The thin payload's data: the resource the receiver should read back, and who caused the event. */
+/** The resource an event is about, by id (the quickbutik format's query). */
 const resource = (t: Target) => (t.type.startsWith("order.") ? { order_id: t.orderId } : { product_id: t.productId });
-const data = (t: Target) => (t.key ? { ...resource(t), key: t.key } : resource(t));
 
 /** The request of one attempt: signed with this attempt's timestamp, the same webhook-id every time. */
 export async function buildRequest(t: Target, key: CryptoKey, nowMs: number) {
@@ -41,7 +42,14 @@ export async function buildRequest(t: Target, key: CryptoKey, nowMs: number) {
     for (const [k, v] of Object.entries(resource(t))) u.searchParams.set(k, String(v));
     url = u.toString();
   } else {
-    body = JSON.stringify({ type: t.type, timestamp: new Date(t.eventAt).toISOString(), data: data(t) });
+    // `key`: who caused the event; `data`: the object as it is now, as SQLite or the order presenter
+    // wrote it (never parsed again here).
+    const head = JSON.stringify({
+      type: t.type,
+      timestamp: new Date(t.eventAt).toISOString(),
+      key: t.key ?? undefined,
+    });
+    body = `${head.slice(0, -1)},"data":${t.data ?? JSON.stringify(resource(t))}}`;
     headers["content-type"] = "application/json";
   }
   headers["webhook-id"] = t.eventId;

@@ -2,6 +2,7 @@ import { getDb } from "../db/client";
 import type { Bindings } from "../env";
 import { runBatch, stmt } from "../platform/d1";
 import { ATTEMPT_TIMEOUT_MS, type AttemptResult, attempt, type EventKey, type Target } from "./attempt";
+import { dataText, type Objects, objectStatements, objectTexts } from "./payload";
 import { signingKey } from "./sign";
 import { urlProblem } from "./url";
 
@@ -105,7 +106,18 @@ const isDeliveryMessage = (b: unknown): b is DeliveryMessage =>
   Number.isSafeInteger((b as DeliveryMessage).endpoint_id) &&
   Number.isSafeInteger((b as DeliveryMessage).attempt);
 
-function jobOf(r: Record<string, unknown>, msg: Message<unknown>, attemptNo: number, fanOut: boolean): Job {
+function jobOf(
+  r: Record<string, unknown>,
+  msg: Message<unknown>,
+  attemptNo: number,
+  fanOut: boolean,
+  objects: Objects,
+): Job {
+  const target = {
+    type: r.type as string,
+    orderId: r.order_id as number | null,
+    productId: r.product_id as number | null,
+  };
   return {
     eventId: r.event_id as string,
     type: r.type as string,
@@ -116,6 +128,7 @@ function jobOf(r: Record<string, unknown>, msg: Message<unknown>, attemptNo: num
     endpointId: r.endpoint_id as number,
     url: r.url as string,
     format: r.format as string,
+    data: r.format === "standard" ? dataText(objects, target) : undefined,
     secret: r.secret as string,
     attempt: attemptNo,
     msg,
@@ -203,22 +216,24 @@ export async function deliverBatch(batch: MessageBatch<unknown>, env: Bindings, 
 
   // A failure here throws, and Queues redelivers the whole batch: nothing was attempted yet.
   const eventIds = events.map((m) => (m.body as EventMessage).event_id);
-  const [, fanRows, directRows] = await runBatch(db, [
+  const [, fanRows, directRows, ...objectRows] = await runBatch(db, [
     stmt(db, MARK_DISPATCHED, JSON.stringify(eventIds), now),
     stmt(db, FAN_OUT, JSON.stringify(eventIds)),
     stmt(db, DIRECT, JSON.stringify(direct.map((m) => m.body))),
+    ...objectStatements(db, env, [...eventIds, ...direct.map((m) => m.body.event_id)]),
   ]);
+  const objects = objectTexts(env, objectRows);
   const byEvent = new Map(events.map((m) => [(m.body as EventMessage).event_id, m]));
   // Delivery messages first, so the budget goes to them: their retries are already late.
   const jobs: Job[] = [];
   for (const r of directRows.results) {
     const msg = direct[r.i as number];
     // Attempts so far: the number the message was sent with, plus its redeliveries.
-    jobs.push(jobOf(r, msg, msg.body.attempt + msg.attempts - 1, false));
+    jobs.push(jobOf(r, msg, msg.body.attempt + msg.attempts - 1, false, objects));
   }
   for (const r of fanRows.results) {
     const msg = byEvent.get(r.event_id as string);
-    if (msg) jobs.push(jobOf(r, msg, 1, true));
+    if (msg) jobs.push(jobOf(r, msg, 1, true, objects));
   }
 
   const allowLocal = env.ALLOW_LOCAL_WEBHOOKS === "true";

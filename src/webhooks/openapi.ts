@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { modelledProductDetails } from "../openapi/modelled";
+import { orderOut } from "../openapi/responses";
 import { USER_AGENT } from "./attempt";
 import { MAX_ATTEMPTS, RETRY_DELAYS } from "./deliver";
 import { EVENT_TYPES } from "./outbox";
@@ -56,11 +58,28 @@ export const deliveryList = z.object({
 /** The stored API key whose request caused the event (src/docs/keys.md, "Audit"); absent otherwise. */
 const eventKey = z.object({ id: idInt, name: z.string() }).optional();
 
-/** The body of a `standard` delivery (Standard Webhooks 1.0, thin payload). */
+/** The body of a `standard` delivery (Standard Webhooks 1.0): the event's object in `data` (src/docs/webhooks.md, "Payloads"). */
 export const eventPayload = z.object({
   type: eventType,
   timestamp: time.meta({ description: "When the change committed." }),
-  data: z.union([z.object({ order_id: idInt, key: eventKey }), z.object({ product_id: idInt, key: eventKey })]),
+  key: eventKey,
+  data: z
+    .union([
+      orderOut.meta({ description: "An order event: the order as GET /v1/orders/{id} answers it, now." }),
+      modelledProductDetails.extend({ product_id: idInt }).meta({
+        description:
+          "A product event: product_id, then the product as GET /v1/products?product_id=&include_details=true answers it, now.",
+      }),
+      z.object({ order_id: idInt, truncated: z.literal(true) }),
+      z.object({ product_id: idInt, truncated: z.literal(true) }),
+      z.object({ order_id: idInt, deleted: z.literal(true) }),
+      z.object({ product_id: idInt, deleted: z.literal(true) }),
+    ])
+    .meta({
+      description:
+        "The object as it is when the delivery is made; larger than PAYLOAD_MAX_BYTES (64 KiB): its id and truncated, " +
+        "read it from the API; gone (a deleted product): its id and deleted.",
+    }),
 });
 
 const schema = (s: z.ZodType): Json => {
@@ -127,14 +146,16 @@ const delivery = {
     post: {
       summary: "A delivery in the standard format (Standard Webhooks 1.0)",
       description:
-        "At least once, in no particular order: dedupe on webhook-id and read the resource back through the API.",
+        "At least once, in no particular order: dedupe on webhook-id. data is the event's object as the API reads " +
+        "it when the delivery is made (a later state than the event's, if it changed since).",
       parameters: signatureHeaders,
       requestBody: {
         required: true,
         content: json(schema(eventPayload), {
-          type: "order.new",
+          type: "product.update",
           timestamp: "2026-01-02T03:04:05.000Z",
-          data: { order_id: 1001 },
+          key: { id: 3, name: "stock tool" },
+          data: { product_id: 17, truncated: true },
         }),
       },
       responses: receiverAnswers,
@@ -168,10 +189,11 @@ export const webhooksPaths = {
       description:
         `${EVENTS_DESCRIPTION} At most ${MAX_ENDPOINTS} endpoints. The answer holds the signing secret, shown ` +
         "only here. Deliveries (the callback below): format standard POSTs " +
-        '{"type": "order.new", "timestamp": "<ISO 8601>", "data": {"order_id": 1001}} ({"product_id": n} for ' +
-        "product events); format quickbutik GETs the URL with ?event_type=order.new&order_id=1001 added. Both " +
+        '{"type": "order.new", "timestamp": "<ISO 8601>", "key": {...}, "data": {<the order as GET /v1/orders/{id} ' +
+        "answers it>}} (the product as GET /v1/products?product_id=&include_details=true answers it, for product " +
+        "events); format quickbutik GETs the URL with ?event_type=order.new&order_id=1001 added. Both " +
         "carry webhook-id (the event id), webhook-timestamp and webhook-signature (Standard Webhooks 1.0, " +
-        "HMAC-SHA256 keyed with the secret). At least once, no ordering: dedupe on webhook-id and read the resource back.",
+        "HMAC-SHA256 keyed with the secret). At least once, no ordering: dedupe on webhook-id.",
       requestBody: {
         required: true,
         content: json(createBody, {

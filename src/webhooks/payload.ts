@@ -1,0 +1,79 @@
+import type { DB } from "../db/client";
+import { orderLines, orders } from "../db/schema";
+import type { Bindings } from "../env";
+import { holdMinutes } from "../orders/hold";
+import { presentOrder } from "../orders/read";
+import { rowMapper, stmt } from "../platform/d1";
+import { useStoreUrl } from "../products/categories";
+import { productTexts, productTextsSql } from "../products/list";
+
+// The objects a standard delivery carries in `data` (src/docs/webhooks.md, "Payloads"): the order as
+// GET /v1/orders/{id} answers it, the product as GET /v1/products?product_id=&include_details=true
+// does, read in the consumer's own load batch (three statements, whatever the number of events)
+// as they are when the batch is delivered. Products are built as JSON text by SQLite and never
+// parsed here; an object larger than PAYLOAD_MAX_BYTES travels as its id and `truncated: true`.
+
+/** The most `data` a delivery carries: a receiver fetches a larger object itself. */
+export const PAYLOAD_MAX_BYTES = 64 * 1024;
+
+// The events' objects, by the ids of the events the batch delivers (?1, a JSON array).
+const EVENT_IDS = "SELECT value FROM json_each(?1)";
+const ORDERS_OF = `SELECT order_id FROM events WHERE id IN (${EVENT_IDS}) AND order_id IS NOT NULL`;
+const PRODUCTS_OF = `SELECT product_id FROM events WHERE id IN (${EVENT_IDS}) AND product_id IS NOT NULL`;
+const ORDERS = `SELECT o.*, (SELECT json_object('id', k.id, 'name', k.name) FROM api_keys AS k WHERE k.id = o.key_id)
+  AS creator FROM orders AS o WHERE o.id IN (${ORDERS_OF})`;
+const LINES = `SELECT l.* FROM order_lines AS l WHERE l.order_id IN (${ORDERS_OF}) ORDER BY l.order_id, l.position`;
+
+/** The three statements that read the objects of the events `eventIds`, for the load batch. */
+export function objectStatements(db: DB, env: Pick<Bindings, "STORE_URL">, eventIds: string[]) {
+  const ids = JSON.stringify(eventIds);
+  // A product's url is built in its SQL from STORE_URL.
+  useStoreUrl(env.STORE_URL);
+  return [stmt(db, ORDERS, ids), stmt(db, LINES, ids), stmt(db, productTextsSql(PRODUCTS_OF, PAYLOAD_MAX_BYTES), ids)];
+}
+
+const toOrder = rowMapper(orders);
+const toLine = rowMapper(orderLines);
+
+/** `data` texts by resource: "order:<id>" and "product:<id>". */
+export type Objects = Map<string, string>;
+
+/** The objects statements' results as the `data` texts of standard payloads. */
+export function objectTexts(
+  env: Pick<Bindings, "UNPAID_ORDER_HOLD_MINUTES">,
+  [os, ls, ps]: D1Result<Record<string, unknown>>[],
+): Objects {
+  const out: Objects = new Map();
+  const lines = new Map<unknown, ReturnType<typeof toLine>[]>();
+  for (const l of ls.results) {
+    const list = lines.get(l.order_id);
+    if (list) list.push(toLine(l));
+    else lines.set(l.order_id, [toLine(l)]);
+  }
+  const hold = holdMinutes(env);
+  for (const o of os.results) {
+    const order = presentOrder(toOrder(o), lines.get(o.id) ?? [], hold);
+    const text = JSON.stringify(o.creator ? { ...order, key: JSON.parse(o.creator as string) } : order);
+    out.set(`order:${o.id}`, text.length > PAYLOAD_MAX_BYTES ? truncated("order_id", o.id) : text);
+  }
+  for (const [id, text] of productTexts(ps.results)) {
+    // product_id first, as the thin payload had it: receivers that read only the id keep working.
+    out.set(`product:${id}`, text === null ? truncated("product_id", id) : `{"product_id":${id},${text.slice(1)}`);
+  }
+  return out;
+}
+
+const truncated = (key: string, id: unknown) => `{"${key}":${id},"truncated":true}`;
+
+/**
+ * The `data` text of an event's standard payload: its object, or, where the object is gone (a
+ * deleted product, say), its id and `deleted: true`.
+ */
+export function dataText(objects: Objects, t: { type: string; orderId: number | null; productId: number | null }) {
+  const order = t.type.startsWith("order.");
+  const id = order ? t.orderId : t.productId;
+  return (
+    objects.get(`${order ? "order" : "product"}:${id}`) ??
+    `{"${order ? "order_id" : "product_id"}":${id},"deleted":true}`
+  );
+}
