@@ -15,6 +15,8 @@ const OPERATIONS = [
   "post /v1/keys",
   "get /v1/keys",
   "delete /v1/keys/{id}",
+  "post /v1/sessions",
+  "delete /v1/sessions/current",
   "get /",
   "get /health",
   "post /v1/products",
@@ -111,6 +113,7 @@ describe("GET /openapi.json", () => {
     expect(doc.paths["/v1/products"].post.security).toEqual([
       { basicAuth: ["products:write"] },
       { bearerAuth: ["products:write"] },
+      { sessionCookie: ["products:write"] },
     ]);
   });
 

@@ -19,7 +19,13 @@ export const PUBLISHABLE_SCOPES = ["stock", "datafields"] as const;
  */
 export type PublicUse = "catalog" | "order-create" | "order-token";
 
-type RouteRule = { scope: Scope; publishable?: PublicUse };
+/**
+ * A route a scope opens; or one of the admin's session routes (src/docs/admin.md, "Sessions"):
+ * "sign-in" is authenticated by the key in its body, "sign-out" by any secret credential.
+ */
+type RouteRule =
+  | { scope: Scope; publishable?: PublicUse; session?: undefined }
+  | { scope?: undefined; publishable?: undefined; session: "sign-in" | "sign-out" };
 
 /**
  * THE route -> scope table, keyed by method and route pattern as Hono registers them (the auth
@@ -46,6 +52,8 @@ export const ROUTE_SCOPES: Record<string, RouteRule> = {
   "GET /v1/keys": { scope: "keys" },
   "POST /v1/keys": { scope: "keys" },
   "DELETE /v1/keys/:id": { scope: "keys" },
+  "POST /v1/sessions": { session: "sign-in" },
+  "DELETE /v1/sessions/current": { session: "sign-out" },
 };
 
 /**
@@ -70,6 +78,7 @@ export function authorize(c: Context<AppEnv>, cred: Credential): RouteRule | und
     if (!rule?.publishable) throw new ApiError(403, "a publishable key may not call this route");
     return rule;
   }
+  if (rule?.session) return rule;
   if (!rule) {
     if (cred.keyId === null) return undefined;
     throw new ApiError(403, "this route has no scope; only the bootstrap API_KEY may call it");

@@ -138,6 +138,8 @@ export const TOPICS: Record<string, string> = {
   "/v1/metadata/order/{id}": "modelled-reads.html#metadata",
   "/v1/keys": "keys.html",
   "/v1/keys/{id}": "keys.html",
+  "/v1/sessions": "admin.html#sessions",
+  "/v1/sessions/current": "admin.html#sessions",
   "/v1/webhooks": "webhooks.html",
   "/v1/webhooks/{id}": "webhooks.html",
   "/v1/webhooks/{id}/deliveries": "webhooks.html",

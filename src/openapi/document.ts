@@ -7,6 +7,7 @@ import { flag, id, metadata, money } from "../platform/fields";
 import { SERVICE } from "../platform/service";
 import { preferParameter, productsDeletePath } from "../products/openapi";
 import { productCreate, productUpdate } from "../products/schema";
+import { sessionsPaths } from "../sessions/openapi";
 import { webhooksPaths } from "../webhooks/openapi";
 import { completeDocument } from "./complete";
 import { modelledComponents, modelledPaths } from "./modelled";
@@ -241,6 +242,7 @@ export function buildOpenApi() {
       { name: "orders", description: "Orders." },
       { name: "webhooks", description: "Webhook endpoints and their deliveries." },
       { name: "keys", description: "Secret and publishable API keys (src/docs/keys.md)." },
+      { name: "sessions", description: "Sign-in and sign-out of the admin at /admin (src/docs/admin.md)." },
     ],
     security: SECURED,
     paths: {
@@ -365,6 +367,7 @@ export function buildOpenApi() {
       },
       ...webhooksPaths,
       ...keysPaths,
+      ...sessionsPaths,
       ...metadataPaths,
     },
     components: {
