@@ -69,6 +69,7 @@ describe("POST /v1/sessions", () => {
     expect(r.status).toBe(401);
     expect(r.json.error).toBe("missing or invalid credentials");
     expect(r.headers.get("set-cookie")).toBeNull();
+    expect(r.headers.get("www-authenticate")).toBeNull();
   });
 
   it("refuses a publishable key: a session is for secret keys", async () => {
@@ -145,6 +146,16 @@ describe("a session cookie on /v1", () => {
       expect((await get("/v1/orders", { headers: withCookie(cookie) })).status).toBe(401);
     },
   );
+
+  it("a 401 with a cookie, or to a browser's script, has no Basic challenge (no login dialog)", async () => {
+    const cookie = await get("/v1/orders", { headers: withCookie(`__Host-session=${"0".repeat(64)}`) });
+    expect(cookie.status).toBe(401);
+    expect(cookie.headers.get("www-authenticate")).toBeNull();
+    const script = await get("/v1/orders", { headers: { ...NO_KEY, "sec-fetch-mode": "cors" } });
+    expect(script.headers.get("www-authenticate")).toBeNull();
+    const page = await get("/v1/orders", { headers: { ...NO_KEY, "sec-fetch-mode": "navigate" } });
+    expect(page.headers.get("www-authenticate")).toBe('Basic realm="store"');
+  });
 
   it("a key header wins over the cookie", async () => {
     const k = await storedKey(["orders:read"]);

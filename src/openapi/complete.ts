@@ -44,7 +44,8 @@ export const COMMON_COMPONENTS = {
       schema: { type: "string" },
     },
     WWWAuthenticate: {
-      description: 'Basic realm="store".',
+      description:
+        'Basic realm="store". Not sent to a browser script (Sec-Fetch-Mode other than navigate), with the admin\'s session cookie, or on sign-in: browsers would show a login dialog.',
       schema: { type: "string", const: 'Basic realm="store"' },
     },
   },

@@ -24,8 +24,9 @@ export const sessionsRoute = new Hono<AppEnv>()
     }
     const now = Date.now();
     const cred = await verifySecretKey(c, key, now);
-    // A wrong key counts against the client's address like a wrong Authorization header.
-    if (!cred) return failed(c);
+    // A wrong key counts against the client's address like a wrong Authorization header; no Basic
+    // challenge, as none was sent.
+    if (!cred) return failed(c, false);
     const session = await createSession(c.var.db, { keyId: cred.keyId, bootstrap: key }, now);
     // A key that expires first ends the session then (checked on each request); say so up front.
     const expiresAt = cred.expiresAt === null ? session.expiresAt : Math.min(cred.expiresAt, session.expiresAt);
