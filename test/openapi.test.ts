@@ -33,6 +33,7 @@ const OPERATIONS = [
   "get /v1/webhooks",
   "delete /v1/webhooks/{id}",
   "get /v1/webhooks/{id}/deliveries",
+  "post /v1/webhooks/{id}/test",
   "get /v1/metadata/product/{id}",
   "get /v1/metadata/order/{id}",
 ];

@@ -35,7 +35,15 @@ export function WebhooksPage() {
 
 function Endpoint({ w, open, toggle, reload }) {
   const [confirm, setConfirm] = useState(false);
+  const [tests, setTests] = useState(0);
   const action = useAction();
+  const test = () =>
+    action.run(async () => {
+      const { body: t } = await api("POST", `/v1/webhooks/${w.id}/test`);
+      setTests(tests + 1);
+      if (!open) toggle();
+      if (t.outcome !== "delivered") throw new Error(`Test not delivered: ${t.error ?? `HTTP ${t.status}`}`);
+    }, "Test delivered.");
   const remove = () =>
     action.run(async () => {
       await api("DELETE", `/v1/webhooks/${w.id}`);
@@ -46,9 +54,10 @@ function Endpoint({ w, open, toggle, reload }) {
       <span class=${`badge ${w.enabled ? "status-paid" : "status-cancelled"}`}>${w.enabled ? "enabled" : "disabled"}</span>
       ${" "}${w.format} · ${w.events.join(", ")}${w.disabled_reason && html`<br />Disabled: ${w.disabled_reason}`}
     </p>
-    <${Message} error=${action.error} />
+    <${Message} error=${action.error} ok=${action.ok} />
     <div class="row">
       <button type="button" aria-expanded=${open} onClick=${toggle}>${open ? "Hide deliveries" : "Recent deliveries"}</button>
+      <button type="button" disabled=${action.busy} onClick=${test}>Send test</button>
       ${
         confirm
           ? html`<span>Remove this endpoint and its delivery log?</span>
@@ -57,7 +66,7 @@ function Endpoint({ w, open, toggle, reload }) {
           : html`<button type="button" class="danger" onClick=${() => setConfirm(true)}>Remove…</button>`
       }
     </div>
-    ${open && html`<${Deliveries} id=${w.id} />`}`;
+    ${open && html`<${Deliveries} key=${tests} id=${w.id} />`}`;
 }
 
 function Deliveries({ id }) {

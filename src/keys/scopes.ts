@@ -49,6 +49,7 @@ export const ROUTE_SCOPES: Record<string, RouteRule> = {
   "POST /v1/webhooks": { scope: "webhooks" },
   "DELETE /v1/webhooks/:id": { scope: "webhooks" },
   "GET /v1/webhooks/:id/deliveries": { scope: "webhooks" },
+  "POST /v1/webhooks/:id/test": { scope: "webhooks" },
   "GET /v1/keys": { scope: "keys" },
   "POST /v1/keys": { scope: "keys" },
   "DELETE /v1/keys/:id": { scope: "keys" },

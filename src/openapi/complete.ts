@@ -144,6 +144,7 @@ export const TOPICS: Record<string, string> = {
   "/v1/webhooks": "webhooks.html",
   "/v1/webhooks/{id}": "webhooks.html",
   "/v1/webhooks/{id}/deliveries": "webhooks.html",
+  "/v1/webhooks/{id}/test": "webhooks.html",
   "/": "api.html",
   "/health": "operations.html#health",
   "/openapi.json": "development.html#openapi-and-docs",

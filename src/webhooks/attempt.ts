@@ -24,7 +24,13 @@ export type AttemptResult = { status: number | null; error: string | null; durat
 export type EventKey = { id: number; name: string };
 
 /** The thin payload's data: the resource the receiver should read back, and who caused the event. */
-const resource = (t: Target) => (t.type.startsWith("order.") ? { order_id: t.orderId } : { product_id: t.productId });
+// A test send (test.ts) names no resource.
+const resource = (t: Target) =>
+  t.type.startsWith("order.")
+    ? { order_id: t.orderId }
+    : t.type.startsWith("product.")
+      ? { product_id: t.productId }
+      : {};
 const data = (t: Target) => (t.key ? { ...resource(t), key: t.key } : resource(t));
 
 /** The request of one attempt: signed with this attempt's timestamp, the same webhook-id every time. */

@@ -277,17 +277,19 @@ test("a product: title, price, stock, visibility; its variants' stock and price 
   );
 });
 
-test("webhooks: add an endpoint, see its deliveries with status and time, remove it", async () => {
+test("webhooks: add an endpoint, send a test, see its deliveries with status and time, remove it", async () => {
   await d.go("#/webhooks", "Webhooks");
   await d.fill(`document.querySelector("#wh-url")`, receiverUrl);
   await d.clickText("button", "Add endpoint");
   await d.waitText("Signing secret, shown this once");
   assert.match(await d.text(), /whsec_/);
+  await d.clickText("button", "Send test");
+  await d.waitText("Test delivered.");
+  await d.waitText("webhook.test");
   // An event for it: a product change.
   await call("PUT", "/v1/products", { product_id: products["ADM-CAP"].product_id, stock: 9 });
-  await d.clickText("button", "Recent deliveries");
   const deadline = Date.now() + 30_000;
-  while (!(await d.text()).includes("delivered") && Date.now() < deadline) {
+  while (!(await d.text()).includes("product.update") && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 1000));
     await d.clickText("button", "Refresh");
   }
