@@ -1,10 +1,9 @@
 // Keys: every key (never the keys themselves), creating one (shown once), revoking one.
 import { useState } from "preact/hooks";
+// The Worker's own lists, bundled in at build time, so the two never disagree.
+import { PUBLISHABLE_SCOPES, SCOPES as SECRET_SCOPES } from "../../src/keys/scopes.ts";
 import { api, currentSession } from "./api.js";
 import { html, Message, Title, useAction, useLoad, when } from "./ui.js";
-
-const SECRET_SCOPES = ["products:read", "products:write", "orders:read", "orders:write", "webhooks", "keys"];
-const PUBLISHABLE_SCOPES = ["stock", "datafields"];
 
 export function KeysPage() {
   const { data, error, reload } = useLoad(() => api("GET", "/v1/keys").then((r) => r.body.keys), []);

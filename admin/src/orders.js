@@ -2,44 +2,28 @@
 // tracking number, cancel with or without restock, edit the lines of an unpaid order.
 import { useState } from "preact/hooks";
 import { api } from "./api.js";
+import { Pager, SearchForm, usePagedList } from "./list.js";
 import { html, Message, money, STATUSES, Status, statusName, Title, useAction, useLoad, when } from "./ui.js";
 
 const PAGE = 25;
 
 export function OrdersPage() {
   const [status, setStatus] = useState("");
-  const [search, setSearch] = useState("");
-  const [query, setQuery] = useState("");
-  const [offset, setOffset] = useState(0);
-  const { data, error, loading } = useLoad(() => {
-    const q = new URLSearchParams({ limit: String(PAGE), offset: String(offset), include_details: "true" });
-    if (status) q.set("status", status);
-    if (query) q.set("search", query);
-    return api("GET", `/v1/orders?${q}`).then((r) => ({ orders: r.body, more: r.headers.has("link") }));
-  }, [status, query, offset]);
-  const find = (e) => {
-    e.preventDefault();
-    setOffset(0);
-    setQuery(search.trim());
-  };
+  const list = usePagedList("/v1/orders", PAGE, { include_details: "true", status });
+  const { data, error, loading } = list;
   return html`<${Title}>Orders<//>
-    <form class="filters" onSubmit=${find} role="search">
+    <${SearchForm} list=${list} id="search" label="Order id, e-mail or name">
       <div>
         <label for="status">Status</label>
         <select id="status" value=${status} onChange=${(e) => {
           setStatus(e.currentTarget.value);
-          setOffset(0);
+          list.setOffset(0);
         }}>
           <option value="">All</option>
           ${STATUSES.map((s) => html`<option value=${s}>${s}</option>`)}
         </select>
       </div>
-      <div>
-        <label for="search">Order id, e-mail or name</label>
-        <input id="search" type="search" value=${search} onInput=${(e) => setSearch(e.currentTarget.value)} />
-      </div>
-      <button type="submit">Search</button>
-    </form>
+    <//>
     <${Message} error=${error} />
     ${loading && html`<p role="status">Loading…</p>`}
     ${
@@ -49,7 +33,7 @@ export function OrdersPage() {
           <caption class="sr-only">Orders, newest first</caption>
           <thead><tr><th scope="col">Order</th><th scope="col">Date</th><th scope="col">Customer</th><th scope="col">Status</th><th scope="col" class="num">Total</th></tr></thead>
           <tbody>
-            ${data.orders.map(
+            ${data.rows.map(
               (o) => html`<tr>
                 <td><a href=${`#/orders/${o.order_id}`}>#${o.order_id}</a></td>
                 <td>${when(o.date_created)}</td>
@@ -62,18 +46,9 @@ export function OrdersPage() {
           </tbody>
         </table>
       </div>
-      ${data.orders.length === 0 && html`<p>No orders match.</p>`}
-      <${Pager} offset=${offset} size=${PAGE} count=${data.orders.length} more=${data.more} onGo=${setOffset} />`
+      ${data.rows.length === 0 && html`<p>No orders match.</p>`}
+      <${Pager} list=${list} />`
     }`;
-}
-
-export function Pager({ offset, size, count, more, onGo }) {
-  if (offset === 0 && !more) return null;
-  return html`<nav class="pager" aria-label="Pages">
-    <button type="button" disabled=${offset === 0} onClick=${() => onGo(Math.max(0, offset - size))}>Previous</button>
-    <span>${count ? `${offset + 1}–${offset + count}` : ""}</span>
-    <button type="button" disabled=${!more} onClick=${() => onGo(offset + size)}>Next</button>
-  </nav>`;
 }
 
 const who = (c) => [c?.firstname, c?.lastname].filter(Boolean).join(" ");

@@ -2,7 +2,7 @@
 // title, price, stock, visibility, and its variants' stock and prices, saved in one PUT.
 import { useState } from "preact/hooks";
 import { api, can } from "./api.js";
-import { Pager } from "./orders.js";
+import { Pager, SearchForm, usePagedList } from "./list.js";
 import { html, Message, money, Title, useAction, useLoad } from "./ui.js";
 
 const PAGE = 50;
@@ -13,27 +13,10 @@ const Stock = ({ n }) =>
   html`<span class=${Number(n) <= LOW_STOCK ? "low" : ""}>${n}${Number(n) <= LOW_STOCK && html` <span class="badge low-badge">low</span>`}</span>`;
 
 export function ProductsPage() {
-  const [search, setSearch] = useState("");
-  const [query, setQuery] = useState("");
-  const [offset, setOffset] = useState(0);
-  const { data, error, loading } = useLoad(() => {
-    const q = new URLSearchParams({ limit: String(PAGE), offset: String(offset) });
-    if (query) q.set("search", query);
-    return api("GET", `/v1/products?${q}`).then((r) => ({ products: r.body, more: r.headers.has("link") }));
-  }, [query, offset]);
-  const find = (e) => {
-    e.preventDefault();
-    setOffset(0);
-    setQuery(search.trim());
-  };
+  const list = usePagedList("/v1/products", PAGE);
+  const { data, error, loading } = list;
   return html`<${Title}>Products<//>
-    <form class="filters" onSubmit=${find} role="search">
-      <div>
-        <label for="psearch">Title, SKU or GTIN</label>
-        <input id="psearch" type="search" value=${search} onInput=${(e) => setSearch(e.currentTarget.value)} />
-      </div>
-      <button type="submit">Search</button>
-    </form>
+    <${SearchForm} list=${list} id="psearch" label="Title, SKU or GTIN" />
     <${Message} error=${error} />
     ${loading && html`<p role="status">Loading…</p>`}
     ${
@@ -43,7 +26,7 @@ export function ProductsPage() {
           <caption class="sr-only">Products; stock of ${LOW_STOCK} or less is marked low</caption>
           <thead><tr><th scope="col">Product</th><th scope="col">SKU</th><th scope="col" class="num">Price</th><th scope="col" class="num">Stock</th><th scope="col">Visible</th></tr></thead>
           <tbody>
-            ${data.products.map(
+            ${data.rows.map(
               (p) => html`<tr class=${Number(p.stock) <= LOW_STOCK ? "row-low" : ""}>
                 <td><a href=${`#/products/${p.id}`}>${p.title}</a>${p.hasVariants === "1" && html` <span class="muted">(variants)</span>`}</td>
                 <td>${p.sku}</td>
@@ -55,8 +38,8 @@ export function ProductsPage() {
           </tbody>
         </table>
       </div>
-      ${data.products.length === 0 && html`<p>No products match.</p>`}
-      <${Pager} offset=${offset} size=${PAGE} count=${data.products.length} more=${data.more} onGo=${setOffset} />`
+      ${data.rows.length === 0 && html`<p>No products match.</p>`}
+      <${Pager} list=${list} />`
     }`;
 }
 

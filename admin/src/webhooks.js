@@ -1,18 +1,10 @@
 // Webhooks: the endpoints, each one's recent deliveries (status, response time, outcome), adding
 // one (its secret shown once) and removing one.
 import { useState } from "preact/hooks";
+// The Worker's own list, bundled in at build time, so the two never disagree.
+import { EVENT_TYPES as EVENTS } from "../../src/webhooks/outbox.ts";
 import { api } from "./api.js";
 import { html, Message, Title, useAction, useLoad, when } from "./ui.js";
-
-const EVENTS = [
-  "order.created",
-  "order.new",
-  "order.done",
-  "order.cancelled",
-  "product.add",
-  "product.update",
-  "product.delete",
-];
 
 export function WebhooksPage() {
   const { data, error, reload } = useLoad(() => api("GET", "/v1/webhooks").then((r) => r.body.webhooks), []);
