@@ -89,6 +89,14 @@ describe("POST /v1/sessions", () => {
     expect(r.json.errors.join("\n")).toContain(error);
   });
 
+  it("refuses a sign-in from another site's page", async () => {
+    const r = await post("/v1/sessions", { key: KEY }, { headers: { ...NO_KEY, origin: "https://evil.example" } });
+    expect(r.status).toBe(403);
+    expect(r.headers.get("set-cookie")).toBeNull();
+    const same = await post("/v1/sessions", { key: KEY }, { headers: { ...NO_KEY, origin: "http://localhost" } });
+    expect(same.status).toBe(201);
+  });
+
   it("refuses a body that is not an object", async () => {
     const r = await post("/v1/sessions", [KEY], { headers: NO_KEY });
     expect(r.status).toBe(400);

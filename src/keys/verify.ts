@@ -70,7 +70,7 @@ async function storedKey(c: Context<AppEnv>, key: string, now: number): Promise<
   return hit.cred;
 }
 
-export function bootstrap(c: Context<AppEnv>, key: string): Promise<boolean> {
+function bootstrap(c: Context<AppEnv>, key: string): Promise<boolean> {
   // Compare against every configured key, without stopping early, so timing says nothing about which.
   return apiKeys(c.env.API_KEY).reduce(
     async (found, k) => (await timingSafeEqual(k, key)) || (await found),
@@ -78,7 +78,7 @@ export function bootstrap(c: Context<AppEnv>, key: string): Promise<boolean> {
   );
 }
 
-export const BOOTSTRAP = (): Credential => ({
+const BOOTSTRAP = (): Credential => ({
   keyId: null,
   name: "API_KEY",
   type: "secret",

@@ -4,7 +4,7 @@ import { verifySecretKey } from "../keys/verify";
 import { failed } from "../platform/auth";
 import { jsonBody } from "../platform/body";
 import { ApiError } from "../platform/errors";
-import { createSession, revokeSession, sessionClearCookie, sessionSetCookie } from "./store";
+import { checkOrigin, createSession, revokeSession, sessionClearCookie, sessionSetCookie } from "./store";
 
 // Sign-in and sign-out of the admin (src/docs/admin.md, "Sessions"). POST is the one /v1 route the
 // auth middleware lets through unauthenticated: the key in its body is the credential.
@@ -14,6 +14,8 @@ const NO_STORE = { "Cache-Control": "no-store" };
 
 export const sessionsRoute = new Hono<AppEnv>()
   .post("/", jsonBody, async (c) => {
+    // No signing a browser into a session from another site's page (login CSRF).
+    checkOrigin(c);
     const body = c.var.body as { key?: unknown } | null;
     if (body === null || typeof body !== "object" || Array.isArray(body)) {
       throw new ApiError(400, "body must be an object with the key");

@@ -69,15 +69,20 @@ export async function sessionCredential(c: Context<AppEnv>, cookie: string, now:
   return { keyId: null, name: "API_KEY", type: "secret", scopes: SCOPES, allowedOrigins: [], expiresAt: null, session };
 }
 
+/** 403 when the browser says the request comes from another site's page. */
+export function checkOrigin(c: Context<AppEnv>) {
+  const origin = c.req.header("origin");
+  if (origin !== undefined && origin !== new URL(c.req.url).origin) {
+    throw new ApiError(403, `a session may not write from origin ${origin}`);
+  }
+}
+
 /**
  * A write made with the session cookie must prove it comes from the admin's own page: the
  * session's CSRF token in X-CSRF-Token, and, when the browser says where it comes from, this origin.
  */
 export async function checkSessionWrite(c: Context<AppEnv>, session: { csrf: string }) {
-  const origin = c.req.header("origin");
-  if (origin !== undefined && origin !== new URL(c.req.url).origin) {
-    throw new ApiError(403, `a session may not write from origin ${origin}`);
-  }
+  checkOrigin(c);
   const token = c.req.header(CSRF_HEADER);
   if (!token) throw new ApiError(403, "a write with a session needs its X-CSRF-Token header");
   if ((await sha256(token)) !== session.csrf) throw new ApiError(403, "X-CSRF-Token does not match the session");
