@@ -175,6 +175,18 @@ test("an order: lines, customer, totals, history; edit its lines; the API's refu
   }
   await review("order");
   await d.width(1280);
+  // By keyboard: Tab from the top of the page reaches every control, in order.
+  const controls = await page.evaluate(
+    `document.querySelectorAll("a[href], button:not([disabled]), input, select, [tabindex='0']").length`,
+  );
+  await page.evaluate(`window.focused = new Set();
+    document.addEventListener("focusin", (e) => window.focused.add(e.target));
+    document.querySelector("a[href]").focus()`);
+  for (let i = 1; i < controls; i++) await d.press("Tab");
+  const missed =
+    await page.evaluate(`[...document.querySelectorAll("a[href], button:not([disabled]), input, select, [tabindex='0']")]
+    .filter((e) => !window.focused.has(e)).map((e) => e.outerHTML.slice(0, 80))`);
+  assert.deepEqual(missed, [], "every control takes the focus");
   // Too many for the stock: the API's own words.
   await d.fill(`document.querySelector("input.qty")`, "50");
   await d.clickText("button", "Save lines");
