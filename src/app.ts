@@ -17,6 +17,7 @@ import { SERVICE } from "./platform/service";
 import { d1Session } from "./platform/session";
 import { writesMoveCatalog } from "./products/edge";
 import { productsRoute } from "./products/route";
+import { sessionsRoute } from "./sessions/route";
 import { webhooksRoute } from "./webhooks/route";
 
 // strict: false: every route answers with or without a trailing slash, as real clients build URLs
@@ -38,6 +39,7 @@ app.route("/v1/orders", ordersRoute);
 app.route("/v1/webhooks", webhooksRoute);
 app.route("/v1/metadata", metadataRoute);
 app.route("/v1/keys", keysRoute);
+app.route("/v1/sessions", sessionsRoute);
 
 app.notFound((c) => c.json(envelope(404, `no route ${c.req.method} ${c.req.path}`), 404));
 

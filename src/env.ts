@@ -33,6 +33,11 @@ export type Credential = {
   scopes: readonly string[];
   allowedOrigins: readonly string[];
   expiresAt: number | null;
+  /**
+   * Set when the credential is the admin's session cookie (src/sessions/store.ts): the SHA-256 of
+   * its id and of its CSRF token, which every write must send (src/docs/admin.md, "Sessions").
+   */
+  session?: { id: string; csrf: string };
 };
 
 /** What a handler touched, for the request's log line (src/platform/log.ts). */

@@ -15,6 +15,8 @@ const OPERATIONS = [
   "post /v1/keys",
   "get /v1/keys",
   "delete /v1/keys/{id}",
+  "post /v1/sessions",
+  "delete /v1/sessions/current",
   "get /",
   "get /health",
   "post /v1/products",
@@ -31,6 +33,7 @@ const OPERATIONS = [
   "get /v1/webhooks",
   "delete /v1/webhooks/{id}",
   "get /v1/webhooks/{id}/deliveries",
+  "post /v1/webhooks/{id}/test",
   "get /v1/metadata/product/{id}",
   "get /v1/metadata/order/{id}",
 ];
@@ -111,6 +114,7 @@ describe("GET /openapi.json", () => {
     expect(doc.paths["/v1/products"].post.security).toEqual([
       { basicAuth: ["products:write"] },
       { bearerAuth: ["products:write"] },
+      { sessionCookie: ["products:write"] },
     ]);
   });
 

@@ -348,3 +348,24 @@ export const catalogVersion = sqliteTable(
   },
   (t) => [check("catalog_version_one_row", sql`${t.id} = 1`)],
 );
+
+// Browser sessions of the admin (src/docs/admin.md, "Sessions"): a cookie stands for a secret key.
+// Only hashes are stored: `id` is the SHA-256 of the cookie's random value, `csrf` that of the
+// session's CSRF token. `key_id` is the stored key it stands for; null for the bootstrap API_KEY,
+// whose entry's SHA-256 is `key_hash`, so rotating that key out ends its sessions too.
+export const sessions = sqliteTable(
+  "sessions",
+  {
+    id: text("id").primaryKey(),
+    keyId: integer("key_id"),
+    keyHash: text("key_hash"),
+    csrf: text("csrf").notNull(),
+    createdAt: integer("created_at").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+    revokedAt: integer("revoked_at"),
+  },
+  (t) => [
+    index("sessions_key_id").on(t.keyId),
+    check("sessions_one_key", sql`(${t.keyId} IS NULL) <> (${t.keyHash} IS NULL)`),
+  ],
+);

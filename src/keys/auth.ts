@@ -2,8 +2,9 @@ import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../env";
 import { apiKeys, failed, tooMany } from "../platform/auth";
 import { ApiError } from "../platform/errors";
+import { checkSessionWrite } from "../sessions/store";
 import { corsHeaders } from "./cors";
-import { authorize } from "./scopes";
+import { authorize, ruleOf } from "./scopes";
 import { resolveCredential } from "./verify";
 
 /**
@@ -16,13 +17,23 @@ import { resolveCredential } from "./verify";
 export const auth = createMiddleware<AppEnv>(async (c, next) => {
   const keys = apiKeys(c.env.API_KEY);
   if (keys.length === 0) throw new ApiError(500, "no API key is configured");
+  // Sign-in carries its key in the body; src/sessions/route.ts verifies it.
+  if (ruleOf(c)?.session === "sign-in") return next();
   const cred = await resolveCredential(c);
   if (!cred) return failed(c);
   if (c.env.RATE_LIMIT_PER_KEY === "true") {
-    const key = cred.keyId === null ? `key-${bootstrapIndex(keys, c.req.header("authorization"))}` : `id-${cred.keyId}`;
+    const key =
+      cred.keyId !== null
+        ? `id-${cred.keyId}`
+        : cred.session
+          ? "session-bootstrap"
+          : `key-${bootstrapIndex(keys, c.req.header("authorization"))}`;
     if (!(await c.env.KEY_REQUESTS.limit({ key })).success) throw tooMany("requests for this key");
   }
   authorize(c, cred);
+  // A session cookie travels with every request the browser makes; a write must also prove it
+  // comes from the admin's page (src/docs/admin.md, "Sessions").
+  if (cred.session && c.req.method !== "GET" && c.req.method !== "HEAD") await checkSessionWrite(c, cred.session);
   const cors = corsHeaders(c, cred);
   c.set("credential", cred);
   await next();

@@ -17,6 +17,13 @@ export const KEY_SECURITY_SCHEMES = {
     scheme: "bearer",
     description: "A secret key: Authorization: Bearer sk_.... The scope listed on an operation is the one it needs.",
   },
+  sessionCookie: {
+    type: "apiKey",
+    in: "cookie",
+    name: "__Host-session",
+    description:
+      "The admin's session (src/docs/admin.md): set by POST /v1/sessions; carries the signed-in key's scopes. Writes also need X-CSRF-Token.",
+  },
   publishableKey: {
     type: "apiKey",
     in: "header",
@@ -36,11 +43,12 @@ export function withKeySecurity<T extends Json>(doc: T): T {
     const pattern = path.replace(/\{([a-z_]+)\}/g, ":$1");
     for (const [method, op] of Object.entries(item as Json)) {
       const rule = ROUTE_SCOPES[`${method.toUpperCase()} ${pattern}`];
-      if (!rule || typeof op !== "object") continue;
+      if (!rule?.scope || typeof op !== "object") continue;
       op["x-scope"] = rule.scope;
       op.security = [
         { basicAuth: [rule.scope] },
         { bearerAuth: [rule.scope] },
+        { sessionCookie: [rule.scope] },
         ...(rule.publishable ? [{ publishableKey: [] }] : []),
       ];
     }

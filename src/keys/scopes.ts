@@ -19,7 +19,13 @@ export const PUBLISHABLE_SCOPES = ["stock", "datafields"] as const;
  */
 export type PublicUse = "catalog" | "order-create" | "order-token";
 
-type RouteRule = { scope: Scope; publishable?: PublicUse };
+/**
+ * A route a scope opens; or one of the admin's session routes (src/docs/admin.md, "Sessions"):
+ * "sign-in" is authenticated by the key in its body, "sign-out" by any secret credential.
+ */
+type RouteRule =
+  | { scope: Scope; publishable?: PublicUse; session?: undefined }
+  | { scope?: undefined; publishable?: undefined; session: "sign-in" | "sign-out" };
 
 /**
  * THE route -> scope table, keyed by method and route pattern as Hono registers them (the auth
@@ -43,9 +49,12 @@ export const ROUTE_SCOPES: Record<string, RouteRule> = {
   "POST /v1/webhooks": { scope: "webhooks" },
   "DELETE /v1/webhooks/:id": { scope: "webhooks" },
   "GET /v1/webhooks/:id/deliveries": { scope: "webhooks" },
+  "POST /v1/webhooks/:id/test": { scope: "webhooks" },
   "GET /v1/keys": { scope: "keys" },
   "POST /v1/keys": { scope: "keys" },
   "DELETE /v1/keys/:id": { scope: "keys" },
+  "POST /v1/sessions": { session: "sign-in" },
+  "DELETE /v1/sessions/current": { session: "sign-out" },
 };
 
 /**
@@ -70,6 +79,7 @@ export function authorize(c: Context<AppEnv>, cred: Credential): RouteRule | und
     if (!rule?.publishable) throw new ApiError(403, "a publishable key may not call this route");
     return rule;
   }
+  if (rule?.session) return rule;
   if (!rule) {
     if (cred.keyId === null) return undefined;
     throw new ApiError(403, "this route has no scope; only the bootstrap API_KEY may call it");

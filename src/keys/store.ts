@@ -1,5 +1,6 @@
 import type { DB } from "../db/client";
 import { stmt } from "../platform/d1";
+import { randomHex } from "../platform/hash";
 import type { KeyInput } from "./schema";
 import { MAX_KEYS } from "./schema";
 import { PUBLISHABLE_PREFIX, SECRET_PREFIX, sha256 } from "./verify";
@@ -12,10 +13,7 @@ const isoMinute = (ms: number | null) => (ms === null ? null : new Date(ms - (ms
 
 /** A new key: its prefix, then 192 random bits as 48 hex digits (recognisable by secret scanners). */
 function newKey(type: KeyInput["type"]): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(24));
-  let hex = "";
-  for (const b of bytes) hex += b.toString(16).padStart(2, "0");
-  return (type === "secret" ? SECRET_PREFIX : PUBLISHABLE_PREFIX) + hex;
+  return (type === "secret" ? SECRET_PREFIX : PUBLISHABLE_PREFIX) + randomHex(24);
 }
 
 type Row = {

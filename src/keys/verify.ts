@@ -2,6 +2,8 @@ import type { Context } from "hono";
 import { timingSafeEqual } from "hono/utils/buffer";
 import type { AppEnv, Credential } from "../env";
 import { apiKeys } from "../platform/auth";
+import { sha256 } from "../platform/hash";
+import { sessionCookie, sessionCredential } from "../sessions/store";
 import { SCOPES } from "./scopes";
 
 /**
@@ -19,12 +21,7 @@ const cache = new Map<string, Cached>();
 export const SECRET_PREFIX = "sk_";
 export const PUBLISHABLE_PREFIX = "pk_";
 
-export async function sha256(text: string): Promise<string> {
-  const d = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
-  let hex = "";
-  for (const b of d) hex += b.toString(16).padStart(2, "0");
-  return hex;
-}
+export { sha256 };
 
 /** Forgets a key at once in this isolate (after its revocation here). */
 export function forgetKey(keyId: number) {
@@ -109,8 +106,21 @@ function basicKey(header: string): string | null {
 /**
  * THE credential resolution of every /v1 request (src/docs/keys.md): who is calling, or null. Basic
  * (key as user and password: the bootstrap API_KEY or a secret key), `Bearer sk_...`, or
- * `X-Publishable-Key: pk_...`. Another credential (a session cookie) plugs in here.
+ * `X-Publishable-Key: pk_...`, or the admin's session cookie (src/docs/admin.md, "Sessions") when
+ * the request carries no key header.
  */
+/**
+ * A secret key handed over as such (the sign-in body of POST /v1/sessions): a live stored secret
+ * key, or an entry of the bootstrap API_KEY, checked exactly as a Basic header would be.
+ */
+export async function verifySecretKey(c: Context<AppEnv>, key: string, now = Date.now()): Promise<Credential | null> {
+  if (key.startsWith(SECRET_PREFIX)) {
+    const cred = await storedKey(c, key, now);
+    if (cred?.type === "secret") return cred;
+  }
+  return (await bootstrap(c, key)) ? BOOTSTRAP() : null;
+}
+
 export async function resolveCredential(c: Context<AppEnv>, now = Date.now()): Promise<Credential | null> {
   const publishable = c.req.header("x-publishable-key");
   // An empty header is no header (some clients cannot leave a default one out).
@@ -120,14 +130,15 @@ export async function resolveCredential(c: Context<AppEnv>, now = Date.now()): P
     const cred = await storedKey(c, publishable, now);
     return cred?.type === "publishable" ? cred : null;
   }
-  if (authorization === undefined) return null;
+  if (authorization === undefined) {
+    const session = sessionCookie(c);
+    return session === undefined ? null : sessionCredential(c, session, now);
+  }
   const bearer = /^bearer +(\S+) *$/i.exec(authorization)?.[1];
   const key = bearer ?? basicKey(authorization);
   if (!key) return null;
-  if (key.startsWith(SECRET_PREFIX)) {
-    const cred = await storedKey(c, key, now);
-    if (cred?.type === "secret") return cred;
-  }
   // The bootstrap key is Basic only, as it always was.
-  return !bearer && (await bootstrap(c, key)) ? BOOTSTRAP() : null;
+  if (bearer && !key.startsWith(SECRET_PREFIX)) return null;
+  const cred = await verifySecretKey(c, key, now);
+  return bearer && cred?.keyId === null ? null : cred;
 }

@@ -44,7 +44,8 @@ export const COMMON_COMPONENTS = {
       schema: { type: "string" },
     },
     WWWAuthenticate: {
-      description: 'Basic realm="store".',
+      description:
+        'Basic realm="store". Not sent to a browser script (Sec-Fetch-Mode other than navigate), with the admin\'s session cookie, or on sign-in: browsers would show a login dialog.',
       schema: { type: "string", const: 'Basic realm="store"' },
     },
   },
@@ -138,9 +139,12 @@ export const TOPICS: Record<string, string> = {
   "/v1/metadata/order/{id}": "modelled-reads.html#metadata",
   "/v1/keys": "keys.html",
   "/v1/keys/{id}": "keys.html",
+  "/v1/sessions": "admin.html#sessions",
+  "/v1/sessions/current": "admin.html#sessions",
   "/v1/webhooks": "webhooks.html",
   "/v1/webhooks/{id}": "webhooks.html",
   "/v1/webhooks/{id}/deliveries": "webhooks.html",
+  "/v1/webhooks/{id}/test": "webhooks.html",
   "/": "api.html",
   "/health": "operations.html#health",
   "/openapi.json": "development.html#openapi-and-docs",

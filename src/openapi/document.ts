@@ -8,6 +8,7 @@ import { SERVICE } from "../platform/service";
 import { categoryName, categoryPaths } from "../products/categories";
 import { preferParameter, productsDeletePath } from "../products/openapi";
 import { image, productCreate, productUpdate } from "../products/schema";
+import { sessionsPaths } from "../sessions/openapi";
 import { webhooksPaths } from "../webhooks/openapi";
 import { completeDocument } from "./complete";
 import { modelledComponents, modelledPaths } from "./modelled";
@@ -258,6 +259,7 @@ export function buildOpenApi() {
       { name: "orders", description: "Orders." },
       { name: "webhooks", description: "Webhook endpoints and their deliveries." },
       { name: "keys", description: "Secret and publishable API keys (src/docs/keys.md)." },
+      { name: "sessions", description: "Sign-in and sign-out of the admin at /admin (src/docs/admin.md)." },
     ],
     security: SECURED,
     paths: {
@@ -382,6 +384,7 @@ export function buildOpenApi() {
       },
       ...webhooksPaths,
       ...keysPaths,
+      ...sessionsPaths,
       ...metadataPaths,
     },
     components: {

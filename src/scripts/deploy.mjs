@@ -155,15 +155,15 @@ function planLines(account) {
     ),
     `migrations: apply what is not applied yet to the remote ${dbName}; ${migrations.length} bundled: ${migrations.join(", ")}`,
     ...requiredSecrets.map((name) => `secret ${name.slice(1, -1)}: ${key}`),
-    `cron ${crons.join(", ")}: the scheduled job (idempotency purge, unpaid hold, webhook sweep)`,
-    "deploy the Worker with its static assets (the API reference's script, the manual under /guide/)",
+    `cron ${crons.join(", ")}: the scheduled job (idempotency purge, unpaid hold, webhook sweep, ended sessions)`,
+    "deploy the Worker with its static assets (the API reference's script, the manual under /guide/, the admin under /admin/)",
   ];
 }
 
 const FREE_PLAN = [
   'On the Workers free plan (src/docs/operations.md, "What it costs on the free plan"):',
   "  Worker: 100,000 requests a day, 10 ms of CPU each (every accepted request fits: src/docs/performance.md);",
-  "  static assets (/scalar, /guide): free, no Worker request;",
+  "  static assets (/scalar, /guide, /admin): free, no Worker request;",
   "  D1: 5 GB, 5 million rows read and 100,000 rows written a day;",
   "  Queues: 10,000 operations a day (about 3,300 webhook events: src/docs/webhooks.md);",
   "  cron triggers and rate-limit bindings: no charge.",

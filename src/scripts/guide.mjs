@@ -2,7 +2,7 @@
 // src/docs/*.md rendered to HTML under public/guide/ (ignored by git) by marked, so each operation of
 // the API reference can link its topic page on the same origin, with no Worker CPU (static assets).
 // Headings get the ids GitHub gives them, so the same #anchors work on GitHub and here.
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { Marked } from "marked";
 
@@ -61,6 +61,10 @@ export function renderGuide() {
       .filter((f) => f.endsWith(".md"))
       .map((f) => [f.slice(0, -3), path.join(root, "src", "docs", f)]),
   ];
+  // The pages' images (src/docs/*.png) sit next to them, as on GitHub.
+  for (const f of readdirSync(path.join(root, "src", "docs")).filter((f) => f.endsWith(".png"))) {
+    copyFileSync(path.join(root, "src", "docs", f), path.join(GUIDE_DIR, f));
+  }
   for (const [name, file] of sources) {
     const md = readFileSync(file, "utf8");
     const title = /^# (.+)$/m.exec(md)?.[1] ?? name;

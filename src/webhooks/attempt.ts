@@ -25,8 +25,13 @@ export type AttemptResult = { status: number | null; error: string | null; durat
 
 export type EventKey = { id: number; name: string };
 
-/** The resource an event is about, by id (the quickbutik format's query). */
-const resource = (t: Target) => (t.type.startsWith("order.") ? { order_id: t.orderId } : { product_id: t.productId });
+/** The resource an event is about, by id (the quickbutik format's query); a test send (test.ts) names none. */
+const resource = (t: Target) =>
+  t.type.startsWith("order.")
+    ? { order_id: t.orderId }
+    : t.type.startsWith("product.")
+      ? { product_id: t.productId }
+      : {};
 
 /** The request of one attempt: signed with this attempt's timestamp, the same webhook-id every time. */
 export async function buildRequest(t: Target, key: CryptoKey, nowMs: number) {

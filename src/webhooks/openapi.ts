@@ -251,4 +251,36 @@ export const webhooksPaths = {
       },
     },
   },
+  "/v1/webhooks/{id}/test": {
+    post: {
+      operationId: "testWebhook",
+      tags: ["webhooks"],
+      summary: "Send a signed webhook.test to an endpoint now and answer how it went",
+      description:
+        "One attempt during the request (at most 10 s), in the endpoint's format, signed with its secret, " +
+        "with the event type webhook.test and no resource; logged among its deliveries, never retried.",
+      "x-idempotency": false,
+      parameters: [idParam],
+      responses: {
+        "200": {
+          description: "The attempt, as its delivery log row shows it.",
+          content: json({
+            type: "object",
+            required: ["event_id", "event_type", "status", "error", "duration_ms", "outcome"],
+            properties: {
+              event_id: { type: "string" },
+              event_type: { type: "string", const: "webhook.test" },
+              status: { type: ["integer", "null"], description: "The receiver's HTTP status; null when none." },
+              error: { type: ["string", "null"] },
+              duration_ms: { type: "integer", minimum: 0 },
+              outcome: { type: "string", enum: ["delivered", "failed"] },
+            },
+          }),
+        },
+        "400": error("Invalid id."),
+        "404": error("No such endpoint."),
+        ...AUTH,
+      },
+    },
+  },
 };

@@ -8,6 +8,7 @@ import { parseItem } from "../platform/validate";
 import { zv } from "../platform/zv";
 import { createEndpoint, deleteEndpoint, listDeliveries, listEndpoints } from "./endpoints";
 import { deliveriesQuery, endpointCreate, MAX_ENDPOINTS } from "./schema";
+import { testEndpoint } from "./test";
 import { normaliseUrl } from "./url";
 
 const idParam = zv("param", z.object({ id }));
@@ -31,6 +32,12 @@ export const webhooksRoute = new Hono<AppEnv>()
     const { id } = c.req.valid("param");
     if (!(await deleteEndpoint(c.var.db, id))) throw new ApiError(404, `webhook ${id} not found`);
     return c.body(null, 204);
+  })
+  .post("/:id/test", idParam, async (c) => {
+    const { id } = c.req.valid("param");
+    const sent = await testEndpoint(c.var.db, id, c.env.ALLOW_LOCAL_WEBHOOKS === "true", Date.now());
+    if (!sent) throw new ApiError(404, `webhook ${id} not found`);
+    return c.json(sent);
   })
   .get("/:id/deliveries", idParam, zv("query", deliveriesQuery), async (c) => {
     const { id } = c.req.valid("param");

@@ -38,6 +38,8 @@ function project(account = {}) {
   // The manual, which the deploy renders into the static assets.
   copyFileSync(path.join(root, "README.md"), path.join(dir, "README.md"));
   cpSync(path.join(root, "src", "docs"), path.join(dir, "src", "docs"), { recursive: true });
+  // The admin, which the deploy builds into the static assets.
+  cpSync(path.join(root, "admin"), path.join(dir, "admin"), { recursive: true });
   symlinkSync(path.join(root, "node_modules"), path.join(dir, "node_modules"), "dir");
   mkdirSync(path.join(dir, "bin"));
   const fake = path.join(dir, "bin", "wrangler");

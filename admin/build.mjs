@@ -1,0 +1,67 @@
+#!/usr/bin/env node
+// Builds the admin (src/docs/admin.md) into public/admin/ (ignored by git), which wrangler.toml
+// serves as Workers static assets: the Worker never runs for these files. esbuild bundles
+// admin/src/main.js (Preact and htm, no JSX step) into one minified script; index.html and
+// style.css are copied; public/_headers gives /admin/* its Content-Security-Policy. Run by
+// src/scripts/assets.mjs, so `npm run dev`, `npm test`, `npm run deploy` and CI always have it.
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { buildSync } from "esbuild";
+
+const here = import.meta.dirname;
+const root = path.resolve(here, "..");
+export const ADMIN_DIR = path.join(root, "public", "admin");
+const HEADERS_FILE = path.join(root, "public", "_headers");
+
+/**
+ * The admin's page may load only its own files and call only its own origin; nothing may frame
+ * it (src/docs/admin.md, "Security").
+ */
+export const ADMIN_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self'",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+// Cloudflare reads _headers at the root of the assets directory only; the rules apply to both
+// /admin/ and every file under it.
+const HEADERS = `/admin/*
+  Content-Security-Policy: ${ADMIN_CSP}
+  X-Content-Type-Options: nosniff
+  Referrer-Policy: no-referrer
+  X-Frame-Options: DENY
+`;
+
+/** Builds the admin; answers the files written under public/admin/. */
+export function buildAdmin() {
+  mkdirSync(ADMIN_DIR, { recursive: true });
+  buildSync({
+    entryPoints: [path.join(here, "src", "main.js")],
+    bundle: true,
+    minify: true,
+    format: "esm",
+    target: "es2020",
+    legalComments: "none",
+    outfile: path.join(ADMIN_DIR, "app.js"),
+    logLevel: "warning",
+  });
+  for (const f of ["index.html", "style.css", "favicon.svg"]) copyFileSync(path.join(here, f), path.join(ADMIN_DIR, f));
+  writeFileSync(HEADERS_FILE, HEADERS);
+  return ["index.html", "style.css", "app.js"].map((f) => path.join(ADMIN_DIR, f));
+}
+
+/** The size of the first load: every file of the page, as they would be sent gzip-compressed. */
+export async function firstLoadBytes() {
+  const { gzipSync } = await import("node:zlib");
+  return buildAdmin().reduce((n, f) => n + gzipSync(readFileSync(f)).length, 0);
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  console.log(`admin built into ${ADMIN_DIR}: first load ${await firstLoadBytes()} bytes gzip`);
+}

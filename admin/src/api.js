@@ -1,0 +1,85 @@
+// The admin's only way to the store: the public /v1 API, same origin, with the session cookie the
+// browser sends by itself. The CSRF token of the sign-in answer lives in sessionStorage (this tab
+// only); the key itself is never kept (src/docs/admin.md, "Sessions").
+
+const STORE = "edge-store-admin";
+
+/** The signed-in session of this tab: {csrf_token, expires_at, key: {id, name, scopes}}, or null. */
+export function currentSession() {
+  try {
+    const s = JSON.parse(sessionStorage.getItem(STORE) ?? "null");
+    return s && Date.parse(s.expires_at) > Date.now() ? s : null;
+  } catch {
+    return null;
+  }
+}
+
+let onSignedOut = () => {};
+/** What to do when the API says the session is gone (401). */
+export function whenSignedOut(fn) {
+  onSignedOut = fn;
+}
+
+export class ApiError extends Error {
+  constructor(status, message) {
+    super(message);
+    this.status = status;
+  }
+}
+
+/** The words of a refusal: the envelope's error and its errors, or a write result's errors. */
+export function errorText(status, body) {
+  if (body && typeof body === "object") {
+    const results = body.results ? Object.values(body.results).flatMap((r) => r.errors ?? []) : [];
+    const parts = [body.error, ...(body.errors ?? []), ...results].filter(Boolean);
+    if (parts.length) return parts.join(": ");
+  }
+  return `the API answered ${status}`;
+}
+
+/**
+ * One /v1 request; answers {body, headers}, throws ApiError with the API's own words when refused.
+ * Writes send the session's CSRF token.
+ */
+export async function api(method, path, body) {
+  const headers = { Accept: "application/json" };
+  if (method !== "GET") headers["X-CSRF-Token"] = currentSession()?.csrf_token ?? "";
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  let res;
+  try {
+    res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch {
+    throw new ApiError(0, "the store did not answer: check the connection and try again");
+  }
+  const text = await res.text();
+  let json;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
+  if (res.status === 401 && path !== "/v1/sessions") {
+    sessionStorage.removeItem(STORE);
+    onSignedOut("Your session ended: sign in again.");
+  }
+  // A write of many items answers 200 when one succeeded; the admin writes one at a time.
+  const failed = json?.results && Object.values(json.results).some((r) => r.success === false);
+  if (!res.ok || failed) throw new ApiError(res.status, errorText(res.status, json));
+  return { body: json, headers: res.headers };
+}
+
+export async function signIn(key) {
+  const { body } = await api("POST", "/v1/sessions", { key });
+  sessionStorage.setItem(STORE, JSON.stringify(body));
+  return body;
+}
+
+export async function signOut() {
+  try {
+    await api("DELETE", "/v1/sessions/current");
+  } finally {
+    sessionStorage.removeItem(STORE);
+  }
+}
+
+export const can = (scope) => currentSession()?.key.scopes.includes(scope) ?? false;

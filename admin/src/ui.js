@@ -1,0 +1,94 @@
+// What every page of the admin uses: htm bound to Preact, messages, loading, formats.
+import htm from "htm";
+import { h } from "preact";
+import { useCallback, useEffect, useRef, useState } from "preact/hooks";
+
+export const html = htm.bind(h);
+
+/** A refusal or a confirmation, read out by screen readers when it appears. */
+export function Message({ error, ok }) {
+  if (error) return html`<p class="msg error" role="alert">${error}</p>`;
+  if (ok) return html`<p class="msg ok" role="status">${ok}</p>`;
+  return null;
+}
+
+/**
+ * Loads with `load()` whenever `deps` change; answers {data, error, loading, reload}.
+ * @template T
+ */
+export function useLoad(load, deps) {
+  const [state, setState] = useState({ data: undefined, error: "", loading: true });
+  const reload = useCallback(() => {
+    setState((s) => ({ ...s, loading: true, error: "" }));
+    return load().then(
+      (data) => setState({ data, error: "", loading: false }),
+      (e) => setState({ data: undefined, error: e.message, loading: false }),
+    );
+  }, deps);
+  useEffect(() => {
+    reload();
+  }, [reload]);
+  return { ...state, reload };
+}
+
+/**
+ * Runs a write, keeping its error or success text for the page; `busy` while it runs.
+ */
+export function useAction() {
+  const [state, setState] = useState({ busy: false, error: "", ok: "" });
+  const run = async (fn, ok) => {
+    setState({ busy: true, error: "", ok: "" });
+    try {
+      const out = await fn();
+      setState({ busy: false, error: "", ok });
+      return out;
+    } catch (e) {
+      setState({ busy: false, error: e.message, ok: "" });
+      return undefined;
+    }
+  };
+  return { ...state, run, clear: () => setState({ busy: false, error: "", ok: "" }) };
+}
+
+/** Money as the API gives it (a number or text with decimals), shown with two decimals. */
+export const money = (v, currency = "") => {
+  const n = Number(v);
+  const s = Number.isFinite(n) ? n.toFixed(2) : String(v ?? "");
+  return currency ? `${s} ${currency}` : s;
+};
+
+/** An ISO time or "YYYY-MM-DD hh:mm:ss" as a short local date and time; "" for none. */
+export const when = (v) => {
+  if (!v) return "";
+  const d = new Date(typeof v === "string" && !v.includes("T") ? `${v.replace(" ", "T")}Z` : v);
+  return Number.isNaN(d.getTime())
+    ? String(v)
+    : d.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+};
+
+export const STATUSES = ["unpaid", "paid", "done", "cancelled"];
+const STATUS_NAMES = { "-1": "unpaid", 1: "paid", 2: "done", 3: "cancelled" };
+/** An order's status, from a code ("-1", "1", ...) or a name. */
+export const statusName = (s) => STATUS_NAMES[s] ?? s;
+
+export const Status = ({ status }) =>
+  html`<span class=${`badge status-${statusName(status)}`}>${statusName(status)}</span>`;
+
+/** Where the admin is: "#/orders/1001" -> ["orders", "1001"]. */
+export function useRoute() {
+  const read = () => (location.hash.replace(/^#\/?/, "") || "orders").split("/");
+  const [route, setRoute] = useState(read);
+  useEffect(() => {
+    const on = () => setRoute(read());
+    addEventListener("hashchange", on);
+    return () => removeEventListener("hashchange", on);
+  }, []);
+  return route;
+}
+
+/** A page's heading, focused when the page opens, so keyboard and screen reader users land on it. */
+export function Title({ children }) {
+  const ref = useRef(null);
+  useEffect(() => ref.current?.focus({ preventScroll: true }), []);
+  return html`<h1 tabindex="-1" ref=${ref}>${children}</h1>`;
+}

@@ -1,0 +1,59 @@
+import type { DB } from "../db/client";
+import { stmt } from "../platform/d1";
+import { attempt } from "./attempt";
+import { signingKey } from "./sign";
+import { urlProblem } from "./url";
+
+// A test send (src/docs/webhooks.md, "Webhooks"): one signed `webhook.test` attempt to an endpoint,
+// made during the request so the merchant sees the receiver's answer at once, and logged among
+// its deliveries. No event row: nothing happened in the store, and it is never retried.
+
+export const TEST_EVENT = "webhook.test";
+
+type Endpoint = { id: number; url: string; format: string; secret: string };
+
+/** Sends the test; answers the attempt as the delivery log shows it, or null when there is no such endpoint. */
+export async function testEndpoint(db: DB, id: number, allowLocal: boolean, now: number) {
+  const e = await stmt(db, "SELECT id, url, format, secret FROM webhook_endpoints WHERE id = ?1", id).first<Endpoint>();
+  if (!e) return null;
+  const eventId = `test_${crypto.randomUUID()}`;
+  // The URL rules hold at every delivery, the test included.
+  const problem = urlProblem(e.url, allowLocal);
+  const r = problem
+    ? { status: null, error: `url: ${problem}`, durationMs: 0 }
+    : await attempt(
+        {
+          eventId,
+          type: TEST_EVENT,
+          orderId: null,
+          productId: null,
+          eventAt: now,
+          endpointId: e.id,
+          url: e.url,
+          format: e.format,
+        },
+        await signingKey(e.secret),
+      );
+  const outcome = r.status !== null && r.status >= 200 && r.status < 300 ? "delivered" : "failed";
+  await stmt(
+    db,
+    `INSERT INTO webhook_deliveries (endpoint_id, event_id, event_type, attempt, status, error, duration_ms, outcome, created_at)
+     VALUES (?1, ?2, ?3, 1, ?4, ?5, ?6, ?7, ?8)`,
+    e.id,
+    eventId,
+    TEST_EVENT,
+    r.status,
+    r.error,
+    r.durationMs,
+    outcome,
+    now,
+  ).run();
+  return {
+    event_id: eventId,
+    event_type: TEST_EVENT,
+    status: r.status,
+    error: r.error,
+    duration_ms: r.durationMs,
+    outcome,
+  };
+}

@@ -1,0 +1,95 @@
+// What test/node/admin.test.mjs does to the admin's page in Chromium (over test/node/cdp.mjs): fill
+// fields, click by visible text, press keys, switch widths, take screenshots, run axe-core.
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { root } from "./serve.mjs";
+
+const sleep = (/** @type {number} */ ms) => new Promise((r) => setTimeout(r, ms));
+const AXE = path.join(root, "node_modules", "axe-core", "axe.min.js");
+
+/** @typedef {Awaited<ReturnType<typeof import("./cdp.mjs").openPage>>} Page */
+
+/** An expression for the first visible element matching `selector` whose text is or starts with `text`. */
+export const byText = (/** @type {string} */ selector, /** @type {string} */ text) =>
+  `[...document.querySelectorAll(${JSON.stringify(selector)})].find((e) => e.offsetParent !== null && e.textContent.trim().startsWith(${JSON.stringify(text)}))`;
+
+/** @param {Page} page */
+export function driver(page) {
+  /** Waits for the element, then clicks it as a mouse would. @param {string} el */
+  const click = async (el) => {
+    await page.waitFor(el, 20_000);
+    await page.click(el);
+  };
+  return {
+    click,
+    /** @param {string} selector @param {string} text */
+    clickText: (selector, text) => click(byText(selector, text)),
+    /** Replaces an input's value as typing would (Preact hears the input event). @param {string} el @param {string} value */
+    fill: async (el, value) => {
+      await page.waitFor(el, 20_000);
+      await page.evaluate(`(() => { const el = ${el}; el.focus();
+        const set = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(el), "value").set;
+        set.call(el, ${JSON.stringify(value)}); el.dispatchEvent(new Event("input", { bubbles: true })); })()`);
+    },
+    /** Picks an option of a select. @param {string} el @param {string} value */
+    choose: async (el, value) => {
+      await page.waitFor(el, 20_000);
+      await page.evaluate(`(() => { const el = ${el}; el.value = ${JSON.stringify(value)};
+        el.dispatchEvent(new Event("change", { bubbles: true })); })()`);
+    },
+    /** A key press, as the keyboard sends it. @param {"Tab" | "Enter" | "Space"} key */
+    press: async (key) => {
+      const keys = { Tab: [9, "\t"], Enter: [13, "\r"], Space: [32, " "] };
+      const [code, text] = keys[key];
+      const base = {
+        key: key === "Space" ? " " : key,
+        code: key,
+        windowsVirtualKeyCode: code,
+        nativeVirtualKeyCode: code,
+      };
+      await page.send("Input.dispatchKeyEvent", { type: "keyDown", ...base, text: key === "Tab" ? undefined : text });
+      await page.send("Input.dispatchKeyEvent", { type: "keyUp", ...base });
+      await sleep(50);
+    },
+    /** Goes to a page of the admin and waits for its heading. @param {string} hash @param {string} heading */
+    go: async (hash, heading) => {
+      await page.evaluate(`location.hash = ${JSON.stringify(hash)}`);
+      await page.waitFor(`document.querySelector("h1")?.textContent.startsWith(${JSON.stringify(heading)})`, 20_000);
+      await page.waitFor(`!document.querySelector("main [role=status]")?.textContent.startsWith("Loading")`, 20_000);
+    },
+    /** The page's text. @returns {Promise<string>} */
+    text: () => page.evaluate("document.body.innerText"),
+    /** @param {string} expr */
+    waitText: (expr) => page.waitFor(`document.body.innerText.includes(${JSON.stringify(expr)})`, 20_000),
+    /** Sets the viewport: 360 px is a small phone. @param {number} width */
+    width: async (width) => {
+      await page.send("Emulation.setDeviceMetricsOverride", {
+        width,
+        height: width < 600 ? 740 : 900,
+        deviceScaleFactor: 1,
+        mobile: width < 600,
+      });
+      await sleep(200);
+    },
+    /** The whole page as PNG bytes. */
+    screenshot: async () => {
+      const { cssContentSize } = await page.send("Page.getLayoutMetrics");
+      const { data } = await page.send("Page.captureScreenshot", {
+        format: "png",
+        captureBeyondViewport: true,
+        clip: { x: 0, y: 0, width: cssContentSize.width, height: Math.min(cssContentSize.height, 4000), scale: 1 },
+      });
+      return Buffer.from(data, "base64");
+    },
+    /**
+     * axe-core's violations of impact serious or critical on the page as it is now.
+     * @returns {Promise<{id: string, impact: string, nodes: string[]}[]>}
+     */
+    axe: async () => {
+      if (!(await page.evaluate("typeof axe !== 'undefined'"))) await page.evaluate(readFileSync(AXE, "utf8"));
+      return page.evaluate(`axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations
+        .filter((v) => v.impact === "serious" || v.impact === "critical")
+        .map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(" ")) })))`);
+    },
+  };
+}
