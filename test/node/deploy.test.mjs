@@ -31,14 +31,12 @@ after(() => {
 function project(account = {}) {
   const dir = mkdtempSync(path.join(tmpdir(), "edge-store-deploy-test-"));
   scratches.push(dir);
-  mkdirSync(path.join(dir, "src"));
-  cpSync(path.join(root, "src", "scripts"), path.join(dir, "src", "scripts"), { recursive: true });
+  // The scripts, the manual (rendered into the static assets) and the Worker's constants the admin's
+  // build bundles (its scopes and event types), with the admin itself.
+  cpSync(path.join(root, "src"), path.join(dir, "src"), { recursive: true });
   cpSync(path.join(root, "drizzle"), path.join(dir, "drizzle"), { recursive: true });
   copyFileSync(path.join(root, "wrangler.toml"), path.join(dir, "wrangler.toml"));
-  // The manual, which the deploy renders into the static assets.
   copyFileSync(path.join(root, "README.md"), path.join(dir, "README.md"));
-  cpSync(path.join(root, "src", "docs"), path.join(dir, "src", "docs"), { recursive: true });
-  // The admin, which the deploy builds into the static assets.
   cpSync(path.join(root, "admin"), path.join(dir, "admin"), { recursive: true });
   symlinkSync(path.join(root, "node_modules"), path.join(dir, "node_modules"), "dir");
   mkdirSync(path.join(dir, "bin"));
