@@ -39,6 +39,11 @@ const marked = new Marked({
       const t = title ? ` title="${title}"` : "";
       return `<a href="${guideHref(href)}"${t}>${this.parser.parseInline(tokens)}</a>`;
     },
+    // The README shows the pages' images by their repo path; under /guide/ they sit beside the pages.
+    image({ href, title, text }) {
+      const t = title ? ` title="${title}"` : "";
+      return `<img src="${href.replace(/^src\/docs\//, "")}" alt="${text}"${t}>`;
+    },
   },
 });
 
