@@ -1,5 +1,6 @@
-// What test/node/admin.test.mjs does to the admin's page in Chromium (over test/node/cdp.mjs): fill
-// fields, click by visible text, press keys, switch widths, take screenshots, run axe-core.
+// What test/node/admin.test.mjs does to the admin's page in Chromium (through Playwright,
+// test/node/playwright-page.mjs): fill fields, click by visible text, press keys, switch widths,
+// take screenshots, run axe-core.
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { root } from "./serve.mjs";
@@ -7,7 +8,7 @@ import { root } from "./serve.mjs";
 const sleep = (/** @type {number} */ ms) => new Promise((r) => setTimeout(r, ms));
 const AXE = path.join(root, "node_modules", "axe-core", "axe.min.js");
 
-/** @typedef {Awaited<ReturnType<typeof import("./cdp.mjs").openPage>>} Page */
+/** @typedef {Awaited<ReturnType<typeof import("./playwright-page.mjs").openPage>>} Page */
 
 /** An expression for the first visible element matching `selector` whose text is or starts with `text`. */
 export const byText = (/** @type {string} */ selector, /** @type {string} */ text) =>
@@ -39,16 +40,7 @@ export function driver(page) {
     },
     /** A key press, as the keyboard sends it. @param {"Tab" | "Enter" | "Space"} key */
     press: async (key) => {
-      const keys = { Tab: [9, "\t"], Enter: [13, "\r"], Space: [32, " "] };
-      const [code, text] = keys[key];
-      const base = {
-        key: key === "Space" ? " " : key,
-        code: key,
-        windowsVirtualKeyCode: code,
-        nativeVirtualKeyCode: code,
-      };
-      await page.send("Input.dispatchKeyEvent", { type: "keyDown", ...base, text: key === "Tab" ? undefined : text });
-      await page.send("Input.dispatchKeyEvent", { type: "keyUp", ...base });
+      await page.pw.keyboard.press(key);
       await sleep(50);
     },
     /** Goes to a page of the admin and waits for its heading. @param {string} hash @param {string} heading */
@@ -63,24 +55,11 @@ export function driver(page) {
     waitText: (expr) => page.waitFor(`document.body.innerText.includes(${JSON.stringify(expr)})`, 20_000),
     /** Sets the viewport: 360 px is a small phone. @param {number} width */
     width: async (width) => {
-      await page.send("Emulation.setDeviceMetricsOverride", {
-        width,
-        height: width < 600 ? 740 : 900,
-        deviceScaleFactor: 1,
-        mobile: width < 600,
-      });
+      await page.pw.setViewportSize({ width, height: width < 600 ? 740 : 900 });
       await sleep(200);
     },
     /** The whole page as PNG bytes. */
-    screenshot: async () => {
-      const { cssContentSize } = await page.send("Page.getLayoutMetrics");
-      const { data } = await page.send("Page.captureScreenshot", {
-        format: "png",
-        captureBeyondViewport: true,
-        clip: { x: 0, y: 0, width: cssContentSize.width, height: Math.min(cssContentSize.height, 4000), scale: 1 },
-      });
-      return Buffer.from(data, "base64");
-    },
+    screenshot: () => page.pw.screenshot({ fullPage: true }),
     /**
      * axe-core's violations of impact serious or critical on the page as it is now.
      * @returns {Promise<{id: string, impact: string, nodes: string[]}[]>}

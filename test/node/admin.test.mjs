@@ -10,7 +10,7 @@ import path from "node:path";
 import { after, before, test } from "node:test";
 import { firstLoadBytes } from "../../admin/build.mjs";
 import { byText, driver } from "./admin-page.mjs";
-import { openPage } from "./cdp.mjs";
+import { openPage } from "./playwright-page.mjs";
 import { callServer, startServer } from "./serve.mjs";
 
 const SHOTS = process.env.ADMIN_SCREENSHOTS ?? mkdtempSync(path.join(tmpdir(), "edge-store-admin-"));

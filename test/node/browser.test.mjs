@@ -1,5 +1,5 @@
 // npm run test:browser: GET /docs (Scalar's API reference, served as static assets) in headless
-// Chromium driven over the DevTools protocol (test/node/cdp.mjs), offline: it renders every
+// Chromium driven by Playwright (test/node/playwright-page.mjs), offline: it renders every
 // operation from /openapi.json, loads nothing from another origin, breaks no CSP rule, and a
 // developer can send an authenticated request from the page and read the answer.
 import assert from "node:assert/strict";
@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { inflateSync } from "node:zlib";
-import { openPage } from "./cdp.mjs";
+import { openPage } from "./playwright-page.mjs";
 import { startServer } from "./serve.mjs";
 
 // Kept after the run so a person can look at it.

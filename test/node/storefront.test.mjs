@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { after, before, test } from "node:test";
-import { openPage } from "./cdp.mjs";
+import { openPage } from "./playwright-page.mjs";
 import { startServer } from "./serve.mjs";
 
 /** @type {import("./serve.mjs").Server} */
