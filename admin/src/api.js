@@ -42,7 +42,8 @@ export function errorText(status, body) {
  * Writes send the session's CSRF token.
  */
 export async function api(method, path, body) {
-  const headers = { Accept: "application/json" };
+  // X-Requested-With: a 401 then comes without the Basic challenge browsers meet with a login dialog.
+  const headers = { Accept: "application/json", "X-Requested-With": "XMLHttpRequest" };
   if (method !== "GET") headers["X-CSRF-Token"] = currentSession()?.csrf_token ?? "";
   if (body !== undefined) headers["Content-Type"] = "application/json";
   let res;

@@ -45,7 +45,7 @@ export const COMMON_COMPONENTS = {
     },
     WWWAuthenticate: {
       description:
-        'Basic realm="store". Not sent to a browser script (Sec-Fetch-Mode other than navigate), with the admin\'s session cookie, or on sign-in: browsers would show a login dialog.',
+        'Basic realm="store". Not sent when the request has X-Requested-With, the admin\'s session cookie, or is a sign-in: browsers would show a login dialog.',
       schema: { type: "string", const: 'Basic realm="store"' },
     },
   },

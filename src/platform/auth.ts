@@ -27,14 +27,16 @@ const unauthorized = (challenge: boolean) =>
   );
 
 /**
- * Whether a 401 may carry the Basic challenge. A browser answers one with its login dialog, even
- * for a script's fetch (which then hangs until the dialog is dismissed): so no challenge for a
- * script's request (Sec-Fetch-Mode other than navigate), nor for one with the admin's session
- * cookie (src/docs/admin.md, "Sessions"). curl, servers and SDKs send no Sec-Fetch-Mode.
+ * Whether a 401 carries the Basic challenge, as every client of the API is promised. A browser
+ * answers one with its login dialog, even for a script's fetch (which then hangs until the dialog
+ * is dismissed), so a script opts out the way XHR clients do with other servers (Spring Security,
+ * for one): `X-Requested-With` present. The admin sends it, and a request with its session cookie
+ * never gets one (src/docs/admin.md, "Sessions").
  */
 function challenges(c: Context<AppEnv>): boolean {
-  const mode = c.req.header("sec-fetch-mode");
-  return (mode === undefined || mode === "navigate") && !/(?:^|;\s*)__Host-session=/.test(c.req.header("cookie") ?? "");
+  return (
+    c.req.header("x-requested-with") === undefined && !/(?:^|;\s*)__Host-session=/.test(c.req.header("cookie") ?? "")
+  );
 }
 
 export const tooMany = (what: string) =>
