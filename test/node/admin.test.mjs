@@ -10,7 +10,7 @@ import path from "node:path";
 import { after, before, test } from "node:test";
 import { firstLoadBytes } from "../../admin/build.mjs";
 import { byText, driver } from "./admin-page.mjs";
-import { openPage } from "./playwright-page.mjs";
+import { openPage, problems } from "./playwright-page.mjs";
 import { callServer, startServer } from "./serve.mjs";
 
 const SHOTS = process.env.ADMIN_SCREENSHOTS ?? mkdtempSync(path.join(tmpdir(), "edge-store-admin-"));
@@ -339,15 +339,7 @@ test("keys: create one (shown once), revoke it", async () => {
 });
 
 test("no CSP violation or script error on any page", () => {
-  const bad = page.events.filter(
-    (e) =>
-      (e.method === "Log.entryAdded" && /Content Security Policy|Refused to/i.test(e.params.entry.text)) ||
-      e.method === "Runtime.exceptionThrown",
-  );
-  assert.deepEqual(
-    bad.map((e) => JSON.stringify(e.params).slice(0, 300)),
-    [],
-  );
+  assert.deepEqual(problems(page.events), []);
   const foreign = page.events
     .filter((e) => e.method === "Network.requestWillBeSent")
     .map((e) => /** @type {string} */ (e.params.request.url))

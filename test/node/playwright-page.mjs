@@ -6,6 +6,19 @@
 import { chromium } from "playwright-core";
 
 /**
+ * The page's CSP violations and uncaught script errors so far, each as a line of its event.
+ * @param {{method: string, params: any}[]} events
+ */
+export const problems = (events) =>
+  events
+    .filter(
+      (e) =>
+        (e.method === "Log.entryAdded" && /Content Security Policy|Refused to/i.test(e.params.entry.text)) ||
+        e.method === "Runtime.exceptionThrown",
+    )
+    .map((e) => JSON.stringify(e.params).slice(0, 300));
+
+/**
  * Opens `url` in a fresh headless Chromium with its own profile.
  * @param {string} url
  */
