@@ -215,7 +215,12 @@ const LINK = {
 const unixSeconds = { type: "string", pattern: "^\\d+$" };
 
 const paging = (max: number, def: number) => [
-  q("limit", `Page size, 1 to ${max}.`, { type: "integer", minimum: 1, maximum: max, default: def }),
+  q(
+    "limit",
+    `Page size, 1 to ${max}. A page holds exactly limit items unless it is the last, and at most 2 MiB of ` +
+      "JSON: an offset page that would pass it is 400 with the limit that fits; a cursor page ends early.",
+    { type: "integer", minimum: 1, maximum: max, default: def },
+  ),
   q("offset", "Rows to skip. The next page's Link continues by offset.", { type: "integer", minimum: 0, default: 0 }),
   q("cursor", "Our extension: the cursor of a Link header. Not with offset.", { type: "string" }),
   q("apps_load", "Accepted and ignored.", { type: "string" }),
