@@ -90,12 +90,16 @@ function catalogETag(version: unknown, url: string, view: PublicView | undefined
   return `"${(a >>> 0).toString(16).padStart(8, "0")}${(b >>> 0).toString(16).padStart(8, "0")}"`;
 }
 
-/** A part of a product's JSON text (see productParts): its head, a run of variants, or its tail. */
+/**
+ * A part of a product's JSON text (see productParts): the whole product (one of up to
+ * VARIANTS_PER_PART variants), or a larger one's head, a run of its variants, or its tail.
+ */
 type PagePart = { id: number; part: number; t: string; upto: number };
+const WHOLE = -2;
 const HEAD = -1;
 const TAIL = 1e9;
 /** Variants per part: about 600 bytes each, far below what one D1 row may hold. */
-const VARIANTS_PER_PART = 64;
+const VARIANTS_PER_PART = 256;
 
 /**
  * The page's parts in answer order, each with the bytes of the answer up to it (upto), and only
@@ -115,16 +119,24 @@ function pageSql(withDetails: boolean, view: PublicView | undefined, filter: str
 /** The parts (see PagePart) of every product of the CTE `page`. */
 function partsSql(withDetails: boolean, view: PublicView | undefined) {
   const x = productParts(withDetails, urlSql(), view);
-  return x.variant
-    ? `SELECT id, ${HEAD} AS part, substr(h, 1, length(h) - 1) AS t FROM (SELECT p.id, ${x.head} AS h FROM page AS p)
+  if (!x.variant) return `SELECT p.id, ${WHOLE} AS part, ${x.head} AS t FROM page AS p`;
+  const big = `p.vc > ${VARIANTS_PER_PART}`;
+  // A product of up to VARIANTS_PER_PART variants is one row: fewer rows for D1's binding to build.
+  return `SELECT id, ${WHOLE} AS part, substr(h, 1, length(h) - 1) || ',"variants":[' || coalesce(vs, '') || '],'
+         || substr(tl, 2) AS t FROM (
+         SELECT p.id, ${x.head} AS h, ${x.tail} AS tl,
+           (SELECT group_concat(${x.variant}, ',' ORDER BY v.position, v.id) FROM variants AS v
+            WHERE v.product_id = p.id AND ${x.variantFilter}) AS vs
+         FROM page AS p WHERE NOT ${big})
+       UNION ALL
+       SELECT id, ${HEAD}, substr(h, 1, length(h) - 1) FROM (SELECT p.id, ${x.head} AS h FROM page AS p WHERE ${big})
        UNION ALL
        SELECT id, (rn - 1) / ${VARIANTS_PER_PART}, group_concat(j, ',' ORDER BY rn) FROM (
          SELECT p.id, row_number() OVER (PARTITION BY p.id ORDER BY v.position, v.id) AS rn, ${x.variant} AS j
-         FROM page AS p JOIN variants AS v ON v.product_id = p.id AND ${x.variantFilter})
+         FROM page AS p JOIN variants AS v ON v.product_id = p.id AND ${x.variantFilter} WHERE ${big})
        GROUP BY 1, 2
        UNION ALL
-       SELECT id, ${TAIL}, ',' || substr(tl, 2) FROM (SELECT p.id, ${x.tail} AS tl FROM page AS p)`
-    : `SELECT p.id, ${HEAD} AS part, ${x.head} AS t FROM page AS p`;
+       SELECT id, ${TAIL}, ',' || substr(tl, 2) FROM (SELECT p.id, ${x.tail} AS tl FROM page AS p WHERE ${big})`;
 }
 
 /**
@@ -137,28 +149,27 @@ export function productTextsSql(ids: string, maxBytes: number) {
   return `WITH page AS MATERIALIZED (${page}), parts AS (${partsSql(true, undefined)})
     SELECT id, part, iif(total <= ${maxBytes}, t, NULL) AS t, 0 AS upto FROM (
       SELECT id, part, t, sum(length(CAST(t AS BLOB)) + 1) OVER (PARTITION BY id) AS total FROM parts)
-    WHERE total <= ${maxBytes} OR part = ${HEAD} ORDER BY id, part`;
+    WHERE total <= ${maxBytes} OR part <= ${HEAD} ORDER BY id, part`;
 }
 
 /** The rows of productTextsSql: each product's JSON text, or null where it was larger than the bound. */
 export function productTexts(rows: Record<string, unknown>[]): Map<number, string | null> {
   const out = new Map<number, string | null>();
   for (const r of rows as PagePart[]) if (r.t === null) out.set(r.id, null);
-  for (const p of assemble(
-    (rows as PagePart[]).filter((r) => r.t !== null),
-    true,
-  ))
-    out.set(p.id, p.json.join(""));
+  for (const p of assemble((rows as PagePart[]).filter((r) => r.t !== null))) out.set(p.id, p.json.join(""));
   return out;
 }
 
 /** The products whose parts all arrived, as JSON texts. */
-function assemble(parts: PagePart[], withDetails: boolean) {
-  if (!withDetails) return parts.map((p) => ({ id: p.id, json: [p.t] }));
+function assemble(parts: PagePart[]) {
   const out: { id: number; json: string[] }[] = [];
   let i = 0;
   while (i < parts.length) {
-    const { id, t: head } = parts[i++];
+    const { id, part, t: head } = parts[i++];
+    if (part === WHOLE) {
+      out.push({ id, json: [head] });
+      continue;
+    }
     const json = [head, ',"variants":['];
     for (let first = true; i < parts.length && parts[i].id === id && parts[i].part !== TAIL; first = false) {
       if (!first) json.push(",");
@@ -220,7 +231,7 @@ export async function listProducts(
   const etag = catalogETag(next.results[0]?.version, url, view);
   const parts = page.results as PagePart[];
   let more = next.results[0]?.more === 1;
-  let products = assemble(parts, q.include_details === true);
+  let products = assemble(parts);
   // The bound fell inside the last product read: it is not answered, unless it is the first (a
   // page always holds at least one product). Those after it were not read.
   const last = parts[parts.length - 1];
