@@ -338,26 +338,36 @@ describe("images and the size of a product's answer", () => {
     expect(new TextEncoder().encode(after).length).toBeLessThanOrEqual(MAX_ANSWER_BYTES);
   });
 
-  it("POST cannot reach 2 MiB of answer: the largest new product answers within it", async () => {
-    // With MAX_VARIANTS variants a 1 MiB body cannot make a 2 MiB answer (src/docs/products.md, "Limits"); the
-    // 413 is reached by growing a product over several PUTs (above). Five long option names
-    // repeat in every variant of the answer, and every variant carries 3 long image URLs.
-    const names = Object.fromEntries([1, 2, 3, 4, 5].map((n) => [`variant_option${n}_name`, `${n}${"n".repeat(250)}`]));
-    const url = (i: number, k: number) => `https://img.example/${i}/${k}/${"u".repeat(1900)}`;
-    const add = Array.from({ length: MAX_VARIANTS }, (_, i) => ({
-      ...(i === 0 ? names : {}),
-      variant_option1_value: String(i),
-      variant_option2_value: "b",
-      variant_option3_value: "c",
-      variant_option4_value: "d",
-      variant_option5_value: "e",
-      images: [0, 1, 2].map((k) => ({ url: url(i, k) })),
-    }));
-    const r = await call("POST", "/v1/products", { body: { title: "Huge", price: 1, variants: { add } } });
-    expect(r.status).toBe(200);
+  it("POST of a product whose answer would pass 2 MiB is 413 and writes nothing; one just under it is created", async () => {
+    // Option names repeat in every variant of the answer: with MAX_VARIANTS variants a body far
+    // below 1 MiB can make an answer past 2 MiB (src/docs/products.md, "Limits").
+    const body = (width: number, title: string) => ({
+      title,
+      price: 1,
+      variants: {
+        add: Array.from({ length: MAX_VARIANTS }, (_, i) => ({
+          ...(i === 0
+            ? Object.fromEntries([1, 2, 3, 4, 5].map((n) => [`variant_option${n}_name`, `${n}${"n".repeat(width)}`]))
+            : {}),
+          variant_option1_value: String(i),
+          variant_option2_value: "b",
+          variant_option3_value: "c",
+          variant_option4_value: "d",
+          variant_option5_value: "e",
+        })),
+      },
+    });
+    const title = uid("Huge");
+    const refused = await call("POST", "/v1/products", { body: body(250, title) });
+    expect(refused.status).toBe(413);
+    expect(refused.json.errors[0]).toMatch(new RegExp(`^product "${title}": this change would make its answer`));
+    const kept = await env.DB.prepare("SELECT count(*) AS n FROM products WHERE title = ?").bind(title).first("n");
+    expect(kept).toBe(0);
+    const r = await call("POST", "/v1/products", { body: body(40, uid("Large")) });
+    expect(r.status, r.text).toBe(200);
     const answer = (await get(`/v1/products/${r.json.products[0].product_id}`)).text;
     const bytes = new TextEncoder().encode(answer).length;
-    expect(bytes).toBeGreaterThan(700_000);
+    expect(bytes).toBeGreaterThan(1_000_000);
     expect(bytes).toBeLessThanOrEqual(MAX_ANSWER_BYTES);
   });
 });

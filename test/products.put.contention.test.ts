@@ -31,12 +31,35 @@ const syncOf = (skus: string[], w: number) =>
   }));
 
 describe("concurrent value-only syncs of one product", () => {
-  it("8 writers all land in one round trip pair each, and the product is one writer's state whole", async () => {
+  it("8 writers of a bare sync each land in one round trip (planned in SQL inside its batch), one writer's state whole", async () => {
     const { id, skus } = await tenVariants();
     const wraps = Array.from({ length: 8 }, () => wrapD1());
     const answers = await Promise.all(
       wraps.map((w, i) =>
         put("/v1/products", { product_id: id, variants: { sync: syncOf(skus, i + 1) } }, { env: { DB: w.db } }),
+      ),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(8).fill(200));
+    // A bare sync reads nothing before its batch (src/products/update/sync-sql.ts): nothing to go stale.
+    expect(wraps.map((w) => w.counts.calls)).toEqual(Array(8).fill(1));
+    const now = (await get(`/v1/products/${id}`)).json;
+    const variants = now.variants as V[];
+    expect(variants.map((v) => v.sku)).toEqual(skus);
+    const w = Math.floor(variants[0].qty / 100);
+    expect(w).toBeGreaterThanOrEqual(1);
+    expect(variants.map((v) => [v.qty, v.price])).toEqual(skus.map((_, i) => [100 * w + i, 1000 * w + i]));
+  });
+
+  it("8 writers planned in JavaScript (a title with the sync) land in one round trip pair each, one writer's state whole", async () => {
+    const { id, skus } = await tenVariants();
+    const wraps = Array.from({ length: 8 }, () => wrapD1());
+    const answers = await Promise.all(
+      wraps.map((w, i) =>
+        put(
+          "/v1/products",
+          { product_id: id, title: `Writer ${i + 1}`, variants: { sync: syncOf(skus, i + 1) } },
+          { env: { DB: w.db } },
+        ),
       ),
     );
     expect(answers.map((a) => a.status)).toEqual(Array(8).fill(200));

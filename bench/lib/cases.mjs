@@ -2,7 +2,7 @@
 
 export const ORDER_PRODUCTS = 40; // x 3 variants: 120 SKUs for order lines
 // The contract's variants per product (src/products/schema.ts MAX_VARIANTS, src/docs/products.md, "Limits").
-export const MAX_VARIANTS = 128;
+export const MAX_VARIANTS = 2048;
 export const SYNC_SIZES = [10, 100, MAX_VARIANTS];
 // The largest page GET /v1/products and GET /v1/orders accept today (src/docs/products.md, "Limits").
 export const PRODUCT_PAGE = 100;
@@ -49,13 +49,32 @@ export async function request(t, method, path, body) {
 
 /** @param {string} prefix @param {number} n @param {number} qty */
 const variantEntries = (prefix, n, qty) =>
-  Array.from({ length: n }, (_, i) => ({
-    sku: `${prefix}-${i}`,
-    variant_option1_name: "Size",
-    variant_option1_value: `v${i}`,
-    price: 100,
-    qty,
-  }));
+  n > 256
+    ? fiveOptions(prefix, n, qty)
+    : Array.from({ length: n }, (_, i) => ({
+        sku: `${prefix}-${i}`,
+        variant_option1_name: "Size",
+        variant_option1_value: `v${i}`,
+        price: 100,
+        qty,
+      }));
+
+// A large product as shops have them: five options (8 sizes x 8 colours x 8 materials x 4 x 1).
+const FIVE = ["Size", "Colour", "Material", "Fit", "Edition"];
+/** @param {string} prefix @param {number} n @param {number} qty */
+const fiveOptions = (prefix, n, qty) =>
+  Array.from({ length: n }, (_, i) => {
+    const digits = [i % 8, (i >> 3) % 8, (i >> 6) % 8, (i >> 9) % 4, i >> 11];
+    /** @type {Record<string, unknown>} */
+    const e = { sku: `${prefix}-${i}` };
+    FIVE.forEach((name, k) => {
+      e[`variant_option${k + 1}_name`] = name;
+      e[`variant_option${k + 1}_value`] = `${name[0]}${digits[k]}`;
+    });
+    e.price = 100;
+    e.qty = qty;
+    return e;
+  });
 
 /** @param {Target} t @param {unknown} body */
 async function create(t, body) {

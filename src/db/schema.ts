@@ -251,6 +251,24 @@ export const staleReads = sqliteTable("stale_reads", { productId: integer("produ
   check("stale_read", sql`0`),
 ]);
 
+// Scratch of a variant sync planned in SQL (src/products/update/sync-sql.ts): which variant each
+// entry of the list matches and the option values it will have, so the batch's later statements
+// need neither the list again nor a match that their own changes would move. Filled and emptied
+// inside one batch (one transaction): no other request ever sees a row.
+export const variantSync = sqliteTable("variant_sync", {
+  entry: integer("entry").primaryKey(),
+  productId: integer("product_id").notNull(),
+  variantId: integer("variant_id"),
+  option1: text("option1_value").notNull(),
+  option2: text("option2_value").notNull(),
+  option3: text("option3_value").notNull(),
+  option4: text("option4_value").notNull(),
+  option5: text("option5_value").notNull(),
+  // Whether the JavaScript plan would refuse the entry (missing or extra option values).
+  bad: integer("bad").notNull(),
+  data: text("data").notNull(),
+});
+
 // The outbox (src/docs/webhooks.md, "Webhooks"): one row per event, written in the same D1 batch as the change
 // that causes it, so an event exists exactly when its change committed. Delivery reads it from here.
 export const events = sqliteTable(
