@@ -25,6 +25,7 @@ type Entry = {
   qty?: number;
   price?: number;
   image: boolean;
+  more?: Record<string, unknown>;
 };
 
 const slotValues = fc.array(fc.constantFrom(...VALUES), { minLength: 4, maxLength: 4 });
@@ -63,8 +64,21 @@ const scenario = fc.record({
         qty: fc.option(fc.integer({ min: -1, max: 40 }), { nil: undefined }),
         price: fc.option(fc.integer({ min: 0, max: 5000 }), { nil: undefined }),
         image: fc.boolean(),
+        // The other fields, in the forms clients send them (a numeric GTIN, flags as strings).
+        more: fc.record(
+          {
+            gtin: fc.oneof(fc.nat(99_999_999), fc.constant("00012345")),
+            weight: fc.constantFrom(0, 0.25, 12),
+            visible: fc.constantFrom(0, 1, "1", true),
+            before_price: fc.constantFrom(0, 99.5, "120.00"),
+            purchase_price: fc.constantFrom(1, 10),
+            qty_location: fc.constantFrom("A-1", "Lager ö"),
+            supplier_sku: fc.constantFrom("SUP-1", 42),
+          },
+          { requiredKeys: [] },
+        ),
       },
-      { requiredKeys: ["sku", "values", "picked", "names", "image"] },
+      { requiredKeys: ["sku", "values", "picked", "names", "image", "more"] },
     ),
     { minLength: 1, maxLength: 6 },
   ),
@@ -114,7 +128,7 @@ function entryOf(e: Entry, s: Scenario, prefix: string, foreign: string) {
   if (e.qty !== undefined) out.qty = e.qty;
   if (e.price !== undefined) out.price = e.price;
   if (e.image) out.images = [`https://img.example/${e.picked.join("")}.png`];
-  return out;
+  return { ...out, ...e.more };
 }
 
 /** What two runs must share: ids, SKU prefixes and times taken out. */

@@ -106,6 +106,8 @@ export async function seed(t) {
   await create(t, { title: "Stock product", sku: "STK", price: 99, variants: { add: variantEntries("STK", 3, 10) } });
   /** @type {Record<number, number>} */
   const syncIds = {};
+  /** @type {Record<number, number[]>} */
+  const syncVariantIds = {};
   for (const n of SYNC_SIZES) {
     const [p] = await create(t, {
       title: `Sync ${n}`,
@@ -114,8 +116,11 @@ export async function seed(t) {
       variants: { add: variantEntries(`S${n}`, n, 10) },
     });
     syncIds[n] = p.product_id;
+    syncVariantIds[n] = /** @type {{ variants: { variant_id: number }[] }} */ (/** @type {unknown} */ (p)).variants.map(
+      (v) => v.variant_id,
+    );
   }
-  return { syncIds, ...(await seedPages(t)), ...(await seedOrders(t)), ...(await seedKeys(t)) };
+  return { syncIds, syncVariantIds, ...(await seedPages(t)), ...(await seedOrders(t)), ...(await seedKeys(t)) };
 }
 
 // The largest modelled pages (src/docs/modelled-reads.md): products 1 to 500 hold the products
@@ -221,7 +226,7 @@ function orderBody(orders, lines) {
 
 /**
  * Every case, in the order they run and print.
- * @param {{ syncIds: Record<number, number>, pageBig: number[], statusOrder: number, baselineStatusOrder: number,
+ * @param {{ syncIds: Record<number, number>, syncVariantIds: Record<number, number[]>, pageBig: number[], statusOrder: number, baselineStatusOrder: number,
  *   cancelOrders: number[], baselineCancelOrders: number[], secretKey: string, publishableKey: string }} ids
  * @returns {Case[]}
  */
@@ -501,6 +506,40 @@ export function cases(ids) {
       verify: (t, invocations) => verifyConsume(t, invocations, outcome),
     });
   }
+  // The other writes of a product's largest variant list, planned in JavaScript: a create of
+  // 2,048 variants (a new product per request, so last: they would join the products page) and a
+  // variants.update of all 2,048 by id.
+  list.push(
+    {
+      id: `update-${MAX_VARIANTS}`,
+      label: `PUT /v1/products variants.update of ${MAX_VARIANTS} variants by id`,
+      method: "PUT",
+      path: "/v1/products",
+      body: (i) =>
+        JSON.stringify({
+          product_id: ids.syncIds[MAX_VARIANTS],
+          variants: {
+            update: ids.syncVariantIds[MAX_VARIANTS].map((variant_id) => ({ variant_id, qty: 20 + (i % 2) })),
+          },
+        }),
+      load: false,
+      cpuIterations: 10,
+    },
+    {
+      id: `create-${MAX_VARIANTS}`,
+      label: `POST /v1/products with ${MAX_VARIANTS} variants over five options`,
+      method: "POST",
+      path: "/v1/products",
+      body: (i) =>
+        JSON.stringify({
+          title: `Created ${i}`,
+          price: 100,
+          variants: { add: variantEntries(`CR${i}x${Date.now()}`, MAX_VARIANTS, 1) },
+        }),
+      load: false,
+      cpuIterations: 10,
+    },
+  );
   // Writers racing on one product: every request changes all 10 variants of the same product.
   for (const connections of [8, 16]) {
     list.push({
