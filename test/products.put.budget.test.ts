@@ -115,7 +115,12 @@ describe("lost races", () => {
     );
     const r = await put(
       "/v1/products",
-      { product_id: p.product_id, variants: { update: [{ variant_id: p.variants[1].variant_id, qty: 4 }] } },
+      // With a product field, so the JavaScript plan (read, then write) takes it, not the SQL one.
+      {
+        product_id: p.product_id,
+        seo_title: "ours",
+        variants: { update: [{ variant_id: p.variants[1].variant_id, qty: 4 }] },
+      },
       { env: { DB: db } },
     );
     // Their sync deleted variant b, so on the fresh read ours no longer names a variant of the product.

@@ -93,7 +93,7 @@ describe("a product of 2,048 variants over five options", () => {
     expect((await get(`/v1/products/${id}`)).json).toEqual(before);
   });
 
-  it("grows to 2,048 by variants.add, updates them all by variants.update, and refuses the 2,049th", async () => {
+  it("grows to 2,048 by variants.add, updates them all by variants.update in one round trip, and refuses the 2,049th", async () => {
     const prefix = uid("ADD");
     const p = await post("/v1/products", { title: "Add", price: 100, variants: { add: entries(prefix, 1000) } });
     const id = p.json.products[0].product_id;
@@ -103,8 +103,10 @@ describe("a product of 2,048 variants over five options", () => {
     const variants = added.json.products[0].variants as Json[];
     expect(variants).toHaveLength(2048);
     const update = variants.map((v, i) => ({ variant_id: v.variant_id, qty: 7, price: 300 + (i % 3) }));
-    const updated = await put("/v1/products", { product_id: id, variants: { update } });
+    const w = wrapD1();
+    const updated = await put("/v1/products", { product_id: id, variants: { update } }, { env: { DB: w.db } });
     expect(updated.status).toBe(200);
+    expect(w.counts.calls).toBe(1);
     const now = (await get(`/v1/products/${id}`)).json.variants as Json[];
     expect(now.every((v) => v.qty === 7)).toBe(true);
     expect(now.map((v) => v.price)).toEqual(update.map((u) => u.price));

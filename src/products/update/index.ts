@@ -7,7 +7,7 @@ import { type presentReads, readBack } from "../read";
 import { type Plan, plan } from "./plan";
 import { fail, readSnapshot, select, type UpdateItem } from "./select";
 import { stockItems, stockUpdate } from "./stock";
-import { syncInSql, syncProduct } from "./sync-sql";
+import { variantsInSql, writeVariants } from "./variants-sql";
 import { writeBatch } from "./write";
 
 export type { UpdateItem } from "./select";
@@ -34,11 +34,11 @@ export async function updateProducts(
   const back = readBack(options.minimal);
   const stock = stockItems(items);
   if (stock) return stockUpdate(db, stock, now, recorder, options.keyId ?? null);
-  // A sync of one product's variants is planned in SQL when it can be (./sync-sql.ts); a refusal
-  // there wrote nothing, and the JavaScript plan below decides and words it.
-  const sync = syncInSql(items, recorder !== undefined);
-  const synced = sync && (await syncProduct(db, sync, now, options));
-  if (synced) return synced;
+  // A sync or update of one product's variants is planned in SQL when it can be (./variants-sql.ts);
+  // a refusal there wrote nothing, and the JavaScript plan below decides and words it.
+  const list = variantsInSql(items, recorder !== undefined);
+  const written = list && (await writeVariants(db, list, now, options));
+  if (written) return written;
   const outcomes = new Map<number, ItemOutcome>();
   const events: PendingEvent[] = [];
   // Every product a batch of this request changed, for the snapshot of the last one.

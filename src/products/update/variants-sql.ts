@@ -3,32 +3,34 @@ import { isConstraintError, runBatch, stmt } from "../../platform/d1";
 import { committed, newEvent, outboxStatement, type PendingEvent } from "../../webhooks/outbox";
 import type { ItemOutcome, WriteOptions } from "../create";
 import { type presentReads, readBack } from "../read";
-import type { VariantEntry } from "../schema";
+import type { VariantEntry, VariantUpdateEntry } from "../schema";
 import { MAX_ANSWER_BYTES, SIZE_SQL } from "../size";
 import { agreedNames } from "../variants";
 import type { UpdateItem } from "./select";
 
-// A variant sync planned in SQL, in ONE round trip (src/docs/products.md, "Limits"): the request a
-// sales channel or stock tool sends for a product of up to 2,048 variants, `{product_id,
-// variants: {sync: [...]}}` and nothing else. The JavaScript plan (./plan.ts) reads the product and
+// A product's variant list written in SQL, in ONE round trip (src/docs/products.md, "Limits"): the
+// requests a sales channel or stock tool sends for a product of up to 2,048 variants,
+// `{product_id, variants: {sync: [...]}}` or `{product_id, variants: {update: [...]}}` and nothing
+// else. The JavaScript plan (./plan.ts) reads the product and
 // every variant into objects, matches and checks them one by one and sends the rows back; for
 // 2,048 variants that was most of a 26 ms request. Here the batch matches the list against the
-// variants where they are (by SKU through the registry, else by option values through the unique
-// combination index), writes the match into a scratch table, and applies it with fixed statements.
+// variants where they are (a sync by SKU through the registry, else by option values through the
+// unique combination index; an update by variant id), writes the match into a scratch table, and applies it with fixed statements.
 // Whatever the JavaScript plan would refuse (a missing or extra option value, two entries matching
-// one variant, another product's SKU, a repeated combination, negative stock under
+// one variant, a variant id of another product, another product's SKU, a repeated combination, negative stock under
 // disable_minusqty, an answer past 2 MiB) fails the batch through a constraint, so nothing is
 // written, and the caller then takes the JavaScript path, which words the errors (the same
 // division as orders' cold path, src/docs/orders.md, "Orders"). Option renames, selections by SKU,
-// Idempotency-Key and every other field go the JavaScript way. test/products.sync-sql.test.ts holds
+// Idempotency-Key and every other field go the JavaScript way. test/products.variants-sql.test.ts holds
 // both paths equal on random catalogs and lists.
 
 const SLOTS = [1, 2, 3, 4, 5] as const;
 const each = (f: (n: number) => string, sep: string) => SLOTS.map(f).join(sep);
 
-// An entry travels as an array of what the statements read, in this order (null: not given; a
-// sync entry cannot clear a field). Arrays of values serialise at about a third of the CPU of the
-// entry objects and half their bytes, which the binding copies again when it sends the batch.
+// An entry travels as an array of what the statements read, in this order, then a bit mask of the
+// fields it gives (an update's null clears a field; absent keeps it), then the variant id of an
+// update. Arrays of values serialise at about a third of the CPU of the entry objects and half
+// their bytes, which the binding copies again when it sends the batch.
 const FIELDS = [
   "sku",
   ...SLOTS.map((n) => `variant_option${n}_value` as const),
@@ -44,14 +46,19 @@ const FIELDS = [
   "images",
 ] as const;
 type Field = (typeof FIELDS)[number];
+const GIVEN = FIELDS.length;
+const VARIANT_ID = GIVEN + 1;
 /** SQL: field `f` of the entry array `data` (images as their JSON text). */
 const at = (data: string, f: Field) => `${data}->>'$[${FIELDS.indexOf(f)}]'`;
+/** SQL: whether the entry gives field `f`. */
+const given = (data: string, f: Field) => `(${data}->>'$[${GIVEN}]' & ${1 << FIELDS.indexOf(f)}) <> 0`;
+const value = (n: number) => `variant_option${n}_value` as Field;
 
-function packed(entries: VariantEntry[]) {
+function packed(entries: (VariantEntry | VariantUpdateEntry)[]) {
   const out = new Array(entries.length);
   for (let i = 0; i < entries.length; i++) {
-    const e = entries[i];
-    out[i] = [
+    const e = entries[i] as VariantUpdateEntry;
+    const row = [
       e.sku,
       e.variant_option1_value,
       e.variant_option2_value,
@@ -68,45 +75,55 @@ function packed(entries: VariantEntry[]) {
       e.weight,
       e.visible,
       e.images,
+      0,
+      e.variant_id,
     ];
+    let mask = 0;
+    for (let f = 0; f < GIVEN; f++) if (row[f] !== undefined) mask |= 1 << f;
+    row[GIVEN] = mask;
+    out[i] = row;
   }
   return JSON.stringify(out);
 }
 
 /**
- * ?1 product id, ?2 the validated entries, ?3 the option names they give (null: none). Entries of
- * a product whose names differ, or that has no slug yet (the JavaScript plan derives one), give no
- * rows, which the guard refuses.
+ * ?1 product id, ?2 the packed entries, ?3 the option names they give (null: none), ?4 1 for a
+ * sync, 0 for an update. Entries of a product whose names differ, or that has no slug yet (the
+ * JavaScript plan derives one), give no rows, which the guard refuses. A sync matches by SKU, else
+ * by the values (an entry naming a variant by SKU without values keeps its values); an update by
+ * id, changing the values it gives.
  */
 const PLAN = `
   INSERT INTO variant_sync (entry, product_id, variant_id, ${each((n) => `option${n}_value`, ", ")}, bad, data)
   WITH e AS (
     SELECT j.key AS entry, j.value AS data, p.id AS pid, json_array_length(p.option_names) AS n,
-      ${at("j.value", "sku")} AS sku, ${each((n) => `${at("j.value", `variant_option${n}_value` as Field)} AS v${n}`, ", ")}
+      ${at("j.value", "sku")} AS sku, j.value->>'$[${VARIANT_ID}]' AS variant_id,
+      ${each((n) => `${at("j.value", value(n))} AS v${n}`, ", ")}
     FROM products AS p, json_each(?2) AS j
     WHERE p.id = ?1 AND p.slug IS NOT NULL AND json_array_length(p.option_names) > 0
       AND (?3 IS NULL OR json(?3) = json(p.option_names))
   ), t AS (
     SELECT e.*, ${each((n) => `iif(n >= ${n}, coalesce(v${n}, ''), '') AS t${n}`, ", ")},
       (${each((n) => `v${n} IS NULL`, " AND ")}) AS novalues,
-      (${each((n) => `(n >= ${n} AND v${n} IS NULL)`, " OR ")}
-        OR ${each((n) => `(n < ${n} AND v${n} IS NOT NULL)`, " OR ")}) AS invalid
+      (${each((n) => `(n >= ${n} AND v${n} IS NULL)`, " OR ")}) AS missing,
+      (${each((n) => `(n < ${n} AND v${n} IS NOT NULL)`, " OR ")}) AS extra
     FROM e
   ), r AS (
-    SELECT t.*, CASE WHEN sku IS NOT NULL
-      THEN (SELECT k.variant_id FROM skus AS k WHERE k.sku = t.sku AND k.product_id = t.pid)
+    SELECT t.*, CASE WHEN NOT ?4 THEN (SELECT v.id FROM variants AS v WHERE v.id = t.variant_id AND v.product_id = t.pid)
+      WHEN sku IS NOT NULL THEN (SELECT k.variant_id FROM skus AS k WHERE k.sku = t.sku AND k.product_id = t.pid)
       ELSE (SELECT v.id FROM variants AS v WHERE v.product_id = t.pid AND ${each((n) => `v.option${n}_value = t.t${n}`, " AND ")})
     END AS vid
     FROM t
   )
   SELECT r.entry, r.pid, r.vid,
-    ${each((n) => `iif(r.keeps, m.option${n}_value, r.t${n})`, ", ")},
-    NOT r.keeps AND r.invalid, r.data
+    ${each((n) => `CASE WHEN NOT ?4 THEN coalesce(r.v${n}, m.option${n}_value) WHEN r.keeps THEN m.option${n}_value ELSE r.t${n} END`, ", ")},
+    iif(?4, NOT r.keeps AND (r.missing OR r.extra), r.vid IS NULL OR r.extra), r.data
   FROM (SELECT *, sku IS NOT NULL AND vid IS NOT NULL AND novalues AS keeps FROM r) AS r
   LEFT JOIN variants AS m ON m.id = r.vid`;
 
 // Fails the batch (stale_reads' always-false CHECK) when the plan is not one the JavaScript plan
-// would accept: no rows (see PLAN), an invalid entry, or two entries matching one variant.
+// would accept: no rows (see PLAN), an invalid entry, or two entries on one variant (a sync
+// refuses them; an update applies them in order, which one UPDATE cannot).
 const GUARD = `
   INSERT INTO stale_reads (product_id)
   SELECT ?1 WHERE NOT EXISTS (SELECT 1 FROM variant_sync)
@@ -118,12 +135,15 @@ const DELETE_UNMATCHED = `
   DELETE FROM variants WHERE product_id = ?1
     AND id NOT IN (SELECT variant_id FROM variant_sync WHERE variant_id IS NOT NULL)`;
 
-// A matched variant keeps its SKU (it was matched by it, or the entry gives none); its option
-// values may change, so those that do are parked first and swaps pass the unique index (./write.ts).
-const changes = each((n) => `variants.option${n}_value <> s.option${n}_value`, " OR ");
+// SQLite checks UNIQUE per row, so variants whose SKU or option values change are parked first
+// and swaps pass the registry and the combination index (./write.ts). A sync never changes a
+// matched variant's SKU (it was matched by it, or the entry gives none); an update may.
+const newSku = `${given("s.data", "sku")} AND ${at("s.data", "sku")} IS NOT variants.sku`;
+const newValues = each((n) => `variants.option${n}_value <> s.option${n}_value`, " OR ");
 const PARK = `
-  UPDATE variants SET option1_value = char(1) || 'parked ' || variants.id
-  FROM variant_sync AS s WHERE variants.id = s.variant_id AND (${changes})`;
+  UPDATE variants SET sku = iif(${newSku}, NULL, variants.sku),
+    option1_value = iif(${newValues}, char(1) || 'parked ' || variants.id, variants.option1_value)
+  FROM variant_sync AS s WHERE variants.id = s.variant_id AND (${newSku} OR ${newValues})`;
 
 // With disable_minusqty on, a negative stock of the product's own is cleared: its variants' qty is
 // its stock now (as ./plan.ts does).
@@ -132,13 +152,15 @@ const UPDATE_PRODUCT = `
     updated_at = max(?2, updated_at + 1)
   WHERE id = ?1`;
 
-// Fields an entry leaves out keep their value; a sync entry cannot clear one (null is refused).
-const kept = (col: Field) => `${col} = coalesce(${at("s.data", col)}, variants.${col})`;
+// Fields an entry leaves out keep their value; null clears one (images to none).
+const kept = (col: Field, cleared = "NULL") =>
+  `${col} = iif(${given("s.data", col)}, coalesce(${at("s.data", col)}, ${cleared}), variants.${col})`;
 const UPDATE_MATCHED = `
   UPDATE variants SET ${each((n) => `option${n}_value = s.option${n}_value`, ", ")},
-    ${(["price", "before_price", "purchase_price", "qty", "qty_location", "gtin", "supplier_sku", "weight", "visible", "images"] as const).map(kept).join(", ")},
+    ${(["sku", "price", "before_price", "purchase_price", "qty", "qty_location", "gtin", "supplier_sku", "weight", "visible"] as const).map((c) => kept(c)).join(", ")},
+    ${kept("images", "'[]'")},
     no_minus = (SELECT disable_minusqty FROM products WHERE products.id = variants.product_id),
-    position = s.entry, updated_at = ?1
+    position = iif(?2, s.entry, variants.position), updated_at = ?1
   FROM variant_sync AS s WHERE variants.id = s.variant_id`;
 
 const INSERT_NEW = `
@@ -159,46 +181,49 @@ const SIZE_GUARD = `
 
 const CLEAR = "DELETE FROM variant_sync";
 
-/** The item this path takes, with the option names its entries give; undefined: the JavaScript path. */
-export function syncInSql(items: UpdateItem[], idempotent: boolean) {
+/** The item this path takes, with its list and the option names it gives; undefined: the JavaScript path. */
+export function variantsInSql(items: UpdateItem[], idempotent: boolean) {
   if (items.length !== 1 || idempotent) return undefined;
   const [item] = items;
   const d = item.data;
   if (d.product_id === undefined) return undefined;
-  for (const [key, value] of Object.entries(d)) {
-    if (value !== undefined && key !== "product_id" && key !== "variants") return undefined;
+  for (const [key, v] of Object.entries(d)) {
+    if (v !== undefined && key !== "product_id" && key !== "variants") return undefined;
   }
-  const sync = d.variants?.sync;
-  if (!sync?.length || d.variants?.add || d.variants?.update) return undefined;
-  const agreed = agreedNames(sync.map((entry) => ({ entry, path: "" })));
+  const { sync, add, update } = d.variants ?? {};
+  if (add || (sync && update)) return undefined;
+  const entries = sync ?? update;
+  if (!entries?.length) return undefined;
+  const agreed = agreedNames(entries.map((entry) => ({ entry, path: "" })));
   if (agreed.errors.length) return undefined;
-  return { item, productId: d.product_id, entries: sync, names: agreed.names ?? null };
+  return { item, productId: d.product_id, sync: sync !== undefined, entries, names: agreed.names ?? null };
 }
 
 /**
- * Runs the sync in one batch; undefined when the batch refused it (nothing was written) and the
+ * Writes the list in one batch; undefined when the batch refused it (nothing was written) and the
  * JavaScript path must decide and word the outcome.
  */
-export async function syncProduct(
+export async function writeVariants(
   db: DB,
-  sync: NonNullable<ReturnType<typeof syncInSql>>,
+  list: NonNullable<ReturnType<typeof variantsInSql>>,
   now: number,
   options: WriteOptions,
 ): Promise<{ outcomes: Map<number, ItemOutcome>; events: PendingEvent[] } | undefined> {
-  const id = sync.productId;
+  const id = list.productId;
+  const sync = list.sync ? 1 : 0;
   const change = [newEvent("product.update", { productId: id, keyId: options.keyId })];
   const back = readBack(options.minimal);
   const reads = back.reads(db, "p.id = ?1", id);
   let results: D1Result<Record<string, unknown>>[];
   try {
     results = await runBatch(db, [
-      stmt(db, PLAN, id, packed(sync.entries), sync.names && JSON.stringify(sync.names)),
+      stmt(db, PLAN, id, packed(list.entries), list.names && JSON.stringify(list.names), sync),
       stmt(db, GUARD, id),
-      stmt(db, DELETE_UNMATCHED, id),
+      ...(sync ? [stmt(db, DELETE_UNMATCHED, id)] : []),
       stmt(db, PARK),
       stmt(db, UPDATE_PRODUCT, id, now),
-      stmt(db, UPDATE_MATCHED, now),
-      stmt(db, INSERT_NEW, now),
+      stmt(db, UPDATE_MATCHED, now, sync),
+      ...(sync ? [stmt(db, INSERT_NEW, now)] : []),
       stmt(db, SIZE_GUARD, id),
       outboxStatement(db, change, now),
       ...reads,
@@ -210,6 +235,6 @@ export async function syncProduct(
   }
   const [ps, vs] = results.slice(results.length - 1 - reads.length, results.length - 1);
   const { products } = back.present(ps, vs) as ReturnType<typeof presentReads>;
-  const outcomes = new Map<number, ItemOutcome>([[sync.item.index, { ok: true, product: products[0] }]]);
+  const outcomes = new Map<number, ItemOutcome>([[list.item.index, { ok: true, product: products[0] }]]);
   return { outcomes, events: committed(change, results) };
 }

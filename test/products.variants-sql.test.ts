@@ -3,13 +3,14 @@ import { describe, expect, it } from "vitest";
 import { wrapD1 } from "./d1-wrap";
 import { get, post, put, uid } from "./helpers";
 
-// A sync of one product's variants is planned in SQL in one round trip (src/products/update/sync-sql.ts)
-// unless the batch refuses it, and then the JavaScript plan decides and words it. The two must agree:
-// on random products and sync lists, the same sync sent to two identical products, one by the SQL
-// path and one forced onto the JavaScript path (an Idempotency-Key takes it), answers the same status,
-// errors and product, and leaves the same variants. About half of the lists are refused (missing or
+// A sync or update of one product's variants is planned in SQL in one round trip
+// (src/products/update/variants-sql.ts) unless the batch refuses it, and then the JavaScript plan
+// decides and words it. The two must agree: on random products and lists, the same request sent to
+// two identical products, one by the SQL path and one forced onto the JavaScript path (an
+// Idempotency-Key takes it), answers the same status, errors and product, and leaves the same
+// variants. About half of the lists are refused (missing or
 // extra option values, two entries on one variant, repeated combinations, negative stock under
-// disable_minusqty, another product's SKU, renamed options).
+// disable_minusqty, another product's SKU, renamed options, unknown variant ids).
 
 const NAMES = ["Size", "Colour", "Fit"];
 const VALUES = ["a", "b", "c"];
@@ -18,7 +19,14 @@ const PICKED = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"];
 
 type Existing = { values: string[]; sku: boolean; qty: number };
 type Entry = {
-  sku: { kind: "none" } | { kind: "existing"; i: number } | { kind: "new"; n: number } | { kind: "foreign" };
+  sku:
+    | { kind: "none" }
+    | { kind: "clear" }
+    | { kind: "existing"; i: number }
+    | { kind: "new"; n: number }
+    | { kind: "foreign" };
+  /** The variant an update names: one of the seeded ones, or an id no variant of it has. */
+  target: number;
   values: "all" | "none" | "missing" | "extra";
   picked: string[];
   names: "same" | "none" | "renamed";
@@ -31,6 +39,7 @@ type Entry = {
 const slotValues = fc.array(fc.constantFrom(...VALUES), { minLength: 4, maxLength: 4 });
 
 const scenario = fc.record({
+  mode: fc.constantFrom("sync" as const, "update" as const),
   k: fc.integer({ min: 1, max: 3 }),
   noMinus: fc.boolean(),
   existing: fc.array(
@@ -48,7 +57,9 @@ const scenario = fc.record({
           { weight: 9, arbitrary: fc.nat(5).map((i) => ({ kind: "existing" as const, i })) },
           { weight: 6, arbitrary: fc.nat(3).map((n) => ({ kind: "new" as const, n })) },
           { weight: 1, arbitrary: fc.constant({ kind: "foreign" as const }) },
+          { weight: 1, arbitrary: fc.constant({ kind: "clear" as const }) },
         ),
+        target: fc.oneof({ weight: 20, arbitrary: fc.nat(5) }, { weight: 1, arbitrary: fc.constant(-1) }),
         values: fc.oneof(
           { weight: 18, arbitrary: fc.constant("all" as const) },
           { weight: 3, arbitrary: fc.constant("none" as const) },
@@ -78,7 +89,7 @@ const scenario = fc.record({
           { requiredKeys: [] },
         ),
       },
-      { requiredKeys: ["sku", "values", "picked", "names", "image", "more"] },
+      { requiredKeys: ["sku", "target", "values", "picked", "names", "image", "more"] },
     ),
     { minLength: 1, maxLength: 6 },
   ),
@@ -109,12 +120,20 @@ async function seed(s: Scenario, prefix: string) {
     ...(add.length ? { variants: { add } } : {}),
   });
   expect(r.status, r.text).toBe(200);
-  return r.json.products[0].product_id as number;
+  const product = r.json.products[0];
+  return {
+    id: product.product_id as number,
+    ids: (product.variants as { variant_id: number }[]).map((v) => v.variant_id),
+  };
 }
 
-function entryOf(e: Entry, s: Scenario, prefix: string, foreign: string) {
+function entryOf(e: Entry, i: number, s: Scenario, prefix: string, foreign: string, ids: number[]) {
   const out: Record<string, unknown> = {};
+  // Mostly a different variant per entry; target 5 names the first again (applied in order).
+  const variant = e.target === 5 ? 0 : (e.target + i) % ids.length;
+  if (s.mode === "update") out.variant_id = e.target < 0 ? 2_000_000_000 : ids[variant];
   if (e.sku.kind === "existing") out.sku = `${prefix}e${e.sku.i}`;
+  else if (e.sku.kind === "clear" && s.mode === "update") out.sku = null;
   else if (e.sku.kind === "new") out.sku = `${prefix}n${e.sku.n}`;
   else if (e.sku.kind === "foreign") out.sku = foreign;
   const slots = e.values === "all" ? s.k : e.values === "missing" ? s.k - 1 : e.values === "extra" ? s.k + 1 : 0;
@@ -144,7 +163,7 @@ function normal(text: unknown, prefix: string, id: number) {
   );
 }
 
-describe("a variant sync planned in SQL agrees with the JavaScript plan", () => {
+describe("a variant sync or update planned in SQL agrees with the JavaScript plan", () => {
   it("on random products and lists, in status, errors, answer and stored variants", async () => {
     const foreign = uid("FOREIGN");
     await post("/v1/products", { title: "Other", price: 1, sku: foreign });
@@ -155,13 +174,18 @@ describe("a variant sync planned in SQL agrees with the JavaScript plan", () => 
         runs++;
         const a = `${uid("A")}-`;
         const b = `${uid("B")}-`;
-        const [ia, ib] = [await seed(s, a), await seed(s, b)];
-        const sync = (prefix: string) => s.entries.map((e) => entryOf(e as Entry, s, prefix, foreign));
+        const [sa, sb] = [await seed(s, a), await seed(s, b)];
+        const [ia, ib] = [sa.id, sb.id];
+        const list = (prefix: string, ids: number[]) => ({
+          [s.mode]: (s.mode === "update" ? s.entries.slice(0, ids.length) : s.entries).map((e, i) =>
+            entryOf(e as Entry, i, s, prefix, foreign, ids),
+          ),
+        });
         const w = wrapD1();
-        const ra = await put("/v1/products", { product_id: ia, variants: { sync: sync(a) } }, { env: { DB: w.db } });
+        const ra = await put("/v1/products", { product_id: ia, variants: list(a, sa.ids) }, { env: { DB: w.db } });
         const rb = await put(
           "/v1/products",
-          { product_id: ib, variants: { sync: sync(b) } },
+          { product_id: ib, variants: list(b, sb.ids) },
           { headers: { "idempotency-key": uid("k") } },
         );
         if (ra.status === 200 && w.counts.calls === 1) fast++;
@@ -170,7 +194,7 @@ describe("a variant sync planned in SQL agrees with the JavaScript plan", () => 
         const [ga, gb] = [await get(`/v1/products/${ia}`), await get(`/v1/products/${ib}`)];
         expect(normal(ga.json, a, ia)).toEqual(normal(gb.json, b, ib));
       }),
-      { numRuns: 120 },
+      { numRuns: 200 },
     );
     // The SQL path must have carried a fair share of them, or the comparison proved nothing.
     expect(fast).toBeGreaterThan(runs / 4);
