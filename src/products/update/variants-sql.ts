@@ -1,9 +1,9 @@
 import type { DB } from "../../db/client";
-import { isConstraintError, runBatch, stmt } from "../../platform/d1";
+import { fitsOneValue, isConstraintError, runBatch, stmt } from "../../platform/d1";
 import { committed, newEvent, outboxStatement, type PendingEvent } from "../../webhooks/outbox";
 import type { ItemOutcome, WriteOptions } from "../create";
+import { at, type Field, given, packed, SLOTS, VARIANT_ID, value } from "../packed";
 import { type presentReads, readBack } from "../read";
-import type { VariantEntry, VariantUpdateEntry } from "../schema";
 import { MAX_ANSWER_BYTES, SIZE_SQL } from "../size";
 import { agreedNames } from "../variants";
 import type { UpdateItem } from "./select";
@@ -24,67 +24,7 @@ import type { UpdateItem } from "./select";
 // Idempotency-Key and every other field go the JavaScript way. test/products.variants-sql.test.ts holds
 // both paths equal on random catalogs and lists.
 
-const SLOTS = [1, 2, 3, 4, 5] as const;
 const each = (f: (n: number) => string, sep: string) => SLOTS.map(f).join(sep);
-
-// An entry travels as an array of what the statements read, in this order, then a bit mask of the
-// fields it gives (an update's null clears a field; absent keeps it), then the variant id of an
-// update. Arrays of values serialise at about a third of the CPU of the entry objects and half
-// their bytes, which the binding copies again when it sends the batch.
-const FIELDS = [
-  "sku",
-  ...SLOTS.map((n) => `variant_option${n}_value` as const),
-  "price",
-  "before_price",
-  "purchase_price",
-  "qty",
-  "qty_location",
-  "gtin",
-  "supplier_sku",
-  "weight",
-  "visible",
-  "images",
-] as const;
-type Field = (typeof FIELDS)[number];
-const GIVEN = FIELDS.length;
-const VARIANT_ID = GIVEN + 1;
-/** SQL: field `f` of the entry array `data` (images as their JSON text). */
-const at = (data: string, f: Field) => `${data}->>'$[${FIELDS.indexOf(f)}]'`;
-/** SQL: whether the entry gives field `f`. */
-const given = (data: string, f: Field) => `(${data}->>'$[${GIVEN}]' & ${1 << FIELDS.indexOf(f)}) <> 0`;
-const value = (n: number) => `variant_option${n}_value` as Field;
-
-function packed(entries: (VariantEntry | VariantUpdateEntry)[]) {
-  const out = new Array(entries.length);
-  for (let i = 0; i < entries.length; i++) {
-    const e = entries[i] as VariantUpdateEntry;
-    const row = [
-      e.sku,
-      e.variant_option1_value,
-      e.variant_option2_value,
-      e.variant_option3_value,
-      e.variant_option4_value,
-      e.variant_option5_value,
-      e.price,
-      e.before_price,
-      e.purchase_price,
-      e.qty,
-      e.qty_location,
-      e.gtin,
-      e.supplier_sku,
-      e.weight,
-      e.visible,
-      e.images,
-      0,
-      e.variant_id,
-    ];
-    let mask = 0;
-    for (let f = 0; f < GIVEN; f++) if (row[f] !== undefined) mask |= 1 << f;
-    row[GIVEN] = mask;
-    out[i] = row;
-  }
-  return JSON.stringify(out);
-}
 
 /**
  * ?1 product id, ?2 the packed entries, ?3 the option names they give (null: none), ?4 1 for a
@@ -211,13 +151,16 @@ export async function writeVariants(
 ): Promise<{ outcomes: Map<number, ItemOutcome>; events: PendingEvent[] } | undefined> {
   const id = list.productId;
   const sync = list.sync ? 1 : 0;
+  // A list too large for one bound value (long image lists) takes the JavaScript path, which splits it.
+  const entries = packed(list.entries);
+  if (!fitsOneValue(entries)) return undefined;
   const change = [newEvent("product.update", { productId: id, keyId: options.keyId })];
   const back = readBack(options.minimal);
   const reads = back.reads(db, "p.id = ?1", id);
   let results: D1Result<Record<string, unknown>>[];
   try {
     results = await runBatch(db, [
-      stmt(db, PLAN, id, packed(list.entries), list.names && JSON.stringify(list.names), sync),
+      stmt(db, PLAN, id, entries, list.names && JSON.stringify(list.names), sync),
       stmt(db, GUARD, id),
       ...(sync ? [stmt(db, DELETE_UNMATCHED, id)] : []),
       stmt(db, PARK),
