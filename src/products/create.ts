@@ -5,6 +5,7 @@ import { afterLostRace, isConstraintError, jsonChunks, runBatch, stmt } from "..
 import { type Claim, type Idem, runClaimed } from "../platform/idempotency";
 import { committed, newEvent, outboxStatement, type PendingEvent } from "../webhooks/outbox";
 import { derivedSlug, tooManyPaths, withHead } from "./categories";
+import { createInSql, createProduct } from "./create-sql";
 import type { ProductOut } from "./present";
 import { presentReads, productReads, readBack } from "./read";
 import type { ProductCreate } from "./schema";
@@ -72,7 +73,7 @@ type VariantInsert = ReturnType<typeof variantColumns> & {
   position: number;
 };
 
-function productColumns(p: ProductCreate, optionNames: string[]) {
+export function productColumns(p: ProductCreate, optionNames: string[]) {
   return {
     sku: p.sku ?? null,
     title: p.title,
@@ -179,7 +180,7 @@ function createdSize(p: ProductInsert, variants: VariantInsert[]) {
   return size;
 }
 
-const INSERT_PRODUCTS = `
+export const INSERT_PRODUCTS = `
   INSERT INTO products (token, sku, title, price, before_price, purchase_price, tax_rate, stock,
     qty_location, disable_minusqty, visible, description, gtin, supplier_name, supplier_sku,
     datafield_1, datafield_2, datafield_3, seo_description, seo_title, weight, images, metadata,
@@ -248,6 +249,11 @@ export async function createProducts(
   recorder?: Recorder,
   options: WriteOptions = {},
 ): Promise<{ outcomes: Map<number, ItemOutcome>; events: PendingEvent[] }> {
+  // One product with variants is checked in SQL when it can be (./create-sql.ts); a refusal there
+  // wrote nothing, and the JavaScript plan below decides and words it.
+  const one = createInSql(items, recorder !== undefined);
+  const created = one && (await createProduct(db, one, now, options));
+  if (created) return created;
   const outcomes = new Map<number, ItemOutcome>();
   let events: PendingEvent[] = [];
   const back = readBack(options.minimal);
