@@ -122,9 +122,12 @@ export const productUrl = (s: string | null) => (s && storeBase ? storeBase + s 
 // ---------------------------------------------------------------------------------------------
 // The modelled reads (src/docs/modelled-reads.md, "GET /v1/products"): SQL over a product row `p`.
 
-/** url: STORE_URL's base and the slug; "" without either. The base is configuration, not request input. */
+/** STORE_URL's base as an SQL string literal: configuration, not request input. */
+export const storeBaseSql = () => `'${storeBase.replaceAll("'", "''")}'`;
+
+/** url: STORE_URL's base and the slug; "" without either. */
 export const urlSql = () => {
-  const base = `'${storeBase.replaceAll("'", "''")}'`;
+  const base = storeBaseSql();
   return `iif(p.slug IS NULL OR ${base} = '', '', ${base} || p.slug)`;
 };
 /** headcategory_name: the head category of the first path; "" without categories. */

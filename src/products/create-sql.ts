@@ -3,8 +3,8 @@ import { fitsOneValue, isConstraintError, runBatch, stmt } from "../platform/d1"
 import { committed, newEvent, outboxStatement, type PendingEvent } from "../webhooks/outbox";
 import { derivedSlug, tooManyPaths } from "./categories";
 import { INSERT_PRODUCTS, type ItemOutcome, productColumns, type WriteOptions } from "./create";
+import { minimalJson, ownJson, productText } from "./own-json";
 import { at, packed, SLOTS, value } from "./packed";
-import { type presentReads, readBack } from "./read";
 import type { ProductCreate } from "./schema";
 import { MAX_ANSWER_BYTES, SIZE_SQL } from "./size";
 import { agreedNames } from "./variants";
@@ -73,8 +73,7 @@ export async function createProduct(
   options: WriteOptions,
 ): Promise<{ outcomes: Map<number, ItemOutcome>; events: PendingEvent[] } | undefined> {
   const events = [newEvent("product.add", { productToken: c.token, keyId: options.keyId })];
-  const back = readBack(options.minimal);
-  const reads = back.reads(db, "p.token = ?1", c.token);
+  const read = (options.minimal ? minimalJson : ownJson)(db, "p.token = ?1", c.token);
   let results: D1Result<Record<string, unknown>>[];
   try {
     results = await runBatch(db, [
@@ -83,16 +82,16 @@ export async function createProduct(
       stmt(db, GUARD, c.variants, c.token),
       stmt(db, SIZE_GUARD, c.token),
       outboxStatement(db, events, now),
-      ...reads,
+      read,
     ]);
   } catch (e) {
     if (isConstraintError(e)) return undefined;
     throw e;
   }
-  const [ps, vs] = results.slice(-2);
-  const { products } = back.present(ps, vs) as ReturnType<typeof presentReads>;
   return {
-    outcomes: new Map<number, ItemOutcome>([[c.index, { ok: true, product: products[0] }]]),
+    outcomes: new Map<number, ItemOutcome>([
+      [c.index, { ok: true, product: productText(results[results.length - 1]) }],
+    ]),
     events: committed(events, results),
   };
 }

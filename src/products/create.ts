@@ -6,6 +6,7 @@ import { type Claim, type Idem, runClaimed } from "../platform/idempotency";
 import { committed, newEvent, outboxStatement, type PendingEvent } from "../webhooks/outbox";
 import { derivedSlug, tooManyPaths, withHead } from "./categories";
 import { createInSql, createProduct } from "./create-sql";
+import type { ProductText } from "./own-json";
 import type { ProductOut } from "./present";
 import { presentReads, productReads, readBack } from "./read";
 import type { ProductCreate } from "./schema";
@@ -28,7 +29,7 @@ import { agreedNames, comboKey, type Located, valuesOf, variantColumns } from ".
 export type WriteOptions = { minimal?: boolean; keyId?: number | null };
 
 /** One item of a product write: either its product, or why it failed and with which status. */
-export type ItemOutcome<P = ProductOut> =
+export type ItemOutcome<P = ProductOut | ProductText> =
   | { ok: true; product: P }
   | { ok: false; status: 400 | 404 | 409 | 413; errors: string[] };
 

@@ -8,6 +8,7 @@ import { bodyItems, fieldNames, parseItems } from "../platform/items";
 import { MINIMAL_APPLIED, minimalProduct, prefersMinimal } from "../platform/prefer";
 import { dispatch, type PendingEvent, waiterOf } from "../webhooks/outbox";
 import type { ItemOutcome, ProductRef, Recorder, WriteOptions } from "./create";
+import { ProductText } from "./own-json";
 import type { ProductOut } from "./present";
 import { productSnapshot, resolveProducts } from "./replay";
 
@@ -121,7 +122,7 @@ type Writer<T, P> = (
  * `{"ProductUpdate": {...}}`, read as its values), written by one service call, events handed to
  * the queue after the commit.
  */
-export async function writeProducts<S extends z.ZodObject, P extends ProductOut | number>(
+export async function writeProducts<S extends z.ZodObject, P extends ProductOut | ProductText | number>(
   c: Context<AppEnv>,
   schema: S,
   write: Writer<z.output<S>, P>,
@@ -140,6 +141,18 @@ export async function writeProducts<S extends z.ZodObject, P extends ProductOut 
   for (const [i, o] of result.outcomes) outcomes.set(i, o);
   dispatch(c.env, waiterOf(c), result.events);
   const { status, body } = productWriteResponse(parsed, outcomes);
+  const [first] = body.products as unknown[];
+  // A product SQLite built (a write planned in SQL, one product, answered in the form asked for).
+  if (first instanceof ProductText) {
+    c.set("logCounts", { products: body.success, variants: first.variants });
+    const { products: _, ...rest } = body;
+    const head = JSON.stringify({ ...rest, products: [] });
+    const text = `${head.slice(0, -2)}${first.text}]}`;
+    return c.body(text, status, {
+      "Content-Type": "application/json",
+      ...(minimal ? MINIMAL_APPLIED : { Vary: "Prefer" }),
+    });
+  }
   const shown = (body.products as unknown[]).filter((p): p is ProductOut => typeof p === "object");
   c.set("logCounts", { products: body.success, variants: shown.reduce((n, p) => n + p.variants.length, 0) });
   if (!minimal) return c.json(shape(body, products), status, products ? { Vary: "Prefer" } : {});

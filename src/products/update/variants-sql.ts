@@ -2,8 +2,8 @@ import type { DB } from "../../db/client";
 import { fitsOneValue, isConstraintError, runBatch, stmt } from "../../platform/d1";
 import { committed, newEvent, outboxStatement, type PendingEvent } from "../../webhooks/outbox";
 import type { ItemOutcome, WriteOptions } from "../create";
+import { minimalJson, ownJson, productText } from "../own-json";
 import { at, type Field, given, packed, SLOTS, VARIANT_ID, value } from "../packed";
-import { type presentReads, readBack } from "../read";
 import { MAX_ANSWER_BYTES, SIZE_SQL } from "../size";
 import { agreedNames } from "../variants";
 import type { UpdateItem } from "./select";
@@ -155,8 +155,7 @@ export async function writeVariants(
   const entries = packed(list.entries);
   if (!fitsOneValue(entries)) return undefined;
   const change = [newEvent("product.update", { productId: id, keyId: options.keyId })];
-  const back = readBack(options.minimal);
-  const reads = back.reads(db, "p.id = ?1", id);
+  const read = (options.minimal ? minimalJson : ownJson)(db, "p.id = ?1", id);
   let results: D1Result<Record<string, unknown>>[];
   try {
     results = await runBatch(db, [
@@ -169,15 +168,14 @@ export async function writeVariants(
       ...(sync ? [stmt(db, INSERT_NEW, now)] : []),
       stmt(db, SIZE_GUARD, id),
       outboxStatement(db, change, now),
-      ...reads,
+      read,
       stmt(db, CLEAR),
     ]);
   } catch (e) {
     if (isConstraintError(e)) return undefined;
     throw e;
   }
-  const [ps, vs] = results.slice(results.length - 1 - reads.length, results.length - 1);
-  const { products } = back.present(ps, vs) as ReturnType<typeof presentReads>;
-  const outcomes = new Map<number, ItemOutcome>([[list.item.index, { ok: true, product: products[0] }]]);
+  const product = productText(results[results.length - 2]);
+  const outcomes = new Map<number, ItemOutcome>([[list.item.index, { ok: true, product }]]);
   return { outcomes, events: committed(change, results) };
 }

@@ -1,0 +1,92 @@
+import type { DB } from "../db/client";
+import { stmt } from "../platform/d1";
+import { storeBaseSql } from "./categories";
+
+// A product as GET /v1/products/{id} answers it (present.ts `presentProduct`), built as JSON text
+// by SQLite, for the writes planned in SQL (./create-sql.ts, ./update/variants-sql.ts): presenting
+// 2,048 variants in JavaScript (D1's row objects, one object per variant, then the answer's
+// stringify) was about a third of such a write's CPU, and the text passes through untouched.
+// test/products.own-json.test.ts holds it equal to presentProduct on random products.
+
+/** Minor units as the JSON number presentProduct gives (12900 -> 129, 19950 -> 199.5). */
+const money = (col: string) => `iif(${col} % 100 = 0, ${col} / 100, ${col} / 100.0)`;
+const maybeMoney = (col: string) => `iif(${col} IS NULL, NULL, ${money(col)})`;
+/** Epoch milliseconds as Date#toISOString gives them. */
+const iso = (col: string) => `strftime('%Y-%m-%dT%H:%M:%fZ', ${col} / 1000.0, 'unixepoch')`;
+const name = (n: number) => `p.option_names->>'$[${n - 1}]'`;
+
+const VARIANT = `json_object('variant_id', v.id, 'sku', v.sku,
+  ${[1, 2, 3, 4, 5]
+    .map(
+      (n) =>
+        `'variant_option${n}_name', ${name(n)}, 'variant_option${n}_value', iif(${name(n)} IS NULL OR ${name(n)} = '', NULL, v.option${n}_value)`,
+    )
+    .join(",\n  ")},
+  'price', ${money("v.price")}, 'before_price', ${maybeMoney("v.before_price")},
+  'purchase_price', ${maybeMoney("v.purchase_price")}, 'qty', v.qty, 'qty_location', v.qty_location,
+  'gtin', v.gtin, 'supplier_sku', v.supplier_sku, 'weight', v.weight, 'visible', v.visible,
+  'images', json(v.images))`;
+
+// A product's variants, in order through variants_product (product_id, position); a product with
+// variants has their qty summed as its stock.
+const VARIANTS = `(SELECT coalesce(json_group_array(json(${VARIANT})), '[]')
+  FROM (SELECT * FROM variants WHERE product_id = p.id ORDER BY position, id) AS v)`;
+
+const PRODUCT = (url: string) => `json_object('product_id', p.id, 'sku', p.sku, 'title', p.title,
+  'price', ${money("p.price")}, 'before_price', ${maybeMoney("p.before_price")},
+  'purchase_price', ${maybeMoney("p.purchase_price")}, 'tax_rate', p.tax_rate,
+  'stock', coalesce((SELECT sum(qty) FROM variants WHERE product_id = p.id), p.stock),
+  'qty_location', p.qty_location,
+  'disable_minusqty', CAST(p.disable_minusqty AS TEXT), 'visible', p.visible, 'description', p.description,
+  'gtin', p.gtin, 'supplier_name', p.supplier_name, 'supplier_sku', p.supplier_sku,
+  'datafield_1', p.datafield_1, 'datafield_2', p.datafield_2, 'datafield_3', p.datafield_3,
+  'seo_description', p.seo_description, 'seo_title', p.seo_title, 'weight', p.weight,
+  'images', json(p.images), 'categories', json(p.categories), 'slug', p.slug, 'url', ${url},
+  'metadata', iif(p.metadata IS NULL, NULL, json(p.metadata)), 'variants', json(${VARIANTS}),
+  'created_at', ${iso("p.created_at")}, 'updated_at', ${iso("p.updated_at")})`;
+
+/** The products `where` selects (a condition on `p`, values bound as ?1...), newest first, one `json` text each. */
+export function ownJson(db: DB, where: string, ...params: unknown[]) {
+  const base = storeBaseSql();
+  const url = `iif(p.slug IS NULL OR ${base} = '', NULL, ${base} || p.slug)`;
+  return stmt(
+    db,
+    `SELECT p.id, (SELECT count(*) FROM variants WHERE product_id = p.id) AS variants, ${PRODUCT(url)} AS json FROM products AS p WHERE ${where} ORDER BY p.id DESC`,
+    ...params,
+  );
+}
+
+/** The minimal answer (read.ts presentMinimal) of the same products. */
+export function minimalJson(db: DB, where: string, ...params: unknown[]) {
+  return stmt(
+    db,
+    `SELECT p.id, (SELECT count(*) FROM variants WHERE product_id = p.id) AS variants,
+      json_object('product_id', p.id, 'sku', p.sku, 'updated_at', ${iso("p.updated_at")},
+      'variants', (SELECT coalesce(json_group_array(json_object('variant_id', v.id, 'sku', v.sku)), '[]')
+        FROM (SELECT id, sku FROM variants WHERE product_id = p.id ORDER BY position, id) AS v)) AS json
+    FROM products AS p WHERE ${where} ORDER BY p.id DESC`,
+    ...params,
+  );
+}
+
+/** The texts of an ownJson or minimalJson result, in order. */
+export const textsOf = (r: D1Result<Record<string, unknown>>) => r.results.map((row) => row.json as string);
+
+/**
+ * A product of a write's answer as SQLite built it: the answer is written around the text
+ * (products/write.ts) and never parses it. `product_id` identifies it like a presented product;
+ * `variants` is their number, for the request log.
+ */
+export class ProductText {
+  constructor(
+    readonly product_id: number,
+    readonly text: string,
+    readonly variants: number,
+  ) {}
+}
+
+/** The one product of an ownJson or minimalJson result (with its id and variant count). */
+export function productText(r: D1Result<Record<string, unknown>>) {
+  const row = r.results[0];
+  return new ProductText(Number(row.id), row.json as string, Number(row.variants));
+}
