@@ -1,4 +1,5 @@
 import { env } from "cloudflare:workers";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { app } from "../src/app";
 import { jsonDepth, MAX_DRAIN_BYTES } from "../src/platform/body";
@@ -65,6 +66,40 @@ describe("error model (src/docs/api.md, Conventions)", () => {
   it("counts depth outside strings only", () => {
     expect(jsonDepth('{"a": "[[[[{{{{"}')).toBe(1);
     expect(jsonDepth('["\\"[", [1]]')).toBe(2);
+  });
+
+  it("counts depth as a character-by-character scan does, on any text", () => {
+    // The scan jsonDepth replaced (it skips strings natively now): the reference for its result.
+    const reference = (text: string) => {
+      let depth = 0;
+      let max = 0;
+      let inString = false;
+      for (let i = 0; i < text.length; i++) {
+        const ch = text.charCodeAt(i);
+        if (inString) {
+          if (ch === 92) i++;
+          else if (ch === 34) inString = false;
+        } else if (ch === 34) inString = true;
+        else if (ch === 91 || ch === 123) {
+          if (++depth > max) max = depth;
+        } else if (ch === 93 || ch === 125) depth--;
+      }
+      return max;
+    };
+    const piece = fc.constantFrom("[", "]", "{", "}", '"', "\\", "\\\\", '\\"', "a", ":", ",", "é", "😀", " ");
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.array(piece, { maxLength: 60 }).map((p) => p.join("")),
+          fc.json(),
+          fc.string(),
+        ),
+        (text) => {
+          expect(jsonDepth(text)).toBe(reference(text));
+        },
+      ),
+      { numRuns: 2000 },
+    );
   });
 
   it("answers an unknown route with a JSON 404", async () => {

@@ -12,15 +12,21 @@ export const MAX_DEPTH = 32;
 export function jsonDepth(text: string): number {
   let depth = 0;
   let max = 0;
-  let inString = false;
   for (let i = 0; i < text.length; i++) {
     const ch = text.charCodeAt(i);
-    if (inString) {
-      if (ch === 92)
-        i++; // backslash: skip the escaped character
-      else if (ch === 34) inString = false;
-    } else if (ch === 34) inString = true;
-    else if (ch === 91 || ch === 123) {
+    if (ch === 34) {
+      // Most of a body is inside strings: jump to the closing quote natively, past escaped ones
+      // (a quote after an odd number of backslashes).
+      let end = text.indexOf('"', i + 1);
+      while (end !== -1) {
+        let slashes = 0;
+        while (text.charCodeAt(end - 1 - slashes) === 92) slashes++;
+        if (slashes % 2 === 0) break;
+        end = text.indexOf('"', end + 1);
+      }
+      if (end === -1) return max;
+      i = end;
+    } else if (ch === 91 || ch === 123) {
       if (++depth > max) max = depth;
     } else if (ch === 93 || ch === 125) depth--;
   }
