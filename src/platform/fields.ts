@@ -8,10 +8,10 @@ const NUMERIC = /^-?\d+(\.\d+)?$/;
 // Control characters other than tab and newline are errors (src/docs/products.md, "Products"): Unicode category Cc,
 // which includes C1 (U+0080-U+009F; U+0085 is a line break to some readers).
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+export const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 // A "\ud800" escape parses to half a surrogate pair, which D1 cannot store as UTF-8: it would
 // come back as replacement characters, so the text is refused rather than silently changed.
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+export const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 export const MAX_MONEY = 100_000_000_000; // 1,000,000,000.00 in minor units
 export const MAX_ORDER_TOTAL = 1_000_000_000_000; // 10,000,000,000.00 in minor units

@@ -60,13 +60,17 @@ export type ItemParse<T> = { index: number; prefix: string; notices: string[] } 
   | { ok: false; errors: string[] }
 );
 
-/** Validates each item on its own (see parseItem for how paths are placed). */
-export function parseItems<S extends z.ZodType>(schema: S, items: { value: unknown; prefix: string }[]) {
+/** Validates each item on its own (see parseItem for how paths are placed), by `parse` when given. */
+export function parseItems<S extends z.ZodType>(
+  schema: S,
+  items: { value: unknown; prefix: string }[],
+  parse: typeof parseItem = parseItem,
+) {
   return items.map(
     ({ value, prefix }, index): ItemParse<z.output<S>> => ({
       index,
       prefix,
-      ...parseItem(schema, value, prefix),
+      ...parse(schema, value, prefix),
     }),
   );
 }

@@ -8,6 +8,7 @@ import { bodyItems, fieldNames, parseItems } from "../platform/items";
 import { MINIMAL_APPLIED, minimalProduct, prefersMinimal } from "../platform/prefer";
 import { dispatch, type PendingEvent, waiterOf } from "../webhooks/outbox";
 import type { ItemOutcome, ProductRef, Recorder, WriteOptions } from "./create";
+import { parseProduct } from "./entries";
 import { ProductText } from "./own-json";
 import type { ProductOut } from "./present";
 import { productSnapshot, resolveProducts } from "./replay";
@@ -128,7 +129,7 @@ export async function writeProducts<S extends z.ZodObject, P extends ProductOut 
   write: Writer<z.output<S>, P>,
   { products = true } = {},
 ) {
-  const parsed = parseItems(schema, bodyItems(c.var.body, "product", true, fieldNames(schema)));
+  const parsed = parseItems(schema, bodyItems(c.var.body, "product", true, fieldNames(schema)), parseProduct);
   const outcomes = new Map<number, ItemOutcome<P>>();
   for (const p of parsed) if (!p.ok) outcomes.set(p.index, { ok: false, status: 400, errors: p.errors });
   const valid = parsed.flatMap((p) => (p.ok ? [{ index: p.index, data: p.data }] : []));
