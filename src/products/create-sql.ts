@@ -7,7 +7,7 @@ import { minimalJson, ownJson, productText } from "./own-json";
 import { at, packed, SLOTS, value } from "./packed";
 import type { ProductCreate } from "./schema";
 import { MAX_ANSWER_BYTES, SIZE_SQL } from "./size";
-import { agreedNames } from "./variants";
+import { sharedNames } from "./variants";
 
 // POST /v1/products of one product with its variants, checked in SQL (src/docs/products.md,
 // "Limits"): the JavaScript plan (./create.ts) checks every entry's option values, combinations,
@@ -52,8 +52,8 @@ export function createInSql(items: { index: number; data: ProductCreate }[], ide
   const entries = p.variants?.add;
   // Products without variants are cheap either way; refusals of the product's own fields are worded there.
   if (!entries?.length || p.stock !== undefined) return undefined;
-  const { names, errors } = agreedNames(entries.map((entry) => ({ entry, path: "" })));
-  if (!names || errors.length) return undefined;
+  const names = sharedNames(entries);
+  if (!names) return undefined;
   const token = crypto.randomUUID();
   const product = { ...productColumns(p, names), token, slug: p.slug ?? derivedSlug(p.title as string, token) };
   if (tooManyPaths(product.categories) || (product.disable_minusqty === 1 && product.stock < 0)) return undefined;

@@ -58,6 +58,24 @@ export function agreedNames(entries: Located<Named>[]): { names?: string[]; erro
   return { names, errors };
 }
 
+/**
+ * agreedNames for the paths planned in SQL, which need no error text: the names, undefined when no
+ * entry names any, or false when they disagree or are given out of order (the JavaScript plan then
+ * words it). No object per entry: a list has up to 2,048.
+ */
+export function sharedNames(entries: readonly Named[]): string[] | undefined | false {
+  let names: string[] | undefined;
+  for (const entry of entries) {
+    if (names && givesExactly(entry, names)) continue;
+    const r = namesOf(entry);
+    if (r.error) return false;
+    if (!r.names) continue;
+    if (!names) names = r.names;
+    else if (!sameNames(names, r.names)) return false;
+  }
+  return names;
+}
+
 /** The entry's option values for `names`, padded to five slots with '' (the stored form). */
 export function valuesOf(e: Named, names: string[], path: string): { values?: string[]; errors: string[] } {
   const errors: string[] = [];

@@ -5,7 +5,7 @@ import type { ItemOutcome, WriteOptions } from "../create";
 import { minimalJson, ownJson, productText } from "../own-json";
 import { at, type Field, given, packed, SLOTS, VARIANT_ID, value } from "../packed";
 import { MAX_ANSWER_BYTES, SIZE_SQL } from "../size";
-import { agreedNames } from "../variants";
+import { sharedNames } from "../variants";
 import type { UpdateItem } from "./select";
 
 // A product's variant list written in SQL, in ONE round trip (src/docs/products.md, "Limits"): the
@@ -134,9 +134,9 @@ export function variantsInSql(items: UpdateItem[], idempotent: boolean) {
   if (add || (sync && update)) return undefined;
   const entries = sync ?? update;
   if (!entries?.length) return undefined;
-  const agreed = agreedNames(entries.map((entry) => ({ entry, path: "" })));
-  if (agreed.errors.length) return undefined;
-  return { item, productId: d.product_id, sync: sync !== undefined, entries, names: agreed.names ?? null };
+  const names = sharedNames(entries);
+  if (names === false) return undefined;
+  return { item, productId: d.product_id, sync: sync !== undefined, entries, names: names ?? null };
 }
 
 /**
