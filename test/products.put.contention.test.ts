@@ -31,46 +31,37 @@ const syncOf = (skus: string[], w: number) =>
   }));
 
 describe("concurrent value-only syncs of one product", () => {
-  it("8 writers of a bare sync each land in one round trip (planned in SQL inside its batch), one writer's state whole", async () => {
+  /** 8 writers at once, writer i sending `body(i)`; their round trips and the product after. */
+  async function eightWriters(body: (skus: string[], id: number, i: number) => Record<string, unknown>) {
     const { id, skus } = await tenVariants();
     const wraps = Array.from({ length: 8 }, () => wrapD1());
     const answers = await Promise.all(
-      wraps.map((w, i) =>
-        put("/v1/products", { product_id: id, variants: { sync: syncOf(skus, i + 1) } }, { env: { DB: w.db } }),
-      ),
+      wraps.map((w, i) => put("/v1/products", body(skus, id, i), { env: { DB: w.db } })),
     );
     expect(answers.map((a) => a.status)).toEqual(Array(8).fill(200));
-    // A bare sync reads nothing before its batch (src/products/update/sync-sql.ts): nothing to go stale.
-    expect(wraps.map((w) => w.counts.calls)).toEqual(Array(8).fill(1));
-    const now = (await get(`/v1/products/${id}`)).json;
-    const variants = now.variants as V[];
+    const variants = (await get(`/v1/products/${id}`)).json.variants as V[];
+    // One writer's state whole: every variant at that writer's qty and price.
     expect(variants.map((v) => v.sku)).toEqual(skus);
     const w = Math.floor(variants[0].qty / 100);
     expect(w).toBeGreaterThanOrEqual(1);
     expect(variants.map((v) => [v.qty, v.price])).toEqual(skus.map((_, i) => [100 * w + i, 1000 * w + i]));
+    return wraps.map((x) => x.counts.calls);
+  }
+
+  it("8 writers of a bare sync each land in one round trip (planned in SQL inside its batch), one writer's state whole", async () => {
+    const calls = await eightWriters((skus, id, i) => ({ product_id: id, variants: { sync: syncOf(skus, i + 1) } }));
+    // A bare sync reads nothing before its batch (src/products/update/variants-sql.ts): nothing to go stale.
+    expect(calls).toEqual(Array(8).fill(1));
   });
 
   it("8 writers planned in JavaScript (a title with the sync) land in one round trip pair each, one writer's state whole", async () => {
-    const { id, skus } = await tenVariants();
-    const wraps = Array.from({ length: 8 }, () => wrapD1());
-    const answers = await Promise.all(
-      wraps.map((w, i) =>
-        put(
-          "/v1/products",
-          { product_id: id, title: `Writer ${i + 1}`, variants: { sync: syncOf(skus, i + 1) } },
-          { env: { DB: w.db } },
-        ),
-      ),
-    );
-    expect(answers.map((a) => a.status)).toEqual(Array(8).fill(200));
+    const calls = await eightWriters((skus, id, i) => ({
+      product_id: id,
+      title: `Writer ${i + 1}`,
+      variants: { sync: syncOf(skus, i + 1) },
+    }));
     // No writer lost a race: one read and one write each (a lost race reads and writes again).
-    expect(wraps.map((w) => w.counts.calls)).toEqual(Array(8).fill(2));
-    const now = (await get(`/v1/products/${id}`)).json;
-    const variants = now.variants as V[];
-    expect(variants.map((v) => v.sku)).toEqual(skus);
-    const w = Math.floor(variants[0].qty / 100);
-    expect(w).toBeGreaterThanOrEqual(1);
-    expect(variants.map((v) => [v.qty, v.price])).toEqual(skus.map((_, i) => [100 * w + i, 1000 * w + i]));
+    expect(calls).toEqual(Array(8).fill(2));
   });
 
   it("a structural change in between is still seen: the loser plans again and both take effect whole", async () => {

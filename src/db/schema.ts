@@ -251,7 +251,7 @@ export const staleReads = sqliteTable("stale_reads", { productId: integer("produ
   check("stale_read", sql`0`),
 ]);
 
-// Scratch of a variant sync planned in SQL (src/products/update/sync-sql.ts): which variant each
+// Scratch of a variant sync planned in SQL (src/products/update/variants-sql.ts): which variant each
 // entry of the list matches and the option values it will have, so the batch's later statements
 // need neither the list again nor a match that their own changes would move. Filled and emptied
 // inside one batch (one transaction): no other request ever sees a row.

@@ -14,6 +14,20 @@ export async function runBatch(db: DB, stmts: D1PreparedStatement[]) {
 }
 
 /**
+ * A batch whose constraints are its checks (the writes planned in SQL): its results, or undefined
+ * when a constraint refused it, so nothing was written and the caller takes the path that words
+ * the refusal. Any other failure is thrown.
+ */
+export async function runChecked(db: DB, stmts: D1PreparedStatement[]) {
+  try {
+    return await runBatch(db, stmts);
+  } catch (e) {
+    if (isConstraintError(e)) return undefined;
+    throw e;
+  }
+}
+
+/**
  * SQL: the rows of the subquery `alias` as ONE JSON text, a column named `rows` holding an array
  * of objects keyed by `columns`, in `order`. For large reads of many narrow rows: D1's binding
  * builds an object per row with a property per column in JavaScript, the largest part of a full

@@ -1,5 +1,5 @@
 import type { DB } from "../db/client";
-import { fitsOneValue, isConstraintError, runBatch, stmt } from "../platform/d1";
+import { fitsOneValue, runChecked, stmt } from "../platform/d1";
 import { committed, newEvent, outboxStatement, type PendingEvent } from "../webhooks/outbox";
 import { derivedSlug, tooManyPaths } from "./categories";
 import { INSERT_PRODUCTS, type ItemOutcome, productColumns, type WriteOptions } from "./create";
@@ -74,20 +74,15 @@ export async function createProduct(
 ): Promise<{ outcomes: Map<number, ItemOutcome>; events: PendingEvent[] } | undefined> {
   const events = [newEvent("product.add", { productToken: c.token, keyId: options.keyId })];
   const read = (options.minimal ? minimalJson : ownJson)(db, "p.token = ?1", c.token);
-  let results: D1Result<Record<string, unknown>>[];
-  try {
-    results = await runBatch(db, [
-      stmt(db, INSERT_PRODUCTS, c.product, now, options.keyId ?? null),
-      stmt(db, INSERT_VARIANTS, c.variants, now, c.token),
-      stmt(db, GUARD, c.variants, c.token),
-      stmt(db, SIZE_GUARD, c.token),
-      outboxStatement(db, events, now),
-      read,
-    ]);
-  } catch (e) {
-    if (isConstraintError(e)) return undefined;
-    throw e;
-  }
+  const results = await runChecked(db, [
+    stmt(db, INSERT_PRODUCTS, c.product, now, options.keyId ?? null),
+    stmt(db, INSERT_VARIANTS, c.variants, now, c.token),
+    stmt(db, GUARD, c.variants, c.token),
+    stmt(db, SIZE_GUARD, c.token),
+    outboxStatement(db, events, now),
+    read,
+  ]);
+  if (!results) return undefined;
   return {
     outcomes: new Map<number, ItemOutcome>([
       [c.index, { ok: true, product: productText(results[results.length - 1]) }],

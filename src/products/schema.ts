@@ -23,7 +23,7 @@ import { categoryName, categoryPaths, slug } from "./categories";
 /**
  * Variants per product (src/docs/products.md, "Limits"): 2,048 with up to five options, as the
  * modelled API allows. What keeps its largest writes inside the free plan's 10 ms of CPU is how
- * they are done (a sync planned in SQL, src/products/update/sync-sql.ts), measured in workerd in
+ * they are done (a sync planned in SQL, src/products/update/variants-sql.ts), measured in workerd in
  * bench/README.md.
  */
 export const MAX_VARIANTS = 2048;

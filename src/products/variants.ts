@@ -7,6 +7,19 @@ type Named = Partial<Record<`variant_option${1 | 2 | 3 | 4 | 5}_${"name" | "valu
 
 // The option keys, built once: a key built per lookup is a new string every time, and this runs
 // for every entry of a sync of up to 2,048 variants.
+/** A variant's own value fields, in the order writes list them (SKU, options and images aside). */
+export const VARIANT_VALUES = [
+  "price",
+  "before_price",
+  "purchase_price",
+  "qty",
+  "qty_location",
+  "gtin",
+  "supplier_sku",
+  "weight",
+  "visible",
+] as const;
+
 export const NAME_KEYS = OPTION_SLOTS.map((n) => `variant_option${n}_name` as const);
 export const VALUE_KEYS = OPTION_SLOTS.map((n) => `variant_option${n}_value` as const);
 

@@ -9,6 +9,7 @@ import {
   namesOf,
   sameNames,
   VALUE_KEYS,
+  VARIANT_VALUES,
   valuesOf,
   variantColumns,
 } from "../variants";
@@ -63,19 +64,7 @@ const BODY_TO_VARIANT = [
   ["weight", "weight"],
   ["visible", "visible"],
 ] as const;
-const VARIANT_FIELDS = [
-  "sku",
-  "price",
-  "before_price",
-  "purchase_price",
-  "qty",
-  "qty_location",
-  "gtin",
-  "supplier_sku",
-  "weight",
-  "visible",
-  "images",
-] as const;
+const VARIANT_FIELDS = ["sku", ...VARIANT_VALUES, "images"] as const;
 
 // A variant's own fields as answers show them, plus where it stands and its option values.
 type VariantCols = Pick<PresentedVariant, (typeof VARIANT_FIELDS)[number]> & { position: number; values: string[] };

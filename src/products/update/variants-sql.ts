@@ -1,5 +1,5 @@
 import type { DB } from "../../db/client";
-import { fitsOneValue, isConstraintError, runBatch, stmt } from "../../platform/d1";
+import { fitsOneValue, runChecked, stmt } from "../../platform/d1";
 import { committed, newEvent, outboxStatement, type PendingEvent } from "../../webhooks/outbox";
 import type { ItemOutcome, WriteOptions } from "../create";
 import { minimalJson, ownJson, productText } from "../own-json";
@@ -156,25 +156,20 @@ export async function writeVariants(
   if (!fitsOneValue(entries)) return undefined;
   const change = [newEvent("product.update", { productId: id, keyId: options.keyId })];
   const read = (options.minimal ? minimalJson : ownJson)(db, "p.id = ?1", id);
-  let results: D1Result<Record<string, unknown>>[];
-  try {
-    results = await runBatch(db, [
-      stmt(db, PLAN, id, entries, list.names && JSON.stringify(list.names), sync),
-      stmt(db, GUARD, id),
-      ...(sync ? [stmt(db, DELETE_UNMATCHED, id)] : []),
-      stmt(db, PARK),
-      stmt(db, UPDATE_PRODUCT, id, now),
-      stmt(db, UPDATE_MATCHED, now, sync),
-      ...(sync ? [stmt(db, INSERT_NEW, now)] : []),
-      stmt(db, SIZE_GUARD, id),
-      outboxStatement(db, change, now),
-      read,
-      stmt(db, CLEAR),
-    ]);
-  } catch (e) {
-    if (isConstraintError(e)) return undefined;
-    throw e;
-  }
+  const results = await runChecked(db, [
+    stmt(db, PLAN, id, entries, list.names && JSON.stringify(list.names), sync),
+    stmt(db, GUARD, id),
+    ...(sync ? [stmt(db, DELETE_UNMATCHED, id)] : []),
+    stmt(db, PARK),
+    stmt(db, UPDATE_PRODUCT, id, now),
+    stmt(db, UPDATE_MATCHED, now, sync),
+    ...(sync ? [stmt(db, INSERT_NEW, now)] : []),
+    stmt(db, SIZE_GUARD, id),
+    outboxStatement(db, change, now),
+    read,
+    stmt(db, CLEAR),
+  ]);
+  if (!results) return undefined;
   const product = productText(results[results.length - 2]);
   const outcomes = new Map<number, ItemOutcome>([[list.item.index, { ok: true, product }]]);
   return { outcomes, events: committed(change, results) };

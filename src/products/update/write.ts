@@ -3,6 +3,7 @@ import { stmt } from "../../platform/d1";
 import { outboxStatement, type PendingEvent } from "../../webhooks/outbox";
 import { INSERT_VARIANTS } from "../create";
 import { productReads } from "../read";
+import { VARIANT_VALUES } from "../variants";
 import { STRUCTURE_GUARD } from "./guard";
 import type { Plan } from "./plan";
 
@@ -62,15 +63,7 @@ const VARIANT_SCALARS = [
   "option3_value",
   "option4_value",
   "option5_value",
-  "price",
-  "before_price",
-  "purchase_price",
-  "qty",
-  "qty_location",
-  "gtin",
-  "supplier_sku",
-  "weight",
-  "visible",
+  ...VARIANT_VALUES,
   "position",
 ];
 // no_minus is set with qty in the same row update, so the stock floor CHECK sees the new pair.
