@@ -1,8 +1,8 @@
 import type { DB } from "../db/client";
 import { fitsOneValue, runChecked, stmt } from "../platform/d1";
-import { committed, newEvent, outboxStatement, type PendingEvent } from "../webhooks/outbox";
+import { committed, newEvent, outboxStatement } from "../webhooks/outbox";
 import { derivedSlug, tooManyPaths } from "./categories";
-import { INSERT_PRODUCTS, type ItemOutcome, productColumns, type WriteOptions } from "./create";
+import { INSERT_PRODUCTS, type ItemOutcome, productColumns, type WriteOptions, type Written } from "./create";
 import { minimalJson, ownJson, productText } from "./own-json";
 import { at, packed, SLOTS, value } from "./packed";
 import type { ProductCreate } from "./schema";
@@ -71,7 +71,7 @@ export async function createProduct(
   c: NonNullable<ReturnType<typeof createInSql>>,
   now: number,
   options: WriteOptions,
-): Promise<{ outcomes: Map<number, ItemOutcome>; events: PendingEvent[] } | undefined> {
+): Promise<Written | undefined> {
   const events = [newEvent("product.add", { productToken: c.token, keyId: options.keyId })];
   const read = (options.minimal ? minimalJson : ownJson)(db, "p.token = ?1", c.token);
   const results = await runChecked(db, [

@@ -33,6 +33,9 @@ export type ItemOutcome<P = ProductOut | ProductText> =
   | { ok: true; product: P }
   | { ok: false; status: 400 | 404 | 409 | 413; errors: string[] };
 
+/** What a product write service returns: each item's outcome and the events its batches wrote. */
+export type Written = { outcomes: Map<number, ItemOutcome>; events: PendingEvent[] };
+
 /** A product the write batch will create or change, referred to before its id is known. */
 export type ProductRef = { $product: string | number };
 

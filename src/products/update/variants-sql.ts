@@ -1,7 +1,7 @@
 import type { DB } from "../../db/client";
 import { fitsOneValue, runChecked, stmt } from "../../platform/d1";
-import { committed, newEvent, outboxStatement, type PendingEvent } from "../../webhooks/outbox";
-import type { ItemOutcome, WriteOptions } from "../create";
+import { committed, newEvent, outboxStatement } from "../../webhooks/outbox";
+import type { ItemOutcome, WriteOptions, Written } from "../create";
 import { minimalJson, ownJson, productText } from "../own-json";
 import { at, type Field, given, packed, SLOTS, VARIANT_ID, value } from "../packed";
 import { MAX_ANSWER_BYTES, SIZE_SQL } from "../size";
@@ -148,7 +148,7 @@ export async function writeVariants(
   list: NonNullable<ReturnType<typeof variantsInSql>>,
   now: number,
   options: WriteOptions,
-): Promise<{ outcomes: Map<number, ItemOutcome>; events: PendingEvent[] } | undefined> {
+): Promise<Written | undefined> {
   const id = list.productId;
   const sync = list.sync ? 1 : 0;
   // A list too large for one bound value (long image lists) takes the JavaScript path, which splits it.
