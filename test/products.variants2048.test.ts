@@ -80,6 +80,21 @@ describe("a product of 2,048 variants over five options", () => {
     expect(r.json.products[0].variants).toEqual(after);
   });
 
+  it("grows from one variant to 2,048 by a sync in one round trip (the way src/docs/products.md advises)", async () => {
+    const prefix = uid("GROW");
+    const p = await post("/v1/products", { title: "Grow", price: 100, variants: { add: entries(prefix, 1) } });
+    const id = p.json.products[0].product_id;
+    const w = wrapD1();
+    const r = await put(
+      "/v1/products",
+      { product_id: id, variants: { sync: entries(prefix, 2048) } },
+      { env: { DB: w.db } },
+    );
+    expect(r.status, r.text.slice(0, 300)).toBe(200);
+    expect(w.counts.calls).toBe(1);
+    expect(r.json.products[0].variants).toHaveLength(2048);
+  });
+
   it("refuses a sync of 2,048 with one bad entry whole, naming it, and keeps every variant", async () => {
     const prefix = uid("BAD");
     const p = await post("/v1/products", { title: "Bad", price: 100, variants: { add: entries(prefix, 2048) } });
