@@ -39,6 +39,9 @@ export default defineConfig(async () => ({
     root,
     include: ["test/**/*.test.ts"],
     setupFiles: ["test/setup.ts"],
+    // The differential and property tests make hundreds of requests each; on a slower 2-core
+    // machine some took 8 s, past vitest's default of 5.
+    testTimeout: 30_000,
     // The one-line-per-request log (src/platform/log.ts) would drown the test output.
     onConsoleLog: (log: string) => !log.startsWith('{"level":"info","msg":"request"'),
   },
