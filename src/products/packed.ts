@@ -8,7 +8,12 @@ export { SLOTS };
 // fields it gives (an update's null clears a field; absent keeps it), then the variant id of an
 // update. Arrays of values serialise at about a third of the CPU of the entry objects and half
 // their bytes, which the binding copies again when it sends the batch.
-const FIELDS = ["sku", ...SLOTS.map((n) => `variant_option${n}_value` as const), ...VARIANT_VALUES, "images"] as const;
+export const FIELDS = [
+  "sku",
+  ...SLOTS.map((n) => `variant_option${n}_value` as const),
+  ...VARIANT_VALUES,
+  "images",
+] as const;
 export type Field = (typeof FIELDS)[number];
 const GIVEN = FIELDS.length;
 export const VARIANT_ID = GIVEN + 1;

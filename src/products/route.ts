@@ -3,24 +3,30 @@ import { etag } from "hono/etag";
 import { z } from "zod";
 import type { AppEnv } from "../env";
 import { isHidden, publicFields, publicView } from "../keys/public";
-import { jsonBody } from "../platform/body";
+import { jsonBody, productBody } from "../platform/body";
 import { ApiError } from "../platform/errors";
 import { id } from "../platform/fields";
 import { zv } from "../platform/zv";
 import { storeUrl } from "./categories";
 import { createProducts, getProduct } from "./create";
+import { createRawProduct } from "./create-sql";
 import { deleteProducts } from "./delete";
 import { catalogEdge, notModified } from "./edge";
 import { countProducts, listProducts, parseProductQuery } from "./list";
 import { ownJson, productText } from "./own-json";
 import { productCreate, productDelete, productUpdate } from "./schema";
 import { updateProducts } from "./update/index";
+import { writeRawVariants } from "./update/variants-sql";
 import { productIdempotency, writeProducts } from "./write";
 
 export const productsRoute = new Hono<AppEnv>()
   .use(storeUrl)
-  .post("/", jsonBody, productIdempotency, (c) => writeProducts(c, productCreate, createProducts))
-  .put("/", jsonBody, productIdempotency, (c) => writeProducts(c, productUpdate, updateProducts))
+  .post("/", productBody, productIdempotency, (c) =>
+    writeProducts(c, productCreate, createProducts, { raw: createRawProduct }),
+  )
+  .put("/", productBody, productIdempotency, (c) =>
+    writeProducts(c, productUpdate, updateProducts, { raw: writeRawVariants }),
+  )
   .delete("/", jsonBody, productIdempotency, (c) =>
     writeProducts(c, productDelete, deleteProducts, { products: false }),
   )
