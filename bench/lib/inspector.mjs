@@ -5,7 +5,7 @@
 import WebSocket from "ws";
 
 /** Sampling interval asked of the profiler, in microseconds. */
-export const SAMPLING_US = 50;
+export const SAMPLING_US = Number(process.env.BENCH_SAMPLING_US ?? 50);
 
 /**
  * Frames that are not the isolate's own work. `(idle)` is the isolate waiting for I/O; `(program)`
