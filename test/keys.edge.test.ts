@@ -45,10 +45,25 @@ describe("catalog ETag", () => {
     expect((await get(path, { headers: { "if-none-match": `W/${after.headers.get("etag")}` } })).status).toBe(304);
   });
 
-  it("a single product answers an ETag and 304", async () => {
-    const p = await createProduct({ sku: uid() });
-    const tag = (await get(`/v1/products/${p.product_id}`)).headers.get("etag") as string;
-    expect((await get(`/v1/products/${p.product_id}`, { headers: { "if-none-match": tag } })).status).toBe(304);
+  it("a single product answers an ETag and 304; the ETag moves with a change, and a storefront's is its own", async () => {
+    const sku = uid();
+    const p = await createProduct({ sku, stock: 1 });
+    const path = `/v1/products/${p.product_id}`;
+    const tag = (await get(path)).headers.get("etag") as string;
+    expect(tag).toMatch(/^"[0-9a-f]+"$/);
+    const again = await get(path, { headers: { "if-none-match": tag } });
+    expect(again.status).toBe(304);
+    expect(again.text).toBe("");
+    expect((await put("/v1/products", { sku, stock: 4 })).status).toBe(200);
+    const after = await get(path, { headers: { "if-none-match": tag } });
+    expect(after.status).toBe(200);
+    expect(after.json.stock).toBe(4);
+    const pk = await storefront();
+    const theirs = await get(path, pk);
+    expect(theirs.headers.get("etag")).toMatch(/^"/);
+    expect(theirs.headers.get("etag")).not.toBe(after.headers.get("etag"));
+    const mine = { headers: { ...pk.headers, "if-none-match": theirs.headers.get("etag") as string } };
+    expect((await get(path, mine)).status).toBe(304);
   });
 });
 

@@ -3,6 +3,7 @@ import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../env";
 import { publicView } from "../keys/public";
 import { waiterOf } from "../webhooks/outbox";
+import { CATALOG_VERSION } from "./list";
 
 // The storefront catalog at the edge (src/docs/keys.md, "Edge cache"): a publishable key's product
 // reads are kept in the colo's Cache API under the catalog version, which triggers move in the
@@ -24,9 +25,7 @@ const cacheOf = () => (typeof caches === "undefined" ? undefined : caches.defaul
 async function catalogVersion(c: Context<AppEnv>, cache: Cache): Promise<number> {
   const known = await cache.match(POINTER);
   if (known) return Number(await known.text());
-  const row = await c.var.db.$client
-    .prepare("SELECT version FROM catalog_version WHERE id = 1")
-    .first<{ version: number }>();
+  const row = await c.var.db.$client.prepare(CATALOG_VERSION).first<{ version: number }>();
   const version = row?.version ?? 0;
   const put = cache.put(
     POINTER,

@@ -77,7 +77,11 @@ export type ProductListAnswer = {
  * moves in its own batch), the URL and what the caller may see. Hashing the answer itself would
  * cost CPU per byte of a page of megabytes (src/docs/keys.md, "Edge cache and ETag").
  */
-function catalogETag(version: unknown, url: string, view: PublicView | undefined): string {
+/** The catalog's version (a trigger moves it with every product or variant change, drizzle/0005_keys.sql). */
+export const CATALOG_VERSION = "SELECT version FROM catalog_version WHERE id = 1";
+
+/** A catalog read's ETag: the catalog version, the URL and what the caller may see. */
+export function catalogETag(version: unknown, url: string, view: PublicView | undefined): string {
   const u = new URL(url);
   const text = `${version}|${u.pathname}${u.search}|${view ? `${view.stock}${view.datafields}` : "all"}`;
   // FNV-1a, twice with different seeds: 64 bits of a short text, not a security property.
@@ -224,7 +228,7 @@ export async function listProducts(
       db,
       `SELECT EXISTS (SELECT 1 FROM products AS p ${filter} LIMIT 1 OFFSET ${off} + ${lim}) AS more,
          (SELECT count(*) FROM (SELECT 1 FROM products AS p ${filter} LIMIT ${lim} OFFSET ${off})) AS n,
-         (SELECT version FROM catalog_version WHERE id = 1) AS version`,
+         (${CATALOG_VERSION}) AS version`,
       ...params.values,
     ),
   ]);
