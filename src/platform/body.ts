@@ -108,7 +108,13 @@ export function parseJson(text: string): unknown {
  * A product body's variant list kept as its text (src/products/raw-list.ts): which list, its text,
  * and the whole body's text, which the request falls back to when the list is not taken as it is.
  */
-export type RawList = { key: "sync" | "add" | "update"; text: string; full: string };
+export type RawList = {
+  key: "sync" | "add" | "update";
+  text: string;
+  full: string;
+  /** The body's size in UTF-8 bytes, a bound of the list's own (no need to measure it again). */
+  bytes: number;
+};
 
 /** Bodies below this size are parsed whole: a list kept as text pays off only when it is long. */
 export const RAW_LIST_MIN_CHARS = 64 * 1024;
@@ -130,7 +136,10 @@ function lastNonSpace(text: string, from: number) {
  * SQLite takes the list only if it is one JSON array on its own (src/products/raw-list.ts), so a
  * body that is not so shaped is parsed whole (undefined here).
  */
-export function splitList(text: string): { body: Record<string, unknown>; list: RawList } | undefined {
+export function splitList(
+  text: string,
+  bytes = text.length * 3,
+): { body: Record<string, unknown>; list: RawList } | undefined {
   if (text.length < RAW_LIST_MIN_CHARS) return undefined;
   const m = LIST_START.exec(text);
   if (!m) return undefined;
@@ -154,7 +163,10 @@ export function splitList(text: string): { body: Record<string, unknown>; list: 
     return undefined;
   }
   (lists as Record<string, unknown>)[key] = [];
-  return { body: parsed as Record<string, unknown>, list: { key, text: text.slice(start, end + 1), full: text } };
+  return {
+    body: parsed as Record<string, unknown>,
+    list: { key, text: text.slice(start, end + 1), full: text, bytes },
+  };
 }
 
 /**
@@ -183,7 +195,7 @@ const readBody = (lists: boolean) =>
       throw new ApiError(400, "request body is not valid UTF-8");
     }
     // An Idempotency-Key's hash is of the parsed body (src/platform/idempotency.ts): parsed whole.
-    const split = lists && c.req.header("idempotency-key") === undefined ? splitList(text) : undefined;
+    const split = lists && c.req.header("idempotency-key") === undefined ? splitList(text, buf.byteLength) : undefined;
     if (split) {
       c.set("body", split.body);
       c.set("rawList", split.list);

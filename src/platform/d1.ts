@@ -85,8 +85,12 @@ export const MAX_JSON_BYTES = 900_000;
 const NON_ASCII = /[\u0080-\uffff]/;
 const utf8Length = (s: string) => (NON_ASCII.test(s) ? new TextEncoder().encode(s).length : s.length);
 
-/** Whether a JSON text can be bound as one value (see MAX_JSON_BYTES). */
-export const fitsOneValue = (json: string) => json.length <= MAX_JSON_BYTES / 3 || utf8Length(json) <= MAX_JSON_BYTES;
+/**
+ * Whether a JSON text can be bound as one value (see MAX_JSON_BYTES); `atMost`, a known bound of
+ * its UTF-8 size, spares measuring it.
+ */
+export const fitsOneValue = (json: string, atMost = Number.POSITIVE_INFINITY) =>
+  atMost <= MAX_JSON_BYTES || json.length <= MAX_JSON_BYTES / 3 || utf8Length(json) <= MAX_JSON_BYTES;
 
 export function jsonChunks(rows: readonly unknown[], max = MAX_JSON_BYTES): string[] {
   const chunks: string[] = [];

@@ -69,7 +69,7 @@ export function createInSql(items: { index: number; data: ProductCreate }[], ide
   const product = { ...productColumns(p, names), token, slug: p.slug ?? derivedSlug(p.title as string, token) };
   if (tooManyPaths(product.categories) || (product.disable_minusqty === 1 && product.stock < 0)) return undefined;
   const variants = raw ? raw.text : packed(entries as NonNullable<typeof entries>);
-  if (!fitsOneValue(variants)) return undefined;
+  if (!fitsOneValue(variants, raw?.bytes)) return undefined;
   return { index, product: JSON.stringify([product]), token, variants, names, raw: raw !== undefined };
 }
 

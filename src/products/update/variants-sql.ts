@@ -149,7 +149,7 @@ export function variantsInSql(items: UpdateItem[], idempotent: boolean, raw?: Ra
     // The list stands empty in the parsed item (src/platform/body.ts, splitList).
     if (raw.key === "add" || (sync ?? update)?.length !== 0) return undefined;
     const names = firstNames(raw.text, raw.key === "sync" ? "create" : "update");
-    if (names === false || !fitsOneValue(raw.text)) return undefined;
+    if (names === false || !fitsOneValue(raw.text, raw.bytes)) return undefined;
     return { ...base, entries: raw.text, names, plan: PLAN[raw.key] };
   }
   const entries = sync ?? update;
