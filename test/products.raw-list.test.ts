@@ -260,6 +260,18 @@ describe("a long body's variant list kept as text (src/platform/body.ts, splitLi
     expect(r.body).toEqual({ ...whole, variants: { ...whole.variants, [key]: [] } });
   });
 
+  /** A sync of the product sent with its list as text: the answer, and D1's counts. */
+  async function syncAsText(productId: number, sync: unknown[]) {
+    const w = wrapD1();
+    const r = await callWithListAsText(
+      "PUT",
+      "/v1/products",
+      { product_id: productId, variants: { sync } },
+      { env: { DB: w.db } },
+    );
+    return { r, counts: w.counts };
+  }
+
   /** A product of `n` variants over one option, with SKUs under `prefix`. */
   async function seeded(prefix: string, n: number) {
     const add = Array.from({ length: n }, (_, i) => ({
@@ -321,15 +333,9 @@ describe("a long body's variant list kept as text (src/platform/body.ts, splitLi
       { sku: `${a}0`, variant_option1_value: "v0", qty: 1 },
       { sku: `${a}1`, variant_option1_value: "v1", qty: 2, ...change },
     ];
-    const w = wrapD1();
-    const r = await callWithListAsText(
-      "PUT",
-      "/v1/products",
-      { product_id: p.product_id, variants: { sync } },
-      { env: { DB: w.db } },
-    );
+    const { r, counts } = await syncAsText(p.product_id, sync);
     expect(r.status, r.text).toBe(status);
-    expect(w.counts.calls).toBe(calls);
+    expect(counts.calls).toBe(calls);
     if (status === 200) expect(r.json.products[0].variants.map((v: { qty: number }) => v.qty)).toEqual([1, 2]);
   });
 
@@ -340,16 +346,10 @@ describe("a long body's variant list kept as text (src/platform/body.ts, splitLi
       { sku: `${a}0`, variant_option1_value: "v0", price: 10.5 },
       { sku: `${a}1`, variant_option1_value: "v1" },
     ];
-    const w = wrapD1();
-    const r = await callWithListAsText(
-      "PUT",
-      "/v1/products",
-      { product_id: p.product_id, variants: { sync } },
-      { env: { DB: w.db } },
-    );
+    const { r, counts } = await syncAsText(p.product_id, sync);
     expect(r.status, r.text).toBe(200);
-    expect(w.counts.calls).toBe(1);
-    expect(w.counts.maxParamBytes).toBeLessThan(RAW_LIST_MIN_CHARS);
+    expect(counts.calls).toBe(1);
+    expect(counts.maxParamBytes).toBeLessThan(RAW_LIST_MIN_CHARS);
     expect(r.json.products[0].variants[0].price).toBe(10.5);
   });
 
