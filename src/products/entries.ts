@@ -11,16 +11,27 @@ import { MAX_VARIANTS, OPTION_SLOTS, type VariantEntry, type VariantUpdateEntry 
 // and notices are then the answer's, word for word. test/products.entries.test.ts holds the
 // output equal to zod's on random entries.
 
-type Mode = "create" | "update";
+/** Which entries a list holds: a create's (sync, add) or an update's (update). */
+export type Mode = "create" | "update";
 type Entry = VariantEntry | VariantUpdateEntry;
 
 const NAME_VALUE = OPTION_SLOTS.flatMap((n) => [`variant_option${n}_name`, `variant_option${n}_value`]);
 const TEXT = new Set([...NAME_VALUE, "qty_location"]);
 const IDENTIFIER = new Set(["gtin", "supplier_sku"]);
-const MONEY = new Set(["price", "before_price", "purchase_price"]);
+export const MONEY = new Set(["price", "before_price", "purchase_price"]);
 /** Fields that `null` clears in an update entry (clearable in schema.ts). */
-const CLEARABLE = new Set(["sku", "before_price", "purchase_price", "qty_location", "gtin", "supplier_sku", "weight"]);
-const STOCK = 1_000_000_000;
+export const CLEARABLE = new Set([
+  "sku",
+  "before_price",
+  "purchase_price",
+  "qty_location",
+  "gtin",
+  "supplier_sku",
+  "weight",
+]);
+/** The largest stock an entry may give, of either sign, and the largest weight. */
+export const STOCK = 1_000_000_000;
+export const MAX_WEIGHT = 1_000_000_000;
 const FIELDS = [...NAME_VALUE, "sku", ...MONEY, "qty", "qty_location", ...IDENTIFIER, "weight", "visible", "images"];
 const KNOWN: Record<Mode, ReadonlySet<string>> = {
   create: new Set(FIELDS),
@@ -63,7 +74,7 @@ function field(key: string, v: unknown, mode: Mode): unknown {
   if (key === "qty") return Number.isSafeInteger(v) && Math.abs(v as number) <= STOCK ? (v as number) + 0 : ASK_ZOD;
   if (key === "visible") return v === 1 || v === true ? 1 : v === 0 || v === false ? 0 : ASK_ZOD;
   if (key === "weight") {
-    return Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) <= 1e9 ? (v as number) + 0 : ASK_ZOD;
+    return Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) <= MAX_WEIGHT ? (v as number) + 0 : ASK_ZOD;
   }
   if (key === "variant_id" && mode === "update") return Number.isSafeInteger(v) && (v as number) >= 1 ? v : ASK_ZOD;
   return ASK_ZOD;
@@ -88,7 +99,8 @@ export function plainEntries(list: unknown, mode: Mode): Entry[] | undefined {
   return out;
 }
 
-const LISTS: Record<string, Mode> = { sync: "create", add: "create", update: "update" };
+/** The entries each variant list holds. */
+export const LISTS: Record<string, Mode> = { sync: "create", add: "create", update: "update" };
 
 /**
  * parseItem for a product body: its variant lists checked by plainEntries when they can be, the

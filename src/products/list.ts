@@ -72,15 +72,14 @@ export type ProductListAnswer = {
   etag: string;
 };
 
+/** The catalog's version (a trigger moves it with every product or variant change, drizzle/0005_keys.sql). */
+export const CATALOG_VERSION = "SELECT version FROM catalog_version WHERE id = 1";
+
 /**
  * The ETag of a catalog answer: the catalog version (which every product, variant and stock change
  * moves in its own batch), the URL and what the caller may see. Hashing the answer itself would
  * cost CPU per byte of a page of megabytes (src/docs/keys.md, "Edge cache and ETag").
  */
-/** The catalog's version (a trigger moves it with every product or variant change, drizzle/0005_keys.sql). */
-export const CATALOG_VERSION = "SELECT version FROM catalog_version WHERE id = 1";
-
-/** A catalog read's ETag: the catalog version, the URL and what the caller may see. */
 export function catalogETag(version: unknown, url: string, view: PublicView | undefined): string {
   const u = new URL(url);
   const text = `${version}|${u.pathname}${u.search}|${view ? `${view.stock}${view.datafields}` : "all"}`;

@@ -1,5 +1,5 @@
 import { MAX_MONEY } from "../platform/fields";
-import { plainEntries } from "./entries";
+import { CLEARABLE, MAX_WEIGHT, MONEY, type Mode, plainEntries, STOCK } from "./entries";
 import { FIELDS } from "./packed";
 import { MAX_VARIANTS } from "./schema";
 import { NAME_KEYS, namesOf } from "./variants";
@@ -14,8 +14,6 @@ import { NAME_KEYS, namesOf } from "./variants";
 // key): any other entry packs to NULL, which fails the batch, and the request is then parsed and
 // checked in the Worker as before, whose errors are the answer's. test/products.raw-list.test.ts
 // holds what SQLite packs equal to packed(plainEntries(...)) on random list texts.
-
-export type Mode = "create" | "update";
 
 /** JavaScript's String.prototype.trim set, as far as it lies inside the text PLAIN accepts. */
 const WS = [
@@ -36,8 +34,8 @@ const plainText = (s: string) =>
 const VALUE_KEYS = FIELDS.filter((f) => f.startsWith("variant_option"));
 
 // Each key of an entry is classed once (a CASE on the key): the rules below then compare small
-// numbers. Kinds 1 to 4 are text as it is, 5 the SKU (trimmed), 6 and 7 money; 3, 4, 5, 7 and 9
-// are what null clears in an update entry (./entries.ts, CLEARABLE); 0 is a key no entry has.
+// numbers. Kinds 1 to 4 are text as it is, 5 the SKU (trimmed), 6 and 7 money (./entries.ts,
+// MONEY), 8 the stock, 9 the weight, 10 the flag; 0 is a key no entry has.
 const KINDS: Record<string, number> = {
   ...Object.fromEntries(NAME_KEYS.map((k) => [k, 1])),
   ...Object.fromEntries(VALUE_KEYS.map((k) => [k, 2])),
@@ -58,17 +56,26 @@ const kind = (mode: Mode) =>
     .filter(([k]) => mode === "update" || k !== "variant_id")
     .map(([k, n]) => `WHEN '${k}' THEN ${n}`)
     .join(" ")} ELSE 0 END`;
+/** The kinds of the keys ./entries.ts's `set` names. */
+const kindsOf = (set: ReadonlySet<string>) => [
+  ...new Set(
+    Object.entries(KINDS)
+      .filter(([k]) => set.has(k))
+      .map(([, n]) => n),
+  ),
+];
+const CLEARS = kindsOf(CLEARABLE).join(", ");
 const BIT = `CASE f.key ${FIELDS.map((k, i) => `WHEN '${k}' THEN ${1 << i}`).join(" ")} ELSE 0 END`;
 
 /** SQL, per key of `y` (its kind, JSON type, value and trimmed text): whether it is a plain form of its field. */
 const PLAIN_FIELD = `kind > 0 AND CASE t
     WHEN 'text' THEN tr = '' OR (kind <= 4 AND ${plainText("a")}) OR (kind = 5 AND ${plainText("tr")})
-    WHEN 'null' THEN update_mode AND kind IN (3, 4, 5, 7, 9)
+    WHEN 'null' THEN update_mode AND kind IN (${CLEARS})
     WHEN 'integer' THEN CASE kind
       WHEN 6 THEN a BETWEEN 0 AND ${MAX_MONEY / 100}
       WHEN 7 THEN a BETWEEN 0 AND ${MAX_MONEY / 100}
-      WHEN 8 THEN a BETWEEN -1000000000 AND 1000000000
-      WHEN 9 THEN a BETWEEN 0 AND 1000000000
+      WHEN 8 THEN a BETWEEN ${-STOCK} AND ${STOCK}
+      WHEN 9 THEN a BETWEEN 0 AND ${MAX_WEIGHT}
       WHEN 10 THEN a IN (0, 1)
       WHEN 11 THEN a BETWEEN 1 AND ${Number.MAX_SAFE_INTEGER}
       ELSE 0 END
@@ -100,7 +107,7 @@ export function rawSource(param: string, names: string, mode: Mode) {
         iif(f.type = 'text', ${trimmed("f.atom")}, NULL) AS tr
       FROM json_each(${listText(param)}) AS r LEFT JOIN json_each(iif(r.type = 'object', r.value, NULL)) AS f),
     x AS MATERIALIZED (SELECT entry, type, k, kind, bit, tr IS NOT '' AS g, ${PLAIN_FIELD} AS ok,
-        CASE WHEN t = 'text' THEN iif(kind = 5, tr, a) WHEN kind IN (6, 7) THEN a * 100 ELSE a END AS v FROM y)
+        CASE WHEN t = 'text' THEN iif(kind = 5, tr, a) WHEN kind IN (${kindsOf(MONEY).join(", ")}) THEN a * 100 ELSE a END AS v FROM y)
     SELECT key, iif(${ok}, json_array(${values.join(", ")}, mask, ${mode === "update" ? "o->>'variant_id'" : "NULL"}), NULL) AS value
     FROM (SELECT entry AS key, type, json_group_object(k, v) FILTER (WHERE g) AS o, total(NOT ok) AS bad,
         count(k) AS n, count(DISTINCT k) AS nk, coalesce(sum(bit * g), 0) AS mask, coalesce(sum(kind = 1 AND g), 0) AS named

@@ -3,6 +3,7 @@ import type { RawList } from "../../platform/body";
 import { fitsOneValue, runChecked, stmt } from "../../platform/d1";
 import { committed, newEvent, outboxStatement } from "../../webhooks/outbox";
 import type { ItemOutcome, WriteOptions, Written } from "../create";
+import { LISTS } from "../entries";
 import { minimalJson, ownJson, productText } from "../own-json";
 import { at, type Field, given, packed, SLOTS, VARIANT_ID, value } from "../packed";
 import { firstNames, rawSource } from "../raw-list";
@@ -148,7 +149,7 @@ export function variantsInSql(items: UpdateItem[], idempotent: boolean, raw?: Ra
   if (raw) {
     // The list stands empty in the parsed item (src/platform/body.ts, splitList).
     if (raw.key === "add" || (sync ?? update)?.length !== 0) return undefined;
-    const names = firstNames(raw.text, raw.key === "sync" ? "create" : "update");
+    const names = firstNames(raw.text, LISTS[raw.key]);
     if (names === false || !fitsOneValue(raw.text, raw.bytes)) return undefined;
     return { ...base, entries: raw.text, names, plan: PLAN[raw.key] };
   }
