@@ -90,7 +90,10 @@ const PLAIN_FIELD = `kind > 0 AND CASE t
  * (a JSON array bound by the caller; an entry may name none), or, in an update, lacks its variant
  * id. One pass over every key of every entry (`y`, then `x`), grouped by entry: its given fields
  * gathered into one small object `o`, read back in the packed order. (A subquery per entry cost
- * several times as much in SQLite.)
+ * several times as much in SQLite.) The packed entries are materialised (`z`): the statements
+ * reading them name `value` a dozen times or more, and SQLite, flattening a plain subquery into
+ * its reader, would build each entry's array again at every mention (a sync of 2,048 entries took
+ * 1.5 s of SQLite so, 0.3 s now; bench/README.md, "D1 SQL ms").
  */
 export function rawSource(param: string, names: string, mode: Mode) {
   const named = NAME_KEYS.map((k, i) => `o->>'${k}' IS (${names} ->> ${i})`).join(" AND ");
@@ -107,11 +110,12 @@ export function rawSource(param: string, names: string, mode: Mode) {
         iif(f.type = 'text', ${trimmed("f.atom")}, NULL) AS tr
       FROM json_each(${listText(param)}) AS r LEFT JOIN json_each(iif(r.type = 'object', r.value, NULL)) AS f),
     x AS MATERIALIZED (SELECT entry, type, k, kind, bit, tr IS NOT '' AS g, ${PLAIN_FIELD} AS ok,
-        CASE WHEN t = 'text' THEN iif(kind = 5, tr, a) WHEN kind IN (${kindsOf(MONEY).join(", ")}) THEN a * 100 ELSE a END AS v FROM y)
-    SELECT key, iif(${ok}, json_array(${values.join(", ")}, mask, ${mode === "update" ? "o->>'variant_id'" : "NULL"}), NULL) AS value
-    FROM (SELECT entry AS key, type, json_group_object(k, v) FILTER (WHERE g) AS o, total(NOT ok) AS bad,
-        count(k) AS n, count(DISTINCT k) AS nk, coalesce(sum(bit * g), 0) AS mask, coalesce(sum(kind = 1 AND g), 0) AS named
-      FROM x GROUP BY entry) AS e)`;
+        CASE WHEN t = 'text' THEN iif(kind = 5, tr, a) WHEN kind IN (${kindsOf(MONEY).join(", ")}) THEN a * 100 ELSE a END AS v FROM y),
+    z AS MATERIALIZED (SELECT key, iif(${ok}, json_array(${values.join(", ")}, mask, ${mode === "update" ? "o->>'variant_id'" : "NULL"}), NULL) AS value
+      FROM (SELECT entry AS key, type, json_group_object(k, v) FILTER (WHERE g) AS o, total(NOT ok) AS bad,
+          count(k) AS n, count(DISTINCT k) AS nk, coalesce(sum(bit * g), 0) AS mask, coalesce(sum(kind = 1 AND g), 0) AS named
+        FROM x GROUP BY entry) AS e)
+    SELECT key, value FROM z)`;
 }
 
 /**
