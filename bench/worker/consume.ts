@@ -4,7 +4,7 @@ import { auth } from "../../src/keys/auth";
 import { deliverBatch, FETCH_BUDGET } from "../../src/webhooks/deliver";
 import { MAX_ENDPOINTS } from "../../src/webhooks/schema";
 import { newSecret } from "../../src/webhooks/sign";
-import { countedDb, counts } from "./count";
+import { countedDb, countHeaders, counts, resetCounts } from "./count";
 
 /**
  * The webhook consumer case (bench/README.md, "Method"): one `queue` invocation of the store, as
@@ -127,8 +127,7 @@ consume.post("/run", async (c) => {
     new Request(input, init);
     return new Response(status === 200 ? "ok" : "receiver error", { status });
   }) as typeof fetch;
-  counts.calls = 0;
-  counts.statements = 0;
+  resetCounts();
   try {
     await deliverBatch(batch, env);
   } finally {
@@ -136,7 +135,7 @@ consume.post("/run", async (c) => {
   }
   const d1 = `${counts.calls}/${counts.statements}`;
   const body = { budget: FETCH_BUDGET, ...tally, d1 };
-  c.header("x-bench-d1", d1);
+  for (const [k, v] of Object.entries(countHeaders())) c.header(k, v);
   const expected = { attempts: FETCH_BUDGET, acked: BATCH, retried: 0 };
   const off = Object.entries(expected).filter(([k, v]) => tally[k as keyof typeof tally] !== v);
   if (off.length) return c.json({ error: `not a full invocation: ${JSON.stringify(body)}`, ...body }, 500);

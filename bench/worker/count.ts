@@ -1,9 +1,28 @@
 // D1 round trips per request, counted in the worker (for the store's requests in index.ts and
 // the queue consumer case in consume.ts): the store's binding is wrapped once per isolate (so
 // per-isolate caches keyed on it stay warm), and the counts of the request go back in
-// the x-bench-d1 header as "calls/statements". Requests are profiled one at a time, so one
-// counter suffices; under autocannon's load the header is simply not read.
-export const counts = { calls: 0, statements: 0 };
+// the x-bench-d1 header as "calls/statements", and the SQL time D1 reports for them (its results'
+// meta.duration; first() and raw() report none) in x-bench-d1-ms. Requests are profiled one at a
+// time, so one counter suffices; under autocannon's load the headers are simply not read.
+export const counts = { calls: 0, statements: 0, sqlMs: 0 };
+
+/** Resets the counts before a request. */
+export function resetCounts() {
+  Object.assign(counts, { calls: 0, statements: 0, sqlMs: 0 });
+}
+
+/** The counts as the bench's response headers carry them. */
+export const countHeaders = () => ({
+  "x-bench-d1": `${counts.calls}/${counts.statements}`,
+  "x-bench-d1-ms": counts.sqlMs.toFixed(1),
+});
+
+function timed<T extends D1Result | D1Result[]>(p: Promise<T>): Promise<T> {
+  return p.then((r) => {
+    for (const x of Array.isArray(r) ? r : [r]) counts.sqlMs += x.meta?.duration ?? 0;
+    return r;
+  });
+}
 
 function countingStatement(s: D1PreparedStatement): D1PreparedStatement {
   const w = {
@@ -17,12 +36,12 @@ function countingStatement(s: D1PreparedStatement): D1PreparedStatement {
     all: () => {
       counts.calls++;
       counts.statements++;
-      return s.all();
+      return timed(s.all());
     },
     run: () => {
       counts.calls++;
       counts.statements++;
-      return s.run();
+      return timed(s.run());
     },
     raw: (o?: { columnNames?: boolean }) => {
       counts.calls++;
@@ -41,7 +60,7 @@ export function countingDb(db: D1Database): D1Database {
     batch: (stmts: D1PreparedStatement[]) => {
       counts.calls++;
       counts.statements += stmts.length;
-      return db.batch(stmts.map(inner));
+      return timed(db.batch(stmts.map(inner)));
     },
     exec: (sql: string) => {
       counts.calls++;

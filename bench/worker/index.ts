@@ -10,7 +10,7 @@ import { isCompiled } from "../../src/platform/validate";
 import { productCreate, productUpdate } from "../../src/products/schema";
 import { subscribed } from "../../src/webhooks/outbox";
 import { consume } from "./consume";
-import { countedDb, countingDb, counts } from "./count";
+import { countedDb, countHeaders, countingDb, resetCounts } from "./count";
 
 /**
  * The bench worker: every request that is not under /__bench/ goes to the store exactly as
@@ -332,17 +332,17 @@ bench.get("/compiled", (c) =>
 );
 
 async function counted(request: Request, env: Bindings, ctx: ExecutionContext, db: D1Database) {
-  counts.calls = 0;
-  counts.statements = 0;
+  resetCounts();
   const res = await store.fetch(request, { ...env, DB: db }, ctx);
+  const headers = Object.entries(countHeaders());
   // The store's own Response, headers added in place: a new Response around its body would make
   // the isolate read a string body into a stream, CPU the store's answer itself does not cost.
   try {
-    res.headers.set("x-bench-d1", `${counts.calls}/${counts.statements}`);
+    for (const [k, v] of headers) res.headers.set(k, v);
     return res;
   } catch {
     const out = new Response(res.body, res);
-    out.headers.set("x-bench-d1", `${counts.calls}/${counts.statements}`);
+    for (const [k, v] of headers) out.headers.set(k, v);
     return out;
   }
 }
