@@ -93,7 +93,7 @@ const NAME = (col: string) => `trim(coalesce(${col}->>'firstname', '') || ' ' ||
  * One D1 round trip whatever the page: the orders of the page and the lines of exactly those
  * orders in one batch (one snapshot). The default order is the modelled API's: newest order id first.
  */
-export async function listOrders(db: DB, q: OrderListQuery, url: string): Promise<{ json: string[]; link?: string }> {
+export async function listOrders(db: DB, q: OrderListQuery, url: string): Promise<{ json: string; link?: string }> {
   const params = new Params();
   const where: string[] = [];
   if (q.order_id !== undefined) where.push(`o.id = ${params.add(q.order_id)}`);
@@ -175,5 +175,6 @@ export async function listOrders(db: DB, q: OrderListQuery, url: string): Promis
   const json = ["["];
   for (let i = 0; i < rows.length; i++) json.push(i ? `,${rows[i].j}` : rows[i].j);
   json.push("]");
-  return { json, link };
+  // One flat string, as the products page (src/products/list.ts, ProductListAnswer).
+  return { json: json.join(""), link };
 }

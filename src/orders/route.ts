@@ -178,8 +178,7 @@ export const ordersRoute = new Hono<AppEnv>()
     // SQLite's text as is: the page is never parsed in the Worker (src/docs/performance.md).
     c.header("Content-Type", "application/json");
     if (link) c.header("Link", link);
-    // A Blob of the pieces: the runtime writes them out without one large string being built.
-    return c.body(new Blob(json), 200);
+    return c.body(json, 200);
   })
   .get("/:order_id", zv("param", z.object({ order_id: id })), async (c) => {
     const { order_id } = c.req.valid("param");

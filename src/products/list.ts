@@ -66,8 +66,12 @@ export const parseProductQuery = (url: string) => parseQuery(listQuery, strictQu
 /** What GET /v1/products answers: the JSON text of the body, and the Link to the next page if any. */
 export type ProductListAnswer = {
   // Bare, as the modelled API's clients in the wild read it (src/docs/modelled-reads.md, "GET /v1/products").
-  /** The answer's JSON text in pieces, as SQLite made them: never joined into one string here. */
-  json: string[];
+  /**
+   * The answer's JSON text: SQLite's pieces joined, never parsed. One flat string, because the
+   * runtime writes it out for less CPU than a Blob of the thousand pieces a page is (about 1.3 ms
+   * less on a page of 500 products, bench/README.md "This round (seventh)").
+   */
+  json: string;
   link?: string;
   etag: string;
 };
@@ -251,7 +255,7 @@ export async function listProducts(
       const which = q.product_id !== undefined ? `product ${q.product_id}` : `product with sku ${q.sku}`;
       throw new ApiError(404, `${which} not found`);
     }
-    return { json: products[0].json, etag };
+    return { json: products[0].json.join(""), etag };
   }
   let link: string | undefined;
   if (more) {
@@ -267,7 +271,7 @@ export async function listProducts(
     for (const t of products[i].json) json.push(t);
   }
   json.push("]");
-  return { json, link, etag };
+  return { json: json.join(""), link, etag };
 }
 
 /** GET /v1/products/count: how many products the store has, as a string (the modelled type). */

@@ -46,8 +46,7 @@ export const productsRoute = new Hono<AppEnv>()
     c.header("Content-Type", "application/json");
     c.header("ETag", etag);
     if (link) c.header("Link", link);
-    // A Blob of the pieces: the runtime writes them out without one large string being built.
-    return c.body(new Blob(json), 200);
+    return c.body(json, 200);
   })
   .get("/count", async (c) => c.json(await countProducts(c.var.db, c.req.url)))
   .get(
