@@ -249,8 +249,7 @@ async function main() {
       if (c.profile === false) continue;
       const cpu = [];
       const naive = [];
-      /** D1's own SQL time per request (not the isolate's CPU; see "How to read them"). */
-      /** @type {number[]} */
+      /** @type {number[]} D1's own SQL time per request, not the isolate's CPU ("How to read them"). */
       const sql = [];
       /** @type {string | null} */
       let d1 = null;
@@ -308,7 +307,7 @@ async function main() {
       });
       const w = rows[c.id].workerd;
       log(
-        `${c.id}: workerd CPU ${fmt(w.median, 2)} ms median, ${fmt(w.p90, 2)} p90, D1 ${d1} (${fmt(w.sqlMedian ?? NaN, 1)} ms of SQL); top: ${w.top.join(", ")}`,
+        `${c.id}: workerd CPU ${fmt(w.median, 2)} ms median, ${fmt(w.p90, 2)} p90, D1 ${d1} (${fmt(w.sqlMedian ?? NaN, 0)} ms of SQL); top: ${w.top.join(", ")}`,
       );
     }
     cdp.close();
@@ -436,7 +435,7 @@ function render(rows, m, startup, cal, compiled) {
     else if (load) ratio = r.ratio !== undefined ? `${fmt(r.ratio, 2)} of ${c.baseline}` : c.baseline ? "n/a" : "-";
     const met = w ? (w.median < FREE_PLAN_CPU_MS && w.p90 < FREE_PLAN_CPU_MS ? "met" : "**MISSED**") : "";
     out.push(
-      `| ${c.label} | ${w ? fmt(w.median, 2) : ""} | ${w ? fmt(w.p90, 2) : ""} | ${met} | ${w ? (w.calls === undefined ? "-" : `${w.calls} / ${w.statements}${w.others ? ` (${w.others})` : ""}`) : ""} | ${w?.sqlMedian !== undefined ? fmt(w.sqlMedian, 1) : ""} | ` +
+      `| ${c.label} | ${w ? fmt(w.median, 2) : ""} | ${w ? fmt(w.p90, 2) : ""} | ${met} | ${w ? (w.calls === undefined ? "-" : `${w.calls} / ${w.statements}${w.others ? ` (${w.others})` : ""}`) : ""} | ${w?.sqlMedian !== undefined ? fmt(w.sqlMedian, 0) : ""} | ` +
         `${load ? fmt(r.rps) : ""} | ${ratio} | ${load ? r.bad : ""} |${withNode ? ` ${r.cpu ? fmt(r.cpu.median, 2) : ""} |` : ""}`,
     );
   }

@@ -14,7 +14,7 @@ export function resetCounts() {
 /** The counts as the bench's response headers carry them. */
 export const countHeaders = () => ({
   "x-bench-d1": `${counts.calls}/${counts.statements}`,
-  "x-bench-d1-ms": counts.sqlMs.toFixed(1),
+  "x-bench-d1-ms": String(counts.sqlMs),
 });
 
 function timed<T extends D1Result | D1Result[]>(p: Promise<T>): Promise<T> {
