@@ -385,4 +385,31 @@ describe("a long body's variant list kept as text (src/platform/body.ts, splitLi
       add.map((e) => [e.sku, e.variant_option2_value, e.qty, e.price]),
     );
   });
+
+  // A stock tool's update of every variant by id: about 60 KB for 2,048 entries, unpadded, goes as
+  // text (src/platform/body.ts, RAW_LIST_MIN_CHARS) and answers as the parsed path does.
+  it("takes a stock tool's update of 2,048 variants by id as text, in one round trip", async () => {
+    const p = await seeded(`${uid("TU")}-`, 2048);
+    const update = p.variants.map((v, i) => ({ variant_id: v.variant_id, qty: 1000 + i }));
+    const body = JSON.stringify({ product_id: p.product_id, variants: { update } });
+    expect(body.length).toBeGreaterThanOrEqual(RAW_LIST_MIN_CHARS);
+    const w = wrapD1();
+    const r = await call("PUT", "/v1/products", {
+      raw: body,
+      headers: { "content-type": "application/json" },
+      env: { DB: w.db },
+    });
+    expect(r.status, r.text).toBe(200);
+    expect(w.counts.calls).toBe(1);
+    // The list's own text is what was bound (packed entries would be another, longer text).
+    expect(w.counts.maxParamBytes).toBe(JSON.stringify(update).length);
+    const parsed = await call("PUT", "/v1/products", {
+      body: { product_id: p.product_id, variants: { update } },
+      headers: { "idempotency-key": uid("k") },
+    });
+    expect(parsed.status, parsed.text).toBe(200);
+    const qty = (t: { products: { variants: { qty: number }[] }[] }) => t.products[0].variants.map((v) => v.qty);
+    expect(qty(r.json)).toEqual(update.map((e) => e.qty));
+    expect(qty(parsed.json)).toEqual(qty(r.json));
+  });
 });
