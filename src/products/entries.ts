@@ -17,7 +17,8 @@ type Entry = VariantEntry | VariantUpdateEntry;
 
 const NAME_VALUE = OPTION_SLOTS.flatMap((n) => [`variant_option${n}_name`, `variant_option${n}_value`]);
 const TEXT = new Set([...NAME_VALUE, "qty_location"]);
-const IDENTIFIER = new Set(["gtin", "supplier_sku"]);
+/** Identifiers an entry gives as text (spreadsheets' numeric ones go through zod). */
+export const IDENTIFIER = new Set(["gtin", "supplier_sku"]);
 export const MONEY = new Set(["price", "before_price", "purchase_price"]);
 /** Fields that `null` clears in an update entry (clearable in schema.ts). */
 export const CLEARABLE = new Set([

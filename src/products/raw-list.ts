@@ -1,8 +1,8 @@
 import { MAX_MONEY } from "../platform/fields";
-import { CLEARABLE, MAX_WEIGHT, MONEY, type Mode, plainEntries, STOCK } from "./entries";
+import { CLEARABLE, IDENTIFIER, MAX_WEIGHT, MONEY, type Mode, plainEntries, STOCK } from "./entries";
 import { FIELDS } from "./packed";
 import { MAX_VARIANTS } from "./schema";
-import { NAME_KEYS, namesOf } from "./variants";
+import { NAME_KEYS, namesOf, VALUE_KEYS } from "./variants";
 
 // A variant list checked and packed by SQLite from the request's own text (src/docs/products.md,
 // "Limits"). For a list of 2,048 entries, parsing it in the Worker, checking every entry
@@ -33,8 +33,6 @@ const NOT_PLAIN = `(SELECT '*[^' || char(9, 10) || ' -~' || char(0xa0) || '-' ||
 const plainText = (s: string) =>
   `(length(${s}) <= 255 AND NOT ${s} GLOB ${NOT_PLAIN} AND instr(CAST(${s} AS BLOB), x'00') = 0)`;
 
-const VALUE_KEYS = FIELDS.filter((f) => f.startsWith("variant_option"));
-
 // Each key of an entry is classed once (a CASE on the key): the rules below then compare small
 // numbers. Kinds 1 to 4 are text as it is, 5 the SKU (trimmed), 6 and 7 money (./entries.ts,
 // MONEY), 8 the stock, 9 the weight, 10 the flag; 0 is a key no entry has.
@@ -42,8 +40,7 @@ const KINDS: Record<string, number> = {
   ...Object.fromEntries(NAME_KEYS.map((k) => [k, 1])),
   ...Object.fromEntries(VALUE_KEYS.map((k) => [k, 2])),
   qty_location: 3,
-  gtin: 4,
-  supplier_sku: 4,
+  ...Object.fromEntries([...IDENTIFIER].map((k) => [k, 4])),
   sku: 5,
   price: 6,
   before_price: 7,
