@@ -13,7 +13,7 @@ import { post, uid } from "./helpers";
 // on random products of every field's forms, with and without a store URL, alone and several in
 // one statement.
 
-const text = fc.oneof(fc.constant("plain"), fc.string({ maxLength: 12 }), fc.constant('quote " back \\ é 😀'));
+const text = fc.oneof(fc.constant("plain"), fc.string({ maxLength: 12 }), fc.constant('quote " back \\ é 😀 `tick`'));
 const optional = <T>(a: fc.Arbitrary<T>) => fc.option(a, { nil: undefined });
 
 const product = fc.record({

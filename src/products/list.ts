@@ -16,6 +16,7 @@ import {
   text,
   whole,
 } from "../platform/query";
+import { carriedSql } from "../platform/quotes";
 import { categoryFilter, categoryQuery, urlSql } from "./categories";
 import { productParts, VARIANT_TOTALS } from "./modelled-json";
 
@@ -67,7 +68,8 @@ export const parseProductQuery = (url: string) => parseQuery(listQuery, strictQu
 export type ProductListAnswer = {
   // Bare, as the modelled API's clients in the wild read it (src/docs/modelled-reads.md, "GET /v1/products").
   /**
-   * The answer's JSON text: SQLite's pieces joined, never parsed. One flat string, because the
+   * The answer's JSON text, carried (src/platform/quotes.ts): SQLite's pieces joined, never
+   * parsed; answerBytes makes the body of it. One flat string, because the
    * runtime writes it out for less CPU than a Blob of the thousand pieces a page is (about 1.3 ms
    * less on a page of 500 products, bench/README.md "This round (seventh)").
    */
@@ -116,7 +118,9 @@ function pageSql(withDetails: boolean, view: PublicView | undefined, filter: str
   const page = `SELECT p.*, ${VARIANT_TOTALS} FROM products AS p ${filter} ORDER BY p.id LIMIT ${lim} OFFSET ${off}`;
   const bytes = "length(CAST(t AS BLOB)) + 1";
   // The first product is answered whole whatever its size (a page always moves on).
-  return `WITH page AS MATERIALIZED (${page}), parts AS (${partsSql(withDetails, view)})
+  // Carried texts (src/platform/quotes.ts), measured as answered.
+  return `WITH page AS MATERIALIZED (${page}),
+      parts AS (SELECT id, part, ${carriedSql("t")} AS t FROM (${partsSql(withDetails, view)}))
     SELECT id, part, t, upto FROM (
       SELECT id, part, t, sum(${bytes}) OVER (ORDER BY id, part ROWS UNBOUNDED PRECEDING) AS upto,
         first_value(id) OVER (ORDER BY id, part) AS first FROM parts)

@@ -1,5 +1,6 @@
 import type { DB } from "../db/client";
 import { stmt } from "../platform/d1";
+import { carriedSql, uncarried } from "../platform/quotes";
 import { storeBaseSql } from "./categories";
 
 // A product as GET /v1/products/{id} answers it (present.ts `presentProduct`), built as JSON text
@@ -45,13 +46,17 @@ const PRODUCT = (url: string) => `json_object('product_id', p.id, 'sku', p.sku, 
   'metadata', iif(p.metadata IS NULL, NULL, json(p.metadata)), 'variants', json(${VARIANTS}),
   'created_at', ${iso("p.created_at")}, 'updated_at', ${iso("p.updated_at")})`;
 
-/** The products `where` selects (a condition on `p`, values bound as ?1...), newest first, one `json` text each. */
+/**
+ * The products `where` selects (a condition on `p`, values bound as ?1...), newest first, one `json`
+ * text each, carried (src/platform/quotes.ts: answerBytes writes it out).
+ */
 export function ownJson(db: DB, where: string, ...params: unknown[]) {
   const base = storeBaseSql();
   const url = `iif(p.slug IS NULL OR ${base} = '', NULL, ${base} || p.slug)`;
   return stmt(
     db,
-    `SELECT p.id, (SELECT count(*) FROM variants WHERE product_id = p.id) AS variants, ${PRODUCT(url)} AS json FROM products AS p WHERE ${where} ORDER BY p.id DESC`,
+    `SELECT p.id, (SELECT count(*) FROM variants WHERE product_id = p.id) AS variants, ${carriedSql(PRODUCT(url))} AS json
+     FROM products AS p WHERE ${where} ORDER BY p.id DESC`,
     ...params,
   );
 }
@@ -61,16 +66,16 @@ export function minimalJson(db: DB, where: string, ...params: unknown[]) {
   return stmt(
     db,
     `SELECT p.id, (SELECT count(*) FROM variants WHERE product_id = p.id) AS variants,
-      json_object('product_id', p.id, 'sku', p.sku, 'updated_at', ${iso("p.updated_at")},
+      ${carriedSql(`json_object('product_id', p.id, 'sku', p.sku, 'updated_at', ${iso("p.updated_at")},
       'variants', (SELECT coalesce(json_group_array(json_object('variant_id', v.id, 'sku', v.sku)), '[]')
-        FROM (SELECT id, sku FROM variants WHERE product_id = p.id ORDER BY position, id) AS v)) AS json
+        FROM (SELECT id, sku FROM variants WHERE product_id = p.id ORDER BY position, id) AS v))`)} AS json
     FROM products AS p WHERE ${where} ORDER BY p.id DESC`,
     ...params,
   );
 }
 
-/** The texts of an ownJson or minimalJson result, in order. */
-export const textsOf = (r: D1Result<Record<string, unknown>>) => r.results.map((row) => row.json as string);
+/** The JSON texts of an ownJson or minimalJson result, in order. */
+export const textsOf = (r: D1Result<Record<string, unknown>>) => r.results.map((row) => uncarried(row.json as string));
 
 /**
  * A product of a write's answer as SQLite built it: the answer is written around the text

@@ -8,6 +8,7 @@ import { jsonBody, productBody } from "../platform/body";
 import { stmt } from "../platform/d1";
 import { ApiError } from "../platform/errors";
 import { id } from "../platform/fields";
+import { answerBytes } from "../platform/quotes";
 import { zv } from "../platform/zv";
 import { storeUrl } from "./categories";
 import { createProducts, getProduct } from "./create";
@@ -46,7 +47,7 @@ export const productsRoute = new Hono<AppEnv>()
     c.header("Content-Type", "application/json");
     c.header("ETag", etag);
     if (link) c.header("Link", link);
-    return c.body(json, 200);
+    return c.body(answerBytes(json), 200);
   })
   .get("/count", async (c) => c.json(await countProducts(c.var.db, c.req.url)))
   .get(
@@ -70,7 +71,7 @@ export const productsRoute = new Hono<AppEnv>()
         ]);
         if (!found.results.length) throw new ApiError(404, `product ${product_id} not found`);
         const tag = catalogETag(version.results[0]?.version, c.req.url, undefined);
-        return c.body(productText(found).text, 200, { "Content-Type": "application/json", ETag: tag });
+        return c.body(answerBytes(productText(found).text), 200, { "Content-Type": "application/json", ETag: tag });
       }
       const product = await getProduct(c.var.db, product_id);
       // A hidden product does not exist for a storefront.
