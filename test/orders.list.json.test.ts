@@ -13,7 +13,7 @@ import { modelledOrder, modelledOrderDetails, type Row } from "./modelled-orders
 const text = fc.oneof(
   fc.constant(""),
   fc.string({ minLength: 1, maxLength: 10 }).filter((t) => t.trim() === t && t.trim() !== ""),
-  fc.constantFrom('quote " and \\ backslash', "åäö ✓ 𝄞", "Null", "0"),
+  fc.constantFrom('quote " and \\ backslash', "back`tick", "åäö ✓ 𝄞", "Null", "0"),
 );
 const maybe = <T>(a: fc.Arbitrary<T>) => fc.option(a, { nil: undefined });
 const address = fc.record(

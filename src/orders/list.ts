@@ -16,6 +16,7 @@ import {
   unixSeconds,
   whole,
 } from "../platform/query";
+import { carriedSql } from "../platform/quotes";
 import { orderJsonSql, STATUS_CODES, type StatusName } from "./modelled-json";
 
 // GET /v1/orders in the modelled dialect (src/docs/modelled-reads.md, "Modelled reads").
@@ -140,11 +141,12 @@ export async function listOrders(db: DB, q: OrderListQuery, url: string): Promis
   const bytes = "length(CAST(j AS BLOB)) + 1";
   const [page, next] = await db.$client.batch<Record<string, unknown>>([
     // Orders up to the first that crosses the byte bound: the ones after it would not be answered.
+    // Each order's text is carried (src/platform/quotes.ts) and measured as answered.
     stmt(
       db,
       `SELECT id, k, j, upto FROM (
          SELECT id, k, j, sum(${bytes}) OVER (ORDER BY n ROWS UNBOUNDED PRECEDING) AS upto FROM (
-           SELECT o.id, o.${column} AS k, ${order} AS j, row_number() OVER (ORDER BY ${sort}) AS n
+           SELECT o.id, o.${column} AS k, ${carriedSql(order)} AS j, row_number() OVER (ORDER BY ${sort}) AS n
            FROM (SELECT * FROM orders AS o ${filter} ORDER BY ${sort} LIMIT ${lim} OFFSET ${off}) AS o))
        WHERE upto - (${bytes}) < ${ORDER_PAGE_BYTES_MAX} ORDER BY upto`,
       ...params.values,
@@ -175,6 +177,6 @@ export async function listOrders(db: DB, q: OrderListQuery, url: string): Promis
   const json = ["["];
   for (let i = 0; i < rows.length; i++) json.push(i ? `,${rows[i].j}` : rows[i].j);
   json.push("]");
-  // One flat string, as the products page (src/products/list.ts, ProductListAnswer).
+  // One flat string, carried, as the products page (src/products/list.ts, ProductListAnswer).
   return { json: json.join(""), link };
 }

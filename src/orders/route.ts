@@ -7,6 +7,7 @@ import { ApiError } from "../platform/errors";
 import { id } from "../platform/fields";
 import { completeStatements, idempotency, recordStatements } from "../platform/idempotency";
 import { bodyItems, fieldNames } from "../platform/items";
+import { answerBytes } from "../platform/quotes";
 import { parseItem } from "../platform/validate";
 import { zv } from "../platform/zv";
 import { toMoney } from "../products/present";
@@ -178,7 +179,7 @@ export const ordersRoute = new Hono<AppEnv>()
     // SQLite's text as is: the page is never parsed in the Worker (src/docs/performance.md).
     c.header("Content-Type", "application/json");
     if (link) c.header("Link", link);
-    return c.body(json, 200);
+    return c.body(answerBytes(json), 200);
   })
   .get("/:order_id", zv("param", z.object({ order_id: id })), async (c) => {
     const { order_id } = c.req.valid("param");
