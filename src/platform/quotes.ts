@@ -16,9 +16,7 @@ export const carriedSql = (expr: string) => `replace(replace(${expr}, char(96), 
 /** JSON text built in the Worker, made safe to join with carried text: its backticks escaped. */
 export const escapeBackticks = (json: string) => (json.includes("`") ? json.replaceAll("`", "\\u0060") : json);
 
-// Instantiated at the first answer, not while the modules load: instantiated at startup, in local
-// workerd with the bench's profiler attached, the isolate's JavaScript then ran 15 to 20 times
-// slower for the rest of its life (bench/README.md, "This round (eighth)"); and startup pays nothing.
+// Instantiated at the first answer: startup, and requests that answer no carried text, pay nothing.
 let instance: WebAssembly.Instance | undefined;
 let memory: WebAssembly.Memory;
 let swap: (length: number) => void;
