@@ -28,12 +28,12 @@ const PAGE = 65_536;
  * every backtick a double quote again.
  */
 export function answerBytes(text: string): Uint8Array<ArrayBuffer> {
-  // UTF-8 takes at most 3 bytes per UTF-16 unit; the swap reads up to 15 bytes past the end.
   if (!instance) {
     instance = new WebAssembly.Instance(swapModule);
     memory = instance.exports.memory as WebAssembly.Memory;
     swap = instance.exports.swap as (length: number) => void;
   }
+  // UTF-8 takes at most 3 bytes per UTF-16 unit; the swap reads up to 15 bytes past the end.
   const room = text.length * 3 + 16;
   if (room > memory.buffer.byteLength) memory.grow(Math.ceil((room - memory.buffer.byteLength) / PAGE));
   const { written } = encoder.encodeInto(text, new Uint8Array(memory.buffer, 0, room));
