@@ -457,13 +457,14 @@ describe("failures", () => {
       { url: "http://127.0.0.1:9/hook", events: ["*"] },
       { env: { ALLOW_LOCAL_WEBHOOKS: "true" } },
     );
-    const id = await event("order.new", { order_id: 1 });
-    const { ids, result } = await consume([{ body: { event_id: id } }]);
+    // Two events: the URL is judged once per batch, and the verdict holds for each of its jobs.
+    const first = await event("order.new", { order_id: 1 });
+    const second = await event("order.done", { order_id: 1 });
+    const { ids, result } = await consume([{ body: { event_id: first } }, { body: { event_id: second } }]);
     expect(calls).toEqual([]);
     expect(result.explicitAcks).toEqual(ids);
-    expect(await deliveries(local.json.id)).toEqual([
-      expect.objectContaining({ outcome: "failed", error: "url refused: must use https" }),
-    ]);
+    const refused = expect.objectContaining({ outcome: "failed", error: "url refused: must use https" });
+    expect(await deliveries(local.json.id)).toEqual([refused, refused]);
   });
 });
 

@@ -237,12 +237,15 @@ export async function deliverBatch(batch: MessageBatch<unknown>, env: Bindings, 
   }
 
   const allowLocal = env.ALLOW_LOCAL_WEBHOOKS === "true";
+  // Checked again at delivery: the rules may be stricter than when the endpoint was registered.
+  // Once per URL: a batch's jobs share its endpoints (10 events x 20 endpoints, 20 URLs).
+  const problems = new Map<string, string | undefined>();
   const run: Job[] = [];
   const deferred: Job[] = [];
   const refused: Done[] = [];
   for (const job of jobs) {
-    // Checked again at delivery: the rules may be stricter than when the endpoint was registered.
-    const problem = urlProblem(job.url, allowLocal);
+    if (!problems.has(job.url)) problems.set(job.url, urlProblem(job.url, allowLocal));
+    const problem = problems.get(job.url);
     if (problem)
       refused.push({ ...job, status: null, error: `url refused: ${problem}`, durationMs: 0, outcome: "failed" });
     else if (job.fanOut && (slowUntil.get(job.endpointId) ?? 0) > now) deferred.push(job);
