@@ -23,6 +23,11 @@ let swap: (length: number) => void;
 const encoder = new TextEncoder();
 const PAGE = 65_536;
 
+/** Memory of at least `bytes`: growing detaches earlier views, never the bytes written. */
+function ensure(bytes: number) {
+  if (bytes > memory.buffer.byteLength) memory.grow(Math.ceil((bytes - memory.buffer.byteLength) / PAGE));
+}
+
 /**
  * The UTF-8 bytes of an answer joined from carried texts (and JSON whose backticks were escaped),
  * every backtick a double quote again.
@@ -33,13 +38,22 @@ export function answerBytes(text: string): Uint8Array<ArrayBuffer> {
     memory = instance.exports.memory as WebAssembly.Memory;
     swap = instance.exports.swap as (length: number) => void;
   }
-  // UTF-8 takes at most 3 bytes per UTF-16 unit; the swap reads up to 15 bytes past the end.
-  const room = text.length * 3 + 16;
-  if (room > memory.buffer.byteLength) memory.grow(Math.ceil((room - memory.buffer.byteLength) / PAGE));
-  const { written } = encoder.encodeInto(text, new Uint8Array(memory.buffer, 0, room));
+  // Memory only grows, for the isolate's life: sized for ASCII first (a byte per UTF-16 unit),
+  // and for the rest at UTF-8's worst (3 bytes a unit) only where the text stops fitting. The
+  // swap reads up to 15 bytes past the end: room for 16 more.
+  ensure(text.length + 16);
+  let { read, written } = encoder.encodeInto(text, new Uint8Array(memory.buffer, 0, text.length));
+  if (read < text.length) {
+    const rest = text.length - read;
+    ensure(written + rest * 3 + 16);
+    written += encoder.encodeInto(text.slice(read), new Uint8Array(memory.buffer, written, rest * 3)).written;
+  }
   swap(written);
   return new Uint8Array(memory.buffer, 0, written).slice();
 }
+
+/** Bytes of memory the swap holds (for tests: an ASCII answer must not reserve UTF-8's worst case). */
+export const answerMemoryBytes = () => (instance ? memory.buffer.byteLength : 0);
 
 /** An answer's carried text as the JSON text it stands for (for tests and small reads). */
 export const uncarried = (text: string) => new TextDecoder().decode(answerBytes(text));
