@@ -154,7 +154,9 @@ async function profiled(cdp, base, r) {
  * The method checked on a loop of known cost: the burn route at a size Node times at 5 ms, at
  * twice that, and as burn + one D1 query + burn. Each is net of the empty route. Twice the loop
  * must read twice the cost (nothing lost at the start of a request), and the loop around a D1
- * query must read as the loop twice, not plus the D1 wait.
+ * query must read as the loop twice, not plus the D1 wait. The loop is also timed from outside,
+ * unprofiled (wall time, net of the empty route's): the profile must read what the isolate took,
+ * whatever speed V8 runs the loop at in this isolate (bench/README.md, "This round (ninth)").
  * @param {Awaited<ReturnType<typeof connect>>} cdp
  * @param {string} base
  */
@@ -163,10 +165,15 @@ async function calibrate(cdp, base) {
   const ms = 5;
   const n = Math.round(rate * ms);
   /** @type {Record<string, number[]>} */
-  const got = { bare: [], one: [], two: [], d1: [], naiveD1: [] };
-  // Short loops first, unprofiled, so V8 optimises the loop by its usual tier-up: when the first
-  // call that runs it is already a long one, on-stack replacement sometimes left it unoptimised
-  // for the whole isolate (the loop then read 15 times Node's figure).
+  const got = { bare: [], one: [], two: [], d1: [], naiveD1: [], wallBare: [], wallTwo: [] };
+  const wall = async (/** @type {string} */ p) => {
+    const t0 = performance.now();
+    await (await fetch(`${base}${p}`, { headers: { authorization } })).arrayBuffer();
+    return performance.now() - t0;
+  };
+  // Short loops first, unprofiled, so V8 optimises the loop by its usual tier-up. V8 still runs
+  // it unoptimised in some isolates for whole stretches (about 15 times Node's figure, seen with
+  // and without the profiler): the wall-time comparison tells that from the profile misreading.
   for (let i = 0; i < 50; i++) {
     await (await fetch(`${base}/__bench/burn?n=${Math.round(n / 50)}`, { headers: { authorization } })).arrayBuffer();
   }
@@ -175,7 +182,12 @@ async function calibrate(cdp, base) {
     const a = await profiled(cdp, base, { method: "GET", path: `/__bench/burn?n=${n}` });
     const b = await profiled(cdp, base, { method: "GET", path: `/__bench/burn?n=${2 * n}` });
     const d = await profiled(cdp, base, { method: "GET", path: `/__bench/burn?n=${n}&d1=1` });
+    // Twice the loop, so the loop stands well above the jitter of a request's wall time.
+    const wz = await wall("/__bench/burn?n=0");
+    const wb = await wall(`/__bench/burn?n=${2 * n}`);
     if (i < PROFILE.warmup) continue;
+    got.wallBare.push(wz);
+    got.wallTwo.push(wb);
     got.bare.push(z.ms);
     got.one.push(a.ms);
     got.two.push(b.ms);
@@ -192,6 +204,7 @@ async function calibrate(cdp, base) {
     burn2Ms: net(got.two),
     burnD1Ms: net(got.d1),
     naiveD1Ms: net(got.naiveD1),
+    wall2Ms: quantile(got.wallTwo, 0.5) - quantile(got.wallBare, 0.5),
   };
 }
 
@@ -521,7 +534,9 @@ function calibrationText(cal) {
     `(${fmt(cal.burnMs / cal.expectedMs, 2)} of Node's figure; another V8); twice the loop reads ${fmt(cal.burn2Ms, 2)} ms ` +
     `(${fmt(cal.burn2Ms / cal.burnMs, 2)} x the loop; 2 expected); the loop, one D1 query, the loop again reads ` +
     `${fmt(cal.burnD1Ms, 2)} ms (${fmt(cal.burnD1Ms / cal.burn2Ms, 2)} of twice the loop; 1 expected), where summing ` +
-    `every sample's delta would say ${fmt(cal.naiveD1Ms, 2)} ms. Medians, net of the empty route (${fmt(cal.bareMs, 2)} ms).`
+    `every sample's delta would say ${fmt(cal.naiveD1Ms, 2)} ms. Timed from outside without the profiler, twice the ` +
+    `loop takes ${fmt(cal.wall2Ms, 2)} ms of wall time, which the profile reads as ${fmt(cal.burn2Ms / cal.wall2Ms, 2)} of it ` +
+    `(1 expected, whatever speed this isolate runs the loop at). Medians, net of the empty route (${fmt(cal.bareMs, 2)} ms).`
   );
 }
 
