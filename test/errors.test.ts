@@ -45,6 +45,26 @@ describe("error model (src/docs/api.md, Conventions)", () => {
     expect(r.json).toMatchObject({ code: status, error });
   });
 
+  it("answers a body that is not UTF-8 with the envelope, and reads the next body as before", async () => {
+    const send = (body: Uint8Array) =>
+      app.request(
+        "/v1/products",
+        { method: "POST", headers: { authorization: basic(KEY), "content-type": "application/json" }, body },
+        env,
+      );
+    const json = new TextEncoder().encode(JSON.stringify({ title: "Å", price: 1 }));
+    // A lone continuation byte, then a lead byte cut short at the end: the decoder must not carry
+    // the cut sequence over to the next request (one decoder serves the isolate).
+    for (const bad of [Uint8Array.of(...json.slice(0, 10), 0x80, ...json.slice(10)), Uint8Array.of(...json, 0xc3)]) {
+      const r = await send(bad);
+      expect(r.status).toBe(400);
+      expect(await r.json()).toMatchObject({ code: 400, error: "request body is not valid UTF-8" });
+    }
+    const ok = await send(json);
+    expect(ok.status).toBe(200);
+    expect(((await ok.json()) as { products: { title: string }[] }).products[0].title).toBe("Å");
+  });
+
   it("reads a missing Content-Type as JSON and accepts charset parameters", async () => {
     const sku = uid();
     const bare = await call("POST", "/v1/products", { raw: JSON.stringify({ title: "A", price: 1, sku }) });
