@@ -13,14 +13,6 @@ import { consume } from "./consume";
 import { countedDb, countHeaders, countingDb, resetCounts } from "./count";
 
 /**
- * The bench worker: every request that is not under /__bench/ goes to the store exactly as
- * src/index.ts serves it, so the store and its baselines share one workerd, one isolate, one D1.
- * The baselines pass through the same platform middleware as every /v1 route (request id, the
- * request's log line, authentication, the D1 session their statements run in: src/app.ts), so
- * the difference they measure is the endpoint's own work (validation, planning, its statements
- * and round trips), not the platform every route pays for.
- */
-/**
  * The store's info lines (one a request, one a consumer invocation: src/platform/log.ts) are kept
  * in memory here instead of going to workerd's local console. Under `wrangler dev` a console.log
  * holds the isolate about 1 ms while local dev's log plumbing takes the line (200 lines in one
@@ -35,6 +27,14 @@ console.log = (...args: unknown[]) => {
   if (kept.length > 64) kept.splice(0, 32);
 };
 
+/**
+ * The bench worker: every request that is not under /__bench/ goes to the store exactly as
+ * src/index.ts serves it, so the store and its baselines share one workerd, one isolate, one D1.
+ * The baselines pass through the same platform middleware as every /v1 route (request id, the
+ * request's log line, authentication, the D1 session their statements run in: src/app.ts), so
+ * the difference they measure is the endpoint's own work (validation, planning, its statements
+ * and round trips), not the platform every route pays for.
+ */
 const bench = new Hono<AppEnv>().basePath("/__bench");
 const BASELINES = ["/bare", "/order-batch", "/order-status"];
 for (const path of BASELINES) bench.use(path, requestId(), requestLog);

@@ -173,6 +173,12 @@ export function splitList(
   };
 }
 
+// One decoder for the isolate: decode() without `stream` starts afresh every call, a refused body
+// included. In a worker that only decoded 700 KB, profiled, one made per call took 0.7 ms to this
+// one's 0.2; in the bench's requests the difference is within noise (bench/README.md, "This
+// round (ninth)").
+const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+
 /**
  * Reads a JSON body under the rules of src/docs/api.md, "Conventions": media type (415), size (413), nesting (400),
  * syntax (400). The parsed value is `c.var.body`; routes then check its shape themselves because
@@ -180,12 +186,6 @@ export function splitList(
  * be kept as text (splitList): `c.var.rawList`, the list standing empty in `c.var.body`; the route
  * must then either write it as text or parse `rawList.full`.
  */
-// One decoder for the isolate: decode() without `stream` starts afresh every call, a refused body
-// included. In a worker that only decoded 700 KB, profiled, one made per call took 0.7 ms to this
-// one's 0.2; in the bench's requests the difference is within noise (bench/README.md, "This
-// round (ninth)").
-const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
-
 const readBody = (lists: boolean) =>
   createMiddleware<AppEnv>(async (c, next) => {
     const type = c.req.header("content-type");
