@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import os from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
-import { cases, probe, SYNC_SIZES, seed } from "./lib/cases.mjs";
+import { cases, pathOf, probe, SYNC_SIZES, seed } from "./lib/cases.mjs";
 import { loadBundle, measureCpu } from "./lib/cpu.mjs";
 import { busyMs, connect, SAMPLING_US, topFunctions } from "./lib/inspector.mjs";
 import { startWorker } from "./lib/server.mjs";
@@ -55,7 +55,7 @@ function load(base, c, seconds) {
     requests: [
       {
         method: /** @type {any} */ (c.method),
-        path: c.path,
+        path: pathOf(c, -1),
         headers: { authorization, "content-type": "application/json", ...c.headers },
         setupRequest: (/** @type {any} */ req) => (c.body ? { ...req, body: c.body(i++) } : req),
       },
@@ -274,7 +274,7 @@ async function main() {
       for (let i = 0; i < PROFILE.warmup + PROFILE.requests; i++) {
         const r = await profiled(cdp, server.base, {
           method: c.method,
-          path: c.path,
+          path: pathOf(c, i),
           body: c.body?.(i),
           headers: c.headers,
         });

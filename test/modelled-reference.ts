@@ -1,4 +1,4 @@
-import { isHidden, type PublicView, publicFields } from "../src/keys/public";
+import { type PublicView, shownTo } from "../src/keys/public";
 import { dateText, moneyText } from "../src/platform/query";
 
 // The reference presenters of products in the modelled dialect (src/docs/modelled-reads.md, "Modelled
@@ -115,6 +115,30 @@ export function modelledProductDetails(p: Row, vs: Row[]) {
 }
 
 export type ModelledProduct = ReturnType<typeof modelledProduct> | ReturnType<typeof modelledProductDetails>;
+
+/** Hidden: a product with visible "0"/0, or a variant with hidden "1" or visible 0. */
+export const isHidden = (p: Row) => p.visible === 0 || p.visible === "0" || p.hidden === "1";
+
+const stockOf = (p: Row): number => (typeof p.stock === "number" ? p.stock : Number(p.qty ?? 0));
+
+/**
+ * One presented product or variant as a publishable key sees it (src/docs/keys.md, "Publishable
+ * keys"): its public fields only, hidden variants gone, exact stock as `availability` unless the
+ * key has the stock scope. The reference every storefront answer SQLite builds is compared with.
+ */
+export function publicFields(p: Row, view: PublicView): Row {
+  const out: Row = {};
+  for (const [k, v] of Object.entries(p)) {
+    if (!shownTo(view, k)) continue;
+    if (k === "variants" && Array.isArray(v)) {
+      out[k] = (v as Row[]).filter((x) => !isHidden(x)).map((x) => publicFields(x, view));
+    } else out[k] = v;
+  }
+  if (!view.stock && (p.stock !== undefined || p.qty !== undefined)) {
+    out.availability = stockOf(p) > 0 ? "in_stock" : "out_of_stock";
+  }
+  return out;
+}
 
 /** A products answer as a publishable key sees it: hidden products and variants gone, public fields only. */
 export function publicProducts<T>(body: T, view: PublicView): T {

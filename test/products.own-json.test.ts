@@ -4,8 +4,9 @@ import { describe, expect, it } from "vitest";
 import { getDb } from "../src/db/client";
 import { useStoreUrl } from "../src/products/categories";
 import { getProduct } from "../src/products/create";
-import { minimalJson, ownJson, textsOf } from "../src/products/own-json";
+import { minimalJson, ownJson, publicJson, textsOf } from "../src/products/own-json";
 import { post, uid } from "./helpers";
+import { isHidden, publicFields } from "./modelled-reference";
 
 // The product answer built by SQLite (src/products/own-json.ts; GET /v1/products/{id} and the
 // writes planned in SQL answer it) must be, once parsed, exactly what the JavaScript presenter
@@ -105,6 +106,37 @@ describe("the product answer built by SQLite", () => {
       );
     },
   );
+
+  it("as a storefront sees it, equals the presenter's filtered for each view", async () => {
+    const db = getDb(env.DB);
+    const views = [false, true].flatMap((stock) => [false, true].map((datafields) => ({ stock, datafields })));
+    useStoreUrl("https://shop.example/p/");
+    await fc.assert(
+      fc.asyncProperty(fc.array(product, { minLength: 1, maxLength: 3 }), async (ps) => {
+        const ids: number[] = [];
+        for (const p of ps) ids.push(await create(p));
+        const shown = new Map<number, Record<string, unknown>>();
+        for (const id of ids) shown.set(id, JSON.parse(JSON.stringify(await getProduct(db, id))));
+        for (const view of views) {
+          const rows = await publicJson(
+            db,
+            view,
+            "p.id IN (SELECT value FROM json_each(?1))",
+            JSON.stringify(ids),
+          ).all();
+          // A hidden product yields no row: a storefront gets 404 for it.
+          const want = [...ids]
+            .sort((a, b) => b - a)
+            .filter((id) => !isHidden(shown.get(id) as Record<string, unknown>));
+          expect(rows.results.map((r) => r.id)).toEqual(want);
+          for (const [i, text] of textsOf(rows).entries()) {
+            expect(JSON.parse(text)).toEqual(publicFields(shown.get(want[i]) as Record<string, unknown>, view));
+          }
+        }
+      }),
+      { numRuns: 30 },
+    );
+  });
 
   it("equals the presenter's for a product of 2,048 variants over five options", async () => {
     const add = Array.from({ length: 2048 }, (_, i) => ({

@@ -11,7 +11,7 @@ export const ORDER_PAGE = 100;
 /**
  * @typedef {{ base: string, authorization: string }} Target
  * @typedef {{
- *   id: string, label: string, method: string, path: string,
+ *   id: string, label: string, method: string, path: string | ((i: number) => string),
  *   body?: (i: number) => string,
  *   baseline?: "bare" | "batch" | "status-batch" | "cancel-batch",
  *   load: boolean,
@@ -23,13 +23,21 @@ export const ORDER_PAGE = 100;
  *   verify?: (t: Target, invocations: number) => Promise<{ ok: boolean, text: string }>,
  * }} Case
  *
- * `load`: also run under autocannon (req/s, and the ratio to `baseline`). `profile` (default
+ * `path`: a function of the request's index (-1 for the probe and the load phase) where each
+ * request must differ, e.g. to miss the edge cache every time. `load`: also run under autocannon (req/s, and the ratio to `baseline`). `profile` (default
  * true): workerd CPU per request. `cpuIterations`: requests of the optional Node CPU phase
  * (`--node`). `connections`: autocannon connections (default 8). `contention`: a load case that
  * reports its share of 503 answers (writers losing the race) instead of a ratio. `verify`: run
  * after the case's profiled requests, with how many requests it served (probe included); says
  * whether they all did the work the case claims.
  */
+
+/**
+ * The path of a case's request `i` (see Case).
+ * @param {Case} c
+ * @param {number} i
+ */
+export const pathOf = (c, i) => (typeof c.path === "function" ? c.path(i) : c.path);
 
 /** @param {Target} t @param {string} method @param {string} path @param {unknown} [body] */
 export async function request(t, method, path, body) {
@@ -463,6 +471,17 @@ export function cases(ids) {
       cpuIterations: 10,
     },
     {
+      // The same product as a storefront reads it. A query the route ignores makes every request
+      // miss the colo's cache (src/products/edge.ts), as the first read after any change does.
+      id: "get-2048-pk",
+      label: "GET /v1/products/{id} of the 2048-variant product, publishable key, cache miss",
+      method: "GET",
+      path: (/** @type {number} */ i) => `/v1/products/${ids.syncIds[MAX_VARIANTS]}?miss=${i}-${Date.now()}`,
+      headers: { authorization: "", "x-publishable-key": ids.publishableKey },
+      load: false,
+      cpuIterations: 10,
+    },
+    {
       // The modelled reads' largest page (src/docs/modelled-reads.md): 500 products with details, one
       // of them with 2,048 variants (seedPages), answered whole under the byte bound.
       id: "list-products",
@@ -587,7 +606,7 @@ async function verifyConsume(t, invocations, outcome) {
  * @returns {Promise<{ ok: true } | { ok: false, reason: string }>}
  */
 export async function probe(t, c) {
-  const r = await request(t, c.method, c.path, c.body?.(0));
+  const r = await request(t, c.method, pathOf(c, -1), c.body?.(0));
   if (r.status === 404 && /^no route /.test(r.json?.error ?? ""))
     return { ok: false, reason: "n/a (endpoint not merged)" };
   if (r.status < 200 || r.status > 299) {

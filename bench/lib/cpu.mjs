@@ -13,6 +13,7 @@ import { mkdtempSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { pathOf } from "./cases.mjs";
 import { createD1Shim } from "./d1-shim.mjs";
 import { wranglerSync } from "./server.mjs";
 
@@ -57,7 +58,7 @@ export async function measureCpu(worker, target, c) {
 
   async function loop() {
     for (let i = 0; i < warmup + c.cpuIterations; i++) {
-      const req = new Request(`http://bench.local${c.path}`, {
+      const req = new Request(`http://bench.local${pathOf(c, i)}`, {
         method: c.method,
         headers: { authorization: target.authorization, "content-type": "application/json" },
         body: c.body?.(i),

@@ -4,9 +4,10 @@ import type { AppEnv, Credential } from "../env";
 import { tooMany } from "../platform/auth";
 import { clientAddress } from "../platform/client";
 
-// What a publishable key sees and may do (src/docs/keys.md, "Publishable keys"). The filter is a
-// function over a product as any product route presents it (list, details, single), so it
-// composes with however those answers are shaped.
+// What a publishable key sees and may do (src/docs/keys.md, "Publishable keys"). Every product
+// answer a storefront gets is built by SQLite (src/products/json-sql.ts) from the fields shownTo
+// lets through; test/modelled-reference.ts holds the same filter over presented products, the
+// reference those answers are compared with.
 
 /** Fields never shown to a publishable key: costs, suppliers, warehouse locations, merchant metadata. */
 const PRIVATE = new Set(["purchase_price", "supplier_name", "supplier_sku", "qty_location", "metadata"]);
@@ -20,29 +21,9 @@ export const publicView = (cred: Credential): PublicView => ({
   datafields: cred.scopes.includes("datafields"),
 });
 
-type Obj = Record<string, unknown>;
-
-/** Hidden: a product with visible "0"/0, or a variant with hidden "1" or visible 0. */
-export const isHidden = (p: Obj) => p.visible === 0 || p.visible === "0" || p.hidden === "1";
-
-function stockOf(p: Obj): number {
-  return typeof p.stock === "number" ? p.stock : Number(p.qty ?? 0);
-}
-
-/** One product or variant with only its public fields; exact stock becomes `availability`. */
-export function publicFields(p: Obj, view: PublicView): Obj {
-  const out: Obj = {};
-  for (const [k, v] of Object.entries(p)) {
-    if (PRIVATE.has(k) || (!view.datafields && DATAFIELDS.has(k)) || (!view.stock && STOCK.has(k))) continue;
-    if (k === "variants" && Array.isArray(v)) {
-      out[k] = (v as Obj[]).filter((x) => !isHidden(x)).map((x) => publicFields(x, view));
-    } else out[k] = v;
-  }
-  if (!view.stock && (p.stock !== undefined || p.qty !== undefined)) {
-    out.availability = stockOf(p) > 0 ? "in_stock" : "out_of_stock";
-  }
-  return out;
-}
+/** Whether a publishable key with `view` sees a product's or variant's field `k`, in every shape. */
+export const shownTo = (view: PublicView, k: string) =>
+  !PRIVATE.has(k) && (view.datafields || !DATAFIELDS.has(k)) && (view.stock || !STOCK.has(k));
 
 /** Whether `sent` is the order's token, compared without early exit. */
 export async function tokenMatches(token: string | undefined, sent: string | undefined): Promise<boolean> {

@@ -1,5 +1,6 @@
 import type { PublicView } from "../keys/public";
 import { CATEGORIES_SQL, HEAD_SQL } from "./categories";
+import { availability, type Field, kept, object } from "./json-sql";
 
 // Products in the modelled dialect (src/docs/modelled-reads.md, "Modelled reads"), built by SQLite
 // as JSON text: a page of products with thousands of variants reaches the Worker as one text per
@@ -27,13 +28,6 @@ const images = (col: string) =>
   `json(coalesce((SELECT json_group_object(CAST(i.key + 1 AS TEXT), json_object('image', i.value ->> 'url',
     'alttext', coalesce(i.value ->> 'alttext', ''))) FROM json_each(${col}) AS i), '{}'))`;
 const json = (text: string) => `json(${text})`;
-
-/** Keys never shown to a publishable key (src/docs/keys.md, "Publishable keys"). */
-const PRIVATE = new Set(["purchase_price", "supplier_name", "supplier_sku", "qty_location"]);
-const DATAFIELDS = new Set(["datafield_1", "datafield_2", "datafield_3"]);
-const STOCK = new Set(["stock", "qty"]);
-
-type Field = [key: string, sql: string];
 
 // `p` is the product row with two more columns: vc (its variants' count) and vq (their qty sum).
 const STOCK_OF = "iif(p.vc > 0, p.vq, p.stock)";
@@ -104,19 +98,6 @@ const DETAILS: Field[] = [
   ["datafield_3", s("p.datafield_3")],
   ["images", images("p.images")],
 ];
-
-/** The private and, for a storefront, the stock fields left out of a product or variant. */
-function kept(fields: Field[], view: PublicView | undefined): Field[] {
-  if (!view) return fields;
-  return fields.filter(
-    ([k]) => !PRIVATE.has(k) && (view.datafields || !DATAFIELDS.has(k)) && (view.stock || !STOCK.has(k)),
-  );
-}
-
-const object = (fields: Field[]) => `json_object(${fields.map(([k, v]) => `'${k}', ${v}`).join(", ")})`;
-// A storefront without the stock scope sees availability instead of a count.
-const availability = (view: PublicView | undefined, stock: string): Field[] =>
-  view && !view.stock ? [["availability", `iif(${stock} > 0, 'in_stock', 'out_of_stock')`]] : [];
 
 /**
  * The SQL of a product's modelled JSON as parts, over a row `p` of products with the columns vc and

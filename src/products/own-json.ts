@@ -1,7 +1,9 @@
 import type { DB } from "../db/client";
+import type { PublicView } from "../keys/public";
 import { stmt } from "../platform/d1";
 import { carriedSql, uncarried } from "../platform/quotes";
 import { storeBaseSql } from "./categories";
+import { availability, type Field, kept, object } from "./json-sql";
 
 // A product as GET /v1/products/{id} answers it (present.ts `presentProduct`), built as JSON text
 // by SQLite, for the writes planned in SQL (./create-sql.ts, ./update/variants-sql.ts): presenting
@@ -16,46 +18,95 @@ const maybeMoney = (col: string) => `iif(${col} IS NULL, NULL, ${money(col)})`;
 const iso = (col: string) => `strftime('%Y-%m-%dT%H:%M:%fZ', ${col} / 1000.0, 'unixepoch')`;
 const name = (n: number) => `p.option_names->>'$[${n - 1}]'`;
 
-const VARIANT = `json_object('variant_id', v.id, 'sku', v.sku,
-  ${[1, 2, 3, 4, 5]
-    .map(
-      (n) =>
-        `'variant_option${n}_name', ${name(n)}, 'variant_option${n}_value', iif(${name(n)} IS NULL OR ${name(n)} = '', NULL, v.option${n}_value)`,
-    )
-    .join(",\n  ")},
-  'price', ${money("v.price")}, 'before_price', ${maybeMoney("v.before_price")},
-  'purchase_price', ${maybeMoney("v.purchase_price")}, 'qty', v.qty, 'qty_location', v.qty_location,
-  'gtin', v.gtin, 'supplier_sku', v.supplier_sku, 'weight', v.weight, 'visible', v.visible,
-  'images', json(v.images))`;
+const VARIANT_FIELDS: Field[] = [
+  ["variant_id", "v.id"],
+  ["sku", "v.sku"],
+  ...[1, 2, 3, 4, 5].flatMap((n): Field[] => [
+    [`variant_option${n}_name`, name(n)],
+    [`variant_option${n}_value`, `iif(${name(n)} IS NULL OR ${name(n)} = '', NULL, v.option${n}_value)`],
+  ]),
+  ["price", money("v.price")],
+  ["before_price", maybeMoney("v.before_price")],
+  ["purchase_price", maybeMoney("v.purchase_price")],
+  ["qty", "v.qty"],
+  ["qty_location", "v.qty_location"],
+  ["gtin", "v.gtin"],
+  ["supplier_sku", "v.supplier_sku"],
+  ["weight", "v.weight"],
+  ["visible", "v.visible"],
+  ["images", "json(v.images)"],
+];
+
+const STOCK = "coalesce((SELECT sum(qty) FROM variants WHERE product_id = p.id), p.stock)";
+
+const PRODUCT_FIELDS = (url: string, variants: string): Field[] => [
+  ["product_id", "p.id"],
+  ["sku", "p.sku"],
+  ["title", "p.title"],
+  ["price", money("p.price")],
+  ["before_price", maybeMoney("p.before_price")],
+  ["purchase_price", maybeMoney("p.purchase_price")],
+  ["tax_rate", "p.tax_rate"],
+  ["stock", STOCK],
+  ["qty_location", "p.qty_location"],
+  ["disable_minusqty", "CAST(p.disable_minusqty AS TEXT)"],
+  ["visible", "p.visible"],
+  ["description", "p.description"],
+  ["gtin", "p.gtin"],
+  ["supplier_name", "p.supplier_name"],
+  ["supplier_sku", "p.supplier_sku"],
+  ["datafield_1", "p.datafield_1"],
+  ["datafield_2", "p.datafield_2"],
+  ["datafield_3", "p.datafield_3"],
+  ["seo_description", "p.seo_description"],
+  ["seo_title", "p.seo_title"],
+  ["weight", "p.weight"],
+  ["images", "json(p.images)"],
+  ["categories", "json(p.categories)"],
+  ["slug", "p.slug"],
+  ["url", url],
+  ["metadata", "iif(p.metadata IS NULL, NULL, json(p.metadata))"],
+  ["variants", `json(${variants})`],
+  ["created_at", iso("p.created_at")],
+  ["updated_at", iso("p.updated_at")],
+];
+
+/** The fields a publishable key sees (none for a secret key), `availability` of `stock` last. */
+const shown = (fields: Field[], stock: string, view: PublicView | undefined): Field[] => [
+  ...kept(fields, view),
+  ...availability(view, stock),
+];
 
 // A product's variants, in order through variants_product (product_id, position); a product with
 // variants has their qty summed as its stock.
-const VARIANTS = `(SELECT coalesce(json_group_array(json(${VARIANT})), '[]')
-  FROM (SELECT * FROM variants WHERE product_id = p.id ORDER BY position, id) AS v)`;
-
-const PRODUCT = (url: string) => `json_object('product_id', p.id, 'sku', p.sku, 'title', p.title,
-  'price', ${money("p.price")}, 'before_price', ${maybeMoney("p.before_price")},
-  'purchase_price', ${maybeMoney("p.purchase_price")}, 'tax_rate', p.tax_rate,
-  'stock', coalesce((SELECT sum(qty) FROM variants WHERE product_id = p.id), p.stock),
-  'qty_location', p.qty_location,
-  'disable_minusqty', CAST(p.disable_minusqty AS TEXT), 'visible', p.visible, 'description', p.description,
-  'gtin', p.gtin, 'supplier_name', p.supplier_name, 'supplier_sku', p.supplier_sku,
-  'datafield_1', p.datafield_1, 'datafield_2', p.datafield_2, 'datafield_3', p.datafield_3,
-  'seo_description', p.seo_description, 'seo_title', p.seo_title, 'weight', p.weight,
-  'images', json(p.images), 'categories', json(p.categories), 'slug', p.slug, 'url', ${url},
-  'metadata', iif(p.metadata IS NULL, NULL, json(p.metadata)), 'variants', json(${VARIANTS}),
-  'created_at', ${iso("p.created_at")}, 'updated_at', ${iso("p.updated_at")})`;
+const variants = (
+  view: PublicView | undefined,
+) => `(SELECT coalesce(json_group_array(json(${object(shown(VARIANT_FIELDS, "v.qty", view))})), '[]')
+  FROM (SELECT * FROM variants WHERE product_id = p.id${view ? " AND visible = 1" : ""} ORDER BY position, id) AS v)`;
 
 /**
  * The products `where` selects (a condition on `p`, values bound as ?1...), newest first, one `json`
  * text each, carried (src/platform/quotes.ts: answerBytes writes it out).
  */
 export function ownJson(db: DB, where: string, ...params: unknown[]) {
+  return productJson(db, undefined, where, ...params);
+}
+
+/**
+ * ownJson as a publishable key with `view` sees it: its visible products only (a hidden one yields
+ * no row), each as publicFields(presentProduct(...)) would show it.
+ */
+export function publicJson(db: DB, view: PublicView, where: string, ...params: unknown[]) {
+  return productJson(db, view, `(${where}) AND p.visible = 1`, ...params);
+}
+
+function productJson(db: DB, view: PublicView | undefined, where: string, ...params: unknown[]) {
   const base = storeBaseSql();
   const url = `iif(p.slug IS NULL OR ${base} = '', NULL, ${base} || p.slug)`;
+  const product = object(shown(PRODUCT_FIELDS(url, variants(view)), STOCK, view));
   return stmt(
     db,
-    `SELECT p.id, (SELECT count(*) FROM variants WHERE product_id = p.id) AS variants, ${carriedSql(PRODUCT(url))} AS json
+    `SELECT p.id, (SELECT count(*) FROM variants WHERE product_id = p.id) AS variants, ${carriedSql(product)} AS json
      FROM products AS p WHERE ${where} ORDER BY p.id DESC`,
     ...params,
   );

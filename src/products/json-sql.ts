@@ -1,0 +1,17 @@
+import { type PublicView, shownTo } from "../keys/public";
+
+// What the two builders of product JSON in SQL (./own-json.ts, ./modelled-json.ts) share: an
+// object as a list of [key, SQL] fields, and what a publishable key sees of it
+// (src/keys/public.ts, the presenter's filter they are held to).
+
+export type Field = [key: string, sql: string];
+
+export const object = (fields: Field[]) => `json_object(${fields.map(([k, v]) => `'${k}', ${v}`).join(", ")})`;
+
+/** The fields a publishable key with `view` sees; all of them for a secret key (no view). */
+export const kept = (fields: Field[], view: PublicView | undefined): Field[] =>
+  view ? fields.filter(([k]) => shownTo(view, k)) : fields;
+
+/** A storefront without the stock scope sees availability instead of a count. */
+export const availability = (view: PublicView | undefined, stock: string): Field[] =>
+  view && !view.stock ? [["availability", `iif(${stock} > 0, 'in_stock', 'out_of_stock')`]] : [];
