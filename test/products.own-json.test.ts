@@ -8,9 +8,10 @@ import { minimalJson, ownJson, publicJson, textsOf } from "../src/products/own-j
 import { post, uid } from "./helpers";
 import { isHidden, publicFields } from "./modelled-reference";
 
-// The product answer built by SQLite (src/products/own-json.ts; GET /v1/products/{id} and the
-// writes planned in SQL answer it) must be, once parsed, exactly what the JavaScript presenter
-// (present.ts, which publishable keys' answers and the other writes use) makes of the same rows:
+// The product answer built by SQLite (src/products/own-json.ts; GET /v1/products/{id}, for secret
+// and publishable keys, and the writes planned in SQL answer it) must be, once parsed, exactly what
+// the JavaScript presenter (present.ts, which the other writes use) makes of the same rows, and
+// for a storefront what the reference filter (./modelled-reference.ts) leaves of that:
 // on random products of every field's forms, with and without a store URL, alone and several in
 // one statement.
 
