@@ -229,14 +229,14 @@ export async function deliverBatch(batch: MessageBatch<unknown>, env: Bindings, 
 
   // A failure here throws, and Queues redelivers the whole batch: nothing was attempted yet.
   const eventIds = events.map((m) => (m.body as EventMessage).event_id);
-  const allIds = JSON.stringify([...eventIds, ...direct.map((m) => m.body.event_id)]);
+  const allIds = [...eventIds, ...direct.map((m) => m.body.event_id)];
   const [, fanRows, directRows, eventRows, endpointRows, ...objectRows] = await runBatch(db, [
     stmt(db, MARK_DISPATCHED, JSON.stringify(eventIds), now),
     stmt(db, FAN_OUT, JSON.stringify(eventIds)),
     stmt(db, DIRECT, JSON.stringify(direct.map((m) => m.body))),
-    stmt(db, EVENTS, allIds),
+    stmt(db, EVENTS, JSON.stringify(allIds)),
     stmt(db, ENDPOINTS),
-    ...objectStatements(db, env, [...eventIds, ...direct.map((m) => m.body.event_id)]),
+    ...objectStatements(db, env, allIds),
   ]);
   const objects = objectTexts(env, objectRows);
   const eventOf = new Map(eventRows.results.map((r) => [r.event_id, r]));
