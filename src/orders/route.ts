@@ -7,7 +7,7 @@ import { ApiError } from "../platform/errors";
 import { id } from "../platform/fields";
 import { completeStatements, idempotency, recordStatements } from "../platform/idempotency";
 import { bodyItems, fieldNames } from "../platform/items";
-import { answerBytes } from "../platform/quotes";
+import { carriedJson } from "../platform/quotes";
 import { parseItem } from "../platform/validate";
 import { zv } from "../platform/zv";
 import { toMoney } from "../products/present";
@@ -177,9 +177,7 @@ export const ordersRoute = new Hono<AppEnv>()
   .get("/", async (c) => {
     const { json, link } = await listOrders(c.var.db, parseOrderQuery(c.req.url), c.req.url);
     // SQLite's text as is: the page is never parsed in the Worker (src/docs/performance.md).
-    c.header("Content-Type", "application/json");
-    if (link) c.header("Link", link);
-    return c.body(answerBytes(json), 200);
+    return carriedJson(c, json, 200, link ? { Link: link } : {});
   })
   .get("/:order_id", zv("param", z.object({ order_id: id })), async (c) => {
     const { order_id } = c.req.valid("param");

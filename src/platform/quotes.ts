@@ -1,3 +1,5 @@
+import type { Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
 import swapModule from "./quotes.wasm";
 
 // Large JSON answers that SQLite builds travel from D1 with their double quotes carried as
@@ -51,6 +53,14 @@ export function answerBytes(text: string): Uint8Array<ArrayBuffer> {
   swap(written);
   return new Uint8Array(memory.buffer, 0, written).slice();
 }
+
+/** A JSON answer of carried text: its bytes (answerBytes) with the JSON media type. */
+export const carriedJson = (
+  c: Context,
+  text: string,
+  status: ContentfulStatusCode = 200,
+  headers: Record<string, string> = {},
+) => c.body(answerBytes(text), status, { "Content-Type": "application/json", ...headers });
 
 /** Bytes of memory the swap holds (for tests: an ASCII answer must not reserve UTF-8's worst case). */
 export const answerMemoryBytes = () => (instance ? memory.buffer.byteLength : 0);

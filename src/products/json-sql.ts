@@ -15,3 +15,9 @@ export const kept = (fields: Field[], view: PublicView | undefined): Field[] =>
 /** A storefront without the stock scope sees availability instead of a count. */
 export const availability = (view: PublicView | undefined, stock: string): Field[] =>
   view && !view.stock ? [["availability", `iif(${stock} > 0, 'in_stock', 'out_of_stock')`]] : [];
+
+/** A product's or variant's fields as `view` sees them, the availability of `stock` last. */
+export const seen = (fields: Field[], view: PublicView | undefined, stock: string): Field[] => [
+  ...kept(fields, view),
+  ...availability(view, stock),
+];

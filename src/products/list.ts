@@ -69,7 +69,7 @@ export type ProductListAnswer = {
   // Bare, as the modelled API's clients in the wild read it (src/docs/modelled-reads.md, "GET /v1/products").
   /**
    * The answer's JSON text, carried (src/platform/quotes.ts): SQLite's pieces joined, never
-   * parsed; answerBytes makes the body of it. One flat string, because the
+   * parsed; carriedJson answers it. One flat string, because the
    * runtime writes it out for less CPU than a Blob of the thousand pieces a page is (about 1.3 ms
    * less on a page of 500 products, bench/README.md "This round (seventh)").
    */

@@ -1,6 +1,6 @@
 import type { PublicView } from "../keys/public";
 import { CATEGORIES_SQL, HEAD_SQL } from "./categories";
-import { availability, type Field, kept, object } from "./json-sql";
+import { availability, type Field, kept, object, seen } from "./json-sql";
 
 // Products in the modelled dialect (src/docs/modelled-reads.md, "Modelled reads"), built by SQLite
 // as JSON text: a page of products with thousands of variants reaches the Worker as one text per
@@ -108,14 +108,14 @@ const DETAILS: Field[] = [
  */
 export function productParts(withDetails: boolean, url: string, view?: PublicView) {
   const base = [...BASE, ...placed(url)];
-  if (!withDetails) return { head: object([...kept(base, view), ...availability(view, STOCK_OF)]) };
+  if (!withDetails) return { head: object(seen(base, view, STOCK_OF)) };
   const head = object(kept([...base, ...DETAILS], view));
   // Bundles do not exist here: no product has bundle content.
   const tail = object([["product_package_products", "json('[]')"], ...availability(view, STOCK_OF)]);
   return {
     head,
     tail,
-    variant: object([...kept(VARIANT, view), ...availability(view, "v.qty")]),
+    variant: object(seen(VARIANT, view, "v.qty")),
     // A storefront never sees a hidden variant.
     variantFilter: view ? "v.visible = 1" : "1",
   };

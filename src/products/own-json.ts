@@ -3,7 +3,7 @@ import type { PublicView } from "../keys/public";
 import { stmt } from "../platform/d1";
 import { carriedSql, uncarried } from "../platform/quotes";
 import { storeBaseSql } from "./categories";
-import { availability, type Field, kept, object } from "./json-sql";
+import { type Field, object, seen } from "./json-sql";
 
 // A product as GET /v1/products/{id} answers it (present.ts `presentProduct`), built as JSON text
 // by SQLite, for that read (a storefront's with only what its key sees) and the writes planned in
@@ -73,22 +73,16 @@ const PRODUCT_FIELDS = (url: string, variants: string): Field[] => [
   ["updated_at", iso("p.updated_at")],
 ];
 
-/** The fields a publishable key sees (none for a secret key), `availability` of `stock` last. */
-const shown = (fields: Field[], stock: string, view: PublicView | undefined): Field[] => [
-  ...kept(fields, view),
-  ...availability(view, stock),
-];
-
 // A product's variants, in order through variants_product (product_id, position); a product with
 // variants has their qty summed as its stock.
 const variants = (
   view: PublicView | undefined,
-) => `(SELECT coalesce(json_group_array(json(${object(shown(VARIANT_FIELDS, "v.qty", view))})), '[]')
+) => `(SELECT coalesce(json_group_array(json(${object(seen(VARIANT_FIELDS, view, "v.qty"))})), '[]')
   FROM (SELECT * FROM variants WHERE product_id = p.id${view ? " AND visible = 1" : ""} ORDER BY position, id) AS v)`;
 
 /**
  * The products `where` selects (a condition on `p`, values bound as ?1...), newest first, one `json`
- * text each, carried (src/platform/quotes.ts: answerBytes writes it out).
+ * text each, carried (src/platform/quotes.ts: carriedJson answers it).
  */
 export function ownJson(db: DB, where: string, ...params: unknown[]) {
   return productJson(db, undefined, where, ...params);
@@ -105,7 +99,7 @@ export function publicJson(db: DB, view: PublicView, where: string, ...params: u
 function productJson(db: DB, view: PublicView | undefined, where: string, ...params: unknown[]) {
   const base = storeBaseSql();
   const url = `iif(p.slug IS NULL OR ${base} = '', NULL, ${base} || p.slug)`;
-  const product = object(shown(PRODUCT_FIELDS(url, variants(view)), STOCK, view));
+  const product = object(seen(PRODUCT_FIELDS(url, variants(view)), view, STOCK));
   return stmt(
     db,
     `SELECT p.id, (SELECT count(*) FROM variants WHERE product_id = p.id) AS variants, ${carriedSql(product)} AS json

@@ -6,7 +6,7 @@ import { jsonBody, productBody } from "../platform/body";
 import { stmt } from "../platform/d1";
 import { ApiError } from "../platform/errors";
 import { id } from "../platform/fields";
-import { answerBytes } from "../platform/quotes";
+import { carriedJson } from "../platform/quotes";
 import { zv } from "../platform/zv";
 import { storeUrl } from "./categories";
 import { createProducts } from "./create";
@@ -37,10 +37,7 @@ export const productsRoute = new Hono<AppEnv>()
     const q = { ...parseProductQuery(c.req.url), visibleOnly: pub !== undefined };
     const { json, link, etag } = await listProducts(c.var.db, q, c.req.url, pub);
     // SQLite's text as is: the page is never parsed in the Worker (src/docs/performance.md).
-    c.header("Content-Type", "application/json");
-    c.header("ETag", etag);
-    if (link) c.header("Link", link);
-    return c.body(answerBytes(json), 200);
+    return carriedJson(c, json, 200, { ETag: etag, ...(link ? { Link: link } : {}) });
   })
   .get("/count", async (c) => c.json(await countProducts(c.var.db, c.req.url)))
   .get("/:product_id", notModified, zv("param", z.object({ product_id: id })), catalogEdge, async (c) => {
@@ -59,5 +56,5 @@ export const productsRoute = new Hono<AppEnv>()
     // A hidden product does not exist for a storefront (publicJson yields no row for it).
     if (!found.results.length) throw new ApiError(404, `product ${product_id} not found`);
     const tag = catalogETag(version.results[0]?.version, c.req.url, pub);
-    return c.body(answerBytes(productText(found).text), 200, { "Content-Type": "application/json", ETag: tag });
+    return carriedJson(c, productText(found).text, 200, { ETag: tag });
   });

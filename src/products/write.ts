@@ -7,7 +7,7 @@ import { envelope } from "../platform/errors";
 import { completeStatements, type Idem, idempotencyWith, recordStatements } from "../platform/idempotency";
 import { bodyItems, fieldNames, parseItems } from "../platform/items";
 import { MINIMAL_APPLIED, minimalProduct, prefersMinimal } from "../platform/prefer";
-import { answerBytes, escapeBackticks } from "../platform/quotes";
+import { carriedJson, escapeBackticks } from "../platform/quotes";
 import { dispatch, type PendingEvent, waiterOf } from "../webhooks/outbox";
 import type { ItemOutcome, ProductRef, Recorder, WriteOptions, Written } from "./create";
 import { parseProduct } from "./entries";
@@ -184,10 +184,7 @@ export async function writeProducts<S extends z.ZodObject, P extends ProductOut 
     // The product's text is carried (src/platform/quotes.ts); notices may quote a backtick.
     const head = escapeBackticks(JSON.stringify({ ...rest, products: [] }));
     const text = `${head.slice(0, -2)}${first.text}]}`;
-    return c.body(answerBytes(text), status, {
-      "Content-Type": "application/json",
-      ...(minimal ? MINIMAL_APPLIED : { Vary: "Prefer" }),
-    });
+    return carriedJson(c, text, status, minimal ? MINIMAL_APPLIED : { Vary: "Prefer" });
   }
   const shown = (body.products as unknown[]).filter((p): p is ProductOut => typeof p === "object");
   c.set("logCounts", { products: body.success, variants: shown.reduce((n, p) => n + p.variants.length, 0) });
