@@ -3,6 +3,7 @@
 // `webhook-signature: v1,<base64>`. WebCrypto only: the Workers runtime has no node:crypto here.
 
 const PREFIX = "whsec_";
+const UTF8 = new TextEncoder();
 
 function toBase64(bytes: Uint8Array): string {
   let s = "";
@@ -30,6 +31,6 @@ export function signingKey(secret: string): Promise<CryptoKey> {
 
 /** The `webhook-signature` header value for one attempt. */
 export async function signature(key: CryptoKey, id: string, timestamp: number, body: string): Promise<string> {
-  const mac = await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`${id}.${timestamp}.${body}`));
+  const mac = await crypto.subtle.sign("HMAC", key, UTF8.encode(`${id}.${timestamp}.${body}`));
   return `v1,${toBase64(new Uint8Array(mac))}`;
 }
