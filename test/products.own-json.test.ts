@@ -4,7 +4,8 @@ import { describe, expect, it } from "vitest";
 import { getDb } from "../src/db/client";
 import { useStoreUrl } from "../src/products/categories";
 import { getProduct } from "../src/products/create";
-import { minimalJson, ownJson, publicJson, textsOf } from "../src/products/own-json";
+import { minimalJson, ownJson, publicJson } from "../src/products/own-json";
+import { textsOf } from "./carried";
 import { post, uid } from "./helpers";
 import { isHidden, publicFields } from "./modelled-reference";
 

@@ -1,7 +1,8 @@
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { answerBytes, answerMemoryBytes, carriedSql, escapeBackticks, uncarried } from "../src/platform/quotes";
+import { answerBytes, answerMemoryBytes, carriedSql, escapeBackticks } from "../src/platform/quotes";
+import { uncarried } from "./carried";
 import { callWithListAsText, get, post, put, uid } from "./helpers";
 
 // Large answers built by SQLite travel from D1 with their double quotes carried as backticks

@@ -64,6 +64,3 @@ export const carriedJson = (
 
 /** Bytes of memory the swap holds (for tests: an ASCII answer must not reserve UTF-8's worst case). */
 export const answerMemoryBytes = () => (instance ? memory.buffer.byteLength : 0);
-
-/** An answer's carried text as the JSON text it stands for (for tests and small reads). */
-export const uncarried = (text: string) => new TextDecoder().decode(answerBytes(text));

@@ -1,7 +1,7 @@
 import type { DB } from "../db/client";
 import type { PublicView } from "../keys/public";
 import { stmt } from "../platform/d1";
-import { carriedSql, uncarried } from "../platform/quotes";
+import { carriedSql } from "../platform/quotes";
 import { storeBaseSql } from "./categories";
 import { type Field, object, seen } from "./json-sql";
 
@@ -120,9 +120,6 @@ export function minimalJson(db: DB, where: string, ...params: unknown[]) {
     ...params,
   );
 }
-
-/** The JSON texts of an ownJson or minimalJson result, in order. */
-export const textsOf = (r: D1Result<Record<string, unknown>>) => r.results.map((row) => uncarried(row.json as string));
 
 /**
  * A product of a write's answer as SQLite built it: the answer is written around the text
