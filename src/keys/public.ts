@@ -16,10 +16,11 @@ const STOCK = new Set(["stock", "qty"]);
 
 export type PublicView = { stock: boolean; datafields: boolean };
 
-export const publicView = (cred: Credential): PublicView => ({
-  stock: cred.scopes.includes("stock"),
-  datafields: cred.scopes.includes("datafields"),
-});
+/** What the request's key may see of the catalog: a view for a publishable key, else undefined (all). */
+export const publicView = (cred: Credential | undefined): PublicView | undefined =>
+  cred?.type === "publishable"
+    ? { stock: cred.scopes.includes("stock"), datafields: cred.scopes.includes("datafields") }
+    : undefined;
 
 /** Whether a publishable key with `view` sees a product's or variant's field `k`, in every shape. */
 export const shownTo = (view: PublicView, k: string) =>

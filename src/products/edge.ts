@@ -57,10 +57,9 @@ export const writesMoveCatalog = createMiddleware<AppEnv>(async (c, next) => {
 
 /** Serves a publishable key's catalog read from the colo's cache, or stores the fresh answer there. */
 export const catalogEdge = createMiddleware<AppEnv>(async (c, next) => {
-  const cred = c.var.credential;
+  const view = publicView(c.var.credential);
   const cache = cacheOf();
-  if (cred?.type !== "publishable" || !cache) return next();
-  const view = publicView(cred);
+  if (!view || !cache) return next();
   const url = new URL(c.req.url);
   const version = await catalogVersion(c, cache);
   // The answer depends on the path, the query and what the key may see; never on the key itself.

@@ -32,8 +32,7 @@ export const productsRoute = new Hono<AppEnv>()
     writeProducts(c, productDelete, deleteProducts, { products: false }),
   )
   .get("/", notModified, catalogEdge, async (c) => {
-    const cred = c.var.credential;
-    const pub = cred?.type === "publishable" ? publicView(cred) : undefined;
+    const pub = publicView(c.var.credential);
     const q = { ...parseProductQuery(c.req.url), visibleOnly: pub !== undefined };
     const { json, link, etag } = await listProducts(c.var.db, q, c.req.url, pub);
     // SQLite's text as is: the page is never parsed in the Worker (src/docs/performance.md).
@@ -42,8 +41,7 @@ export const productsRoute = new Hono<AppEnv>()
   .get("/count", async (c) => c.json(await countProducts(c.var.db, c.req.url)))
   .get("/:product_id", notModified, zv("param", z.object({ product_id: id })), catalogEdge, async (c) => {
     const { product_id } = c.req.valid("param");
-    const cred = c.var.credential;
-    const pub = cred?.type === "publishable" ? publicView(cred) : undefined;
+    const pub = publicView(c.var.credential);
     // SQLite's text as is (src/products/own-json.ts), a storefront's with only what it may see: a
     // product of 2,048 variants is never presented in JavaScript (for a storefront that took 27
     // ms of CPU). The ETag comes of the catalog version, as a page's does: hashing a megabyte of
