@@ -64,7 +64,7 @@ function d1Frames(p) {
  * answer's decoding, with no idle sample between. A gap longer than D1_GAP_US with a D1-binding
  * frame at either end is that wait (a deployed Worker's D1 is remote: the isolate idles and is not
  * billed) and is credited one interval. Gaps elsewhere (preemption, a starved sampler thread)
- * still count in full (the figure is no bound either way: bench/README.md, "Stretches with no
+ * still count in full (one request's figure is no bound either way: bench/README.md, "Clumped
  * samples"). The method check in every run shows
  * the effect on a loop around one D1 query.
  * @param {Profile} p
