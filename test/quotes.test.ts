@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { answerBytes, answerMemoryBytes, carriedSql, escapeBackticks } from "../src/platform/quotes";
+import { answerBytes, carriedSql, escapeBackticks } from "../src/platform/quotes";
 import { uncarried } from "./carried";
 import { callWithListAsText, get, post, put, uid } from "./helpers";
 
@@ -20,25 +20,6 @@ async function built(value: unknown) {
 const escaped = (json: string) => json.replaceAll("`", "\\u0060");
 
 const TRICKY = ["`", "``", '"`"', "\\`", "\\u0060", 'back`tick "quote" \\ slash', "é 😀 中文 `x`", "\u0001\n\t"];
-
-// First in the file: the swap's memory only grows, so what it holds here is what these texts took.
-describe("answerBytes' memory", () => {
-  const MB = 1 << 20;
-  it("holds an ASCII answer in about its own size, not UTF-8's worst case", () => {
-    const ascii = `[\`${"a".repeat(3 * MB)}\`]`;
-    expect(uncarried(ascii)).toBe(`["${"a".repeat(3 * MB)}"]`);
-    expect(answerMemoryBytes()).toBeLessThan(3.1 * MB);
-  });
-
-  it("grows only for the part that stops fitting, and keeps the bytes written before", () => {
-    const tail = `[\`${"b".repeat(3 * MB)}é😀\`]`;
-    const bytes = answerBytes(tail);
-    expect(new TextDecoder().decode(bytes)).toBe(`["${"b".repeat(3 * MB)}é😀"]`);
-    expect(answerMemoryBytes()).toBeLessThan(3.1 * MB);
-    const head = `[\`é${"c".repeat(MB)}\`]`;
-    expect(uncarried(head)).toBe(`["é${"c".repeat(MB)}"]`);
-  });
-});
 
 describe("answerBytes of a carried text", () => {
   it.each(TRICKY.map((s) => [s]))("gives SQLite's JSON text for a string %j", async (s) => {
