@@ -90,7 +90,8 @@ export function ownJson(db: DB, where: string, ...params: unknown[]) {
 
 /**
  * ownJson as a publishable key with `view` sees it: its visible products only (a hidden one yields
- * no row), each as publicFields(presentProduct(...)) would show it.
+ * no row), each as the reference filter over presentProduct shows it (test/modelled-reference.ts,
+ * publicFields).
  */
 export function publicJson(db: DB, view: PublicView, where: string, ...params: unknown[]) {
   return productJson(db, view, `(${where}) AND p.visible = 1`, ...params);
