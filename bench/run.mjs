@@ -6,7 +6,8 @@ import path from "node:path";
 import autocannon from "autocannon";
 import { cases, pathOf, probe, SYNC_SIZES, seed } from "./lib/cases.mjs";
 import { loadBundle, measureCpu } from "./lib/cpu.mjs";
-import { busyMs, connect, SAMPLING_US, topFunctions } from "./lib/inspector.mjs";
+import { busyMs, connect, samplingUs, topFunctions } from "./lib/inspector.mjs";
+import { isolate } from "./lib/isolate.mjs";
 import { startWorker } from "./lib/server.mjs";
 
 const LOAD = { connections: 8, warmupSeconds: 1, seconds: 6, rounds: 3 };
@@ -147,7 +148,7 @@ async function profiled(cdp, base, r) {
     await res.arrayBuffer();
     return { status: res.status, d1: res.headers.get("x-bench-d1"), sqlMs: res.headers.get("x-bench-d1-ms") };
   });
-  return { ...result, profile, ...busyMs(profile) };
+  return { ...result, profile, ...busyMs(profile, cdp.intervalUs) };
 }
 
 /**
@@ -239,11 +240,19 @@ async function main() {
   let cdp;
   /** @type {Record<string, boolean> | undefined} */
   let compiled;
+  /** @type {import("./lib/isolate.mjs").Isolation | undefined} */
+  let iso;
+  let interval = 0;
   try {
     log(`worker up on ${server.base}, inspector on ${server.inspectorPort} (D1 state in ${persistDir}); seeding`);
     const ids = await seed(target);
     const list = cases(ids).filter((c) => !only || only.includes(c.id));
     cdp = await connect(server.inspectorPort);
+    iso = await isolate(cdp.send);
+    cdp.onStart(iso.afterStart);
+    await cdp.setInterval(samplingUs(iso.on));
+    interval = cdp.intervalUs;
+    log(`CPU phase ${iso.text}`);
     const compiledRes = await fetch(`${server.base}/__bench/compiled`, { headers: { authorization } });
     compiled = compiledRes.ok ? await compiledRes.json() : undefined;
     log(`compiled validators in workerd: ${JSON.stringify(compiled)}`);
@@ -315,7 +324,7 @@ async function main() {
           calls,
           statements,
           others,
-          top: topFunctions(slowest.profile, 6).map(([f, ms]) => `${f} ${ms.toFixed(1)}`),
+          top: topFunctions(slowest.profile, 6, interval).map(([f, ms]) => `${f} ${ms.toFixed(1)}`),
         },
       });
       const w = rows[c.id].workerd;
@@ -325,6 +334,7 @@ async function main() {
     }
     cdp.close();
     cdp = undefined;
+    iso.restore();
 
     for (const c of list) {
       if (rows[c.id].status !== "ok" || !c.load || !withLoad) continue;
@@ -379,11 +389,12 @@ async function main() {
     }
   } finally {
     cdp?.close();
+    iso?.restore();
     await server.stop();
     rmSync(persistDir, { recursive: true, force: true });
   }
 
-  const report = render(rows, m, startup, calibration, compiled);
+  const report = render(rows, m, startup, calibration, compiled, { text: iso?.text, interval });
   process.stdout.write(`${report}\n`);
   mkdirSync(path.join(here, "results"), { recursive: true });
   writeFileSync(path.join(here, "results/latest.md"), `${report}\n`);
@@ -422,13 +433,14 @@ async function main() {
  * @param {{ ms: number, spanMs: number } | undefined} startup
  * @param {Awaited<ReturnType<typeof calibrate>> | undefined} cal
  * @param {Record<string, boolean> | undefined} compiled
+ * @param {{ text: string | undefined, interval: number }} sampling
  */
-function render(rows, m, startup, cal, compiled) {
+function render(rows, m, startup, cal, compiled, sampling) {
   const out = [];
   out.push(
     `Run ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC on ${m.nproc} cores (${m.model}), node ${m.node}, ` +
       `wrangler ${m.wrangler} (local workerd); load average at start ${m.loadavg}. CPU: the isolate's profiler, ` +
-      `${PROFILE.requests} requests per case after ${PROFILE.warmup} warm-up, sampling every ${SAMPLING_US} µs. ` +
+      `${PROFILE.requests} requests per case after ${PROFILE.warmup} warm-up, sampling every ${sampling.interval} µs, ${sampling.text ?? "not isolated"}. ` +
       `Load: autocannon ${LOAD.connections} connections (contention rows: their writers), ${LOAD.seconds} s per case after ` +
       `${LOAD.warmupSeconds} s warm-up; a ratio alternates ${LOAD.rounds} slices of the case and its baseline.`,
     "",

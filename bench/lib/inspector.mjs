@@ -4,8 +4,14 @@
 // cannot time itself; the profiler samples from outside the isolate.
 import WebSocket from "ws";
 
-/** Sampling interval asked of the profiler, in microseconds. */
-export const SAMPLING_US = Number(process.env.BENCH_SAMPLING_US ?? 50);
+/**
+ * Sampling interval asked of the profiler, in microseconds. With isolated cores (isolate.mjs) the
+ * sampler keeps to it, and every sample's signal costs the Worker's thread a few µs: at 50 µs the
+ * method check read a loop 1.25 of its unprofiled time, at 200 µs 1.05. Without isolation 50 µs
+ * is asked and about one sample per 130 µs arrives (bench/README.md, "Method").
+ * @param {boolean} isolated
+ */
+export const samplingUs = (isolated) => Number(process.env.BENCH_SAMPLING_US) || (isolated ? 200 : 50);
 
 /**
  * Frames that are not the isolate's own work. `(idle)` is the isolate waiting for I/O; `(program)`
@@ -68,9 +74,9 @@ function d1Frames(p) {
  * samples"). The method check in every run shows
  * the effect on a loop around one D1 query.
  * @param {Profile} p
- * @param {number} [intervalUs]
+ * @param {number} intervalUs the interval the profile was sampled at
  */
-export function busyMs(p, intervalUs = SAMPLING_US) {
+export function busyMs(p, intervalUs) {
   /** @type {Map<number, boolean>} */
   const busy = new Map();
   for (const n of p.nodes) busy.set(n.id, !NOT_BUSY.has(n.callFrame.functionName));
@@ -96,8 +102,9 @@ export function busyMs(p, intervalUs = SAMPLING_US) {
  * spends its CPU: the top `n` as "name (file): ms".
  * @param {Profile} p
  * @param {number} n
+ * @param {number} intervalUs
  */
-export function topFunctions(p, n = 8) {
+export function topFunctions(p, n, intervalUs) {
   /** @type {Map<number, { functionName: string, url: string, lineNumber?: number }>} */
   const frames = new Map(p.nodes.map((x) => [x.id, x.callFrame]));
   const inD1 = d1Frames(p);
@@ -112,7 +119,7 @@ export function topFunctions(p, n = 8) {
     const gap = d > D1_GAP_US && (inD1.get(p.samples[i]) || inD1.get(p.samples[i - 1]));
     // Anonymous functions are told apart by their place in the bundle (line numbers from 1).
     const key = f.functionName || `(anonymous ${f.url.split("/").pop()}:${(f.lineNumber ?? -1) + 1})`;
-    self.set(key, (self.get(key) ?? 0) + (gap ? SAMPLING_US : d) / 1000);
+    self.set(key, (self.get(key) ?? 0) + (gap ? intervalUs : d) / 1000);
   }
   return [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, n);
 }
@@ -166,9 +173,21 @@ export async function connect(port) {
       ws.send(JSON.stringify({ id, method, params }));
     });
   await send("Profiler.enable");
-  await send("Profiler.setSamplingInterval", { interval: SAMPLING_US });
+  /** Run after every Profiler.start, before the lead (bench/lib/isolate.mjs moves the sampler). */
+  let afterStart = async () => {};
   return {
     send,
+    /** The interval asked of the profiler (samplingUs), in µs; set before the first profile. */
+    intervalUs: 0,
+    /** @param {number} us */
+    async setInterval(us) {
+      await send("Profiler.setSamplingInterval", { interval: us });
+      this.intervalUs = us;
+    },
+    /** @param {() => Promise<void>} f */
+    onStart(f) {
+      afterStart = f;
+    },
     /**
      * Profiles one call of `run` (one request): the profiler starts `leadMs` before it, because
      * samples of the first milliseconds after Profiler.start go missing.
@@ -180,6 +199,7 @@ export async function connect(port) {
     async profile(run, leadMs = 15) {
       await send("Profiler.start");
       try {
+        await afterStart();
         await new Promise((r) => setTimeout(r, leadMs));
         const result = await run();
         const { profile } = await send("Profiler.stop");
