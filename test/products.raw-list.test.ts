@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { RAW_LIST_MIN_CHARS, splitList } from "../src/platform/body";
+import { carriedBound } from "../src/platform/quotes";
 import { plainEntries } from "../src/products/entries";
 import { packed } from "../src/products/packed";
 import { rawSource } from "../src/products/raw-list";
@@ -168,7 +169,7 @@ async function sqlPack(text: string, mode: "create" | "update", names: string | 
     `SELECT json_group_array(json(value)) AS packed, count(*) AS n, count(*) - count(value) AS refused
      FROM (SELECT * FROM ${rawSource("?1", "?2", mode)} ORDER BY key)`,
   )
-    .bind(text, names)
+    .bind(carriedBound(text).text, names)
     .first<{ packed: string; n: number; refused: number }>();
   return !row?.n || row.refused ? undefined : (JSON.parse(row.packed) as unknown[]);
 }
@@ -201,6 +202,15 @@ describe("variant lists packed by SQLite from their text", () => {
     60_000,
   );
 
+  // The list is bound with its quotes carried as backticks (src/platform/quotes.ts, carriedBound):
+  // its own backticks, escaped quotes and backslashes come through as they were.
+  it("packs text holding backticks, quotes and backslashes as the Worker does", async () => {
+    const text = '[{"sku":"a`b\\"c\\\\d`","variant_option1_value":"`S`","price":1,"qty":2}]';
+    const mine = workerPack(text, "create", null);
+    expect(mine?.[0]).toEqual(expect.arrayContaining(['a`b"c\\d`', "`S`"]));
+    expect(await sqlPack(text, "create", null)).toEqual(mine);
+  });
+
   it("packs -0 as 0 and money in minor units", async () => {
     const text = '[{"variant_option1_value":"S","price":12,"before_price":-0,"qty":-0,"visible":true,"sku":" A "}]';
     expect(await sqlPack(text, "create", null)).toEqual(workerPack(text, "create", null));
@@ -224,7 +234,7 @@ describe("variant lists packed by SQLite from their text", () => {
     ["holding an escaped surrogate", '[{"sku":"\\uD800"}]'],
   ])("gives no entry of a list that is %s", async (_, text) => {
     const n = await env.DB.prepare(`SELECT count(*) AS n FROM ${rawSource("?1", "NULL", "create")}`)
-      .bind(text)
+      .bind(carriedBound(text).text)
       .first("n");
     expect(n).toBe(0);
   });

@@ -1,6 +1,7 @@
 import type { DB } from "../db/client";
 import type { RawList } from "../platform/body";
 import { fitsOneValue, runChecked, stmt } from "../platform/d1";
+import { carriedBound } from "../platform/quotes";
 import { committed, newEvent, outboxStatement } from "../webhooks/outbox";
 import { derivedSlug, tooManyPaths } from "./categories";
 import { INSERT_PRODUCTS, type ItemOutcome, productColumns, type WriteOptions, type Written } from "./create";
@@ -68,8 +69,9 @@ export function createInSql(items: { index: number; data: ProductCreate }[], ide
   const token = crypto.randomUUID();
   const product = { ...productColumns(p, names), token, slug: p.slug ?? derivedSlug(p.title as string, token) };
   if (tooManyPaths(product.categories) || (product.disable_minusqty === 1 && product.stock < 0)) return undefined;
-  const variants = raw ? raw.text : packed(entries as NonNullable<typeof entries>);
-  if (!fitsOneValue(variants, raw?.bytes)) return undefined;
+  const bound = raw && carriedBound(raw.text);
+  const variants = bound ? bound.text : packed(entries as NonNullable<typeof entries>);
+  if (!fitsOneValue(variants, bound?.bytes)) return undefined;
   return { index, product: JSON.stringify([product]), token, variants, names, raw: raw !== undefined };
 }
 

@@ -1,4 +1,5 @@
 import { MAX_MONEY } from "../platform/fields";
+import { boundSql } from "../platform/quotes";
 import { CLEARABLE, IDENTIFIER, MAX_WEIGHT, MONEY, type Mode, plainEntries, STOCK } from "./entries";
 import { FIELDS } from "./packed";
 import { MAX_VARIANTS } from "./schema";
@@ -128,12 +129,14 @@ export const rawListRefused = (t: string) => `CASE WHEN json_valid(${t})
     ELSE 1 END`;
 
 /**
- * SQL: the list's text `param`, or an empty list when rawListRefused: no json_each meets text that
+ * SQL: the list's text `param` (bound carried: src/platform/quotes.ts, carriedBound; turned back
+ * once, materialised), or an empty list when rawListRefused: no json_each meets text that
  * is not JSON, and no entry comes of a list this path does not read, which the statements reading
  * it refuse (a sync's plan has no rows; a create inserts no variant). One statement binds the text
  * once: D1's binding serialises every bound value again, about 6 ms of CPU for 700 KB (measured).
  */
-const listText = (param: string) => `(SELECT iif(${rawListRefused("t")}, '[]', t) FROM (SELECT ${param} AS t))`;
+const listText = (param: string) =>
+  `(WITH s AS MATERIALIZED (SELECT ${boundSql(param)} AS t) SELECT iif(${rawListRefused("t")}, '[]', t) FROM s)`;
 
 /**
  * The option names the list's first entry gives, read from its text: string[]; null when it

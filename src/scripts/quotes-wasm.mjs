@@ -1,7 +1,9 @@
-// Writes src/platform/quotes.wasm, the one WebAssembly function src/platform/quotes.ts uses: every
-// backtick of a byte range turned into a double quote, 16 bytes at a time (SIMD). Workers may not
-// compile WebAssembly from bytes at run time, so the module ships as a file wrangler bundles; it
-// is this script's output, committed. `--check` fails when the file differs from what it writes.
+// Writes src/platform/quotes.wasm, the two WebAssembly functions src/platform/quotes.ts uses, each
+// turning one byte into another over a byte range, 16 bytes at a time (SIMD): `swap`, every
+// backtick a double quote (an answer carried from D1), and `carry`, every double quote a backtick
+// (a list carried to D1). Workers may not compile WebAssembly from bytes at run time, so the
+// module ships as a file wrangler bundles; it is this script's output, committed. `--check` fails
+// when the file differs from what it writes.
 //
 //   (func (export "swap") (param $len i32) (local $i i32) (local $v v128)
 //     (block (loop
@@ -12,9 +14,10 @@
 //           (i8x16.eq (local.get $v) (v128.const i8x16 0x60 ...))))
 //       (local.set $i (i32.add (local.get $i) (i32.const 16)))
 //       (br 0))))
+//   (func (export "carry") ...the same, 0x60 for 0x22 where the byte is 0x22)
 //   (memory (export "memory") 1)
 //
-// It reads up to 15 bytes past $len: the caller's memory holds them.
+// Each reads and writes up to 15 bytes past $len: the caller's memory holds them.
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
@@ -40,27 +43,32 @@ const splat = (b) => [0xfd, 0x0c, ...Array(16).fill(b)];
 
 const I32 = 0x7f;
 const V128 = 0x7b;
-const body = [
+/** The function body that writes `to` over every byte `from` in [0, $len). @param {number} from @param {number} to */
+const body = (from, to) => [
   ...[0x02, 0x01, I32, 0x01, V128], // locals: $i i32, $v v128 ($len is local 0)
   ...[0x02, 0x40, 0x03, 0x40], // block, loop
   ...[0x20, 0x01, 0x20, 0x00, 0x4f, 0x0d, 0x01], // br_if 1 (i >= len)
   ...[0x20, 0x01, 0xfd, 0x00, 0x04, 0x00, 0x21, 0x02], // v = v128.load align=16 (i)
   ...[0x20, 0x01], // the store's address
-  ...splat(0x22),
+  ...splat(to),
   ...[0x20, 0x02],
-  ...[0x20, 0x02, ...splat(0x60), 0xfd, 0x23], // i8x16.eq (v, '`')
+  ...[0x20, 0x02, ...splat(from), 0xfd, 0x23], // i8x16.eq (v, from)
   ...[0xfd, 0x52], // v128.bitselect
   ...[0xfd, 0x0b, 0x04, 0x00], // v128.store align=16
   ...[0x20, 0x01, 0x41, 0x10, 0x6a, 0x21, 0x01], // i += 16
   ...[0x0c, 0x00, 0x0b, 0x0b, 0x0b], // br 0, end loop, end block, end func
 ];
+const QUOTE = 0x22;
+const BACKTICK = 0x60;
+const swap = body(BACKTICK, QUOTE);
+const carry = body(QUOTE, BACKTICK);
 const wasm = Uint8Array.from([
   ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
   ...section(1, [0x01, 0x60, 0x01, I32, 0x00]), // type 0: (i32) -> ()
-  ...section(3, [0x01, 0x00]), // function 0: type 0
+  ...section(3, [0x02, 0x00, 0x00]), // functions 0 and 1: type 0
   ...section(5, [0x01, 0x00, 0x01]), // memory 0: 1 page, no maximum
-  ...section(7, [0x02, ...name("swap"), 0x00, 0x00, ...name("memory"), 0x02, 0x00]),
-  ...section(10, [0x01, ...leb(body.length), ...body]),
+  ...section(7, [0x03, ...name("swap"), 0x00, 0x00, ...name("carry"), 0x00, 0x01, ...name("memory"), 0x02, 0x00]),
+  ...section(10, [0x02, ...leb(swap.length), ...swap, ...leb(carry.length), ...carry]),
 ]);
 
 if (!WebAssembly.validate(wasm)) throw new Error("quotes.wasm: not a valid module");

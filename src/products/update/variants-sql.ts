@@ -1,6 +1,7 @@
 import type { DB } from "../../db/client";
 import type { RawList } from "../../platform/body";
 import { fitsOneValue, runChecked, stmt } from "../../platform/d1";
+import { carriedBound } from "../../platform/quotes";
 import { committed, newEvent, outboxStatement } from "../../webhooks/outbox";
 import type { ItemOutcome, WriteOptions, Written } from "../create";
 import { LISTS } from "../entries";
@@ -150,8 +151,10 @@ export function variantsInSql(items: UpdateItem[], idempotent: boolean, raw?: Ra
     // The list stands empty in the parsed item (src/platform/body.ts, splitList).
     if (raw.key === "add" || (sync ?? update)?.length !== 0) return undefined;
     const names = firstNames(raw.text, LISTS[raw.key]);
-    if (names === false || !fitsOneValue(raw.text, raw.bytes)) return undefined;
-    return { ...base, entries: raw.text, names, plan: PLAN[raw.key] };
+    if (names === false) return undefined;
+    const bound = carriedBound(raw.text);
+    if (!fitsOneValue(bound.text, bound.bytes)) return undefined;
+    return { ...base, entries: bound.text, names, plan: PLAN[raw.key] };
   }
   const entries = sync ?? update;
   if (!entries?.length) return undefined;
