@@ -41,6 +41,17 @@ function threads(pid) {
   return out;
 }
 
+/** A thread's id and start time (clock ticks since boot): ids are reused, the pair is not. */
+function startOf(/** @type {number} */ pid, /** @type {number} */ tid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+    // Fields after the parenthesised name; the start time is field 22 of the whole line.
+    return `${tid}:${stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]}`;
+  } catch {
+    return undefined;
+  }
+}
+
 /** workerd processes whose profiler is running right now. */
 function profiledWorkerd() {
   return readdirSync("/proc")
@@ -95,6 +106,8 @@ export async function isolate(send) {
     const err = String(/** @type {any} */ (e).stderr ?? e).trim();
     return off(`chrt/taskset refused: ${err.split("\n")[0].slice(0, 120)}; it needs root or CAP_SYS_NICE`);
   }
+  /** @type {Set<string>} */
+  const moved = new Set();
   return {
     on: true,
     text:
@@ -103,18 +116,24 @@ export async function isolate(send) {
     async afterStart() {
       // The sampler starts on the Worker's core at the Worker's priority (a new thread inherits
       // both), where it could sample nothing while the Worker runs: move it before the request.
+      // An earlier profile's sampler may still be listed while it exits: each thread is known by
+      // its id and start time, and one that is gone is passed over.
       for (let waited = 0; waited < 200; waited++) {
-        const s = threads(pid).filter((t) => t.comm === SAMPLER);
-        if (s.length > 0) {
-          for (const { tid } of s) {
+        for (const { tid, comm } of threads(pid)) {
+          const key = comm === SAMPLER && startOf(pid, tid);
+          if (!key || moved.has(key)) continue;
+          moved.add(key);
+          try {
             run("taskset", ["-p", "-c", String(samplerCore), String(tid)]);
             run("chrt", ["-f", "-p", String(SAMPLER_PRIO), String(tid)]);
+            return;
+          } catch {
+            // it ended between the listing and the move
           }
-          return;
         }
         await new Promise((r) => setTimeout(r, 1));
       }
-      throw new Error(`no ${SAMPLER} thread in workerd ${pid} after Profiler.start`);
+      throw new Error(`no new ${SAMPLER} thread in workerd ${pid} after Profiler.start`);
     },
     restore() {
       for (const { tid } of threads(pid)) {
