@@ -250,7 +250,7 @@ async function main() {
     cdp = await connect(server.inspectorPort);
     iso = await isolate(cdp.send);
     cdp.onStart(iso.afterStart);
-    await cdp.setInterval(samplingUs(iso.on));
+    await cdp.setSampling(samplingUs(iso.on));
     interval = cdp.intervalUs;
     log(`CPU phase ${iso.text}`);
     const compiledRes = await fetch(`${server.base}/__bench/compiled`, { headers: { authorization } });

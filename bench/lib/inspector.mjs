@@ -180,7 +180,7 @@ export async function connect(port) {
     /** The interval asked of the profiler (samplingUs), in µs; set before the first profile. */
     intervalUs: 0,
     /** @param {number} us */
-    async setInterval(us) {
+    async setSampling(us) {
       await send("Profiler.setSamplingInterval", { interval: us });
       this.intervalUs = us;
     },

@@ -67,10 +67,7 @@ function profiledWorkerd() {
     .filter((pid) => threads(pid).some((t) => t.comm === SAMPLER));
 }
 
-/**
- * @typedef {{ on: true, text: string, afterStart: () => Promise<void>, restore: () => void }
- *   | { on: false, text: string, afterStart: () => Promise<void>, restore: () => void }} Isolation
- */
+/** @typedef {{ on: boolean, text: string, afterStart: () => Promise<void>, restore: () => void }} Isolation */
 
 /**
  * Puts the thread of the workerd that runs the profiled isolate on the last core at real-time

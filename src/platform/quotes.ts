@@ -67,8 +67,10 @@ export function answerBytes(text: string): Uint8Array<ArrayBuffer> {
 // The other way: a long JSON text the Worker binds (a variant list as the request gave it) goes to
 // D1 carried the same way. D1's binding writes every bound value into the JSON of its request, and
 // workerd's JSON.stringify copies text that holds no `"` or `\` at memory speed but writes the
-// rest character by character: 1.9 ms for a 700 KB list as sent, 0.6 carried, where carrying it
-// costs about 0.4 (bench/README.md, "This round (eleventh)").
+// rest character by character: 1.9 to 2.4 ms for a 700 KB list as sent, 0.6 to 0.8 carried, where
+// carrying it costs about 0.45 (bench/README.md, "This round (eleventh)"). The decoder is the
+// fatal one only because it measured faster (0.19 against 0.24 ms for 600 KB): what it decodes is
+// encodeInto's output, always valid UTF-8.
 const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 
 /**
