@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { scheduled } from "../src/scheduled";
 import { wrapD1 } from "./d1-wrap";
-import { call, get, post, uid } from "./helpers";
+import { call, get, post, quietEnv, uid } from "./helpers";
 
 const countSku = async (sku: string) =>
   (
@@ -83,7 +83,7 @@ describe("Idempotency-Key on POST /v1/products (src/docs/security.md, Guarantees
     expect(later.status).toBe(409);
     expect(first.status).toBe(200);
     await env.DB.prepare("UPDATE idempotency_keys SET created_at = ? WHERE key = ?").bind(old, key).run();
-    await scheduled(env);
+    await scheduled(quietEnv);
     const left = await env.DB.prepare("SELECT count(*) AS n FROM idempotency_keys WHERE key = ?").bind(key).first();
     expect(left).toEqual({ n: 0 });
   });

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { HOLD_BATCH, HOLD_REASON, HOLD_ROUNDS } from "../src/orders/hold";
 import { scheduled } from "../src/scheduled";
 import { wrapD1 } from "./d1-wrap";
-import { get, post, subscribeAll } from "./helpers";
+import { get, post, quietEnv, subscribeAll } from "./helpers";
 import { change, eventsOf, order, readOrder, stocked, stockOf } from "./orders-put-helpers";
 
 // Events are recorded only while an endpoint subscribes (src/docs/webhooks.md, "Webhooks").
@@ -21,16 +21,16 @@ async function age(ids: number[], minutes: number) {
     .run();
 }
 
-const held = (minutes: string) => ({ ...env, UNPAID_ORDER_HOLD_MINUTES: minutes });
+const held = (minutes: string) => ({ ...quietEnv, UNPAID_ORDER_HOLD_MINUTES: minutes });
 
 describe("unpaid hold", () => {
   it("does nothing while UNPAID_ORDER_HOLD_MINUTES is unset", async () => {
     const p = await stocked(10);
     const id = await order([{ sku: p.sku, qty: 2 }]);
     await age([id], 60 * 24 * 365);
-    await scheduled(env);
-    await scheduled({ ...env, UNPAID_ORDER_HOLD_MINUTES: "" });
-    await scheduled({ ...env, UNPAID_ORDER_HOLD_MINUTES: "soon" });
+    await scheduled(quietEnv);
+    await scheduled({ ...quietEnv, UNPAID_ORDER_HOLD_MINUTES: "" });
+    await scheduled({ ...quietEnv, UNPAID_ORDER_HOLD_MINUTES: "soon" });
     expect((await readOrder(id)).status).toBe("unpaid");
     expect(await stockOf(p.id)).toBe(8);
   });

@@ -40,7 +40,8 @@ export default defineConfig(async () => ({
         d1Databases: ["EMPTY_DB", "STALE_DB"],
         // The tests drive the queue consumer themselves (webhooks.deliver.test.ts). The simulated
         // consumer would otherwise deliver a file's queued events a second after they were sent,
-        // and one still running when its file ends fails the run (EnvironmentTeardownError).
+        // and one still running when its file ends fails the run (EnvironmentTeardownError). A
+        // full batch of 100 is still delivered at once: test/helpers.ts sends nowhere.
         queueConsumers: {
           "edge-store-events": { maxBatchTimeout: 60, maxBatchSize: 100 },
           "edge-store-retries": { maxBatchTimeout: 60, maxBatchSize: 100 },
