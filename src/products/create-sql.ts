@@ -1,13 +1,12 @@
 import type { DB } from "../db/client";
 import type { RawList } from "../platform/body";
 import { fitsOneValue, runChecked, stmt } from "../platform/d1";
-import { carriedBound } from "../platform/quotes";
 import { committed, newEvent, outboxStatement } from "../webhooks/outbox";
 import { derivedSlug, tooManyPaths } from "./categories";
 import { INSERT_PRODUCTS, type ItemOutcome, productColumns, type WriteOptions, type Written } from "./create";
 import { minimalJson, ownJson, productText } from "./own-json";
 import { at, packed, SLOTS, value } from "./packed";
-import { firstNames, rawSource } from "./raw-list";
+import { firstNames, rawBound, rawSource } from "./raw-list";
 import type { ProductCreate } from "./schema";
 import { MAX_ANSWER_BYTES, SIZE_SQL } from "./size";
 import { sharedNames } from "./variants";
@@ -69,9 +68,9 @@ export function createInSql(items: { index: number; data: ProductCreate }[], ide
   const token = crypto.randomUUID();
   const product = { ...productColumns(p, names), token, slug: p.slug ?? derivedSlug(p.title as string, token) };
   if (tooManyPaths(product.categories) || (product.disable_minusqty === 1 && product.stock < 0)) return undefined;
-  const bound = raw && carriedBound(raw.text);
-  const variants = bound ? bound.text : packed(entries as NonNullable<typeof entries>);
-  if (!fitsOneValue(variants, bound?.bytes)) return undefined;
+  const variants = raw ? rawBound(raw) : packed(entries as NonNullable<typeof entries>);
+  // Too long for one bound value (rawBound checked the text's own): the JavaScript path splits it.
+  if (variants === undefined || (!raw && !fitsOneValue(variants))) return undefined;
   return { index, product: JSON.stringify([product]), token, variants, names, raw: raw !== undefined };
 }
 

@@ -1,5 +1,7 @@
+import type { RawList } from "../platform/body";
+import { fitsOneValue } from "../platform/d1";
 import { MAX_MONEY } from "../platform/fields";
-import { boundSql } from "../platform/quotes";
+import { boundSql, carriedBound } from "../platform/quotes";
 import { CLEARABLE, IDENTIFIER, MAX_WEIGHT, MONEY, type Mode, plainEntries, STOCK } from "./entries";
 import { FIELDS } from "./packed";
 import { MAX_VARIANTS } from "./schema";
@@ -116,6 +118,15 @@ export function rawSource(param: string, names: string, mode: Mode) {
           count(k) AS n, count(DISTINCT k) AS nk, coalesce(sum(bit * g), 0) AS mask, coalesce(sum(kind = 1 AND g), 0) AS named
         FROM x GROUP BY entry) AS e)
     SELECT key, value FROM z)`;
+}
+
+/**
+ * The list's text as rawSource's `param` takes it (carried: src/platform/quotes.ts, carriedBound);
+ * undefined when it is too long for one bound value.
+ */
+export function rawBound(raw: RawList): string | undefined {
+  const bound = carriedBound(raw.text);
+  return fitsOneValue(bound.text, bound.bytes) ? bound.text : undefined;
 }
 
 /**

@@ -1,13 +1,12 @@
 import type { DB } from "../../db/client";
 import type { RawList } from "../../platform/body";
 import { fitsOneValue, runChecked, stmt } from "../../platform/d1";
-import { carriedBound } from "../../platform/quotes";
 import { committed, newEvent, outboxStatement } from "../../webhooks/outbox";
 import type { ItemOutcome, WriteOptions, Written } from "../create";
 import { LISTS } from "../entries";
 import { minimalJson, ownJson, productText } from "../own-json";
 import { at, type Field, given, packed, SLOTS, VARIANT_ID, value } from "../packed";
-import { firstNames, rawSource } from "../raw-list";
+import { firstNames, rawBound, rawSource } from "../raw-list";
 import { MAX_ANSWER_BYTES, SIZE_SQL } from "../size";
 import { sharedNames } from "../variants";
 import type { RawWriter } from "../write";
@@ -152,9 +151,8 @@ export function variantsInSql(items: UpdateItem[], idempotent: boolean, raw?: Ra
     if (raw.key === "add" || (sync ?? update)?.length !== 0) return undefined;
     const names = firstNames(raw.text, LISTS[raw.key]);
     if (names === false) return undefined;
-    const bound = carriedBound(raw.text);
-    if (!fitsOneValue(bound.text, bound.bytes)) return undefined;
-    return { ...base, entries: bound.text, names, plan: PLAN[raw.key] };
+    const entries = rawBound(raw);
+    return entries === undefined ? undefined : { ...base, entries, names, plan: PLAN[raw.key] };
   }
   const entries = sync ?? update;
   if (!entries?.length) return undefined;
