@@ -51,6 +51,27 @@ describe("answerBytes of a carried text", () => {
     expect(answerBytes("")).toEqual(new Uint8Array());
   });
 
+  it("gives the same bytes for a text given in parts, split anywhere but inside a character", async () => {
+    const piece = fc.oneof(fc.string({ unit: "grapheme", maxLength: 30 }), fc.constantFrom(...TRICKY));
+    await fc.assert(
+      fc.property(fc.array(piece, { maxLength: 8 }), fc.array(fc.nat(), { maxLength: 5 }), (pieces, cuts) => {
+        const whole = `[\`${pieces.join("`,`")}\`]`;
+        // A part is a whole text (SQLite's, or JSON built here): none ends inside a UTF-16 pair.
+        const inPair = (i: number) => /[\udc00-\udfff]/.test(whole[i] ?? "");
+        const at = [...new Set(cuts.map((n) => n % (whole.length + 1)).map((i) => (inPair(i) ? i - 1 : i)))].sort(
+          (a, b) => a - b,
+        );
+        const parts = [0, ...at].map((from, i) => whole.slice(from, at[i] ?? whole.length));
+        expect(answerBytes(parts)).toEqual(answerBytes(whole));
+        expect(new TextDecoder().decode(answerBytes(parts))).toBe(whole.replaceAll("`", '"'));
+      }),
+      { numRuns: 300 },
+    );
+    // Non-ASCII past the first part, after one that grew the memory: each part lands after the last.
+    const big = "é".repeat(300_000);
+    expect(new TextDecoder().decode(answerBytes(["`a`:", big, "😀", big]))).toBe(`"a":${big}😀${big}`);
+  });
+
   it("leaves JSON built in the Worker alone once its backticks are escaped", () => {
     const head = JSON.stringify({ notices: ["field `x` ignored", 'a "quote"'] });
     expect(JSON.parse(uncarried(escapeBackticks(head)))).toEqual(JSON.parse(head));

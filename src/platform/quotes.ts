@@ -33,23 +33,35 @@ function ensure(bytes: number) {
   if (bytes > memory.buffer.byteLength) memory.grow(Math.ceil((bytes - memory.buffer.byteLength) / PAGE));
 }
 
-/** Writes `text` as UTF-8 into the module's memory and runs `pass` over it: its byte count. */
-function encoded(text: string, pass: "swap" | "carry"): number {
+/**
+ * Writes `texts`, one after another, as UTF-8 into the module's memory and runs `pass` over them:
+ * their byte count. Texts joined in JavaScript would be flattened into one copy first (a megabyte
+ * for a large product, allocated and written only to be encoded).
+ */
+function encoded(texts: readonly string[], pass: "swap" | "carry"): number {
   if (!instance) {
     instance = new WebAssembly.Instance(swapModule);
     memory = instance.exports.memory as WebAssembly.Memory;
     swap = instance.exports.swap as Pass;
     carry = instance.exports.carry as Pass;
   }
+  let units = 0;
+  for (const t of texts) units += t.length;
   // Memory only grows, for the isolate's life: sized for ASCII first (a byte per UTF-16 unit),
   // and for the rest at UTF-8's worst (3 bytes a unit) only where the text stops fitting. A
   // pass reads up to 15 bytes past the end: room for 16 more.
-  ensure(text.length + 16);
-  let { read, written } = encoder.encodeInto(text, new Uint8Array(memory.buffer, 0, text.length));
-  if (read < text.length) {
-    const rest = text.length - read;
-    ensure(written + rest * 3 + 16);
-    written += encoder.encodeInto(text.slice(read), new Uint8Array(memory.buffer, written, rest * 3)).written;
+  ensure(units + 16);
+  let written = 0;
+  for (let i = 0; i < texts.length; i++) {
+    const text = texts[i];
+    units -= text.length; // what the texts after this one still need, at a byte a unit
+    const r = encoder.encodeInto(text, new Uint8Array(memory.buffer, written, text.length));
+    written += r.written;
+    if (r.read < text.length) {
+      const rest = text.length - r.read;
+      ensure(written + rest * 3 + units + 16);
+      written += encoder.encodeInto(text.slice(r.read), new Uint8Array(memory.buffer, written, rest * 3)).written;
+    }
   }
   (pass === "swap" ? swap : carry)(written);
   return written;
@@ -57,10 +69,11 @@ function encoded(text: string, pass: "swap" | "carry"): number {
 
 /**
  * The UTF-8 bytes of an answer joined from carried texts (and JSON whose backticks were escaped),
- * every backtick a double quote again.
+ * every backtick a double quote again. Given as its parts, in order (each a whole text: none ends
+ * inside a character's UTF-16 pair), it is never joined.
  */
-export function answerBytes(text: string): Uint8Array<ArrayBuffer> {
-  const bytes = encoded(text, "swap"); // first: it may instantiate or grow the memory
+export function answerBytes(text: string | readonly string[]): Uint8Array<ArrayBuffer> {
+  const bytes = encoded(typeof text === "string" ? [text] : text, "swap"); // first: it may instantiate or grow the memory
   return new Uint8Array(memory.buffer, 0, bytes).slice();
 }
 
@@ -78,7 +91,7 @@ const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
  * as backticks. Also its UTF-8 length.
  */
 export function carriedBound(json: string): { text: string; bytes: number } {
-  const bytes = encoded(escapeBackticks(json), "carry");
+  const bytes = encoded([escapeBackticks(json)], "carry");
   return { text: decoder.decode(new Uint8Array(memory.buffer, 0, bytes)), bytes };
 }
 
@@ -88,7 +101,7 @@ export const boundSql = (expr: string) => `replace(${expr}, char(96), char(34))`
 /** A JSON answer of carried text: its bytes (answerBytes) with the JSON media type. */
 export const carriedJson = (
   c: Context,
-  text: string,
+  text: string | readonly string[],
   status: ContentfulStatusCode = 200,
   headers: Record<string, string> = {},
 ) => c.body(answerBytes(text), status, { "Content-Type": "application/json", ...headers });

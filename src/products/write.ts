@@ -183,8 +183,13 @@ export async function writeProducts<S extends z.ZodObject, P extends ProductOut 
     const { products: _, ...rest } = body;
     // The product's text is carried (src/platform/quotes.ts); notices may quote a backtick.
     const head = escapeBackticks(JSON.stringify({ ...rest, products: [] }));
-    const text = `${head.slice(0, -2)}${first.text}]}`;
-    return carriedJson(c, text, status, minimal ? MINIMAL_APPLIED : { Vary: "Prefer" });
+    // In parts: joined, the megabyte of a large product would be copied once more to be encoded.
+    return carriedJson(
+      c,
+      [head.slice(0, -2), first.text, "]}"],
+      status,
+      minimal ? MINIMAL_APPLIED : { Vary: "Prefer" },
+    );
   }
   const shown = (body.products as unknown[]).filter((p): p is ProductOut => typeof p === "object");
   c.set("logCounts", { products: body.success, variants: shown.reduce((n, p) => n + p.variants.length, 0) });
