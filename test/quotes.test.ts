@@ -62,7 +62,8 @@ describe("answerBytes of a carried text", () => {
           (a, b) => a - b,
         );
         const parts = [0, ...at].map((from, i) => whole.slice(from, at[i] ?? whole.length));
-        expect(answerBytes(parts)).toEqual(answerBytes(whole));
+        const fromParts = answerBytes(parts).slice(); // a view, good until the next answer: kept apart
+        expect(fromParts).toEqual(answerBytes(whole));
         expect(new TextDecoder().decode(answerBytes(parts))).toBe(whole.replaceAll("`", '"'));
       }),
       { numRuns: 300 },
@@ -70,6 +71,15 @@ describe("answerBytes of a carried text", () => {
     // Non-ASCII past the first part, after one that grew the memory: each part lands after the last.
     const big = "é".repeat(300_000);
     expect(new TextDecoder().decode(answerBytes(["`a`:", big, "😀", big]))).toBe(`"a":${big}😀${big}`);
+  });
+
+  it("is a view a Response copies when built: the next answer, or the memory growing, leaves its body", async () => {
+    const first = new Response(answerBytes(["[`a`,", "`é`]"]));
+    const second = new Response(answerBytes("[`b`,`b`]"));
+    const grown = answerBytes(`[\`${"c".repeat(3 << 20)}\`]`); // past what the memory held: it grows
+    expect(grown.buffer.byteLength).toBeGreaterThan(3 << 20);
+    expect(await first.text()).toBe('["a","é"]');
+    expect(await second.text()).toBe('["b","b"]');
   });
 
   it("leaves JSON built in the Worker alone once its backticks are escaped", () => {

@@ -70,11 +70,14 @@ function encoded(texts: readonly string[], pass: "swap" | "carry"): number {
 /**
  * The UTF-8 bytes of an answer joined from carried texts (and JSON whose backticks were escaped),
  * every backtick a double quote again. Given as its parts, in order (each a whole text: none ends
- * inside a character's UTF-16 pair), it is never joined.
+ * inside a character's UTF-16 pair), it is never joined. The bytes are a view of the module's
+ * memory, good until the next text is encoded: a Response copies its body's bytes when built (as
+ * the Fetch standard says, and test/quotes.test.ts holds), so carriedJson hands them over at once
+ * and no megabyte is copied out first.
  */
 export function answerBytes(text: string | readonly string[]): Uint8Array<ArrayBuffer> {
   const bytes = encoded(typeof text === "string" ? [text] : text, "swap"); // first: it may instantiate or grow the memory
-  return new Uint8Array(memory.buffer, 0, bytes).slice();
+  return new Uint8Array(memory.buffer, 0, bytes);
 }
 
 // The other way: a long JSON text the Worker binds (a variant list as the request gave it) goes to
