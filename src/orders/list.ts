@@ -94,7 +94,7 @@ const NAME = (col: string) => `trim(coalesce(${col}->>'firstname', '') || ' ' ||
  * One D1 round trip whatever the page: the orders of the page and the lines of exactly those
  * orders in one batch (one snapshot). The default order is the modelled API's: newest order id first.
  */
-export async function listOrders(db: DB, q: OrderListQuery, url: string): Promise<{ json: string; link?: string }> {
+export async function listOrders(db: DB, q: OrderListQuery, url: string): Promise<{ json: string[]; link?: string }> {
   const params = new Params();
   const where: string[] = [];
   if (q.order_id !== undefined) where.push(`o.id = ${params.add(q.order_id)}`);
@@ -175,8 +175,11 @@ export async function listOrders(db: DB, q: OrderListQuery, url: string): Promis
         : nextLink(url, { cursor: encodeKeyCursor(end.k, end.id) });
   }
   const json = ["["];
-  for (let i = 0; i < rows.length; i++) json.push(i ? `,${rows[i].j}` : rows[i].j);
+  for (let i = 0; i < rows.length; i++) {
+    if (i) json.push(",");
+    json.push(rows[i].j);
+  }
   json.push("]");
-  // One flat string, carried, as the products page (src/products/list.ts, ProductListAnswer).
-  return { json: json.join(""), link };
+  // Its parts, carried, as the products page's (src/products/list.ts, ProductListAnswer).
+  return { json, link };
 }
