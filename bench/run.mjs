@@ -113,6 +113,13 @@ function measureStartup() {
   }
 }
 
+/**
+ * Which gaps of no samples are waits (bench/lib/inspector.mjs, busyMs): every one away from a
+ * collection once the sampler has a core of its own, else only D1's. Set with the CPU phase.
+ * @type {import("./lib/inspector.mjs").GapRule}
+ */
+let gapRule = "d1";
+
 /** Iterations of the bench worker's burn loop per CPU millisecond, timed in this Node process. */
 function burnRate() {
   const burn = (/** @type {number} */ n) => {
@@ -148,14 +155,15 @@ async function profiled(cdp, base, r) {
     await res.arrayBuffer();
     return { status: res.status, d1: res.headers.get("x-bench-d1"), sqlMs: res.headers.get("x-bench-d1-ms") };
   });
-  return { ...result, profile, ...busyMs(profile, cdp.intervalUs) };
+  return { ...result, profile, ...busyMs(profile, cdp.intervalUs, gapRule) };
 }
 
 /**
  * The method checked on a loop of known cost: the burn route at a size Node times at 5 ms, at
- * twice that, and as burn + one D1 query + burn. Each is net of the empty route. Twice the loop
- * must read twice the cost (nothing lost at the start of a request), and the loop around a D1
- * query must read as the loop twice, not plus the D1 wait. The loop is also timed from outside,
+ * twice that, as burn + one D1 query + burn, and as burn + one cache delete + burn. Each is net
+ * of the empty route. Twice the loop must read twice the cost (nothing lost at the start of a
+ * request), and the loop around a D1 query or a cache delete must read as the loop twice, not
+ * plus the wait on local D1 or the cache's stand-in. The loop is also timed from outside,
  * unprofiled (wall time, net of the empty route's): the profile must read what the isolate took,
  * whatever speed V8 runs the loop at in this isolate (bench/README.md, "This round (ninth)").
  * @param {Awaited<ReturnType<typeof connect>>} cdp
@@ -166,7 +174,17 @@ async function calibrate(cdp, base) {
   const ms = 5;
   const n = Math.round(rate * ms);
   /** @type {Record<string, number[]>} */
-  const got = { bare: [], one: [], two: [], d1: [], naiveD1: [], wallBare: [], wallTwo: [] };
+  const got = {
+    bare: [],
+    one: [],
+    two: [],
+    d1: [],
+    naiveD1: [],
+    cache: [],
+    cacheD1Only: [],
+    wallBare: [],
+    wallTwo: [],
+  };
   const wall = async (/** @type {string} */ p) => {
     const t0 = performance.now();
     await (await fetch(`${base}${p}`, { headers: { authorization } })).arrayBuffer();
@@ -183,6 +201,7 @@ async function calibrate(cdp, base) {
     const a = await profiled(cdp, base, { method: "GET", path: `/__bench/burn?n=${n}` });
     const b = await profiled(cdp, base, { method: "GET", path: `/__bench/burn?n=${2 * n}` });
     const d = await profiled(cdp, base, { method: "GET", path: `/__bench/burn?n=${n}&d1=1` });
+    const k = await profiled(cdp, base, { method: "GET", path: `/__bench/burn?n=${n}&cache=1` });
     // Twice the loop, so the loop stands well above the jitter of a request's wall time.
     const wz = await wall("/__bench/burn?n=0");
     const wb = await wall(`/__bench/burn?n=${2 * n}`);
@@ -194,6 +213,8 @@ async function calibrate(cdp, base) {
     got.two.push(b.ms);
     got.d1.push(d.ms);
     got.naiveD1.push(d.naiveMs);
+    got.cache.push(k.ms);
+    got.cacheD1Only.push(k.d1OnlyMs);
   }
   const base0 = quantile(got.bare, 0.5);
   const net = (/** @type {number[]} */ xs) => quantile(xs, 0.5) - base0;
@@ -205,6 +226,8 @@ async function calibrate(cdp, base) {
     burn2Ms: net(got.two),
     burnD1Ms: net(got.d1),
     naiveD1Ms: net(got.naiveD1),
+    burnCacheMs: net(got.cache),
+    burnCacheD1OnlyMs: net(got.cacheD1Only),
     wall2Ms: quantile(got.wallTwo, 0.5) - quantile(got.wallBare, 0.5),
   };
 }
@@ -252,6 +275,7 @@ async function main() {
     cdp.onStart(iso.afterStart);
     await cdp.setSampling(samplingUs(iso.on));
     interval = cdp.intervalUs;
+    gapRule = iso.on ? "any" : "d1";
     log(`CPU phase ${iso.text}`);
     const compiledRes = await fetch(`${server.base}/__bench/compiled`, { headers: { authorization } });
     compiled = compiledRes.ok ? await compiledRes.json() : undefined;
@@ -271,6 +295,8 @@ async function main() {
       if (c.profile === false) continue;
       const cpu = [];
       const naive = [];
+      /** The same requests read by the "d1" rule, printed beside the table (Method). */
+      const d1Only = [];
       /** @type {number[]} D1's own SQL time per request, not the isolate's CPU ("How to read them"). */
       const sql = [];
       /** @type {string | null} */
@@ -293,6 +319,7 @@ async function main() {
           writeFileSync(path.join(PROFILES_DIR, `${c.id}-${i - PROFILE.warmup}.cpuprofile`), JSON.stringify(r.profile));
         cpu.push(r.ms);
         naive.push(r.naiveMs);
+        d1Only.push(r.d1OnlyMs);
         if (r.sqlMs !== null) sql.push(Number(r.sqlMs));
         d1 = r.d1;
         if (r.d1) d1Seen.set(r.d1, (d1Seen.get(r.d1) ?? 0) + 1);
@@ -320,11 +347,12 @@ async function main() {
           median: quantile(cpu, 0.5),
           p90: quantile(cpu, 0.9),
           naiveMedian: quantile(naive, 0.5),
+          d1Only: { median: quantile(d1Only, 0.5), p90: quantile(d1Only, 0.9) },
           sqlMedian: sql.length ? quantile(sql, 0.5) : undefined,
           calls,
           statements,
           others,
-          top: topFunctions(slowest.profile, 6, interval).map(([f, ms]) => `${f} ${ms.toFixed(1)}`),
+          top: topFunctions(slowest.profile, 6, interval, gapRule).map(([f, ms]) => `${f} ${ms.toFixed(1)}`),
         },
       });
       const w = rows[c.id].workerd;
@@ -394,7 +422,7 @@ async function main() {
     rmSync(persistDir, { recursive: true, force: true });
   }
 
-  const report = render(rows, m, startup, calibration, compiled, { text: iso?.text, interval });
+  const report = render(rows, m, startup, calibration, compiled, { text: iso?.text, interval, rule: gapRule });
   process.stdout.write(`${report}\n`);
   mkdirSync(path.join(here, "results"), { recursive: true });
   writeFileSync(path.join(here, "results/latest.md"), `${report}\n`);
@@ -433,14 +461,14 @@ async function main() {
  * @param {{ ms: number, spanMs: number } | undefined} startup
  * @param {Awaited<ReturnType<typeof calibrate>> | undefined} cal
  * @param {Record<string, boolean> | undefined} compiled
- * @param {{ text: string | undefined, interval: number }} sampling
+ * @param {{ text: string | undefined, interval: number, rule: string }} sampling
  */
 function render(rows, m, startup, cal, compiled, sampling) {
   const out = [];
   out.push(
     `Run ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC on ${m.nproc} cores (${m.model}), node ${m.node}, ` +
       `wrangler ${m.wrangler} (local workerd); load average at start ${m.loadavg}. CPU: the isolate's profiler, ` +
-      `${PROFILE.requests} requests per case after ${PROFILE.warmup} warm-up, sampling every ${sampling.interval} µs, ${sampling.text ?? "not isolated"}. ` +
+      `${PROFILE.requests} requests per case after ${PROFILE.warmup} warm-up, sampling every ${sampling.interval} µs, ${sampling.text ?? "not isolated"}; gaps credited as waits: ${sampling.rule === "any" ? "any of over 0.5 ms away from a collection" : "D1's only"}. ` +
       `Load: autocannon ${LOAD.connections} connections (contention rows: their writers), ${LOAD.seconds} s per case after ` +
       `${LOAD.warmupSeconds} s warm-up; a ratio alternates ${LOAD.rounds} slices of the case and its baseline.`,
     "",
@@ -469,6 +497,14 @@ function render(rows, m, startup, cal, compiled, sampling) {
     `Startup (\`wrangler check startup\`, the store's bundle): ${startup ? `${fmt(startup.ms, 1)} ms of CPU (limit ${STARTUP_LIMIT_MS} ms: ${startup.ms < STARTUP_LIMIT_MS ? "met" : "MISSED"})` : "n/a (failed)"}.`,
   );
   if (cal) out.push(`Method check: ${calibrationText(cal)}`);
+  const differ = Object.values(rows).filter((r) => r.workerd && Math.abs(r.workerd.d1Only.p90 - r.workerd.p90) >= 0.05);
+  if (sampling.rule === "any" && differ.length) {
+    out.push(
+      `Crediting only D1's gaps as waits (the rule of runs without isolated cores; Method, "Waits on the services beside the Worker"), median / p90: ${differ
+        .map((r) => `${r.case.id} ${fmt(r.workerd.d1Only.median, 2)} / ${fmt(r.workerd.d1Only.p90, 2)}`)
+        .join(", ")}.`,
+    );
+  }
   if (compiled) {
     const names = Object.entries(compiled);
     out.push(
@@ -546,7 +582,9 @@ function calibrationText(cal) {
     `(${fmt(cal.burnMs / cal.expectedMs, 2)} of Node's figure; another V8); twice the loop reads ${fmt(cal.burn2Ms, 2)} ms ` +
     `(${fmt(cal.burn2Ms / cal.burnMs, 2)} x the loop; 2 expected); the loop, one D1 query, the loop again reads ` +
     `${fmt(cal.burnD1Ms, 2)} ms (${fmt(cal.burnD1Ms / cal.burn2Ms, 2)} of twice the loop; 1 expected), where summing ` +
-    `every sample's delta would say ${fmt(cal.naiveD1Ms, 2)} ms. Timed from outside without the profiler, twice the ` +
+    `every sample's delta would say ${fmt(cal.naiveD1Ms, 2)} ms; the loop, one Cache API delete, the loop again reads ` +
+    `${fmt(cal.burnCacheMs, 2)} ms (${fmt(cal.burnCacheMs / cal.burn2Ms, 2)} of twice the loop; 1 expected), where crediting ` +
+    `only D1's gaps would say ${fmt(cal.burnCacheD1OnlyMs, 2)} ms. Timed from outside without the profiler, twice the ` +
     `loop takes ${fmt(cal.wall2Ms, 2)} ms of wall time, which the profile reads as ${fmt(cal.burn2Ms / cal.wall2Ms, 2)} of it ` +
     `(1 expected, whatever speed this isolate runs the loop at). Medians, net of the empty route (${fmt(cal.bareMs, 2)} ms).`
   );

@@ -27,8 +27,15 @@ const NOT_BUSY = new Set(["(idle)", "(program)", "(root)"]);
  *   startTime: number, endTime: number, samples: number[], timeDeltas: number[] }} Profile
  */
 
-/** A gap between two samples longer than this, at a D1 call, is the call's wait (see busyMs). */
-export const D1_GAP_US = 500;
+/** A gap between two busy samples longer than this may be a wait (see busyMs). */
+export const WAIT_GAP_US = 500;
+
+/**
+ * Which gaps between busy samples are waits (busyMs): `"d1"`, only those at a D1 call; `"any"`,
+ * every one not at a collection. `"any"` is sound only when the sampler has a core of its own
+ * (bench/lib/isolate.mjs): without one, a late sample is the sampler's delay, not a wait.
+ * @typedef {"d1" | "any"} GapRule
+ */
 
 /**
  * Whether each node of the profile is a frame of, or called from, workerd's D1 binding
@@ -57,44 +64,71 @@ function d1Frames(p) {
 }
 
 /**
+ * The gaps of a profile that are waits, by the rule given: for sample i (both it and the one
+ * before busy), whether its delta is a wait rather than the isolate's work.
+ * @param {Profile} p
+ * @param {GapRule} rule
+ */
+function waitGaps(p, rule) {
+  const inD1 = d1Frames(p);
+  const gc = new Set(p.nodes.filter((n) => n.callFrame.functionName === "(garbage collector)").map((n) => n.id));
+  /** @param {number} i */
+  return (i) => {
+    if (p.timeDeltas[i] <= WAIT_GAP_US) return false;
+    const [a, b] = [p.samples[i - 1], p.samples[i]];
+    if (inD1.get(a) || inD1.get(b)) return true;
+    return rule === "any" && !gc.has(a) && !gc.has(b);
+  };
+}
+
+/**
  * Busy time of a profile, in ms. Sample i at time t_i carries timeDeltas[i] = t_i - t_(i-1).
  * The delta is counted only when the samples at both ends of it were busy: the first sample after
  * an await carries the whole wait before it (the profiler takes no samples while the isolate
  * waits), so summing every busy sample's delta would add the D1 wait. The interval that ends in
  * a resumption is credited one sampling interval at most, the profiler's own resolution.
  *
- * One more wait hides between busy samples: local D1 runs in another isolate on the same thread,
- * and while the thread runs that isolate, ours is neither busy nor idle: the profiler takes no
- * sample at all (V8 samples only an isolate that is entered). So a D1 call can show as a busy
- * sample in the binding's send code, a gap of the query's whole run, and a busy sample in its
- * answer's decoding, with no idle sample between. A gap longer than D1_GAP_US with a D1-binding
- * frame at either end is that wait (a deployed Worker's D1 is remote: the isolate idles and is not
- * billed) and is credited one interval. Gaps elsewhere (preemption, a starved sampler thread)
- * still count in full (one request's figure is no bound either way: bench/README.md, "Clumped
- * samples"). The method check in every run shows
- * the effect on a loop around one D1 query.
+ * More waits hide between busy samples. Local D1, the Cache API's stand-in and the dev server's
+ * entry worker (which streams a request's body in) run on the Worker's own thread, and while the
+ * thread runs them, ours is neither busy nor idle: the profiler takes no sample at all (V8 samples
+ * only an isolate that is entered). So an `await` on one of them can show as a busy sample before
+ * it, a gap of the service's whole run, and a busy sample after it, with no idle sample between.
+ * A deployed Worker's D1 and cache are remote and its body comes from the network: the isolate
+ * idles, unbilled. Such a gap (longer than WAIT_GAP_US) is credited one interval: with `"d1"`
+ * only at a D1-binding frame; with `"any"`, the rule of isolated runs, anywhere but at a
+ * collection (bench/README.md, "Waits on the services beside the Worker"). The method check in
+ * every run shows the effect on a loop around one D1 query and around one cache delete.
  * @param {Profile} p
  * @param {number} intervalUs the interval the profile was sampled at
+ * @param {GapRule} [rule]
  */
-export function busyMs(p, intervalUs) {
+export function busyMs(p, intervalUs, rule = "d1") {
   /** @type {Map<number, boolean>} */
   const busy = new Map();
   for (const n of p.nodes) busy.set(n.id, !NOT_BUSY.has(n.callFrame.functionName));
-  const inD1 = d1Frames(p);
+  const isWait = waitGaps(p, rule);
+  const isD1Wait = rule === "d1" ? isWait : waitGaps(p, "d1");
   let us = 0;
   let naiveUs = 0;
-  let d1GapUs = 0;
+  let gapUs = 0;
+  // What the "d1" rule reads, printed beside the "any" rule's figures (bench/README.md, Method).
+  let d1OnlyUs = 0;
   for (let i = 1; i < p.samples.length; i++) {
     const d = p.timeDeltas[i];
     if (!busy.get(p.samples[i])) continue;
     naiveUs += d;
-    if (!busy.get(p.samples[i - 1])) us += Math.min(d, intervalUs);
-    else if (d > D1_GAP_US && (inD1.get(p.samples[i]) || inD1.get(p.samples[i - 1]))) {
+    if (!busy.get(p.samples[i - 1])) {
+      us += Math.min(d, intervalUs);
+      d1OnlyUs += Math.min(d, intervalUs);
+      continue;
+    }
+    if (isWait(i)) {
       us += intervalUs;
-      d1GapUs += d - intervalUs;
+      gapUs += d - intervalUs;
     } else us += d;
+    d1OnlyUs += isD1Wait(i) ? intervalUs : d;
   }
-  return { ms: us / 1000, naiveMs: naiveUs / 1000, d1GapMs: d1GapUs / 1000 };
+  return { ms: us / 1000, naiveMs: naiveUs / 1000, gapMs: gapUs / 1000, d1OnlyMs: d1OnlyUs / 1000 };
 }
 
 /**
@@ -103,11 +137,12 @@ export function busyMs(p, intervalUs) {
  * @param {Profile} p
  * @param {number} n
  * @param {number} intervalUs
+ * @param {GapRule} [rule]
  */
-export function topFunctions(p, n, intervalUs) {
+export function topFunctions(p, n, intervalUs, rule = "d1") {
   /** @type {Map<number, { functionName: string, url: string, lineNumber?: number }>} */
   const frames = new Map(p.nodes.map((x) => [x.id, x.callFrame]));
-  const inD1 = d1Frames(p);
+  const isWait = waitGaps(p, rule);
   /** @type {Map<string, number>} */
   const self = new Map();
   for (let i = 1; i < p.samples.length; i++) {
@@ -115,8 +150,8 @@ export function topFunctions(p, n, intervalUs) {
     const prev = frames.get(p.samples[i - 1]);
     if (!f || !prev || NOT_BUSY.has(f.functionName) || NOT_BUSY.has(prev.functionName)) continue;
     const d = p.timeDeltas[i];
-    // The same rule as busyMs: a D1 call's wait is not the function's.
-    const gap = d > D1_GAP_US && (inD1.get(p.samples[i]) || inD1.get(p.samples[i - 1]));
+    // The same rule as busyMs: a wait is not the function's.
+    const gap = isWait(i);
     // Anonymous functions are told apart by their place in the bundle (line numbers from 1).
     const key = f.functionName || `(anonymous ${f.url.split("/").pop()}:${(f.lineNumber ?? -1) + 1})`;
     self.set(key, (self.get(key) ?? 0) + (gap ? intervalUs : d) / 1000);

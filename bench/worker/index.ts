@@ -324,14 +324,19 @@ function burn(n: number): number {
 
 /**
  * Calibration route: burns `n` iterations, or with `d1=1` burns `n`, waits on one D1 query, and
- * burns `n` again. The profiler method must read the second as twice the first, not as that plus
- * the D1 wait (the trap of summing every sample's delta).
+ * burns `n` again; `cache=1` the same around one Cache API delete (what every write does to the
+ * catalog's pointer, src/products/edge.ts). The profiler method must read the second and third as
+ * twice the first, not as that plus the wait (the trap of summing every sample's delta).
  */
 bench.get("/burn", async (c) => {
   const n = Number(c.req.query("n") ?? 0);
   let x = burn(n);
   if (c.req.query("d1") === "1") {
     await c.env.DB.prepare("SELECT count(*) AS n FROM products").first();
+    x ^= burn(n);
+  }
+  if (c.req.query("cache") === "1") {
+    await caches.default.delete("https://catalog.internal/bench-calibration");
     x ^= burn(n);
   }
   return c.json({ x });
