@@ -9,12 +9,13 @@ import { modelledProduct, modelledProductDetails, publicProducts, type Row } fro
 // by the Worker (for CPU). It must be exactly what the reference presenters (modelled-reference.ts)
 // make of D1's own rows, for a secret key and for each storefront view: checked here on random
 // products, with the values that could travel differently (nulls, decimals, money, non-ASCII and
-// escaped text, JSON texts, hidden variants, five options).
+// escaped text, tildes and backticks, JSON texts, hidden variants, five options).
 
 const text = fc.oneof(
   fc.constant(""),
   fc.string({ maxLength: 12 }),
-  fc.constantFrom('quote " and \\ backslash', "åäö ✓ 𝄞", "line\nbreak", "null", "0", "[]"),
+  // Tildes and backticks: the markers and quotes of a keyed, carried answer (src/platform/quotes.ts).
+  fc.constantFrom('quote " and \\ backslash', "åäö ✓ 𝄞", "line\nbreak", "null", "0", "[]", "~A~,~}", "`~`"),
 );
 const maybe = <T>(a: fc.Arbitrary<T>) => fc.option(a, { nil: undefined });
 
@@ -31,7 +32,7 @@ const productArb = fc.record({
   visible: fc.boolean(),
   options: fc.integer({ min: 1, max: 5 }),
   categories: fc.array(
-    fc.array(fc.constantFrom("Kläder", 'quote " and \\ backslash', "åäö ✓ 𝄞", "null", "0", "[]"), {
+    fc.array(fc.constantFrom("Kläder", 'quote " and \\ backslash', "åäö ✓ 𝄞", "null", "0", "[]", "~B~}"), {
       minLength: 1,
       maxLength: 3,
     }),

@@ -1,12 +1,32 @@
 import { type PublicView, shownTo } from "../keys/public";
+import { MARK } from "../platform/quotes";
 
 // What the two builders of product JSON in SQL (./own-json.ts, ./modelled-json.ts) share: an
 // object as a list of [key, SQL] fields, and what a publishable key sees of it
 // (src/keys/public.ts, the presenter's filter they are held to).
 
-export type Field = [key: string, sql: string];
+/** A key and the SQL of its value; `keyed`, the SQL gives keyed text of its own (not a JSON value). */
+export type Field = [key: string, sql: string, keyed?: "keyed"];
 
 export const object = (fields: Field[]) => `json_object(${fields.map(([k, v]) => `'${k}', ${v}`).join(", ")})`;
+
+// The same objects as their values only, for an answer whose keys the Worker writes
+// (src/platform/quotes.ts, "Keys written by the Worker"): `~A` value `~,` value ... `~}`.
+
+const value = ([, v, keyed]: Field) => (keyed ? `(${v})` : `json_quote(${v})`);
+// One concat_ws, not a chain of ||: D1 refuses an expression tree deeper than 100, which a product's
+// 30 fields joined pairwise pass.
+const joined = (fields: Field[]) => `concat_ws(${MARK} || ',', ${fields.map(value).join(", ")})`;
+
+/** SQL: template `letter`'s object of `fields`, left open for keyedRest to go on. */
+export const keyedOpen = (letter: string, fields: Field[]) => `${MARK} || '${letter}' || ${joined(fields)}`;
+
+/** SQL: the further `fields` of an object keyedOpen began, and its close. */
+export const keyedRest = (fields: Field[]) =>
+  fields.length ? `${MARK} || ',' || ${joined(fields)} || ${MARK} || '}'` : `${MARK} || '}'`;
+
+/** SQL: template `letter`'s object of `fields`, whole. */
+export const keyedObject = (letter: string, fields: Field[]) => `${keyedOpen(letter, fields)} || ${keyedRest([])}`;
 
 /** The fields a publishable key with `view` sees; all of them for a secret key (no view). */
 export const kept = (fields: Field[], view: PublicView | undefined): Field[] =>

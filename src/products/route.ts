@@ -34,9 +34,10 @@ export const productsRoute = new Hono<AppEnv>()
   .get("/", notModified, catalogEdge, async (c) => {
     const pub = publicView(c.var.credential);
     const q = { ...parseProductQuery(c.req.url), visibleOnly: pub !== undefined };
-    const { json, link, etag } = await listProducts(c.var.db, q, c.req.url, pub);
-    // SQLite's text as is: the page is never parsed in the Worker (src/docs/performance.md).
-    return carriedJson(c, json, 200, { ETag: etag, ...(link ? { Link: link } : {}) });
+    const { json, keyed, link, etag } = await listProducts(c.var.db, q, c.req.url, pub);
+    // SQLite's text as is, its keys written back: the page is never parsed in the Worker
+    // (src/docs/performance.md).
+    return carriedJson(c, json, 200, { ETag: etag, ...(link ? { Link: link } : {}) }, keyed);
   })
   .get("/count", async (c) => c.json(await countProducts(c.var.db, c.req.url)))
   .get("/:product_id", notModified, zv("param", z.object({ product_id: id })), catalogEdge, async (c) => {
