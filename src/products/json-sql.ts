@@ -1,5 +1,5 @@
 import { type PublicView, shownTo } from "../keys/public";
-import { MARK } from "../platform/quotes";
+import { keyedGrowth, MARK } from "../platform/quotes";
 
 // What the two builders of product JSON in SQL (./own-json.ts, ./modelled-json.ts) share: an
 // object as a list of [key, SQL] fields, and what a publishable key sees of it
@@ -41,3 +41,18 @@ export const seen = (fields: Field[], view: PublicView | undefined, stock: strin
   ...kept(fields, view),
   ...availability(view, stock),
 ];
+
+/** A keyed answer's templates (product A, variant B) and the bytes each object adds once written. */
+export type KeyedShape = { templates: string[][]; product: number; variant: number };
+
+/** The shape of products of `product`'s keys with variants of `variant`'s (none: no variants). */
+export function keyedShapeOf(product: string[], variant?: string[]): KeyedShape {
+  return {
+    templates: variant ? [product, variant] : [product],
+    product: keyedGrowth(product),
+    variant: variant ? keyedGrowth(variant) : 0,
+  };
+}
+
+/** The keys of `fields`, in order. */
+export const keysOf = (fields: Field[]) => fields.map(([k]) => k);

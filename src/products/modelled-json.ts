@@ -1,13 +1,24 @@
 import type { PublicView } from "../keys/public";
-import { keyedGrowth } from "../platform/quotes";
 import { CATEGORIES_SQL, HEAD_SQL } from "./categories";
-import { availability, type Field, kept, keyedObject, keyedOpen, keyedRest, object, seen } from "./json-sql";
+import {
+  availability,
+  type Field,
+  type KeyedShape,
+  kept,
+  keyedObject,
+  keyedOpen,
+  keyedRest,
+  keyedShapeOf,
+  keysOf,
+  object,
+  seen,
+} from "./json-sql";
 
 // Products in the modelled dialect (src/docs/modelled-reads.md, "Modelled reads"), built by SQLite
 // as JSON text: a page of products with thousands of variants reaches the Worker as one text per
 // product, which it joins into the answer without parsing (src/docs/performance.md). The same
 // fields, types and key order as the JavaScript presenters of modelled.ts, which remain the
-// reference: test/products.list.json.test.ts compares the two on random products.
+// reference: test/products.list.rows.test.ts compares the two on random products.
 
 /** SQL for "" when null, else the text of the value. */
 const s = (col: string) => `coalesce(${col}, '')`;
@@ -123,8 +134,6 @@ export function productParts(withDetails: boolean, url: string, view?: PublicVie
   };
 }
 
-const keysOf = (fields: Field[]) => fields.map(([k]) => k);
-
 /**
  * productParts keyed (src/platform/quotes.ts, "Keys written by the Worker"): the objects as their
  * values only, products of template A, variants B. With details `head` is left open: the answer's
@@ -150,7 +159,6 @@ const tailFields = (view?: PublicView): Field[] => [
   ...availability(view, STOCK_OF),
 ];
 
-export type KeyedShape = { templates: string[][]; product: number; variant: number };
 // Per what a caller may see: four storefront views and the secret key's, with details or not.
 const shapes = new Map<string, KeyedShape>();
 
@@ -160,15 +168,12 @@ export function keyedShape(withDetails: boolean, view?: PublicView): KeyedShape 
   const known = shapes.get(id);
   if (known) return known;
   const base = [...BASE, ...placed("NULL")];
-  let shape: KeyedShape;
-  if (!withDetails) {
-    const product = keysOf(seen(base, view, STOCK_OF));
-    shape = { templates: [product], product: keyedGrowth(product), variant: 0 };
-  } else {
-    const product = [...keysOf(kept([...base, ...DETAILS], view)), "variants", ...keysOf(tailFields(view))];
-    const variant = keysOf(seen(VARIANT, view, "v.qty"));
-    shape = { templates: [product, variant], product: keyedGrowth(product), variant: keyedGrowth(variant) };
-  }
+  const shape = withDetails
+    ? keyedShapeOf(
+        [...keysOf(kept([...base, ...DETAILS], view)), "variants", ...keysOf(tailFields(view))],
+        keysOf(seen(VARIANT, view, "v.qty")),
+      )
+    : keyedShapeOf(keysOf(seen(base, view, STOCK_OF)));
   shapes.set(id, shape);
   return shape;
 }

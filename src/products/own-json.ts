@@ -1,9 +1,9 @@
 import type { DB } from "../db/client";
 import type { PublicView } from "../keys/public";
 import { stmt } from "../platform/d1";
-import { carriedSql } from "../platform/quotes";
+import { carriedSql, type Keyed, keyedSql } from "../platform/quotes";
 import { storeBaseSql } from "./categories";
-import { type Field, object, seen } from "./json-sql";
+import { type Field, type KeyedShape, keyedObject, keyedShapeOf, keysOf, seen } from "./json-sql";
 
 // A product as GET /v1/products/{id} answers it (present.ts `presentProduct`), built as JSON text
 // by SQLite, for that read (a storefront's with only what its key sees) and the writes planned in
@@ -68,21 +68,23 @@ const PRODUCT_FIELDS = (url: string, variants: string): Field[] => [
   ["slug", "p.slug"],
   ["url", url],
   ["metadata", "iif(p.metadata IS NULL, NULL, json(p.metadata))"],
-  ["variants", `json(${variants})`],
+  ["variants", variants, "keyed"],
   ["created_at", iso("p.created_at")],
   ["updated_at", iso("p.updated_at")],
 ];
 
-// A product's variants, in order through variants_product (product_id, position); a product with
-// variants has their qty summed as its stock.
-const variants = (
-  view: PublicView | undefined,
-) => `(SELECT coalesce(json_group_array(json(${object(seen(VARIANT_FIELDS, view, "v.qty"))})), '[]')
+// A product's variants, in order through variants_product (product_id, position), keyed (their
+// values only: src/platform/quotes.ts, "Keys written by the Worker"); a product with variants has
+// their qty summed as its stock.
+const variants = (view: PublicView | undefined) =>
+  `(SELECT coalesce('[' || group_concat(${keyedObject("B", seen(VARIANT_FIELDS, view, "v.qty"))}, ','
+    ORDER BY v.position, v.id) || ']', '[]')
   FROM (SELECT * FROM variants WHERE product_id = p.id${view ? " AND visible = 1" : ""} ORDER BY position, id) AS v)`;
 
 /**
  * The products `where` selects (a condition on `p`, values bound as ?1...), newest first, one `json`
- * text each, carried (src/platform/quotes.ts: carriedJson answers it).
+ * text each, keyed and carried (src/platform/quotes.ts: carriedJson answers it with productText's
+ * `keyed`).
  */
 export function ownJson(db: DB, where: string, ...params: unknown[]) {
   return productJson(db, undefined, where, ...params);
@@ -100,13 +102,30 @@ export function publicJson(db: DB, view: PublicView, where: string, ...params: u
 function productJson(db: DB, view: PublicView | undefined, where: string, ...params: unknown[]) {
   const base = storeBaseSql();
   const url = `iif(p.slug IS NULL OR ${base} = '', NULL, ${base} || p.slug)`;
-  const product = object(seen(PRODUCT_FIELDS(url, variants(view)), view, STOCK));
+  const product = keyedObject("A", seen(PRODUCT_FIELDS(url, variants(view)), view, STOCK));
   return stmt(
     db,
-    `SELECT p.id, (SELECT count(*) FROM variants WHERE product_id = p.id) AS variants, ${carriedSql(product)} AS json
+    `SELECT p.id, (SELECT count(*) FROM variants WHERE product_id = p.id) AS variants, ${keyedSql(product)} AS json
      FROM products AS p WHERE ${where} ORDER BY p.id DESC`,
     ...params,
   );
+}
+
+// Per what a caller may see: four storefront views and the secret key's.
+const shapes = new Map<string, KeyedShape>();
+
+/** The templates of ownJson's (or, with `view`, publicJson's) objects, and what each adds written. */
+export function ownShape(view?: PublicView): KeyedShape {
+  const id = view ? `${view.stock}${view.datafields}` : "all";
+  let shape = shapes.get(id);
+  if (!shape) {
+    shape = keyedShapeOf(
+      keysOf(seen(PRODUCT_FIELDS("NULL", "NULL"), view, STOCK)),
+      keysOf(seen(VARIANT_FIELDS, view, "v.qty")),
+    );
+    shapes.set(id, shape);
+  }
+  return shape;
 }
 
 /** The minimal answer (read.ts presentMinimal) of the same products. */
@@ -125,18 +144,26 @@ export function minimalJson(db: DB, where: string, ...params: unknown[]) {
 /**
  * A product of a write's answer as SQLite built it: the answer is written around the text
  * (products/write.ts) and never parses it. `product_id` identifies it like a presented product;
- * `variants` is their number, for the request log.
+ * `variants` is their number, for the request log; `keyed`, the keys its text left out (none for
+ * minimalJson's).
  */
 export class ProductText {
   constructor(
     readonly product_id: number,
     readonly text: string,
     readonly variants: number,
+    readonly keyed?: Keyed,
   ) {}
 }
 
-/** The one product of an ownJson or minimalJson result (with its id and variant count). */
-export function productText(r: D1Result<Record<string, unknown>>) {
+/**
+ * The one product of an ownJson or publicJson result (`shape`: ownShape of the same view) or of a
+ * minimalJson one (no shape), with its id and variant count.
+ */
+export function productText(r: D1Result<Record<string, unknown>>, shape?: KeyedShape) {
   const row = r.results[0];
-  return new ProductText(Number(row.id), row.json as string, Number(row.variants));
+  const variants = Number(row.variants);
+  // Every variant counted: a storefront's hidden ones are left out of the text, so this is more.
+  const keyed = shape && { templates: shape.templates, growth: shape.product + variants * shape.variant };
+  return new ProductText(Number(row.id), row.json as string, variants, keyed);
 }

@@ -14,7 +14,7 @@ import { createRawProduct } from "./create-sql";
 import { deleteProducts } from "./delete";
 import { catalogEdge, notModified } from "./edge";
 import { CATALOG_VERSION, catalogETag, countProducts, listProducts, parseProductQuery } from "./list";
-import { ownJson, productText, publicJson } from "./own-json";
+import { ownJson, ownShape, productText, publicJson } from "./own-json";
 import { productCreate, productDelete, productUpdate } from "./schema";
 import { updateProducts } from "./update/index";
 import { writeRawVariants } from "./update/variants-sql";
@@ -55,5 +55,6 @@ export const productsRoute = new Hono<AppEnv>()
     // A hidden product does not exist for a storefront (publicJson yields no row for it).
     if (!found.results.length) throw new ApiError(404, `product ${product_id} not found`);
     const tag = catalogETag(version.results[0]?.version, c.req.url, pub);
-    return carriedJson(c, productText(found).text, 200, { ETag: tag });
+    const product = productText(found, ownShape(pub));
+    return carriedJson(c, product.text, 200, { ETag: tag }, product.keyed);
   });
