@@ -85,10 +85,10 @@ export function answerBytes(text: string | readonly string[], keyed?: Keyed): Ui
   return new Uint8Array(memory.buffer, 0, bytes);
 }
 
-// Keys written by the Worker. A page of 500 products repeats the same keys in every product,
-// variant and option value: about three quarters of its 2 MB, all of it in D1's answer, which the
-// binding reads as text and JSON.parse copies once more. So where the shape of an object is fixed
-// (src/products/modelled-json.ts), SQLite sends its values only, each as JSON (json_quote), in
+// Keys written by the Worker. A page of 500 products repeats the same keys in every product and
+// variant: about three quarters of its 2 MB, all of it in D1's answer, which the binding reads as
+// text and JSON.parse copies once more. So where the shape of an object is fixed
+// (src/products/modelled-json.ts, own-json.ts), SQLite sends its values only, each as JSON (json_quote), in
 // the template's order: `~A` value `~,` value ... `~}`, A the template's letter. `~` stands for
 // nothing else: SQLite writes those inside strings as `\u007e` (keyedSql), and outside strings
 // JSON has none. The WebAssembly pass that turns the carried backticks back into quotes writes

@@ -9,9 +9,10 @@ import { type Field, type KeyedShape, keyedObject, keyedShapeOf, keysOf, seen } 
 // by SQLite, for that read (a storefront's with only what its key sees) and the writes planned in
 // SQL (./create-sql.ts, ./update/variants-sql.ts): presenting 2,048 variants in JavaScript (D1's
 // row objects, one object per variant, then the answer's stringify) was about a third of such a
-// write's CPU, and most of a storefront's 27 ms read; the text passes through untouched.
-// test/products.own-json.test.ts holds it equal to presentProduct, and to the publishable filter
-// over it, on random products.
+// write's CPU, and most of a storefront's 27 ms read; the text passes through unparsed, its keys
+// written back by the Worker as it writes the answer's bytes (src/platform/quotes.ts, "Keys
+// written by the Worker"). test/products.own-json.test.ts holds it equal to presentProduct, and to
+// the publishable filter over it, on random products.
 
 /** Minor units as the JSON number presentProduct gives (12900 -> 129, 19950 -> 199.5). */
 const money = (col: string) => `iif(${col} % 100 = 0, ${col} / 100, ${col} / 100.0)`;
