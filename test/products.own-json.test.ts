@@ -16,7 +16,12 @@ import { isHidden, publicFields } from "./modelled-reference";
 // on random products of every field's forms, with and without a store URL, alone and several in
 // one statement.
 
-const text = fc.oneof(fc.constant("plain"), fc.string({ maxLength: 12 }), fc.constant('quote " back \\ é 😀 `tick`'));
+// Tildes and backticks: the markers and quotes of a keyed, carried answer (src/platform/quotes.ts).
+const text = fc.oneof(
+  fc.constant("plain"),
+  fc.string({ maxLength: 12 }),
+  fc.constantFrom('quote " back \\ é 😀 `tick`', "~A~,~}", "`~`"),
+);
 const optional = <T>(a: fc.Arbitrary<T>) => fc.option(a, { nil: undefined });
 
 const product = fc.record({
