@@ -186,8 +186,8 @@ export function productTextsSql(ids: string, maxBytes: number) {
 export function productTexts(rows: Record<string, unknown>[]): Map<number, string | null> {
   const out = new Map<number, string | null>();
   for (const r of rows as PagePart[]) if (r.t === null) out.set(r.id, null);
-  const whole = assemble((rows as PagePart[]).filter((r) => r.t !== null), VARIANTS_OPEN.json);
-  for (const p of whole) out.set(p.id, p.json.join(""));
+  const arrived = (rows as PagePart[]).filter((r) => r.t !== null);
+  for (const p of assemble(arrived, VARIANTS_OPEN.json)) out.set(p.id, p.json.join(""));
   return out;
 }
 
