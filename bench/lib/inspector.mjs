@@ -237,8 +237,11 @@ export async function connect(port) {
         await afterStart();
         await new Promise((r) => setTimeout(r, leadMs));
         const result = await run();
-        const { profile } = await send("Profiler.stop");
-        return { result, profile };
+        const stopped = await send("Profiler.stop");
+        // wrangler dev rebuilds the Worker when a file it bundles changes, and a new isolate has
+        // no profile to give: say so rather than fail on the missing field.
+        if (!stopped?.profile) throw new Error("Profiler.stop gave no profile: did a source file change mid-run?");
+        return { result, profile: /** @type {Profile} */ (stopped.profile) };
       } catch (e) {
         await send("Profiler.stop").catch(() => {});
         throw e;
