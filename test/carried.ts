@@ -1,5 +1,5 @@
 import { answerBytes } from "../src/platform/quotes";
-import type { KeyedShape } from "../src/products/json-sql";
+import { type KeyedShape, keyedOf } from "../src/products/json-sql";
 
 // Carried answers (src/platform/quotes.ts) read back as the JSON text they stand for: the Worker
 // never does this (it answers the bytes), so these live with the tests.
@@ -12,7 +12,6 @@ export const uncarried = (text: string) => new TextDecoder().decode(answerBytes(
  * its view) or of a minimalJson one (no shape), in order.
  */
 export const textsOf = (r: D1Result<Record<string, unknown>>, shape?: KeyedShape) =>
-  r.results.map((row) => {
-    const keyed = shape && { templates: shape.templates, growth: shape.product + Number(row.variants) * shape.variant };
-    return new TextDecoder().decode(answerBytes(row.json as string, keyed));
-  });
+  r.results.map((row) =>
+    new TextDecoder().decode(answerBytes(row.json as string, shape && keyedOf(shape, Number(row.variants)))),
+  );

@@ -139,8 +139,9 @@ function keyedBytes(texts: readonly string[], keyed: Keyed): Uint8Array<ArrayBuf
     if (keys.length > FIELDS) throw new Error(`a template of at most ${FIELDS} keys`);
     keys.forEach((k, f) => {
       const at = table + (t * FIELDS + f) * SLOT;
-      const r = encoder.encodeInto(slotText(k, f === 0), mem.subarray(at + 1, at + SLOT));
-      if (r.read !== slotText(k, f === 0).length) throw new Error(`key ${k} longer than a slot`);
+      const text = slotText(k, f === 0);
+      const r = encoder.encodeInto(text, mem.subarray(at + 1, at + SLOT));
+      if (r.read !== text.length) throw new Error(`key ${k} longer than a slot`);
       mem[at] = r.written;
     });
   });

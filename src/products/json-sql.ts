@@ -1,5 +1,5 @@
 import { type PublicView, shownTo } from "../keys/public";
-import { keyedGrowth, MARK } from "../platform/quotes";
+import { type Keyed, keyedGrowth, MARK } from "../platform/quotes";
 
 // What the two builders of product JSON in SQL (./own-json.ts, ./modelled-json.ts) share: an
 // object as a list of [key, SQL] fields, and what a publishable key sees of it
@@ -53,6 +53,29 @@ export function keyedShapeOf(product: string[], variant?: string[]): KeyedShape 
     variant: variant ? keyedGrowth(variant) : 0,
   };
 }
+
+// Shapes by what they are for and what the caller may see (four storefront views and the secret
+// key's): built once an isolate, their growth measured once.
+const shapes = new Map<string, KeyedShape>();
+
+/** The shape `id` names, built by `build` the first time. */
+export function shapeOnce(id: string, build: () => KeyedShape): KeyedShape {
+  let shape = shapes.get(id);
+  if (!shape) {
+    shape = build();
+    shapes.set(id, shape);
+  }
+  return shape;
+}
+
+/** The id part of what `view` sees, for shapeOnce. */
+export const viewId = (view: PublicView | undefined) => (view ? `${view.stock}${view.datafields}` : "all");
+
+/** What one product of `shape` with `variants` variants leaves out (more if some are not shown). */
+export const keyedOf = (shape: KeyedShape, variants: number): Keyed => ({
+  templates: shape.templates,
+  growth: shape.product + variants * shape.variant,
+});
 
 /** The keys of `fields`, in order. */
 export const keysOf = (fields: Field[]) => fields.map(([k]) => k);

@@ -12,6 +12,8 @@ import {
   keysOf,
   object,
   seen,
+  shapeOnce,
+  viewId,
 } from "./json-sql";
 
 // Products in the modelled dialect (src/docs/modelled-reads.md, "Modelled reads"), built by SQLite
@@ -159,24 +161,17 @@ const tailFields = (view?: PublicView): Field[] => [
   ...availability(view, STOCK_OF),
 ];
 
-// Per what a caller may see: four storefront views and the secret key's, with details or not.
-const shapes = new Map<string, KeyedShape>();
-
 /** The templates of keyedParts' objects (the url's SQL does not change them) and their growth. */
-export function keyedShape(withDetails: boolean, view?: PublicView): KeyedShape {
-  const id = `${withDetails}|${view ? `${view.stock}${view.datafields}` : "all"}`;
-  const known = shapes.get(id);
-  if (known) return known;
-  const base = [...BASE, ...placed("NULL")];
-  const shape = withDetails
-    ? keyedShapeOf(
-        [...keysOf(kept([...base, ...DETAILS], view)), "variants", ...keysOf(tailFields(view))],
-        keysOf(seen(VARIANT, view, "v.qty")),
-      )
-    : keyedShapeOf(keysOf(seen(base, view, STOCK_OF)));
-  shapes.set(id, shape);
-  return shape;
-}
+export const keyedShape = (withDetails: boolean, view?: PublicView): KeyedShape =>
+  shapeOnce(`modelled|${withDetails}|${viewId(view)}`, () => {
+    const base = [...BASE, ...placed("NULL")];
+    return withDetails
+      ? keyedShapeOf(
+          [...keysOf(kept([...base, ...DETAILS], view)), "variants", ...keysOf(tailFields(view))],
+          keysOf(seen(VARIANT, view, "v.qty")),
+        )
+      : keyedShapeOf(keysOf(seen(base, view, STOCK_OF)));
+  });
 
 /** The variants' count and stock sum that the parts read as p.vc and p.vq. */
 export const VARIANT_TOTALS = `(SELECT count(*) FROM variants AS v WHERE v.product_id = p.id) AS vc,

@@ -3,7 +3,17 @@ import type { PublicView } from "../keys/public";
 import { stmt } from "../platform/d1";
 import { carriedSql, type Keyed, keyedSql } from "../platform/quotes";
 import { storeBaseSql } from "./categories";
-import { type Field, type KeyedShape, keyedObject, keyedShapeOf, keysOf, seen } from "./json-sql";
+import {
+  type Field,
+  type KeyedShape,
+  keyedObject,
+  keyedOf,
+  keyedShapeOf,
+  keysOf,
+  seen,
+  shapeOnce,
+  viewId,
+} from "./json-sql";
 
 // A product as GET /v1/products/{id} answers it (present.ts `presentProduct`), built as JSON text
 // by SQLite, for that read (a storefront's with only what its key sees) and the writes planned in
@@ -112,22 +122,14 @@ function productJson(db: DB, view: PublicView | undefined, where: string, ...par
   );
 }
 
-// Per what a caller may see: four storefront views and the secret key's.
-const shapes = new Map<string, KeyedShape>();
-
 /** The templates of ownJson's (or, with `view`, publicJson's) objects, and what each adds written. */
-export function ownShape(view?: PublicView): KeyedShape {
-  const id = view ? `${view.stock}${view.datafields}` : "all";
-  let shape = shapes.get(id);
-  if (!shape) {
-    shape = keyedShapeOf(
+export const ownShape = (view?: PublicView): KeyedShape =>
+  shapeOnce(`own|${viewId(view)}`, () =>
+    keyedShapeOf(
       keysOf(seen(PRODUCT_FIELDS("NULL", "NULL"), view, STOCK)),
       keysOf(seen(VARIANT_FIELDS, view, "v.qty")),
-    );
-    shapes.set(id, shape);
-  }
-  return shape;
-}
+    ),
+  );
 
 /** The minimal answer (read.ts presentMinimal) of the same products. */
 export function minimalJson(db: DB, where: string, ...params: unknown[]) {
@@ -165,6 +167,5 @@ export function productText(r: D1Result<Record<string, unknown>>, shape?: KeyedS
   const row = r.results[0];
   const variants = Number(row.variants);
   // Every variant counted: a storefront's hidden ones are left out of the text, so this is more.
-  const keyed = shape && { templates: shape.templates, growth: shape.product + variants * shape.variant };
-  return new ProductText(Number(row.id), row.json as string, variants, keyed);
+  return new ProductText(Number(row.id), row.json as string, variants, shape && keyedOf(shape, variants));
 }
