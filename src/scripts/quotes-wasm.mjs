@@ -141,6 +141,10 @@ const expand = [
   [...get(O), ...get(OUT), ...sub, ...end],
 ].flat();
 
+const [FUNC, MEMORY] = [0x00, 0x02];
+/** An export entry: its name, its kind and the index of what it exports. @param {string} n @param {number} kind @param {number} index */
+const exported = (n, kind, index) => [...name(n), kind, index];
+
 const wasm = Uint8Array.from([
   ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
   // type 0: (i32) -> (); type 1: (i32, i32, i32) -> i32
@@ -149,18 +153,10 @@ const wasm = Uint8Array.from([
   ...section(5, [0x01, 0x00, 0x01]), // memory 0: 1 page, no maximum
   ...section(7, [
     0x04,
-    ...name("swap"),
-    0x00,
-    0x00,
-    ...name("carry"),
-    0x00,
-    0x01,
-    ...name("expand"),
-    0x00,
-    0x02,
-    ...name("memory"),
-    0x02,
-    0x00,
+    ...exported("swap", FUNC, 0),
+    ...exported("carry", FUNC, 1),
+    ...exported("expand", FUNC, 2),
+    ...exported("memory", MEMORY, 0),
   ]),
   ...section(10, [
     0x03,
