@@ -14,6 +14,13 @@ export type Scope = (typeof SCOPES)[number];
 export const PUBLISHABLE_SCOPES = ["stock", "datafields"] as const;
 
 /**
+ * Everything a key can hold. A secret key may hold the publishable permissions too: they let it
+ * mint publishable keys that have them (a key grants only what it holds; the bootstrap API_KEY
+ * holds all).
+ */
+export const ALL_SCOPES: readonly string[] = [...SCOPES, ...PUBLISHABLE_SCOPES];
+
+/**
  * What a publishable key may do on a route, when anything: read the public catalog, create unpaid
  * orders, or read one order it holds the token of.
  */
