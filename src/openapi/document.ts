@@ -9,6 +9,7 @@ import { categoryName, categoryPaths } from "../products/categories";
 import { preferParameter, productsDeletePath } from "../products/openapi";
 import { image, productCreate, productUpdate } from "../products/schema";
 import { sessionsPaths } from "../sessions/openapi";
+import { shippingPaths } from "../shipping/openapi";
 import { webhooksPaths } from "../webhooks/openapi";
 import { completeDocument } from "./complete";
 import { modelledComponents, modelledPaths } from "./modelled";
@@ -257,6 +258,10 @@ export function buildOpenApi() {
       { name: "service", description: "Unauthenticated service endpoints." },
       { name: "products", description: "Products and their variants." },
       { name: "orders", description: "Orders." },
+      {
+        name: "shipping",
+        description: "The store's shipping methods, which storefront orders name (src/docs/orders.md).",
+      },
       { name: "webhooks", description: "Webhook endpoints and their deliveries." },
       { name: "keys", description: "Secret and publishable API keys (src/docs/keys.md)." },
       { name: "sessions", description: "Sign-in and sign-out of the admin at /admin (src/docs/admin.md)." },
@@ -382,6 +387,7 @@ export function buildOpenApi() {
           },
         },
       },
+      ...shippingPaths,
       ...webhooksPaths,
       ...keysPaths,
       ...sessionsPaths,
