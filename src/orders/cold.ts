@@ -114,6 +114,8 @@ type Items = { index: number; data: OrderInput }[];
 /** Whether the SQL plan covers these orders; the rest take the read path (src/docs/orders.md, "Orders"). */
 function eligible(items: Items, opts: CreateOptions): boolean {
   if (opts.recorder) return false; // a keyed answer is recorded in the batch, so it must be known first
+  // A storefront's lines must be visible and its shipping is the store's: the JavaScript plan decides.
+  if (opts.storefront) return false;
   for (const { data } of items) {
     if (data.products_add?.length || data.products_remove?.length) return false;
     if ((data.discount_add?.amount ?? 0) !== 0) return false;

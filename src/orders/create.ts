@@ -10,6 +10,7 @@ import { lineRow } from "./lines";
 import { type Planned, planOrder, reserveStock } from "./plan";
 import type { OrderInput } from "./schema";
 import { stockStatements, sumMoves } from "./stock";
+import type { Storefront } from "./storefront";
 import type { Money, TaxLine } from "./totals";
 
 // POST /v1/orders (src/docs/orders.md, "Orders"): every order of a request is planned in JS from one read batch
@@ -41,6 +42,8 @@ export type CreateOptions = {
   keyId?: number | null;
   /** Filled with the order.created events of the batch that committed, for dispatch. */
   events?: PendingEvent[];
+  /** Set for a publishable key's orders (src/orders/storefront.ts): what the store decides for them. */
+  storefront?: Storefront;
   /** Records the answer for Idempotency-Key retries, in the same batch as the orders. */
   recorder?: { idem: Idem; claim: Claim<Map<number, OrderOutcome<OrderRef>>> };
 };
