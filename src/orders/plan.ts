@@ -1,5 +1,5 @@
 import { type Catalog, type Line, resolve, type Selector } from "./catalog";
-import type { CreateOptions, OrderOutcome } from "./create";
+import type { OrderOutcome, PlanOptions } from "./create";
 import { addLine, orderTotals, removeLines } from "./lines";
 import type { AddEntry, Address, OrderInput } from "./schema";
 import { type Shipping, storefrontShipping } from "./storefront";
@@ -26,7 +26,7 @@ export function planOrder(
   index: number,
   o: OrderInput,
   cat: Catalog,
-  opts: CreateOptions,
+  opts: PlanOptions,
 ): Planned | { index: number; errors: string[]; notices: string[] } {
   const errors: string[] = [];
   const notices: string[] = [];
@@ -84,7 +84,7 @@ const givenShipping = (o: OrderInput): Shipping => ({
  */
 export function orderFields(
   o: OrderInput,
-  opts: Pick<CreateOptions, "defaultCurrency" | "keyId" | "storefront">,
+  opts: Pick<PlanOptions, "defaultCurrency" | "keyId" | "storefront">,
   ship = givenShipping(o),
 ) {
   const token = crypto.randomUUID();

@@ -1,8 +1,8 @@
-import { eq } from "drizzle-orm";
 import type { DB } from "../db/client";
 import { shippingMethods } from "../db/schema";
 import type { Bindings, Credential } from "../env";
 import { tokenMatches } from "../keys/public";
+import { rowMapper, stmt } from "../platform/d1";
 import type { MethodRow } from "../shipping/service";
 import type { StoredOrder } from "./read";
 import type { OrderInput } from "./schema";
@@ -36,10 +36,18 @@ export function priceFields(value: unknown): string[] {
 /** What a storefront's orders are planned with: the store's visible shipping methods. */
 export type Storefront = { methods: Map<number, MethodRow> };
 
-/** One read of the visible shipping methods (at most MAX_METHODS small rows). */
+const toMethod = rowMapper(shippingMethods);
+
+/** The read of the visible shipping methods (at most MAX_METHODS small rows), for a batch. */
+export const storefrontStatement = (db: DB) => stmt(db, "SELECT * FROM shipping_methods WHERE visible = 1");
+
+/** What storefrontStatement read. */
+export const toStorefront = (r: D1Result<Record<string, unknown>>): Storefront => ({
+  methods: new Map(r.results.map((row) => [row.id as number, toMethod(row)])),
+});
+
 export async function readStorefront(db: DB): Promise<Storefront> {
-  const rows = await db.select().from(shippingMethods).where(eq(shippingMethods.visible, 1));
-  return { methods: new Map(rows.map((m) => [m.id, m])) };
+  return toStorefront(await storefrontStatement(db).all());
 }
 
 export type Shipping = { id: number | null; name: string | null; price: Money };
