@@ -1,5 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { orderOut } from "../src/openapi/responses";
 import { scheduled } from "../src/scheduled";
 import { call, createProduct, get, post, quietEnv, uid } from "./helpers";
 
@@ -130,6 +131,8 @@ describe("storefront abuse", () => {
     expect(shape(a.answer)).toBe(shape(b.answer));
     expect(shape(a.read.customer)).toBe(shape(b.read.customer));
     expect(a.read.customer).not.toHaveProperty("customer_id");
+    // As the OpenAPI document describes the order.
+    expect(orderOut.safeParse(a.read).error).toBeUndefined();
     // Not linked, and the stored customer is as it was.
     const stored = await env.DB.prepare("SELECT customer_id FROM orders WHERE id = ?1").bind(a.answer.order_id).first();
     expect(stored?.customer_id).toBeNull();

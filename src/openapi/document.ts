@@ -354,7 +354,11 @@ export function buildOpenApi() {
           summary: "Create orders",
           description:
             'An array of 1 to 100 orders, each with order_id "create". Each is created atomically on its ' +
-            "own, reserving stock; a new order is always unpaid. An optional Idempotency-Key header makes a retry safe.",
+            "own, reserving stock; a new order is always unpaid. An optional Idempotency-Key header makes a retry safe. " +
+            "With a publishable key the store prices the order: a line's price, discount_add or shipping.price is 400; " +
+            "shipping names one of GET /v1/shipping-methods by id; hidden products and variants do not exist; no " +
+            "customer is linked; each result carries the order's token, and the order is cancelled after " +
+            "STOREFRONT_HOLD_MINUTES (60) unless paid.",
           requestBody: {
             required: true,
             content: json(
@@ -378,6 +382,9 @@ export function buildOpenApi() {
           operationId: "getOrder",
           tags: ["orders"],
           summary: "Get an order",
+          description:
+            "A publishable key reads only an order it created, with ?token= from its creation's answer, for " +
+            "ORDER_TOKEN_DAYS (30); its customer then has no customer_id.",
           parameters: [pathId("order_id")],
           responses: {
             "200": response("The order.", ref("Order")),
