@@ -385,7 +385,16 @@ export function buildOpenApi() {
           description:
             "A publishable key reads only an order it created, with ?token= from its creation's answer, for " +
             "ORDER_TOKEN_DAYS (30); its customer then has no customer_id.",
-          parameters: [pathId("order_id")],
+          parameters: [
+            pathId("order_id"),
+            {
+              name: "token",
+              in: "query",
+              required: false,
+              description: "A publishable key's only: the token its POST /v1/orders answered for this order.",
+              schema: { type: "string" },
+            },
+          ],
           responses: {
             "200": response("The order.", ref("Order")),
             "400": errorResponse("The id is not an id."),
