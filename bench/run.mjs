@@ -144,18 +144,50 @@ function burnRate() {
  * @param {string} base
  * @param {{ method: string, path: string, body?: string, headers?: Record<string, string> }} r
  */
-async function profiled(cdp, base, r) {
+async function profiled(cdp, base, r, heap = false) {
+  /** The isolate's heap as V8 counts it: its JavaScript heap and the ArrayBuffers' memory outside it. */
+  const heapNow = async () => {
+    const h = await cdp.send("Runtime.getHeapUsage");
+    return h.usedSize + (h.backingStorageSize ?? 0);
+  };
+  // With `heap`: collected first, then read as often as the inspector answers while the request
+  // runs (between its tasks: at each D1 wait and each chunk written), garbage not yet collected
+  // included, so the peak read is at most what the isolate held.
+  let heapBase = 0;
+  let heapPeak = 0;
+  if (heap) {
+    await cdp.send("HeapProfiler.collectGarbage");
+    heapBase = await heapNow();
+    heapPeak = heapBase;
+  }
   const { result, profile } = await cdp.profile(async () => {
+    const t0 = performance.now();
+    let done = false;
+    const poll = (async () => {
+      while (heap && !done) heapPeak = Math.max(heapPeak, await heapNow());
+    })();
     const res = await fetch(`${base}${r.path}`, {
       method: r.method,
       headers: { authorization, "content-type": "application/json", ...r.headers },
       body: r.body,
       signal: AbortSignal.timeout(60_000),
     });
-    await res.arrayBuffer();
-    return { status: res.status, d1: res.headers.get("x-bench-d1"), sqlMs: res.headers.get("x-bench-d1-ms") };
+    const bytes = (await res.arrayBuffer()).byteLength;
+    const wallMs = performance.now() - t0;
+    done = true;
+    await poll;
+    if (heap) heapPeak = Math.max(heapPeak, await heapNow());
+    // A streamed answer's headers count only its first round trip: the whole request's, read after.
+    const counts = heap ? (await fetch(`${base}/__bench/counts`, { headers: { authorization } })).headers : res.headers;
+    return {
+      status: res.status,
+      d1: counts.get("x-bench-d1"),
+      sqlMs: counts.get("x-bench-d1-ms"),
+      bytes,
+      wallMs,
+    };
   });
-  return { ...result, profile, ...busyMs(profile, cdp.intervalUs, gapRule) };
+  return { ...result, heapBase, heapPeak, profile, ...busyMs(profile, cdp.intervalUs, gapRule) };
 }
 
 /**
@@ -299,6 +331,14 @@ async function main() {
       const d1Only = [];
       /** @type {number[]} D1's own SQL time per request, not the isolate's CPU ("How to read them"). */
       const sql = [];
+      /** Wall time (profiler on), heap peak and idle heap per request (with `heap`), answer bytes. */
+      /** @type {number[]} */
+      const wall = [];
+      /** @type {number[]} */
+      const heapPeaks = [];
+      /** @type {number[]} */
+      const heapBases = [];
+      let bytes = 0;
       /** @type {string | null} */
       let d1 = null;
       /** Every profiled request's D1 count, for a case whose count varies (see `others` below). */
@@ -307,12 +347,12 @@ async function main() {
       /** @type {any} */
       let slowest;
       for (let i = 0; i < PROFILE.warmup + PROFILE.requests; i++) {
-        const r = await profiled(cdp, server.base, {
-          method: c.method,
-          path: pathOf(c, i),
-          body: c.body?.(i),
-          headers: c.headers,
-        });
+        const r = await profiled(
+          cdp,
+          server.base,
+          { method: c.method, path: pathOf(c, i), body: c.body?.(i), headers: c.headers },
+          c.heap,
+        );
         if (r.status < 200 || r.status > 299) throw new Error(`${c.id}: answered ${r.status} while profiled`);
         if (i < PROFILE.warmup) continue;
         if (PROFILES_DIR)
@@ -321,6 +361,10 @@ async function main() {
         naive.push(r.naiveMs);
         d1Only.push(r.d1OnlyMs);
         if (r.sqlMs !== null) sql.push(Number(r.sqlMs));
+        wall.push(r.wallMs);
+        heapPeaks.push(r.heapPeak);
+        heapBases.push(r.heapBase);
+        bytes = r.bytes;
         d1 = r.d1;
         if (r.d1) d1Seen.set(r.d1, (d1Seen.get(r.d1) ?? 0) + 1);
         if (!slowest || r.ms > slowest.ms) slowest = r;
@@ -349,6 +393,13 @@ async function main() {
           naiveMedian: quantile(naive, 0.5),
           d1Only: { median: quantile(d1Only, 0.5), p90: quantile(d1Only, 0.9) },
           sqlMedian: sql.length ? quantile(sql, 0.5) : undefined,
+          sqlP90: sql.length ? quantile(sql, 0.9) : undefined,
+          wallMedian: quantile(wall, 0.5),
+          wallP90: quantile(wall, 0.9),
+          bytes,
+          heapPeakMax: c.heap ? Math.max(...heapPeaks) : undefined,
+          heapPeakMedian: c.heap ? quantile(heapPeaks, 0.5) : undefined,
+          heapBaseMedian: c.heap ? quantile(heapBases, 0.5) : undefined,
           calls,
           statements,
           others,
@@ -359,6 +410,14 @@ async function main() {
       log(
         `${c.id}: workerd CPU ${fmt(w.median, 2)} ms median, ${fmt(w.p90, 2)} p90, D1 ${d1} (${fmt(w.sqlMedian ?? NaN, 0)} ms of SQL); top: ${w.top.join(", ")}`,
       );
+      if (c.heap) {
+        const mb = (/** @type {number} */ x) => fmt(x / 1024 / 1024, 1);
+        log(
+          `${c.id}: ${bytes} bytes; wall ${fmt(w.wallMedian, 1)} ms median, ${fmt(w.wallP90, 1)} p90 (profiler on); ` +
+            `D1 SQL ${fmt(w.sqlMedian ?? NaN, 1)} ms median, ${fmt(w.sqlP90 ?? NaN, 1)} p90; isolate heap ${mb(w.heapBaseMedian)} MB idle, ` +
+            `peak ${mb(w.heapPeakMedian)} MB median, ${mb(w.heapPeakMax)} MB max`,
+        );
+      }
     }
     cdp.close();
     cdp = undefined;
