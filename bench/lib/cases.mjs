@@ -20,6 +20,8 @@ export const ORDER_PAGE = 100;
  *   connections?: number,
  *   contention?: boolean,
  *   heap?: boolean,
+ *   bySize?: boolean,
+ *   requests?: number,
  *   headers?: Record<string, string>,
  *   verify?: (t: Target, invocations: number) => Promise<{ ok: boolean, text: string }>,
  * }} Case
@@ -28,8 +30,10 @@ export const ORDER_PAGE = 100;
  * request must differ, e.g. to miss the edge cache every time. `load`: also run under autocannon (req/s, and the ratio to `baseline`). `profile` (default
  * true): workerd CPU per request. `cpuIterations`: requests of the optional Node CPU phase
  * (`--node`). `connections`: autocannon connections (default 8). `contention`: a load case that
- * reports its share of 503 answers (writers losing the race) instead of a ratio. `heap`: also the
- * isolate's heap during each profiled request, its wall time and answer bytes. `verify`: run
+ * reports its share of 503 answers (writers losing the race) instead of a ratio. `heap`: also its wall time,
+ * answer bytes and D1 counts after the body (a streamed answer), and the isolate's heap in 5 more
+ * requests. `requests`: profiled requests, when fewer than the bench's (a case of seconds). `bySize`:
+ * a page whose CPU grows with its size, never refused: where it passes 10 ms is reported, not missed. `verify`: run
  * after the case's profiled requests, with how many requests it served (probe included); says
  * whether they all did the work the case claims.
  */
@@ -530,6 +534,7 @@ export function cases(ids) {
       path: `/v1/orders?limit=100&${paidWindow(LARGE_ORDERS)}`,
       load: false,
       heap: true,
+      bySize: true,
       cpuIterations: 0,
     },
     {
@@ -540,6 +545,8 @@ export function cases(ids) {
       path: `/v1/orders?limit=500&include_details=true&${paidWindow(WORST_ORDERS)}`,
       load: false,
       heap: true,
+      bySize: true,
+      requests: 10,
       cpuIterations: 0,
     },
     {
