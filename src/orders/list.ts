@@ -120,7 +120,7 @@ function chunkIds(rows: PageRow[]): number[][] {
   return out;
 }
 
-/** The JSON texts of `chunk` with commas between them, after the texts before it on the page. */
+/** One chunk's order texts as a part of the page's array: opened if first, closed if last, commas between. */
 function joined(texts: readonly string[], first: boolean, last: boolean): string[] {
   const json = first ? ["["] : [];
   for (let i = 0; i < texts.length; i++) {
