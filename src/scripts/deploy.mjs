@@ -162,7 +162,7 @@ function planLines(account) {
 
 const FREE_PLAN = [
   'On the Workers free plan (src/docs/operations.md, "What it costs on the free plan"):',
-  "  Worker: 100,000 requests a day, 10 ms of CPU each (every accepted request fits: src/docs/performance.md);",
+  "  Worker: 100,000 requests a day, 10 ms of CPU each (every accepted request fits but an orders page past about 2 MB: src/docs/performance.md);",
   "  static assets (/scalar, /guide, /admin): free, no Worker request;",
   "  D1: 5 GB, 5 million rows read and 100,000 rows written a day;",
   "  Queues: 10,000 operations a day (about 3,300 webhook events: src/docs/webhooks.md);",
