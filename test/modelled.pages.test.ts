@@ -1,5 +1,5 @@
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { ORDER_CHUNK_BYTES, ORDER_LIMIT_MAX } from "../src/orders/list";
 import { PAGE_BYTES_MAX } from "../src/products/list";
 import { wrapD1 } from "./d1-wrap";
@@ -191,6 +191,24 @@ describe("orders: every page whole, streamed past a chunk", () => {
     expect(ids).toEqual(sorted);
     if (sort.includes("include_details")) expect(r.json[0].customer).toBeTypeOf("object");
     expect(linkOf(r)).toBeUndefined();
+  });
+
+  it("breaks off, never ends as a short page, when a chunk's round trip fails", async () => {
+    const at = nextEra();
+    await sixBig(uid("OFLT"), at);
+    // The second D1 call is the first chunk read after the answer started.
+    const { db } = wrapD1({ failCall: 2 });
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    try {
+      await expect(get(`/v1/orders?from_status_date=${at / 1000}&limit=6`, { env: { DB: db } })).rejects.toThrow(
+        /injected fault/,
+      );
+      const line = JSON.parse(String(logged.mock.calls.at(-1)?.[0]));
+      expect(line).toMatchObject({ level: "error", msg: "streamed answer broke off" });
+      expect(line.requestId).toBeTruthy();
+    } finally {
+      logged.mockRestore();
+    }
   });
 
   it("links to the next page after a streamed one, by offset or by cursor, every order once", async () => {

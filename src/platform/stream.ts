@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import type { AppEnv } from "../env";
 import { answerBytes, carriedJson, type Keyed } from "./quotes";
 
 // A page too large to hold whole (src/docs/modelled-reads.md, "Paging"): SQLite builds it in
@@ -17,13 +18,21 @@ export type CarriedChunks = {
 };
 
 /** The body of `chunks`: each chunk written as its bytes, read when the reader asks for more. */
-export function carriedStream(chunks: CarriedChunks, keyed?: Keyed): ReadableStream<Uint8Array> {
+export function carriedStream(chunks: CarriedChunks, keyed?: Keyed, requestId?: string): ReadableStream<Uint8Array> {
   let first: readonly string[] | undefined = chunks.first;
   const next = chunks.next;
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
-        const texts = first ?? (await next?.());
+        let texts: readonly string[] | undefined;
+        try {
+          texts = first ?? (await next?.());
+        } catch (e) {
+          // The status line has gone: the root error handler never sees this one.
+          const error = e instanceof Error ? e.message : String(e);
+          console.error(JSON.stringify({ level: "error", msg: "streamed answer broke off", requestId, error }));
+          throw e;
+        }
         first = undefined;
         if (!texts) return controller.close();
         // A copy: answerBytes is a view of memory the next chunk writes over.
@@ -41,11 +50,12 @@ export function carriedStream(chunks: CarriedChunks, keyed?: Keyed): ReadableStr
  * so the client sees a broken answer, never a short one that parses.
  */
 export function carriedChunks(
-  c: Context,
+  c: Context<AppEnv>,
   chunks: CarriedChunks,
   headers: Record<string, string> = {},
   keyed?: Keyed,
 ): Response {
   if (!chunks.next) return carriedJson(c, chunks.first, 200, headers, keyed);
-  return c.body(carriedStream(chunks, keyed), 200, { "Content-Type": "application/json", ...headers });
+  const stream = carriedStream(chunks, keyed, c.var.requestId);
+  return c.body(stream, 200, { "Content-Type": "application/json", ...headers });
 }
