@@ -5,7 +5,7 @@ import { PAGE_BYTES_MAX } from "../src/products/list";
 import { get, uid } from "./helpers";
 
 // Pages whose child rows (variants with include_details, order lines) would pass the CPU budget's
-// bound end early (src/docs/modelled-reads.md, "Modelled reads"): cursor pages end short with a Link to the rest;
+// bound end early (docs/modelled-reads.md, "Modelled reads"): cursor pages end short with a Link to the rest;
 // offset pages are refused with the limit that fits, since an offset client would step over the rest.
 
 const seq = (n: number) => JSON.stringify(Array.from({ length: n }, (_, i) => i));

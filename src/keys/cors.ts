@@ -5,7 +5,7 @@ import { ApiError } from "../platform/errors";
 import { ROUTE_SCOPES } from "./scopes";
 import { VERIFY_TTL_MS } from "./verify";
 
-// CORS for storefronts (src/docs/keys.md, "CORS"): only the routes a publishable key may call, only
+// CORS for storefronts (docs/keys.md, "CORS"): only the routes a publishable key may call, only
 // from the exact origins a live publishable key lists. Secret-key routes answer no CORS at all, so
 // a browser page can never use a secret key even if one leaked into it.
 

@@ -1,7 +1,7 @@
 import type { Bindings } from "../env";
 import { committed, dispatch, newEvent, type PendingEvent, subscribed } from "../webhooks/outbox";
 
-// The unpaid hold (src/docs/orders.md, "Orders"): with UNPAID_ORDER_HOLD_MINUTES set, the scheduled job
+// The unpaid hold (docs/orders.md, "Orders"): with UNPAID_ORDER_HOLD_MINUTES set, the scheduled job
 // cancels every unpaid order older than the hold and gives its stock back, so abandoned checkouts
 // do not keep stock forever. Only checkouts that were never paid nor done are held: an order set
 // back to unpaid to edit its lines was paid for, and the merchant owes its goods. A run handles at most HOLD_ROUNDS x HOLD_BATCH orders in two D1

@@ -19,13 +19,13 @@ import {
 import { carriedSql } from "../platform/quotes";
 import { orderJsonSql, STATUS_CODES, type StatusName } from "./modelled-json";
 
-// GET /v1/orders in the modelled dialect (src/docs/modelled-reads.md, "Modelled reads").
+// GET /v1/orders in the modelled dialect (docs/modelled-reads.md, "Modelled reads").
 
-/** Page size bounds: the modelled API's default, and its maximum of 500 (src/docs/modelled-reads.md). */
+/** Page size bounds: the modelled API's default, and its maximum of 500 (docs/modelled-reads.md). */
 export const ORDER_LIMIT_DEFAULT = 100;
 export const ORDER_LIMIT_MAX = 500;
 /**
- * The most JSON text one orders page may answer (src/docs/orders.md, "Limits"): whole orders with
+ * The most JSON text one orders page may answer (docs/orders.md, "Limits"): whole orders with
  * all their lines up to this many bytes, inside the CPU budget (bench/README.md).
  */
 export const ORDER_PAGE_BYTES_MAX = 2 * 1024 * 1024;

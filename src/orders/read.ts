@@ -62,7 +62,7 @@ export function presentOrder(o: OrderRow, lines: LineRow[], holdMinutes?: number
 }
 export type OrderOut = ReturnType<typeof presentOrder>;
 
-/** The order with, where a stored key created it, `key: {id, name}` (src/docs/keys.md, "Audit"). */
+/** The order with, where a stored key created it, `key: {id, name}` (docs/keys.md, "Audit"). */
 export async function getOrder(
   db: DB,
   id: number,

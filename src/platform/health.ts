@@ -9,7 +9,7 @@ export const isSchemaMissing = (message: string) => /no such (table|column)/i.te
 export const SCHEMA_NOT_APPLIED = "database schema is not applied: run the migrations";
 
 /**
- * GET /health (src/docs/operations.md, "Health"): 200 only when the database answers and has this version's
+ * GET /health (docs/operations.md, "Health"): 200 only when the database answers and has this version's
  * latest migration applied, in one query; otherwise 503 naming the cause.
  */
 export async function health(c: Context<AppEnv>) {

@@ -45,7 +45,7 @@ export function wranglerDevArgs(args, devVars) {
     "dev",
     ...(given("--ip") ? [] : ["--ip", "127.0.0.1"]),
     ...(given("--port") ? [] : ["--port", "8787"]),
-    // Webhooks to http://127.0.0.1 receivers are how local development tests them (src/docs/webhooks.md, "Webhooks").
+    // Webhooks to http://127.0.0.1 receivers are how local development tests them (docs/webhooks.md, "Webhooks").
     "--var",
     "ALLOW_LOCAL_WEBHOOKS:true",
     // The local simulator passes a client's own CF-Connecting-IP through: not an address to trust.

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run deploy` (src/docs/operations.md, "Deploying to Cloudflare"): from a logged-in wrangler (or with
+// `npm run deploy` (docs/operations.md, "Deploying to Cloudflare"): from a logged-in wrangler (or with
 // CLOUDFLARE_API_TOKEN set), one command that
 //   1. creates the D1 database when wrangler.toml still has the all-zero placeholder id (or finds
 //      it by name) and writes its id into wrangler.toml,
@@ -129,7 +129,7 @@ const crons = /^\s*crons\s*=\s*\[([^\]]*)\]/m.exec(toml)?.[1]?.match(/"[^"]+"/g)
 
 /**
  * What a deploy creates, binds and asks for, read from the project's files, and what each costs on
- * the Workers free plan (the figures: src/docs/operations.md, "What it costs on the free plan").
+ * the Workers free plan (the figures: docs/operations.md, "What it costs on the free plan").
  * `account` is what wrangler found, or undefined when it could not look (not logged in).
  * @param {{ existingDb?: { uuid: string }, needKey: boolean } | undefined} account
  */
@@ -161,11 +161,11 @@ function planLines(account) {
 }
 
 const FREE_PLAN = [
-  'On the Workers free plan (src/docs/operations.md, "What it costs on the free plan"):',
-  "  Worker: 100,000 requests a day, 10 ms of CPU each (every accepted request fits: src/docs/performance.md);",
+  'On the Workers free plan (docs/operations.md, "What it costs on the free plan"):',
+  "  Worker: 100,000 requests a day, 10 ms of CPU each (every accepted request fits: docs/performance.md);",
   "  static assets (/scalar, /guide, /admin): free, no Worker request;",
   "  D1: 5 GB, 5 million rows read and 100,000 rows written a day;",
-  "  Queues: 10,000 operations a day (about 3,300 webhook events: src/docs/webhooks.md);",
+  "  Queues: 10,000 operations a day (about 3,300 webhook events: docs/webhooks.md);",
   "  cron triggers and rate-limit bindings: no charge.",
 ];
 

@@ -1,5 +1,5 @@
 // npm run test:readme: the README and the manual run as written. Every ```sh block of README.md,
-// then of each page under src/docs/ in the order of the README's docs map, in order, in one shell
+// then of each page under docs/ in the order of the README's docs map, in order, in one shell
 // process started in the repo (as a reader pastes them into one terminal), against a fresh
 // `npm run dev` on a free port with a fresh --persist-to directory; KEY and BASE are set from that
 // server, as the README's first block would set them. Once in bash, once in an interactive zsh
@@ -19,7 +19,7 @@ import { root, startServer } from "./serve.mjs";
 
 const README = readFileSync(path.join(root, "README.md"), "utf8");
 /** The manual's pages in the order the README's docs map links them. */
-const DOCS = [...new Set([...README.matchAll(/\]\((src\/docs\/[\w-]+\.md)[)#]/g)].map((m) => m[1]))];
+const DOCS = [...new Set([...README.matchAll(/\]\((docs\/[\w-]+\.md)[)#]/g)].map((m) => m[1]))];
 /** @type {{ name: string, text: string }[]} */
 const PAGES = [
   { name: "README.md", text: README },
@@ -73,10 +73,10 @@ function runShell(shell, script, env) {
   });
 }
 
-test("the README's docs map links every page under src/docs/", () => {
-  const files = readdirSync(path.join(root, "src", "docs"))
+test("the README's docs map links every page under docs/", () => {
+  const files = readdirSync(path.join(root, "docs"))
     .filter((f) => f.endsWith(".md"))
-    .map((f) => `src/docs/${f}`);
+    .map((f) => `docs/${f}`);
   assert.ok(files.length >= 5, "the manual has pages");
   assert.deepEqual([...files].sort(), [...DOCS].sort());
   // A page is short enough to read in one sitting; the README is a first page, not the manual.
@@ -105,7 +105,7 @@ for (const { name, text } of PAGES) {
 
   test(`${name}: links to other pages of the manual resolve`, () => {
     const dir = path.dirname(path.join(root, name));
-    for (const m of text.matchAll(/\]\(((?:\.\.\/|src\/docs\/)*[\w./-]+\.md)(#[\w-]+)?\)/g)) {
+    for (const m of text.matchAll(/\]\(((?:\.\.\/|docs\/)*[\w./-]+\.md)(#[\w-]+)?\)/g)) {
       const target = path.join(dir, m[1]);
       assert.ok(readdirSync(path.dirname(target)).includes(path.basename(target)), `${name}: ${m[1]} exists`);
     }
@@ -168,7 +168,7 @@ test("README check: a non-2xx answer fails unless announced, and an announced on
 });
 
 for (const shell of /** @type {const} */ (["bash", "zsh"])) {
-  test(`README and src/docs/: the sh blocks run as written, in order, in ${shell}, against a fresh npm run dev`, async () => {
+  test(`README and docs/: the sh blocks run as written, in order, in ${shell}, against a fresh npm run dev`, async () => {
     // A fresh server per shell: the blocks create SKUs that a second run would find taken.
     const own = shell === "bash" ? server : await startServer();
     try {

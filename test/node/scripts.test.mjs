@@ -4,8 +4,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { argValue, parseDevVars, wranglerDevArgs } from "../../src/scripts/args.mjs";
 
-// Local webhook receivers are allowed in development (src/docs/webhooks.md, "Webhooks"), and CF-Connecting-IP is
-// not trusted there (src/docs/operations.md, "Rate limits").
+// Local webhook receivers are allowed in development (docs/webhooks.md, "Webhooks"), and CF-Connecting-IP is
+// not trusted there (docs/operations.md, "Rate limits").
 const LOCAL = ["--var", "ALLOW_LOCAL_WEBHOOKS:true", "--var", "LOCAL_DEV:true"];
 
 test("npm run dev: defaults to 127.0.0.1:8787", () => {

@@ -1,4 +1,4 @@
-// npm run test:browser (with browser.test.mjs): the storefront example of src/docs/keys.md, "CORS",
+// npm run test:browser (with browser.test.mjs): the storefront example of docs/keys.md, "CORS",
 // run in headless Chromium. A page served from another origin reads the public catalog and creates
 // an order with a publishable key, cross-origin, as a shop's own page would; a secret key from the
 // same page is refused by CORS, and an origin the key does not list is refused by the API.
