@@ -3,7 +3,8 @@
 // CLOUDFLARE_API_TOKEN set), one command that
 //   1. creates the D1 database when wrangler.toml still has the all-zero placeholder id (or finds
 //      it by name) and writes its id into wrangler.toml,
-//   2. creates the queues the Worker binds,
+//   2. creates the dead-letter queue (`wrangler deploy` creates the queues the Worker binds, but
+//      not a queue that is only a consumer's dead_letter_queue),
 //   3. applies the remote migrations,
 //   4. generates API_KEY when the Worker has none (printed once), and
 //   5. deploys, with that key uploaded in the same step.
@@ -64,13 +65,13 @@ function blockValues(toml, table, key) {
 const toml = readFileSync(CONFIG, "utf8");
 const dbName = blockValues(toml, "d1_databases", "database_name")[0];
 const dbId = blockValues(toml, "d1_databases", "database_id")[0];
-const queues = [
-  ...new Set([
-    ...blockValues(toml, "queues.producers", "queue"),
-    ...blockValues(toml, "queues.consumers", "queue"),
-    ...blockValues(toml, "queues.consumers", "dead_letter_queue"),
-  ]),
+const bound = [
+  ...new Set([...blockValues(toml, "queues.producers", "queue"), ...blockValues(toml, "queues.consumers", "queue")]),
 ];
+/** Queues wrangler deploy does not create: a consumer's dead-letter queue that no binding names. */
+const queues = [...new Set(blockValues(toml, "queues.consumers", "dead_letter_queue"))].filter(
+  (q) => !bound.includes(q),
+);
 if (!dbName) fail("wrangler.toml has no [[d1_databases]] database_name");
 
 /** Replaces the placeholder id in wrangler.toml, touching nothing else (comments stay). */
@@ -149,7 +150,8 @@ function planLines(account) {
       : "set";
   return [
     db,
-    ...queues.map((q) => `queue ${q}: create unless it exists`),
+    ...queues.map((q) => `queue ${q} (dead letters): create unless it exists`),
+    ...bound.map((q) => `queue ${q}: created by wrangler deploy unless it exists`),
     ...blocks("ratelimits").map(
       (r) => `rate limit ${r.name}: ${r.simple} (bound with the deployment; nothing to create)`,
     ),
@@ -207,7 +209,7 @@ if (dbId === PLACEHOLDER) {
   console.log(`wrangler.toml: database_id = "${id}" (commit this change)\n`);
 }
 
-// 2. The queues. "Already exists" is fine; anything else is confirmed with `queues info`.
+// 2. The dead-letter queue. "Already exists" is fine; anything else is confirmed with `queues info`.
 for (const q of queues) {
   const r = wrangler(["queues", "create", q]);
   if (r.ok || /already (exists|taken)/i.test(r.out)) continue;
