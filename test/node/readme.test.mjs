@@ -24,8 +24,9 @@ import { isDeepStrictEqual } from "node:util";
 import { root, startServer } from "./serve.mjs";
 
 const README = readFileSync(path.join(root, "README.md"), "utf8");
-/** The manual's pages in the order the README's docs map links them. */
-const DOCS = [...new Set([...README.matchAll(/\]\((docs\/[\w-]+\.md)[)#]/g)].map((m) => m[1]))];
+/** The manual's pages in the order the README's docs map (its section after the marker) links them. */
+const DOCS_MAP = README.slice(README.indexOf("<!-- section: docs-map -->")).split(/^## /m)[0];
+const DOCS = [...new Set([...DOCS_MAP.matchAll(/\]\((docs\/[\w-]+\.md)[)#]/g)].map((m) => m[1]))];
 /** @type {{ name: string, text: string }[]} */
 const PAGES = [
   { name: "README.md", text: README },
