@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Builds the admin (src/docs/admin.md) into public/admin/ (ignored by git), which wrangler.toml
+// Builds the admin (docs/admin.md) into public/admin/ (ignored by git), which wrangler.toml
 // serves as Workers static assets: the Worker never runs for these files. esbuild bundles
 // admin/src/main.js (Preact and htm, no JSX step) into one minified script; index.html and
 // style.css are copied; public/_headers gives /admin/* its Content-Security-Policy. Run by
@@ -16,7 +16,7 @@ const HEADERS_FILE = path.join(root, "public", "_headers");
 
 /**
  * The admin's page may load only its own files and call only its own origin; nothing may frame
- * it (src/docs/admin.md, "Security").
+ * it (docs/admin.md, "Security").
  */
 export const ADMIN_CSP = [
   "default-src 'none'",

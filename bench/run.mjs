@@ -622,7 +622,7 @@ function render(rows, m, startup, cal, compiled, sampling) {
   out.push("", "Targets:", "");
   /** @param {string | undefined} status */
   const na = (status) => (status?.startsWith("n/a") ? status : `n/a (${status ?? "not run"})`);
-  // Pages answered whole past the free plan's CPU by their size alone (src/docs/modelled-reads.md,
+  // Pages answered whole past the free plan's CPU by their size alone (docs/modelled-reads.md,
   // "Paging"): reported as where a page leaves the budget, not as a miss.
   const bySize = Object.values(rows).filter((r) => r.workerd && r.case.bySize);
   const missed = Object.values(rows).filter(

@@ -22,7 +22,7 @@ import { shippingRoute } from "./shipping/route";
 import { webhooksRoute } from "./webhooks/route";
 
 // strict: false: every route answers with or without a trailing slash, as real clients build URLs
-// (src/docs/api.md, "Conventions").
+// (docs/api.md, "Conventions").
 export const app = new Hono<AppEnv>({ strict: false });
 
 // Echoes a well-formed incoming X-Request-Id (hono checks length and characters), else a new one.

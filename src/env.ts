@@ -3,11 +3,11 @@ import type { RawList } from "./platform/body";
 import type { Idem } from "./platform/idempotency";
 
 // The optional vars are not in wrangler.toml, so `wrangler types` cannot see them: declared here
-// (src/docs/operations.md, "Configuration"). wrangler types the vars it sees by their value ("SEK"); a store sets
+// (docs/operations.md, "Configuration"). wrangler types the vars it sees by their value ("SEK"); a store sets
 // its own currency, and API_KEY may be missing (the service then fails closed).
 export type Bindings = Omit<Env, "DEFAULT_CURRENCY" | "API_KEY" | "STORE_URL"> & {
   DEFAULT_CURRENCY: string;
-  /** The storefront's base URL for product urls (src/docs/products.md, "Categories, URLs and images"); "" or unset: none. */
+  /** The storefront's base URL for product urls (docs/products.md, "Categories, URLs and images"); "" or unset: none. */
   STORE_URL?: string;
   API_KEY?: string;
   /** Minutes an unpaid order holds its stock before the scheduled job cancels it; unset: forever. */
@@ -40,7 +40,7 @@ export type Credential = {
   expiresAt: number | null;
   /**
    * Set when the credential is the admin's session cookie (src/sessions/store.ts): the SHA-256 of
-   * its id and of its CSRF token, which every write must send (src/docs/admin.md, "Sessions").
+   * its id and of its CSRF token, which every write must send (docs/admin.md, "Sessions").
    */
   session?: { id: string; csrf: string };
 };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { basic, call, get, KEY } from "./helpers";
 
-describe("authentication (src/docs/api.md, Authentication)", () => {
+describe("authentication (docs/api.md, Authentication)", () => {
   it.each([
     ["no header", ""],
     ["wrong key", basic("nope")],

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { PAGE_BYTES_MAX } from "../src/products/list";
 import { createProduct, get, post, put, uid } from "./helpers";
 
-// The request sequences of the modelled API's public clients (src/docs/modelled-reads.md, "Modelled reads"), replayed
+// The request sequences of the modelled API's public clients (docs/modelled-reads.md, "Modelled reads"), replayed
 // against this service, with each answer read the way that client reads it: the fields it takes
 // and the JSON types its parser accepts. Where the modelled API's documentation and its clients
 // disagree, the clients win: lists and lookups answer bare, as the C# SDK and the spider read them.

@@ -7,7 +7,7 @@ import { basic, call, get, KEY, post, uid } from "./helpers";
 
 const nested = (depth: number) => `${"[".repeat(depth)}${"]".repeat(depth)}`;
 
-describe("error model (src/docs/api.md, Conventions)", () => {
+describe("error model (docs/api.md, Conventions)", () => {
   it.each([
     ["malformed JSON", { raw: '{"title": ' }, 400, "request body is not valid JSON"],
     [
@@ -162,7 +162,7 @@ describe("error model (src/docs/api.md, Conventions)", () => {
   });
 });
 
-describe("an oversized chunked body (src/docs/api.md, Conventions)", () => {
+describe("an oversized chunked body (docs/api.md, Conventions)", () => {
   /** A streamed body of `total` bytes (endless when Infinity) that counts what was read of it. */
   function streamed(total: number) {
     const chunk = new Uint8Array(64 * 1024).fill(0x20);

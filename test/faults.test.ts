@@ -5,7 +5,7 @@ import { call, get, post, put, uid } from "./helpers";
 
 // Fault injection (issue 5): for every D1 call a write request makes, fail that call. The answer
 // must be 503 with Retry-After and the envelope, and the store must be unchanged (every change of
-// a request is one batch, src/docs/security.md, "Guarantees"). With an Idempotency-Key, the retry must then take effect
+// a request is one batch, docs/security.md, "Guarantees"). With an Idempotency-Key, the retry must then take effect
 // exactly once, and a further retry must replay it.
 
 const TABLES = ["products", "variants", "orders", "order_lines", "customers", "skus", "idempotency_keys"] as const;

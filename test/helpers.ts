@@ -81,7 +81,7 @@ export async function createProduct(body: Record<string, unknown>) {
 
 /**
  * Registers an enabled webhook endpoint taking every event type, straight in D1. Writes record
- * outbox events only while an endpoint subscribes (src/docs/webhooks.md, "Webhooks"), so a test file that checks
+ * outbox events only while an endpoint subscribes (docs/webhooks.md, "Webhooks"), so a test file that checks
  * events calls this once (storage is per test file). Its URL is one the consumer refuses at delivery
  * (a loopback address), so the queued events never reach the network from a test.
  */

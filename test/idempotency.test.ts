@@ -11,7 +11,7 @@ const countSku = async (sku: string) =>
     }
   ).n;
 
-describe("Idempotency-Key on POST /v1/products (src/docs/security.md, Guarantees)", () => {
+describe("Idempotency-Key on POST /v1/products (docs/security.md, Guarantees)", () => {
   it("replays the first answer for the same key and body, creating nothing more", async () => {
     const key = uid("key");
     const body = { title: "Once", price: 10, sku: uid() };

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { buildRequest } from "../src/webhooks/attempt";
 import { call, createProduct, get, post, put, subscribeAll, uid } from "./helpers";
 
-// Audit (src/docs/keys.md, "Audit"): an order and its event record the key that created it.
+// Audit (docs/keys.md, "Audit"): an order and its event record the key that created it.
 
 describe("audit of the creating key", () => {
   it("GET /v1/orders/{id} and the order.created event name the stored key; the bootstrap key leaves none", async () => {
@@ -71,7 +71,7 @@ describe("audit of product writes", () => {
   });
 });
 
-// Every change, not only creation, names the key that made it on its event (src/docs/keys.md, "Audit").
+// Every change, not only creation, names the key that made it on its event (docs/keys.md, "Audit").
 describe("audit of changes", () => {
   const keyed = async (name: string, scopes: string[]) => {
     const made = await post("/v1/keys", { name, type: "secret", scopes });

@@ -4,7 +4,7 @@ import { forgetCatalogVersion } from "../src/products/edge";
 import { wrapD1 } from "./d1-wrap";
 import { createProduct, get, post, put, uid } from "./helpers";
 
-// Catalog reads at the edge (src/docs/keys.md, "Edge cache"): ETag and 304, and a publishable key's
+// Catalog reads at the edge (docs/keys.md, "Edge cache"): ETag and 304, and a publishable key's
 // reads from the Cache API under the catalog version.
 
 const version = async () =>

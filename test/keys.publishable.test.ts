@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { call, createProduct, get, post, uid } from "./helpers";
 
-// Publishable keys (src/docs/keys.md, "Publishable keys" and "CORS"): the public catalog, unpaid orders,
+// Publishable keys (docs/keys.md, "Publishable keys" and "CORS"): the public catalog, unpaid orders,
 // an order read back by its token, from the origins the key allows, and nothing else.
 
 const SHOP = "https://shop.example";
@@ -115,7 +115,7 @@ describe("a publishable key creating an order", () => {
 
 describe("orders from storefronts", () => {
   it("are limited per client address (ORDER_CREATES: 10 a minute)", async () => {
-    // CF-Connecting-IP counts only on requests that came through Cloudflare's edge (src/docs/operations.md, "Rate limits").
+    // CF-Connecting-IP counts only on requests that came through Cloudflare's edge (docs/operations.md, "Rate limits").
     const key = await publishable();
     const sku = uid();
     await createProduct({ sku, stock: 100 });

@@ -4,7 +4,7 @@ import { ROUTE_SCOPES, SCOPES } from "../src/keys/scopes";
 import { call, post } from "./helpers";
 
 // Every route of the app (read from the router, not a hand list) has a scope in the one table, and
-// a key holding every scope but that one gets 403 naming it (src/docs/keys.md, "Scopes").
+// a key holding every scope but that one gets 403 naming it (docs/keys.md, "Scopes").
 
 const routes = app.routes
   .filter((r) => r.method !== "ALL" && r.path.startsWith("/v1/"))
@@ -24,7 +24,7 @@ async function keyWith(scope: string) {
   return made.get(scope) as string;
 }
 
-describe("route x scope (src/docs/keys.md, Scopes)", () => {
+describe("route x scope (docs/keys.md, Scopes)", () => {
   it("finds the routes", () => expect(routes.length).toBeGreaterThanOrEqual(17));
 
   it.each(routes)("%s has a scope in ROUTE_SCOPES", (route) => {
@@ -35,7 +35,7 @@ describe("route x scope (src/docs/keys.md, Scopes)", () => {
     expect(Object.keys(ROUTE_SCOPES).sort()).toEqual([...routes].sort());
   });
 
-  // The session routes need no scope (src/docs/admin.md, "Sessions"): test/sessions.test.ts.
+  // The session routes need no scope (docs/admin.md, "Sessions"): test/sessions.test.ts.
   const scoped = routes.filter((route) => ROUTE_SCOPES[route].scope);
   const matrix = scoped.flatMap((route) => SCOPES.map((scope) => [route, scope] as const));
   it.each(matrix)("%s with only %s", async (route, scope) => {
@@ -53,7 +53,7 @@ describe("route x scope (src/docs/keys.md, Scopes)", () => {
   });
 });
 
-describe("OpenAPI security (src/docs/keys.md)", () => {
+describe("OpenAPI security (docs/keys.md)", () => {
   it("every /v1 operation of the document names its scope from ROUTE_SCOPES", async () => {
     const { openApiDocument } = await import("../src/openapi/document");
     const doc = openApiDocument() as any;

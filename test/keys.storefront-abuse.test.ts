@@ -4,7 +4,7 @@ import { orderOut } from "../src/openapi/responses";
 import { scheduled } from "../src/scheduled";
 import { call, createProduct, get, post, quietEnv, uid } from "./helpers";
 
-// The storefront attacks of src/docs/security.md, "Storefront threats": one test per attack, made
+// The storefront attacks of docs/security.md, "Storefront threats": one test per attack, made
 // from outside with nothing but a publishable key (which sits in every storefront page's source).
 // Each failed before the defences it names existed.
 

@@ -4,7 +4,7 @@ import { VERIFY_TTL_MS } from "../src/keys/verify";
 import { wrapD1 } from "./d1-wrap";
 import { basic, call, get, post } from "./helpers";
 
-// POST/GET/DELETE /v1/keys and how a stored key authenticates (src/docs/keys.md).
+// POST/GET/DELETE /v1/keys and how a stored key authenticates (docs/keys.md).
 
 const secret = (scopes: string[], extra: Record<string, unknown> = {}) =>
   post("/v1/keys", { name: `key ${scopes.join(",")}`, type: "secret", scopes, ...extra });

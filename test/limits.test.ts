@@ -5,7 +5,7 @@ import { MAX_DRAIN_BYTES } from "../src/platform/body";
 import { MAX_VARIANTS } from "../src/products/schema";
 import { basic, call, KEY, post } from "./helpers";
 
-// The limits of src/docs/security.md, "Guarantees" (and the string limits of src/docs/orders.md, "Orders"), each with its status and a message
+// The limits of docs/security.md, "Guarantees" (and the string limits of docs/orders.md, "Orders"), each with its status and a message
 // that names the limit, on every route the limit applies to. Storage is per file: the catalog
 // below is made once, with SKUs no other file sees.
 
@@ -133,7 +133,7 @@ const rows: Row[] = [
     "ok",
     /./,
   ],
-  // variants per product: 2,048 (src/docs/products.md, "Limits")
+  // variants per product: 2,048 (docs/products.md, "Limits")
   [
     "2,049 variants on create",
     "POST",
@@ -304,7 +304,7 @@ const rows: Row[] = [
   ],
 ];
 
-describe("limits of src/docs/security.md, Guarantees", () => {
+describe("limits of docs/security.md, Guarantees", () => {
   it.each(rows)("%s: %s %s answers %i", async (_, method, path, body, status, where, msg) => {
     const init = body && typeof body === "object" && "raw" in body ? (body as { raw: string }) : { body };
     const r = await call(method, path, init);
@@ -330,7 +330,7 @@ describe("limits of src/docs/security.md, Guarantees", () => {
 
   it("stops reading a body without Content-Length once it passes the drain bound", async () => {
     // An endless stream: a reader that buffered the whole body first would never answer. Past
-    // 1 MiB the rest is read and dropped up to MAX_DRAIN_BYTES (src/docs/api.md, Conventions), then cancelled.
+    // 1 MiB the rest is read and dropped up to MAX_DRAIN_BYTES (docs/api.md, Conventions), then cancelled.
     let pulled = 0;
     const body = new ReadableStream<Uint8Array>({
       pull(c) {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { asStrings } from "../src/metadata/route";
 import { basic, createProduct, get, post, uid } from "./helpers";
 
-// GET /v1/metadata/{product|order}/{id} (src/docs/modelled-reads.md, "Metadata"): the stored metadata as
+// GET /v1/metadata/{product|order}/{id} (docs/modelled-reads.md, "Metadata"): the stored metadata as
 // the public C# SDK reads it, a flat object of strings.
 
 describe("GET /v1/metadata/product/{id} and /v1/metadata/order/{id}", () => {

@@ -1,6 +1,6 @@
 import { dateText, moneyText } from "../src/platform/query";
 
-// The reference presenters of orders in the modelled dialect (src/docs/modelled-reads.md, "Modelled
+// The reference presenters of orders in the modelled dialect (docs/modelled-reads.md, "Modelled
 // reads"), in JavaScript over D1's row objects: what src/orders/modelled-json.ts builds in SQL must
 // equal what these make (test/orders.list.json.test.ts). Ids, money and statuses as strings, dates
 // as "YYYY-MM-DD HH:MM:SS" UTC; order lines' ids and qty are JSON numbers; missing text is "".

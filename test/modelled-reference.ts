@@ -1,7 +1,7 @@
 import { type PublicView, shownTo } from "../src/keys/public";
 import { dateText, moneyText } from "../src/platform/query";
 
-// The reference presenters of products in the modelled dialect (src/docs/modelled-reads.md, "Modelled
+// The reference presenters of products in the modelled dialect (docs/modelled-reads.md, "Modelled
 // reads"), in JavaScript over D1's row objects: what src/products/modelled-json.ts builds in SQL must
 // equal what these make (test/products.list.rows.test.ts). The modelled API's field names and JSON types. Ids, prices, quantities and flags are strings there; a variant's
 // disable_minusqty is a boolean and a product's stock a number. Missing text is "" rather than
@@ -122,7 +122,7 @@ export const isHidden = (p: Row) => p.visible === 0 || p.visible === "0" || p.hi
 const stockOf = (p: Row): number => (typeof p.stock === "number" ? p.stock : Number(p.qty ?? 0));
 
 /**
- * One presented product or variant as a publishable key sees it (src/docs/keys.md, "Publishable
+ * One presented product or variant as a publishable key sees it (docs/keys.md, "Publishable
  * keys"): its public fields only, hidden variants gone, exact stock as `availability` unless the
  * key has the stock scope. The reference every storefront answer SQLite builds is compared with.
  */

@@ -6,7 +6,7 @@ import { wrapD1 } from "./d1-wrap";
 import { get } from "./helpers";
 
 // The modelled reads cost one D1 round trip, with the same statements for a page of one row and
-// a page of the largest accepted size (src/docs/modelled-reads.md, "Modelled reads").
+// a page of the largest accepted size (docs/modelled-reads.md, "Modelled reads").
 
 const seq = (n: number) => JSON.stringify(Array.from({ length: n }, (_, i) => i));
 

@@ -5,7 +5,7 @@ import { PAGE_BYTES_MAX } from "../src/products/list";
 import { wrapD1 } from "./d1-wrap";
 import { get, uid } from "./helpers";
 
-// Products pages whose variants would pass the byte bound end early (src/docs/modelled-reads.md,
+// Products pages whose variants would pass the byte bound end early (docs/modelled-reads.md,
 // "Modelled reads"): cursor pages end short with a Link to the rest; offset pages are refused with
 // the limit that fits. Orders pages are never cut nor refused: a large one is streamed in chunks.
 

@@ -112,7 +112,7 @@ describe("GET /openapi.json", () => {
       }
     }
     expect(ops.sort()).toEqual([...OPERATIONS].sort());
-    // Unauthenticated routes say so; each /v1 operation names its scope (src/docs/keys.md).
+    // Unauthenticated routes say so; each /v1 operation names its scope (docs/keys.md).
     expect(doc.paths["/health"].get.security).toEqual([]);
     expect(doc.paths["/health"].get.responses["503"]).toBeDefined();
     expect(doc.paths["/v1/products"].post.security).toEqual([
@@ -272,7 +272,7 @@ describe("the document is complete and typed", () => {
     }
     expect(paramNames(doc, doc.paths["/v1/products"].post)).toContain("Idempotency-Key");
     expect(paramNames(doc, doc.paths["/v1/products"].put)).toContain("Idempotency-Key");
-    // A key's answer holds the key itself, which must never be stored for a replay (src/docs/keys.md).
+    // A key's answer holds the key itself, which must never be stored for a replay (docs/keys.md).
     expect(paramNames(doc, doc.paths["/v1/keys"].post)).not.toContain("Idempotency-Key");
   });
 

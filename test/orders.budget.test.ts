@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { wrapD1 } from "./d1-wrap";
 import { call, get, post, uid } from "./helpers";
 
-// Cost (src/docs/security.md, "Guarantees"): two D1 round trips on the happy path, and a statement count that does not
+// Cost (docs/security.md, "Guarantees"): two D1 round trips on the happy path, and a statement count that does not
 // grow with the number of orders or lines.
 
 async function catalog(n: number) {

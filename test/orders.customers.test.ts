@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { PHONE_ERROR, PHONE_NOTICE } from "../src/orders/schema";
 import { createProduct, get, post, uid } from "./helpers";
 
-// Customers (src/docs/orders.md, "Orders"): found by e-mail case-insensitively or created, inside the write batch.
+// Customers (docs/orders.md, "Orders"): found by e-mail case-insensitively or created, inside the write batch.
 
 const customerRow = (email: string) =>
   env.DB.prepare("SELECT * FROM customers WHERE email_key = ?").bind(email.toLowerCase()).first<any>();

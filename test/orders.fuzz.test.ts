@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { call, get, post, uid } from "./helpers";
 
-// Property-based probes of POST /v1/orders (src/docs/orders.md, "Orders"), inside the Workers runtime, on the real
+// Property-based probes of POST /v1/orders (docs/orders.md, "Orders"), inside the Workers runtime, on the real
 // local D1. Storage is shared by the whole file, so every run makes its own catalog.
 
 type Of<A> = A extends fc.Arbitrary<infer T> ? T : never;

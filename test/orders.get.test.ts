@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createProduct, get, post, uid } from "./helpers";
 
-// GET /v1/orders/{id} (src/docs/orders.md, "Orders"); the list is test/orders.list.test.ts. Storage is per
+// GET /v1/orders/{id} (docs/orders.md, "Orders"); the list is test/orders.list.test.ts. Storage is per
 // file, so the first order is the store's first.
 
 async function makeOrders(n: number) {

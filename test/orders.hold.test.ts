@@ -6,10 +6,10 @@ import { wrapD1 } from "./d1-wrap";
 import { get, post, quietEnv, subscribeAll } from "./helpers";
 import { change, eventsOf, order, readOrder, stocked, stockOf } from "./orders-put-helpers";
 
-// Events are recorded only while an endpoint subscribes (src/docs/webhooks.md, "Webhooks").
+// Events are recorded only while an endpoint subscribes (docs/webhooks.md, "Webhooks").
 beforeAll(subscribeAll);
 
-// The unpaid hold (src/docs/orders.md, "Orders"): the scheduled job cancels, with restock, unpaid orders
+// The unpaid hold (docs/orders.md, "Orders"): the scheduled job cancels, with restock, unpaid orders
 // older than UNPAID_ORDER_HOLD_MINUTES, in bounded batches, and never touches a paid order.
 
 const MINUTE = 60_000;

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { taxByRate } from "../src/orders/totals";
 import { createProduct, get, post, uid } from "./helpers";
 
-// Line resolution, merging, products_add/products_remove, discount and totals (src/docs/orders.md, "Orders").
+// Line resolution, merging, products_add/products_remove, discount and totals (docs/orders.md, "Orders").
 
 async function shirt(qty = 10) {
   const skuM = uid("TEE-M");
@@ -229,7 +229,7 @@ describe("discount, totals and tax", () => {
     });
   });
 
-  it("matches the src/docs/orders.md example: largest-remainder spread, half-up rounding", async () => {
+  it("matches the docs/orders.md example: largest-remainder spread, half-up rounding", async () => {
     const a = await mug(199.5, 25);
     const b = await mug(250, 12);
     const r = await one({
@@ -315,7 +315,7 @@ describe("variant_id null on products lines", () => {
 });
 
 describe("tax per rate", () => {
-  it("spreads the discount over the lines, not over the rates (src/docs/orders.md, Orders)", () => {
+  it("spreads the discount over the lines, not over the rates (docs/orders.md, Orders)", () => {
     // Over the lines, the 25% lines keep 3 öre after 3 öre of discount (tax 1 öre); spread over
     // the two rates instead, they would keep 2 (tax 0).
     const lines = [

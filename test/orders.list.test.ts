@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { ORDER_LIMIT_MAX } from "../src/orders/list";
 import { createProduct, followLinks, get, post, refusedQueries, uid } from "./helpers";
 
-// GET /v1/orders in the modelled dialect (src/docs/modelled-reads.md, "Modelled reads"). Storage is per file, so the
+// GET /v1/orders in the modelled dialect (docs/modelled-reads.md, "Modelled reads"). Storage is per file, so the
 // first test sees no orders at all. Statuses and their dates are set in the database directly:
 // PUT /v1/orders is not what is under test here.
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { isE164, orderCreate, PHONE_ERROR } from "../src/orders/schema";
 import { parseItem } from "../src/platform/validate";
 
-// customer.phone over its input space (src/docs/orders.md, "Creating orders"): digits, spaces,
+// customer.phone over its input space (docs/orders.md, "Creating orders"): digits, spaces,
 // + - ( ) / . and an extension are accepted as written; any other letter is refused by name.
 
 const order = (phone: string) => ({ order_id: "create", customer: { phone }, products: [{ sku: "A", qty: 1 }] });

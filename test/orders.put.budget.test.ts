@@ -4,10 +4,10 @@ import { wrapD1 } from "./d1-wrap";
 import { post, subscribeAll } from "./helpers";
 import { change, order, stocked, stockOf } from "./orders-put-helpers";
 
-// Events are recorded only while an endpoint subscribes (src/docs/webhooks.md, "Webhooks").
+// Events are recorded only while an endpoint subscribes (docs/webhooks.md, "Webhooks").
 beforeAll(subscribeAll);
 
-// D1 cost of PUT /v1/orders (src/docs/performance.md, "Performance"): a status change is one round trip, line edits
+// D1 cost of PUT /v1/orders (docs/performance.md, "Performance"): a status change is one round trip, line edits
 // two, and the statements do not grow with the number of lines.
 
 async function bigOrder(lines: number) {

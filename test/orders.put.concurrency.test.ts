@@ -4,10 +4,10 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { post, subscribeAll } from "./helpers";
 import { change, eventsOf, order, readOrder, stocked, stockOf } from "./orders-put-helpers";
 
-// Events are recorded only while an endpoint subscribes (src/docs/webhooks.md, "Webhooks").
+// Events are recorded only while an endpoint subscribes (docs/webhooks.md, "Webhooks").
 beforeAll(subscribeAll);
 
-// Concurrency of PUT /v1/orders (src/docs/orders.md, "Orders"): stock is never oversold and never returned
+// Concurrency of PUT /v1/orders (docs/orders.md, "Orders"): stock is never oversold and never returned
 // twice, whatever runs at the same time (cancels, line edits, payments, new orders).
 
 /** Stock each product should have: its start minus the lines of orders that are not cancelled. */

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { put } from "./helpers";
 import { change, order, readOrder, stocked, stockOf, variantQty, variantStocked } from "./orders-put-helpers";
 
-// PUT /v1/orders line edits on unpaid orders (src/docs/orders.md, "Orders"): products replace, products_add,
+// PUT /v1/orders line edits on unpaid orders (docs/orders.md, "Orders"): products replace, products_add,
 // products_remove, discounts; stock moves by the difference; totals and tax recomputed.
 
 const lineCount = async (id: number) =>

@@ -4,10 +4,10 @@ import { wrapD1 } from "./d1-wrap";
 import { post, subscribeAll, uid } from "./helpers";
 import { change, eventsOf, order, readOrder, stocked, stockOf } from "./orders-put-helpers";
 
-// Events are recorded only while an endpoint subscribes (src/docs/webhooks.md, "Webhooks").
+// Events are recorded only while an endpoint subscribes (docs/webhooks.md, "Webhooks").
 beforeAll(subscribeAll);
 
-// PUT /v1/orders with an Idempotency-Key (src/docs/orders.md, "Idempotency"), and atomicity under injected
+// PUT /v1/orders with an Idempotency-Key (docs/orders.md, "Idempotency"), and atomicity under injected
 // D1 faults: an element's change, stock moves and events commit together or not at all.
 
 const key = () => ({ "idempotency-key": uid("key") });

@@ -3,10 +3,10 @@ import { orderUpdateResults } from "../src/orders/openapi";
 import { call, get, subscribeAll } from "./helpers";
 import { change, eventsOf, order, readOrder, stocked, stockOf } from "./orders-put-helpers";
 
-// Events are recorded only while an endpoint subscribes (src/docs/webhooks.md, "Webhooks").
+// Events are recorded only while an endpoint subscribes (docs/webhooks.md, "Webhooks").
 beforeAll(subscribeAll);
 
-// PUT /v1/orders: status changes (src/docs/orders.md, "Orders"): transitions, dates, cancel with restock,
+// PUT /v1/orders: status changes (docs/orders.md, "Orders"): transitions, dates, cancel with restock,
 // cancelled is final, the answer's shape, client flags and shipping_info.
 
 describe("PUT /v1/orders status", () => {

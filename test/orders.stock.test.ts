@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createProduct, get, post, put, uid } from "./helpers";
 
-// Stock reservation (src/docs/orders.md, "Orders"): never oversold with disable_minusqty on, enforced by the
+// Stock reservation (docs/orders.md, "Orders"): never oversold with disable_minusqty on, enforced by the
 // database so that it holds under concurrent requests.
 
 const stockOf = async (productId: number) => (await get(`/v1/products/${productId}`)).json;

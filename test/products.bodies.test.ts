@@ -7,7 +7,7 @@ import { MAX_VARIANTS } from "../src/products/schema";
 import { MAX_ANSWER_BYTES, SIZE_SQL } from "../src/products/size";
 import { call, createProduct, get, post, put, uid } from "./helpers";
 
-// Real clients' bodies (src/docs/products.md, "Updating products"): wrapped lists, decimal commas, SKUs with
+// Real clients' bodies (docs/products.md, "Updating products"): wrapped lists, decimal commas, SKUs with
 // spaces, sync entries without option values, and the bounds on images and answer size.
 
 const FIELDS = new Set(["product_id", "sku", "title", "price", "stock", "variants"]);
@@ -340,7 +340,7 @@ describe("images and the size of a product's answer", () => {
 
   it("POST of a product whose answer would pass 2 MiB is 413 and writes nothing; one just under it is created", async () => {
     // Option names repeat in every variant of the answer: with MAX_VARIANTS variants a body far
-    // below 1 MiB can make an answer past 2 MiB (src/docs/products.md, "Limits").
+    // below 1 MiB can make an answer past 2 MiB (docs/products.md, "Limits").
     const body = (width: number, title: string) => ({
       title,
       price: 1,

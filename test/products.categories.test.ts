@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { wrapD1 } from "./d1-wrap";
 import { call, createProduct, get, post, put, subscribeAll, uid } from "./helpers";
 
-// Categories, slugs, urls and images (src/docs/products.md, "Categories, URLs and images"): written
+// Categories, slugs, urls and images (docs/products.md, "Categories, URLs and images"): written
 // by POST and PUT /v1/products in the modelled API's fields and ours, read back in the modelled
 // shape, filtered with ?category=.
 

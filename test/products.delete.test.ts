@@ -3,10 +3,10 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { wrapD1 } from "./d1-wrap";
 import { call, createProduct, get, post, subscribeAll, uid } from "./helpers";
 
-// Events are recorded only while an endpoint subscribes (src/docs/webhooks.md, "Webhooks").
+// Events are recorded only while an endpoint subscribes (docs/webhooks.md, "Webhooks").
 beforeAll(subscribeAll);
 
-// DELETE /v1/products (src/docs/products.md, "Deleting products"): items by product_id or own SKU, the products
+// DELETE /v1/products (docs/products.md, "Deleting products"): items by product_id or own SKU, the products
 // go with their variants and SKUs in one batch, orders keep their snapshots, per-item errors.
 
 const del = (body: unknown, init: Parameters<typeof call>[2] = {}) => call("DELETE", "/v1/products", { ...init, body });

@@ -3,10 +3,10 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { wrapD1 } from "./d1-wrap";
 import { call, createProduct, post, put, subscribeAll, uid } from "./helpers";
 
-// Events are recorded only while an endpoint subscribes (src/docs/webhooks.md, "Webhooks").
+// Events are recorded only while an endpoint subscribes (docs/webhooks.md, "Webhooks").
 beforeAll(subscribeAll);
 
-// Product events (src/docs/webhooks.md, "Webhooks"): product.add, product.update and product.delete rows are
+// Product events (docs/webhooks.md, "Webhooks"): product.add, product.update and product.delete rows are
 // written in the batch of the change, so they exist exactly when the change committed.
 
 type Row = { type: string; product_id: number };

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { wrapD1 } from "./d1-wrap";
 import { post } from "./helpers";
 
-// Property-based probes of src/docs/api.md, "Conventions": whatever a client sends, the answer is JSON, never a 500,
+// Property-based probes of docs/api.md, "Conventions": whatever a client sends, the answer is JSON, never a 500,
 // every error names a field, and a refused request writes nothing.
 
 const snapshot = async () => {

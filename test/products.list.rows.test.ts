@@ -51,7 +51,7 @@ const productArb = fc.record({
   ),
 });
 
-// The storefront views a publishable key can have (src/docs/keys.md, "Publishable keys").
+// The storefront views a publishable key can have (docs/keys.md, "Publishable keys").
 const VIEWS: [PublicView, string[]][] = [
   [{ stock: false, datafields: false }, []],
   [{ stock: true, datafields: false }, ["stock"]],

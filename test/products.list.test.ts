@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { PRODUCT_LIMIT_MAX } from "../src/products/list";
 import { createProduct, followLinks, get, refusedQueries, uid } from "./helpers";
 
-// GET /v1/products and GET /v1/products/count in the modelled dialect (src/docs/modelled-reads.md, "Modelled reads").
+// GET /v1/products and GET /v1/products/count in the modelled dialect (docs/modelled-reads.md, "Modelled reads").
 // Storage is per file: the first test sees an empty store.
 
 const follow = followLinks;

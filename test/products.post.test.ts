@@ -379,7 +379,7 @@ describe("POST /v1/products under concurrency", () => {
   });
 });
 
-describe("identifiers sent as numbers (src/docs/api.md, Conventions)", () => {
+describe("identifiers sent as numbers (docs/api.md, Conventions)", () => {
   it("stores a numeric gtin, supplier_sku and sku as their digits, and text with its leading zeros", async () => {
     const n = Number(`${Date.now()}`.slice(-9)) * 1000 + Math.floor(Math.random() * 1000);
     const r = await post("/v1/products", {

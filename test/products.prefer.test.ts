@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { MAX_VARIANTS } from "../src/products/schema";
 import { createProduct, get, post, put, uid } from "./helpers";
 
-// src/docs/products.md, "Prefer: return=minimal": PUT and POST /v1/products answer ids, SKUs and updated_at
+// docs/products.md, "Prefer: return=minimal": PUT and POST /v1/products answer ids, SKUs and updated_at
 // instead of whole products when the client asks, and say so.
 
 const MINIMAL = { prefer: "return=minimal" };

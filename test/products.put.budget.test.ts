@@ -159,7 +159,7 @@ describe("a product that never stops changing", () => {
     const p = await createProduct({ title: "Busy", sku: uid(), stock: 1 });
     let writes = 0;
     // Every write batch finds what its plan depends on (here disable_minusqty, part of the product's
-    // structure: src/docs/products.md, "Updating products") changed since its read, as under a stream of other PUTs.
+    // structure: docs/products.md, "Updating products") changed since its read, as under a stream of other PUTs.
     const db = new Proxy(env.DB, {
       get(target, prop, self) {
         // The app opens a D1 session per request (src/platform/session.ts): keep it on this proxy.

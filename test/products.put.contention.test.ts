@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { wrapD1 } from "./d1-wrap";
 import { createProduct, get, put, uid } from "./helpers";
 
-// src/docs/products.md, "Updating products": a PUT's write batch is guarded by the product's structure (variant
+// docs/products.md, "Updating products": a PUT's write batch is guarded by the product's structure (variant
 // ids, SKUs, option values and names, positions, the product's SKU and disable_minusqty), not by
 // its updated_at, so concurrent writers that only change values do not exclude one another, and
 // each request still takes effect whole.

@@ -3,10 +3,10 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { wrapD1 } from "./d1-wrap";
 import { createProduct, get, post, put, subscribeAll, uid } from "./helpers";
 
-// Events are recorded only while an endpoint subscribes (src/docs/webhooks.md, "Webhooks").
+// Events are recorded only while an endpoint subscribes (docs/webhooks.md, "Webhooks").
 beforeAll(subscribeAll);
 
-// Stock-tool batches (src/docs/products.md, "Updating products"): an array of items that each set only stock,
+// Stock-tool batches (docs/products.md, "Updating products"): an array of items that each set only stock,
 // price and/or qty_location of one SKU is ONE D1 round trip whatever the number of items, also
 // over the variants of one product, and the answer holds each product once.
 

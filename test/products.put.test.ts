@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { basic, call, createProduct, get, put, uid } from "./helpers";
 
-// PUT /v1/products (src/docs/products.md, "Updating products"): selection, partial update, validation, array bodies.
+// PUT /v1/products (docs/products.md, "Updating products"): selection, partial update, validation, array bodies.
 
 const colours = (values: string[], extra: (v: string, i: number) => Record<string, unknown> = () => ({})) =>
   values.map((v, i) => ({ variant_option1_name: "Colour", variant_option1_value: v, ...extra(v, i) }));

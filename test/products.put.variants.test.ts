@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { MAX_VARIANTS } from "../src/products/schema";
 import { createProduct, get, put, uid } from "./helpers";
 
-// PUT /v1/products, variants.sync / add / update (src/docs/products.md, "Updating products").
+// PUT /v1/products, variants.sync / add / update (docs/products.md, "Updating products").
 
 const colour = (value: string, extra: Record<string, unknown> = {}) => ({
   variant_option1_name: "Colour",

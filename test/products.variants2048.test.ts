@@ -3,7 +3,7 @@ import { MAX_VARIANTS } from "../src/products/schema";
 import { wrapD1 } from "./d1-wrap";
 import { get, post, put, uid } from "./helpers";
 
-// 2,048 variants per product with five options (src/docs/products.md, "Limits"), through every
+// 2,048 variants per product with five options (docs/products.md, "Limits"), through every
 // path the API writes and reads them: create, sync (planned in SQL), add, update, GET, the
 // modelled lookup and page, and orders of its variants.
 
@@ -80,7 +80,7 @@ describe("a product of 2,048 variants over five options", () => {
     expect(r.json.products[0].variants).toEqual(after);
   });
 
-  it("grows from one variant to 2,048 by a sync in one round trip (the way src/docs/products.md advises)", async () => {
+  it("grows from one variant to 2,048 by a sync in one round trip (the way docs/products.md advises)", async () => {
     const prefix = uid("GROW");
     const p = await post("/v1/products", { title: "Grow", price: 100, variants: { add: entries(prefix, 1) } });
     const id = p.json.products[0].product_id;

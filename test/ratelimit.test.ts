@@ -7,7 +7,7 @@ import { basic, get, KEY } from "./helpers";
 let n = 0;
 const ip = () => `203.0.113.${++n}`;
 // A request that came through Cloudflare's edge carries request.cf; CF-Connecting-IP is trusted
-// only then (src/docs/operations.md, "Rate limits").
+// only then (docs/operations.md, "Rate limits").
 const EDGE = { colo: "ARN", country: "SE" };
 
 /** Wrong credentials from one IP until the first 429; 250 tries cover a window boundary. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { call, get, post, uid } from "./helpers";
 
-// D1 Sessions API (src/docs/operations.md, "Read replicas"); miniflare runs the sessions against one local
+// D1 Sessions API (docs/operations.md, "Read replicas"); miniflare runs the sessions against one local
 // database, so what is checked here is the protocol: the header on every /v1 answer, a bookmark
 // sent back is honoured and moves forward, and a malformed one is refused.
 const BOOKMARK = /^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/;

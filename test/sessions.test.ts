@@ -5,7 +5,7 @@ import { purgeSessions, SESSION_TTL_MS } from "../src/sessions/store";
 import { call, get, KEY, post, uid } from "./helpers";
 
 // POST /v1/sessions and DELETE /v1/sessions/current: the admin's sign-in and sign-out, and how a
-// session cookie authenticates /v1 (src/docs/admin.md, "Sessions").
+// session cookie authenticates /v1 (docs/admin.md, "Sessions").
 
 const NO_KEY = { authorization: "" };
 

@@ -3,7 +3,7 @@ import type { z } from "zod";
 import { methodList, methodOut } from "../src/shipping/openapi";
 import { call, createProduct, get, post, uid } from "./helpers";
 
-// /v1/shipping-methods (src/docs/orders.md, "Shipping methods"): managed by secret keys with
+// /v1/shipping-methods (docs/orders.md, "Shipping methods"): managed by secret keys with
 // orders:write, listed to storefronts (visible ones only), and what a storefront's order pays for
 // shipping: the method's price, free from free_over, only to its countries.
 

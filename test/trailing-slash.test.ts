@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createProduct, get, post, uid } from "./helpers";
 
-// Trailing slashes (src/docs/api.md, "Conventions"): real clients build URLs as base + "/" + path, and
+// Trailing slashes (docs/api.md, "Conventions"): real clients build URLs as base + "/" + path, and
 // the modelled API answers them; every route answers with or without one.
 describe("trailing slashes", () => {
   it.each([

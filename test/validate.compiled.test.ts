@@ -10,7 +10,7 @@ import { MAX_VARIANTS, productCreate, productUpdate } from "../src/products/sche
 // on success the same value (keys, order, types). Failures are answered by the runtime parser
 // itself, so their messages cannot differ; the test checks that too.
 
-// Values a real client sends for scalar fields, the lenient forms of src/docs/api.md, "Conventions", and
+// Values a real client sends for scalar fields, the lenient forms of docs/api.md, "Conventions", and
 // the wrong ones next to them.
 const scalar = fc.oneof(
   fc.constant(undefined),

@@ -5,7 +5,7 @@ import { scheduled } from "../src/scheduled";
 import { call, createProduct, post, put, uid } from "./helpers";
 import { change, order, stocked } from "./orders-put-helpers";
 
-// The outbox writes an event only while an enabled endpoint takes its type (src/docs/webhooks.md, "Webhooks"),
+// The outbox writes an event only while an enabled endpoint takes its type (docs/webhooks.md, "Webhooks"),
 // and only written events go to the queue. This file starts with no endpoint at all (storage is
 // per test file), so every write path is seen both ways.
 

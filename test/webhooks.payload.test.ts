@@ -8,7 +8,7 @@ import { PAYLOAD_MAX_BYTES } from "../src/webhooks/payload";
 import { wrapD1 } from "./d1-wrap";
 import { call, createProduct, get, post, put, uid } from "./helpers";
 
-// The standard payload's `data` is the event's object (src/docs/webhooks.md, "Payloads"): the order
+// The standard payload's `data` is the event's object (docs/webhooks.md, "Payloads"): the order
 // as GET /v1/orders/{id} answers it, the product as GET /v1/products?product_id=&include_details=true
 // does, read in the consumer's own load batch. Events come from the real write paths here, and the
 // consumer is run on the messages they queued (no simulated queue in between).

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } fr
 import { call, get, post } from "./helpers";
 
 // POST /v1/webhooks/{id}/test: one signed webhook.test attempt, answered and logged
-// (src/docs/webhooks.md, "Webhooks"). fetch is stubbed: no request leaves the test.
+// (docs/webhooks.md, "Webhooks"). fetch is stubbed: no request leaves the test.
 
 let fetchSpy: MockInstance<typeof fetch>;
 let answer: () => Promise<Response>;

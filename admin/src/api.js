@@ -1,6 +1,6 @@
 // The admin's only way to the store: the public /v1 API, same origin, with the session cookie the
 // browser sends by itself. The CSRF token of the sign-in answer lives in sessionStorage (this tab
-// only); the key itself is never kept (src/docs/admin.md, "Sessions").
+// only); the key itself is never kept (docs/admin.md, "Sessions").
 
 const STORE = "edge-store-admin";
 

@@ -1,4 +1,4 @@
-// The admin's shell: sign-in, the navigation between its pages, sign-out (src/docs/admin.md).
+// The admin's shell: sign-in, the navigation between its pages, sign-out (docs/admin.md).
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { can, currentSession, signIn, signOut, whenSignedOut } from "./api.js";

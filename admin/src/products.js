@@ -6,7 +6,7 @@ import { Pager, SearchForm, usePagedList } from "./list.js";
 import { html, Message, money, Title, useAction, useLoad } from "./ui.js";
 
 const PAGE = 50;
-/** At or below this many in stock, a product or variant is marked low (src/docs/admin.md, "Pages"). */
+/** At or below this many in stock, a product or variant is marked low (docs/admin.md, "Pages"). */
 export const LOW_STOCK = 5;
 
 const Stock = ({ n }) =>

@@ -1,4 +1,4 @@
-// Shipping: the store's shipping methods (src/docs/storefront.md, "Shipping methods"), which a
+// Shipping: the store's shipping methods (docs/storefront.md, "Shipping methods"), which a
 // storefront's orders name and pay; list them, add one, change one's price, free-over amount,
 // countries or visibility, delete one.
 import { useState } from "preact/hooks";

@@ -1,10 +1,10 @@
 // The catalog the bench seeds through the API, and the requests of every case.
 
 export const ORDER_PRODUCTS = 40; // x 3 variants: 120 SKUs for order lines
-// The contract's variants per product (src/products/schema.ts MAX_VARIANTS, src/docs/products.md, "Limits").
+// The contract's variants per product (src/products/schema.ts MAX_VARIANTS, docs/products.md, "Limits").
 export const MAX_VARIANTS = 2048;
 export const SYNC_SIZES = [10, 100, MAX_VARIANTS];
-// The largest page GET /v1/products and GET /v1/orders accept today (src/docs/products.md, "Limits").
+// The largest page GET /v1/products and GET /v1/orders accept today (docs/products.md, "Limits").
 export const PRODUCT_PAGE = 100;
 export const ORDER_PAGE = 100;
 
@@ -138,7 +138,7 @@ export async function seed(t) {
   return { syncIds, syncVariantIds, ...(await seedPages(t)), ...(await seedOrders(t)), ...(await seedKeys(t)) };
 }
 
-// Orders pages at the sizes that were cut or refused (src/docs/modelled-reads.md, "Paging"): 46
+// Orders pages at the sizes that were cut or refused (docs/modelled-reads.md, "Paging"): 46
 // orders, 24 of them of 500 lines, the 500-line ones among the others; and the largest page there
 // is, 500 orders of 500 lines. Each set paid in a window of its own (LARGE_ORDERS, WORST_ORDERS).
 const LARGE_ORDERS = {
@@ -158,7 +158,7 @@ async function seedLargeOrders(t) {
   }
 }
 
-// The largest modelled pages (src/docs/modelled-reads.md): the 500 products after those seeded
+// The largest modelled pages (docs/modelled-reads.md): the 500 products after those seeded
 // above (which include the 2,048-variant sync product) are PAGE_BIG products of 2,048 variants and
 // small ones of 3; 500 orders of 4 lines.
 const PAGE_BIG = 1;
@@ -174,7 +174,7 @@ async function seedPages(t) {
 }
 
 /**
- * A stored secret key and a publishable key (src/docs/keys.md), for the cases that authenticate with
+ * A stored secret key and a publishable key (docs/keys.md), for the cases that authenticate with
  * them instead of the bootstrap API_KEY.
  * @param {Target} t
  */
@@ -367,7 +367,7 @@ export function cases(ids) {
       cpuIterations: 60,
     },
   ];
-  // The usual stock-tool batch (src/docs/products.md, "Stock tools"): 100 items, each the stock of one SKU,
+  // The usual stock-tool batch (docs/products.md, "Stock tools"): 100 items, each the stock of one SKU,
   // spread over the 40 order products (several SKUs of one product), stock alternating so every
   // request changes all 100. Stock stays far above what the order cases take.
   list.push({
@@ -474,7 +474,7 @@ export function cases(ids) {
       cpuIterations: n <= 100 ? 60 : 10,
     });
   }
-  // The largest sync answered with Prefer: return=minimal (src/docs/products.md, "Updating products").
+  // The largest sync answered with Prefer: return=minimal (docs/products.md, "Updating products").
   for (const n of [MAX_VARIANTS]) {
     list.push({
       id: `sync-${n}-minimal`,
@@ -509,7 +509,7 @@ export function cases(ids) {
       cpuIterations: 10,
     },
     {
-      // The modelled reads' largest page (src/docs/modelled-reads.md): 500 products with details, one
+      // The modelled reads' largest page (docs/modelled-reads.md): 500 products with details, one
       // of them with 2,048 variants (seedPages), answered whole under the byte bound.
       id: "list-products",
       label: `GET /v1/products?limit=500&offset=N&include_details=true (one of 2,048 variants, the rest of 3)`,
@@ -527,7 +527,7 @@ export function cases(ids) {
       cpuIterations: 10,
     },
     {
-      // The page that was cut at 32 orders (src/docs/modelled-reads.md, "Paging"): streamed.
+      // The page that was cut at 32 orders (docs/modelled-reads.md, "Paging"): streamed.
       id: "list-orders-46",
       label: "GET /v1/orders?limit=100 (46 orders, 24 of them x 500 lines)",
       method: "GET",

@@ -115,7 +115,8 @@ export async function isolate(send) {
       // both), where it could sample nothing while the Worker runs: move it before the request.
       // An earlier profile's sampler may still be listed while it exits: each thread is known by
       // its id and start time, and one that is gone is passed over.
-      for (let waited = 0; waited < 200; waited++) {
+      // Up to 2 s: on a loaded machine (other processes' tests) the thread can take that long.
+      for (const until = Date.now() + 2000; Date.now() < until; ) {
         for (const { tid, comm } of threads(pid)) {
           const key = comm === SAMPLER && startOf(pid, tid);
           if (!key || moved.has(key)) continue;

@@ -53,7 +53,7 @@ type Order = { products: Line[]; customer?: { email?: string }; shipping?: { pri
  * hand-written, in ONE D1
  * batch, with prices and totals taken from the catalog by SQL instead of a read before the
  * write. No validation beyond JSON.parse; it trusts its input. Lines travel as one JSON
- * parameter expanded with json_each, as src/docs/security.md, "Guarantees" asks of the real thing.
+ * parameter expanded with json_each, as docs/security.md, "Guarantees" asks of the real thing.
  */
 bench.post("/order-batch", async (c) => {
   const orders = (await c.req.json()) as Order[];
@@ -106,7 +106,7 @@ bench.post("/order-batch", async (c) => {
         .bind(lines, now),
     );
   }
-  // Each order's order.created outbox row (src/docs/webhooks.md, "Webhooks"), written as the real create writes
+  // Each order's order.created outbox row (docs/webhooks.md, "Webhooks"), written as the real create writes
   // it: only while an endpoint subscribes (none does in the bench).
   stmts.push(
     db
@@ -222,7 +222,7 @@ bench.put("/order-status", async (c) => {
 });
 
 /**
- * Seeds, in SQL, what the largest modelled pages read (src/docs/modelled-reads.md): `big` products
+ * Seeds, in SQL, what the largest modelled pages read (docs/modelled-reads.md): `big` products
  * of 2,048 variants over five options (8 x 4 x 4 x 4 x 4), `small` products of 3 variants, and
  * `orders` orders of 4 lines dated in 2096 (so `from_status_date=4000000000` picks exactly them).
  * Straight to D1: the case measures the reads, and the API's own variant limit is another matter.

@@ -1,7 +1,7 @@
 import { type DrizzleD1Database, drizzle } from "drizzle-orm/d1";
 
 /**
- * Drizzle over one request's D1 session (src/docs/operations.md, "Read replicas"). `$client` runs the raw
+ * Drizzle over one request's D1 session (docs/operations.md, "Read replicas"). `$client` runs the raw
  * statements (src/platform/d1.ts) in that same session; `$binding` is the D1 binding itself, the
  * stable key for what an isolate keeps across requests.
  */

@@ -17,7 +17,7 @@ export const products = sqliteTable(
   {
     // AUTOINCREMENT: an id is never reused, so order-line snapshots and cursors stay unambiguous.
     id: integer("id").primaryKey({ autoIncrement: true }),
-    // Worker-generated token that ties rows created in one batch to this product (src/docs/security.md, "Guarantees").
+    // Worker-generated token that ties rows created in one batch to this product (docs/security.md, "Guarantees").
     token: text("token").unique(),
     sku: text("sku"),
     title: text("title").notNull(),
@@ -41,12 +41,12 @@ export const products = sqliteTable(
     weight: real("weight"),
     images: text("images").notNull().default("[]"),
     metadata: text("metadata"),
-    // Option names shared by all variants (src/docs/products.md, "Updating products"), as a JSON array of 0 to 5 strings.
+    // Option names shared by all variants (docs/products.md, "Updating products"), as a JSON array of 0 to 5 strings.
     optionNames: text("option_names").notNull().default("[]"),
     ...timestamps,
     // The API key (api_keys.id) that last wrote the product; null for the bootstrap API_KEY.
     keyId: integer("key_id"),
-    // The product's URL path under STORE_URL (src/docs/products.md, "Categories, URLs and images"): unique;
+    // The product's URL path under STORE_URL (docs/products.md, "Categories, URLs and images"): unique;
     // a write that leaves it to the database stores "<base>~<token>" and a trigger resolves it
     // (drizzle/0006_categories.sql). NULL for products created before slugs existed.
     slug: text("slug"),
@@ -58,7 +58,7 @@ export const products = sqliteTable(
     check("products_price", sql`${t.price} >= 0`),
     check("products_tax_rate", sql`${t.taxRate} BETWEEN 0 AND 100`),
     check("products_flags", sql`${t.disableMinusqty} IN (0, 1) AND ${t.visible} IN (0, 1)`),
-    // Never oversell: with disable_minusqty on, stock cannot go below zero (src/docs/orders.md, "Orders").
+    // Never oversell: with disable_minusqty on, stock cannot go below zero (docs/orders.md, "Orders").
     check("products_stock_floor", sql`${t.disableMinusqty} = 0 OR ${t.stock} >= 0`),
   ],
 );
@@ -123,7 +123,7 @@ export const productCategories = sqliteTable(
 );
 
 // Every SKU of the store, product or variant: the primary key makes SKUs unique across both
-// tables, inside the database, whatever the order of concurrent writes (src/docs/products.md, "Updating products").
+// tables, inside the database, whatever the order of concurrent writes (docs/products.md, "Updating products").
 export const skus = sqliteTable("skus", {
   sku: text("sku").primaryKey(),
   productId: integer("product_id").notNull(),
@@ -133,7 +133,7 @@ export const skus = sqliteTable("skus", {
 export const customers = sqliteTable("customers", {
   id: integer("id").primaryKey({ autoIncrement: true }),
   email: text("email").notNull(),
-  // lower(email): customers are found by e-mail case-insensitively (src/docs/orders.md, "Orders").
+  // lower(email): customers are found by e-mail case-insensitively (docs/orders.md, "Orders").
   emailKey: text("email_key").notNull().unique(),
   type: text("type"),
   phone: text("phone"),
@@ -190,7 +190,7 @@ export const orders = sqliteTable(
     // Bumped by every change, so a write batch planned from a read can fail (stale_reads) when
     // another request changed the order in between: no lost line edits, no stock returned twice.
     version: integer("version").notNull().default(0),
-    // 1: created with a publishable key (src/docs/keys.md, "Storefront orders"): its unpaid hold is
+    // 1: created with a publishable key (docs/keys.md, "Storefront orders"): its unpaid hold is
     // STOREFRONT_HOLD_MINUTES, its token reads it only with that key, and it links no customer.
     storefront: integer("storefront").notNull().default(0),
     ...timestamps,
@@ -209,7 +209,7 @@ export const orders = sqliteTable(
   ],
 );
 
-// The store's shipping methods (src/docs/orders.md, "Shipping methods"): what a storefront's order
+// The store's shipping methods (docs/orders.md, "Shipping methods"): what a storefront's order
 // names by id, priced here, never by the browser.
 export const shippingMethods = sqliteTable(
   "shipping_methods",
@@ -256,7 +256,7 @@ export const orderLines = sqliteTable(
   ],
 );
 
-// Stored answers for Idempotency-Key retries (src/docs/security.md, "Guarantees"). Written in the same batch as the
+// Stored answers for Idempotency-Key retries (docs/security.md, "Guarantees"). Written in the same batch as the
 // effect, so the primary key makes a concurrent second request with one key fail and roll back.
 export const idempotencyKeys = sqliteTable(
   "idempotency_keys",
@@ -295,7 +295,7 @@ export const variantSync = sqliteTable("variant_sync", {
   data: text("data").notNull(),
 });
 
-// The outbox (src/docs/webhooks.md, "Webhooks"): one row per event, written in the same D1 batch as the change
+// The outbox (docs/webhooks.md, "Webhooks"): one row per event, written in the same D1 batch as the change
 // that causes it, so an event exists exactly when its change committed. Delivery reads it from here.
 export const events = sqliteTable(
   "events",
@@ -358,7 +358,7 @@ export const webhookDeliveries = sqliteTable(
   (t) => [index("webhook_deliveries_endpoint").on(t.endpointId, t.id), index("webhook_deliveries_event").on(t.eventId)],
 );
 
-// Keys as data (src/docs/keys.md): only the SHA-256 of a key is stored (a key is 192 random bits, so a
+// Keys as data (docs/keys.md): only the SHA-256 of a key is stored (a key is 192 random bits, so a
 // fast hash is enough); `prefix` is its first characters, to recognise it in a list.
 export const apiKeys = sqliteTable(
   "api_keys",
@@ -383,7 +383,7 @@ export const apiKeys = sqliteTable(
 
 // One row whose version moves with every change to products or variants (triggers in
 // drizzle/0005_keys.sql, so every write path's own batch moves it): the key of the storefront
-// catalog cache (src/docs/keys.md, "Edge cache").
+// catalog cache (docs/keys.md, "Edge cache").
 export const catalogVersion = sqliteTable(
   "catalog_version",
   {
@@ -393,7 +393,7 @@ export const catalogVersion = sqliteTable(
   (t) => [check("catalog_version_one_row", sql`${t.id} = 1`)],
 );
 
-// Browser sessions of the admin (src/docs/admin.md, "Sessions"): a cookie stands for a secret key.
+// Browser sessions of the admin (docs/admin.md, "Sessions"): a cookie stands for a secret key.
 // Only hashes are stored: `id` is the SHA-256 of the cookie's random value, `csrf` that of the
 // session's CSRF token. `key_id` is the stored key it stands for; null for the bootstrap API_KEY,
 // whose entry's SHA-256 is `key_hash`, so rotating that key out ends its sessions too.

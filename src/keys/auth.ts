@@ -9,7 +9,7 @@ import { authorize, ruleOf } from "./scopes";
 import { resolveCredential } from "./verify";
 
 /**
- * Authentication and authorization of every /v1 request (src/docs/api.md, "Authentication"; src/docs/keys.md):
+ * Authentication and authorization of every /v1 request (docs/api.md, "Authentication"; docs/keys.md):
  * resolves the credential (src/keys/verify.ts), then checks the route's scope in the one table of
  * src/keys/scopes.ts. Fails closed when no API_KEY is configured. With RATE_LIMIT_PER_KEY="true",
  * each key is also held to KEY_REQUESTS (a bootstrap key counted by its position in API_KEY, so
@@ -25,7 +25,7 @@ export const auth = createMiddleware<AppEnv>(async (c, next) => {
   try {
     await admit(c, cred);
   } catch (e) {
-    // A storefront reads why it was refused (src/docs/keys.md, "CORS").
+    // A storefront reads why it was refused (docs/keys.md, "CORS").
     if (cors && e instanceof ApiError) throw new ApiError(e.status, e.message, e.errors, { ...e.headers, ...cors });
     throw e;
   }
@@ -50,7 +50,7 @@ async function admit(c: Context<AppEnv>, cred: Credential | null): Promise<void>
   }
   authorize(c, cred);
   // A session cookie travels with every request the browser makes; a write must also prove it
-  // comes from the admin's page (src/docs/admin.md, "Sessions").
+  // comes from the admin's page (docs/admin.md, "Sessions").
   if (cred.session && c.req.method !== "GET" && c.req.method !== "HEAD") await checkSessionWrite(c, cred.session);
   checkOrigin(c, cred);
 }

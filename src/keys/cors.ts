@@ -5,7 +5,7 @@ import { ApiError } from "../platform/errors";
 import { ROUTE_SCOPES } from "./scopes";
 import { VERIFY_TTL_MS } from "./verify";
 
-// CORS for storefronts (src/docs/keys.md, "CORS"): only the routes a publishable key may call, only
+// CORS for storefronts (docs/keys.md, "CORS"): only the routes a publishable key may call, only
 // from the exact origins a live publishable key lists. Secret-key routes answer no CORS at all, so
 // a browser page can never use a secret key even if one leaked into it.
 
@@ -78,7 +78,7 @@ const headersFor = (origin: string) => ({
 });
 
 /**
- * The CORS headers of a storefront's answer, refusals included (src/docs/keys.md, "CORS"): for a
+ * The CORS headers of a storefront's answer, refusals included (docs/keys.md, "CORS"): for a
  * request with `X-Publishable-Key` and an Origin that its key lists, or, when its key is unknown,
  * revoked or lists another origin (the answer is then a refusal), that a live publishable key
  * lists, as its preflight was answered. A request without Origin (a server, an app) needs none.

@@ -1,7 +1,7 @@
 import { MAX_KEYS, MAX_ORIGINS } from "./schema";
 import { PUBLISHABLE_SCOPES, ROUTE_SCOPES, SCOPES } from "./scopes";
 
-// The OpenAPI security of every /v1 operation, from the one route -> scope table (src/docs/keys.md):
+// The OpenAPI security of every /v1 operation, from the one route -> scope table (docs/keys.md):
 // the scope a secret key needs (Basic or Bearer), and the publishable key where a storefront may
 // call the operation.
 
@@ -22,7 +22,7 @@ export const KEY_SECURITY_SCHEMES = {
     in: "cookie",
     name: "__Host-session",
     description:
-      "The admin's session (src/docs/admin.md): set by POST /v1/sessions; carries the signed-in key's scopes. Writes also need X-CSRF-Token.",
+      "The admin's session (docs/admin.md): set by POST /v1/sessions; carries the signed-in key's scopes. Writes also need X-CSRF-Token.",
   },
   publishableKey: {
     type: "apiKey",
@@ -92,7 +92,7 @@ const keyOut = {
   },
 };
 
-/** The key management routes (src/docs/keys.md); src/openapi/document.ts spreads them into its paths. */
+/** The key management routes (docs/keys.md); src/openapi/document.ts spreads them into its paths. */
 export const keysPaths = {
   "/v1/keys": {
     post: {

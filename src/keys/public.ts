@@ -4,7 +4,7 @@ import type { AppEnv, Credential } from "../env";
 import { tooMany } from "../platform/auth";
 import { clientAddress } from "../platform/client";
 
-// What a publishable key sees and may do (src/docs/keys.md, "Publishable keys"). Every product
+// What a publishable key sees and may do (docs/keys.md, "Publishable keys"). Every product
 // answer a storefront gets is built by SQLite (src/products/json-sql.ts) from the fields shownTo
 // lets through; test/modelled-reference.ts holds the same filter over presented products, the
 // reference those answers are compared with.

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { opt, str } from "../platform/fields";
 import { ALL_SCOPES, PUBLISHABLE_SCOPES, SCOPES } from "./scopes";
 
-// Wire schema of POST /v1/keys (src/docs/keys.md). What depends on the key's type (which scopes, whether
+// Wire schema of POST /v1/keys (docs/keys.md). What depends on the key's type (which scopes, whether
 // origins) is checked after the shape by `keyProblems`.
 
 export const MAX_KEYS = 100;

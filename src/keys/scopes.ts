@@ -3,7 +3,7 @@ import { matchedRoutes } from "hono/route";
 import type { AppEnv, Credential } from "../env";
 import { ApiError } from "../platform/errors";
 
-/** What a secret key may be granted (src/docs/keys.md, "Scopes"). */
+/** What a secret key may be granted (docs/keys.md, "Scopes"). */
 export const SCOPES = ["products:read", "products:write", "orders:read", "orders:write", "webhooks", "keys"] as const;
 export type Scope = (typeof SCOPES)[number];
 
@@ -27,7 +27,7 @@ export const ALL_SCOPES: readonly string[] = [...SCOPES, ...PUBLISHABLE_SCOPES];
 export type PublicUse = "catalog" | "order-create" | "order-token";
 
 /**
- * A route a scope opens; or one of the admin's session routes (src/docs/admin.md, "Sessions"):
+ * A route a scope opens; or one of the admin's session routes (docs/admin.md, "Sessions"):
  * "sign-in" is authenticated by the key in its body, "sign-out" by any secret credential.
  */
 type RouteRule =

@@ -5,7 +5,7 @@ import type { KeyInput } from "./schema";
 import { MAX_KEYS } from "./schema";
 import { PUBLISHABLE_PREFIX, SECRET_PREFIX, sha256 } from "./verify";
 
-// Keys as data (src/docs/keys.md): created, listed and revoked here; verified in verify.ts.
+// Keys as data (docs/keys.md): created, listed and revoked here; verified in verify.ts.
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 /** Last use is kept to the minute: it is written at most once a minute per isolate anyway. */

@@ -9,7 +9,7 @@ import { ALL_SCOPES } from "./scopes";
 /**
  * How long an isolate trusts what it learned about a stored key: a revocation (or expiry of a
  * cached negative) takes effect everywhere within this bound, and at once in the isolate that
- * revoked it (src/docs/keys.md, "Revocation").
+ * revoked it (docs/keys.md, "Revocation").
  */
 export const VERIFY_TTL_MS = 60_000;
 const MAX_CACHED = 1_000;
@@ -87,7 +87,7 @@ const BOOTSTRAP = (): Credential => ({
   expiresAt: null,
 });
 
-/** The key a Basic header carries: user name and password equal (src/docs/api.md, "Authentication"). */
+/** The key a Basic header carries: user name and password equal (docs/api.md, "Authentication"). */
 function basicKey(header: string): string | null {
   const m = /^basic +([A-Za-z0-9+/]+=*) *$/i.exec(header);
   if (!m) return null;
@@ -104,9 +104,9 @@ function basicKey(header: string): string | null {
 }
 
 /**
- * THE credential resolution of every /v1 request (src/docs/keys.md): who is calling, or null. Basic
+ * THE credential resolution of every /v1 request (docs/keys.md): who is calling, or null. Basic
  * (key as user and password: the bootstrap API_KEY or a secret key), `Bearer sk_...`, or
- * `X-Publishable-Key: pk_...`, or the admin's session cookie (src/docs/admin.md, "Sessions") when
+ * `X-Publishable-Key: pk_...`, or the admin's session cookie (docs/admin.md, "Sessions") when
  * the request carries no key header.
  */
 /**

@@ -8,7 +8,7 @@ import { ApiError } from "../platform/errors";
 import { id } from "../platform/fields";
 import { zv } from "../platform/zv";
 
-// The modelled API's metadata reads (src/docs/modelled-reads.md, "Metadata"): the `metadata` a
+// The modelled API's metadata reads (docs/modelled-reads.md, "Metadata"): the `metadata` a
 // product or an order was written with, as the public C# SDK reads it: a flat object of strings
 // (Dictionary<string, string>). A string value is answered as it is; any other value as its JSON
 // text, so nothing a client stored is lost.

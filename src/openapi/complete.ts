@@ -1,7 +1,7 @@
 // What holds for every operation, added to the document after its paths are assembled, so that
 // routes spread in from any module get it too (test/openapi.test.ts checks every operation):
 // - every answer: X-Request-Id; every request may send one;
-// - every /v1 operation: x-d1-bookmark on request and answer (src/docs/operations.md, "Read replicas"), and the
+// - every /v1 operation: x-d1-bookmark on request and answer (docs/operations.md, "Read replicas"), and the
 //   401, 429, 500 and 503 answers, Retry-After on 429 and 503;
 // - every /v1 write: Idempotency-Key (unless it declares `x-idempotency: false`);
 // - every list that pages (a cursor or offset parameter): Link on its 200;
@@ -120,7 +120,7 @@ function addHeader(res: Json, name: string, header: Json) {
 
 /** Adds the common parameters, headers and answers to one operation. */
 /**
- * Each operation's topic page of the manual (src/docs/*.md), served by the Worker's static assets as
+ * Each operation's topic page of the manual (docs/*.md), served by the Worker's static assets as
  * HTML under /guide/ (src/scripts/guide.mjs): `METHOD path` first, then the path alone. An
  * operation that has none fails openapi.test.ts, so a new route ships with its page.
  */

@@ -1,4 +1,4 @@
-// GET /docs: Scalar's API reference (src/docs/development.md, "OpenAPI and docs"), rendered in the browser from
+// GET /docs: Scalar's API reference (docs/development.md, "OpenAPI and docs"), rendered in the browser from
 // GET /openapi.json. Its script is a Workers static asset (/scalar/standalone.js, copied from the
 // installed @scalar/api-reference by src/scripts/assets.mjs), so the page loads nothing from
 // anywhere else and works offline; its "Test Request" sends real requests to this same origin.

@@ -50,7 +50,7 @@ const COMPONENTS: [string, z.ZodType][] = [
 
 const NUMERIC_STRING = "^\\s*-?\\d+(\\.\\d+)?\\s*$";
 
-/** The lenient scalars of src/docs/api.md, "Conventions" say in the document what they accept. */
+/** The lenient scalars of docs/api.md, "Conventions" say in the document what they accept. */
 function describeLenient(ctx: { zodSchema: unknown; jsonSchema: Json }) {
   const s = ctx.zodSchema as z.ZodType;
   const j = ctx.jsonSchema;
@@ -73,7 +73,7 @@ function describeLenient(ctx: { zodSchema: unknown; jsonSchema: Json }) {
     j.description = 'A category name (without ">"), or the modelled API\'s {"category": name}.';
   } else if (s === categoryPaths) {
     j.description =
-      'Category paths, head category first: [["Clothes", "Shirts"], ["Sale"]]; at most 20 paths of 1 to 5 levels (src/docs/products.md, "Categories, URLs and images").';
+      'Category paths, head category first: [["Clothes", "Shirts"], ["Sale"]]; at most 20 paths of 1 to 5 levels (docs/products.md, "Categories, URLs and images").';
   } else if (s === image) {
     const object = { ...j };
     for (const k of Object.keys(j)) delete j[k];
@@ -261,11 +261,11 @@ export function buildOpenApi() {
       { name: "orders", description: "Orders." },
       {
         name: "shipping",
-        description: "The store's shipping methods, which storefront orders name (src/docs/orders.md).",
+        description: "The store's shipping methods, which storefront orders name (docs/orders.md).",
       },
       { name: "webhooks", description: "Webhook endpoints and their deliveries." },
-      { name: "keys", description: "Secret and publishable API keys (src/docs/keys.md)." },
-      { name: "sessions", description: "Sign-in and sign-out of the admin at /admin (src/docs/admin.md)." },
+      { name: "keys", description: "Secret and publishable API keys (docs/keys.md)." },
+      { name: "sessions", description: "Sign-in and sign-out of the admin at /admin (docs/admin.md)." },
     ],
     security: SECURED,
     paths: {

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ORDER_LIMIT_DEFAULT, ORDER_LIMIT_MAX } from "../orders/list";
 import { PRODUCT_LIMIT_DEFAULT, PRODUCT_LIMIT_MAX } from "../products/list";
 
-// The modelled-dialect reads in the OpenAPI document (src/docs/modelled-reads.md, "Modelled reads"): response schemas
+// The modelled-dialect reads in the OpenAPI document (docs/modelled-reads.md, "Modelled reads"): response schemas
 // (test/openapi.test.ts parses real answers with them) and the path objects of GET /v1/products,
 // GET /v1/products/count and GET /v1/orders, which src/openapi/document.ts spreads in.
 

@@ -3,7 +3,7 @@ import { z } from "zod";
 // Response bodies, as zod schemas: the OpenAPI document (src/openapi/document.ts) is generated from them,
 // and test/openapi.test.ts parses real answers of the app with them, so the documented shapes
 // cannot drift from what src/products/present.ts (and the orders presenter) return.
-// Money is a JSON number of major units (199.5); identifiers are integers (src/docs/api.md, "Conventions").
+// Money is a JSON number of major units (199.5); identifiers are integers (docs/api.md, "Conventions").
 
 const money = z.number().meta({ description: "Money in major units, at most 2 decimals (199.5)." });
 const idInt = z.number().int().positive();
@@ -82,7 +82,7 @@ export const productWriteResult = z
     notices: messages.meta({ description: "Ignored unknown fields and similar." }),
     products: z.array(productOut).meta({ description: "Each product that took effect, as GET returns it." }),
   })
-  .meta({ description: "Answer of POST and PUT /v1/products (src/docs/products.md, Updating products)." });
+  .meta({ description: "Answer of POST and PUT /v1/products (docs/products.md, Updating products)." });
 
 const tax = z.array(z.object({ rate: z.number().int(), amount: money }));
 
@@ -110,7 +110,7 @@ export const orderResults = z
     code: z.number().int().optional().meta({ description: "Only when no order was created (status 400)." }),
     error: z.string().optional().meta({ description: "Only when no order was created (status 400)." }),
   })
-  .meta({ description: "Answer of POST /v1/orders (src/docs/orders.md, Orders)." });
+  .meta({ description: "Answer of POST /v1/orders (docs/orders.md, Orders)." });
 
 const addressOut = z.object({
   company_name: z.string().optional(),
@@ -183,9 +183,9 @@ export const orderOut = z
     key: z
       .object({ id: idInt, name: z.string() })
       .optional()
-      .meta({ description: "The stored API key that created the order (src/docs/keys.md, Audit); absent otherwise." }),
+      .meta({ description: "The stored API key that created the order (docs/keys.md, Audit); absent otherwise." }),
   })
-  .meta({ description: "An order with its customer, lines and totals (src/docs/api.md, Conventions)." });
+  .meta({ description: "An order with its customer, lines and totals (docs/api.md, Conventions)." });
 
 export const errorEnvelope = z
   .object({
@@ -193,7 +193,7 @@ export const errorEnvelope = z
     error: z.string().meta({ description: "One-line message." }),
     errors: messages.optional().meta({ description: "Item-level details, each naming its JSON path." }),
   })
-  .meta({ description: "Every error that is not a per-item outcome (src/docs/api.md, Conventions)." });
+  .meta({ description: "Every error that is not a per-item outcome (docs/api.md, Conventions)." });
 
 export const serviceInfo = z.object({ name: z.string(), version: z.string() });
 export const health = z.object({

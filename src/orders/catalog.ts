@@ -5,7 +5,7 @@ import { optionNames, type ProductRow, type VariantRow, variantValues } from "..
 import type { Money } from "./totals";
 
 // The catalog rows an order's lines may refer to, read in one round trip, and how a line finds
-// what it sells in them (src/docs/orders.md, "Orders": most specific identifier wins, the others must agree).
+// what it sells in them (docs/orders.md, "Orders": most specific identifier wins, the others must agree).
 
 export type CatalogProduct = ProductRow & { variantCount: number };
 export type Catalog = {
@@ -62,7 +62,7 @@ export async function readCatalog(db: DB, selectors: Selector[]): Promise<Catalo
   return toCatalog(await runBatch(db, catalogStatements(db, selectors)));
 }
 
-/** What a line sells, as the snapshot the order keeps (src/docs/orders.md, "Orders"). */
+/** What a line sells, as the snapshot the order keeps (docs/orders.md, "Orders"). */
 export type Item = {
   productId: number;
   variantId: number | null;

@@ -8,7 +8,7 @@ import { orderFields } from "./plan";
 import { MAX_QTY, type OrderInput } from "./schema";
 import type { TaxLine } from "./totals";
 
-// POST /v1/orders in ONE round trip when no cached catalog row can plan it (src/docs/orders.md, "Orders"): the
+// POST /v1/orders in ONE round trip when no cached catalog row can plan it (docs/orders.md, "Orders"): the
 // first order of a fresh isolate, or one naming a product the isolate has not seen. Instead of
 // reading the catalog and planning in JavaScript, one batch plans in SQL: it resolves each line
 // (the rules of catalog.ts `resolve`), merges lines of the same item and unit price, prices them,
@@ -111,7 +111,7 @@ const TAKE_PRODUCT_STOCK = `
 
 type Items = { index: number; data: OrderInput }[];
 
-/** Whether the SQL plan covers these orders; the rest take the read path (src/docs/orders.md, "Orders"). */
+/** Whether the SQL plan covers these orders; the rest take the read path (docs/orders.md, "Orders"). */
 function eligible(items: Items, opts: PlanOptions): boolean {
   if (opts.recorder) return false; // a keyed answer is recorded in the batch, so it must be known first
   for (const { data } of items) {

@@ -13,7 +13,7 @@ import { stockStatements, sumMoves } from "./stock";
 import { readStorefront, type Storefront, storefrontStatement, toStorefront } from "./storefront";
 import type { Money, TaxLine } from "./totals";
 
-// POST /v1/orders (src/docs/orders.md, "Orders"): every order of a request is planned in JS from one read batch
+// POST /v1/orders (docs/orders.md, "Orders"): every order of a request is planned in JS from one read batch
 // and written in one write batch, whatever the number of orders and lines. Stock floors are
 // CHECK constraints, so a batch that would oversell fails whole; it is then planned again from a
 // fresh read, so an order loses only to stock that is really gone.
@@ -22,7 +22,7 @@ export type OrderOutcome<Id = number> =
   | {
       ok: true;
       orderId: Id;
-      /** The order's random token: a publishable key reads the order back with it (src/docs/keys.md). */
+      /** The order's random token: a publishable key reads the order back with it (docs/keys.md). */
       token?: string;
       currency: string;
       subtotal: Money;
@@ -86,7 +86,7 @@ function newIds(results: D1Result<Record<string, unknown>>[]): Map<string, numbe
   return ids;
 }
 
-/** One order.created per order of the batch (src/docs/webhooks.md, "Webhooks"). */
+/** One order.created per order of the batch (docs/webhooks.md, "Webhooks"). */
 const createdEvents = (ready: Planned[], keyId?: number | null) =>
   ready.map((p) => newEvent("order.created", { orderToken: p.token, keyId }));
 

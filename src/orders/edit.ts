@@ -6,7 +6,7 @@ import { addLine, lineKey, lineRow, orderTotals, removeLines, type Totals } from
 import type { OrderUpdate } from "./schema";
 import { type StockMove, stockStatements, sumMoves } from "./stock";
 
-// Line edits of PUT /v1/orders on an unpaid order (src/docs/orders.md, "Orders"): products replace, then
+// Line edits of PUT /v1/orders on an unpaid order (docs/orders.md, "Orders"): products replace, then
 // products_add, then products_remove, discounts, totals, and the stock moved by the difference.
 
 type OrderRow = typeof orders.$inferSelect;

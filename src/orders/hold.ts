@@ -1,10 +1,10 @@
 import type { Bindings } from "../env";
 import { committed, dispatch, newEvent, type PendingEvent, subscribed } from "../webhooks/outbox";
 
-// The unpaid hold (src/docs/orders.md, "Orders"): the scheduled job cancels every unpaid order
+// The unpaid hold (docs/orders.md, "Orders"): the scheduled job cancels every unpaid order
 // older than its hold and gives its stock back, so abandoned checkouts do not keep stock forever.
 // Orders made with a publishable key are held STOREFRONT_HOLD_MINUTES (60 unless set: anyone can
-// make them, src/docs/keys.md, "Storefront orders"); others UNPAID_ORDER_HOLD_MINUTES, when set. Only checkouts that were never paid nor done are held: an order set
+// make them, docs/keys.md, "Storefront orders"); others UNPAID_ORDER_HOLD_MINUTES, when set. Only checkouts that were never paid nor done are held: an order set
 // back to unpaid to edit its lines was paid for, and the merchant owes its goods. A run handles at most HOLD_ROUNDS x HOLD_BATCH orders in two D1
 // calls per round, well inside the free plan's 50 queries per invocation; the cron runs every
 // 5 minutes, so an order is cancelled within 10 minutes after its hold ran out unless more than

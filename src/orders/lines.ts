@@ -5,7 +5,7 @@ import { MAX_LINES, MAX_QTY, type RemoveEntry } from "./schema";
 import { type Money, type TaxLine, taxByRate } from "./totals";
 
 // An order's lines as a create or an update plans them: merging, products_remove, and the totals
-// every stored order satisfies (src/docs/orders.md, "Orders").
+// every stored order satisfies (docs/orders.md, "Orders").
 
 /** A line as the order_lines row it is stored as (position from 1), for the write batches. */
 export const lineRow = (l: Line, i: number) => ({
@@ -24,7 +24,7 @@ export const lineKey = (l: Pick<Line, "productId" | "variantId" | "unitPrice">) 
   `${l.productId}:${l.variantId ?? "-"}:${l.unitPrice}`;
 
 /**
- * Adds a line, merged into an earlier one of the same variant and unit price (src/docs/orders.md, "Orders").
+ * Adds a line, merged into an earlier one of the same variant and unit price (docs/orders.md, "Orders").
  * `index` finds that line by key, so merging stays linear in the number of lines.
  */
 export function addLine(lines: Line[], index: Map<string, Line>, line: Line, errors: string[]) {

@@ -19,9 +19,9 @@ import { carriedSql } from "../platform/quotes";
 import type { CarriedChunks } from "../platform/stream";
 import { orderJsonSql, STATUS_CODES, type StatusName } from "./modelled-json";
 
-// GET /v1/orders in the modelled dialect (src/docs/modelled-reads.md, "Modelled reads").
+// GET /v1/orders in the modelled dialect (docs/modelled-reads.md, "Modelled reads").
 
-/** Page size bounds: the modelled API's default, and its maximum of 500 (src/docs/modelled-reads.md). */
+/** Page size bounds: the modelled API's default, and its maximum of 500 (docs/modelled-reads.md). */
 export const ORDER_LIMIT_DEFAULT = 100;
 export const ORDER_LIMIT_MAX = 500;
 /**
@@ -132,7 +132,7 @@ function joined(texts: readonly string[], first: boolean, last: boolean): string
 }
 
 /**
- * The page: every order of it, whatever its size (src/docs/modelled-reads.md, "Paging"). The
+ * The page: every order of it, whatever its size (docs/modelled-reads.md, "Paging"). The
  * first D1 round trip reads, in one batch (one snapshot), which orders are on the page and the
  * JSON texts of those in its first ORDER_CHUNK_BYTES; when the page is larger, each further chunk
  * is read by its orders' ids when the answer's reader takes the one before (src/platform/stream.ts).

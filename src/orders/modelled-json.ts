@@ -1,10 +1,10 @@
-// Orders in the modelled dialect (src/docs/modelled-reads.md, "Modelled reads"), built by SQLite as
+// Orders in the modelled dialect (docs/modelled-reads.md, "Modelled reads"), built by SQLite as
 // JSON text, one text per order, which the Worker joins into the page without parsing: ids,
 // money and statuses as strings, dates as "YYYY-MM-DD HH:MM:SS" UTC, order lines' ids and qty as
 // JSON numbers, missing text as "". The JavaScript presenters in test/modelled-orders-reference.ts
 // are the reference that test/orders.list.json.test.ts compares this SQL against.
 
-/** Our status words to the modelled API's codes (src/docs/modelled-reads.md, "Modelled reads"). */
+/** Our status words to the modelled API's codes (docs/modelled-reads.md, "Modelled reads"). */
 export const STATUS_CODES = { unpaid: "-1", paid: "1", done: "2", cancelled: "3" } as const;
 export type StatusName = keyof typeof STATUS_CODES;
 

@@ -70,7 +70,7 @@ export function planOrder(
   };
 }
 
-/** The shipping a secret key's order gives itself (src/docs/orders.md, "Creating orders"). */
+/** The shipping a secret key's order gives itself (docs/orders.md, "Creating orders"). */
 const givenShipping = (o: OrderInput): Shipping => ({
   id: o.shipping?.id ?? null,
   name: o.shipping?.name ?? null,

@@ -64,7 +64,7 @@ export function presentOrder(o: OrderRow, lines: LineRow[], holds?: Holds) {
 }
 export type OrderOut = ReturnType<typeof presentOrder>;
 
-/** The order with, where a stored key created it, `key: {id, name}` (src/docs/keys.md, "Audit"). */
+/** The order with, where a stored key created it, `key: {id, name}` (docs/keys.md, "Audit"). */
 export async function getOrder(db: DB, id: number, holds?: Holds): Promise<StoredOrder | undefined> {
   const [os, ls, ks] = await db.batch([
     db.select().from(orders).where(eq(orders.id, id)),

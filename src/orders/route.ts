@@ -23,7 +23,7 @@ import { type UpdateOutcome, updateOrders } from "./update";
 const STATUS_NOTICE = "ignored field status: a new order is always unpaid";
 
 /**
- * One value of `results`, for POST and PUT alike (src/docs/orders.md, "Orders"); money as JSON numbers. A new
+ * One value of `results`, for POST and PUT alike (docs/orders.md, "Orders"); money as JSON numbers. A new
  * order is always unpaid; an update says the status it left the order in.
  */
 function result<Id>(o: OrderOutcome<Id> | UpdateOutcome, notices: string[], withToken = false) {
@@ -45,7 +45,7 @@ function result<Id>(o: OrderOutcome<Id> | UpdateOutcome, notices: string[], with
   };
 }
 
-/** The answer of src/docs/orders.md, "Orders": 200 when at least one order was created, else 400 with results. */
+/** The answer of docs/orders.md, "Orders": 200 when at least one order was created, else 400 with results. */
 function respond<Id>(
   parsed: { index: number; notices: string[] }[],
   outcomes: Map<number, OrderOutcome<Id>>,
@@ -91,7 +91,7 @@ const STOPPED_PARTWAY = {
     "a request with this Idempotency-Key stopped partway: some of its orders may have been changed; read them before sending changes again",
 };
 
-/** A body object none of whose keys is one of these is a wrapped list (src/docs/modelled-reads.md, "Modelled dialect"). */
+/** A body object none of whose keys is one of these is a wrapped list (docs/modelled-reads.md, "Modelled dialect"). */
 const UPDATE_FIELDS = fieldNames(orderUpdate);
 
 /** The modelled docs show the body wrapped twice ([[{...}]]): the inner array is the body. */
@@ -103,7 +103,7 @@ export const ordersRoute = new Hono<AppEnv>()
     // Paths in errors are relative to the element (its key in results says which), so no prefix.
     const parsed = bodyItems(c.var.body, "order", false).map(({ value }, index) => {
       const p = parseItem(orderCreate, value);
-      // A storefront learns at once that it cannot price (src/docs/keys.md, "Storefront orders").
+      // A storefront learns at once that it cannot price (docs/keys.md, "Storefront orders").
       const priced = withToken ? priceFields(value) : [];
       if (priced.length) {
         const errors = p.ok ? priced : [...priced, ...p.errors];
@@ -184,7 +184,7 @@ export const ordersRoute = new Hono<AppEnv>()
   })
   .get("/", async (c) => {
     const { chunks, link } = await listOrders(c.var.db, parseOrderQuery(c.req.url), c.req.url);
-    // SQLite's text as is: the page is never parsed in the Worker (src/docs/performance.md).
+    // SQLite's text as is: the page is never parsed in the Worker (docs/performance.md).
     return carriedChunks(c, chunks, link ? { Link: link } : {});
   })
   .get("/:order_id", zv("param", z.object({ order_id: id })), async (c) => {

@@ -3,7 +3,7 @@ import { country, currency, flag, id, int, metadata, money, opt, req, str } from
 import { precompile } from "../platform/validate";
 
 // Wire schema of interface.md 2.1-2.6 (one element of the POST /v1/orders array) with the limits
-// of src/docs/orders.md, "Orders". Field names are the ones real sales channels send (Quickbutik v1).
+// of docs/orders.md, "Orders". Field names are the ones real sales channels send (Quickbutik v1).
 
 export const MAX_LINES = 500;
 export const MAX_QTY = 100_000;
@@ -26,7 +26,7 @@ export const email = str(255)
 export const isE164 = (s: string) => /^\+\d{7,15}$/.test(s);
 
 /**
- * What a phone number may hold (src/docs/orders.md, "Creating orders"): digits, spaces and
+ * What a phone number may hold (docs/orders.md, "Creating orders"): digits, spaces and
  * `+ - ( ) / .`, at least one digit, then optionally an extension (`ext. 12`, `ext 12`, `x12`,
  * `#12`). Local formats vary too much to check more; letters other than an extension's are a
  * mistake (a name or an e-mail in the wrong field), never a number.
@@ -35,7 +35,7 @@ const PHONE = /^[\d\s+\-()/.]*\d[\d\s+\-()/.]*(?:(?:ext\.?|x|#)\s*\d{1,10})?\s*$
 export const PHONE_ERROR = "must be a phone number: digits, spaces, + - ( ) / . and an extension (ext. 12, x12, #12)";
 
 /**
- * A phone number (src/docs/orders.md, "Creating orders"): in the international format once spaces,
+ * A phone number (docs/orders.md, "Creating orders"): in the international format once spaces,
  * dashes, dots, slashes and brackets are removed, it is stored so (+46701234567); any other is
  * stored as written (070-765 43 21: real checkouts collect local numbers), and the order gets a notice.
  */
@@ -176,7 +176,7 @@ export const orderCreate = z.object(
 );
 export type OrderInput = z.output<typeof orderCreate>;
 
-// PUT /v1/orders (src/docs/orders.md, "Orders"): one element of the body. Field names and wire types are the
+// PUT /v1/orders (docs/orders.md, "Orders"): one element of the body. Field names and wire types are the
 // modelled API's: its docs send flags as the strings "true"/"false", its SDK as JSON booleans.
 
 export const ORDER_STATUSES = ["unpaid", "paid", "done", "cancelled"] as const;

@@ -4,12 +4,12 @@ import type { EventType, PendingEvent } from "../webhooks/outbox";
 import { newEvent, subscribed } from "../webhooks/outbox";
 import type { OrderStatus } from "./schema";
 
-// Status rules of PUT /v1/orders (src/docs/orders.md, "Orders"): cancelled is final, the same status is a
+// Status rules of PUT /v1/orders (docs/orders.md, "Orders"): cancelled is final, the same status is a
 // no-op, cancelling gives every line's qty back once, and each change is recorded with its dates.
 // The SQL here is written so that it is right whatever the order's status is when it runs: every
 // statement that acts on a change checks, in SQL, that the order is not cancelled and not already
 // in the target status. A batch of them is therefore safe without reading the order first, which
-// gives a status change its one round trip (src/docs/security.md, "Guarantees").
+// gives a status change its one round trip (docs/security.md, "Guarantees").
 
 export const CANCELLED_IS_FINAL = "a cancelled order cannot change; create a new order";
 
@@ -40,7 +40,7 @@ export type StatusChange = {
 // its order as it was before the batch.
 
 // Lines of the orders whose variant (or, for a line without variant, product) is gone: their
-// stock cannot be returned (src/docs/orders.md, "Orders": a notice names them).
+// stock cannot be returned (docs/orders.md, "Orders": a notice names them).
 const GONE_LINES = `
   SELECT l.order_id, l.position, l.sku, l.product_id, l.variant_id FROM order_lines AS l
   LEFT JOIN variants AS v ON v.id = l.variant_id

@@ -1,4 +1,4 @@
-// Money arithmetic of an order (src/docs/orders.md, "Orders"): totals, the discount spread over lines, and the
+// Money arithmetic of an order (docs/orders.md, "Orders"): totals, the discount spread over lines, and the
 // tax included in prices per rate. Shared by create and update, which must agree to the unit.
 
 export type Money = number; // minor units
@@ -37,7 +37,7 @@ export function spread(total: Money, weights: Money[]): Money[] {
  */
 export function taxByRate(lines: { amount: Money; taxRate: number }[], discount: Money): TaxLine[] {
   const subtotal = lines.reduce((a, l) => a + l.amount, 0);
-  // Over the lines, not over the rates (src/docs/orders.md, "Orders"): each line's share is whole minor units.
+  // Over the lines, not over the rates (docs/orders.md, "Orders"): each line's share is whole minor units.
   const shares = spread(
     Math.min(discount, subtotal),
     lines.map((l) => l.amount),

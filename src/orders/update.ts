@@ -30,7 +30,7 @@ import {
 } from "./status";
 import type { TaxLine } from "./totals";
 
-// PUT /v1/orders (src/docs/orders.md, "Orders"): each element changes one order, atomically, in one batch.
+// PUT /v1/orders (docs/orders.md, "Orders"): each element changes one order, atomically, in one batch.
 // Status changes without line edits take ONE round trip for the whole request: their statements
 // are conditional in SQL on each order's status when the batch runs (status.ts), and the orders
 // are read in the same batch for the answers. Line edits (and any keyed request, whose answer
@@ -68,7 +68,7 @@ export type UpdateOptions = {
   recorder?: UpdateRecorder;
   /** Filled with the events of the batches that committed, for dispatch after the answer. */
   events: PendingEvent[];
-  /** The stored API key making the change, recorded on its events (src/docs/keys.md, "Audit"). */
+  /** The stored API key making the change, recorded on its events (docs/keys.md, "Audit"). */
   keyId?: number | null;
 };
 

@@ -6,7 +6,7 @@ import { ApiError } from "./errors";
 // What every credential check shares; the middleware that resolves credentials and checks scopes
 // is src/keys/auth.ts.
 
-/** The configured keys: API_KEY may hold several, comma-separated, for rotation (src/docs/api.md, "Authentication"). */
+/** The configured keys: API_KEY may hold several, comma-separated, for rotation (docs/api.md, "Authentication"). */
 export function apiKeys(secret: string | undefined): string[] {
   return (secret ?? "")
     .split(",")
@@ -14,7 +14,7 @@ export function apiKeys(secret: string | undefined): string[] {
     .filter(Boolean);
 }
 
-// The windows of wrangler.toml's [[ratelimits]] (src/docs/operations.md, "Rate limits"): a refused client may try
+// The windows of wrangler.toml's [[ratelimits]] (docs/operations.md, "Rate limits"): a refused client may try
 // again after at most one period.
 const RETRY_AFTER = "60";
 
@@ -31,7 +31,7 @@ const unauthorized = (challenge: boolean) =>
  * answers one with its login dialog, even for a script's fetch (which then hangs until the dialog
  * is dismissed), so a script opts out the way XHR clients do with other servers (Spring Security,
  * for one): `X-Requested-With` present. The admin sends it, and a request with its session cookie
- * never gets one (src/docs/admin.md, "Sessions").
+ * never gets one (docs/admin.md, "Sessions").
  */
 function challenges(c: Context<AppEnv>): boolean {
   return (
@@ -43,7 +43,7 @@ export const tooMany = (what: string) =>
   new ApiError(429, `too many ${what}, retry later`, undefined, { "Retry-After": RETRY_AFTER });
 
 /**
- * A failed authentication counts against the client's address (src/docs/operations.md, "Rate limits"). Over the
+ * A failed authentication counts against the client's address (docs/operations.md, "Rate limits"). Over the
  * limit the answer is 429 instead of 401, so guessing keys stops at AUTH_FAILURES' rate. Only
  * failures pay for the check: a client with a valid key never waits on it.
  */

@@ -94,7 +94,7 @@ async function drain(reader: ReadableStreamDefaultReader<Uint8Array>, seen: numb
   await reader.cancel().catch(() => {});
 }
 
-/** JSON text parsed under the rules of src/docs/api.md, "Conventions": nesting, then syntax (400). */
+/** JSON text parsed under the rules of docs/api.md, "Conventions": nesting, then syntax (400). */
 export function parseJson(text: string): unknown {
   if (jsonDepth(text) > MAX_DEPTH) throw new ApiError(400, `JSON is nested deeper than ${MAX_DEPTH} levels`);
   try {
@@ -180,7 +180,7 @@ export function splitList(
 const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 
 /**
- * Reads a JSON body under the rules of src/docs/api.md, "Conventions": media type (415), size (413), nesting (400),
+ * Reads a JSON body under the rules of docs/api.md, "Conventions": media type (415), size (413), nesting (400),
  * syntax (400). The parsed value is `c.var.body`; routes then check its shape themselves because
  * array bodies are validated item by item. With `lists`, a long product body's variant list may
  * be kept as text (splitList): `c.var.rawList`, the list standing empty in `c.var.body`; the route

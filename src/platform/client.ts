@@ -5,7 +5,7 @@ import type { AppEnv } from "../env";
 export const UNATTRIBUTED = "unattributed";
 
 /**
- * The client's address for per-client limits (src/docs/operations.md, "Rate limits"). `CF-Connecting-IP` is the
+ * The client's address for per-client limits (docs/operations.md, "Rate limits"). `CF-Connecting-IP` is the
  * address only where Cloudflare's edge set it: the request has `request.cf` (workerd gives it only
  * to requests that came through Cloudflare, or through the local simulator) and the Worker is not
  * running under local development (LOCAL_DEV="true", which `npm run dev` sets: the simulator passes

@@ -1,6 +1,6 @@
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 
-/** An error answered with the error envelope: {code, error, errors?} (src/docs/api.md, "Conventions"). */
+/** An error answered with the error envelope: {code, error, errors?} (docs/api.md, "Conventions"). */
 export class ApiError extends Error {
   constructor(
     readonly status: ContentfulStatusCode,

@@ -1,11 +1,11 @@
 import { z } from "zod";
 
-// Lenient scalars (src/docs/api.md, "Conventions"): real clients send numbers as numeric strings and flags in
+// Lenient scalars (docs/api.md, "Conventions"): real clients send numbers as numeric strings and flags in
 // several shapes. Each accepts exactly the listed forms and names the problem otherwise; nothing
 // of the wrong type is coerced silently.
 
 const NUMERIC = /^-?\d+(\.\d+)?$/;
-// Control characters other than tab and newline are errors (src/docs/products.md, "Products"): Unicode category Cc,
+// Control characters other than tab and newline are errors (docs/products.md, "Products"): Unicode category Cc,
 // which includes C1 (U+0080-U+009F; U+0085 is a line break to some readers).
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point
 export const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
@@ -91,7 +91,7 @@ export const nonNegative = numberInput("must be a number of at least 0").transfo
   return n;
 });
 
-/** Identifiers: positive integers, or numeric strings of them (src/docs/api.md, "Conventions"). */
+/** Identifiers: positive integers, or numeric strings of them (docs/api.md, "Conventions"). */
 export const id = int(1, Number.MAX_SAFE_INTEGER, "must be a positive whole number (an id)");
 
 /** Flags: 1/0, "1"/"0", true/false, returned as 1 or 0. */
@@ -131,7 +131,7 @@ export const sku = z.preprocess(
 /**
  * Identifiers that spreadsheet tools send as numbers (an EAN as 7350012345678): a whole number
  * of at least 0 is read as its digits; text is kept as sent, leading zeros included
- * (src/docs/api.md, "Conventions").
+ * (docs/api.md, "Conventions").
  */
 function digitsOf(v: unknown): unknown {
   return typeof v === "number" && Number.isSafeInteger(v) && v >= 0 ? String(v) : v;
@@ -154,7 +154,7 @@ export const currency = z
   .regex(/^[A-Za-z]{3}$/, { error: "must be a three-letter currency code" })
   .transform((s) => s.toUpperCase());
 
-/** A JSON object (not an array) of at most 16 KiB serialised, stored as given (src/docs/products.md, "Products"). */
+/** A JSON object (not an array) of at most 16 KiB serialised, stored as given (docs/products.md, "Products"). */
 // z.custom, not z.record: a record is rebuilt key by key, and assigning a "__proto__" key would
 // set the prototype instead of keeping the data. The parsed JSON object is stored as given.
 export const metadata = z
@@ -166,14 +166,14 @@ export const metadata = z
     error: "must be at most 16 KiB serialised",
   });
 
-/** Blank strings count as absent (src/docs/api.md, "Conventions"); absent stays absent. */
+/** Blank strings count as absent (docs/api.md, "Conventions"); absent stays absent. */
 const blankToUndefined = (v: unknown) => (typeof v === "string" && v.trim() === "" ? undefined : v);
 
 export function opt<T extends z.ZodType>(schema: T) {
   return z.preprocess(blankToUndefined, schema.optional());
 }
 
-/** Optional, and `null` clears the stored value (src/docs/products.md, "Updating products"). */
+/** Optional, and `null` clears the stored value (docs/products.md, "Updating products"). */
 export function clearable<T extends z.ZodType>(schema: T) {
   return z.preprocess(blankToUndefined, schema.nullable().optional());
 }

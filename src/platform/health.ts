@@ -8,7 +8,7 @@ export const isSchemaMissing = (message: string) => /no such (table|column)/i.te
 
 export const SCHEMA_NOT_APPLIED = "database schema is not applied: run the migrations";
 
-/** What GET /health warns of when STORE_URL is unset (src/docs/products.md, "URL and slug"). */
+/** What GET /health warns of when STORE_URL is unset (docs/products.md, "URL and slug"). */
 export const STORE_URL_UNSET =
   'STORE_URL is not set: no product has a url ("" in the modelled dialect, null in ours); set the var to the storefront\'s product base URL';
 
@@ -18,7 +18,7 @@ export function configWarnings(env: Pick<AppEnv["Bindings"], "STORE_URL">): stri
 }
 
 /**
- * GET /health (src/docs/operations.md, "Health"): 200 only when the database answers and has this version's
+ * GET /health (docs/operations.md, "Health"): 200 only when the database answers and has this version's
  * latest migration applied, in one query; otherwise 503 naming the cause. A 200 lists the
  * configuration's warnings, if any (configWarnings).
  */

@@ -4,7 +4,7 @@ import type { AppEnv } from "../env";
 import { runBatch, stmt } from "./d1";
 import { ApiError } from "./errors";
 
-// Idempotent retries (src/docs/security.md, "Guarantees"). The record is written in the same D1 batch as the
+// Idempotent retries (docs/security.md, "Guarantees"). The record is written in the same D1 batch as the
 // effect, first in the batch, so that a second request with the key fails on its primary key
 // before anything else runs, rolls back whole, and then reads the winner's record. The stored body
 // is the first answer; rows created by the batch are referred to by the token the Worker gave them
@@ -14,7 +14,7 @@ import { ApiError } from "./errors";
 
 export type Idem = { key: string; hash: string };
 
-/** Records are kept 24 hours (src/docs/security.md, "Guarantees"), then purged by the scheduled job. */
+/** Records are kept 24 hours (docs/security.md, "Guarantees"), then purged by the scheduled job. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
 export async function purgeIdempotencyKeys(d1: D1Database, now = Date.now()) {
@@ -104,7 +104,7 @@ export function completeStatements(db: DB, idem: Idem, status: number, template:
  * feature with `?1..?n` for `params`) as that value was inside the batch. A replay then builds the
  * answer from that snapshot, never from the rows' current state. Runs after the claim, in the same
  * batch, so it commits exactly when the effect does. A snapshot that would make the record larger
- * than D1 stores in one row is left out; that replay reads the current rows instead (src/docs/orders.md,
+ * than D1 stores in one row is left out; that replay reads the current rows instead (docs/orders.md,
  * "Idempotency").
  */
 export function snapshotStatement(db: DB, idem: Idem, snapshot: string, ...params: unknown[]) {

@@ -22,7 +22,7 @@ export function wrappedItems(body: unknown, fields: ReadonlySet<string>): [strin
 }
 
 /**
- * The items of a body that is one object or an array of them (src/docs/products.md, "Products"): an array of more
+ * The items of a body that is one object or an array of them (docs/products.md, "Products"): an array of more
  * than 100 is 413, an empty one 400. Array items' paths start with their position: `[1].sku`.
  * With `fields` (the item schema's field names), a wrapped list (see wrappedItems) is read as the
  * list of its values; their paths start with their key: `ProductUpdate.sku`, `0.sku`.

@@ -1,5 +1,5 @@
 // RFC 7240 `Prefer` request header. A client that sends `Prefer: return=minimal` asks for a short
-// answer to a write instead of the full representation (src/docs/performance.md, "Performance": the full answer of
+// answer to a write instead of the full representation (docs/design.md, "The CPU budget and how it is met": the full answer of
 // a 2,048-variant product is about 1 MB of JSON, and presenting and serialising it is most of such
 // a write's CPU). The route that honours it answers with `Preference-Applied: return=minimal` and
 // `Vary: Prefer`, so a cache never hands one form to a client that asked for the other.

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ApiError } from "./errors";
 import { issuesToErrors } from "./validate";
 
-// Query strings of the modelled-dialect lists (src/docs/modelled-reads.md, "Modelled reads"). A parameter the operation
+// Query strings of the modelled-dialect lists (docs/modelled-reads.md, "Modelled reads"). A parameter the operation
 // does not define is refused rather than dropped, so that a misspelt filter never looks like an
 // answer to it; a parameter given twice is refused too (which one would win is a guess).
 
@@ -72,7 +72,7 @@ export const unixSeconds = whole(0, 253_402_300_799, "must be a time in UNIX sec
 export const ignored = z.string();
 
 /**
- * A page ends before the item that would take its answer past `bytes` (src/docs/modelled-reads.md,
+ * A page ends before the item that would take its answer past `bytes` (docs/modelled-reads.md,
  * "Paging"). A client paging by offset would step over the items cut off (it adds its limit), so it
  * is told to ask for fewer; a cursor page just ends early, its Link continuing after it.
  */

@@ -10,7 +10,7 @@ export const BOOKMARK_HEADER = "x-d1-bookmark";
 const BOOKMARK = /^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/;
 
 /**
- * One D1 session per /v1 request (src/docs/operations.md, "Read replicas"). Reads start where the client's
+ * One D1 session per /v1 request (docs/operations.md, "Read replicas"). Reads start where the client's
  * `x-d1-bookmark` says (data at least that fresh), or at any replica when it sends none; writes go
  * to the primary. The answer carries the session's latest bookmark, which the client sends back
  * to read its own writes.

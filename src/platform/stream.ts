@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { answerBytes, carriedJson, type Keyed } from "./quotes";
 
-// A page too large to hold whole (src/docs/modelled-reads.md, "Paging"): SQLite builds it in
+// A page too large to hold whole (docs/modelled-reads.md, "Paging"): SQLite builds it in
 // chunks, one D1 round trip each, and each chunk's bytes are written to the response as it
 // arrives, then let go. The next chunk is read only when the client has taken the last one, so
 // the isolate holds about one chunk at a time however large the page.

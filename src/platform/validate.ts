@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** `["products", 0, "qty"]` -> `products[0].qty` (src/docs/api.md, "Conventions": errors name their JSON path). */
+/** `["products", 0, "qty"]` -> `products[0].qty` (docs/api.md, "Conventions": errors name their JSON path). */
 export function formatPath(path: readonly PropertyKey[], prefix = ""): string {
   let out = prefix;
   for (const seg of path) {
@@ -57,7 +57,7 @@ function findStructural(schema: z.ZodType): z.ZodType | undefined {
 }
 
 /**
- * Fields the schema does not know, as src/docs/api.md, "Conventions"'s notices ("ignored unknown field x.y").
+ * Fields the schema does not know, as docs/api.md, "Conventions"'s notices ("ignored unknown field x.y").
  * Free-form objects (records such as metadata) are not walked: all their keys are data.
  */
 export function unknownFields(schema: z.ZodType, value: unknown, prefix = "", out: string[] = []): string[] {

@@ -5,7 +5,7 @@ import { ApiError } from "./errors";
 import { issuesToErrors, precompile, safeParse } from "./validate";
 
 /**
- * zValidator whose failures are the error envelope (src/docs/api.md, "Conventions"), with an `errors` entry per issue. Routes
+ * zValidator whose failures are the error envelope (docs/api.md, "Conventions"), with an `errors` entry per issue. Routes
  * call it while their module is evaluated, so the schema is compiled then (see precompile), and
  * validation is the synchronous safeParse: zValidator's default safeParseAsync skips compiled
  * parsers.

@@ -4,7 +4,7 @@ import type { AppEnv } from "../env";
 import { checked } from "../platform/fields";
 import { text } from "../platform/query";
 
-// Categories, slugs and the product url (src/docs/products.md, "Categories, URLs and images").
+// Categories, slugs and the product url (docs/products.md, "Categories, URLs and images").
 
 /** Category paths per product, and levels per path (head category first). */
 const MAX_CATEGORY_PATHS = 20;
@@ -120,7 +120,7 @@ export const storeUrl = createMiddleware<AppEnv>(async (c, next) => {
 export const productUrl = (s: string | null) => (s && storeBase ? storeBase + s : null);
 
 // ---------------------------------------------------------------------------------------------
-// The modelled reads (src/docs/modelled-reads.md, "GET /v1/products"): SQL over a product row `p`.
+// The modelled reads (docs/modelled-reads.md, "GET /v1/products"): SQL over a product row `p`.
 
 /** STORE_URL's base as an SQL string literal: configuration, not request input. */
 export const storeBaseSql = () => `'${storeBase.replaceAll("'", "''")}'`;

@@ -12,7 +12,7 @@ import { MAX_ANSWER_BYTES, SIZE_SQL } from "./size";
 import { sharedNames } from "./variants";
 import type { RawWriter } from "./write";
 
-// POST /v1/products of one product with its variants, checked in SQL (src/docs/products.md,
+// POST /v1/products of one product with its variants, checked in SQL (docs/products.md,
 // "Limits"): the JavaScript plan (./create.ts) checks every entry's option values, combinations,
 // SKUs and stock one by one and builds a row object per variant, which for 2,048 variants was most
 // of the request's CPU. Here the variants are inserted straight from the packed list (or from the

@@ -22,7 +22,7 @@ import {
 import { agreedNames, comboKey, type Located, valuesOf, variantColumns } from "./variants";
 
 /**
- * How a write answers: `minimal` reads back only ids, SKUs and updated_at (src/docs/products.md,
+ * How a write answers: `minimal` reads back only ids, SKUs and updated_at (docs/products.md,
  * "Prefer: return=minimal"). keyId: the stored API key making the write (null: the bootstrap
  * API_KEY), for the audit trail.
  */
@@ -39,7 +39,7 @@ export type Written = { outcomes: Map<number, ItemOutcome>; events: PendingEvent
 /** A product the write batch will create or change, referred to before its id is known. */
 export type ProductRef = { $product: string | number };
 
-/** How a product write records its answer for Idempotency-Key retries (src/docs/security.md, "Guarantees"). */
+/** How a product write records its answer for Idempotency-Key retries (docs/security.md, "Guarantees"). */
 export type Recorder = {
   idem: Idem;
   /** Claims the key with the request's whole answer (a deletion's items answer the deleted id). */
@@ -50,7 +50,7 @@ export type Recorder = {
   complete: Claim<Map<number, ItemOutcome<ProductRef>>>;
   /**
    * The last statement of a batch that claimed or completed the record: stores the products
-   * matching `where` (as for productReads) as they are then, for replays (src/docs/security.md, "Guarantees").
+   * matching `where` (as for productReads) as they are then, for replays (docs/security.md, "Guarantees").
    */
   snapshot: (where: string, ...params: unknown[]) => D1PreparedStatement;
 };
@@ -123,7 +123,7 @@ function planCreate(
   const entries = (p.variants?.add ?? []).map((entry, i) => ({ entry, path: `variants.add[${i}]` }));
   const { names = [], errors } = agreedNames(entries);
   const token = crypto.randomUUID();
-  // A slug left to the database is resolved by a trigger in the insert (src/docs/products.md,
+  // A slug left to the database is resolved by a trigger in the insert (docs/products.md,
   // "Categories, URLs and images"); a given one is unique or the batch fails.
   const product = {
     ...productColumns(p, entries.length ? names : []),
@@ -172,7 +172,7 @@ function planCreate(
   return { index, product, variants: planned, skus: owned, slug: p.slug ?? undefined };
 }
 
-/** The answer size estimate of a product about to be created (src/docs/products.md, "Updating products"). */
+/** The answer size estimate of a product about to be created (docs/products.md, "Updating products"). */
 function createdSize(p: ProductInsert, variants: VariantInsert[]) {
   let size = PRODUCT_ALLOWANCE + jsonBytes(p.images) + jsonBytes(p.metadata) + jsonBytes(p.categories);
   size += textBytes(p.slug);
@@ -201,7 +201,7 @@ export const INSERT_PRODUCTS = `
 
 /**
  * Inserts variants given as JSON rows carrying either `token` (a product created in the same
- * batch, src/docs/security.md, "Guarantees") or `product_id`; no_minus is copied from the product row.
+ * batch, docs/security.md, "Guarantees") or `product_id`; no_minus is copied from the product row.
  */
 export const INSERT_VARIANTS = `
   INSERT INTO variants (product_id, sku, option1_value, option2_value, option3_value,

@@ -5,7 +5,7 @@ import { type PendingEvent, subscribed } from "../webhooks/outbox";
 import type { ItemOutcome, Recorder, WriteOptions } from "./create";
 import type { ProductDelete } from "./schema";
 
-// DELETE /v1/products (src/docs/products.md, "Deleting products"). Each item names a product by `product_id` or
+// DELETE /v1/products (docs/products.md, "Deleting products"). Each item names a product by `product_id` or
 // by its own SKU; the products go with their variants, and the SKU registry's triggers free their
 // SKUs (drizzle/0001). Order lines keep their snapshots: they have no key into the catalog. One
 // batch resolves every item, writes one product.delete event per product and deletes, so the

@@ -5,7 +5,7 @@ import { publicView } from "../keys/public";
 import { waiterOf } from "../webhooks/outbox";
 import { CATALOG_VERSION } from "./list";
 
-// The storefront catalog at the edge (src/docs/keys.md, "Edge cache"): a publishable key's product
+// The storefront catalog at the edge (docs/keys.md, "Edge cache"): a publishable key's product
 // reads are kept in the colo's Cache API under the catalog version, which triggers move in the
 // batch of every product or variant change (drizzle/0005_keys.sql). A stored answer is never
 // stale for its version, so nothing is purged: a change simply makes a new key.

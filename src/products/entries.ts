@@ -3,7 +3,7 @@ import { CONTROL, LONE_SURROGATE, MAX_MONEY } from "../platform/fields";
 import { type Parsed, parseItem } from "../platform/validate";
 import { MAX_VARIANTS, OPTION_SLOTS, type VariantEntry, type VariantUpdateEntry } from "./schema";
 
-// Variant lists validated without a zod object per entry (src/docs/products.md, "Limits"): zod
+// Variant lists validated without a zod object per entry (docs/products.md, "Limits"): zod
 // parsed a list of 2,048 entries into new objects, field by field through its wrappers, for about
 // a third of a large sync's CPU. Entries in the plain forms feeds send (text, whole numbers, flags)
 // are checked here by the same rules and taken as they are; anything else (a decimal price, a

@@ -20,13 +20,13 @@ import { type Keyed, keyedSql, MARK } from "../platform/quotes";
 import { categoryFilter, categoryQuery, urlSql } from "./categories";
 import { keyedParts, keyedShape, productParts, VARIANT_TOTALS, variantTotals } from "./modelled-json";
 
-// GET /v1/products and GET /v1/products/count in the modelled dialect (src/docs/modelled-reads.md, "Modelled reads").
+// GET /v1/products and GET /v1/products/count in the modelled dialect (docs/modelled-reads.md, "Modelled reads").
 
 /** Page size bounds: the modelled API's default and maximum. */
 export const PRODUCT_LIMIT_DEFAULT = 100;
 export const PRODUCT_LIMIT_MAX = 500;
 /**
- * The most JSON text one products page may answer (src/docs/products.md, "Limits"): a page of
+ * The most JSON text one products page may answer (docs/products.md, "Limits"): a page of
  * whole products up to this many bytes, whatever their variants, inside the CPU budget
  * (bench/README.md). A bound in bytes, not in variants: a page is never shortened for a count.
  */
@@ -59,14 +59,14 @@ const listQuery = z
       ctx.addIssue({ code: "custom", path: ["cursor"], message: "cannot be combined with offset, product_id or sku" });
     }
   });
-/** visibleOnly: only visible products (a publishable key's catalog, src/docs/keys.md); never from the URL. */
+/** visibleOnly: only visible products (a publishable key's catalog, docs/keys.md); never from the URL. */
 export type ProductListQuery = z.output<typeof listQuery> & { visibleOnly?: boolean };
 
 export const parseProductQuery = (url: string) => parseQuery(listQuery, strictQuery(url, PARAMS));
 
 /** What GET /v1/products answers: the JSON text of the body, and the Link to the next page if any. */
 export type ProductListAnswer = {
-  // Bare, as the modelled API's clients in the wild read it (src/docs/modelled-reads.md, "GET /v1/products").
+  // Bare, as the modelled API's clients in the wild read it (docs/modelled-reads.md, "GET /v1/products").
   /**
    * The answer's JSON text, carried (src/platform/quotes.ts), in the order of its parts: SQLite's
    * pieces, never parsed or joined; carriedJson encodes them one after another. (Joined, a page of
@@ -86,7 +86,7 @@ export const CATALOG_VERSION = "SELECT version FROM catalog_version WHERE id = 1
 /**
  * The ETag of a catalog answer: the catalog version (which every product, variant and stock change
  * moves in its own batch), the URL and what the caller may see. Hashing the answer itself would
- * cost CPU per byte of a page of megabytes (src/docs/keys.md, "Edge cache and ETag").
+ * cost CPU per byte of a page of megabytes (docs/keys.md, "Edge cache and ETag").
  */
 export function catalogETag(version: unknown, url: string, view: PublicView | undefined): string {
   const u = new URL(url);
@@ -173,7 +173,7 @@ function partsSql(withDetails: boolean, view: PublicView | undefined, keyed: boo
 /**
  * SQL of the products whose ids the subquery `ids` gives, each as `?product_id=&include_details=true`
  * answers it, for those whose answer is at most `maxBytes`; a larger one yields its head part with
- * a null text (src/docs/webhooks.md, "Payloads"). Read with productTexts.
+ * a null text (docs/webhooks.md, "Payloads"). Read with productTexts.
  */
 export function productTextsSql(ids: string, maxBytes: number) {
   const page = `SELECT p.*, ${VARIANT_TOTALS} FROM products AS p WHERE p.id IN (${ids})`;

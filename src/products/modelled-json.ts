@@ -16,9 +16,9 @@ import {
   viewId,
 } from "./json-sql";
 
-// Products in the modelled dialect (src/docs/modelled-reads.md, "Modelled reads"), built by SQLite
+// Products in the modelled dialect (docs/modelled-reads.md, "Modelled reads"), built by SQLite
 // as JSON text: a page of products with thousands of variants reaches the Worker as one text per
-// product, which it joins into the answer without parsing (src/docs/performance.md). The same
+// product, which it joins into the answer without parsing (docs/design.md). The same
 // fields, types and key order as the JavaScript presenters of modelled.ts, which remain the
 // reference: test/products.list.rows.test.ts compares the two on random products.
 
@@ -66,7 +66,7 @@ const BASE: Field[] = [
   ["supplier_sku", s("p.supplier_sku")],
   ["date_modified", date("p.updated_at")],
 ];
-/** The fields after BASE's (src/docs/products.md, "Categories, URLs and images"); url from STORE_URL. */
+/** The fields after BASE's (docs/products.md, "Categories, URLs and images"); url from STORE_URL. */
 const placed = (url: string): Field[] => [
   ["url", url],
   ["headcategory_name", HEAD_SQL],
@@ -119,7 +119,7 @@ const DETAILS: Field[] = [
  * vq added (VARIANT_TOTALS). Without details `head` is the whole object. With details the answer's
  * object is `head` without its closing brace, `"variants":[`, the `variant` objects joined by
  * commas, `]`, and `tail`'s members: the variants travel in rows of their own, so no text D1
- * returns grows with a product's variants past what one row may hold (src/docs/performance.md).
+ * returns grows with a product's variants past what one row may hold (docs/design.md).
  */
 export function productParts(withDetails: boolean, url: string, view?: PublicView) {
   const base = [...BASE, ...placed(url)];

@@ -1,5 +1,5 @@
 // The OpenAPI operations of this folder's routes that src/openapi/document.ts does not describe
-// itself, spread into its "/v1/products" path item (src/docs/products.md, "Deleting products").
+// itself, spread into its "/v1/products" path item (docs/products.md, "Deleting products").
 
 type Json = Record<string, unknown>;
 
@@ -74,7 +74,7 @@ export const productsDeletePath: Json = {
   },
 };
 
-/** The Prefer header of PUT and POST /v1/products (src/docs/products.md, "Updating products"). */
+/** The Prefer header of PUT and POST /v1/products (docs/products.md, "Updating products"). */
 export const preferParameter: Json = {
   name: "Prefer",
   in: "header",

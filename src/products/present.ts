@@ -135,7 +135,7 @@ export function presentProduct(p: ProductRow, vs: VariantOutRow[]) {
     seo_title: p.seoTitle,
     weight: p.weight,
     images: parseList(p.images),
-    // Paths of names, head category first (src/docs/products.md, "Categories, URLs and images").
+    // Paths of names, head category first (docs/products.md, "Categories, URLs and images").
     categories: parseList(p.categories) as string[][],
     slug: p.slug,
     url: productUrl(p.slug),

@@ -7,7 +7,7 @@ import { FIELDS } from "./packed";
 import { MAX_VARIANTS } from "./schema";
 import { NAME_KEYS, namesOf, VALUE_KEYS } from "./variants";
 
-// A variant list checked and packed by SQLite from the request's own text (src/docs/products.md,
+// A variant list checked and packed by SQLite from the request's own text (docs/products.md,
 // "Limits"). For a list of 2,048 entries, parsing it in the Worker, checking every entry
 // (./entries.ts) and serialising the packed rows again (./packed.ts) was most of a sync's or a
 // create's CPU; here the list's text is bound as it came and each entry becomes the packed array

@@ -36,7 +36,7 @@ export function presentReads(ps: D1Result<Record<string, unknown>>, vs: D1Result
 }
 
 /**
- * The read-back of a write answered with `Prefer: return=minimal` (src/docs/products.md,
+ * The read-back of a write answered with `Prefer: return=minimal` (docs/products.md,
  * "Prefer: return=minimal"): the same products as productReads, in the same order, but only what a minimal
  * answer shows, so neither D1's binding nor presenting builds the rest.
  */

@@ -8,7 +8,7 @@ import type { ProductRef } from "./create";
 import { presentProducts, type VariantOutRow } from "./present";
 import { presentReads, productReads } from "./read";
 
-// Replays of product writes (src/docs/security.md, "Guarantees"). A product write's recorded answer refers to
+// Replays of product writes (docs/security.md, "Guarantees"). A product write's recorded answer refers to
 // its products as {"$product": token or id}; the same batch stores a snapshot of those products'
 // rows as they are after the batch, and a replay presents the snapshot. So a retry gets the first
 // answer even after the product changed again; only a snapshot too large to store (an answer of

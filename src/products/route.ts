@@ -36,7 +36,7 @@ export const productsRoute = new Hono<AppEnv>()
     const q = { ...parseProductQuery(c.req.url), visibleOnly: pub !== undefined };
     const { json, keyed, link, etag } = await listProducts(c.var.db, q, c.req.url, pub);
     // SQLite's text as is, its keys written back: the page is never parsed in the Worker
-    // (src/docs/performance.md).
+    // (docs/design.md).
     return carriedJson(c, json, 200, { ETag: etag, ...(link ? { Link: link } : {}) }, keyed);
   })
   .get("/count", async (c) => c.json(await countProducts(c.var.db, c.req.url)))

@@ -18,16 +18,16 @@ import { categoryName, categoryPaths, slug } from "./categories";
 
 // Wire schemas of interface.md 2.7 (product) and 2.8 (variant entry), field names as the API
 // this is modelled on sends them. `create` mode is POST /v1/products; `update` mode is PUT, where
-// every field is optional and `null` clears an optional one (src/docs/products.md, "Updating products").
+// every field is optional and `null` clears an optional one (docs/products.md, "Updating products").
 
 /**
- * Variants per product (src/docs/products.md, "Limits"): 2,048 with up to five options, as the
+ * Variants per product (docs/products.md, "Limits"): 2,048 with up to five options, as the
  * modelled API allows. What keeps its largest writes inside the free plan's 10 ms of CPU is how
  * they are done (a sync planned in SQL, src/products/update/variants-sql.ts), measured in workerd in
  * bench/README.md.
  */
 export const MAX_VARIANTS = 2048;
-/** Images per product and per variant (src/docs/products.md, "Updating products"). */
+/** Images per product and per variant (docs/products.md, "Updating products"). */
 export const MAX_IMAGES = 50;
 export const OPTION_SLOTS = [1, 2, 3, 4, 5] as const;
 
@@ -60,7 +60,7 @@ export type Image = { url: string; alttext?: string };
 
 /**
  * images: an ordered array of {url, alttext} or of URLs, or an object keyed by position
- * ({"1": {"image": ...}}), stored as the ordered list (src/docs/products.md, "Categories, URLs and images").
+ * ({"1": {"image": ...}}), stored as the ordered list (docs/products.md, "Categories, URLs and images").
  */
 export const images = z
   .union([z.array(image), z.record(z.string().regex(/^\d+$/), image)], {
@@ -77,7 +77,7 @@ export const images = z
 
 const STOCK_RANGE = 1_000_000_000;
 export const stock = int(-STOCK_RANGE, STOCK_RANGE, `must be a whole number from -${STOCK_RANGE} to ${STOCK_RANGE}`);
-// A flag like the others (src/docs/api.md, "Conventions": 1/0, "1"/"0", true/false), stored and answered as 1 or 0.
+// A flag like the others (docs/api.md, "Conventions": 1/0, "1"/"0", true/false), stored and answered as 1 or 0.
 export const visible = flag;
 
 function optionFields(make: <T extends z.ZodType>(s: T) => z.ZodType) {
@@ -146,7 +146,7 @@ function productShape(mode: "create" | "update") {
     weight: o(nonNegative),
     images: o(images),
     metadata: o(metadata),
-    // src/docs/products.md, "Categories, URLs and images": null derives the slug from the title again,
+    // docs/products.md, "Categories, URLs and images": null derives the slug from the title again,
     // and clears the categories.
     slug: o(slug),
     categories: o(categoryPaths),

@@ -1,6 +1,6 @@
 import { OPTION_SLOTS, type VariantEntry } from "./schema";
 
-// Option rules (src/docs/products.md, "Updating products"): a product has up to five option names shared by its variants;
+// Option rules (docs/products.md, "Updating products"): a product has up to five option names shared by its variants;
 // each variant has a value for each named option and no two variants share a combination.
 
 type Named = Partial<Record<`variant_option${1 | 2 | 3 | 4 | 5}_${"name" | "value"}`, string>>;
@@ -118,7 +118,7 @@ export const comboKey = (values: readonly string[]) => values.join("\u0000");
 
 /**
  * Variant fields of an entry as stored columns (money already in minor units). A variant without
- * a price takes its product's (src/docs/products.md, "Updating products").
+ * a price takes its product's (docs/products.md, "Updating products").
  */
 export function variantColumns(e: VariantEntry, productPrice: number) {
   return {

@@ -15,14 +15,14 @@ import { ProductText } from "./own-json";
 import type { ProductOut } from "./present";
 import { productSnapshot, resolveProducts } from "./replay";
 
-// What POST, PUT and DELETE /v1/products share (src/docs/products.md, "Products"): the body read as items, each
+// What POST, PUT and DELETE /v1/products share (docs/products.md, "Products"): the body read as items, each
 // validated on its own, one service call, the answer {success, errors, notices, products}, the
 // Idempotency-Key record and the events handed to the queue once the batch committed.
 
 /** Idempotency-Key handling of the product writes: replays present the stored snapshot. */
 export const productIdempotency = idempotencyWith(resolveProducts);
 
-/** `sku: ...` inside item `[2]` reads `[2].sku: ...` (src/docs/api.md, "Conventions"). */
+/** `sku: ...` inside item `[2]` reads `[2].sku: ...` (docs/api.md, "Conventions"). */
 export function itemPath(prefix: string, message: string) {
   if (!prefix || message.startsWith("[")) return message;
   // A message about the item as a whole ("must be a product object") has no path of its own.
@@ -144,7 +144,7 @@ export async function writeProducts<S extends z.ZodObject, P extends ProductOut 
   { products = true, raw }: { products?: boolean; raw?: RawWriter<z.output<S>> } = {},
 ) {
   const now = Date.now();
-  // Prefer: return=minimal (RFC 7240; src/docs/products.md, "Prefer: return=minimal") on answers that show
+  // Prefer: return=minimal (RFC 7240; docs/products.md, "Prefer: return=minimal") on answers that show
   // products: the service reads back only ids, SKUs and updated_at where it can.
   const minimal = products && prefersMinimal(c.req.header("prefer"));
   const options = { minimal, keyId: c.var.credential?.keyId ?? null };

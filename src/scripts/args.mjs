@@ -30,7 +30,7 @@ export function parseDevVars(text) {
 
 /**
  * `npm run dev`'s STORE_URL when none is given: a storefront's product pages on the dev server's
- * origin (src/docs/products.md, "URL and slug").
+ * origin (docs/products.md, "URL and slug").
  * @param {string} port
  */
 export const localStoreUrl = (port) => `http://127.0.0.1:${port}/products`;
@@ -54,13 +54,13 @@ export function wranglerDevArgs(args, devVars) {
     "dev",
     ...(given("--ip") ? [] : ["--ip", "127.0.0.1"]),
     ...(given("--port") ? [] : ["--port", "8787"]),
-    // Webhooks to http://127.0.0.1 receivers are how local development tests them (src/docs/webhooks.md, "Webhooks").
+    // Webhooks to http://127.0.0.1 receivers are how local development tests them (docs/webhooks.md, "Webhooks").
     "--var",
     "ALLOW_LOCAL_WEBHOOKS:true",
     // The local simulator passes a client's own CF-Connecting-IP through: not an address to trust.
     "--var",
     "LOCAL_DEV:true",
-    // Every product gets a url locally, unique by its slug (src/docs/products.md, "URL and slug"),
+    // Every product gets a url locally, unique by its slug (docs/products.md, "URL and slug"),
     // unless .dev.vars or the command line names the storefront.
     ...(storeUrlGiven ? [] : ["--var", `STORE_URL:${localStoreUrl(argValue(args, "--port") ?? "8787")}`]),
     ...vars,

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The API reference page's static assets (src/docs/development.md, "OpenAPI and docs"): Scalar's browser bundle,
+// The API reference page's static assets (docs/development.md, "OpenAPI and docs"): Scalar's browser bundle,
 // copied from the installed @scalar/api-reference into public/ (ignored by git), and the manual
 // rendered to HTML under public/guide/ (guide.mjs), the admin under public/admin/ (admin/build.mjs), which
 // wrangler.toml serves as Workers static assets. Run by `npm run dev`, `npm test` (pretest),

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-// `npm run deploy` (src/docs/operations.md, "Deploying to Cloudflare"): from a logged-in wrangler (or with
+// `npm run deploy` (docs/operations.md, "Deploying to Cloudflare"): from a logged-in wrangler (or with
 // CLOUDFLARE_API_TOKEN set), one command that
 //   1. creates the D1 database when wrangler.toml still has the all-zero placeholder id (or finds
 //      it by name) and writes its id into wrangler.toml,
-//   2. creates the queues the Worker binds,
+//   2. creates the dead-letter queue (`wrangler deploy` creates the queues the Worker binds, but
+//      not a queue that is only a consumer's dead_letter_queue),
 //   3. applies the remote migrations,
 //   4. generates API_KEY when the Worker has none (printed once), and
 //   5. deploys, with that key uploaded in the same step.
@@ -64,13 +65,13 @@ function blockValues(toml, table, key) {
 const toml = readFileSync(CONFIG, "utf8");
 const dbName = blockValues(toml, "d1_databases", "database_name")[0];
 const dbId = blockValues(toml, "d1_databases", "database_id")[0];
-const queues = [
-  ...new Set([
-    ...blockValues(toml, "queues.producers", "queue"),
-    ...blockValues(toml, "queues.consumers", "queue"),
-    ...blockValues(toml, "queues.consumers", "dead_letter_queue"),
-  ]),
+const bound = [
+  ...new Set([...blockValues(toml, "queues.producers", "queue"), ...blockValues(toml, "queues.consumers", "queue")]),
 ];
+/** Queues wrangler deploy does not create: a consumer's dead-letter queue that no binding names. */
+const queues = [...new Set(blockValues(toml, "queues.consumers", "dead_letter_queue"))].filter(
+  (q) => !bound.includes(q),
+);
 if (!dbName) fail("wrangler.toml has no [[d1_databases]] database_name");
 
 /** Replaces the placeholder id in wrangler.toml, touching nothing else (comments stay). */
@@ -129,7 +130,7 @@ const crons = /^\s*crons\s*=\s*\[([^\]]*)\]/m.exec(toml)?.[1]?.match(/"[^"]+"/g)
 
 /**
  * What a deploy creates, binds and asks for, read from the project's files, and what each costs on
- * the Workers free plan (the figures: src/docs/operations.md, "What it costs on the free plan").
+ * the Workers free plan (the figures: docs/operations.md, "What it costs on the free plan").
  * `account` is what wrangler found, or undefined when it could not look (not logged in).
  * @param {{ existingDb?: { uuid: string }, needKey: boolean } | undefined} account
  */
@@ -149,7 +150,8 @@ function planLines(account) {
       : "set";
   return [
     db,
-    ...queues.map((q) => `queue ${q}: create unless it exists`),
+    ...queues.map((q) => `queue ${q} (dead letters): create unless it exists`),
+    ...bound.map((q) => `queue ${q}: created by wrangler deploy unless it exists`),
     ...blocks("ratelimits").map(
       (r) => `rate limit ${r.name}: ${r.simple} (bound with the deployment; nothing to create)`,
     ),
@@ -161,11 +163,11 @@ function planLines(account) {
 }
 
 const FREE_PLAN = [
-  'On the Workers free plan (src/docs/operations.md, "What it costs on the free plan"):',
-  "  Worker: 100,000 requests a day, 10 ms of CPU each (every accepted request fits but an orders page past about 2 MB: src/docs/performance.md);",
+  'On the Workers free plan (docs/operations.md, "What it costs on the free plan"):',
+  "  Worker: 100,000 requests a day, 10 ms of CPU each (every accepted request fits but an orders page past about 2 MB: docs/performance.md);",
   "  static assets (/scalar, /guide, /admin): free, no Worker request;",
   "  D1: 5 GB, 5 million rows read and 100,000 rows written a day;",
-  "  Queues: 10,000 operations a day (about 3,300 webhook events: src/docs/webhooks.md);",
+  "  Queues: 10,000 operations a day (about 3,300 webhook events: docs/webhooks.md);",
   "  cron triggers and rate-limit bindings: no charge.",
 ];
 
@@ -176,7 +178,7 @@ const WARNINGS = storeUrl.trim()
   : [
       'STORE_URL is empty in wrangler.toml [vars]: no product will have a url ("" in the modelled dialect, null in ours),',
       "  so clients that tell products apart by url (a spider) see them all alike. Set it to the storefront's",
-      '  product base URL (src/docs/products.md, "URL and slug") before going to production.',
+      '  product base URL (docs/products.md, "URL and slug") before going to production.',
     ];
 
 const printPlan = (/** @type {string[]} */ lines, /** @type {string} */ note) =>
@@ -220,7 +222,7 @@ if (dbId === PLACEHOLDER) {
   console.log(`wrangler.toml: database_id = "${id}" (commit this change)\n`);
 }
 
-// 2. The queues. "Already exists" is fine; anything else is confirmed with `queues info`.
+// 2. The dead-letter queue. "Already exists" is fine; anything else is confirmed with `queues info`.
 for (const q of queues) {
   const r = wrangler(["queues", "create", q]);
   if (r.ok || /already (exists|taken)/i.test(r.out)) continue;

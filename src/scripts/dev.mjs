@@ -33,6 +33,14 @@ function devKey() {
   return { key, vars };
 }
 
+/** One line for wrangler's migration tables: how many were applied, or that none were due. */
+function migrationSummary(/** @type {string} */ out) {
+  const names = [...new Set(out.match(/\b\d{4}_[\w-]+\.sql\b/g) ?? [])];
+  if (names.length === 0) return "migrations up to date";
+  const range = names.length === 1 ? names[0] : `${names[0]} to ${names.at(-1)}`;
+  return `${names.length} migration${names.length === 1 ? "" : "s"} applied (${range})`;
+}
+
 const { key, vars } = devKey();
 copyAssets();
 // With --persist-to (a fresh directory for a clean database, as the e2e test uses), the
@@ -46,22 +54,45 @@ const migrateArgs = [
   "--local",
   ...(persistTo ? ["--persist-to", persistTo] : []),
 ];
+// wrangler prints a table of the migrations to apply and another of their results: folded here
+// into one line, since the key and the URLs below are what a first run is for. On a failure its
+// whole output is shown.
 const migrate = spawnSync(wrangler, migrateArgs, {
   cwd: root,
-  stdio: ["ignore", "inherit", "inherit"],
-  env: { ...process.env, CI: "true" }, // non-interactive: apply without the confirmation prompt
+  encoding: "utf8",
+  env: { ...process.env, CI: "true", NO_COLOR: "1" }, // non-interactive: apply without the confirmation prompt
 });
-if (migrate.status !== 0) process.exit(migrate.status ?? 1);
+if (migrate.status !== 0) {
+  process.stdout.write(migrate.stdout ?? "");
+  process.stderr.write(migrate.stderr ?? "");
+  process.exit(migrate.status ?? 1);
+}
+console.log(`Local D1: ${migrationSummary(migrate.stdout ?? "")}`);
 
 const port = argValue(args, "--port") ?? "8787";
-console.log(`
-Development key: ${key}
-Try it (README, "Quick start"):
-  KEY='${key}' BASE='http://127.0.0.1:${port}'
-  curl -s -u "$KEY:$KEY" "$BASE/v1/products?limit=5"
-API reference: http://127.0.0.1:${port}/docs
-`);
-
+const base = `http://127.0.0.1:${port}`;
 const child = spawn(wrangler, wranglerDevArgs(args, vars), { cwd: root, stdio: "inherit" });
 for (const sig of /** @type {const} */ (["SIGINT", "SIGTERM"])) process.on(sig, () => child.kill(sig));
 child.on("exit", (code) => process.exit(code ?? 0));
+
+// Once the server answers, the lines a first run is for come last: the key, the URLs, and a line
+// to paste into a second terminal for the README's Quick start.
+for (let i = 0; i < 600; i++) {
+  const up = await fetch(`${base}/health`, { signal: AbortSignal.timeout(2000) }).then(
+    (r) => r.ok,
+    () => false,
+  );
+  if (up) {
+    console.log(`
+edge-store is running on ${base}
+  API:            ${base}/v1/products, ${base}/v1/orders
+  API reference:  ${base}/docs
+  Admin:          ${base}/admin (sign in with the key)
+  Manual:         ${base}/guide/
+Development key: ${key}
+Paste this into a second terminal, then run the README's Quick start:
+KEY='${key}' BASE='${base}'`);
+    break;
+  }
+  await new Promise((r) => setTimeout(r, 250));
+}

@@ -1,5 +1,5 @@
-// The manual as pages the Worker serves (src/docs/development.md, "OpenAPI and docs"): README.md and
-// src/docs/*.md rendered to HTML under public/guide/ (ignored by git) by marked, so each operation of
+// The manual as pages the Worker serves (docs/development.md, "OpenAPI and docs"): README.md and
+// docs/*.md rendered to HTML under public/guide/ (ignored by git) by marked, so each operation of
 // the API reference can link its topic page on the same origin, with no Worker CPU (static assets).
 // Headings get the ids GitHub gives them, so the same #anchors work on GitHub and here.
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -19,33 +19,49 @@ export function slug(/** @type {string} */ text) {
     .replace(/\s/g, "-");
 }
 
-/** A link between pages of the repo, as it resolves under /guide/. */
-function guideHref(/** @type {string} */ href) {
-  const m = /^(?:\.\.\/)*(?:src\/docs\/)?([\w-]+)\.md(#.*)?$/.exec(href);
-  if (!m) return href;
-  if (href.includes("bench/")) return href;
-  const page = m[1] === "README" ? "index" : m[1];
-  return `${page}.html${m[2] ?? ""}`;
+const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
+/** The repository's web address (package.json `repository`), where files outside the manual are read. */
+export const REPO_URL = String(pkg.repository?.url ?? pkg.repository)
+  .replace(/^git\+/, "")
+  .replace(/\.git$/, "");
+
+/**
+ * A link as it resolves under /guide/: README.md is index.html, a manual page (docs/*.md) is its
+ * name.html, and any other file of the repo (bench/README.md, LICENSE, examples/) is read in the
+ * repository, since /guide/ serves only the manual. `from` is the linking file's folder.
+ * @param {string} href @param {string} from "" for README.md, "docs" for a page
+ */
+export function guideHref(href, from) {
+  if (/^[a-z]+:|^#|^\//i.test(href)) return href;
+  const [file, hash = ""] = href.split(/(?=#)/);
+  const target = path.posix.normalize(path.posix.join(from, file));
+  if (target === "README.md") return `index.html${hash}`;
+  const page = /^docs\/([\w-]+)\.md$/.exec(target);
+  if (page) return `${page[1]}.html${hash}`;
+  if (/^docs\/[\w.-]+\.png$/.test(target)) return target.slice("docs/".length);
+  return `${REPO_URL}/blob/main/${target}${hash}`;
 }
 
-const marked = new Marked({
-  gfm: true,
-  renderer: {
-    heading({ tokens, depth }) {
-      const inner = this.parser.parseInline(tokens);
-      return `<h${depth} id="${slug(inner)}">${inner}</h${depth}>\n`;
+/** @param {string} from the folder of the page being rendered, relative to the repo */
+const markedFor = (from) =>
+  new Marked({
+    gfm: true,
+    renderer: {
+      heading({ tokens, depth }) {
+        const inner = this.parser.parseInline(tokens);
+        return `<h${depth} id="${slug(inner)}">${inner}</h${depth}>\n`;
+      },
+      link({ href, title, tokens }) {
+        const t = title ? ` title="${title}"` : "";
+        return `<a href="${guideHref(href, from)}"${t}>${this.parser.parseInline(tokens)}</a>`;
+      },
+      // The README shows the pages' images by their repo path; under /guide/ they sit beside the pages.
+      image({ href, title, text }) {
+        const t = title ? ` title="${title}"` : "";
+        return `<img src="${guideHref(href, from)}" alt="${text}"${t}>`;
+      },
     },
-    link({ href, title, tokens }) {
-      const t = title ? ` title="${title}"` : "";
-      return `<a href="${guideHref(href)}"${t}>${this.parser.parseInline(tokens)}</a>`;
-    },
-    // The README shows the pages' images by their repo path; under /guide/ they sit beside the pages.
-    image({ href, title, text }) {
-      const t = title ? ` title="${title}"` : "";
-      return `<img src="${href.replace(/^src\/docs\//, "")}" alt="${text}"${t}>`;
-    },
-  },
-});
+  });
 
 const page = (/** @type {string} */ title, /** @type {string} */ body) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -57,23 +73,26 @@ td,th{border:1px solid #d0d7de;padding:.3rem .5rem;vertical-align:top}nav{margin
 ${body}</body></html>
 `;
 
-/** Renders README.md and every src/docs/*.md page into public/guide/; returns the pages written. */
+/** Renders README.md and every docs/*.md page into public/guide/; returns the pages written. */
 export function renderGuide() {
   mkdirSync(GUIDE_DIR, { recursive: true });
   const sources = [
-    ["index", path.join(root, "README.md")],
-    ...readdirSync(path.join(root, "src", "docs"))
+    ["index", "README.md"],
+    ...readdirSync(path.join(root, "docs"))
       .filter((f) => f.endsWith(".md"))
-      .map((f) => [f.slice(0, -3), path.join(root, "src", "docs", f)]),
+      .map((f) => [f.slice(0, -3), `docs/${f}`]),
   ];
-  // The pages' images (src/docs/*.png) sit next to them, as on GitHub.
-  for (const f of readdirSync(path.join(root, "src", "docs")).filter((f) => f.endsWith(".png"))) {
-    copyFileSync(path.join(root, "src", "docs", f), path.join(GUIDE_DIR, f));
+  // The pages' images (docs/*.png) sit next to them, as on GitHub.
+  for (const f of readdirSync(path.join(root, "docs")).filter((f) => f.endsWith(".png"))) {
+    copyFileSync(path.join(root, "docs", f), path.join(GUIDE_DIR, f));
   }
   for (const [name, file] of sources) {
-    const md = readFileSync(file, "utf8");
+    const md = readFileSync(path.join(root, file), "utf8");
     const title = /^# (.+)$/m.exec(md)?.[1] ?? name;
-    writeFileSync(path.join(GUIDE_DIR, `${name}.html`), page(title, /** @type {string} */ (marked.parse(md))));
+    writeFileSync(
+      path.join(GUIDE_DIR, `${name}.html`),
+      page(title, /** @type {string} */ (markedFor(path.posix.dirname(file).replace(/^\.$/, "")).parse(md))),
+    );
   }
   return sources.map(([name]) => name);
 }

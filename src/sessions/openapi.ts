@@ -1,7 +1,7 @@
 import { ALL_SCOPES } from "../keys/scopes";
 import { SESSION_COOKIE } from "./store";
 
-// The admin's sessions (src/docs/admin.md, "Sessions"); src/openapi/document.ts spreads them in.
+// The admin's sessions (docs/admin.md, "Sessions"); src/openapi/document.ts spreads them in.
 
 const json = (schema: Record<string, unknown>) => ({ "application/json": { schema } });
 const error = (description: string) => ({ description, content: json({ $ref: "#/components/schemas/Error" }) });

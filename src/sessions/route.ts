@@ -6,7 +6,7 @@ import { jsonBody } from "../platform/body";
 import { ApiError } from "../platform/errors";
 import { checkOrigin, createSession, revokeSession, sessionClearCookie, sessionSetCookie } from "./store";
 
-// Sign-in and sign-out of the admin (src/docs/admin.md, "Sessions"). POST is the one /v1 route the
+// Sign-in and sign-out of the admin (docs/admin.md, "Sessions"). POST is the one /v1 route the
 // auth middleware lets through unauthenticated: the key in its body is the credential.
 
 const MAX_KEY_LENGTH = 200;

@@ -8,7 +8,7 @@ import { stmt } from "../platform/d1";
 import { ApiError } from "../platform/errors";
 import { randomHex, sha256 } from "../platform/hash";
 
-// The admin's browser sessions (src/docs/admin.md, "Sessions"): an HttpOnly cookie that stands for
+// The admin's browser sessions (docs/admin.md, "Sessions"): an HttpOnly cookie that stands for
 // the secret key signed in with, so the key itself never stays in the browser. Looked up in D1 on
 // every request that carries it, so a sign-out or a key's revocation ends it at once.
 

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { clearable, country, flag, money, opt, req, str } from "../platform/fields";
 import { precompile } from "../platform/validate";
 
-// Wire schema of /v1/shipping-methods (src/docs/orders.md, "Shipping methods").
+// Wire schema of /v1/shipping-methods (docs/orders.md, "Shipping methods").
 
 export const MAX_METHODS = 100;
 export const MAX_COUNTRIES = 250;

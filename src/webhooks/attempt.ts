@@ -1,6 +1,6 @@
 import { signature } from "./sign";
 
-// One HTTP attempt of one event to one endpoint, in the endpoint's format (src/docs/webhooks.md, "Webhooks").
+// One HTTP attempt of one event to one endpoint, in the endpoint's format (docs/webhooks.md, "Webhooks").
 
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 export const USER_AGENT = "edge-store-webhooks/1.0";

@@ -6,7 +6,7 @@ import { dataText, type Objects, objectStatements, objectTexts } from "./payload
 import { signingKey } from "./sign";
 import { urlProblem } from "./url";
 
-// The queue consumer (src/docs/webhooks.md, "Webhooks"). Two kinds of message travel on the queue:
+// The queue consumer (docs/webhooks.md, "Webhooks"). Two kinds of message travel on the queue:
 // - an event message `{event_id}`, sent by dispatch after the change's batch committed (or by the
 //   sweep): the consumer marks the event dispatched, finds the matching enabled endpoints and makes
 //   the first attempt to each right away. Only the endpoints that failed get a message of their
@@ -44,7 +44,7 @@ export const FETCH_BUDGET = 25;
 export const SIGN_BYTES_BUDGET = 1024 * 1024;
 /**
  * A first attempt's wait: receivers are expected to answer at once and work afterwards
- * (src/docs/webhooks.md, "Webhooks"). One that takes longer gets its event again as a retry with the full
+ * (docs/webhooks.md, "Webhooks"). One that takes longer gets its event again as a retry with the full
  * ATTEMPT_TIMEOUT_MS, on the retries queue, where it delays no fresh event.
  */
 export const FIRST_ATTEMPT_TIMEOUT_MS = 3_000;

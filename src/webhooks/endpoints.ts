@@ -3,7 +3,7 @@ import { runBatch, stmt } from "../platform/d1";
 import { type EndpointInput, type Format, MAX_ENDPOINTS } from "./schema";
 import { newSecret } from "./sign";
 
-// The endpoint API's services (src/docs/webhooks.md, "Webhooks"). The secret is written once and read back only
+// The endpoint API's services (docs/webhooks.md, "Webhooks"). The secret is written once and read back only
 // by the consumer that signs with it: no SELECT here names the column, so no answer can carry it.
 
 const iso = (ms: unknown) => (typeof ms === "number" ? new Date(ms).toISOString() : null);

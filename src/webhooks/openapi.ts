@@ -55,10 +55,10 @@ export const deliveryList = z.object({
   ),
 });
 
-/** The stored API key whose request caused the event (src/docs/keys.md, "Audit"); absent otherwise. */
+/** The stored API key whose request caused the event (docs/keys.md, "Audit"); absent otherwise. */
 const eventKey = z.object({ id: idInt, name: z.string() }).optional();
 
-/** The body of a `standard` delivery (Standard Webhooks 1.0): the event's object in `data` (src/docs/webhooks.md, "Payloads"). */
+/** The body of a `standard` delivery (Standard Webhooks 1.0): the event's object in `data` (docs/webhooks.md, "Payloads"). */
 export const eventPayload = z.object({
   type: eventType,
   timestamp: time.meta({ description: "When the change committed." }),

@@ -2,7 +2,7 @@ import type { DB } from "../db/client";
 import type { Bindings } from "../env";
 import { stmt } from "../platform/d1";
 
-// The outbox (src/docs/webhooks.md, "Webhooks"). A write path adds `outboxStatement` to the same D1 batch as the
+// The outbox (docs/webhooks.md, "Webhooks"). A write path adds `outboxStatement` to the same D1 batch as the
 // change, so an event row exists exactly when the change committed; after the batch succeeded it
 // calls `dispatch` to hand the events to the delivery queue. A lost send loses nothing: the
 // scheduled sweep re-sends events still undispatched a few minutes later.
@@ -29,7 +29,7 @@ export type PendingEvent = {
   orderToken?: string;
   productId?: number;
   productToken?: string;
-  /** The stored API key whose request caused the event (src/docs/keys.md, "Audit"). */
+  /** The stored API key whose request caused the event (docs/keys.md, "Audit"). */
   keyId?: number | null;
 };
 
@@ -39,7 +39,7 @@ export function newEvent(type: EventType, resource: Omit<PendingEvent, "id" | "t
 
 /**
  * SQL: whether an enabled endpoint takes events of `type` (an SQL expression). Every INSERT INTO
- * events is conditioned on it (src/docs/webhooks.md, "Webhooks"): an event no endpoint subscribes to would never
+ * events is conditioned on it (docs/webhooks.md, "Webhooks"): an event no endpoint subscribes to would never
  * be delivered (an endpoint takes only events after its registration), so it is not written, and
  * nothing is sent to the queue for it. A store without webhooks spends no queue operations (the
  * free plan counts them) and no outbox rows on its writes.

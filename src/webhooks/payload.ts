@@ -7,7 +7,7 @@ import { rowMapper, stmt } from "../platform/d1";
 import { useStoreUrl } from "../products/categories";
 import { productTexts, productTextsSql } from "../products/list";
 
-// The objects a standard delivery carries in `data` (src/docs/webhooks.md, "Payloads"): the order as
+// The objects a standard delivery carries in `data` (docs/webhooks.md, "Payloads"): the order as
 // GET /v1/orders/{id} answers it, the product as GET /v1/products?product_id=&include_details=true
 // does, read in the consumer's own load batch (three statements, whatever the number of events)
 // as they are when the batch is delivered. Products are built as JSON text by SQLite and never

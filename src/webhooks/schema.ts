@@ -2,7 +2,7 @@ import { z } from "zod";
 import { int, opt, str } from "../platform/fields";
 import { EVENT_TYPES } from "./outbox";
 
-// Wire schemas of the endpoint API (src/docs/webhooks.md, "Webhooks"). The URL's own rules depend on a var
+// Wire schemas of the endpoint API (docs/webhooks.md, "Webhooks"). The URL's own rules depend on a var
 // (ALLOW_LOCAL_WEBHOOKS), so the route checks them after this shape check (src/webhooks/url.ts).
 
 export const MAX_ENDPOINTS = 20;

@@ -1,4 +1,4 @@
-// Standard Webhooks 1.0 signatures (src/docs/webhooks.md, "Webhooks"): HMAC-SHA256 over
+// Standard Webhooks 1.0 signatures (docs/webhooks.md, "Webhooks"): HMAC-SHA256 over
 // "{webhook-id}.{webhook-timestamp}.{body}" keyed with the bytes the secret encodes, sent as
 // `webhook-signature: v1,<base64>`. WebCrypto only: the Workers runtime has no node:crypto here.
 

@@ -3,7 +3,7 @@ import type { Bindings } from "../env";
 import { runBatch, stmt } from "../platform/d1";
 import type { EventMessage } from "./deliver";
 
-// The outbox's safety net (src/docs/webhooks.md, "Webhooks"): an event whose queue send was lost (the Worker
+// The outbox's safety net (docs/webhooks.md, "Webhooks"): an event whose queue send was lost (the Worker
 // stopped before waitUntil finished, the queue refused it) is still undispatched in `events`
 // minutes later, and one whose consumer stopped between taking it and recording its first
 // attempts is dispatched but not fanned out. The cron re-sends the oldest of both, a bounded

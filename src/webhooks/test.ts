@@ -4,7 +4,7 @@ import { attempt } from "./attempt";
 import { signingKey } from "./sign";
 import { urlProblem } from "./url";
 
-// A test send (src/docs/webhooks.md, "Webhooks"): one signed `webhook.test` attempt to an endpoint,
+// A test send (docs/webhooks.md, "Webhooks"): one signed `webhook.test` attempt to an endpoint,
 // made during the request so the merchant sees the receiver's answer at once, and logged among
 // its deliveries. No event row: nothing happened in the store, and it is never retried.
 

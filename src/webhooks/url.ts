@@ -1,4 +1,4 @@
-// Where a webhook may point (src/docs/webhooks.md, "Webhooks"): https only, no user info, and no host that is
+// Where a webhook may point (docs/webhooks.md, "Webhooks"): https only, no user info, and no host that is
 // `localhost` or an IP literal inside the operator's own networks (loopback, private,
 // link-local, unique-local and the other special-purpose ranges), so that registering an
 // endpoint cannot turn the Worker into a client of internal services. Hostnames are not

@@ -1,4 +1,4 @@
-// npm run test:admin: the admin at /admin (src/docs/admin.md) in headless Chromium, against the
+// npm run test:admin: the admin at /admin (docs/admin.md) in headless Chromium, against the
 // README's serve command: sign in with the key (kept nowhere in the browser), then each daily task
 // end to end, checked against the API; every page at 360 px and at desktop width with no serious or
 // critical axe-core violation, screenshots saved for review; sign-out ends the session server-side.

@@ -1,6 +1,6 @@
 // npm run deploy's orchestration as a real process, offline: src/scripts/deploy.mjs runs in a
 // scratch copy of the project with a stand-in `wrangler` first on PATH (test/node/fake-wrangler.mjs)
-// that records each call and answers as wrangler 4.86 does. First run, rerun, dry run, logged out.
+// that records each call and answers as wrangler 4.164 does. First run, rerun, dry run, logged out.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import {
@@ -35,6 +35,8 @@ function project(account = {}) {
   // build bundles (its scopes and event types), with the admin itself.
   cpSync(path.join(root, "src"), path.join(dir, "src"), { recursive: true });
   cpSync(path.join(root, "drizzle"), path.join(dir, "drizzle"), { recursive: true });
+  cpSync(path.join(root, "docs"), path.join(dir, "docs"), { recursive: true });
+  copyFileSync(path.join(root, "package.json"), path.join(dir, "package.json"));
   copyFileSync(path.join(root, "wrangler.toml"), path.join(dir, "wrangler.toml"));
   copyFileSync(path.join(root, "README.md"), path.join(dir, "README.md"));
   cpSync(path.join(root, "admin"), path.join(dir, "admin"), { recursive: true });
@@ -84,7 +86,7 @@ function project(account = {}) {
 
 const MUTATING = /^(d1 create|queues create|d1 migrations apply|deploy|secret put)/;
 
-test("first run: creates the database, writes its id, creates the queues, migrates, sets a key, deploys", () => {
+test("first run: creates the database, writes its id, creates the dead-letter queue, migrates, sets a key, deploys", () => {
   const p = project();
   const before = p.toml();
   const r = p.deploy();
@@ -98,8 +100,6 @@ test("first run: creates the database, writes its id, creates the queues, migrat
       "d1 list --json",
       "secret list --format json",
       "d1 create store",
-      "queues create edge-store-events",
-      "queues create edge-store-retries",
       "queues create edge-store-events-dlq",
       "d1 migrations apply store --remote",
       "deploy --secrets-file <file>",
@@ -108,7 +108,8 @@ test("first run: creates the database, writes its id, creates the queues, migrat
   // wrangler.toml: only the id changed, comments and everything else as they were.
   assert.equal(p.toml(), before.replace(`database_id = "${PLACEHOLDER}"`, `database_id = "${id}"`));
   assert.notEqual(id, PLACEHOLDER);
-  assert.deepEqual(s.queues, ["edge-store-events", "edge-store-retries", "edge-store-events-dlq"]);
+  // The dead-letter queue by npm run deploy, the two bound queues by wrangler deploy.
+  assert.deepEqual(s.queues, ["edge-store-events-dlq", "edge-store-events", "edge-store-retries"]);
   assert.ok(s.migrations[id].length >= 4, "every bundled migration applied");
   // The key: generated, uploaded with the deployment, printed exactly once, its file gone.
   const key = s.secrets.API_KEY;
@@ -125,8 +126,6 @@ test("first run: creates the database, writes its id, creates the queues, migrat
   assert.deepEqual(again.calls, [
     "whoami",
     "secret list --format json",
-    "queues create edge-store-events",
-    "queues create edge-store-retries",
     "queues create edge-store-events-dlq",
     "d1 migrations apply store --remote",
     "deploy",
@@ -151,9 +150,9 @@ test("--dry-run prints the plan and changes nothing", () => {
   assert.ok(!r.calls.some((c) => MUTATING.test(c)));
   for (const line of [
     "D1 database store: create it and write its id into wrangler.toml",
-    "queue edge-store-events: create unless it exists",
-    "queue edge-store-retries: create unless it exists",
-    "queue edge-store-events-dlq: create unless it exists",
+    "queue edge-store-events-dlq (dead letters): create unless it exists",
+    "queue edge-store-events: created by wrangler deploy unless it exists",
+    "queue edge-store-retries: created by wrangler deploy unless it exists",
     "migrations: apply what is not applied yet to the remote store",
     "secret API_KEY: not set; generate one, upload it with the deployment, print it once",
     "rate limit AUTH_FAILURES: { limit = 100, period = 60 }",
@@ -184,7 +183,7 @@ test("a database that exists by name (an earlier run stopped midway) is reused, 
   assert.equal(r.status, 0, r.out);
   assert.ok(!r.calls.includes("d1 create store"));
   assert.match(p.toml(), new RegExp(`database_id = "${uuid}"`));
-  assert.deepEqual(p.state().queues, ["edge-store-events", "edge-store-retries", "edge-store-events-dlq"]);
+  assert.deepEqual(p.state().queues, ["edge-store-events", "edge-store-events-dlq", "edge-store-retries"]);
 });
 
 test("--dry-run without an account: the plan from the project's files, then the login step", () => {
@@ -197,9 +196,9 @@ test("--dry-run without an account: the plan from the project's files, then the 
   for (const line of [
     "dry run without an account",
     "D1 database store: create it, unless the account has one by that name",
-    "queue edge-store-events: create unless it exists",
-    "queue edge-store-retries: create unless it exists",
-    "queue edge-store-events-dlq: create unless it exists",
+    "queue edge-store-events-dlq (dead letters): create unless it exists",
+    "queue edge-store-events: created by wrangler deploy unless it exists",
+    "queue edge-store-retries: created by wrangler deploy unless it exists",
     "rate limit AUTH_FAILURES: { limit = 100, period = 60 }",
     "rate limit KEY_REQUESTS: { limit = 600, period = 60 }",
     `${migrations.length} bundled: ${migrations.sort().join(", ")}`,

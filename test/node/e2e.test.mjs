@@ -185,3 +185,21 @@ test("npm run seed fills a demo catalog and, run again, skips every product it f
   assert.equal((second.match(/^skip /gm) ?? []).length, made, second);
   assert.match(second, / 0 failed\.$/m);
 });
+
+test("the manual: /guide redirects to /guide/, which serves the README as HTML, and the output ends with the key", async () => {
+  const bare = await fetch(`${server.base}/guide`, { redirect: "manual" });
+  assert.ok([301, 302, 307, 308].includes(bare.status), `status ${bare.status}`);
+  assert.equal(new URL(bare.headers.get("location") ?? "", server.base).pathname, "/guide/");
+  const index = await fetch(`${server.base}/guide/`);
+  assert.equal(index.status, 200);
+  assert.match(await index.text(), /<h1 id="edge-store">edge-store<\/h1>/);
+  // npm run dev's first lines are for the person who ran it: the key, the URLs and KEY/BASE last.
+  const startup = server.output().split("\n");
+  const last = startup.findIndex((l) => l.startsWith("KEY='"));
+  assert.ok(last > 0, "a KEY=... BASE=... line");
+  assert.match(startup[last], new RegExp(`^KEY='${server.key}' BASE='${server.base}'$`));
+  const block = startup.slice(0, last + 1).join("\n");
+  assert.match(block, /Local D1: \d+ migrations applied \(0000_init\.sql to \d{4}_\w+\.sql\)/);
+  for (const url of ["/docs", "/admin", "/guide/"]) assert.ok(block.includes(`${server.base}${url}`), url);
+  assert.doesNotMatch(block, /Migrations to be applied|┌|│/, "no migration tables");
+});

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // A stand-in `wrangler` for test/node/deploy.test.mjs: put on PATH as `wrangler`, it records each
 // call in $FAKE_WRANGLER_STATE (a JSON file that also holds the pretend account) and answers the
-// commands npm run deploy uses the way wrangler 4.86 does: same output shapes, same exit codes,
+// commands npm run deploy uses the way wrangler 4.164 does: same output shapes, same exit codes,
 // same "already exists" errors. It never touches the network.
 import { randomUUID } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -17,7 +17,7 @@ const state = JSON.parse(readFileSync(file, "utf8"));
 const args = process.argv.slice(2);
 state.calls.push(args);
 const save = () => writeFileSync(file, JSON.stringify(state, null, 2));
-const BANNER = "\n ⛅️ wrangler 4.86.0\n───────────────────\n";
+const BANNER = "\n ⛅️ wrangler 4.164.0\n───────────────────\n";
 
 /** @param {string} text @param {number} [code] @returns {never} */
 function answer(text, code = 0) {
@@ -132,7 +132,12 @@ switch (cmd) {
         "The following required secrets have not been set: API_KEY\nUse `wrangler secret put <NAME>` to set secrets before deploying.",
       );
     }
-    for (const q of [...config.matchAll(/queue\s*=\s*"([^"]+)"/g)].map((m) => m[1])) {
+    // Since wrangler 4.1xx, deploy provisions the queues the Worker binds; a consumer's
+    // dead_letter_queue that no binding names must exist already.
+    for (const q of [...config.matchAll(/^queue\s*=\s*"([^"]+)"/gm)].map((m) => m[1])) {
+      if (!state.queues.includes(q)) state.queues.push(q);
+    }
+    for (const q of [...config.matchAll(/dead_letter_queue\s*=\s*"([^"]+)"/g)].map((m) => m[1])) {
       if (!state.queues.includes(q)) apiError("workers/scripts/edge-store", `Queue "${q}" does not exist.`, 11000);
     }
     state.worker = true;

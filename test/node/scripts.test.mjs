@@ -4,9 +4,9 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { argValue, parseDevVars, wranglerDevArgs } from "../../src/scripts/args.mjs";
 
-// Local webhook receivers are allowed in development (src/docs/webhooks.md, "Webhooks"), and CF-Connecting-IP is
-// not trusted there (src/docs/operations.md, "Rate limits").
-// Products get urls locally: STORE_URL on the dev server's origin unless given (src/docs/products.md).
+// Local webhook receivers are allowed in development (docs/webhooks.md, "Webhooks"), and CF-Connecting-IP is
+// not trusted there (docs/operations.md, "Rate limits").
+// Products get urls locally: STORE_URL on the dev server's origin unless given (docs/products.md).
 const LOCAL = ["--var", "ALLOW_LOCAL_WEBHOOKS:true", "--var", "LOCAL_DEV:true"];
 const STORE = (port = "8787") => ["--var", `STORE_URL:http://127.0.0.1:${port}/products`];
 

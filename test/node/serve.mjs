@@ -89,7 +89,8 @@ export async function startServer({ timeoutMs = 120_000 } = {}) {
         (r) => r.ok,
         () => false,
       );
-      if (ok) break;
+      // The key is printed once the server answers: wait for both.
+      if (ok && /Development key: \S+\n/.test(out)) break;
       await sleep(250);
     }
     const key = /Development key: (\S+)/.exec(out)?.[1];

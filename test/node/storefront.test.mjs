@@ -1,4 +1,4 @@
-// npm run test:browser (with browser.test.mjs): the storefront page of src/docs/storefront.md, "A
+// npm run test:browser (with browser.test.mjs): the storefront page of docs/storefront.md, "A
 // storefront page", run in headless Chromium. A page served from another origin reads the public
 // catalog and the shipping methods and creates an order with a publishable key, cross-origin, as a
 // shop's own page would, pricing nothing itself; a secret key from the same page is refused by
@@ -110,6 +110,6 @@ test("a key that does not list the page's origin is refused", async () => {
     }
   })()`);
   // The preflight passes (the first key lists this origin); the request is 403, and the page can
-  // read it (src/docs/keys.md, "CORS": refusals carry CORS too).
+  // read it (docs/keys.md, "CORS": refusals carry CORS too).
   assert.equal(status, 403);
 });

@@ -191,7 +191,7 @@ test("a 500 on the first attempt is retried until delivered", async () => {
     assert.equal(attempts[0].body, attempts[1].body, "a retry carries the same payload");
   }
   assertSigned("/flaky");
-  // The first retry's delay as measured (src/docs/webhooks.md, "Webhooks": about 5 s): the retry's 5 s, plus at
+  // The first retry's delay as measured (docs/webhooks.md, "Webhooks": about 5 s): the retry's 5 s, plus at
   // most the retries queue's 1 s batch wait.
   for (const id of new Set(flaky.map((h) => h.headers["webhook-id"]))) {
     const [first, second] = flaky.filter((h) => h.headers["webhook-id"] === id);

@@ -4,11 +4,11 @@ import { parseList } from "../present";
 import type { Plan } from "./plan";
 import type { Failures, Snapshot, Target } from "./select";
 
-// A PUT item's categories and slug (src/docs/products.md, "Categories, URLs and images"), part of
+// A PUT item's categories and slug (docs/products.md, "Categories, URLs and images"), part of
 // its plan (./plan.ts).
 
 /**
- * Categories and slug (src/docs/products.md, "Categories, URLs and images"): sets them on the plan's
+ * Categories and slug (docs/products.md, "Categories, URLs and images"): sets them on the plan's
  * product row when they change; answers the slug the client gave, if the product takes it.
  */
 export function categoriesAndSlug(

@@ -1,4 +1,4 @@
-// The guard of a PUT round's write batch (src/docs/products.md, "Updating products"): the batch fails whole, and
+// The guard of a PUT round's write batch (docs/products.md, "Updating products"): the batch fails whole, and
 // is planned again from a fresh read, when what its plans depend on changed since the read.
 //
 // A plan depends on the product's structure, not on every value: which variants exist (ids), how

@@ -12,11 +12,11 @@ import { writeBatch } from "./write";
 
 export type { UpdateItem } from "./select";
 
-// PUT /v1/products (src/docs/products.md, "Updating products"). Stock-tool bodies take their own one-batch path
+// PUT /v1/products (docs/products.md, "Updating products"). Stock-tool bodies take their own one-batch path
 // (./stock.ts). Otherwise, per round: one read batch (the selected products, their variants, the
 // owners of every SKU the body names), a plan per product in JS, then one write batch for all of
 // them. Lists travel as one JSON parameter each, so the number of statements is fixed whatever the
-// number of products or variants (src/docs/security.md, "Guarantees").
+// number of products or variants (docs/security.md, "Guarantees").
 
 /**
  * Updates products, each item on its own and atomically. Items naming the same product are

@@ -17,13 +17,13 @@ import { categoriesAndSlug } from "./categories";
 import { type Failed, Failures, fail, type Snapshot, type Target } from "./select";
 import { sizeAfter } from "./size";
 
-// The plan of one product's update (src/docs/products.md, "Updating products"): decided in JS from the round's
+// The plan of one product's update (docs/products.md, "Updating products"): decided in JS from the round's
 // snapshot, without database access, as rows for the statements of the write batch.
 
 // ---------------------------------------------------------------------------------------------
 // Plan
 
-// Fields that always belong to the product, also when a variant was selected (src/docs/products.md, "Updating products").
+// Fields that always belong to the product, also when a variant was selected (docs/products.md, "Updating products").
 const PRODUCT_ONLY = [
   "title",
   "description",
@@ -182,7 +182,7 @@ export function plan(t: Target, snap: Snapshot): Plan | Failed {
     }
   }
 
-  // Option names (src/docs/products.md, "Updating products"): all entries of the request agree; sync may rename, add and
+  // Option names (docs/products.md, "Updating products"): all entries of the request agree; sync may rename, add and
   // update must use the product's names, unless it has none yet.
   const sync = located(d.variants?.sync, "sync");
   const add = located(d.variants?.add, "add");

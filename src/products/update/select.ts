@@ -8,7 +8,7 @@ import { SIZE_SQL } from "../size";
 import { STRUCTURE_SQL } from "./guard";
 
 // The read of a PUT round (the selected products, their variants, the owners of every SKU the
-// body names) and the selection of each item's target from it (src/docs/products.md, "Updating products").
+// body names) and the selection of each item's target from it (docs/products.md, "Updating products").
 
 export type UpdateItem = { index: number; data: ProductUpdate };
 export type Status = 400 | 404 | 409 | 413;
@@ -40,7 +40,7 @@ const TARGETS = `
   SELECT id FROM products WHERE id IN (SELECT value FROM json_each(?1))
   UNION SELECT product_id FROM variants WHERE id IN (SELECT value FROM json_each(?2))
   UNION SELECT product_id FROM skus WHERE sku IN (SELECT value FROM json_each(?3))`;
-// answer_size: the product's answer size estimate as stored (src/docs/products.md, "Updating products").
+// answer_size: the product's answer size estimate as stored (docs/products.md, "Updating products").
 const READ_PRODUCTS = `SELECT p.*, ${SIZE_SQL} AS answer_size, ${STRUCTURE_SQL} AS structure
   FROM products AS p WHERE p.id IN (${TARGETS})`;
 const READ_VARIANTS = `SELECT * FROM variants WHERE product_id IN (${TARGETS}) ORDER BY product_id, position, id`;
@@ -109,7 +109,7 @@ export async function readSnapshot(db: DB, items: UpdateItem[]): Promise<Snapsho
 }
 
 // ---------------------------------------------------------------------------------------------
-// Selection (src/docs/products.md, "Updating products")
+// Selection (docs/products.md, "Updating products")
 
 export type Target = { item: UpdateItem; product: ProductRow; variant?: VariantRow; bySku: boolean };
 

@@ -2,7 +2,7 @@ import { type ProductRow, type VariantRow, variantValues } from "../present";
 import { jsonBytes, textBytes, type VariantText, variantBytes } from "../size";
 import type { VariantState } from "./plan";
 
-// A plan's effect on its product's answer size (src/docs/products.md, "Updating products"): the size read with the product
+// A plan's effect on its product's answer size (docs/products.md, "Updating products"): the size read with the product
 // (SIZE_SQL) plus what the plan changes, by the formula of products/size.ts. Only what changes is
 // measured, so a stock sync of 2,048 variants costs one comparison per variant.
 

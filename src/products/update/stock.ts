@@ -8,7 +8,7 @@ import { presentReads, productReads } from "../read";
 import { MAX_ANSWER_BYTES, SIZE_SQL, textBytes, tooLarge } from "../size";
 import type { UpdateItem } from "./select";
 
-// Stock-tool batches (src/docs/products.md, "Updating products"): a body whose every item sets only `stock`,
+// Stock-tool batches (docs/products.md, "Updating products"): a body whose every item sets only `stock`,
 // `price` and/or `qty_location` of one SKU. The most common PUT by far, and often 100 items over
 // the variants of one product, so it needs no plan: the statements select their rows by SKU
 // themselves (the items travel as one JSON parameter), set the fields, write one product.update

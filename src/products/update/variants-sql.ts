@@ -12,7 +12,7 @@ import { sharedNames } from "../variants";
 import type { RawWriter } from "../write";
 import type { UpdateItem } from "./select";
 
-// A product's variant list written in SQL, in ONE round trip (src/docs/products.md, "Limits"): the
+// A product's variant list written in SQL, in ONE round trip (docs/products.md, "Limits"): the
 // requests a sales channel or stock tool sends for a product of up to 2,048 variants,
 // `{product_id, variants: {sync: [...]}}` or `{product_id, variants: {update: [...]}}` and nothing
 // else. The JavaScript plan (./plan.ts) reads the product and
@@ -24,7 +24,7 @@ import type { UpdateItem } from "./select";
 // one variant, a variant id of another product, another product's SKU, a repeated combination, negative stock under
 // disable_minusqty, an answer past 2 MiB) fails the batch through a constraint, so nothing is
 // written, and the caller then takes the JavaScript path, which words the errors (the same
-// division as orders' cold path, src/docs/orders.md, "Orders"). Option renames, selections by SKU,
+// division as orders' cold path, docs/orders.md, "Orders"). Option renames, selections by SKU,
 // Idempotency-Key and every other field go the JavaScript way. test/products.variants-sql.test.ts holds
 // both paths equal on random catalogs and lists.
 

@@ -7,7 +7,7 @@ import { VARIANT_VALUES } from "../variants";
 import { STRUCTURE_GUARD } from "./guard";
 import type { Plan } from "./plan";
 
-// The write batch of a PUT round: fixed statements for all of its plans (src/docs/products.md, "Updating products").
+// The write batch of a PUT round: fixed statements for all of its plans (docs/products.md, "Updating products").
 
 /** `col = the JSON row's value when it has the key (null clears), else the current value`. */
 const keep = (table: string, col: string, json = false) =>
