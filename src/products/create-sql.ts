@@ -4,7 +4,7 @@ import { fitsOneValue, runChecked, stmt } from "../platform/d1";
 import { committed, newEvent, outboxStatement } from "../webhooks/outbox";
 import { derivedSlug, tooManyPaths } from "./categories";
 import { INSERT_PRODUCTS, type ItemOutcome, productColumns, type WriteOptions, type Written } from "./create";
-import { minimalJson, ownJson, ownShape, productText } from "./own-json";
+import { minimalJson, ownJson, productText } from "./own-json";
 import { at, packed, SLOTS, value } from "./packed";
 import { firstNames, rawBound, rawSource } from "./raw-list";
 import type { ProductCreate } from "./schema";
@@ -98,10 +98,7 @@ export async function createProduct(
   if (!results) return undefined;
   return {
     outcomes: new Map<number, ItemOutcome>([
-      [
-        c.index,
-        { ok: true, product: productText(results[results.length - 1], options.minimal ? undefined : ownShape()) },
-      ],
+      [c.index, { ok: true, product: productText(results[results.length - 1]) }],
     ]),
     events: committed(events, results),
   };

@@ -1,20 +1,6 @@
 import type { PublicView } from "../keys/public";
 import { CATEGORIES_SQL, HEAD_SQL } from "./categories";
-import {
-  availability,
-  type Field,
-  type KeyedShape,
-  kept,
-  keyedObject,
-  keyedOpen,
-  keyedRest,
-  keyedShapeOf,
-  keysOf,
-  object,
-  seen,
-  shapeOnce,
-  viewId,
-} from "./json-sql";
+import { availability, type Field, kept, object, seen } from "./json-sql";
 
 // Products in the modelled dialect (src/docs/modelled-reads.md, "Modelled reads"), built by SQLite
 // as JSON text: a page of products with thousands of variants reaches the Worker as one text per
@@ -96,7 +82,6 @@ const VARIANT: Field[] = [
   ["min_purchase_quantity", "''"],
   ["max_purchase_quantity", "''"],
   ["disable_minusqty", json("iif(v.no_minus = 1, 'true', 'false')")],
-  // Whole JSON even in a keyed answer: keys this short cost more to write than to carry.
   [
     "values",
     json(`coalesce((SELECT json_group_array(json_object('name', n.value, 'val', coalesce(${OPTION_VALUE}, '')))
@@ -135,43 +120,6 @@ export function productParts(withDetails: boolean, url: string, view?: PublicVie
     variantFilter: view ? "v.visible = 1" : "1",
   };
 }
-
-/**
- * productParts keyed (src/platform/quotes.ts, "Keys written by the Worker"): the objects as their
- * values only, products of template A, variants B. With details `head` is left open: the answer's
- * product is `head`, `~,[`, the `variant` objects joined by commas, `]` and `tail` (the rest and
- * the close). `shape`: the keys to write, and what a product and a variant add to the answer's
- * bytes once they are written.
- */
-export function keyedParts(withDetails: boolean, url: string, view?: PublicView) {
-  const base = [...BASE, ...placed(url)];
-  const shape = keyedShape(withDetails, view);
-  if (!withDetails) return { head: keyedObject("A", seen(base, view, STOCK_OF)), shape };
-  return {
-    head: keyedOpen("A", kept([...base, ...DETAILS], view)),
-    tail: keyedRest(tailFields(view)),
-    variant: keyedObject("B", seen(VARIANT, view, "v.qty")),
-    variantFilter: view ? "v.visible = 1" : "1",
-    shape,
-  };
-}
-
-const tailFields = (view?: PublicView): Field[] => [
-  ["product_package_products", "json('[]')"],
-  ...availability(view, STOCK_OF),
-];
-
-/** The templates of keyedParts' objects (the url's SQL does not change them) and their growth. */
-export const keyedShape = (withDetails: boolean, view?: PublicView): KeyedShape =>
-  shapeOnce(`modelled|${withDetails}|${viewId(view)}`, () => {
-    const base = [...BASE, ...placed("NULL")];
-    return withDetails
-      ? keyedShapeOf(
-          [...keysOf(kept([...base, ...DETAILS], view)), "variants", ...keysOf(tailFields(view))],
-          keysOf(seen(VARIANT, view, "v.qty")),
-        )
-      : keyedShapeOf(keysOf(seen(base, view, STOCK_OF)));
-  });
 
 /** The variants' count and stock sum that the parts read as p.vc and p.vq. */
 export const VARIANT_TOTALS = `(SELECT count(*) FROM variants AS v WHERE v.product_id = p.id) AS vc,

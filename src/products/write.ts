@@ -189,7 +189,6 @@ export async function writeProducts<S extends z.ZodObject, P extends ProductOut 
       [head.slice(0, -2), first.text, "]}"],
       status,
       minimal ? MINIMAL_APPLIED : { Vary: "Prefer" },
-      first.keyed,
     );
   }
   const shown = (body.products as unknown[]).filter((p): p is ProductOut => typeof p === "object");

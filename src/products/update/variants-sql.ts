@@ -4,7 +4,7 @@ import { fitsOneValue, runChecked, stmt } from "../../platform/d1";
 import { committed, newEvent, outboxStatement } from "../../webhooks/outbox";
 import type { ItemOutcome, WriteOptions, Written } from "../create";
 import { LISTS } from "../entries";
-import { minimalJson, ownJson, ownShape, productText } from "../own-json";
+import { minimalJson, ownJson, productText } from "../own-json";
 import { at, type Field, given, packed, SLOTS, VARIANT_ID, value } from "../packed";
 import { firstNames, rawBound, rawSource } from "../raw-list";
 import { MAX_ANSWER_BYTES, SIZE_SQL } from "../size";
@@ -192,7 +192,7 @@ export async function writeVariants(
     stmt(db, CLEAR),
   ]);
   if (!results) return undefined;
-  const product = productText(results[results.length - 2], options.minimal ? undefined : ownShape());
+  const product = productText(results[results.length - 2]);
   const outcomes = new Map<number, ItemOutcome>([[list.item.index, { ok: true, product }]]);
   return { outcomes, events: committed(change, results) };
 }
