@@ -1,9 +1,9 @@
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { answerBytes, boundSql, carriedBound, carriedSql, escapeBackticks } from "../src/platform/quotes";
+import { answerBytes, carriedSql, escapeBackticks } from "../src/platform/quotes";
 import { uncarried } from "./carried";
-import { callWithListAsText, get, post, put, uid } from "./helpers";
+import { get, post, put, uid } from "./helpers";
 
 // Large answers built by SQLite travel from D1 with their double quotes carried as backticks
 // (src/platform/quotes.ts). Whatever the text holds (backticks and quotes of its own, escapes,
@@ -89,40 +89,6 @@ describe("answerBytes of a carried text", () => {
   });
 });
 
-// The other way: a long list the Worker binds goes to D1 with its quotes as backticks, which
-// D1's binding writes into its request without escaping each one; SQL turns them back.
-describe("carriedBound, a JSON text carried to D1", () => {
-  /** What SQL reads of `json` bound carried. */
-  async function read(json: string) {
-    const bound = carriedBound(json);
-    expect(bound.text).not.toContain('"');
-    expect(bound.bytes).toBe(new TextEncoder().encode(bound.text).length);
-    const row = await env.DB.prepare(`SELECT ${boundSql("?1")} AS t`)
-      .bind(bound.text)
-      .first<{ t: string }>();
-    return row!.t;
-  }
-
-  it.each(TRICKY.map((s) => [s]))("is read back by SQL as the same JSON for a string %j", async (s) => {
-    const json = JSON.stringify({ s, list: [s, 1, null] });
-    expect(await read(json)).toBe(escaped(json));
-  });
-
-  it("holds on random JSON, and after an answer used the same memory", async () => {
-    const piece = fc.oneof(fc.string({ unit: "grapheme", maxLength: 40 }), fc.constantFrom(...TRICKY));
-    await fc.assert(
-      fc.asyncProperty(fc.array(piece, { maxLength: 6 }), async (parts) => {
-        answerBytes("`x`".repeat(parts.length * 7));
-        const json = JSON.stringify(parts);
-        const back = await read(json);
-        expect(back).toBe(escaped(json));
-        expect(JSON.parse(back)).toEqual(parts);
-      }),
-      { numRuns: 150 },
-    );
-  });
-});
-
 describe("answers carried from D1", () => {
   const title = 'The "best" `tick` shirt \\ é 😀';
   const value = 'XL "wide" `w`';
@@ -148,7 +114,7 @@ describe("answers carried from D1", () => {
     expect(page.json.map((x: { title: string }) => x.title)).toEqual([title]);
 
     const sync = variants.map((v, i) => ({ ...v, qty: 5 + i }));
-    const synced = await callWithListAsText("PUT", "/v1/products", { product_id: p.product_id, variants: { sync } });
+    const synced = await put("/v1/products", { product_id: p.product_id, variants: { sync } });
     expect(synced.status, synced.text).toBe(200);
     expect(synced.json.products[0].title).toBe(title);
     expect(synced.json.products[0].variants.map((v: { qty: number }) => v.qty)).toEqual([5, 6]);

@@ -21,10 +21,8 @@ export const escapeBackticks = (json: string) => (json.includes("`") ? json.repl
 // Instantiated at the first answer: startup, and requests that answer no carried text, pay nothing.
 let instance: WebAssembly.Instance | undefined;
 let memory: WebAssembly.Memory;
-type Pass = (length: number) => void;
-/** Every backtick of the first `length` bytes a double quote (an answer), or the other way (a bound list). */
-let swap: Pass;
-let carry: Pass;
+/** Every backtick of the first `length` bytes a double quote. */
+let swap: (length: number) => void;
 const encoder = new TextEncoder();
 const PAGE = 65_536;
 
@@ -34,16 +32,15 @@ function ensure(bytes: number) {
 }
 
 /**
- * Writes `texts`, one after another, as UTF-8 into the module's memory and runs `pass` over them:
- * their byte count. Texts joined in JavaScript would be flattened into one copy first (a megabyte
+ * Writes `texts`, one after another, as UTF-8 into the module's memory and turns their backticks
+ * into double quotes: their byte count. Texts joined in JavaScript would be flattened into one copy first (a megabyte
  * for a large product, allocated and written only to be encoded).
  */
-function encoded(texts: readonly string[], pass: "swap" | "carry"): number {
+function encoded(texts: readonly string[]): number {
   if (!instance) {
     instance = new WebAssembly.Instance(swapModule);
     memory = instance.exports.memory as WebAssembly.Memory;
-    swap = instance.exports.swap as Pass;
-    carry = instance.exports.carry as Pass;
+    swap = instance.exports.swap as typeof swap;
   }
   let units = 0;
   for (const t of texts) units += t.length;
@@ -63,7 +60,7 @@ function encoded(texts: readonly string[], pass: "swap" | "carry"): number {
       written += encoder.encodeInto(text.slice(r.read), new Uint8Array(memory.buffer, written, rest * 3)).written;
     }
   }
-  (pass === "swap" ? swap : carry)(written);
+  swap(written);
   return written;
 }
 
@@ -77,30 +74,9 @@ function encoded(texts: readonly string[], pass: "swap" | "carry"): number {
  */
 export function answerBytes(text: string | readonly string[]): Uint8Array<ArrayBuffer> {
   const texts = typeof text === "string" ? [text] : text;
-  const bytes = encoded(texts, "swap"); // first: it may instantiate or grow the memory
+  const bytes = encoded(texts); // first: it may instantiate or grow the memory
   return new Uint8Array(memory.buffer, 0, bytes);
 }
-
-// The other way: a long JSON text the Worker binds (a variant list as the request gave it) goes to
-// D1 carried the same way. D1's binding writes every bound value into the JSON of its request, and
-// workerd's JSON.stringify copies text that holds no `"` or `\` at memory speed but writes the
-// rest character by character: 1.9 to 2.4 ms for a 700 KB list as sent, 0.6 to 0.8 carried, where
-// carrying it costs about 0.45 (bench/README.md, "This round (eleventh)"). The decoder is the
-// fatal one only because it measured faster (0.19 against 0.24 ms for 600 KB): what it decodes is
-// encodeInto's output, always valid UTF-8.
-const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
-
-/**
- * `json` to bind where SQL reads it through boundSql: its backticks escaped, then its double quotes
- * as backticks. Also its UTF-8 length.
- */
-export function carriedBound(json: string): { text: string; bytes: number } {
-  const bytes = encoded([escapeBackticks(json)], "carry");
-  return { text: decoder.decode(new Uint8Array(memory.buffer, 0, bytes)), bytes };
-}
-
-/** SQL: the JSON text a carriedBound value `expr` stands for (the same text, backticks escaped). */
-export const boundSql = (expr: string) => `replace(${expr}, char(96), char(34))`;
 
 /** A JSON answer of carried text: its bytes (answerBytes) with the JSON media type. */
 export const carriedJson = (

@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../env";
 import { publicView } from "../keys/public";
-import { jsonBody, productBody } from "../platform/body";
+import { jsonBody } from "../platform/body";
 import { stmt } from "../platform/d1";
 import { ApiError } from "../platform/errors";
 import { id } from "../platform/fields";
@@ -10,24 +10,18 @@ import { carriedJson } from "../platform/quotes";
 import { zv } from "../platform/zv";
 import { storeUrl } from "./categories";
 import { createProducts } from "./create";
-import { createRawProduct } from "./create-sql";
 import { deleteProducts } from "./delete";
 import { catalogEdge, notModified } from "./edge";
 import { CATALOG_VERSION, catalogETag, countProducts, listProducts, parseProductQuery } from "./list";
 import { ownJson, productText, publicJson } from "./own-json";
 import { productCreate, productDelete, productUpdate } from "./schema";
 import { updateProducts } from "./update/index";
-import { writeRawVariants } from "./update/variants-sql";
 import { productIdempotency, writeProducts } from "./write";
 
 export const productsRoute = new Hono<AppEnv>()
   .use(storeUrl)
-  .post("/", productBody, productIdempotency, (c) =>
-    writeProducts(c, productCreate, createProducts, { raw: createRawProduct }),
-  )
-  .put("/", productBody, productIdempotency, (c) =>
-    writeProducts(c, productUpdate, updateProducts, { raw: writeRawVariants }),
-  )
+  .post("/", jsonBody, productIdempotency, (c) => writeProducts(c, productCreate, createProducts))
+  .put("/", jsonBody, productIdempotency, (c) => writeProducts(c, productUpdate, updateProducts))
   .delete("/", jsonBody, productIdempotency, (c) =>
     writeProducts(c, productDelete, deleteProducts, { products: false }),
   )

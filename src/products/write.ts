@@ -2,14 +2,13 @@ import type { Context } from "hono";
 import type { z } from "zod";
 import type { DB } from "../db/client";
 import type { AppEnv } from "../env";
-import { parseJson, type RawList } from "../platform/body";
 import { envelope } from "../platform/errors";
 import { completeStatements, type Idem, idempotencyWith, recordStatements } from "../platform/idempotency";
 import { bodyItems, fieldNames, parseItems } from "../platform/items";
 import { MINIMAL_APPLIED, minimalProduct, prefersMinimal } from "../platform/prefer";
 import { carriedJson, escapeBackticks } from "../platform/quotes";
 import { dispatch, type PendingEvent, waiterOf } from "../webhooks/outbox";
-import type { ItemOutcome, ProductRef, Recorder, WriteOptions, Written } from "./create";
+import type { ItemOutcome, ProductRef, Recorder, WriteOptions } from "./create";
 import { parseProduct } from "./entries";
 import { ProductText } from "./own-json";
 import type { ProductOut } from "./present";
@@ -112,18 +111,6 @@ function recorder(db: DB, idem: Idem | undefined, parsed: Parsed[], now: number,
 /** What a product write service returns: each item's outcome and the events its batches wrote. */
 export type WriteResult<P = ProductOut> = { outcomes: Map<number, ItemOutcome<P>>; events: PendingEvent[] };
 
-/**
- * A write of one item whose variant list came as text (src/platform/body.ts, splitList): its
- * result, or undefined when it was not taken that way (nothing was written).
- */
-export type RawWriter<T> = (
-  db: DB,
-  item: { index: number; data: T },
-  list: RawList,
-  now: number,
-  options: WriteOptions,
-) => Promise<Written | undefined>;
-
 type Writer<T, P> = (
   db: DB,
   items: { index: number; data: T }[],
@@ -141,38 +128,19 @@ export async function writeProducts<S extends z.ZodObject, P extends ProductOut 
   c: Context<AppEnv>,
   schema: S,
   write: Writer<z.output<S>, P>,
-  { products = true, raw }: { products?: boolean; raw?: RawWriter<z.output<S>> } = {},
+  { products = true }: { products?: boolean } = {},
 ) {
   const now = Date.now();
   // Prefer: return=minimal (RFC 7240; src/docs/products.md, "Prefer: return=minimal") on answers that show
   // products: the service reads back only ids, SKUs and updated_at where it can.
   const minimal = products && prefersMinimal(c.req.header("prefer"));
   const options = { minimal, keyId: c.var.credential?.keyId ?? null };
-  const items = () => parseItems(schema, bodyItems(c.var.body, "product", true, fieldNames(schema)), parseProduct);
-  let parsed = items();
-  let result: WriteResult<P> | undefined;
-  const list = c.var.rawList;
-  if (list) {
-    // The list came as text (src/platform/body.ts, splitList): written so when the one item is
-    // valid around it and SQLite takes it; otherwise the body is parsed whole and goes the usual way.
-    const [item] = parsed;
-    if (raw && parsed.length === 1 && item.ok) {
-      result = (await raw(c.var.db, { index: item.index, data: item.data }, list, now, options)) as
-        | WriteResult<P>
-        | undefined;
-    }
-    if (!result) {
-      c.set("body", parseJson(list.full));
-      parsed = items();
-    }
-  }
+  const parsed = parseItems(schema, bodyItems(c.var.body, "product", true, fieldNames(schema)), parseProduct);
   const outcomes = new Map<number, ItemOutcome<P>>();
   for (const p of parsed) if (!p.ok) outcomes.set(p.index, { ok: false, status: 400, errors: p.errors });
-  if (!result) {
-    const valid = parsed.flatMap((p) => (p.ok ? [{ index: p.index, data: p.data }] : []));
-    const rec = recorder(c.var.db, c.var.idem, parsed, now, products);
-    result = await write(c.var.db, valid, now, rec, options);
-  }
+  const valid = parsed.flatMap((p) => (p.ok ? [{ index: p.index, data: p.data }] : []));
+  const rec = recorder(c.var.db, c.var.idem, parsed, now, products);
+  const result = await write(c.var.db, valid, now, rec, options);
   for (const [i, o] of result.outcomes) outcomes.set(i, o);
   dispatch(c.env, waiterOf(c), result.events);
   const { status, body } = productWriteResponse(parsed, outcomes);

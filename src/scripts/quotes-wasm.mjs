@@ -1,6 +1,6 @@
-// Writes src/platform/quotes.wasm, the two WebAssembly functions src/platform/quotes.ts uses,
-// each over a byte range, 16 bytes at a time (SIMD): `swap`, every backtick a double quote (an
-// answer carried from D1), and `carry`, every double quote a backtick (a list carried to D1).
+// Writes src/platform/quotes.wasm, the WebAssembly function src/platform/quotes.ts uses: `swap`,
+// every backtick of a byte range a double quote (an answer carried from D1), 16 bytes at a time
+// (SIMD).
 // Workers may not compile WebAssembly from bytes at run time, so the
 // module ships as a file wrangler bundles; it is this script's output, committed. `--check` fails
 // when the file differs from what it writes.
@@ -14,10 +14,9 @@
 //           (i8x16.eq (local.get $v) (v128.const i8x16 0x60 ...))))
 //       (local.set $i (i32.add (local.get $i) (i32.const 16)))
 //       (br 0))))
-//   (func (export "carry") ...the same, 0x60 for 0x22 where the byte is 0x22)
 //   (memory (export "memory") 1)
 //
-// Each reads and writes up to 15 bytes past $len: the caller's memory holds them.
+// It reads and writes up to 15 bytes past $len: the caller's memory holds them.
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
@@ -61,7 +60,6 @@ const body = (from, to) => [
 const QUOTE = 0x22;
 const BACKTICK = 0x60;
 const swap = body(BACKTICK, QUOTE);
-const carry = body(QUOTE, BACKTICK);
 
 const [FUNC, MEMORY] = [0x00, 0x02];
 /** An export entry: its name, its kind and the index of what it exports. @param {string} n @param {number} kind @param {number} index */
@@ -71,10 +69,10 @@ const wasm = Uint8Array.from([
   ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
   // type 0: (i32) -> ()
   ...section(1, [0x01, 0x60, 0x01, I32, 0x00]),
-  ...section(3, [0x02, 0x00, 0x00]), // functions 0 and 1: type 0
+  ...section(3, [0x01, 0x00]), // function 0: type 0
   ...section(5, [0x01, 0x00, 0x01]), // memory 0: 1 page, no maximum
-  ...section(7, [0x03, ...exported("swap", FUNC, 0), ...exported("carry", FUNC, 1), ...exported("memory", MEMORY, 0)]),
-  ...section(10, [0x02, ...leb(swap.length), ...swap, ...leb(carry.length), ...carry]),
+  ...section(7, [0x02, ...exported("swap", FUNC, 0), ...exported("memory", MEMORY, 0)]),
+  ...section(10, [0x01, ...leb(swap.length), ...swap]),
 ]);
 
 new WebAssembly.Module(wasm); // throws, saying what is wrong, on an invalid module
