@@ -59,9 +59,6 @@ const placed = (url: string): Field[] => [
   ["categories", json(`coalesce(${CATEGORIES_SQL}, '[]')`)],
 ];
 
-const OPTION_VALUE = `CASE n.key WHEN 0 THEN v.option1_value WHEN 1 THEN v.option2_value WHEN 2 THEN v.option3_value
-  WHEN 3 THEN v.option4_value WHEN 4 THEN v.option5_value END`;
-
 const VARIANT: Field[] = [
   ["id", "CAST(v.id AS TEXT)"],
   ["product_id", "CAST(v.product_id AS TEXT)"],
@@ -82,10 +79,17 @@ const VARIANT: Field[] = [
   ["min_purchase_quantity", "''"],
   ["max_purchase_quantity", "''"],
   ["disable_minusqty", json("iif(v.no_minus = 1, 'true', 'false')")],
+  // One object per option name, without a json_each per variant (30 ms of SQL on a page of 500).
   [
     "values",
-    json(`coalesce((SELECT json_group_array(json_object('name', n.value, 'val', coalesce(${OPTION_VALUE}, '')))
-      FROM json_each(p.option_names) AS n), '[]')`),
+    json(
+      `'[' || concat_ws(',', ${[0, 1, 2, 3, 4]
+        .map(
+          (i) =>
+            `iif(p.option_names->>${i} IS NULL, NULL, json_object('name', p.option_names->>${i}, 'val', coalesce(v.option${i + 1}_value, '')))`,
+        )
+        .join(", ")}) || ']'`,
+    ),
   ],
 ];
 

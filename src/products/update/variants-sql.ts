@@ -35,7 +35,7 @@ const each = (f: (n: number) => string, sep: string) => SLOTS.map(f).join(sep);
  */
 const PLAN = `
   INSERT INTO variant_sync (entry, product_id, variant_id, ${each((n) => `option${n}_value`, ", ")}, bad, data)
-  WITH e AS (
+  WITH e AS MATERIALIZED (
     SELECT j.key AS entry, j.value AS data, p.id AS pid, json_array_length(p.option_names) AS n,
       ${at("j.value", "sku")} AS sku, j.value->>'$[${VARIANT_ID}]' AS variant_id,
       ${each((n) => `${at("j.value", value(n))} AS v${n}`, ", ")}
@@ -48,7 +48,7 @@ const PLAN = `
       (${each((n) => `(n >= ${n} AND v${n} IS NULL)`, " OR ")}) AS missing,
       (${each((n) => `(n < ${n} AND v${n} IS NOT NULL)`, " OR ")}) AS extra
     FROM e
-  ), r AS (
+  ), r AS MATERIALIZED (
     SELECT t.*, CASE WHEN NOT ?4 THEN (SELECT v.id FROM variants AS v WHERE v.id = t.variant_id AND v.product_id = t.pid)
       WHEN sku IS NOT NULL THEN (SELECT k.variant_id FROM skus AS k WHERE k.sku = t.sku AND k.product_id = t.pid)
       ELSE (SELECT v.id FROM variants AS v WHERE v.product_id = t.pid AND ${each((n) => `v.option${n}_value = t.t${n}`, " AND ")})
