@@ -1,15 +1,15 @@
 import { inArray, sql } from "drizzle-orm";
 import type { DB } from "../db/client";
 import { skus } from "../db/schema";
-import { afterLostRace, isConstraintError, jsonChunks, runBatch, stmt } from "../platform/d1";
+import { afterLostRace, fitsOneValue, isConstraintError, jsonChunks, runBatch, stmt } from "../platform/d1";
 import { type Claim, type Idem, runClaimed } from "../platform/idempotency";
 import { committed, newEvent, outboxStatement, type PendingEvent } from "../webhooks/outbox";
 import { derivedSlug, tooManyPaths, withHead } from "./categories";
-import { createInSql, createProduct } from "./create-sql";
-import type { ProductText } from "./own-json";
+import { minimalJson, ownJson, type ProductText, productTexts } from "./own-json";
+import { at, POSITION, packedRows, SLOTS, TOKEN, value } from "./packed";
 import type { ProductOut } from "./present";
-import { presentReads, productReads, readBack } from "./read";
-import type { ProductCreate } from "./schema";
+import { presentReads, productReads } from "./read";
+import type { ProductCreate, VariantEntry } from "./schema";
 import {
   jsonBytes,
   MAX_ANSWER_BYTES,
@@ -19,7 +19,7 @@ import {
   tooLarge,
   variantBytes,
 } from "./size";
-import { agreedNames, comboKey, type Located, valuesOf, variantColumns } from "./variants";
+import { agreedNames, comboKey, type Located, valuesOf } from "./variants";
 
 /**
  * How a write answers: `minimal` reads back only ids, SKUs and updated_at (src/docs/products.md,
@@ -71,11 +71,6 @@ export async function getProduct(db: DB, id: number): Promise<ProductOut | undef
 // Create
 
 type ProductInsert = ReturnType<typeof productColumns> & { token: string; slug: string };
-type VariantInsert = ReturnType<typeof variantColumns> & {
-  token: string;
-  option_values: string[];
-  position: number;
-};
 
 export function productColumns(p: ProductCreate, optionNames: string[]) {
   return {
@@ -109,19 +104,26 @@ export function productColumns(p: ProductCreate, optionNames: string[]) {
 type Planned = {
   index: number;
   product: ProductInsert;
-  variants: VariantInsert[];
+  /** The variant entries as given, checked; written packed (./packed.ts). */
+  variants: VariantEntry[];
   skus: Located<string>[];
   /** The slug the client gave, if it did. */
   slug?: string;
 };
 
-/** Everything about one product that can be decided without the database. */
+/**
+ * Everything about one product that can be decided without the database: the one plan of a
+ * create, whatever its size. It reads the entries where they are, without a row object per
+ * variant (a create has up to 2,048), and words every refusal; the batch's constraints then only
+ * meet what another request did meanwhile (a taken SKU or slug).
+ */
 function planCreate(
   p: ProductCreate,
   index: number,
 ): Planned | { index: number; status: 400 | 409 | 413; errors: string[] } {
-  const entries = (p.variants?.add ?? []).map((entry, i) => ({ entry, path: `variants.add[${i}]` }));
-  const { names = [], errors } = agreedNames(entries);
+  const entries = p.variants?.add ?? [];
+  const paths = entries.map((_, i) => `variants.add[${i}]`);
+  const { names = [], errors } = agreedNames(entries.map((entry, i) => ({ entry, path: paths[i] })));
   const token = crypto.randomUUID();
   // A slug left to the database is resolved by a trigger in the insert (src/docs/products.md,
   // "Categories, URLs and images"); a given one is unique or the batch fails.
@@ -130,33 +132,38 @@ function planCreate(
     token,
     slug: p.slug ?? derivedSlug(p.title as string, token),
   };
-  const paths = tooManyPaths(product.categories);
-  if (paths) errors.push(paths);
+  const tooMany = tooManyPaths(product.categories);
+  if (tooMany) errors.push(tooMany);
   const flagOn = product.disable_minusqty === 1;
   if (entries.length && p.stock !== undefined) {
     errors.push("stock: a product with variants has no stock of its own: give each variant its qty");
   }
   if (flagOn && product.stock < 0) errors.push("stock: must not be negative while disable_minusqty is on");
   const seen = new Map<string, string>();
-  const planned: VariantInsert[] = [];
-  entries.forEach(({ entry, path }, position) => {
-    const v = valuesOf(entry, names, path);
-    errors.push(...v.errors);
-    if (!v.values) return;
+  let size = createdSize(product);
+  const nameBytes = jsonBytes(product.option_names);
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i];
+    const v = valuesOf(entry, names, paths[i]);
+    if (!v.values) {
+      for (const e of v.errors) errors.push(e);
+      continue;
+    }
     const key = comboKey(v.values);
     const dup = seen.get(key);
-    if (dup) errors.push(`${path}: same option values as ${dup}`);
-    seen.set(key, path);
-    if (flagOn && (entry.qty ?? 0) < 0) errors.push(`${path}.qty: must not be negative while disable_minusqty is on`);
-    const cols = variantColumns(entry, product.price);
-    planned.push({ ...cols, token, option_values: v.values, position });
-  });
+    if (dup) errors.push(`${paths[i]}: same option values as ${dup}`);
+    seen.set(key, paths[i]);
+    if (flagOn && (entry.qty ?? 0) < 0)
+      errors.push(`${paths[i]}.qty: must not be negative while disable_minusqty is on`);
+    const images = entry.images?.length ? JSON.stringify(entry.images) : "[]";
+    size += nameBytes + variantBytes({ ...entry, values: v.values, images });
+  }
   if (errors.length) return { index, status: 400, errors };
   const owned: Located<string>[] = [];
   if (product.sku !== null) owned.push({ entry: product.sku, path: "sku" });
-  for (const [i, v] of planned.entries()) {
-    if (v.sku !== null) owned.push({ entry: v.sku, path: `variants.add[${i}].sku` });
-  }
+  entries.forEach((e, i) => {
+    if (e.sku !== undefined && e.sku !== null) owned.push({ entry: e.sku, path: `${paths[i]}.sku` });
+  });
   // A SKU given twice inside one product would fail the batch on the skus key on every attempt.
   const first = new Map<string, string>();
   for (const { entry: sku, path } of owned) {
@@ -165,22 +172,17 @@ function planCreate(
     else first.set(sku, path.replace(/\.sku$/, "") || "sku");
   }
   if (errors.length) return { index, status: 409, errors };
-  const size = createdSize(product, planned);
   if (size > MAX_ANSWER_BYTES) {
     return { index, status: 413, errors: [tooLarge(`product "${product.title}"`, size)] };
   }
-  return { index, product, variants: planned, skus: owned, slug: p.slug ?? undefined };
+  return { index, product, variants: entries, skus: owned, slug: p.slug ?? undefined };
 }
 
-/** The answer size estimate of a product about to be created (src/docs/products.md, "Updating products"). */
-function createdSize(p: ProductInsert, variants: VariantInsert[]) {
+/** The answer size estimate of a product about to be created, without its variants (./size.ts). */
+function createdSize(p: ProductInsert) {
   let size = PRODUCT_ALLOWANCE + jsonBytes(p.images) + jsonBytes(p.metadata) + jsonBytes(p.categories);
   size += textBytes(p.slug);
   for (const key of PRODUCT_TEXT_COLUMNS) size += textBytes(p[key]);
-  const names = jsonBytes(p.option_names);
-  for (const v of variants) {
-    size += names + variantBytes({ ...v, values: v.option_values, images: JSON.stringify(v.images) });
-  }
   return size;
 }
 
@@ -215,6 +217,25 @@ export const INSERT_VARIANTS = `
   FROM json_each(?1) AS v
   JOIN products AS p ON p.id = coalesce(v.value->>'product_id',
     (SELECT id FROM products WHERE token = v.value->>'token'))`;
+
+const each = (f: (n: number) => string, sep: string) => SLOTS.map(f).join(sep);
+const v = (n: number) => at("j.value", value(n));
+
+/**
+ * Inserts the variants of products created in the same batch: ?1 their entries packed
+ * (./packed.ts, packedFor: each with its product's token and its position), ?2 now. Checked by
+ * planCreate; a variant without a price takes its product's.
+ */
+const INSERT_PACKED = `
+  INSERT INTO variants (product_id, sku, ${each((k) => `option${k}_value`, ", ")}, price, before_price,
+    purchase_price, qty, qty_location, gtin, supplier_sku, weight, visible, images, no_minus, position,
+    created_at, updated_at)
+  SELECT p.id, ${at("j.value", "sku")}, ${each((k) => `coalesce(${v(k)}, '')`, ", ")},
+    coalesce(${at("j.value", "price")}, p.price), ${at("j.value", "before_price")}, ${at("j.value", "purchase_price")},
+    coalesce(${at("j.value", "qty")}, 0), ${at("j.value", "qty_location")}, ${at("j.value", "gtin")},
+    ${at("j.value", "supplier_sku")}, ${at("j.value", "weight")}, coalesce(${at("j.value", "visible")}, 1),
+    coalesce(${at("j.value", "images")}, '[]'), p.disable_minusqty, j.value->>'$[${POSITION}]', ?2, ?2
+  FROM json_each(?1) AS j JOIN products AS p ON p.token = j.value->>'$[${TOKEN}]'`;
 
 /** SKUs of `wanted` already in the store, with their owners. */
 export function skuOwners(db: DB, wanted: string[]) {
@@ -253,14 +274,8 @@ export async function createProducts(
   recorder?: Recorder,
   options: WriteOptions = {},
 ): Promise<{ outcomes: Map<number, ItemOutcome>; events: PendingEvent[] }> {
-  // One product with variants is checked in SQL when it can be (./create-sql.ts); a refusal there
-  // wrote nothing, and the JavaScript plan below decides and words it.
-  const one = createInSql(items, recorder !== undefined);
-  const created = one && (await createProduct(db, one, now, options));
-  if (created) return created;
   const outcomes = new Map<number, ItemOutcome>();
   let events: PendingEvent[] = [];
-  const back = readBack(options.minimal);
   const plans: Planned[] = [];
   for (const { index, data } of items) {
     const plan = planCreate(data, index);
@@ -314,23 +329,25 @@ export async function createProducts(
     const tokens = JSON.stringify(ready.map((p) => p.product.token));
     const byToken = "p.token IN (SELECT value FROM json_each(?1))";
     events = ready.map((p) => newEvent("product.add", { productToken: p.product.token, keyId: options.keyId }));
+    // Every product's variants in one packed list, split only when too long for one bound value.
+    const rows = ready.flatMap((p) => packedRows(p.variants, p.product.token));
+    const whole = JSON.stringify(rows);
+    const variants = fitsOneValue(whole) ? [whole] : jsonChunks(rows);
     try {
       const results = await runClaimed(db, recorder?.idem, head, [
         ...jsonChunks(ready.map((p) => p.product)).map((json) =>
           stmt(db, INSERT_PRODUCTS, json, now, options.keyId ?? null),
         ),
-        ...jsonChunks(ready.flatMap((p) => p.variants)).map((json) => stmt(db, INSERT_VARIANTS, json, now)),
+        ...variants.map((json) => stmt(db, INSERT_PACKED, json, now)),
         outboxStatement(db, events, now),
-        ...back.reads(db, byToken, tokens),
+        // The products as SQLite writes their answer (./own-json.ts): never presented in JavaScript.
+        (options.minimal ? minimalJson : ownJson)(db, byToken, tokens),
         ...(recorder ? [recorder.snapshot(byToken, tokens)] : []),
       ]);
       events = committed(events, results);
-      const [ps, vs] = results.slice(recorder ? -3 : -2);
-      // A minimal product stands in for the full one (writeProducts answers it as it is).
-      const { rows, products: out } = back.present(ps, vs) as ReturnType<typeof presentReads>;
-      const created = new Map(out.map((p, i) => [rows[i].token, p]));
+      const created = productTexts(results[results.length - (recorder ? 2 : 1)]);
       for (const plan of ready) {
-        outcomes.set(plan.index, { ok: true, product: created.get(plan.product.token) as ProductOut });
+        outcomes.set(plan.index, { ok: true, product: created.get(plan.product.token) as ProductText });
       }
       break;
     } catch (e) {

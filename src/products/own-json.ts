@@ -7,7 +7,7 @@ import { type Field, object, seen } from "./json-sql";
 
 // A product as GET /v1/products/{id} answers it (present.ts `presentProduct`), built as JSON text
 // by SQLite, for that read (a storefront's with only what its key sees) and the writes planned in
-// SQL (./create-sql.ts, ./update/variants-sql.ts): presenting 2,048 variants in JavaScript (D1's
+// SQL (./create.ts, ./update/variants-sql.ts): presenting 2,048 variants in JavaScript (D1's
 // row objects, one object per variant, then the answer's stringify) was about a third of such a
 // write's CPU, and most of a storefront's 27 ms read; the text passes through unparsed, carried
 // (src/platform/quotes.ts). test/products.own-json.test.ts holds it equal to presentProduct, and to
@@ -102,7 +102,7 @@ function productJson(db: DB, view: PublicView | undefined, where: string, ...par
   const product = object(seen(PRODUCT_FIELDS(url, variants(view)), view, STOCK));
   return stmt(
     db,
-    `SELECT p.id, (SELECT count(*) FROM variants WHERE product_id = p.id) AS variants, ${carriedSql(product)} AS json
+    `SELECT p.id, p.token, (SELECT count(*) FROM variants WHERE product_id = p.id) AS variants, ${carriedSql(product)} AS json
      FROM products AS p WHERE ${where} ORDER BY p.id DESC`,
     ...params,
   );
@@ -112,7 +112,7 @@ function productJson(db: DB, view: PublicView | undefined, where: string, ...par
 export function minimalJson(db: DB, where: string, ...params: unknown[]) {
   return stmt(
     db,
-    `SELECT p.id, (SELECT count(*) FROM variants WHERE product_id = p.id) AS variants,
+    `SELECT p.id, p.token, (SELECT count(*) FROM variants WHERE product_id = p.id) AS variants,
       ${carriedSql(`json_object('product_id', p.id, 'sku', p.sku, 'updated_at', ${iso("p.updated_at")},
       'variants', (SELECT coalesce(json_group_array(json_object('variant_id', v.id, 'sku', v.sku)), '[]')
         FROM (SELECT id, sku FROM variants WHERE product_id = p.id ORDER BY position, id) AS v))`)} AS json
@@ -139,4 +139,13 @@ export function productText(r: D1Result<Record<string, unknown>>) {
   const row = r.results[0];
   // Every variant counted: a storefront's hidden ones are left out of the text, so this is more.
   return new ProductText(Number(row.id), row.json as string, Number(row.variants));
+}
+
+/** Every product of an ownJson or minimalJson result, by its token. */
+export function productTexts(r: D1Result<Record<string, unknown>>) {
+  const out = new Map<string, ProductText>();
+  for (const row of r.results) {
+    out.set(String(row.token), new ProductText(Number(row.id), row.json as string, Number(row.variants)));
+  }
+  return out;
 }

@@ -64,11 +64,11 @@ export const jsonBytes = (v: unknown) => (v === null || v === undefined ? 0 : te
 
 /** The texts of a variant as they are stored: option values padded to five slots. */
 export type VariantText = {
-  sku: string | null;
+  sku?: string | null;
   values: readonly string[];
-  qty_location: string | null;
-  gtin: string | null;
-  supplier_sku: string | null;
+  qty_location?: string | null;
+  gtin?: string | null;
+  supplier_sku?: string | null;
   /** The stored JSON text of its images. */
   images: string;
 };

@@ -144,20 +144,19 @@ export async function writeProducts<S extends z.ZodObject, P extends ProductOut 
   for (const [i, o] of result.outcomes) outcomes.set(i, o);
   dispatch(c.env, waiterOf(c), result.events);
   const { status, body } = productWriteResponse(parsed, outcomes);
-  const [first] = body.products as unknown[];
-  // A product SQLite built (a write planned in SQL, one product, answered in the form asked for).
-  if (first instanceof ProductText) {
-    c.set("logCounts", { products: body.success, variants: first.variants });
+  const texts = body.products as unknown[];
+  // Products SQLite built (./own-json.ts), answered in the form asked for, written around.
+  if (texts.length && texts.every((p) => p instanceof ProductText)) {
+    const variants = (texts as ProductText[]).reduce((n, p) => n + p.variants, 0);
+    c.set("logCounts", { products: body.success, variants });
     const { products: _, ...rest } = body;
-    // The product's text is carried (src/platform/quotes.ts); notices may quote a backtick.
+    // The products' texts are carried (src/platform/quotes.ts); notices may quote a backtick.
     const head = escapeBackticks(JSON.stringify({ ...rest, products: [] }));
     // In parts: joined, the megabyte of a large product would be copied once more to be encoded.
-    return carriedJson(
-      c,
-      [head.slice(0, -2), first.text, "]}"],
-      status,
-      minimal ? MINIMAL_APPLIED : { Vary: "Prefer" },
-    );
+    const parts = [head.slice(0, -2)];
+    for (const [i, p] of (texts as ProductText[]).entries()) parts.push(i ? "," : "", p.text);
+    parts.push("]}");
+    return carriedJson(c, parts, status, minimal ? MINIMAL_APPLIED : { Vary: "Prefer" });
   }
   const shown = (body.products as unknown[]).filter((p): p is ProductOut => typeof p === "object");
   c.set("logCounts", { products: body.success, variants: shown.reduce((n, p) => n + p.variants.length, 0) });
