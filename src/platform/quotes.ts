@@ -3,7 +3,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import swapModule from "./quotes.wasm";
 
 // Large JSON answers that SQLite builds travel from D1 with their double quotes carried as
-// backticks (src/docs/performance.md, "Quotes carried as backticks"). D1's binding hands the
+// backticks (docs/design.md, "Answers from D1"). D1's binding hands the
 // Worker each text inside its own JSON answer, where every `"` of the text is written `\"`;
 // JSON.parse unescaping those was most of a large read's CPU (4.3 of 6.3 ms on the products page
 // of 500 with 2.2 MB of answer). A backtick needs no escape there, and SQLite's JSON has none

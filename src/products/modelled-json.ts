@@ -4,7 +4,7 @@ import { availability, type Field, kept, object, seen } from "./json-sql";
 
 // Products in the modelled dialect (src/docs/modelled-reads.md, "Modelled reads"), built by SQLite
 // as JSON text: a page of products with thousands of variants reaches the Worker as one text per
-// product, which it joins into the answer without parsing (src/docs/performance.md). The same
+// product, which it joins into the answer without parsing (docs/design.md, "Answers from D1"). The same
 // fields, types and key order as the JavaScript presenters of modelled.ts, which remain the
 // reference: test/products.list.rows.test.ts compares the two on random products.
 
@@ -108,7 +108,7 @@ const DETAILS: Field[] = [
  * vq added (VARIANT_TOTALS). Without details `head` is the whole object. With details the answer's
  * object is `head` without its closing brace, `"variants":[`, the `variant` objects joined by
  * commas, `]`, and `tail`'s members: the variants travel in rows of their own, so no text D1
- * returns grows with a product's variants past what one row may hold (src/docs/performance.md).
+ * returns grows with a product's variants past what one row may hold (docs/design.md, "Answers from D1").
  */
 export function productParts(withDetails: boolean, url: string, view?: PublicView) {
   const base = [...BASE, ...placed(url)];
