@@ -23,10 +23,13 @@ const weight = (col: string) =>
   `iif(${col} IS NULL, '0', iif(${col} = CAST(${col} AS INTEGER), CAST(CAST(${col} AS INTEGER) AS TEXT), CAST(${col} AS TEXT)))`;
 /** "YYYY-MM-DD HH:MM:SS" in UTC from epoch milliseconds (dateText). */
 const date = (col: string) => `iif(${col} IS NULL, '', strftime('%Y-%m-%d %H:%M:%S', ${col} / 1000, 'unixepoch'))`;
-/** Stored images ([{url, alttext}]) as the modelled object keyed by position from "1". */
+/**
+ * Stored images ([{url, alttext}]) as the modelled object keyed by position from "1". Most
+ * variants have none: they skip the subquery, one per variant of a page otherwise.
+ */
 const images = (col: string) =>
-  `json(coalesce((SELECT json_group_object(CAST(i.key + 1 AS TEXT), json_object('image', i.value ->> 'url',
-    'alttext', coalesce(i.value ->> 'alttext', ''))) FROM json_each(${col}) AS i), '{}'))`;
+  `iif(${col} = '[]', json('{}'), json(coalesce((SELECT json_group_object(CAST(i.key + 1 AS TEXT), json_object('image', i.value ->> 'url',
+    'alttext', coalesce(i.value ->> 'alttext', ''))) FROM json_each(${col}) AS i), '{}')))`;
 const json = (text: string) => `json(${text})`;
 
 // `p` is the product row with two more columns: vc (its variants' count) and vq (their qty sum).
