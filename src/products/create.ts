@@ -5,6 +5,7 @@ import { afterLostRace, fitsOneValue, isConstraintError, jsonChunks, runBatch, s
 import { type Claim, type Idem, runClaimed } from "../platform/idempotency";
 import { committed, newEvent, outboxStatement, type PendingEvent } from "../webhooks/outbox";
 import { derivedSlug, tooManyPaths, withHead } from "./categories";
+import { fieldValueSql, PRODUCT_FIELD_NAMES, withInitials } from "./fields";
 import { minimalJson, ownJson, type ProductText, productTexts } from "./own-json";
 import { at, POSITION, packedRows, SLOTS, TOKEN, value } from "./packed";
 import type { ProductOut } from "./present";
@@ -74,28 +75,9 @@ type ProductInsert = ReturnType<typeof productColumns> & { token: string; slug: 
 
 export function productColumns(p: ProductCreate, optionNames: string[]) {
   return {
-    sku: p.sku ?? null,
-    title: p.title,
-    price: p.price as number, // required by productCreate; zod types preprocess outputs as optional
-    before_price: p.before_price ?? null,
-    purchase_price: p.purchase_price ?? null,
-    tax_rate: p.tax_rate ?? 25,
-    stock: p.stock ?? 0,
-    qty_location: p.qty_location ?? null,
-    disable_minusqty: p.disable_minusqty ?? 0,
-    visible: p.visible ?? 1,
-    description: p.description ?? null,
-    gtin: p.gtin ?? null,
-    supplier_name: p.supplier_name ?? null,
-    supplier_sku: p.supplier_sku ?? null,
-    datafield_1: p.datafield_1 ?? null,
-    datafield_2: p.datafield_2 ?? null,
-    datafield_3: p.datafield_3 ?? null,
-    seo_description: p.seo_description ?? null,
-    seo_title: p.seo_title ?? null,
-    weight: p.weight ?? null,
-    images: p.images ?? [],
-    metadata: p.metadata ?? null,
+    ...withInitials(p),
+    // Required by productCreate; zod types preprocess outputs as optional.
+    price: p.price as number,
     option_names: optionNames,
     categories: withHead(p.categories ?? [], p.headcategory_name),
   };
@@ -187,17 +169,9 @@ function createdSize(p: ProductInsert) {
 }
 
 export const INSERT_PRODUCTS = `
-  INSERT INTO products (token, sku, title, price, before_price, purchase_price, tax_rate, stock,
-    qty_location, disable_minusqty, visible, description, gtin, supplier_name, supplier_sku,
-    datafield_1, datafield_2, datafield_3, seo_description, seo_title, weight, images, metadata,
-    option_names, slug, categories, created_at, updated_at, key_id)
-  SELECT p.value->>'token', p.value->>'sku', p.value->>'title', p.value->>'price',
-    p.value->>'before_price', p.value->>'purchase_price', p.value->>'tax_rate', p.value->>'stock',
-    p.value->>'qty_location', p.value->>'disable_minusqty', p.value->>'visible',
-    p.value->>'description', p.value->>'gtin', p.value->>'supplier_name', p.value->>'supplier_sku',
-    p.value->>'datafield_1', p.value->>'datafield_2', p.value->>'datafield_3',
-    p.value->>'seo_description', p.value->>'seo_title', p.value->>'weight', p.value->'images',
-    iif(json_type(p.value, '$.metadata') = 'object', p.value->'metadata', NULL),
+  INSERT INTO products (token, ${PRODUCT_FIELD_NAMES.join(", ")}, option_names, slug, categories, created_at,
+    updated_at, key_id)
+  SELECT p.value->>'token', ${PRODUCT_FIELD_NAMES.map((name) => fieldValueSql("p.value", name)).join(", ")},
     p.value->'option_names', p.value->>'slug', p.value->'categories', ?2, ?2, ?3
   FROM json_each(?1) AS p`;
 

@@ -1,3 +1,5 @@
+import { TEXT_FIELDS } from "./fields";
+
 // The 2 MiB bound on a product's answer (src/docs/products.md, "Updating products"). A product's GET /v1/products/{id}
 // answer is estimated from its stored text, in SQL (SIZE_SQL, for rows a batch reads) and in JS
 // (for what a plan would write), by one formula: a fixed allowance for keys, numbers and
@@ -14,20 +16,7 @@ export const PRODUCT_ALLOWANCE = 1024;
 export const VARIANT_ALLOWANCE = 640;
 
 /** A product's plain text columns; with its JSON columns (images, metadata), all its text. */
-export const PRODUCT_TEXT_COLUMNS = [
-  "sku",
-  "title",
-  "qty_location",
-  "description",
-  "gtin",
-  "supplier_name",
-  "supplier_sku",
-  "datafield_1",
-  "datafield_2",
-  "datafield_3",
-  "seo_description",
-  "seo_title",
-] as const;
+export const PRODUCT_TEXT_COLUMNS = TEXT_FIELDS.map(([name]) => name);
 const PRODUCT_TEXT = [...PRODUCT_TEXT_COLUMNS, "images", "metadata", "slug", "categories"] as const;
 const VARIANT_TEXT = [
   "sku",
