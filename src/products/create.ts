@@ -12,15 +12,15 @@ import type { ProductOut } from "./present";
 import { presentReads, productReads } from "./read";
 import type { ProductCreate, VariantEntry } from "./schema";
 import {
+  entryBytes,
   jsonBytes,
   MAX_ANSWER_BYTES,
   PRODUCT_ALLOWANCE,
   PRODUCT_TEXT_COLUMNS,
   textBytes,
   tooLarge,
-  variantBytes,
 } from "./size";
-import { agreedNames, comboKey, type Located, valuesOf } from "./variants";
+import { agreedNames, type Located, sharedNames, VALUE_KEYS, valuesOf } from "./variants";
 
 /**
  * How a write answers: `minimal` reads back only ids, SKUs and updated_at (src/docs/products.md,
@@ -104,8 +104,12 @@ function planCreate(
   index: number,
 ): Planned | { index: number; status: 400 | 409 | 413; errors: string[] } {
   const entries = p.variants?.add ?? [];
-  const paths = entries.map((_, i) => `variants.add[${i}]`);
-  const { names = [], errors } = agreedNames(entries.map((entry, i) => ({ entry, path: paths[i] })));
+  const path = (i: number) => `variants.add[${i}]`;
+  // The names every entry agrees on, read without an object per entry; worded only when they differ.
+  const shared = sharedNames(entries);
+  const agreed = shared === false ? agreedNames(entries.map((entry, i) => ({ entry, path: path(i) }))) : undefined;
+  const names = (shared === false ? agreed?.names : shared) ?? [];
+  const errors = agreed?.errors ?? [];
   const token = crypto.randomUUID();
   // A slug left to the database is resolved by a trigger in the insert (src/docs/products.md,
   // "Categories, URLs and images"); a given one is unique or the batch fails.
@@ -121,31 +125,31 @@ function planCreate(
     errors.push("stock: a product with variants has no stock of its own: give each variant its qty");
   }
   if (flagOn && product.stock < 0) errors.push("stock: must not be negative while disable_minusqty is on");
-  const seen = new Map<string, string>();
+  // The entry that last gave each combination of option values.
+  const seen = new Map<string, number>();
   let size = createdSize(product);
   const nameBytes = jsonBytes(product.option_names);
   for (let i = 0; i < entries.length; i++) {
     const entry = entries[i];
-    const v = valuesOf(entry, names, paths[i]);
-    if (!v.values) {
-      for (const e of v.errors) errors.push(e);
+    const key = comboOf(entry, names);
+    if (key === undefined) {
+      for (const e of valuesOf(entry, names, path(i)).errors) errors.push(e);
       continue;
     }
-    const key = comboKey(v.values);
     const dup = seen.get(key);
-    if (dup) errors.push(`${paths[i]}: same option values as ${dup}`);
-    seen.set(key, paths[i]);
+    if (dup !== undefined) errors.push(`${path(i)}: same option values as ${path(dup)}`);
+    seen.set(key, i);
     if (flagOn && (entry.qty ?? 0) < 0)
-      errors.push(`${paths[i]}.qty: must not be negative while disable_minusqty is on`);
-    const images = entry.images?.length ? JSON.stringify(entry.images) : "[]";
-    size += nameBytes + variantBytes({ ...entry, values: v.values, images });
+      errors.push(`${path(i)}.qty: must not be negative while disable_minusqty is on`);
+    size += nameBytes + entryBytes(entry);
   }
   if (errors.length) return { index, status: 400, errors };
   const owned: Located<string>[] = [];
   if (product.sku !== null) owned.push({ entry: product.sku, path: "sku" });
-  entries.forEach((e, i) => {
-    if (e.sku !== undefined && e.sku !== null) owned.push({ entry: e.sku, path: `${paths[i]}.sku` });
-  });
+  for (let i = 0; i < entries.length; i++) {
+    const sku = entries[i].sku;
+    if (sku !== undefined && sku !== null) owned.push({ entry: sku, path: `${path(i)}.sku` });
+  }
   // A SKU given twice inside one product would fail the batch on the skus key on every attempt.
   const first = new Map<string, string>();
   for (const { entry: sku, path } of owned) {
@@ -158,6 +162,24 @@ function planCreate(
     return { index, status: 413, errors: [tooLarge(`product "${product.title}"`, size)] };
   }
   return { index, product, variants: entries, skus: owned, slug: p.slug ?? undefined };
+}
+
+/**
+ * The key of an entry's option values for `names` (as comboKey gives it), without an array per
+ * entry; undefined when a value is missing or given past the names (valuesOf then words why).
+ */
+function comboOf(e: VariantEntry, names: readonly string[]): string | undefined {
+  if (!names.length) return undefined;
+  let key = "";
+  for (let n = 0; n < VALUE_KEYS.length; n++) {
+    const v = e[VALUE_KEYS[n]];
+    if (n < names.length) {
+      if (v === undefined) return undefined;
+      key += n ? `\u0000${v}` : v;
+    } else if (v !== undefined) return undefined;
+    else key += "\u0000";
+  }
+  return key;
 }
 
 /** The answer size estimate of a product about to be created, without its variants (./size.ts). */

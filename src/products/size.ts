@@ -1,4 +1,6 @@
 import { TEXT_FIELDS } from "./fields";
+import type { VariantEntry } from "./schema";
+import { VALUE_KEYS } from "./variants";
 
 // The 2 MiB bound on a product's answer (src/docs/products.md, "Updating products"). A product's GET /v1/products/{id}
 // answer is estimated from its stored text, in SQL (SIZE_SQL, for rows a batch reads) and in JS
@@ -67,6 +69,14 @@ export function variantBytes(v: VariantText): number {
   let n = VARIANT_ALLOWANCE + textBytes(v.sku) + textBytes(v.qty_location) + textBytes(v.gtin);
   n += textBytes(v.supplier_sku) + textBytes(v.images);
   for (const value of v.values) n += textBytes(value);
+  return n;
+}
+
+/** variantBytes of a variant entry as a create stores it, read where it is (no object per entry). */
+export function entryBytes(e: VariantEntry): number {
+  let n = VARIANT_ALLOWANCE + textBytes(e.sku) + textBytes(e.qty_location) + textBytes(e.gtin);
+  n += textBytes(e.supplier_sku) + (e.images?.length ? textBytes(JSON.stringify(e.images)) : 2);
+  for (const k of VALUE_KEYS) n += textBytes(e[k]);
   return n;
 }
 
