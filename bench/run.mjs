@@ -569,13 +569,13 @@ function render(rows, m, startup, cal, compiled, sampling) {
       `Load: autocannon ${LOAD.connections} connections (contention rows: their writers), ${LOAD.seconds} s per case after ` +
       `${LOAD.warmupSeconds} s warm-up; a ratio alternates ${LOAD.rounds} slices of the case and its baseline.`,
     "",
-    `| case | workerd CPU ms median | p90 | < ${FREE_PLAN_CPU_MS} ms | D1 round trips / statements | D1 SQL ms median | req/s | ratio | non-2xx |${withNode ? " Node CPU ms median |" : ""}`,
-    `|---|---:|---:|---|---:|---:|---:|---:|---:|${withNode ? "---:|" : ""}`,
+    `| case | workerd CPU ms median | p90 | < ${FREE_PLAN_CPU_MS} ms | D1 round trips / statements | D1 SQL ms median | D1 ratio | req/s | ratio | non-2xx |${withNode ? " Node CPU ms median |" : ""}`,
+    `|---|---:|---:|---|---:|---:|---:|---:|---:|---:|${withNode ? "---:|" : ""}`,
   );
   for (const r of Object.values(rows)) {
     const c = r.case;
     if (r.status !== "ok") {
-      out.push(`| ${c.label} | ${r.status} | | | | | | | |${withNode ? " |" : ""}`);
+      out.push(`| ${c.label} | ${r.status} | | | | | | | | |${withNode ? " |" : ""}`);
       continue;
     }
     const w = r.workerd;
@@ -583,9 +583,13 @@ function render(rows, m, startup, cal, compiled, sampling) {
     let ratio = "";
     if (load && c.contention) ratio = `503: ${fmt((100 * r.s503) / Math.max(1, r.total), 1)}%`;
     else if (load) ratio = r.ratio !== undefined ? `${fmt(r.ratio, 2)} of ${c.baseline}` : c.baseline ? "n/a" : "-";
+    // The case's D1 SQL time over its plain-SQL baseline's (bench/worker/plain.ts).
+    const plainSql = c.d1Baseline ? rows[c.d1Baseline]?.workerd?.sqlMedian : undefined;
+    const d1Ratio =
+      plainSql && w?.sqlMedian !== undefined ? `${fmt(w.sqlMedian / plainSql, 2)} of ${c.d1Baseline}` : "";
     const met = w ? (w.median < FREE_PLAN_CPU_MS && w.p90 < FREE_PLAN_CPU_MS ? "met" : "**MISSED**") : "";
     out.push(
-      `| ${c.label} | ${w ? fmt(w.median, 2) : ""} | ${w ? fmt(w.p90, 2) : ""} | ${met} | ${w ? (w.calls === undefined ? "-" : `${w.calls} / ${w.statements}${w.others ? ` (${w.others})` : ""}`) : ""} | ${w?.sqlMedian !== undefined ? fmt(w.sqlMedian, 0) : ""} | ` +
+      `| ${c.label} | ${w ? fmt(w.median, 2) : ""} | ${w ? fmt(w.p90, 2) : ""} | ${met} | ${w ? (w.calls === undefined ? "-" : `${w.calls} / ${w.statements}${w.others ? ` (${w.others})` : ""}`) : ""} | ${w?.sqlMedian !== undefined ? fmt(w.sqlMedian, 0) : ""} | ${d1Ratio} | ` +
         `${load ? fmt(r.rps) : ""} | ${ratio} | ${load ? r.bad : ""} |${withNode ? ` ${r.cpu ? fmt(r.cpu.median, 2) : ""} |` : ""}`,
     );
   }

@@ -1,5 +1,4 @@
 import type { DB } from "./db/client";
-import type { RawList } from "./platform/body";
 import type { Idem } from "./platform/idempotency";
 
 // The optional vars are not in wrangler.toml, so `wrangler types` cannot see them: declared here
@@ -55,8 +54,6 @@ export type AppEnv = {
     credential?: Credential;
     db: DB;
     body: unknown;
-    /** A product body's variant list kept as text (src/platform/body.ts, splitList). */
-    rawList?: RawList;
     idem?: Idem;
     logCounts?: LogCounts;
   };

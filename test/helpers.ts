@@ -2,7 +2,6 @@ import { env } from "cloudflare:workers";
 import { expect, it } from "vitest";
 import { app } from "../src/app";
 import type { Bindings } from "../src/env";
-import { RAW_LIST_MIN_CHARS } from "../src/platform/body";
 
 export const KEY = "test-key";
 export const basic = (user: string, password = user) => `Basic ${btoa(`${user}:${password}`)}`;
@@ -53,22 +52,6 @@ export async function call(method: string, path: string, init: Init = {}) {
 
 export const post = (path: string, body: unknown, init: Init = {}) => call("POST", path, { ...init, body });
 
-/**
- * A product write whose variant list is long enough to be taken as text (src/platform/body.ts,
- * splitList): `variants` last in the body, the list padded with spaces to RAW_LIST_MIN_CHARS.
- */
-export function callWithListAsText(
-  method: "POST" | "PUT",
-  path: string,
-  body: Record<string, unknown>,
-  init: Init = {},
-) {
-  const { variants, ...rest } = body;
-  const text = JSON.stringify({ ...rest, variants });
-  const at = text.indexOf("[", text.lastIndexOf('"variants":'));
-  const raw = `${text.slice(0, at + 1)}${" ".repeat(RAW_LIST_MIN_CHARS)}${text.slice(at + 1)}`;
-  return call(method, path, { ...init, raw, headers: { "content-type": "application/json", ...init.headers } });
-}
 export const put = (path: string, body: unknown, init: Init = {}) => call("PUT", path, { ...init, body });
 export const get = (path: string, init: Init = {}) => call("GET", path, init);
 

@@ -59,7 +59,7 @@ describe("variant lists checked without zod", () => {
     let plain = 0;
     fc.assert(
       fc.property(lists[mode], (entries) => {
-        const mine = plainEntries(entries, mode);
+        const mine = plainEntries(structuredClone(entries), mode);
         if (mine === undefined) return;
         plain++;
         const theirs = z.array(schema).safeParse(entries);
@@ -92,7 +92,8 @@ describe("variant lists checked without zod", () => {
     );
     fc.assert(
       fc.property(body, (b) => {
-        expect(parseProduct(schema, b, "[0]")).toEqual(parseItem(schema, b, "[0]"));
+        // parseProduct writes zod's output into the body's own entries: each reads a copy.
+        expect(parseProduct(schema, structuredClone(b), "[0]")).toEqual(parseItem(schema, structuredClone(b), "[0]"));
       }),
       { numRuns: 1500 },
     );

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { getDb } from "../src/db/client";
 import { useStoreUrl } from "../src/products/categories";
 import { getProduct } from "../src/products/create";
-import { minimalJson, ownJson, ownShape, publicJson } from "../src/products/own-json";
+import { minimalJson, ownJson, publicJson } from "../src/products/own-json";
 import { textsOf } from "./carried";
 import { post, uid } from "./helpers";
 import { isHidden, publicFields } from "./modelled-reference";
@@ -89,7 +89,6 @@ describe("the product answer built by SQLite", () => {
           useStoreUrl(store);
           const texts = textsOf(
             await ownJson(db, "p.id IN (SELECT value FROM json_each(?1))", JSON.stringify(ids)).all(),
-            ownShape(),
           );
           const minimal = textsOf(
             await minimalJson(db, "p.id IN (SELECT value FROM json_each(?1))", JSON.stringify(ids)).all(),
@@ -137,7 +136,7 @@ describe("the product answer built by SQLite", () => {
             .sort((a, b) => b - a)
             .filter((id) => !isHidden(shown.get(id) as Record<string, unknown>));
           expect(rows.results.map((r) => r.id)).toEqual(want);
-          for (const [i, text] of textsOf(rows, ownShape(view)).entries()) {
+          for (const [i, text] of textsOf(rows).entries()) {
             expect(JSON.parse(text)).toEqual(publicFields(shown.get(want[i]) as Record<string, unknown>, view));
           }
         }
@@ -161,7 +160,7 @@ describe("the product answer built by SQLite", () => {
     const r = await post("/v1/products", { title: "Big", price: 10, variants: { add } });
     const id = r.json.products[0].product_id;
     useStoreUrl("");
-    const [text] = textsOf(await ownJson(getDb(env.DB), "p.id = ?1", id).all(), ownShape());
+    const [text] = textsOf(await ownJson(getDb(env.DB), "p.id = ?1", id).all());
     expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(await getProduct(getDb(env.DB), id))));
   });
 });

@@ -1,18 +1,9 @@
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  answerBytes,
-  boundSql,
-  carriedBound,
-  carriedSql,
-  escapeBackticks,
-  keyedGrowth,
-  keyedSql,
-} from "../src/platform/quotes";
-import { type Field, keyedObject } from "../src/products/json-sql";
+import { answerBytes, carriedSql, escapeBackticks } from "../src/platform/quotes";
 import { uncarried } from "./carried";
-import { callWithListAsText, get, post, put, uid } from "./helpers";
+import { get, post, put, uid } from "./helpers";
 
 // Large answers built by SQLite travel from D1 with their double quotes carried as backticks
 // (src/platform/quotes.ts). Whatever the text holds (backticks and quotes of its own, escapes,
@@ -98,109 +89,6 @@ describe("answerBytes of a carried text", () => {
   });
 });
 
-// The other way: a long list the Worker binds goes to D1 with its quotes as backticks, which
-// D1's binding writes into its request without escaping each one; SQL turns them back.
-// Keyed answers (src/platform/quotes.ts, "Keys written by the Worker"): SQLite sends an object's
-// values only, and the Worker's WebAssembly writes the keys back. The answer must be SQLite's own
-// json_object text, byte for byte, but for backticks and tildes written as escapes (the same
-// strings), and exactly as long as keyedGrowth says (the memory and the page bound rely on it).
-describe("answerBytes of a keyed text", () => {
-  // Keys are the store's own names: no backtick or tilde among them.
-  const KEYS = ["a", "id", "sku", "min_purchase_quantity", "variant_option1_value", "é"];
-  const value = fc.oneof(
-    fc.constantFrom(...TRICKY, "~", "~A", "~,", "~}", "~~", "\\~", "", "null"),
-    fc.string({ unit: "grapheme", maxLength: 20 }),
-    fc.integer(),
-    fc.double({ noNaN: true, noDefaultInfinity: true }),
-    fc.constant(null),
-    fc.array(fc.oneof(fc.string({ maxLength: 5 }), fc.integer()), { maxLength: 3 }),
-  );
-  const object = fc
-    .uniqueArray(fc.constantFrom(...KEYS), { minLength: 1, maxLength: KEYS.length })
-    .chain((keys) => fc.tuple(fc.constant(keys), fc.array(value, { minLength: keys.length, maxLength: keys.length })));
-  /** A field's SQL over a bound value: arrays as JSON, the rest as they are. */
-  const fieldsOf = (keys: string[], values: unknown[], from: number): Field[] =>
-    keys.map((k, i) => [k, Array.isArray(values[i]) ? `json(?${from + i})` : `?${from + i}`]);
-  const bind = (values: unknown[]) => values.map((v) => (Array.isArray(v) ? JSON.stringify(v) : v));
-  const quoted = (k: string) => `'${k.replaceAll("'", "''")}'`;
-  const plainObject = (fields: Field[]) => `json_object(${fields.map(([k, v]) => `${quoted(k)}, ${v}`).join(", ")})`;
-  const escaped2 = (json: string) => json.replaceAll("`", "\\u0060").replaceAll("~", "\\u007e");
-
-  it("gives SQLite's json_object text, nested objects of a second template included", async () => {
-    await fc.assert(
-      fc.asyncProperty(object, fc.array(object, { maxLength: 3 }), async ([keys, values], inner) => {
-        // Every inner object is of one template: the first one's keys, its own values.
-        const innerKeys = inner[0]?.[0] ?? ["a"];
-        const rows = inner.map(([, v]) => v.slice(0, innerKeys.length));
-        const outer = fieldsOf(keys, values, 1);
-        let at = keys.length + 1;
-        const innerFields = rows.map((v) => {
-          const f = fieldsOf(innerKeys.slice(0, v.length), v, at);
-          at += v.length;
-          return f;
-        });
-        const list = (o: (f: Field[]) => string, sep: string) =>
-          `'[' || ${innerFields.length ? innerFields.map(o).join(` || '${sep}' || `) : "''"} || ']'`;
-        const keyedSqlText = `${keyedObject("A", [...outer, ["list", list((f) => keyedObject("B", f), ","), "keyed"]])}`;
-        const plainSqlText = plainObject([...outer, ["list", `json(${list(plainObject, ",")})`]]);
-        const params = [...bind(values), ...rows.flatMap(bind)];
-        const row = await env.DB.prepare(
-          `SELECT ${plainSqlText} AS plain, ${keyedSql(keyedSqlText)} AS keyed, length(CAST(${keyedSql(keyedSqlText)} AS BLOB)) AS n`,
-        )
-          .bind(...params)
-          .first<{ plain: string; keyed: string; n: number }>();
-        const templates = [[...keys, "list"], innerKeys.slice(0, Math.max(0, ...rows.map((r) => r.length)))];
-        const growth =
-          keyedGrowth(templates[0]) + innerFields.reduce((g, f) => g + keyedGrowth(innerKeys.slice(0, f.length)), 0);
-        const bytes = answerBytes(row!.keyed, { templates: [templates[0], innerKeys], growth });
-        const text = new TextDecoder().decode(bytes);
-        expect(text).toBe(escaped2(row!.plain));
-        expect(bytes.length).toBe(row!.n + growth);
-      }),
-      { numRuns: 200 },
-    );
-  });
-
-  it("leaves text without markers as a carried one's, and refuses a key longer than its slot", () => {
-    expect(new TextDecoder().decode(answerBytes("[`a~b`]".replace("~", "\\u007e"), { templates: [], growth: 0 }))).toBe(
-      '["a\\u007eb"]',
-    );
-    expect(() => answerBytes("~A1~}", { templates: [["k".repeat(30)]], growth: 64 })).toThrow(/slot/);
-  });
-});
-
-describe("carriedBound, a JSON text carried to D1", () => {
-  /** What SQL reads of `json` bound carried. */
-  async function read(json: string) {
-    const bound = carriedBound(json);
-    expect(bound.text).not.toContain('"');
-    expect(bound.bytes).toBe(new TextEncoder().encode(bound.text).length);
-    const row = await env.DB.prepare(`SELECT ${boundSql("?1")} AS t`)
-      .bind(bound.text)
-      .first<{ t: string }>();
-    return row!.t;
-  }
-
-  it.each(TRICKY.map((s) => [s]))("is read back by SQL as the same JSON for a string %j", async (s) => {
-    const json = JSON.stringify({ s, list: [s, 1, null] });
-    expect(await read(json)).toBe(escaped(json));
-  });
-
-  it("holds on random JSON, and after an answer used the same memory", async () => {
-    const piece = fc.oneof(fc.string({ unit: "grapheme", maxLength: 40 }), fc.constantFrom(...TRICKY));
-    await fc.assert(
-      fc.asyncProperty(fc.array(piece, { maxLength: 6 }), async (parts) => {
-        answerBytes("`x`".repeat(parts.length * 7));
-        const json = JSON.stringify(parts);
-        const back = await read(json);
-        expect(back).toBe(escaped(json));
-        expect(JSON.parse(back)).toEqual(parts);
-      }),
-      { numRuns: 150 },
-    );
-  });
-});
-
 describe("answers carried from D1", () => {
   const title = 'The "best" `tick` shirt \\ é 😀';
   const value = 'XL "wide" `w`';
@@ -226,7 +114,7 @@ describe("answers carried from D1", () => {
     expect(page.json.map((x: { title: string }) => x.title)).toEqual([title]);
 
     const sync = variants.map((v, i) => ({ ...v, qty: 5 + i }));
-    const synced = await callWithListAsText("PUT", "/v1/products", { product_id: p.product_id, variants: { sync } });
+    const synced = await put("/v1/products", { product_id: p.product_id, variants: { sync } });
     expect(synced.status, synced.text).toBe(200);
     expect(synced.json.products[0].title).toBe(title);
     expect(synced.json.products[0].variants.map((v: { qty: number }) => v.qty)).toEqual([5, 6]);

@@ -14,6 +14,7 @@ export const ORDER_PAGE = 100;
  *   id: string, label: string, method: string, path: string | ((i: number) => string),
  *   body?: (i: number) => string,
  *   baseline?: "bare" | "batch" | "status-batch" | "cancel-batch",
+ *   d1Baseline?: string,
  *   load: boolean,
  *   cpuIterations: number,
  *   profile?: boolean,
@@ -27,7 +28,8 @@ export const ORDER_PAGE = 100;
  * }} Case
  *
  * `path`: a function of the request's index (-1 for the probe and the load phase) where each
- * request must differ, e.g. to miss the edge cache every time. `load`: also run under autocannon (req/s, and the ratio to `baseline`). `profile` (default
+ * request must differ, e.g. to miss the edge cache every time. `d1Baseline`: the hand-written plain-SQL
+ * case (bench/worker/plain.ts) whose D1 SQL time the "D1 ratio" column divides this case's by. `load`: also run under autocannon (req/s, and the ratio to `baseline`). `profile` (default
  * true): workerd CPU per request. `cpuIterations`: requests of the optional Node CPU phase
  * (`--node`). `connections`: autocannon connections (default 8). `contention`: a load case that
  * reports its share of 503 answers (writers losing the race) instead of a ratio. `heap`: also its wall time,
@@ -472,8 +474,19 @@ export function cases(ids) {
       // are the contention rows.
       load: false,
       cpuIterations: n <= 100 ? 60 : 10,
+      ...(n === MAX_VARIANTS ? { d1Baseline: `d1-sync-${n}` } : {}),
     });
   }
+  // The plain SQL of the largest sync (bench/worker/plain.ts), beside it: the D1 baseline.
+  list.push({
+    id: `d1-sync-${MAX_VARIANTS}`,
+    label: `baseline: hand-written sync of ${MAX_VARIANTS} variants (plain SQL, D1 baseline)`,
+    method: "PUT",
+    path: "/__bench/d1/sync",
+    body: sync(MAX_VARIANTS),
+    load: false,
+    cpuIterations: 0,
+  });
   // The largest sync answered with Prefer: return=minimal (docs/products.md, "Updating products").
   for (const n of [MAX_VARIANTS]) {
     list.push({
@@ -483,6 +496,7 @@ export function cases(ids) {
       path: "/v1/products",
       body: sync(n),
       headers: { prefer: "return=minimal" },
+      d1Baseline: `d1-sync-${n}`,
       load: false,
       cpuIterations: 10,
     });
@@ -515,8 +529,17 @@ export function cases(ids) {
       label: `GET /v1/products?limit=500&offset=N&include_details=true (one of 2,048 variants, the rest of 3)`,
       method: "GET",
       path: `/v1/products?limit=500&offset=${ids.pageOffset}&include_details=true`,
+      d1Baseline: "d1-list-products",
       load: false,
       cpuIterations: 10,
+    },
+    {
+      id: "d1-list-products",
+      label: "baseline: hand-written products page of 500 with variants (plain SQL, D1 baseline)",
+      method: "GET",
+      path: `/__bench/d1/products?limit=500&offset=${ids.pageOffset}`,
+      load: false,
+      cpuIterations: 0,
     },
     {
       id: "lookup-2048",
@@ -606,8 +629,23 @@ export function cases(ids) {
           price: 100,
           variants: { add: variantEntries(`CR${i}x${Date.now()}`, MAX_VARIANTS, 1) },
         }),
+      d1Baseline: `d1-create-${MAX_VARIANTS}`,
       load: false,
       cpuIterations: 10,
+    },
+    {
+      id: `d1-create-${MAX_VARIANTS}`,
+      label: `baseline: hand-written create of ${MAX_VARIANTS} variants (plain SQL, D1 baseline)`,
+      method: "POST",
+      path: "/__bench/d1/create",
+      body: (i) =>
+        JSON.stringify({
+          title: `Plain ${i}`,
+          price: 100,
+          variants: { add: variantEntries(`PL${i}x${Date.now()}`, MAX_VARIANTS, 1) },
+        }),
+      load: false,
+      cpuIterations: 0,
     },
   );
   // Writers racing on one product: every request changes all 10 variants of the same product.

@@ -11,6 +11,7 @@ import { productCreate, productUpdate } from "../../src/products/schema";
 import { subscribed } from "../../src/webhooks/outbox";
 import { consume } from "./consume";
 import { countedDb, countHeaders, countingDb, resetCounts } from "./count";
+import { plain } from "./plain";
 
 /**
  * The store's info lines (one a request, one a consumer invocation: src/platform/log.ts) are kept
@@ -36,10 +37,12 @@ console.log = (...args: unknown[]) => {
  * and round trips), not the platform every route pays for.
  */
 const bench = new Hono<AppEnv>().basePath("/__bench");
-const BASELINES = ["/bare", "/order-batch", "/order-status"];
+const BASELINES = ["/bare", "/order-batch", "/order-status", "/d1/*"];
 for (const path of BASELINES) bench.use(path, requestId(), requestLog);
 bench.use("*", auth);
 for (const path of BASELINES) bench.use(path, d1Session);
+
+bench.route("/d1", plain);
 
 /** Baseline 1: an authenticated route that does no D1 work at all. */
 bench.get("/bare", (c) => c.json({ ok: true }));

@@ -184,7 +184,7 @@ export const ordersRoute = new Hono<AppEnv>()
   })
   .get("/", async (c) => {
     const { chunks, link } = await listOrders(c.var.db, parseOrderQuery(c.req.url), c.req.url);
-    // SQLite's text as is: the page is never parsed in the Worker (docs/performance.md).
+    // SQLite's text as is: the page is never parsed in the Worker (docs/design.md, "Answers from D1").
     return carriedChunks(c, chunks, link ? { Link: link } : {});
   })
   .get("/:order_id", zv("param", z.object({ order_id: id })), async (c) => {

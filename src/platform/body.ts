@@ -94,83 +94,49 @@ async function drain(reader: ReadableStreamDefaultReader<Uint8Array>, seen: numb
   await reader.cancel().catch(() => {});
 }
 
-/** JSON text parsed under the rules of docs/api.md, "Conventions": nesting, then syntax (400). */
+/**
+ * Whether the parsed value `v` nests arrays and objects deeper than `max` levels. Iterative, as
+ * V8's JSON.parse is: a body of half a million levels parses without a stack overflow, and is
+ * walked so too.
+ */
+function nestedDeeper(v: unknown, max: number): boolean {
+  const stack: unknown[] = [v];
+  const depths: number[] = [1];
+  while (stack.length) {
+    const x = stack.pop() as object;
+    const d = depths.pop() as number;
+    if (typeof x !== "object" || x === null) continue;
+    if (d > max) return true;
+    const values = Array.isArray(x) ? x : Object.values(x);
+    for (let i = 0; i < values.length; i++) {
+      const y = values[i];
+      if (typeof y === "object" && y !== null) {
+        stack.push(y);
+        depths.push(d + 1);
+      }
+    }
+  }
+  return false;
+}
+
+const tooDeep = () => new ApiError(400, `JSON is nested deeper than ${MAX_DEPTH} levels`);
+
+/**
+ * JSON text parsed under the rules of docs/api.md, "Conventions": nesting, then syntax (400).
+ * Parsed first and its depth checked on the value: the scan of the text (jsonDepth) cost about
+ * 1.5 ms of a 700 KB variant list; it now runs only on text that does not parse, to tell a body
+ * too deep from one malformed.
+ */
 export function parseJson(text: string): unknown {
-  if (jsonDepth(text) > MAX_DEPTH) throw new ApiError(400, `JSON is nested deeper than ${MAX_DEPTH} levels`);
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
+    if (jsonDepth(text) > MAX_DEPTH) throw tooDeep();
     throw new ApiError(400, "request body is not valid JSON");
   }
-}
-
-/**
- * A product body's variant list kept as its text (src/products/raw-list.ts): which list, its text,
- * and the whole body's text, which the request falls back to when the list is not taken as it is.
- */
-export type RawList = {
-  key: "sync" | "add" | "update";
-  text: string;
-  full: string;
-  /** The body's size in UTF-8 bytes, a bound of the list's own (no need to measure it again). */
-  bytes: number;
-};
-
-/**
- * Bodies below this size are parsed whole: a list kept as text pays off only when it is long. At
- * 32 KiB an update of 2,048 variants by id (about 60 KB) goes as text: medians of 7.7 and 10.0 ms
- * became 4.5 and 5.2, with no more D1 time (bench/README.md, "This round (seventh)").
- */
-export const RAW_LIST_MIN_CHARS = 32 * 1024;
-const LIST_START = /"variants"\s*:\s*\{\s*"(sync|add|update)"\s*:\s*\[/;
-const SPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
-
-/** Index of the last character of `text` before `from` that is not JSON whitespace. */
-function lastNonSpace(text: string, from: number) {
-  let i = from;
-  while (i >= 0 && SPACE.has(text.charCodeAt(i))) i--;
-  return i;
-}
-
-/**
- * The body with its variant list left out, when the list is the body's last value
- * (`{..., "variants": {"sync": [...]}}`): the rest parsed as usual with the list standing empty,
- * and the list's text. Where the list starts and ends is found in the text, then proven: a
- * one-time token put in its place must come out of JSON.parse as the body's `variants.<list>`, and
- * SQLite takes the list only if it is one JSON array on its own (src/products/raw-list.ts), so a
- * body that is not so shaped is parsed whole (undefined here).
- */
-export function splitList(
-  text: string,
-  bytes = text.length * 3,
-): { body: Record<string, unknown>; list: RawList } | undefined {
-  if (text.length < RAW_LIST_MIN_CHARS) return undefined;
-  const m = LIST_START.exec(text);
-  if (!m) return undefined;
-  const start = m.index + m[0].length - 1;
-  const body = lastNonSpace(text, text.length - 1);
-  const variants = lastNonSpace(text, body - 1);
-  const end = lastNonSpace(text, variants - 1);
-  if (text[body] !== "}" || text[variants] !== "}" || text[end] !== "]" || end <= start) return undefined;
-  const token = `\u0001list ${crypto.randomUUID()}`;
-  const rest = `${text.slice(0, start)}${JSON.stringify(token)}${text.slice(end + 1)}`;
-  if (jsonDepth(rest) > MAX_DEPTH) return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(rest);
-  } catch {
-    return undefined;
-  }
-  const key = m[1] as RawList["key"];
-  const lists = (parsed as { variants?: unknown } | null)?.variants;
-  if (typeof lists !== "object" || lists === null || (lists as Record<string, unknown>)[key] !== token) {
-    return undefined;
-  }
-  (lists as Record<string, unknown>)[key] = [];
-  return {
-    body: parsed as Record<string, unknown>,
-    list: { key, text: text.slice(start, end + 1), full: text, bytes },
-  };
+  if (nestedDeeper(value, MAX_DEPTH)) throw tooDeep();
+  return value;
 }
 
 // One decoder for the isolate: decode() without `stream` starts afresh every call, a refused body
@@ -182,37 +148,25 @@ const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 /**
  * Reads a JSON body under the rules of docs/api.md, "Conventions": media type (415), size (413), nesting (400),
  * syntax (400). The parsed value is `c.var.body`; routes then check its shape themselves because
- * array bodies are validated item by item. With `lists`, a long product body's variant list may
- * be kept as text (splitList): `c.var.rawList`, the list standing empty in `c.var.body`; the route
- * must then either write it as text or parse `rawList.full`.
+ * array bodies are validated item by item.
  */
-const readBody = (lists: boolean) =>
-  createMiddleware<AppEnv>(async (c, next) => {
-    const type = c.req.header("content-type");
-    if (type !== undefined) {
-      const media = type.split(";")[0].trim().toLowerCase();
-      if (media !== "application/json") {
-        throw new ApiError(415, "Content-Type must be application/json");
-      }
+export const jsonBody = createMiddleware<AppEnv>(async (c, next) => {
+  const type = c.req.header("content-type");
+  if (type !== undefined) {
+    const media = type.split(";")[0].trim().toLowerCase();
+    if (media !== "application/json") {
+      throw new ApiError(415, "Content-Type must be application/json");
     }
-    const declared = Number(c.req.header("content-length"));
-    if (declared > MAX_BODY_BYTES) throw new ApiError(413, "request body is larger than 1 MiB");
-    const buf = await readLimited(c.req.raw, MAX_BODY_BYTES, declared);
-    let text: string;
-    try {
-      text = UTF8.decode(buf);
-    } catch {
-      throw new ApiError(400, "request body is not valid UTF-8");
-    }
-    // An Idempotency-Key's hash is of the parsed body (src/platform/idempotency.ts): parsed whole.
-    const split = lists && c.req.header("idempotency-key") === undefined ? splitList(text, buf.byteLength) : undefined;
-    if (split) {
-      c.set("body", split.body);
-      c.set("rawList", split.list);
-    } else c.set("body", parseJson(text));
-    await next();
-  });
-
-export const jsonBody = readBody(false);
-/** jsonBody for the product writes, which can take a long variant list as text. */
-export const productBody = readBody(true);
+  }
+  const declared = Number(c.req.header("content-length"));
+  if (declared > MAX_BODY_BYTES) throw new ApiError(413, "request body is larger than 1 MiB");
+  const buf = await readLimited(c.req.raw, MAX_BODY_BYTES, declared);
+  let text: string;
+  try {
+    text = UTF8.decode(buf);
+  } catch {
+    throw new ApiError(400, "request body is not valid UTF-8");
+  }
+  c.set("body", parseJson(text));
+  await next();
+});

@@ -3,7 +3,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import swapModule from "./quotes.wasm";
 
 // Large JSON answers that SQLite builds travel from D1 with their double quotes carried as
-// backticks (docs/design.md, "Quotes carried as backticks"). D1's binding hands the
+// backticks (docs/design.md, "Answers from D1"). D1's binding hands the
 // Worker each text inside its own JSON answer, where every `"` of the text is written `\"`;
 // JSON.parse unescaping those was most of a large read's CPU (4.3 of 6.3 ms on the products page
 // of 500 with 2.2 MB of answer). A backtick needs no escape there, and SQLite's JSON has none
@@ -21,12 +21,8 @@ export const escapeBackticks = (json: string) => (json.includes("`") ? json.repl
 // Instantiated at the first answer: startup, and requests that answer no carried text, pay nothing.
 let instance: WebAssembly.Instance | undefined;
 let memory: WebAssembly.Memory;
-type Pass = (length: number) => void;
-/** Every backtick of the first `length` bytes a double quote (an answer), or the other way (a bound list). */
-let swap: Pass;
-let carry: Pass;
-/** The keyed bytes [0, n) written from `out` with their keys (see Keyed): the output's length. */
-let expand: (n: number, out: number, table: number) => number;
+/** Every backtick of the first `length` bytes a double quote. */
+let swap: (length: number) => void;
 const encoder = new TextEncoder();
 const PAGE = 65_536;
 
@@ -36,17 +32,15 @@ function ensure(bytes: number) {
 }
 
 /**
- * Writes `texts`, one after another, as UTF-8 into the module's memory and runs `pass` over them:
- * their byte count. Texts joined in JavaScript would be flattened into one copy first (a megabyte
+ * Writes `texts`, one after another, as UTF-8 into the module's memory and turns their backticks
+ * into double quotes: their byte count. Texts joined in JavaScript would be flattened into one copy first (a megabyte
  * for a large product, allocated and written only to be encoded).
  */
-function encoded(texts: readonly string[], pass: "swap" | "carry" | "none"): number {
+function encoded(texts: readonly string[]): number {
   if (!instance) {
     instance = new WebAssembly.Instance(swapModule);
     memory = instance.exports.memory as WebAssembly.Memory;
-    swap = instance.exports.swap as Pass;
-    carry = instance.exports.carry as Pass;
-    expand = instance.exports.expand as typeof expand;
+    swap = instance.exports.swap as typeof swap;
   }
   let units = 0;
   for (const t of texts) units += t.length;
@@ -66,7 +60,7 @@ function encoded(texts: readonly string[], pass: "swap" | "carry" | "none"): num
       written += encoder.encodeInto(text.slice(r.read), new Uint8Array(memory.buffer, written, rest * 3)).written;
     }
   }
-  if (pass !== "none") (pass === "swap" ? swap : carry)(written);
+  swap(written);
   return written;
 }
 
@@ -78,98 +72,11 @@ function encoded(texts: readonly string[], pass: "swap" | "carry" | "none"): num
  * the Fetch standard says, and test/quotes.test.ts holds), so carriedJson hands them over at once
  * and no megabyte is copied out first.
  */
-export function answerBytes(text: string | readonly string[], keyed?: Keyed): Uint8Array<ArrayBuffer> {
+export function answerBytes(text: string | readonly string[]): Uint8Array<ArrayBuffer> {
   const texts = typeof text === "string" ? [text] : text;
-  if (keyed) return keyedBytes(texts, keyed);
-  const bytes = encoded(texts, "swap"); // first: it may instantiate or grow the memory
+  const bytes = encoded(texts); // first: it may instantiate or grow the memory
   return new Uint8Array(memory.buffer, 0, bytes);
 }
-
-// Keys written by the Worker. A page of 500 products repeats the same keys in every product and
-// variant: about three quarters of its 2 MB, all of it in D1's answer, which the binding reads as
-// text and JSON.parse copies once more. So where the shape of an object is fixed
-// (src/products/modelled-json.ts, own-json.ts), SQLite sends its values only, each as JSON (json_quote), in
-// the template's order: `~A` value `~,` value ... `~}`, A the template's letter. `~` stands for
-// nothing else: SQLite writes those inside strings as `\u007e` (keyedSql), and outside strings
-// JSON has none. The WebAssembly pass that turns the carried backticks back into quotes writes
-// each key where its marker was (src/scripts/quotes-wasm.mjs, `expand`).
-
-/**
- * What an answer's keyed objects leave out: each template's keys in order (template `A` first),
- * and the bytes they add once written (keyedGrowth of each object's template, summed; more is
- * allowed: it sizes the memory).
- */
-export type Keyed = { templates: readonly (readonly string[])[]; growth: number };
-
-/** Bytes a key's slot holds: its length, then `{"key":` (the first) or `,"key":`. */
-const SLOT = 32;
-const FIELDS = 64;
-const slotText = (key: string, first: boolean) => `${first ? "{" : ","}${JSON.stringify(key)}:`;
-
-/**
- * The UTF-8 bytes an object of `keys` gains when its keys are written: their slots and the
- * closing brace, less its markers' two bytes each (an opening, a `~,` per further key, a `~}`).
- */
-export function keyedGrowth(keys: readonly string[]): number {
-  let n = 1 - 2 * (keys.length + 1);
-  keys.forEach((k, i) => {
-    n += encoder.encode(slotText(k, i === 0)).length;
-  });
-  return n;
-}
-
-/** SQL: a keyed object's marker (`~` once keyedSql has carried the text). */
-export const MARK = "char(1)";
-
-/** SQL: the JSON text `expr` holding keyed objects (built with MARK), carried as carriedSql does. */
-export const keyedSql = (expr: string) =>
-  `replace(replace(${carriedSql(expr)}, char(126), '\\u007e'), char(1), char(126))`;
-
-function keyedBytes(texts: readonly string[], keyed: Keyed): Uint8Array<ArrayBuffer> {
-  const n = encoded(texts, "none");
-  const { templates } = keyed;
-  if (templates.length > 26) throw new Error("at most 26 templates (A to Z)");
-  // After the text and the 15 bytes a pass reads past it: the template stack (8 entries of 8
-  // bytes), the slots, then the answer, with room for the 31 bytes a key's write may pass its end.
-  const table = Math.ceil((n + 16 + 64) / 16) * 16;
-  const out = table + templates.length * FIELDS * SLOT;
-  ensure(out + n + keyed.growth + SLOT);
-  const mem = new Uint8Array(memory.buffer);
-  templates.forEach((keys, t) => {
-    if (keys.length > FIELDS) throw new Error(`a template of at most ${FIELDS} keys`);
-    keys.forEach((k, f) => {
-      const at = table + (t * FIELDS + f) * SLOT;
-      const text = slotText(k, f === 0);
-      const r = encoder.encodeInto(text, mem.subarray(at + 1, at + SLOT));
-      if (r.read !== text.length) throw new Error(`key ${k} longer than a slot`);
-      mem[at] = r.written;
-    });
-  });
-  const length = expand(n, out, table);
-  if (length > n + keyed.growth) throw new Error(`keyed answer of ${length} bytes, ${n + keyed.growth} measured`);
-  return new Uint8Array(memory.buffer, out, length);
-}
-
-// The other way: a long JSON text the Worker binds (a variant list as the request gave it) goes to
-// D1 carried the same way. D1's binding writes every bound value into the JSON of its request, and
-// workerd's JSON.stringify copies text that holds no `"` or `\` at memory speed but writes the
-// rest character by character: 1.9 to 2.4 ms for a 700 KB list as sent, 0.6 to 0.8 carried, where
-// carrying it costs about 0.45 (bench/README.md, "This round (eleventh)"). The decoder is the
-// fatal one only because it measured faster (0.19 against 0.24 ms for 600 KB): what it decodes is
-// encodeInto's output, always valid UTF-8.
-const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
-
-/**
- * `json` to bind where SQL reads it through boundSql: its backticks escaped, then its double quotes
- * as backticks. Also its UTF-8 length.
- */
-export function carriedBound(json: string): { text: string; bytes: number } {
-  const bytes = encoded([escapeBackticks(json)], "carry");
-  return { text: decoder.decode(new Uint8Array(memory.buffer, 0, bytes)), bytes };
-}
-
-/** SQL: the JSON text a carriedBound value `expr` stands for (the same text, backticks escaped). */
-export const boundSql = (expr: string) => `replace(${expr}, char(96), char(34))`;
 
 /** A JSON answer of carried text: its bytes (answerBytes) with the JSON media type. */
 export const carriedJson = (
@@ -177,8 +84,7 @@ export const carriedJson = (
   text: string | readonly string[],
   status: ContentfulStatusCode = 200,
   headers: Record<string, string> = {},
-  keyed?: Keyed,
-) => c.body(answerBytes(text, keyed), status, { "Content-Type": "application/json", ...headers });
+) => c.body(answerBytes(text), status, { "Content-Type": "application/json", ...headers });
 
 /** Bytes of memory the swap holds (for tests: an ASCII answer must not reserve UTF-8's worst case). */
 export const answerMemoryBytes = () => (instance ? memory.buffer.byteLength : 0);

@@ -1,6 +1,5 @@
 import type { Context } from "hono";
-import type { AppEnv } from "../env";
-import { answerBytes, carriedJson, type Keyed } from "./quotes";
+import { answerBytes, carriedJson } from "./quotes";
 
 // A page too large to hold whole (docs/modelled-reads.md, "Paging"): SQLite builds it in
 // chunks, one D1 round trip each, and each chunk's bytes are written to the response as it
@@ -18,25 +17,17 @@ export type CarriedChunks = {
 };
 
 /** The body of `chunks`: each chunk written as its bytes, read when the reader asks for more. */
-export function carriedStream(chunks: CarriedChunks, keyed?: Keyed, requestId?: string): ReadableStream<Uint8Array> {
+export function carriedStream(chunks: CarriedChunks): ReadableStream<Uint8Array> {
   let first: readonly string[] | undefined = chunks.first;
   const next = chunks.next;
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
-        let texts: readonly string[] | undefined;
-        try {
-          texts = first ?? (await next?.());
-        } catch (e) {
-          // The status line has gone: the root error handler never sees this one.
-          const error = e instanceof Error ? e.message : String(e);
-          console.error(JSON.stringify({ level: "error", msg: "streamed answer broke off", requestId, error }));
-          throw e;
-        }
+        const texts = first ?? (await next?.());
         first = undefined;
         if (!texts) return controller.close();
         // A copy: answerBytes is a view of memory the next chunk writes over.
-        controller.enqueue(answerBytes(texts, keyed).slice());
+        controller.enqueue(answerBytes(texts).slice());
       },
     },
     // Nothing read ahead: a chunk is read from D1 only once the one before it was taken.
@@ -49,13 +40,7 @@ export function carriedStream(chunks: CarriedChunks, keyed?: Keyed, requestId?: 
  * stream. A chunk that fails to arrive once the answer has started ends the stream with an error,
  * so the client sees a broken answer, never a short one that parses.
  */
-export function carriedChunks(
-  c: Context<AppEnv>,
-  chunks: CarriedChunks,
-  headers: Record<string, string> = {},
-  keyed?: Keyed,
-): Response {
-  if (!chunks.next) return carriedJson(c, chunks.first, 200, headers, keyed);
-  const stream = carriedStream(chunks, keyed, c.var.requestId);
-  return c.body(stream, 200, { "Content-Type": "application/json", ...headers });
+export function carriedChunks(c: Context, chunks: CarriedChunks, headers: Record<string, string> = {}): Response {
+  if (!chunks.next) return carriedJson(c, chunks.first, 200, headers);
+  return c.body(carriedStream(chunks), 200, { "Content-Type": "application/json", ...headers });
 }

@@ -1,25 +1,26 @@
 import { inArray, sql } from "drizzle-orm";
 import type { DB } from "../db/client";
 import { skus } from "../db/schema";
-import { afterLostRace, isConstraintError, jsonChunks, runBatch, stmt } from "../platform/d1";
+import { afterLostRace, fitsOneValue, isConstraintError, jsonChunks, runBatch, stmt } from "../platform/d1";
 import { type Claim, type Idem, runClaimed } from "../platform/idempotency";
 import { committed, newEvent, outboxStatement, type PendingEvent } from "../webhooks/outbox";
 import { derivedSlug, tooManyPaths, withHead } from "./categories";
-import { createInSql, createProduct } from "./create-sql";
-import type { ProductText } from "./own-json";
+import { fieldValueSql, PRODUCT_FIELD_NAMES, withInitials } from "./fields";
+import { minimalJson, ownJson, type ProductText, productTexts } from "./own-json";
+import { at, POSITION, packedRows, SLOTS, TOKEN, value } from "./packed";
 import type { ProductOut } from "./present";
-import { presentReads, productReads, readBack } from "./read";
-import type { ProductCreate } from "./schema";
+import { presentReads, productReads } from "./read";
+import type { ProductCreate, VariantEntry } from "./schema";
 import {
+  entryBytes,
   jsonBytes,
   MAX_ANSWER_BYTES,
   PRODUCT_ALLOWANCE,
   PRODUCT_TEXT_COLUMNS,
   textBytes,
   tooLarge,
-  variantBytes,
 } from "./size";
-import { agreedNames, comboKey, type Located, valuesOf, variantColumns } from "./variants";
+import { agreedNames, type Located, sharedNames, VALUE_KEYS, valuesOf } from "./variants";
 
 /**
  * How a write answers: `minimal` reads back only ids, SKUs and updated_at (docs/products.md,
@@ -71,36 +72,12 @@ export async function getProduct(db: DB, id: number): Promise<ProductOut | undef
 // Create
 
 type ProductInsert = ReturnType<typeof productColumns> & { token: string; slug: string };
-type VariantInsert = ReturnType<typeof variantColumns> & {
-  token: string;
-  option_values: string[];
-  position: number;
-};
 
 export function productColumns(p: ProductCreate, optionNames: string[]) {
   return {
-    sku: p.sku ?? null,
-    title: p.title,
-    price: p.price as number, // required by productCreate; zod types preprocess outputs as optional
-    before_price: p.before_price ?? null,
-    purchase_price: p.purchase_price ?? null,
-    tax_rate: p.tax_rate ?? 25,
-    stock: p.stock ?? 0,
-    qty_location: p.qty_location ?? null,
-    disable_minusqty: p.disable_minusqty ?? 0,
-    visible: p.visible ?? 1,
-    description: p.description ?? null,
-    gtin: p.gtin ?? null,
-    supplier_name: p.supplier_name ?? null,
-    supplier_sku: p.supplier_sku ?? null,
-    datafield_1: p.datafield_1 ?? null,
-    datafield_2: p.datafield_2 ?? null,
-    datafield_3: p.datafield_3 ?? null,
-    seo_description: p.seo_description ?? null,
-    seo_title: p.seo_title ?? null,
-    weight: p.weight ?? null,
-    images: p.images ?? [],
-    metadata: p.metadata ?? null,
+    ...withInitials(p),
+    // Required by productCreate; zod types preprocess outputs as optional.
+    price: p.price as number,
     option_names: optionNames,
     categories: withHead(p.categories ?? [], p.headcategory_name),
   };
@@ -109,19 +86,30 @@ export function productColumns(p: ProductCreate, optionNames: string[]) {
 type Planned = {
   index: number;
   product: ProductInsert;
-  variants: VariantInsert[];
+  /** The variant entries as given, checked; written packed (./packed.ts). */
+  variants: VariantEntry[];
   skus: Located<string>[];
   /** The slug the client gave, if it did. */
   slug?: string;
 };
 
-/** Everything about one product that can be decided without the database. */
+/**
+ * Everything about one product that can be decided without the database: the one plan of a
+ * create, whatever its size. It reads the entries where they are, without a row object per
+ * variant (a create has up to 2,048), and words every refusal; the batch's constraints then only
+ * meet what another request did meanwhile (a taken SKU or slug).
+ */
 function planCreate(
   p: ProductCreate,
   index: number,
 ): Planned | { index: number; status: 400 | 409 | 413; errors: string[] } {
-  const entries = (p.variants?.add ?? []).map((entry, i) => ({ entry, path: `variants.add[${i}]` }));
-  const { names = [], errors } = agreedNames(entries);
+  const entries = p.variants?.add ?? [];
+  const path = (i: number) => `variants.add[${i}]`;
+  // The names every entry agrees on, read without an object per entry; worded only when they differ.
+  const shared = sharedNames(entries);
+  const agreed = shared === false ? agreedNames(entries.map((entry, i) => ({ entry, path: path(i) }))) : undefined;
+  const names = (shared === false ? agreed?.names : shared) ?? [];
+  const errors = agreed?.errors ?? [];
   const token = crypto.randomUUID();
   // A slug left to the database is resolved by a trigger in the insert (docs/products.md,
   // "Categories, URLs and images"); a given one is unique or the batch fails.
@@ -130,32 +118,37 @@ function planCreate(
     token,
     slug: p.slug ?? derivedSlug(p.title as string, token),
   };
-  const paths = tooManyPaths(product.categories);
-  if (paths) errors.push(paths);
+  const tooMany = tooManyPaths(product.categories);
+  if (tooMany) errors.push(tooMany);
   const flagOn = product.disable_minusqty === 1;
   if (entries.length && p.stock !== undefined) {
     errors.push("stock: a product with variants has no stock of its own: give each variant its qty");
   }
   if (flagOn && product.stock < 0) errors.push("stock: must not be negative while disable_minusqty is on");
-  const seen = new Map<string, string>();
-  const planned: VariantInsert[] = [];
-  entries.forEach(({ entry, path }, position) => {
-    const v = valuesOf(entry, names, path);
-    errors.push(...v.errors);
-    if (!v.values) return;
-    const key = comboKey(v.values);
+  // The entry that last gave each combination of option values.
+  const seen = new Map<string, number>();
+  let size = createdSize(product);
+  const nameBytes = jsonBytes(product.option_names);
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i];
+    const key = comboOf(entry, names);
+    if (key === undefined) {
+      for (const e of valuesOf(entry, names, path(i)).errors) errors.push(e);
+      continue;
+    }
     const dup = seen.get(key);
-    if (dup) errors.push(`${path}: same option values as ${dup}`);
-    seen.set(key, path);
-    if (flagOn && (entry.qty ?? 0) < 0) errors.push(`${path}.qty: must not be negative while disable_minusqty is on`);
-    const cols = variantColumns(entry, product.price);
-    planned.push({ ...cols, token, option_values: v.values, position });
-  });
+    if (dup !== undefined) errors.push(`${path(i)}: same option values as ${path(dup)}`);
+    seen.set(key, i);
+    if (flagOn && (entry.qty ?? 0) < 0)
+      errors.push(`${path(i)}.qty: must not be negative while disable_minusqty is on`);
+    size += nameBytes + entryBytes(entry);
+  }
   if (errors.length) return { index, status: 400, errors };
   const owned: Located<string>[] = [];
   if (product.sku !== null) owned.push({ entry: product.sku, path: "sku" });
-  for (const [i, v] of planned.entries()) {
-    if (v.sku !== null) owned.push({ entry: v.sku, path: `variants.add[${i}].sku` });
+  for (let i = 0; i < entries.length; i++) {
+    const sku = entries[i].sku;
+    if (sku !== undefined && sku !== null) owned.push({ entry: sku, path: `${path(i)}.sku` });
   }
   // A SKU given twice inside one product would fail the batch on the skus key on every attempt.
   const first = new Map<string, string>();
@@ -165,37 +158,42 @@ function planCreate(
     else first.set(sku, path.replace(/\.sku$/, "") || "sku");
   }
   if (errors.length) return { index, status: 409, errors };
-  const size = createdSize(product, planned);
   if (size > MAX_ANSWER_BYTES) {
     return { index, status: 413, errors: [tooLarge(`product "${product.title}"`, size)] };
   }
-  return { index, product, variants: planned, skus: owned, slug: p.slug ?? undefined };
+  return { index, product, variants: entries, skus: owned, slug: p.slug ?? undefined };
 }
 
-/** The answer size estimate of a product about to be created (docs/products.md, "Updating products"). */
-function createdSize(p: ProductInsert, variants: VariantInsert[]) {
+/**
+ * The key of an entry's option values for `names` (as comboKey gives it), without an array per
+ * entry; undefined when a value is missing or given past the names (valuesOf then words why).
+ */
+function comboOf(e: VariantEntry, names: readonly string[]): string | undefined {
+  if (!names.length) return undefined;
+  let key = "";
+  for (let n = 0; n < VALUE_KEYS.length; n++) {
+    const v = e[VALUE_KEYS[n]];
+    if (n < names.length) {
+      if (v === undefined) return undefined;
+      key += n ? `\u0000${v}` : v;
+    } else if (v !== undefined) return undefined;
+    else key += "\u0000";
+  }
+  return key;
+}
+
+/** The answer size estimate of a product about to be created, without its variants (./size.ts). */
+function createdSize(p: ProductInsert) {
   let size = PRODUCT_ALLOWANCE + jsonBytes(p.images) + jsonBytes(p.metadata) + jsonBytes(p.categories);
   size += textBytes(p.slug);
   for (const key of PRODUCT_TEXT_COLUMNS) size += textBytes(p[key]);
-  const names = jsonBytes(p.option_names);
-  for (const v of variants) {
-    size += names + variantBytes({ ...v, values: v.option_values, images: JSON.stringify(v.images) });
-  }
   return size;
 }
 
 export const INSERT_PRODUCTS = `
-  INSERT INTO products (token, sku, title, price, before_price, purchase_price, tax_rate, stock,
-    qty_location, disable_minusqty, visible, description, gtin, supplier_name, supplier_sku,
-    datafield_1, datafield_2, datafield_3, seo_description, seo_title, weight, images, metadata,
-    option_names, slug, categories, created_at, updated_at, key_id)
-  SELECT p.value->>'token', p.value->>'sku', p.value->>'title', p.value->>'price',
-    p.value->>'before_price', p.value->>'purchase_price', p.value->>'tax_rate', p.value->>'stock',
-    p.value->>'qty_location', p.value->>'disable_minusqty', p.value->>'visible',
-    p.value->>'description', p.value->>'gtin', p.value->>'supplier_name', p.value->>'supplier_sku',
-    p.value->>'datafield_1', p.value->>'datafield_2', p.value->>'datafield_3',
-    p.value->>'seo_description', p.value->>'seo_title', p.value->>'weight', p.value->'images',
-    iif(json_type(p.value, '$.metadata') = 'object', p.value->'metadata', NULL),
+  INSERT INTO products (token, ${PRODUCT_FIELD_NAMES.join(", ")}, option_names, slug, categories, created_at,
+    updated_at, key_id)
+  SELECT p.value->>'token', ${PRODUCT_FIELD_NAMES.map((name) => fieldValueSql("p.value", name)).join(", ")},
     p.value->'option_names', p.value->>'slug', p.value->'categories', ?2, ?2, ?3
   FROM json_each(?1) AS p`;
 
@@ -215,6 +213,25 @@ export const INSERT_VARIANTS = `
   FROM json_each(?1) AS v
   JOIN products AS p ON p.id = coalesce(v.value->>'product_id',
     (SELECT id FROM products WHERE token = v.value->>'token'))`;
+
+const each = (f: (n: number) => string, sep: string) => SLOTS.map(f).join(sep);
+const v = (n: number) => at("j.value", value(n));
+
+/**
+ * Inserts the variants of products created in the same batch: ?1 their entries packed
+ * (./packed.ts, packedFor: each with its product's token and its position), ?2 now. Checked by
+ * planCreate; a variant without a price takes its product's.
+ */
+const INSERT_PACKED = `
+  INSERT INTO variants (product_id, sku, ${each((k) => `option${k}_value`, ", ")}, price, before_price,
+    purchase_price, qty, qty_location, gtin, supplier_sku, weight, visible, images, no_minus, position,
+    created_at, updated_at)
+  SELECT p.id, ${at("j.value", "sku")}, ${each((k) => `coalesce(${v(k)}, '')`, ", ")},
+    coalesce(${at("j.value", "price")}, p.price), ${at("j.value", "before_price")}, ${at("j.value", "purchase_price")},
+    coalesce(${at("j.value", "qty")}, 0), ${at("j.value", "qty_location")}, ${at("j.value", "gtin")},
+    ${at("j.value", "supplier_sku")}, ${at("j.value", "weight")}, coalesce(${at("j.value", "visible")}, 1),
+    coalesce(${at("j.value", "images")}, '[]'), p.disable_minusqty, j.value->>'$[${POSITION}]', ?2, ?2
+  FROM json_each(?1) AS j JOIN products AS p ON p.token = j.value->>'$[${TOKEN}]'`;
 
 /** SKUs of `wanted` already in the store, with their owners. */
 export function skuOwners(db: DB, wanted: string[]) {
@@ -253,14 +270,8 @@ export async function createProducts(
   recorder?: Recorder,
   options: WriteOptions = {},
 ): Promise<{ outcomes: Map<number, ItemOutcome>; events: PendingEvent[] }> {
-  // One product with variants is checked in SQL when it can be (./create-sql.ts); a refusal there
-  // wrote nothing, and the JavaScript plan below decides and words it.
-  const one = createInSql(items, recorder !== undefined);
-  const created = one && (await createProduct(db, one, now, options));
-  if (created) return created;
   const outcomes = new Map<number, ItemOutcome>();
   let events: PendingEvent[] = [];
-  const back = readBack(options.minimal);
   const plans: Planned[] = [];
   for (const { index, data } of items) {
     const plan = planCreate(data, index);
@@ -314,23 +325,25 @@ export async function createProducts(
     const tokens = JSON.stringify(ready.map((p) => p.product.token));
     const byToken = "p.token IN (SELECT value FROM json_each(?1))";
     events = ready.map((p) => newEvent("product.add", { productToken: p.product.token, keyId: options.keyId }));
+    // Every product's variants in one packed list, split only when too long for one bound value.
+    const rows = ready.flatMap((p) => packedRows(p.variants, p.product.token));
+    const whole = JSON.stringify(rows);
+    const variants = fitsOneValue(whole) ? [whole] : jsonChunks(rows);
     try {
       const results = await runClaimed(db, recorder?.idem, head, [
         ...jsonChunks(ready.map((p) => p.product)).map((json) =>
           stmt(db, INSERT_PRODUCTS, json, now, options.keyId ?? null),
         ),
-        ...jsonChunks(ready.flatMap((p) => p.variants)).map((json) => stmt(db, INSERT_VARIANTS, json, now)),
+        ...variants.map((json) => stmt(db, INSERT_PACKED, json, now)),
         outboxStatement(db, events, now),
-        ...back.reads(db, byToken, tokens),
+        // The products as SQLite writes their answer (./own-json.ts): never presented in JavaScript.
+        (options.minimal ? minimalJson : ownJson)(db, byToken, tokens),
         ...(recorder ? [recorder.snapshot(byToken, tokens)] : []),
       ]);
       events = committed(events, results);
-      const [ps, vs] = results.slice(recorder ? -3 : -2);
-      // A minimal product stands in for the full one (writeProducts answers it as it is).
-      const { rows, products: out } = back.present(ps, vs) as ReturnType<typeof presentReads>;
-      const created = new Map(out.map((p, i) => [rows[i].token, p]));
+      const created = productTexts(results[results.length - (recorder ? 2 : 1)]);
       for (const plan of ready) {
-        outcomes.set(plan.index, { ok: true, product: created.get(plan.product.token) as ProductOut });
+        outcomes.set(plan.index, { ok: true, product: created.get(plan.product.token) as ProductText });
       }
       break;
     } catch (e) {

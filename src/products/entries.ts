@@ -81,24 +81,48 @@ function field(key: string, v: unknown, mode: Mode): unknown {
   return ASK_ZOD;
 }
 
-/** The list as zod would parse it, or undefined when zod must look at it. */
-export function plainEntries(list: unknown, mode: Mode): Entry[] | undefined {
+/**
+ * Whether the list is in the plain forms: then how to turn it into zod's output, in place (the
+ * parsed body's own entries: a list of 2,048 entries is not built again, an object per entry, as
+ * its garbage); undefined when zod must look at it. Nothing is changed until the caller applies
+ * it, so a list that zod reads after all is read as the client sent it.
+ */
+export function plainChanges(list: unknown, mode: Mode): (() => Entry[]) | undefined {
   if (!Array.isArray(list) || list.length > MAX_VARIANTS) return undefined;
-  const out = new Array<Entry>(list.length);
+  // The changes (money in minor units, a trimmed SKU, flags as 1 and 0, blanks left out) as
+  // three flat lists: most entries have one or two.
+  const at: number[] = [];
+  const keys: string[] = [];
+  const values: unknown[] = [];
   for (let i = 0; i < list.length; i++) {
     const e = list[i];
     if (e === null || typeof e !== "object" || Array.isArray(e)) return undefined;
-    const entry: Record<string, unknown> = {};
+    let id = false;
     for (const key in e) {
-      const v = field(key, (e as Record<string, unknown>)[key], mode);
+      const given = (e as Record<string, unknown>)[key];
+      const v = field(key, given, mode);
       if (v === ASK_ZOD) return undefined;
-      if (v !== ABSENT) entry[key] = v;
+      if (key === "variant_id" && v !== ABSENT) id = true;
+      if (!Object.is(v, given)) {
+        at.push(i);
+        keys.push(key);
+        values.push(v);
+      }
     }
-    if (mode === "update" && entry.variant_id === undefined) return undefined;
-    out[i] = entry as Entry;
+    if (mode === "update" && !id) return undefined;
   }
-  return out;
+  return () => {
+    for (let j = 0; j < at.length; j++) {
+      const e = list[at[j]] as Record<string, unknown>;
+      if (values[j] === ABSENT) delete e[keys[j]];
+      else e[keys[j]] = values[j];
+    }
+    return list as Entry[];
+  };
 }
+
+/** The list as zod would parse it, written into its own entries; undefined when zod must look at it. */
+export const plainEntries = (list: unknown, mode: Mode) => plainChanges(list, mode)?.();
 
 /** The entries each variant list holds. */
 export const LISTS: Record<string, Mode> = { sync: "create", add: "create", update: "update" };
@@ -112,20 +136,21 @@ export function parseProduct<S extends z.ZodType>(schema: S, value: unknown, not
   if (variants === null || typeof variants !== "object" || Array.isArray(variants)) {
     return parseItem(schema, value, noticePrefix);
   }
-  const plain: Record<string, Entry[]> = {};
+  const plain: Record<string, () => Entry[]> = {};
   const emptied: Record<string, unknown> = { ...variants };
   for (const [key, list] of Object.entries(variants)) {
     const mode = Object.hasOwn(LISTS, key) ? LISTS[key] : undefined;
     if (!mode || list === undefined) continue;
-    const entries = plainEntries(list, mode);
-    if (!entries) return parseItem(schema, value, noticePrefix);
-    plain[key] = entries;
+    const apply = plainChanges(list, mode);
+    if (!apply) return parseItem(schema, value, noticePrefix);
+    plain[key] = apply;
     emptied[key] = [];
   }
   const r = parseItem(schema, { ...(value as object), variants: emptied }, noticePrefix);
   if (!r.ok) return parseItem(schema, value, noticePrefix);
   const out = (r.data as { variants?: Record<string, unknown> }).variants;
   if (!out) return parseItem(schema, value, noticePrefix);
-  for (const [key, entries] of Object.entries(plain)) if (key in out) out[key] = entries;
+  // Only now, the rest valid, are the lists written in place.
+  for (const [key, apply] of Object.entries(plain)) if (key in out) out[key] = apply();
   return r;
 }

@@ -16,9 +16,9 @@ import {
   text,
   whole,
 } from "../platform/query";
-import { type Keyed, keyedSql, MARK } from "../platform/quotes";
+import { carriedSql } from "../platform/quotes";
 import { categoryFilter, categoryQuery, urlSql } from "./categories";
-import { keyedParts, keyedShape, productParts, VARIANT_TOTALS, variantTotals } from "./modelled-json";
+import { productParts, VARIANT_TOTALS, variantTotals } from "./modelled-json";
 
 // GET /v1/products and GET /v1/products/count in the modelled dialect (docs/modelled-reads.md, "Modelled reads").
 
@@ -74,8 +74,6 @@ export type ProductListAnswer = {
    * 1.3 ms on a page of 500 products, bench/README.md "This round (seventh)".)
    */
   json: string[];
-  /** The keys the texts' objects came without (src/platform/quotes.ts, "Keys written by the Worker"). */
-  keyed: Keyed;
   link?: string;
   etag: string;
 };
@@ -103,10 +101,10 @@ export function catalogETag(version: unknown, url: string, view: PublicView | un
 
 /**
  * A part of a product's JSON text (see productParts): the whole product (one of up to
- * VARIANTS_PER_PART variants), or a larger one's head, a run of its variants, or its tail. On a
- * page, keyed (keyedParts), and `upto` counts the answer's bytes with the keys written.
+ * VARIANTS_PER_PART variants), or a larger one's head, a run of its variants, or its tail; `upto`
+ * counts the answer's bytes up to it.
  */
-type PagePart = { id: number; part: number; t: string; x?: number; upto: number };
+type PagePart = { id: number; part: number; t: string; upto: number };
 const WHOLE = -2;
 const HEAD = -1;
 const TAIL = 1e9;
@@ -120,54 +118,45 @@ const VARIANTS_PER_PART = 256;
 function pageSql(withDetails: boolean, view: PublicView | undefined, filter: string, lim: string, off: string) {
   const totals = variantTotals(view !== undefined);
   const page = `SELECT p.*, ${totals} FROM products AS p ${filter} ORDER BY p.id LIMIT ${lim} OFFSET ${off}`;
-  const bytes = "length(CAST(t AS BLOB)) + x + 1";
+  const bytes = "length(CAST(t AS BLOB)) + 1";
   // The first product is answered whole whatever its size (a page always moves on).
-  // Keyed, carried texts (src/platform/quotes.ts), measured as answered: x is what their keys add.
+  // Carried texts (src/platform/quotes.ts), measured as answered.
   return `WITH page AS MATERIALIZED (${page}),
-      parts AS (SELECT id, part, ${keyedSql("t")} AS t, x FROM (${partsSql(withDetails, view, true)}))
-    SELECT id, part, t, x, upto FROM (
-      SELECT id, part, t, x, sum(${bytes}) OVER (ORDER BY id, part ROWS UNBOUNDED PRECEDING) AS upto,
+      parts AS (SELECT id, part, ${carriedSql("t")} AS t FROM (${partsSql(withDetails, view)}))
+    SELECT id, part, t, upto FROM (
+      SELECT id, part, t, sum(${bytes}) OVER (ORDER BY id, part ROWS UNBOUNDED PRECEDING) AS upto,
         first_value(id) OVER (ORDER BY id, part) AS first FROM parts)
     WHERE upto - (${bytes}) < ${PAGE_BYTES_MAX} OR id = first ORDER BY id, part`;
 }
 
-/** Between a product's head and its variants: keyed (the `variants` key's marker) or not. */
-const VARIANTS_OPEN = { keyed: "~,[", json: ',"variants":[' };
+/** Between a product's head and its variants. */
+const VARIANTS_OPEN = ',"variants":[';
 
 /**
- * The parts (see PagePart) of every product of the CTE `page`, and x: the bytes their keys add
- * when written, keyed (keyedParts), else 0 (productParts: whole JSON objects).
+ * The parts (see PagePart) of every product of the CTE `page`: whole JSON objects (productParts),
+ * a large product's head and tail cut to be joined around its variants.
  */
-function partsSql(withDetails: boolean, view: PublicView | undefined, keyed: boolean) {
-  const url = urlSql();
-  const x = keyed ? keyedParts(withDetails, url, view) : productParts(withDetails, url, view);
-  const shape = keyedShape(withDetails, view);
-  const productGrows = keyed ? shape.product : 0;
-  if (!x.variant) return `SELECT p.id, ${WHOLE} AS part, ${x.head} AS t, ${productGrows} AS x FROM page AS p`;
+function partsSql(withDetails: boolean, view: PublicView | undefined) {
+  const x = productParts(withDetails, urlSql(), view);
+  if (!x.variant) return `SELECT p.id, ${WHOLE} AS part, ${x.head} AS t FROM page AS p`;
   const big = `p.vc > ${VARIANTS_PER_PART}`;
-  /** What n variants of a product add once their keys are written. */
-  const variantsGrow = (n: string) => (keyed ? `${n} * ${shape.variant}` : "0");
-  const count = keyed ? `(SELECT count(*) FROM variants AS v WHERE v.product_id = p.id AND ${x.variantFilter})` : "0";
-  // Keyed, the head is left open and the tail closes; else both are whole objects, cut and joined.
-  const head = keyed ? "h" : "substr(h, 1, length(h) - 1)";
-  const tail = keyed ? "tl" : "',' || substr(tl, 2)";
-  const open = keyed ? `${MARK} || ',['` : `'${VARIANTS_OPEN.json}'`;
+  const head = "substr(h, 1, length(h) - 1)";
+  const tail = "',' || substr(tl, 2)";
   // A product of up to VARIANTS_PER_PART variants is one row: fewer rows for D1's binding to build.
-  return `SELECT id, ${WHOLE} AS part, ${head} || ${open} || coalesce(vs, '') || ']' || ${tail} AS t,
-         ${productGrows} + ${variantsGrow("n")} AS x FROM (
+  return `SELECT id, ${WHOLE} AS part, ${head} || '${VARIANTS_OPEN}' || coalesce(vs, '') || ']' || ${tail} AS t FROM (
          SELECT p.id, ${x.head} AS h, ${x.tail} AS tl,
            (SELECT group_concat(${x.variant}, ',' ORDER BY v.position, v.id) FROM variants AS v
-            WHERE v.product_id = p.id AND ${x.variantFilter}) AS vs, ${count} AS n
+            WHERE v.product_id = p.id AND ${x.variantFilter}) AS vs
          FROM page AS p WHERE NOT ${big})
        UNION ALL
-       SELECT id, ${HEAD}, ${head}, ${productGrows} FROM (SELECT p.id, ${x.head} AS h FROM page AS p WHERE ${big})
+       SELECT id, ${HEAD}, ${head} FROM (SELECT p.id, ${x.head} AS h FROM page AS p WHERE ${big})
        UNION ALL
-       SELECT id, (rn - 1) / ${VARIANTS_PER_PART}, group_concat(j, ',' ORDER BY rn), ${variantsGrow("count(*)")} FROM (
+       SELECT id, (rn - 1) / ${VARIANTS_PER_PART}, group_concat(j, ',' ORDER BY rn) FROM (
          SELECT p.id, row_number() OVER (PARTITION BY p.id ORDER BY v.position, v.id) AS rn, ${x.variant} AS j
          FROM page AS p JOIN variants AS v ON v.product_id = p.id AND ${x.variantFilter} WHERE ${big})
        GROUP BY 1, 2
        UNION ALL
-       SELECT id, ${TAIL}, ${tail}, 0 FROM (SELECT p.id, ${x.tail} AS tl FROM page AS p WHERE ${big})`;
+       SELECT id, ${TAIL}, ${tail} FROM (SELECT p.id, ${x.tail} AS tl FROM page AS p WHERE ${big})`;
 }
 
 /**
@@ -177,7 +166,7 @@ function partsSql(withDetails: boolean, view: PublicView | undefined, keyed: boo
  */
 export function productTextsSql(ids: string, maxBytes: number) {
   const page = `SELECT p.*, ${VARIANT_TOTALS} FROM products AS p WHERE p.id IN (${ids})`;
-  return `WITH page AS MATERIALIZED (${page}), parts AS (${partsSql(true, undefined, false)})
+  return `WITH page AS MATERIALIZED (${page}), parts AS (${partsSql(true, undefined)})
     SELECT id, part, iif(total <= ${maxBytes}, t, NULL) AS t, 0 AS upto FROM (
       SELECT id, part, t, sum(length(CAST(t AS BLOB)) + 1) OVER (PARTITION BY id) AS total FROM parts)
     WHERE total <= ${maxBytes} OR part <= ${HEAD} ORDER BY id, part`;
@@ -188,12 +177,12 @@ export function productTexts(rows: Record<string, unknown>[]): Map<number, strin
   const out = new Map<number, string | null>();
   for (const r of rows as PagePart[]) if (r.t === null) out.set(r.id, null);
   const arrived = (rows as PagePart[]).filter((r) => r.t !== null);
-  for (const p of assemble(arrived, VARIANTS_OPEN.json)) out.set(p.id, p.json.join(""));
+  for (const p of assemble(arrived)) out.set(p.id, p.json.join(""));
   return out;
 }
 
-/** The products whose parts all arrived, as JSON texts (keyed or not: `open` says, VARIANTS_OPEN). */
-function assemble(parts: PagePart[], open: string) {
+/** The products whose parts all arrived, as JSON texts. */
+function assemble(parts: PagePart[]) {
   const out: { id: number; json: string[] }[] = [];
   let i = 0;
   while (i < parts.length) {
@@ -202,7 +191,7 @@ function assemble(parts: PagePart[], open: string) {
       out.push({ id, json: [head] });
       continue;
     }
-    const json = [head, open];
+    const json = [head, VARIANTS_OPEN];
     for (let first = true; i < parts.length && parts[i].id === id && parts[i].part !== TAIL; first = false) {
       if (!first) json.push(",");
       json.push(parts[i++].t);
@@ -268,17 +257,13 @@ export async function listProducts(
   const etag = catalogETag(next.results[0]?.version, url, view);
   const parts = page.results as PagePart[];
   let more = next.results[0]?.more === 1;
-  let products = assemble(parts, VARIANTS_OPEN.keyed);
+  let products = assemble(parts);
   // The bound fell inside the last product read: it is not answered, unless it is the first (a
   // page always holds at least one product). Those after it were not read.
   const last = parts[parts.length - 1];
   if (last && last.upto > PAGE_BYTES_MAX && last.id !== parts[0].id) {
     products = products.filter((p) => p.id !== last.id);
   }
-  // The keys to write, and what they add: SQLite's measure of each part read.
-  let growth = 0;
-  for (const p of parts) growth += p.x ?? 0;
-  const keyed: Keyed = { templates: keyedShape(q.include_details === true, view).templates, growth };
   if (products.length < Number(next.results[0]?.n ?? 0)) {
     refuseOffsetPastBound(q.offset !== undefined, products.length, "products", PAGE_BYTES_MAX);
     more = true;
@@ -289,7 +274,7 @@ export async function listProducts(
       const which = q.product_id !== undefined ? `product ${q.product_id}` : `product with sku ${q.sku}`;
       throw new ApiError(404, `${which} not found`);
     }
-    return { json: products[0].json, etag, keyed };
+    return { json: products[0].json, etag };
   }
   let link: string | undefined;
   if (more) {
@@ -305,7 +290,7 @@ export async function listProducts(
     for (const t of products[i].json) json.push(t);
   }
   json.push("]");
-  return { json, link, etag, keyed };
+  return { json, link, etag };
 }
 
 /** GET /v1/products/count: how many products the store has, as a string (the modelled type). */

@@ -1,27 +1,16 @@
 import type { DB } from "../db/client";
 import type { PublicView } from "../keys/public";
 import { stmt } from "../platform/d1";
-import { carriedSql, type Keyed, keyedSql } from "../platform/quotes";
+import { carriedSql } from "../platform/quotes";
 import { storeBaseSql } from "./categories";
-import {
-  type Field,
-  type KeyedShape,
-  keyedObject,
-  keyedOf,
-  keyedShapeOf,
-  keysOf,
-  seen,
-  shapeOnce,
-  viewId,
-} from "./json-sql";
+import { type Field, object, seen } from "./json-sql";
 
 // A product as GET /v1/products/{id} answers it (present.ts `presentProduct`), built as JSON text
 // by SQLite, for that read (a storefront's with only what its key sees) and the writes planned in
-// SQL (./create-sql.ts, ./update/variants-sql.ts): presenting 2,048 variants in JavaScript (D1's
+// SQL (./create.ts, ./update/variants-sql.ts): presenting 2,048 variants in JavaScript (D1's
 // row objects, one object per variant, then the answer's stringify) was about a third of such a
-// write's CPU, and most of a storefront's 27 ms read; the text passes through unparsed, its keys
-// written back by the Worker as it writes the answer's bytes (src/platform/quotes.ts, "Keys
-// written by the Worker"). test/products.own-json.test.ts holds it equal to presentProduct, and to
+// write's CPU, and most of a storefront's 27 ms read; the text passes through unparsed, carried
+// (src/platform/quotes.ts). test/products.own-json.test.ts holds it equal to presentProduct, and to
 // the publishable filter over it, on random products.
 
 /** Minor units as the JSON number presentProduct gives (12900 -> 129, 19950 -> 199.5). */
@@ -82,23 +71,20 @@ const PRODUCT_FIELDS = (url: string, variants: string): Field[] => [
   ["slug", "p.slug"],
   ["url", url],
   ["metadata", "iif(p.metadata IS NULL, NULL, json(p.metadata))"],
-  ["variants", variants, "keyed"],
+  ["variants", variants],
   ["created_at", iso("p.created_at")],
   ["updated_at", iso("p.updated_at")],
 ];
 
-// A product's variants, in order through variants_product (product_id, position), keyed (their
-// values only: src/platform/quotes.ts, "Keys written by the Worker"); a product with variants has
-// their qty summed as its stock.
+// A product's variants, in order through variants_product (product_id, position); a product with
+// variants has their qty summed as its stock.
 const variants = (view: PublicView | undefined) =>
-  `(SELECT coalesce('[' || group_concat(${keyedObject("B", seen(VARIANT_FIELDS, view, "v.qty"))}, ','
-    ORDER BY v.position, v.id) || ']', '[]')
-  FROM (SELECT * FROM variants WHERE product_id = p.id${view ? " AND visible = 1" : ""} ORDER BY position, id) AS v)`;
+  `(SELECT json_group_array(${object(seen(VARIANT_FIELDS, view, "v.qty"))} ORDER BY v.position, v.id)
+  FROM (SELECT * FROM variants WHERE product_id = p.id${view ? " AND visible = 1" : ""}) AS v)`;
 
 /**
  * The products `where` selects (a condition on `p`, values bound as ?1...), newest first, one `json`
- * text each, keyed and carried (src/platform/quotes.ts: carriedJson answers it with productText's
- * `keyed`).
+ * text each, carried (src/platform/quotes.ts: carriedJson answers it).
  */
 export function ownJson(db: DB, where: string, ...params: unknown[]) {
   return productJson(db, undefined, where, ...params);
@@ -117,32 +103,21 @@ function productJson(db: DB, view: PublicView | undefined, where: string, ...par
   const base = storeBaseSql();
   const url = `iif(p.slug IS NULL OR ${base} = '', NULL, ${base} || p.slug)`;
   const stock = view ? SHOWN_STOCK : STOCK;
-  const fields = PRODUCT_FIELDS(url, variants(view)).map(
-    ([k, v, keyed]): Field => [k, k === "stock" ? stock : v, keyed],
-  );
-  const product = keyedObject("A", seen(fields, view, stock));
+  const fields = PRODUCT_FIELDS(url, variants(view)).map(([k, v]): Field => [k, k === "stock" ? stock : v]);
+  const product = object(seen(fields, view, stock));
   return stmt(
     db,
-    `SELECT p.id, (SELECT count(*) FROM variants WHERE product_id = p.id) AS variants, ${keyedSql(product)} AS json
+    `SELECT p.id, p.token, (SELECT count(*) FROM variants WHERE product_id = p.id) AS variants, ${carriedSql(product)} AS json
      FROM products AS p WHERE ${where} ORDER BY p.id DESC`,
     ...params,
   );
 }
 
-/** The templates of ownJson's (or, with `view`, publicJson's) objects, and what each adds written. */
-export const ownShape = (view?: PublicView): KeyedShape =>
-  shapeOnce(`own|${viewId(view)}`, () =>
-    keyedShapeOf(
-      keysOf(seen(PRODUCT_FIELDS("NULL", "NULL"), view, STOCK)),
-      keysOf(seen(VARIANT_FIELDS, view, "v.qty")),
-    ),
-  );
-
 /** The minimal answer (read.ts presentMinimal) of the same products. */
 export function minimalJson(db: DB, where: string, ...params: unknown[]) {
   return stmt(
     db,
-    `SELECT p.id, (SELECT count(*) FROM variants WHERE product_id = p.id) AS variants,
+    `SELECT p.id, p.token, (SELECT count(*) FROM variants WHERE product_id = p.id) AS variants,
       ${carriedSql(`json_object('product_id', p.id, 'sku', p.sku, 'updated_at', ${iso("p.updated_at")},
       'variants', (SELECT coalesce(json_group_array(json_object('variant_id', v.id, 'sku', v.sku)), '[]')
         FROM (SELECT id, sku FROM variants WHERE product_id = p.id ORDER BY position, id) AS v))`)} AS json
@@ -154,25 +129,28 @@ export function minimalJson(db: DB, where: string, ...params: unknown[]) {
 /**
  * A product of a write's answer as SQLite built it: the answer is written around the text
  * (products/write.ts) and never parses it. `product_id` identifies it like a presented product;
- * `variants` is their number, for the request log; `keyed`, the keys its text left out (none for
- * minimalJson's).
+ * `variants` is their number, for the request log.
  */
 export class ProductText {
   constructor(
     readonly product_id: number,
     readonly text: string,
     readonly variants: number,
-    readonly keyed?: Keyed,
   ) {}
 }
 
-/**
- * The one product of an ownJson or publicJson result (`shape`: ownShape of the same view) or of a
- * minimalJson one (no shape), with its id and variant count.
- */
-export function productText(r: D1Result<Record<string, unknown>>, shape?: KeyedShape) {
+/** The one product of an ownJson, publicJson or minimalJson result, with its id and variant count. */
+export function productText(r: D1Result<Record<string, unknown>>) {
   const row = r.results[0];
-  const variants = Number(row.variants);
   // Every variant counted: a storefront's hidden ones are left out of the text, so this is more.
-  return new ProductText(Number(row.id), row.json as string, variants, shape && keyedOf(shape, variants));
+  return new ProductText(Number(row.id), row.json as string, Number(row.variants));
+}
+
+/** Every product of an ownJson or minimalJson result, by its token. */
+export function productTexts(r: D1Result<Record<string, unknown>>) {
+  const out = new Map<string, ProductText>();
+  for (const row of r.results) {
+    out.set(String(row.token), new ProductText(Number(row.id), row.json as string, Number(row.variants)));
+  }
+  return out;
 }

@@ -3,7 +3,7 @@ import { VARIANT_VALUES } from "./variants";
 
 export { SLOTS };
 
-// A variant list as the SQL-planned writes bind it (./update/variants-sql.ts, ./create-sql.ts).
+// A variant list as the SQL-planned writes bind it (./update/variants-sql.ts, ./create.ts).
 // An entry travels as an array of what the statements read, in this order, then a bit mask of the
 // fields it gives (an update's null clears a field; absent keeps it), then the variant id of an
 // update. Arrays of values serialise at about a third of the CPU of the entry objects and half
@@ -23,7 +23,15 @@ export const at = (data: string, f: Field) => `${data}->>'$[${FIELDS.indexOf(f)}
 export const given = (data: string, f: Field) => `(${data}->>'$[${GIVEN}]' & ${1 << FIELDS.indexOf(f)}) <> 0`;
 export const value = (n: number) => `variant_option${n}_value` as Field;
 
-export function packed(entries: (VariantEntry | VariantUpdateEntry)[]) {
+/** Where a created variant's position and its product's token stand (packedRows with a token). */
+export const POSITION = VARIANT_ID + 1;
+export const TOKEN = VARIANT_ID + 2;
+
+/** The list as packed JSON text. */
+export const packed = (entries: (VariantEntry | VariantUpdateEntry)[]) => JSON.stringify(packedRows(entries));
+
+/** The entries as packed rows; with `token`, each also with its position and its product's token. */
+export function packedRows(entries: (VariantEntry | VariantUpdateEntry)[], token?: string): unknown[][] {
   const out = new Array(entries.length);
   for (let i = 0; i < entries.length; i++) {
     const e = entries[i] as VariantUpdateEntry;
@@ -51,7 +59,8 @@ export function packed(entries: (VariantEntry | VariantUpdateEntry)[]) {
     let mask = 0;
     for (let f = 0; f < GIVEN; f++) if (row[f] !== undefined) mask |= 1 << f;
     row[GIVEN] = mask;
+    if (token !== undefined) row.push(i, token);
     out[i] = row;
   }
-  return JSON.stringify(out);
+  return out;
 }

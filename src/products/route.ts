@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../env";
 import { publicView } from "../keys/public";
-import { jsonBody, productBody } from "../platform/body";
+import { jsonBody } from "../platform/body";
 import { stmt } from "../platform/d1";
 import { ApiError } from "../platform/errors";
 import { id } from "../platform/fields";
@@ -10,34 +10,27 @@ import { carriedJson } from "../platform/quotes";
 import { zv } from "../platform/zv";
 import { storeUrl } from "./categories";
 import { createProducts } from "./create";
-import { createRawProduct } from "./create-sql";
 import { deleteProducts } from "./delete";
 import { catalogEdge, notModified } from "./edge";
 import { CATALOG_VERSION, catalogETag, countProducts, listProducts, parseProductQuery } from "./list";
-import { ownJson, ownShape, productText, publicJson } from "./own-json";
+import { ownJson, productText, publicJson } from "./own-json";
 import { productCreate, productDelete, productUpdate } from "./schema";
 import { updateProducts } from "./update/index";
-import { writeRawVariants } from "./update/variants-sql";
 import { productIdempotency, writeProducts } from "./write";
 
 export const productsRoute = new Hono<AppEnv>()
   .use(storeUrl)
-  .post("/", productBody, productIdempotency, (c) =>
-    writeProducts(c, productCreate, createProducts, { raw: createRawProduct }),
-  )
-  .put("/", productBody, productIdempotency, (c) =>
-    writeProducts(c, productUpdate, updateProducts, { raw: writeRawVariants }),
-  )
+  .post("/", jsonBody, productIdempotency, (c) => writeProducts(c, productCreate, createProducts))
+  .put("/", jsonBody, productIdempotency, (c) => writeProducts(c, productUpdate, updateProducts))
   .delete("/", jsonBody, productIdempotency, (c) =>
     writeProducts(c, productDelete, deleteProducts, { products: false }),
   )
   .get("/", notModified, catalogEdge, async (c) => {
     const pub = publicView(c.var.credential);
     const q = { ...parseProductQuery(c.req.url), visibleOnly: pub !== undefined };
-    const { json, keyed, link, etag } = await listProducts(c.var.db, q, c.req.url, pub);
-    // SQLite's text as is, its keys written back: the page is never parsed in the Worker
-    // (docs/design.md).
-    return carriedJson(c, json, 200, { ETag: etag, ...(link ? { Link: link } : {}) }, keyed);
+    const { json, link, etag } = await listProducts(c.var.db, q, c.req.url, pub);
+    // SQLite's text as is: the page is never parsed in the Worker (docs/design.md).
+    return carriedJson(c, json, 200, { ETag: etag, ...(link ? { Link: link } : {}) });
   })
   .get("/count", async (c) => c.json(await countProducts(c.var.db, c.req.url)))
   .get("/:product_id", notModified, zv("param", z.object({ product_id: id })), catalogEdge, async (c) => {
@@ -55,6 +48,5 @@ export const productsRoute = new Hono<AppEnv>()
     // A hidden product does not exist for a storefront (publicJson yields no row for it).
     if (!found.results.length) throw new ApiError(404, `product ${product_id} not found`);
     const tag = catalogETag(version.results[0]?.version, c.req.url, pub);
-    const product = productText(found, ownShape(pub));
-    return carriedJson(c, product.text, 200, { ETag: tag }, product.keyed);
+    return carriedJson(c, productText(found).text, 200, { ETag: tag });
   });

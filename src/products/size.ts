@@ -1,3 +1,7 @@
+import { TEXT_FIELDS } from "./fields";
+import type { VariantEntry } from "./schema";
+import { VALUE_KEYS } from "./variants";
+
 // The 2 MiB bound on a product's answer (docs/products.md, "Updating products"). A product's GET /v1/products/{id}
 // answer is estimated from its stored text, in SQL (SIZE_SQL, for rows a batch reads) and in JS
 // (for what a plan would write), by one formula: a fixed allowance for keys, numbers and
@@ -14,20 +18,7 @@ export const PRODUCT_ALLOWANCE = 1024;
 export const VARIANT_ALLOWANCE = 640;
 
 /** A product's plain text columns; with its JSON columns (images, metadata), all its text. */
-export const PRODUCT_TEXT_COLUMNS = [
-  "sku",
-  "title",
-  "qty_location",
-  "description",
-  "gtin",
-  "supplier_name",
-  "supplier_sku",
-  "datafield_1",
-  "datafield_2",
-  "datafield_3",
-  "seo_description",
-  "seo_title",
-] as const;
+export const PRODUCT_TEXT_COLUMNS = TEXT_FIELDS.map(([name]) => name);
 const PRODUCT_TEXT = [...PRODUCT_TEXT_COLUMNS, "images", "metadata", "slug", "categories"] as const;
 const VARIANT_TEXT = [
   "sku",
@@ -64,11 +55,11 @@ export const jsonBytes = (v: unknown) => (v === null || v === undefined ? 0 : te
 
 /** The texts of a variant as they are stored: option values padded to five slots. */
 export type VariantText = {
-  sku: string | null;
+  sku?: string | null;
   values: readonly string[];
-  qty_location: string | null;
-  gtin: string | null;
-  supplier_sku: string | null;
+  qty_location?: string | null;
+  gtin?: string | null;
+  supplier_sku?: string | null;
   /** The stored JSON text of its images. */
   images: string;
 };
@@ -78,6 +69,14 @@ export function variantBytes(v: VariantText): number {
   let n = VARIANT_ALLOWANCE + textBytes(v.sku) + textBytes(v.qty_location) + textBytes(v.gtin);
   n += textBytes(v.supplier_sku) + textBytes(v.images);
   for (const value of v.values) n += textBytes(value);
+  return n;
+}
+
+/** variantBytes of a variant entry as a create stores it, read where it is (no object per entry). */
+export function entryBytes(e: VariantEntry): number {
+  let n = VARIANT_ALLOWANCE + textBytes(e.sku) + textBytes(e.qty_location) + textBytes(e.gtin);
+  n += textBytes(e.supplier_sku) + (e.images?.length ? textBytes(JSON.stringify(e.images)) : 2);
+  for (const k of VALUE_KEYS) n += textBytes(e[k]);
   return n;
 }
 

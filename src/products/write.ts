@@ -2,14 +2,13 @@ import type { Context } from "hono";
 import type { z } from "zod";
 import type { DB } from "../db/client";
 import type { AppEnv } from "../env";
-import { parseJson, type RawList } from "../platform/body";
 import { envelope } from "../platform/errors";
 import { completeStatements, type Idem, idempotencyWith, recordStatements } from "../platform/idempotency";
 import { bodyItems, fieldNames, parseItems } from "../platform/items";
 import { MINIMAL_APPLIED, minimalProduct, prefersMinimal } from "../platform/prefer";
 import { carriedJson, escapeBackticks } from "../platform/quotes";
 import { dispatch, type PendingEvent, waiterOf } from "../webhooks/outbox";
-import type { ItemOutcome, ProductRef, Recorder, WriteOptions, Written } from "./create";
+import type { ItemOutcome, ProductRef, Recorder, WriteOptions } from "./create";
 import { parseProduct } from "./entries";
 import { ProductText } from "./own-json";
 import type { ProductOut } from "./present";
@@ -112,18 +111,6 @@ function recorder(db: DB, idem: Idem | undefined, parsed: Parsed[], now: number,
 /** What a product write service returns: each item's outcome and the events its batches wrote. */
 export type WriteResult<P = ProductOut> = { outcomes: Map<number, ItemOutcome<P>>; events: PendingEvent[] };
 
-/**
- * A write of one item whose variant list came as text (src/platform/body.ts, splitList): its
- * result, or undefined when it was not taken that way (nothing was written).
- */
-export type RawWriter<T> = (
-  db: DB,
-  item: { index: number; data: T },
-  list: RawList,
-  now: number,
-  options: WriteOptions,
-) => Promise<Written | undefined>;
-
 type Writer<T, P> = (
   db: DB,
   items: { index: number; data: T }[],
@@ -141,56 +128,35 @@ export async function writeProducts<S extends z.ZodObject, P extends ProductOut 
   c: Context<AppEnv>,
   schema: S,
   write: Writer<z.output<S>, P>,
-  { products = true, raw }: { products?: boolean; raw?: RawWriter<z.output<S>> } = {},
+  { products = true }: { products?: boolean } = {},
 ) {
   const now = Date.now();
   // Prefer: return=minimal (RFC 7240; docs/products.md, "Prefer: return=minimal") on answers that show
   // products: the service reads back only ids, SKUs and updated_at where it can.
   const minimal = products && prefersMinimal(c.req.header("prefer"));
   const options = { minimal, keyId: c.var.credential?.keyId ?? null };
-  const items = () => parseItems(schema, bodyItems(c.var.body, "product", true, fieldNames(schema)), parseProduct);
-  let parsed = items();
-  let result: WriteResult<P> | undefined;
-  const list = c.var.rawList;
-  if (list) {
-    // The list came as text (src/platform/body.ts, splitList): written so when the one item is
-    // valid around it and SQLite takes it; otherwise the body is parsed whole and goes the usual way.
-    const [item] = parsed;
-    if (raw && parsed.length === 1 && item.ok) {
-      result = (await raw(c.var.db, { index: item.index, data: item.data }, list, now, options)) as
-        | WriteResult<P>
-        | undefined;
-    }
-    if (!result) {
-      c.set("body", parseJson(list.full));
-      parsed = items();
-    }
-  }
+  const parsed = parseItems(schema, bodyItems(c.var.body, "product", true, fieldNames(schema)), parseProduct);
   const outcomes = new Map<number, ItemOutcome<P>>();
   for (const p of parsed) if (!p.ok) outcomes.set(p.index, { ok: false, status: 400, errors: p.errors });
-  if (!result) {
-    const valid = parsed.flatMap((p) => (p.ok ? [{ index: p.index, data: p.data }] : []));
-    const rec = recorder(c.var.db, c.var.idem, parsed, now, products);
-    result = await write(c.var.db, valid, now, rec, options);
-  }
+  const valid = parsed.flatMap((p) => (p.ok ? [{ index: p.index, data: p.data }] : []));
+  const rec = recorder(c.var.db, c.var.idem, parsed, now, products);
+  const result = await write(c.var.db, valid, now, rec, options);
   for (const [i, o] of result.outcomes) outcomes.set(i, o);
   dispatch(c.env, waiterOf(c), result.events);
   const { status, body } = productWriteResponse(parsed, outcomes);
-  const [first] = body.products as unknown[];
-  // A product SQLite built (a write planned in SQL, one product, answered in the form asked for).
-  if (first instanceof ProductText) {
-    c.set("logCounts", { products: body.success, variants: first.variants });
+  const texts = body.products as unknown[];
+  // Products SQLite built (./own-json.ts), answered in the form asked for, written around.
+  if (texts.length && texts.every((p) => p instanceof ProductText)) {
+    const variants = (texts as ProductText[]).reduce((n, p) => n + p.variants, 0);
+    c.set("logCounts", { products: body.success, variants });
     const { products: _, ...rest } = body;
-    // The product's text is carried (src/platform/quotes.ts); notices may quote a backtick.
+    // The products' texts are carried (src/platform/quotes.ts); notices may quote a backtick.
     const head = escapeBackticks(JSON.stringify({ ...rest, products: [] }));
     // In parts: joined, the megabyte of a large product would be copied once more to be encoded.
-    return carriedJson(
-      c,
-      [head.slice(0, -2), first.text, "]}"],
-      status,
-      minimal ? MINIMAL_APPLIED : { Vary: "Prefer" },
-      first.keyed,
-    );
+    const parts = [head.slice(0, -2)];
+    for (const [i, p] of (texts as ProductText[]).entries()) parts.push(i ? "," : "", p.text);
+    parts.push("]}");
+    return carriedJson(c, parts, status, minimal ? MINIMAL_APPLIED : { Vary: "Prefer" });
   }
   const shown = (body.products as unknown[]).filter((p): p is ProductOut => typeof p === "object");
   c.set("logCounts", { products: body.success, variants: shown.reduce((n, p) => n + p.variants.length, 0) });

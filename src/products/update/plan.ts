@@ -1,4 +1,5 @@
 import { skuTaken } from "../create";
+import { PRODUCT_FIELD_NAMES, PRODUCT_ONLY_FIELDS } from "../fields";
 import { optionNames, type PresentedVariant, parseList, type VariantRow, variantValues } from "../present";
 import { MAX_VARIANTS, OPTION_SLOTS, type VariantEntry, type VariantUpdateEntry } from "../schema";
 import { MAX_ANSWER_BYTES, tooLarge } from "../size";
@@ -23,34 +24,10 @@ import { sizeAfter } from "./size";
 // ---------------------------------------------------------------------------------------------
 // Plan
 
-// Fields that always belong to the product, also when a variant was selected (docs/products.md, "Updating products").
-const PRODUCT_ONLY = [
-  "title",
-  "description",
-  "tax_rate",
-  "supplier_name",
-  "datafield_1",
-  "datafield_2",
-  "datafield_3",
-  "seo_description",
-  "seo_title",
-  "images",
-  "metadata",
-  "disable_minusqty",
-] as const;
-const PRODUCT_FIELDS = [
-  ...PRODUCT_ONLY,
-  "sku",
-  "price",
-  "before_price",
-  "purchase_price",
-  "stock",
-  "qty_location",
-  "visible",
-  "gtin",
-  "supplier_sku",
-  "weight",
-] as const;
+// Fields that always belong to the product, also when a variant was selected (docs/products.md,
+// "Updating products"), and all of the product's own.
+const PRODUCT_ONLY = PRODUCT_ONLY_FIELDS;
+const PRODUCT_FIELDS = PRODUCT_FIELD_NAMES;
 /** Body fields that change a selected variant, and the variant column each sets. */
 const BODY_TO_VARIANT = [
   ["sku", "sku"],

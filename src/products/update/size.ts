@@ -1,3 +1,4 @@
+import { TEXT_FIELDS } from "../fields";
 import { type ProductRow, type VariantRow, variantValues } from "../present";
 import { jsonBytes, textBytes, type VariantText, variantBytes } from "../size";
 import type { VariantState } from "./plan";
@@ -7,19 +8,8 @@ import type { VariantState } from "./plan";
 // measured, so a stock sync of 2,048 variants costs one comparison per variant.
 
 /** The product text columns a plan can set, with their field on the row. */
-const PRODUCT_TEXT: [string, keyof ProductRow][] = [
-  ["sku", "sku"],
-  ["title", "title"],
-  ["qty_location", "qtyLocation"],
-  ["description", "description"],
-  ["gtin", "gtin"],
-  ["supplier_name", "supplierName"],
-  ["supplier_sku", "supplierSku"],
-  ["datafield_1", "datafield1"],
-  ["datafield_2", "datafield2"],
-  ["datafield_3", "datafield3"],
-  ["seo_description", "seoDescription"],
-  ["seo_title", "seoTitle"],
+const PRODUCT_TEXT: (readonly [string, keyof ProductRow])[] = [
+  ...TEXT_FIELDS,
   ["images", "images"],
   ["metadata", "metadata"],
   ["slug", "slug"],

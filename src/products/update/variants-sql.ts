@@ -1,15 +1,11 @@
 import type { DB } from "../../db/client";
-import type { RawList } from "../../platform/body";
 import { fitsOneValue, runChecked, stmt } from "../../platform/d1";
 import { committed, newEvent, outboxStatement } from "../../webhooks/outbox";
 import type { ItemOutcome, WriteOptions, Written } from "../create";
-import { LISTS } from "../entries";
-import { minimalJson, ownJson, ownShape, productText } from "../own-json";
+import { minimalJson, ownJson, productText } from "../own-json";
 import { at, type Field, given, packed, SLOTS, VARIANT_ID, value } from "../packed";
-import { firstNames, rawBound, rawSource } from "../raw-list";
 import { MAX_ANSWER_BYTES, SIZE_SQL } from "../size";
 import { sharedNames } from "../variants";
-import type { RawWriter } from "../write";
 import type { UpdateItem } from "./select";
 
 // A product's variant list written in SQL, in ONE round trip (docs/products.md, "Limits"): the
@@ -31,20 +27,19 @@ import type { UpdateItem } from "./select";
 const each = (f: (n: number) => string, sep: string) => SLOTS.map(f).join(sep);
 
 /**
- * ?1 product id, ?2 the entries (`source`: the packed list, or the list's text packed by SQLite,
- * whose NULL entries are refused), ?3 the option names they give (null: none), ?4 1 for a
+ * ?1 product id, ?2 the packed entries, ?3 the option names they give (null: none), ?4 1 for a
  * sync, 0 for an update. Entries of a product whose names differ, or that has no slug yet (the
  * JavaScript plan derives one), give no rows, which the guard refuses. A sync matches by SKU, else
  * by the values (an entry naming a variant by SKU without values keeps its values); an update by
  * id, changing the values it gives.
  */
-const plan = (source: string) => `
+const PLAN = `
   INSERT INTO variant_sync (entry, product_id, variant_id, ${each((n) => `option${n}_value`, ", ")}, bad, data)
-  WITH e AS (
+  WITH e AS MATERIALIZED (
     SELECT j.key AS entry, j.value AS data, p.id AS pid, json_array_length(p.option_names) AS n,
       ${at("j.value", "sku")} AS sku, j.value->>'$[${VARIANT_ID}]' AS variant_id,
       ${each((n) => `${at("j.value", value(n))} AS v${n}`, ", ")}
-    FROM products AS p, ${source} AS j
+    FROM products AS p, json_each(?2) AS j
     WHERE p.id = ?1 AND p.slug IS NOT NULL AND json_array_length(p.option_names) > 0
       AND (?3 IS NULL OR json(?3) = json(p.option_names))
   ), t AS (
@@ -53,7 +48,7 @@ const plan = (source: string) => `
       (${each((n) => `(n >= ${n} AND v${n} IS NULL)`, " OR ")}) AS missing,
       (${each((n) => `(n < ${n} AND v${n} IS NOT NULL)`, " OR ")}) AS extra
     FROM e
-  ), r AS (
+  ), r AS MATERIALIZED (
     SELECT t.*, CASE WHEN NOT ?4 THEN (SELECT v.id FROM variants AS v WHERE v.id = t.variant_id AND v.product_id = t.pid)
       WHEN sku IS NOT NULL THEN (SELECT k.variant_id FROM skus AS k WHERE k.sku = t.sku AND k.product_id = t.pid)
       ELSE (SELECT v.id FROM variants AS v WHERE v.product_id = t.pid AND ${each((n) => `v.option${n}_value = t.t${n}`, " AND ")})
@@ -65,11 +60,6 @@ const plan = (source: string) => `
     r.data IS NULL OR iif(?4, NOT r.keeps AND (r.missing OR r.extra), r.vid IS NULL OR r.extra), r.data
   FROM (SELECT *, sku IS NOT NULL AND vid IS NOT NULL AND novalues AS keeps FROM r) AS r
   LEFT JOIN variants AS m ON m.id = r.vid`;
-const PLAN = {
-  packed: plan("json_each(?2)"),
-  sync: plan(rawSource("?2", "?3", "create")),
-  update: plan(rawSource("?2", "?3", "update")),
-};
 
 // Fails the batch (stale_reads' always-false CHECK) when the plan is not one the JavaScript plan
 // would accept: no rows (see PLAN), an invalid entry, or two entries on one variant (a sync
@@ -131,11 +121,8 @@ const SIZE_GUARD = `
 
 const CLEAR = "DELETE FROM variant_sync";
 
-/**
- * The item this path takes, with its list bound as packed entries or, when it came as text
- * (`raw`), as that text; undefined: the JavaScript path.
- */
-export function variantsInSql(items: UpdateItem[], idempotent: boolean, raw?: RawList) {
+/** The item this path takes, with its list bound as packed entries; undefined: the JavaScript path. */
+export function variantsInSql(items: UpdateItem[], idempotent: boolean) {
   if (items.length !== 1 || idempotent) return undefined;
   const [item] = items;
   const d = item.data;
@@ -145,15 +132,6 @@ export function variantsInSql(items: UpdateItem[], idempotent: boolean, raw?: Ra
   }
   const { sync, add, update } = d.variants ?? {};
   if (add || (sync && update)) return undefined;
-  const base = { item, productId: d.product_id, sync: sync !== undefined };
-  if (raw) {
-    // The list stands empty in the parsed item (src/platform/body.ts, splitList).
-    if (raw.key === "add" || (sync ?? update)?.length !== 0) return undefined;
-    const names = firstNames(raw.text, LISTS[raw.key]);
-    if (names === false) return undefined;
-    const entries = rawBound(raw);
-    return entries === undefined ? undefined : { ...base, entries, names, plan: PLAN[raw.key] };
-  }
   const entries = sync ?? update;
   if (!entries?.length) return undefined;
   const names = sharedNames(entries);
@@ -161,7 +139,7 @@ export function variantsInSql(items: UpdateItem[], idempotent: boolean, raw?: Ra
   // A list too large for one bound value (long image lists) takes the JavaScript path, which splits it.
   const packedList = packed(entries);
   if (!fitsOneValue(packedList)) return undefined;
-  return { ...base, entries: packedList, names: names ?? null, plan: PLAN.packed };
+  return { item, productId: d.product_id, sync: sync !== undefined, entries: packedList, names: names ?? null };
 }
 
 /**
@@ -179,7 +157,7 @@ export async function writeVariants(
   const change = [newEvent("product.update", { productId: id, keyId: options.keyId })];
   const read = (options.minimal ? minimalJson : ownJson)(db, "p.id = ?1", id);
   const results = await runChecked(db, [
-    stmt(db, list.plan, id, list.entries, list.names && JSON.stringify(list.names), sync),
+    stmt(db, PLAN, id, list.entries, list.names && JSON.stringify(list.names), sync),
     stmt(db, GUARD, id),
     ...(sync ? [stmt(db, DELETE_UNMATCHED, id)] : []),
     stmt(db, PARK),
@@ -192,13 +170,7 @@ export async function writeVariants(
     stmt(db, CLEAR),
   ]);
   if (!results) return undefined;
-  const product = productText(results[results.length - 2], options.minimal ? undefined : ownShape());
+  const product = productText(results[results.length - 2]);
   const outcomes = new Map<number, ItemOutcome>([[list.item.index, { ok: true, product }]]);
   return { outcomes, events: committed(change, results) };
 }
-
-/** PUT /v1/products of one product whose list came as text (../write.ts, RawWriter). */
-export const writeRawVariants: RawWriter<UpdateItem["data"]> = async (db, item, raw, now, options) => {
-  const list = variantsInSql([item], false, raw);
-  return list && (await writeVariants(db, list, now, options));
-};

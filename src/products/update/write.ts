@@ -2,6 +2,7 @@ import type { DB } from "../../db/client";
 import { stmt } from "../../platform/d1";
 import { outboxStatement, type PendingEvent } from "../../webhooks/outbox";
 import { INSERT_VARIANTS } from "../create";
+import { SCALAR_FIELDS } from "../fields";
 import { productReads } from "../read";
 import { VARIANT_VALUES } from "../variants";
 import { STRUCTURE_GUARD } from "./guard";
@@ -23,28 +24,7 @@ const PARK_VARIANTS = `
     option1_value = iif(j.value->>'options', char(1) || 'parked ' || variants.id, variants.option1_value)
   FROM json_each(?1) AS j WHERE variants.id = j.value->>'id'`;
 
-const PRODUCT_SCALARS = [
-  "sku",
-  "title",
-  "price",
-  "before_price",
-  "purchase_price",
-  "tax_rate",
-  "stock",
-  "qty_location",
-  "disable_minusqty",
-  "visible",
-  "description",
-  "gtin",
-  "supplier_name",
-  "supplier_sku",
-  "datafield_1",
-  "datafield_2",
-  "datafield_3",
-  "seo_description",
-  "seo_title",
-  "weight",
-];
+const PRODUCT_SCALARS = SCALAR_FIELDS;
 // updated_at always moves forward on every write, even two in one millisecond (the orders'
 // catalog cache and clients' conditional reads rely on it); the guard no longer reads it.
 const UPDATE_PRODUCTS = `
