@@ -144,18 +144,80 @@ function burnRate() {
  * @param {string} base
  * @param {{ method: string, path: string, body?: string, headers?: Record<string, string> }} r
  */
-async function profiled(cdp, base, r) {
+async function profiled(cdp, base, r, after = false) {
   const { result, profile } = await cdp.profile(async () => {
+    const t0 = performance.now();
     const res = await fetch(`${base}${r.path}`, {
       method: r.method,
       headers: { authorization, "content-type": "application/json", ...r.headers },
       body: r.body,
       signal: AbortSignal.timeout(60_000),
     });
-    await res.arrayBuffer();
-    return { status: res.status, d1: res.headers.get("x-bench-d1"), sqlMs: res.headers.get("x-bench-d1-ms") };
+    const bytes = (await res.arrayBuffer()).byteLength;
+    return { res, bytes, wallMs: performance.now() - t0 };
   });
-  return { ...result, profile, ...busyMs(profile, cdp.intervalUs, gapRule) };
+  // A streamed answer's headers count only its first round trip: with `after`, the whole
+  // request's counts are read once its body is in, outside the profile.
+  const { res, bytes, wallMs } = result;
+  const counts = after ? (await fetch(`${base}/__bench/counts`, { headers: { authorization } })).headers : res.headers;
+  return {
+    status: res.status,
+    d1: counts.get("x-bench-d1"),
+    sqlMs: counts.get("x-bench-d1-ms"),
+    bytes,
+    wallMs,
+    profile,
+    ...busyMs(profile, cdp.intervalUs, gapRule),
+  };
+}
+
+/** Whether the inspector collects garbage when asked (HeapProfiler.collectGarbage); unknown at first. */
+/** @type {boolean | undefined} */
+let collects;
+
+/**
+ * The isolate's heap around one request, without the profiler: read before, then every
+ * millisecond or so while the request runs (the inspector answers between the isolate's tasks: at
+ * each D1 wait and each chunk written), and after. V8's count: its JavaScript heap and the
+ * ArrayBuffers' memory outside it, garbage not yet collected included (workerd's inspector does
+ * not collect on request), so the peak read is at least what the isolate held live.
+ * @param {Awaited<ReturnType<typeof connect>>} cdp
+ * @param {string} base
+ * @param {{ method: string, path: string, headers?: Record<string, string> }} r
+ */
+async function heapAround(cdp, base, r) {
+  const heapNow = async () => {
+    const h = await cdp.send("Runtime.getHeapUsage");
+    return h.usedSize + (h.backingStorageSize ?? 0);
+  };
+  if (collects !== false) {
+    // Collected first where the inspector does it, so `before` is what the isolate holds live.
+    collects = await cdp
+      .send("HeapProfiler.enable", {}, 5000)
+      .then(() => cdp.send("HeapProfiler.collectGarbage", {}, 5000))
+      .then(
+        () => true,
+        () => false,
+      );
+  }
+  const before = await heapNow();
+  let peak = before;
+  let done = false;
+  const poll = (async () => {
+    while (!done) {
+      peak = Math.max(peak, await heapNow());
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+  })();
+  const res = await fetch(`${base}${r.path}`, {
+    method: r.method,
+    headers: { authorization, "content-type": "application/json", ...r.headers },
+    signal: AbortSignal.timeout(120_000),
+  });
+  await res.arrayBuffer();
+  done = true;
+  await poll;
+  return { before, peak: Math.max(peak, await heapNow()), collected: collects === true };
 }
 
 /**
@@ -299,6 +361,14 @@ async function main() {
       const d1Only = [];
       /** @type {number[]} D1's own SQL time per request, not the isolate's CPU ("How to read them"). */
       const sql = [];
+      /** Wall time (profiler on), heap peak and idle heap per request (with `heap`), answer bytes. */
+      /** @type {number[]} */
+      const wall = [];
+      /** @type {number[]} */
+      const heapPeaks = [];
+      /** @type {number[]} */
+      const heapBases = [];
+      let bytes = 0;
       /** @type {string | null} */
       let d1 = null;
       /** Every profiled request's D1 count, for a case whose count varies (see `others` below). */
@@ -306,13 +376,13 @@ async function main() {
       const d1Seen = new Map();
       /** @type {any} */
       let slowest;
-      for (let i = 0; i < PROFILE.warmup + PROFILE.requests; i++) {
-        const r = await profiled(cdp, server.base, {
-          method: c.method,
-          path: pathOf(c, i),
-          body: c.body?.(i),
-          headers: c.headers,
-        });
+      for (let i = 0; i < PROFILE.warmup + (c.requests ?? PROFILE.requests); i++) {
+        const r = await profiled(
+          cdp,
+          server.base,
+          { method: c.method, path: pathOf(c, i), body: c.body?.(i), headers: c.headers },
+          c.heap,
+        );
         if (r.status < 200 || r.status > 299) throw new Error(`${c.id}: answered ${r.status} while profiled`);
         if (i < PROFILE.warmup) continue;
         if (PROFILES_DIR)
@@ -321,9 +391,21 @@ async function main() {
         naive.push(r.naiveMs);
         d1Only.push(r.d1OnlyMs);
         if (r.sqlMs !== null) sql.push(Number(r.sqlMs));
+        wall.push(r.wallMs);
+        bytes = r.bytes;
         d1 = r.d1;
         if (r.d1) d1Seen.set(r.d1, (d1Seen.get(r.d1) ?? 0) + 1);
         if (!slowest || r.ms > slowest.ms) slowest = r;
+      }
+      // The heap, in requests of its own: reading it while profiling would bill the reads as CPU.
+      for (let i = 0; c.heap && i < 5; i++) {
+        const h = await heapAround(cdp, server.base, { method: c.method, path: pathOf(c, i), headers: c.headers });
+        heapBases.push(h.before);
+        if (i === 0)
+          log(
+            `${c.id}: heap read ${h.collected ? "after a collection" : "without a collection (the inspector does none)"}`,
+          );
+        heapPeaks.push(h.peak);
       }
       if (c.verify) {
         const v = await c.verify(target, 1 + PROFILE.warmup + PROFILE.requests);
@@ -349,6 +431,13 @@ async function main() {
           naiveMedian: quantile(naive, 0.5),
           d1Only: { median: quantile(d1Only, 0.5), p90: quantile(d1Only, 0.9) },
           sqlMedian: sql.length ? quantile(sql, 0.5) : undefined,
+          sqlP90: sql.length ? quantile(sql, 0.9) : undefined,
+          wallMedian: quantile(wall, 0.5),
+          wallP90: quantile(wall, 0.9),
+          bytes,
+          heapPeakMax: c.heap ? Math.max(...heapPeaks) : undefined,
+          heapPeakMedian: c.heap ? quantile(heapPeaks, 0.5) : undefined,
+          heapBaseMedian: c.heap ? quantile(heapBases, 0.5) : undefined,
           calls,
           statements,
           others,
@@ -359,6 +448,14 @@ async function main() {
       log(
         `${c.id}: workerd CPU ${fmt(w.median, 2)} ms median, ${fmt(w.p90, 2)} p90, D1 ${d1} (${fmt(w.sqlMedian ?? NaN, 0)} ms of SQL); top: ${w.top.join(", ")}`,
       );
+      if (c.heap) {
+        const mb = (/** @type {number} */ x) => fmt(x / 1024 / 1024, 1);
+        log(
+          `${c.id}: ${bytes} bytes; wall ${fmt(w.wallMedian, 1)} ms median, ${fmt(w.wallP90, 1)} p90 (profiler on); ` +
+            `D1 SQL ${fmt(w.sqlMedian ?? NaN, 1)} ms median, ${fmt(w.sqlP90 ?? NaN, 1)} p90; isolate heap over 5 requests ` +
+            `${mb(w.heapBaseMedian)} MB before, peak ${mb(w.heapPeakMedian)} MB median, ${mb(w.heapPeakMax)} MB max`,
+        );
+      }
     }
     cdp.close();
     cdp = undefined;
@@ -497,6 +594,17 @@ function render(rows, m, startup, cal, compiled, sampling) {
     );
   }
   out.push("");
+  for (const r of Object.values(rows)) {
+    const w = r.workerd;
+    if (!r.case.heap || !w) continue;
+    const mb = (/** @type {number} */ x) => fmt(x / 1024 / 1024, 1);
+    out.push(
+      `${r.case.label}: ${fmt(w.bytes / 1024 / 1024, 2)} MB of answer, ${fmt(w.median / (w.bytes / 1024 / 1024), 1)} ms of CPU a MB; ` +
+        `wall ${fmt(w.wallMedian, 0)} ms median, ${fmt(w.wallP90, 0)} p90 (profiler on, local D1); D1 SQL ${fmt(w.sqlMedian ?? NaN, 0)} / ${fmt(w.sqlP90 ?? NaN, 0)} ms; ` +
+        `isolate heap (5 more requests, uncollected garbage included) ${mb(w.heapBaseMedian)} MB before, peak ${mb(w.heapPeakMedian)} MB median, ${mb(w.heapPeakMax)} MB max.`,
+    );
+  }
+  out.push("");
   out.push(
     `Startup (\`wrangler check startup\`, the store's bundle): ${startup ? `${fmt(startup.ms, 1)} ms of CPU (limit ${STARTUP_LIMIT_MS} ms: ${startup.ms < STARTUP_LIMIT_MS ? "met" : "MISSED"})` : "n/a (failed)"}.`,
   );
@@ -518,13 +626,22 @@ function render(rows, m, startup, cal, compiled, sampling) {
   out.push("", "Targets:", "");
   /** @param {string | undefined} status */
   const na = (status) => (status?.startsWith("n/a") ? status : `n/a (${status ?? "not run"})`);
+  // Pages answered whole past the free plan's CPU by their size alone (src/docs/modelled-reads.md,
+  // "Paging"): reported as where a page leaves the budget, not as a miss.
+  const bySize = Object.values(rows).filter((r) => r.workerd && r.case.bySize);
   const missed = Object.values(rows).filter(
-    (r) => r.workerd && (r.workerd.median >= FREE_PLAN_CPU_MS || r.workerd.p90 >= FREE_PLAN_CPU_MS),
+    (r) => r.workerd && !r.case.bySize && (r.workerd.median >= FREE_PLAN_CPU_MS || r.workerd.p90 >= FREE_PLAN_CPU_MS),
   );
-  const measured = Object.values(rows).filter((r) => r.workerd).length;
+  const measured = Object.values(rows).filter((r) => r.workerd && !r.case.bySize).length;
   out.push(
-    `- workerd CPU < ${FREE_PLAN_CPU_MS} ms (median and p90), every case: ${missed.length ? `MISSED by ${missed.map((r) => r.case.id).join(", ")}` : "met"} (${measured - missed.length} of ${measured} met)`,
+    `- workerd CPU < ${FREE_PLAN_CPU_MS} ms (median and p90), every case of a bounded size: ${missed.length ? `MISSED by ${missed.map((r) => r.case.id).join(", ")}` : "met"} (${measured - missed.length} of ${measured} met)`,
   );
+  for (const r of bySize) {
+    const w = r.workerd;
+    out.push(
+      `- ${r.case.id}, answered whole at ${fmt(w.bytes / 1024 / 1024, 2)} MB: ${fmt(w.median, 2)} / ${fmt(w.p90, 2)} ms (${w.median < FREE_PLAN_CPU_MS && w.p90 < FREE_PLAN_CPU_MS ? "inside" : "past"} the free plan's ${FREE_PLAN_CPU_MS} ms by its size; not a target)`,
+    );
+  }
   /** @param {string} id @param {number} min */
   const ratioTarget = (id, min) => {
     const r = rows[id];

@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { LATEST_MIGRATION } from "../src/db/migrations";
+import { STORE_URL_UNSET } from "../src/platform/health";
 import { wrapD1 } from "./d1-wrap";
 import { get, post, uid } from "./helpers";
 
@@ -19,11 +20,17 @@ describe("GET /health", () => {
     expect(LATEST_MIGRATION).toBe(env.TEST_MIGRATIONS.at(-1)?.name);
   });
 
-  it("is 200 ok without credentials when the schema is at the latest migration", async () => {
-    const r = await get("/health", { headers: { authorization: "" } });
+  it("is 200 ok without credentials when the schema is at the latest migration and STORE_URL is set", async () => {
+    const r = await get("/health", { headers: { authorization: "" }, env: { STORE_URL: "https://shop.example/p" } });
     expect(r.status).toBe(200);
     expect(r.json).toEqual({ status: "ok" });
     expect(r.headers.get("x-request-id")).toBeTruthy();
+  });
+
+  it.each([[""], ["  "], [undefined]])("says so when STORE_URL is %j: products would have no url", async (value) => {
+    const r = await get("/health", { headers: { authorization: "" }, env: { STORE_URL: value } });
+    expect(r.status).toBe(200);
+    expect(r.json).toEqual({ status: "ok", warnings: [STORE_URL_UNSET] });
   });
 
   it("is 503 naming the cause when no migration was applied", async () => {

@@ -1,12 +1,13 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { ORDER_LIMIT_MAX, ORDER_PAGE_BYTES_MAX } from "../src/orders/list";
+import { ORDER_CHUNK_BYTES, ORDER_LIMIT_MAX } from "../src/orders/list";
 import { PAGE_BYTES_MAX } from "../src/products/list";
+import { wrapD1 } from "./d1-wrap";
 import { get, uid } from "./helpers";
 
-// Pages whose child rows (variants with include_details, order lines) would pass the CPU budget's
-// bound end early (src/docs/modelled-reads.md, "Modelled reads"): cursor pages end short with a Link to the rest;
-// offset pages are refused with the limit that fits, since an offset client would step over the rest.
+// Products pages whose variants would pass the byte bound end early (src/docs/modelled-reads.md,
+// "Modelled reads"): cursor pages end short with a Link to the rest; offset pages are refused with
+// the limit that fits. Orders pages are never cut nor refused: a large one is streamed in chunks.
 
 const seq = (n: number) => JSON.stringify(Array.from({ length: n }, (_, i) => i));
 const linkOf = (r: { headers: Headers }) => {
@@ -104,8 +105,8 @@ describe("a product larger than PAGE_BYTES_MAX on its own", () => {
   });
 });
 
-describe("orders: full pages up to ORDER_PAGE_BYTES_MAX of answer", () => {
-  it("answers the largest page whole: 500 orders with their lines", async () => {
+describe("orders: every page whole, streamed past a chunk", () => {
+  it("answers the largest page whole: 500 orders with their lines, in one round trip", async () => {
     const tag = uid("O500");
     await env.DB.batch([
       env.DB.prepare(
@@ -119,48 +120,93 @@ describe("orders: full pages up to ORDER_PAGE_BYTES_MAX of answer", () => {
       ).bind(tag),
     ]);
     // Created in 2096: from_status_date picks them out (an order's status date is its creation until it changes).
+    const { db, counts } = wrapD1();
     const r = await get(
       `/v1/orders?from_status_date=4000000000&limit=${ORDER_LIMIT_MAX}&offset=0&include_details=true`,
+      { env: { DB: db } },
     );
     expect(r.status).toBe(200);
     expect(r.json).toHaveLength(ORDER_LIMIT_MAX);
     for (const o of r.json)
       expect(o.products.map((l: any) => l.title)).toEqual(["line 0", "line 1", "line 2", "line 3"]);
     expect(linkOf(r)).toBeUndefined();
+    expect(counts.calls).toBe(1);
   });
 
-  it("cuts a cursor page before the order that would pass the bound, in the page's own order, and refuses an offset page", async () => {
-    const tag = uid("OBIG");
-    // Six orders of 500 lines with long titles, each about a 5.5th of the bound: five fit, six do not.
-    const title = Math.floor(ORDER_PAGE_BYTES_MAX / 5.5 / 500) - 130;
+  // Each test's orders are created after every earlier test's (in 2128 and on), so from_status_date
+  // picks out its own.
+  let era = 5e9;
+  const nextEra = () => {
+    era += 1e6;
+    return era * 1000;
+  };
+
+  // Six orders of 500 lines with long titles, about 0.45 MB each: 2.7 MB in all, past the old
+  // 2 MiB bound and several chunks.
+  async function sixBig(tag: string, at: number) {
+    const title = 800;
     await env.DB.batch([
       env.DB.prepare(
         `INSERT INTO orders (token, currency, subtotal, total, note, created_at, updated_at)
-         SELECT ?2 || value, 'SEK', 100, 100 + value, ?2, 5e12 + value, 5e12 + value FROM json_each(?1)`,
-      ).bind(seq(6), tag),
+         SELECT ?2 || value, 'SEK', 100, 100 + value, ?2, ?3 + value, ?3 + value FROM json_each(?1)`,
+      ).bind(seq(6), tag, at),
       env.DB.prepare(
         `INSERT INTO order_lines (order_id, position, product_id, title, qty, unit_price, tax_rate)
-         SELECT o.id, j.value, 1, substr(hex(zeroblob(?3)), 1, ?3), 1, 50, 25 FROM orders AS o, json_each(?1) AS j
-         WHERE o.note = ?2`,
+         SELECT o.id, j.value, 1, j.value || ' ' || substr(hex(zeroblob(?3)), 1, ?3), 1, 50, 25
+         FROM orders AS o, json_each(?1) AS j WHERE o.note = ?2`,
       ).bind(seq(500), tag, title),
     ]);
-    for (const sort of ["sort_order=desc", "sort_order=asc", "order_by=price&sort_order=desc"]) {
-      const q = `from_status_date=5000000000&${sort}&limit=6`;
-      const refused = await get(`/v1/orders?${q}&offset=0`);
-      expect(refused.status, sort).toBe(400);
-      expect(refused.json.errors, sort).toEqual([
-        `limit: this page's answer would be over ${ORDER_PAGE_BYTES_MAX / 1024 / 1024} MB; its first 5 orders fit (limit=5)`,
-      ]);
-      const first = await get(`/v1/orders?${q}`);
-      expect(first.status, sort).toBe(200);
-      expect(first.json, sort).toHaveLength(5);
-      for (const o of first.json) expect(o.products, sort).toHaveLength(500);
-      const rest = await get(`/v1/orders${linkOf(first)?.search}`);
-      expect(rest.json, sort).toHaveLength(1);
-      const ids = [...first.json, ...rest.json].map((o: any) => Number(o.order_id));
-      expect(new Set(ids).size, sort).toBe(6);
-      const sorted = [...ids].sort((a, b) => (sort.includes("asc") ? a - b : b - a));
-      expect(ids, sort).toEqual(sorted);
+  }
+
+  it.each([
+    ["sort_order=desc", "&offset=0"],
+    ["sort_order=asc", "&offset=0"],
+    ["order_by=price&sort_order=desc", "&offset=0"],
+    ["sort_order=desc", ""],
+    ["order_by=date&sort_order=asc", ""],
+    ["sort_order=desc&include_details=true", "&offset=0"],
+    ["sort_order=asc&include_details=true", ""],
+  ])("answers a page past 2 MiB whole and in its order (%s%s), streamed a chunk a round trip", async (sort, offset) => {
+    const tag = uid("OBIG");
+    const at = nextEra();
+    await sixBig(tag, at);
+    const { db, counts } = wrapD1();
+    const r = await get(`/v1/orders?from_status_date=${at / 1000}&${sort}&limit=6${offset}`, { env: { DB: db } });
+    expect(r.status).toBe(200);
+    const bytes = new TextEncoder().encode(r.text).length;
+    expect(bytes).toBeGreaterThan(2.5 * 1024 * 1024);
+    // Streamed: one round trip for the page and its first chunk, then one a chunk.
+    expect(counts.calls).toBeGreaterThanOrEqual(Math.floor(bytes / ORDER_CHUNK_BYTES));
+    expect(counts.statementsPerCall.slice(1).every((n) => n === 1)).toBe(true);
+    expect(r.json).toHaveLength(6);
+    for (const o of r.json) {
+      expect(o.products).toHaveLength(500);
+      expect(o.products.map((l: any) => Number(l.title.split(" ")[0]))).toEqual(
+        Array.from({ length: 500 }, (_, i) => i),
+      );
+    }
+    const ids = r.json.map((o: any) => Number(o.order_id));
+    expect(new Set(ids).size).toBe(6);
+    const sorted = [...ids].sort((a, b) => (sort.includes("asc") ? a - b : b - a));
+    expect(ids).toEqual(sorted);
+    if (sort.includes("include_details")) expect(r.json[0].customer).toBeTypeOf("object");
+    expect(linkOf(r)).toBeUndefined();
+  });
+
+  it("links to the next page after a streamed one, by offset or by cursor, every order once", async () => {
+    const tag = uid("OLNK");
+    const at = nextEra();
+    await sixBig(tag, at);
+    for (const first of [`limit=4&offset=0`, `limit=4`]) {
+      const a = await get(`/v1/orders?from_status_date=${at / 1000}&${first}`);
+      expect(a.json, first).toHaveLength(4);
+      const next = linkOf(a);
+      expect(next?.searchParams.get(first.includes("offset") ? "offset" : "cursor"), first).toBeTruthy();
+      const b = await get(`/v1/orders${next?.search}`);
+      expect(b.json, first).toHaveLength(2);
+      expect(linkOf(b), first).toBeUndefined();
+      const ids = [...a.json, ...b.json].map((o: any) => o.order_id);
+      expect(new Set(ids).size, first).toBe(6);
     }
   });
 });

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { PHONE_NOTICE } from "../src/orders/schema";
+import { PHONE_ERROR, PHONE_NOTICE } from "../src/orders/schema";
 import { createProduct, get, post, uid } from "./helpers";
 
 // Customers (src/docs/orders.md, "Orders"): found by e-mail case-insensitively or created, inside the write batch.
@@ -72,7 +72,10 @@ describe("customers", () => {
     ["(+46) 70.765.43.21", "+46707654321", false],
     ["070-765 43 21", "070-765 43 21", true],
     ["  08 123 456 ", "08 123 456", true],
-    ["ext. 12", "ext. 12", true],
+    ["070-765 43 21 ext. 12", "070-765 43 21 ext. 12", true],
+    ["+1 (555) 123-4567 x89", "+1 (555) 123-4567 x89", true],
+    ["030/123 45 #7", "030/123 45 #7", true],
+    ["+49 30/1234567", "+49301234567", false],
   ])("keeps the phone %j as %j (a notice when not international: %s)", async (sent, stored, notice) => {
     const sku = uid();
     await createProduct({ sku, stock: 10 });
@@ -84,6 +87,21 @@ describe("customers", () => {
     expect(res.notices.includes(PHONE_NOTICE)).toBe(notice);
     expect((await get(`/v1/orders/${res.order_id}`)).json.customer.phone).toBe(stored);
   });
+
+  it.each([["12ab"], ["call me"], ["070-765 43 21 ask for Ann"], ["ext. 12"], ["+46 70[123]"]])(
+    "refuses the phone %j naming customer.phone, and writes nothing",
+    async (sent) => {
+      const sku = uid();
+      await createProduct({ sku, stock: 10 });
+      const r = await post("/v1/orders", [
+        { order_id: "create", customer: { phone: sent }, products: [{ sku, qty: 1 }] },
+      ]);
+      expect(r.status, r.text).toBe(400);
+      expect(r.json.results.create_1.errors).toEqual([`customer.phone: ${PHONE_ERROR}`]);
+      const n = await env.DB.prepare("SELECT count(*) AS n FROM orders WHERE phone = ?1").bind(sent).first<any>();
+      expect(n.n).toBe(0);
+    },
+  );
 
   it("two orders of one request with one e-mail share one customer", async () => {
     const sku = uid();

@@ -41,7 +41,7 @@ async function receiver(events: string[]) {
 }
 
 /** Runs the consumer on every event not yet dispatched, as their event messages; the bodies it sent. */
-async function deliver(db: D1Database = env.DB) {
+async function deliver(db: D1Database = env.DB, followUps: unknown[] = []) {
   const ids = (
     await env.DB.prepare("SELECT id FROM events WHERE dispatched_at IS NULL ORDER BY created_at").all<{ id: string }>()
   ).results;
@@ -53,7 +53,12 @@ async function deliver(db: D1Database = env.DB) {
     ack: () => {},
     retry: () => {},
   }));
-  const producer = { sendBatch: async () => {}, send: async () => {} };
+  const producer = {
+    sendBatch: async (batch: unknown[]) => {
+      followUps.push(...batch);
+    },
+    send: async () => {},
+  };
   const testEnv = { ...env, DB: db, EVENTS: producer, RETRIES: producer } as unknown as Bindings;
   await deliverBatch({ queue: "edge-store-events", messages } as unknown as MessageBatch<unknown>, testEnv);
   const sent = bodies.map((b) => ({ ...b, json: JSON.parse(b.body) }));
@@ -112,23 +117,33 @@ describe("standard payloads carry the object", () => {
     expect(s.json.data.variants[0].qty).toBe("7");
   });
 
-  it("a product whose answer passes PAYLOAD_MAX_BYTES is its id and truncated: true", async () => {
+  it.each([
+    [100, 400, "whole"],
+    [1000, 800, "truncated"],
+  ])("a product of %i variants of %i-byte supplier SKUs arrives %s (PAYLOAD_MAX_BYTES: 1 MiB)", async (n, hex, how) => {
     await receiver(["product.update"]);
     const sku = uid();
     const p = await createProduct({ sku, title: "Many", price: 1 });
-    // Variants straight into D1: enough text to pass the bound.
+    // Variants straight into D1: a given amount of text.
     await env.DB.prepare(
       `INSERT INTO variants (product_id, sku, option1_value, supplier_sku, qty, position, created_at, updated_at)
-       SELECT ?1, ?2 || '-' || value, 'size ' || value, hex(zeroblob(400)), 1, value, 0, 0
+       SELECT ?1, ?2 || '-' || value, 'size ' || value, hex(zeroblob(?4 / 2)), 1, value, 0, 0
        FROM json_each(?3)`,
     )
-      .bind(p.product_id, sku, JSON.stringify(Array.from({ length: 100 }, (_, i) => i)))
+      .bind(p.product_id, sku, JSON.stringify(Array.from({ length: n }, (_, i) => i)), hex)
       .run();
-    const lookup = await get(`/v1/products?product_id=${p.product_id}&include_details=true`);
-    expect(lookup.text.length).toBeGreaterThan(PAYLOAD_MAX_BYTES);
     expect((await put("/v1/products", { product_id: p.product_id, title: "Many more" })).status).toBe(200);
     const [s] = await deliver();
-    expect(s.json.data).toEqual({ product_id: p.product_id, truncated: true });
+    const lookup = await get(`/v1/products?product_id=${p.product_id}&include_details=true`);
+    const bytes = new TextEncoder().encode(lookup.text).length;
+    if (how === "whole") {
+      expect(bytes).toBeGreaterThan(64 * 1024);
+      expect(s.json.data).toEqual({ product_id: p.product_id, ...lookup.json });
+      expect(s.json.data.variants).toHaveLength(n);
+    } else {
+      expect(bytes).toBeGreaterThan(PAYLOAD_MAX_BYTES);
+      expect(s.json.data).toEqual({ product_id: p.product_id, truncated: true });
+    }
   });
 
   it("a deleted product is its id and deleted: true", async () => {
@@ -153,5 +168,80 @@ describe("standard payloads carry the object", () => {
     expect(sent.length).toBeGreaterThanOrEqual(6);
     expect(sent.every((s) => s.json.data && !s.json.data.deleted)).toBe(true);
     expect(counts.calls).toBe(2);
+  });
+});
+
+/** An order of `lines` lines titled `title` + position, straight into D1, and an order.new event for it. */
+async function bigOrder(lines: number, title: string) {
+  const token = uid("hook-order");
+  const [made] = await env.DB.batch<{ id: number }>([
+    env.DB.prepare(
+      `INSERT INTO orders (token, status, currency, subtotal, total, email, created_at, updated_at)
+       VALUES (?1, 'paid', 'SEK', ?2, ?2, 'label@example.com', 0, 0) RETURNING id`,
+    ).bind(token, lines * 1000),
+  ]);
+  const id = made.results[0].id;
+  await env.DB.batch([
+    env.DB.prepare(
+      `INSERT INTO order_lines (order_id, position, product_id, sku, title, options, qty, unit_price, tax_rate)
+       SELECT ?1, value, 1, 'SKU-' || value, ?2 || ' ' || value, '[{"name":"Size","value":"M"}]', 1, 1000, 25
+       FROM json_each(?3)`,
+    ).bind(id, title, JSON.stringify(Array.from({ length: lines }, (_, i) => i + 1))),
+    env.DB.prepare("INSERT INTO events (id, type, order_id, created_at) VALUES (?1, 'order.new', ?2, ?3)").bind(
+      crypto.randomUUID(),
+      id,
+      Date.now(),
+    ),
+  ]);
+  return id;
+}
+
+describe("large orders in payloads, up to PAYLOAD_MAX_BYTES (1 MiB)", () => {
+  it("an order of 2,000 lines arrives whole, signed over the bytes sent", async () => {
+    const ep = await receiver(["order.new"]);
+    const id = await bigOrder(2000, "Organic cotton T-shirt, relaxed fit");
+    const [s] = await deliver();
+    const order = (await get(`/v1/orders/${id}`)).json;
+    expect(s.json.data).toEqual(order);
+    expect(s.json.data.products).toHaveLength(2000);
+    const bytes = new TextEncoder().encode(s.body).length;
+    expect(bytes).toBeGreaterThan(64 * 1024);
+    expect(bytes).toBeLessThan(PAYLOAD_MAX_BYTES);
+    expect(new Webhook(ep.secret).verify(s.body, s.headers)).toEqual(s.json);
+  });
+
+  it.each([
+    ["ASCII", "x".repeat(600)],
+    // Under the bound in UTF-16 units, over it in UTF-8 bytes: the bound is in bytes.
+    ["three bytes a character", "€".repeat(300)],
+  ])("an order past 1 MiB of %s is its id and truncated: true", async (_, title) => {
+    await receiver(["order.new"]);
+    const id = await bigOrder(2000, title);
+    const text = (await get(`/v1/orders/${id}`)).text;
+    expect(new TextEncoder().encode(text).length).toBeGreaterThan(PAYLOAD_MAX_BYTES);
+    const [s] = await deliver();
+    expect(s.json.data).toEqual({ order_id: id, truncated: true });
+  });
+
+  it("signs at most SIGN_BYTES_BUDGET of bodies per invocation: the other endpoints' first attempts are queued, by reference", async () => {
+    const eps = await Promise.all([receiver(["order.new"]), receiver(["order.new"]), receiver(["order.new"])]);
+    await bigOrder(2000, `Organic cotton T-shirt, relaxed fit, garment-dyed ${"x".repeat(100)}`);
+    const followUps: { body: Record<string, unknown>; delaySeconds?: number }[] = [];
+    const sent = await deliver(env.DB, followUps);
+    // About 0.6 MB each: one attempt fits the budget, the next two wait for the next invocation.
+    expect(sent.map((x) => x.body.length)).toHaveLength(1);
+    expect(sent[0].json.data.products).toHaveLength(2000);
+    expect(followUps).toHaveLength(2);
+    for (const f of followUps) {
+      expect(Object.keys(f.body).sort()).toEqual(["attempt", "endpoint_id", "event_id"]);
+      expect(f.body.attempt).toBe(1);
+      expect(f.delaySeconds).toBe(0);
+      // The message names the event; the consumer reads the order from D1 when it delivers.
+      expect(JSON.stringify(f).length).toBeLessThan(200);
+    }
+    // Two other endpoints, each to get its first attempt from the next invocation.
+    const waiting = new Set(followUps.map((f) => f.body.endpoint_id));
+    expect(waiting.size).toBe(2);
+    for (const id of waiting) expect(eps.map((e) => e.id)).toContain(id);
   });
 });

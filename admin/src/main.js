@@ -47,6 +47,18 @@ function SignIn({ notice, onIn }) {
   </main>`;
 }
 
+/** GET /health's configuration warnings (STORE_URL unset, say), as a banner above every page. */
+function Warnings() {
+  const [warnings, setWarnings] = useState([]);
+  useEffect(() => {
+    fetch("/health")
+      .then((r) => r.json())
+      .then((b) => setWarnings(b.warnings ?? []))
+      .catch(() => {});
+  }, []);
+  return warnings.map((w) => html`<p class="msg warn" role="status">${w}</p>`);
+}
+
 function Shell({ session, onOut }) {
   const [page, id] = useRoute();
   const pages = PAGES.filter((p) => can(p.scope));
@@ -80,7 +92,7 @@ function Shell({ session, onOut }) {
         <button type="button" class="link" onClick=${out}>Sign out</button>
       </div>
     </header>
-    <main id="main">${body}<${Message} error=${error} /></main>`;
+    <main id="main"><${Warnings} />${body}<${Message} error=${error} /></main>`;
 }
 
 function App() {

@@ -20,6 +20,9 @@ export const ORDER_PAGE = 100;
  *   profile?: boolean,
  *   connections?: number,
  *   contention?: boolean,
+ *   heap?: boolean,
+ *   bySize?: boolean,
+ *   requests?: number,
  *   headers?: Record<string, string>,
  *   verify?: (t: Target, invocations: number) => Promise<{ ok: boolean, text: string }>,
  * }} Case
@@ -29,7 +32,10 @@ export const ORDER_PAGE = 100;
  * case (bench/worker/plain.ts) whose D1 SQL time the "D1 ratio" column divides this case's by. `load`: also run under autocannon (req/s, and the ratio to `baseline`). `profile` (default
  * true): workerd CPU per request. `cpuIterations`: requests of the optional Node CPU phase
  * (`--node`). `connections`: autocannon connections (default 8). `contention`: a load case that
- * reports its share of 503 answers (writers losing the race) instead of a ratio. `verify`: run
+ * reports its share of 503 answers (writers losing the race) instead of a ratio. `heap`: also its wall time,
+ * answer bytes and D1 counts after the body (a streamed answer), and the isolate's heap in 5 more
+ * requests. `requests`: profiled requests, when fewer than the bench's (a case of seconds). `bySize`:
+ * a page whose CPU grows with its size, never refused: where it passes 10 ms is reported, not missed. `verify`: run
  * after the case's profiled requests, with how many requests it served (probe included); says
  * whether they all did the work the case claims.
  */
@@ -130,7 +136,28 @@ export async function seed(t) {
       (v) => v.variant_id,
     );
   }
+  await seedLargeOrders(t);
   return { syncIds, syncVariantIds, ...(await seedPages(t)), ...(await seedOrders(t)), ...(await seedKeys(t)) };
+}
+
+// Orders pages at the sizes that were cut or refused (src/docs/modelled-reads.md, "Paging"): 46
+// orders, 24 of them of 500 lines, the 500-line ones among the others; and the largest page there
+// is, 500 orders of 500 lines. Each set paid in a window of its own (LARGE_ORDERS, WORST_ORDERS).
+const LARGE_ORDERS = {
+  paid: 3_000_000_000,
+  counts: Array.from({ length: 46 }, (_, i) => (i % 2 === 0 || i === 45 ? 500 : 2)),
+};
+const WORST_ORDERS = { paid: 3_100_000_000, counts: Array.from({ length: 500 }, () => 500) };
+/** The date_paid window of a set: its orders and no other. @param {{ paid: number, counts: number[] }} set */
+const paidWindow = (set) => `from_date_paid=${set.paid}&to_date_paid=${set.paid + set.counts.length}`;
+
+/** @param {Target} t */
+async function seedLargeOrders(t) {
+  for (const set of [LARGE_ORDERS, WORST_ORDERS]) {
+    const q = `counts=${JSON.stringify(set.counts)}&paid=${set.paid * 1000}`;
+    const r = await request(t, "POST", `/__bench/seed-orders-large?${q}`);
+    if (r.status !== 200) throw new Error(`seeding failed: /__bench/seed-orders-large answered ${r.status} ${r.text}`);
+  }
 }
 
 // The largest modelled pages (src/docs/modelled-reads.md): the 500 products after those seeded
@@ -521,6 +548,29 @@ export function cases(ids) {
       path: `/v1/products?product_id=${ids.pageBig[0]}&include_details=true`,
       load: false,
       cpuIterations: 10,
+    },
+    {
+      // The page that was cut at 32 orders (src/docs/modelled-reads.md, "Paging"): streamed.
+      id: "list-orders-46",
+      label: "GET /v1/orders?limit=100 (46 orders, 24 of them x 500 lines)",
+      method: "GET",
+      path: `/v1/orders?limit=100&${paidWindow(LARGE_ORDERS)}`,
+      load: false,
+      heap: true,
+      bySize: true,
+      cpuIterations: 0,
+    },
+    {
+      // The largest page accepted: limit=500 of orders of 500 lines (MAX_LINES), with details.
+      id: "list-orders-worst",
+      label: "GET /v1/orders?limit=500&include_details=true (500 orders x 500 lines)",
+      method: "GET",
+      path: `/v1/orders?limit=500&include_details=true&${paidWindow(WORST_ORDERS)}`,
+      load: false,
+      heap: true,
+      bySize: true,
+      requests: 10,
+      cpuIterations: 0,
     },
     {
       id: "list-orders",

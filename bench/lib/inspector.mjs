@@ -195,15 +195,16 @@ export async function connect(port) {
   /**
    * @param {string} method
    * @param {Record<string, unknown>} [params]
+   * @param {number} [timeoutMs]
    * @returns {Promise<any>}
    */
-  const send = (method, params = {}) =>
+  const send = (method, params = {}, timeoutMs = 30_000) =>
     new Promise((resolve, reject) => {
       const id = next++;
       const timer = setTimeout(() => {
         pending.delete(id);
-        reject(new Error(`CDP ${method}: no answer in 30 s`));
-      }, 30_000);
+        reject(new Error(`CDP ${method}: no answer in ${timeoutMs / 1000} s`));
+      }, timeoutMs);
       pending.set(id, { resolve, reject, timer });
       ws.send(JSON.stringify({ id, method, params }));
     });

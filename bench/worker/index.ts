@@ -284,6 +284,55 @@ bench.post("/seed-pages", async (c) => {
   return c.json({ big: big.results.map((r) => r.id) });
 });
 
+// Orders of many lines as a shop's orders read (bench/lib/cases.mjs, seedLargeOrders): ?counts is a
+// JSON array of each order's line count, paid (and created) a second apart from ?paid (ms), so a
+// date_paid window picks out exactly them.
+bench.post("/seed-orders-large", async (c) => {
+  const counts = c.req.query("counts") ?? "[]";
+  const paid = Number(c.req.query("paid"));
+  const tag = `large-${paid}`;
+  const seq = JSON.stringify(Array.from({ length: Math.max(0, ...(JSON.parse(counts) as number[])) }, (_, i) => i));
+  const db = c.env.DB;
+  await db.batch([
+    db
+      .prepare(
+        `INSERT INTO orders (token, status, currency, subtotal, total, shipping_price, shipping_name, tax, email,
+           phone, customer_type, billing_details, shipping_details, payment_method, transaction_id, date_paid,
+           status_date, created_at, updated_at)
+         SELECT ?2 || '-' || key, 'paid', 'SEK', 0, 0, 4900, 'PostNord MyPack Home', '[]',
+           'kund' || key || '@example.se', '070-765 43 ' || (10 + key % 90), 'consumer',
+           json_object('firstname', 'Karin', 'lastname', 'Lindqvist ' || key, 'address', 'Storgatan ' || (1 + key % 80),
+             'zipcode', '903 26', 'city', 'Umeå', 'country', 'SE'),
+           json_object('firstname', 'Karin', 'lastname', 'Lindqvist ' || key, 'address', 'Kungsgatan 12',
+             'zipcode', '111 43', 'city', 'Stockholm', 'country', 'SE'),
+           'Klarna Checkout', 'kco_' || hex(randomblob(8)),
+           ?3 + key * 1000, ?3 + key * 1000, ?3 + key * 1000, ?3 + key * 1000 FROM json_each(?1)`,
+      )
+      .bind(counts, tag, paid),
+    db
+      .prepare(
+        `INSERT INTO order_lines (order_id, position, product_id, variant_id, sku, title, options, qty, unit_price, tax_rate)
+         SELECT o.id, j.value, 100 + j.value % 40, 1000 + j.value,
+           'TSH-ORG-' || char(65 + j.value % 26) || '-' || (j.value % 7) || '-' || j.value,
+           'Organic cotton T-shirt, relaxed fit ' || (j.value % 40),
+           json_array(json_object('name', 'Size', 'value', json_extract('["XS","S","M","L","XL","XXL"]', '$[' || (j.value % 6) || ']')),
+             json_object('name', 'Colour', 'value', 'Forest green ' || (j.value % 12))),
+           1 + j.value % 3, 24900 + (j.value % 5) * 1000, 25
+         FROM json_each(?1) AS n JOIN orders AS o ON o.token = ?2 || '-' || n.key
+         JOIN json_each(?3) AS j ON j.value < n.value`,
+      )
+      .bind(counts, tag, seq),
+    db
+      .prepare(
+        `UPDATE orders SET subtotal = (SELECT sum(qty * unit_price) FROM order_lines WHERE order_id = orders.id),
+           total = 4900 + (SELECT sum(qty * unit_price) FROM order_lines WHERE order_id = orders.id)
+         WHERE token LIKE ?1 || '-%'`,
+      )
+      .bind(tag),
+  ]);
+  return c.json({ ok: true });
+});
+
 type ShimStatement = { sql: string; params: unknown[] };
 type ShimCall = { op: "all" | "raw" | "run" | "first" | "batch"; stmts: ShimStatement[]; columnNames?: boolean };
 
@@ -381,6 +430,9 @@ export default {
       return counted(new Request(url, request), env, ctx, countingDb(env.DB));
     }
     if (url.pathname.startsWith("/__bench/consume/")) return consume.fetch(request, env, ctx);
+    // The last request's counts once its body has been read: a streamed answer's headers leave
+    // before its later round trips are made.
+    if (url.pathname === "/__bench/counts") return new Response(null, { headers: countHeaders() });
     if (url.pathname.startsWith("/__bench/")) return bench.fetch(request, env, ctx);
     return counted(request, env, ctx, countedDb(env.DB));
   },

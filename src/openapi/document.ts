@@ -4,6 +4,7 @@ import { metadataPaths } from "../metadata/openapi";
 import { orderUpdateOperation } from "../orders/openapi";
 import { orderCreate } from "../orders/schema";
 import { flag, id, metadata, money } from "../platform/fields";
+import { STORE_URL_UNSET } from "../platform/health";
 import { SERVICE } from "../platform/service";
 import { categoryName, categoryPaths } from "../products/categories";
 import { preferParameter, productsDeletePath } from "../products/openapi";
@@ -280,10 +281,11 @@ export function buildOpenApi() {
           security: [],
           responses: {
             "200": response(
-              "The database answers and its schema is at this version's latest migration.",
+              "The database answers and its schema is at this version's latest migration; `warnings` name configuration that leaves something out.",
               ref("Health"),
               {
                 status: "ok",
+                warnings: [STORE_URL_UNSET],
               },
             ),
             "503": errorResponse("The database does not answer, or its migrations are not applied (named).", {

@@ -193,4 +193,9 @@ export const errorEnvelope = z
   .meta({ description: "Every error that is not a per-item outcome (src/docs/api.md, Conventions)." });
 
 export const serviceInfo = z.object({ name: z.string(), version: z.string() });
-export const health = z.object({ status: z.literal("ok") });
+export const health = z.object({
+  status: z.literal("ok"),
+  warnings: z.array(z.string()).optional().meta({
+    description: "Configuration that works but leaves something out, such as STORE_URL unset; absent when none.",
+  }),
+});

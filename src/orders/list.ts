@@ -9,7 +9,6 @@ import {
   nextLink,
   Params,
   parseQuery,
-  refuseOffsetPastBound,
   searchText,
   strictQuery,
   text,
@@ -17,6 +16,7 @@ import {
   whole,
 } from "../platform/query";
 import { carriedSql } from "../platform/quotes";
+import type { CarriedChunks } from "../platform/stream";
 import { orderJsonSql, STATUS_CODES, type StatusName } from "./modelled-json";
 
 // GET /v1/orders in the modelled dialect (src/docs/modelled-reads.md, "Modelled reads").
@@ -25,10 +25,11 @@ import { orderJsonSql, STATUS_CODES, type StatusName } from "./modelled-json";
 export const ORDER_LIMIT_DEFAULT = 100;
 export const ORDER_LIMIT_MAX = 500;
 /**
- * The most JSON text one orders page may answer (src/docs/orders.md, "Limits"): whole orders with
- * all their lines up to this many bytes, inside the CPU budget (bench/README.md).
+ * About how many bytes of orders one D1 round trip brings (src/platform/stream.ts): a page up to
+ * this is answered from one round trip; a larger one is streamed in chunks of about this size,
+ * whatever its total. Estimated from the orders' and lines' text lengths (ESTIMATE), not built.
  */
-export const ORDER_PAGE_BYTES_MAX = 2 * 1024 * 1024;
+export const ORDER_CHUNK_BYTES = 1024 * 1024;
 const MAX_OFFSET = 100_000_000;
 
 const PARAMS = [
@@ -91,10 +92,57 @@ const SORT_COLUMN = { price: "total", date: "created_at", order_id: "id" } as co
 const NAME = (col: string) => `trim(coalesce(${col}->>'firstname', '') || ' ' || coalesce(${col}->>'lastname', ''))`;
 
 /**
- * One D1 round trip whatever the page: the orders of the page and the lines of exactly those
- * orders in one batch (one snapshot). The default order is the modelled API's: newest order id first.
+ * About the bytes of an order's answer (a row `o` of orders), from its lines' text without
+ * building their JSON: only where chunks end depends on it.
  */
-export async function listOrders(db: DB, q: OrderListQuery, url: string): Promise<{ json: string[]; link?: string }> {
+const estimate = (withDetails: boolean) => `(${
+  withDetails
+    ? "1000 + 2 * (coalesce(length(o.note), 0) + coalesce(length(o.billing_details), 0)) + coalesce(length(o.shipping_details), 0)"
+    : "150"
+} + coalesce((SELECT sum(length(l.title) + coalesce(length(l.sku), 0) + length(l.options) + 130)
+    FROM order_lines AS l WHERE l.order_id = o.id), 0))`;
+
+/** A page's order as the first round trip gives it: its text only if it is in the first chunk. */
+type PageRow = { id: number; k: number; est: number; j: string | null };
+
+/** The ids of `rows` in runs of about ORDER_CHUNK_BYTES (at least one order each), in page order. */
+function chunkIds(rows: PageRow[]): number[][] {
+  const out: number[][] = [];
+  let bytes = 0;
+  for (const r of rows) {
+    if (!out.length || bytes + r.est > ORDER_CHUNK_BYTES) {
+      out.push([]);
+      bytes = 0;
+    }
+    out[out.length - 1].push(r.id);
+    bytes += r.est;
+  }
+  return out;
+}
+
+/** The JSON texts of `chunk` with commas between them, after the texts before it on the page. */
+function joined(texts: readonly string[], first: boolean, last: boolean): string[] {
+  const json = first ? ["["] : [];
+  for (let i = 0; i < texts.length; i++) {
+    if (i || !first) json.push(",");
+    json.push(texts[i]);
+  }
+  if (last) json.push("]");
+  return json;
+}
+
+/**
+ * The page: every order of it, whatever its size (src/docs/modelled-reads.md, "Paging"). The
+ * first D1 round trip reads, in one batch (one snapshot), which orders are on the page and the
+ * JSON texts of those in its first ORDER_CHUNK_BYTES; when the page is larger, each further chunk
+ * is read by its orders' ids when the answer's reader takes the one before (src/platform/stream.ts).
+ * The default order is the modelled API's: newest order id first.
+ */
+export async function listOrders(
+  db: DB,
+  q: OrderListQuery,
+  url: string,
+): Promise<{ chunks: CarriedChunks; link?: string }> {
   const params = new Params();
   const where: string[] = [];
   if (q.order_id !== undefined) where.push(`o.id = ${params.add(q.order_id)}`);
@@ -137,18 +185,18 @@ export async function listOrders(db: DB, q: OrderListQuery, url: string): Promis
     orderBy === "order_id" ? `${alias}.id ${dir}` : `${alias}.${column} ${dir}, ${alias}.id ${dir}`;
   const sort = sortOf("o");
   // A lookup by order_id answers the detail fields always: a public client reads them from that call.
-  const order = orderJsonSql(q.include_details === true || q.order_id !== undefined);
-  const bytes = "length(CAST(j AS BLOB)) + 1";
+  const withDetails = q.include_details === true || q.order_id !== undefined;
+  const order = orderJsonSql(withDetails);
   const [page, next] = await db.$client.batch<Record<string, unknown>>([
-    // Orders up to the first that crosses the byte bound: the ones after it would not be answered.
-    // Each order's text is carried (src/platform/quotes.ts) and measured as answered.
+    // Each order's text is carried (src/platform/quotes.ts); SQLite builds only the first chunk's.
     stmt(
       db,
-      `SELECT id, k, j, upto FROM (
-         SELECT id, k, j, sum(${bytes}) OVER (ORDER BY n ROWS UNBOUNDED PRECEDING) AS upto FROM (
-           SELECT o.id, o.${column} AS k, ${carriedSql(order)} AS j, row_number() OVER (ORDER BY ${sort}) AS n
-           FROM (SELECT * FROM orders AS o ${filter} ORDER BY ${sort} LIMIT ${lim} OFFSET ${off}) AS o))
-       WHERE upto - (${bytes}) < ${ORDER_PAGE_BYTES_MAX} ORDER BY upto`,
+      `SELECT o.id, o.k, o.est, iif(o.n = 1 OR o.upto <= ${ORDER_CHUNK_BYTES}, ${carriedSql(order)}, NULL) AS j
+       FROM (SELECT o.*, row_number() OVER (ORDER BY ${sort}) AS n,
+               sum(o.est) OVER (ORDER BY ${sort} ROWS UNBOUNDED PRECEDING) AS upto
+             FROM (SELECT o.*, o.${column} AS k, ${estimate(withDetails)} AS est
+                   FROM orders AS o ${filter} ORDER BY ${sort} LIMIT ${lim} OFFSET ${off}) AS o) AS o
+       ORDER BY o.n`,
       ...params.values,
     ),
     stmt(
@@ -157,14 +205,8 @@ export async function listOrders(db: DB, q: OrderListQuery, url: string): Promis
       ...params.values,
     ),
   ]);
-  let rows = page.results as { id: number; k: number; j: string; upto: number }[];
-  let more = next.results[0]?.more === 1;
-  const last = rows[rows.length - 1];
-  if (last && last.upto > ORDER_PAGE_BYTES_MAX && rows.length > 1) {
-    rows = rows.slice(0, -1);
-    refuseOffsetPastBound(q.offset !== undefined, rows.length, "orders", ORDER_PAGE_BYTES_MAX);
-    more = true;
-  }
+  const rows = page.results as PageRow[];
+  const more = next.results[0]?.more === 1;
   if (q.order_id !== undefined && !rows.length) throw new ApiError(404, `order ${q.order_id} not found`);
   let link: string | undefined;
   if (more) {
@@ -174,12 +216,41 @@ export async function listOrders(db: DB, q: OrderListQuery, url: string): Promis
         ? nextLink(url, { offset: String(offset + limit) })
         : nextLink(url, { cursor: encodeKeyCursor(end.k, end.id) });
   }
-  const json = ["["];
-  for (let i = 0; i < rows.length; i++) {
-    if (i) json.push(",");
-    json.push(rows[i].j);
-  }
-  json.push("]");
-  // Its parts, carried, as the products page's (src/products/list.ts, ProductListAnswer).
-  return { json, link };
+  const built = rows.findIndex((r) => r.j === null);
+  if (built < 0)
+    return {
+      chunks: {
+        first: joined(
+          rows.map((r) => r.j as string),
+          true,
+          true,
+        ),
+      },
+      link,
+    };
+  // The rest by id, in the page's order: the page is the one the first round trip saw.
+  const rest = chunkIds(rows.slice(built));
+  const rowsSql = `SELECT ${carriedSql(order)} AS j FROM json_each(?1) AS w JOIN orders AS o ON o.id = w.value
+    ORDER BY w.key`;
+  let n = 0;
+  return {
+    chunks: {
+      first: joined(
+        rows.slice(0, built).map((r) => r.j as string),
+        true,
+        false,
+      ),
+      next: async () => {
+        if (n >= rest.length) return undefined;
+        const ids = rest[n++];
+        const r = await stmt(db, rowsSql, JSON.stringify(ids)).all<{ j: string }>();
+        return joined(
+          r.results.map((x) => x.j),
+          false,
+          n === rest.length,
+        );
+      },
+    },
+    link,
+  };
 }

@@ -7,7 +7,7 @@ import { ApiError } from "../platform/errors";
 import { id } from "../platform/fields";
 import { completeStatements, idempotency, recordStatements } from "../platform/idempotency";
 import { bodyItems, fieldNames } from "../platform/items";
-import { carriedJson } from "../platform/quotes";
+import { carriedChunks } from "../platform/stream";
 import { parseItem } from "../platform/validate";
 import { zv } from "../platform/zv";
 import { toMoney } from "../products/present";
@@ -175,9 +175,9 @@ export const ordersRoute = new Hono<AppEnv>()
     return c.json(body, status);
   })
   .get("/", async (c) => {
-    const { json, link } = await listOrders(c.var.db, parseOrderQuery(c.req.url), c.req.url);
+    const { chunks, link } = await listOrders(c.var.db, parseOrderQuery(c.req.url), c.req.url);
     // SQLite's text as is: the page is never parsed in the Worker (docs/design.md, "Answers from D1").
-    return carriedJson(c, json, 200, link ? { Link: link } : {});
+    return carriedChunks(c, chunks, link ? { Link: link } : {});
   })
   .get("/:order_id", zv("param", z.object({ order_id: id })), async (c) => {
     const { order_id } = c.req.valid("param");

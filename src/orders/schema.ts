@@ -26,14 +26,25 @@ export const email = str(255)
 export const isE164 = (s: string) => /^\+\d{7,15}$/.test(s);
 
 /**
- * A phone number (src/docs/orders.md, "Creating orders"): in the international format once spaces,
- * dashes, dots and brackets are removed, it is stored so (+46701234567); anything else is stored
- * as written (070-765 43 21: real checkouts collect local numbers), and the order gets a notice.
+ * What a phone number may hold (src/docs/orders.md, "Creating orders"): digits, spaces and
+ * `+ - ( ) / .`, at least one digit, then optionally an extension (`ext. 12`, `ext 12`, `x12`,
+ * `#12`). Local formats vary too much to check more; letters other than an extension's are a
+ * mistake (a name or an e-mail in the wrong field), never a number.
  */
-export const phone = str(64).transform((s) => {
-  const compact = s.replace(/[\s\-.()[\]]/g, "");
-  return isE164(compact) ? compact : s.trim();
-});
+const PHONE = /^[\d\s+\-()/.]*\d[\d\s+\-()/.]*(?:(?:ext\.?|x|#)\s*\d{1,10})?\s*$/i;
+export const PHONE_ERROR = "must be a phone number: digits, spaces, + - ( ) / . and an extension (ext. 12, x12, #12)";
+
+/**
+ * A phone number (src/docs/orders.md, "Creating orders"): in the international format once spaces,
+ * dashes, dots, slashes and brackets are removed, it is stored so (+46701234567); any other is
+ * stored as written (070-765 43 21: real checkouts collect local numbers), and the order gets a notice.
+ */
+export const phone = str(64)
+  .refine((s) => PHONE.test(s), { error: PHONE_ERROR })
+  .transform((s) => {
+    const compact = s.replace(/[\s\-./()]/g, "");
+    return isE164(compact) ? compact : s.trim();
+  });
 export const PHONE_NOTICE =
   "customer.phone: stored as written; it is not in the international format (+ and 7 to 15 digits)";
 

@@ -8,9 +8,19 @@ export const isSchemaMissing = (message: string) => /no such (table|column)/i.te
 
 export const SCHEMA_NOT_APPLIED = "database schema is not applied: run the migrations";
 
+/** What GET /health warns of when STORE_URL is unset (src/docs/products.md, "URL and slug"). */
+export const STORE_URL_UNSET =
+  'STORE_URL is not set: no product has a url ("" in the modelled dialect, null in ours); set the var to the storefront\'s product base URL';
+
+/** Configuration that works but leaves something out: said by GET /health, the admin and the deploy. */
+export function configWarnings(env: Pick<AppEnv["Bindings"], "STORE_URL">): string[] {
+  return (env.STORE_URL ?? "").trim() ? [] : [STORE_URL_UNSET];
+}
+
 /**
  * GET /health (src/docs/operations.md, "Health"): 200 only when the database answers and has this version's
- * latest migration applied, in one query; otherwise 503 naming the cause.
+ * latest migration applied, in one query; otherwise 503 naming the cause. A 200 lists the
+ * configuration's warnings, if any (configWarnings).
  */
 export async function health(c: Context<AppEnv>) {
   let applied: { latest: string | null; newest: string | null } | null;
@@ -27,7 +37,10 @@ export async function health(c: Context<AppEnv>) {
     console.error(JSON.stringify({ level: "error", requestId: c.var.requestId, error: message }));
     return c.json(envelope(503, "the database is unavailable"), 503, { "Retry-After": "5" });
   }
-  if (applied?.latest) return c.json({ status: "ok" as const });
+  if (applied?.latest) {
+    const warnings = configWarnings(c.env);
+    return c.json(warnings.length ? { status: "ok" as const, warnings } : { status: "ok" as const });
+  }
   const at = applied?.newest ? `at ${applied.newest}` : "empty";
   return c.json(
     envelope(503, `database schema is ${at}, this version needs ${LATEST_MIGRATION}: run the migrations`),

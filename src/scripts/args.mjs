@@ -29,6 +29,13 @@ export function parseDevVars(text) {
 }
 
 /**
+ * `npm run dev`'s STORE_URL when none is given: a storefront's product pages on the dev server's
+ * origin (src/docs/products.md, "URL and slug").
+ * @param {string} port
+ */
+export const localStoreUrl = (port) => `http://127.0.0.1:${port}/products`;
+
+/**
  * The `wrangler dev` command line of `npm run dev`: loopback on 8787 unless the caller names its
  * own --ip or --port, then every caller argument unchanged. wrangler.toml declares API_KEY as the
  * one secret, so wrangler reads only that from .dev.vars; the file's other entries (a local
@@ -41,6 +48,8 @@ export function wranglerDevArgs(args, devVars) {
   const vars = Object.entries(devVars)
     .filter(([k]) => k !== "API_KEY")
     .flatMap(([k, v]) => ["--var", `${k}:${v}`]);
+  const storeUrlGiven =
+    "STORE_URL" in devVars || args.some((a, i) => args[i - 1] === "--var" && a.startsWith("STORE_URL:"));
   return [
     "dev",
     ...(given("--ip") ? [] : ["--ip", "127.0.0.1"]),
@@ -51,6 +60,9 @@ export function wranglerDevArgs(args, devVars) {
     // The local simulator passes a client's own CF-Connecting-IP through: not an address to trust.
     "--var",
     "LOCAL_DEV:true",
+    // Every product gets a url locally, unique by its slug (src/docs/products.md, "URL and slug"),
+    // unless .dev.vars or the command line names the storefront.
+    ...(storeUrlGiven ? [] : ["--var", `STORE_URL:${localStoreUrl(argValue(args, "--port") ?? "8787")}`]),
     ...vars,
     ...args,
   ];

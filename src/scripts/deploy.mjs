@@ -169,8 +169,21 @@ const FREE_PLAN = [
   "  cron triggers and rate-limit bindings: no charge.",
 ];
 
+// Configuration that deploys and works but leaves something out (GET /health says the same).
+const storeUrl = blockValues(toml, "vars", "STORE_URL")[0] ?? "";
+const WARNINGS = storeUrl.trim()
+  ? []
+  : [
+      'STORE_URL is empty in wrangler.toml [vars]: no product will have a url ("" in the modelled dialect, null in ours),',
+      "  so clients that tell products apart by url (a spider) see them all alike. Set it to the storefront's",
+      '  product base URL (src/docs/products.md, "URL and slug") before going to production.',
+    ];
+
 const printPlan = (/** @type {string[]} */ lines, /** @type {string} */ note) =>
-  console.log(`Plan${note}:\n${lines.map((l, i) => `  ${i + 1}. ${l}`).join("\n")}\n\n${FREE_PLAN.join("\n")}\n`);
+  console.log(
+    `Plan${note}:\n${lines.map((l, i) => `  ${i + 1}. ${l}`).join("\n")}\n\n${FREE_PLAN.join("\n")}\n` +
+      (WARNINGS.length ? `\nWarning: ${WARNINGS.join("\n")}\n` : ""),
+  );
 
 // 0. Logged in?
 const who = wrangler(["whoami"], { quiet: true });

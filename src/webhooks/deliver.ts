@@ -36,6 +36,13 @@ export const MAX_ATTEMPTS = RETRY_DELAYS.length + 1;
  */
 export const FETCH_BUDGET = 25;
 /**
+ * Bytes of standard bodies signed per invocation; the jobs past it wait for the next one, as
+ * those past FETCH_BUDGET do. Signing costs CPU per byte (HMAC-SHA256 and the body's UTF-8, about
+ * 3 ms a MiB): small payloads never reach it, and a payload of PAYLOAD_MAX_BYTES goes to one
+ * endpoint per invocation. The first job of an invocation is always attempted, whatever its size.
+ */
+export const SIGN_BYTES_BUDGET = 1024 * 1024;
+/**
  * A first attempt's wait: receivers are expected to answer at once and work afterwards
  * (src/docs/webhooks.md, "Webhooks"). One that takes longer gets its event again as a retry with the full
  * ATTEMPT_TIMEOUT_MS, on the retries queue, where it delays no fresh event.
@@ -285,14 +292,19 @@ export async function deliverBatch(batch: MessageBatch<unknown>, env: Bindings, 
   const run: Job[] = [];
   const deferred: Job[] = [];
   const refused: Done[] = [];
+  let signed = 0;
   for (const job of jobs) {
     if (!problems.has(job.url)) problems.set(job.url, urlProblem(job.url, allowLocal));
     const problem = problems.get(job.url);
+    // The body's length in UTF-16 units: its bytes for the ASCII that JSON mostly is.
+    const bytes = job.data?.length ?? 0;
     if (problem)
       refused.push({ ...job, status: null, error: `url refused: ${problem}`, durationMs: 0, outcome: "failed" });
     else if (job.fanOut && (slowUntil.get(job.endpointId) ?? 0) > now) deferred.push(job);
-    else if (run.length < FETCH_BUDGET) run.push(job);
-    else deferred.push(job);
+    else if (run.length < FETCH_BUDGET && (!run.length || signed + bytes <= SIGN_BYTES_BUDGET)) {
+      run.push(job);
+      signed += bytes;
+    } else deferred.push(job);
   }
   const { done: attempted, skipped } = await byEndpoint(run, CONCURRENCY, async (job): Promise<Done> => {
     const wait = job.fanOut

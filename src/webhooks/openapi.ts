@@ -77,7 +77,7 @@ export const eventPayload = z.object({
     ])
     .meta({
       description:
-        "The object as it is when the delivery is made; larger than PAYLOAD_MAX_BYTES (64 KiB): its id and truncated, " +
+        "The object as it is when the delivery is made; larger than PAYLOAD_MAX_BYTES (1 MiB of UTF-8): its id and truncated, " +
         "read it from the API; gone (a deleted product): its id and deleted.",
     }),
 });

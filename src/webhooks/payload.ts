@@ -12,9 +12,20 @@ import { productTexts, productTextsSql } from "../products/list";
 // does, read in the consumer's own load batch (three statements, whatever the number of events)
 // as they are when the batch is delivered. Products are built as JSON text by SQLite and never
 // parsed here; an object larger than PAYLOAD_MAX_BYTES travels as its id and `truncated: true`.
+// Queue messages carry event ids only, never objects: a Cloudflare Queues message holds at most
+// 128 KB, and an object read at delivery is the one signed and sent.
 
-/** The most `data` a delivery carries: a receiver fetches a larger object itself. */
-export const PAYLOAD_MAX_BYTES = 64 * 1024;
+/**
+ * The most `data` a delivery carries, in UTF-8 bytes: an order of 2,000 lines fits (about 0.5 MB);
+ * a receiver fetches a larger object itself.
+ */
+export const PAYLOAD_MAX_BYTES = 1024 * 1024;
+const utf8 = new TextEncoder();
+
+/** Whether `text` passes PAYLOAD_MAX_BYTES in UTF-8 (encoded only when its length cannot tell). */
+const tooLarge = (text: string) =>
+  text.length > PAYLOAD_MAX_BYTES ||
+  (text.length * 3 > PAYLOAD_MAX_BYTES && utf8.encode(text).length > PAYLOAD_MAX_BYTES);
 
 // The events' objects, by the ids of the events the batch delivers (?1, a JSON array).
 const EVENT_IDS = "SELECT value FROM json_each(?1)";
@@ -54,7 +65,7 @@ export function objectTexts(
   for (const o of os.results) {
     const order = presentOrder(toOrder(o), lines.get(o.id) ?? [], hold);
     const text = JSON.stringify(o.creator ? { ...order, key: JSON.parse(o.creator as string) } : order);
-    out.set(`order:${o.id}`, text.length > PAYLOAD_MAX_BYTES ? truncated("order_id", o.id) : text);
+    out.set(`order:${o.id}`, tooLarge(text) ? truncated("order_id", o.id) : text);
   }
   for (const [id, text] of productTexts(ps.results)) {
     // product_id first, as the thin payload had it: receivers that read only the id keep working.

@@ -162,8 +162,19 @@ test("--dry-run prints the plan and changes nothing", () => {
     assert.ok(r.out.includes(line), `plan has: ${line}\n${r.out}`);
   }
   assert.match(r.out, /dry run: nothing is changed/);
+  assert.match(r.out, /Warning: STORE_URL is empty in wrangler\.toml \[vars\]: no product will have a url/);
   assert.equal(p.toml(), before);
   assert.deepEqual(p.state().databases, []);
+});
+
+test("--dry-run says nothing of STORE_URL once wrangler.toml sets it", () => {
+  const p = project();
+  const file = path.join(p.dir, "wrangler.toml");
+  writeFileSync(file, p.toml().replace(/^STORE_URL = ""$/m, 'STORE_URL = "https://shop.example.com/products"'));
+  assert.match(p.toml(), /STORE_URL = "https:/);
+  const r = p.deploy("--dry-run");
+  assert.equal(r.status, 0, r.out);
+  assert.doesNotMatch(r.out, /STORE_URL/);
 });
 
 test("a database that exists by name (an earlier run stopped midway) is reused, not created", () => {
