@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { answerBytes, carriedJson, type Keyed } from "./quotes";
+import { answerBytes, carriedJson } from "./quotes";
 
 // A page too large to hold whole (src/docs/modelled-reads.md, "Paging"): SQLite builds it in
 // chunks, one D1 round trip each, and each chunk's bytes are written to the response as it
@@ -17,7 +17,7 @@ export type CarriedChunks = {
 };
 
 /** The body of `chunks`: each chunk written as its bytes, read when the reader asks for more. */
-export function carriedStream(chunks: CarriedChunks, keyed?: Keyed): ReadableStream<Uint8Array> {
+export function carriedStream(chunks: CarriedChunks): ReadableStream<Uint8Array> {
   let first: readonly string[] | undefined = chunks.first;
   const next = chunks.next;
   return new ReadableStream<Uint8Array>(
@@ -27,7 +27,7 @@ export function carriedStream(chunks: CarriedChunks, keyed?: Keyed): ReadableStr
         first = undefined;
         if (!texts) return controller.close();
         // A copy: answerBytes is a view of memory the next chunk writes over.
-        controller.enqueue(answerBytes(texts, keyed).slice());
+        controller.enqueue(answerBytes(texts).slice());
       },
     },
     // Nothing read ahead: a chunk is read from D1 only once the one before it was taken.
@@ -44,8 +44,7 @@ export function carriedChunks(
   c: Context,
   chunks: CarriedChunks,
   headers: Record<string, string> = {},
-  keyed?: Keyed,
 ): Response {
-  if (!chunks.next) return carriedJson(c, chunks.first, 200, headers, keyed);
-  return c.body(carriedStream(chunks, keyed), 200, { "Content-Type": "application/json", ...headers });
+  if (!chunks.next) return carriedJson(c, chunks.first, 200, headers);
+  return c.body(carriedStream(chunks), 200, { "Content-Type": "application/json", ...headers });
 }
