@@ -18,6 +18,7 @@ import { d1Session } from "./platform/session";
 import { writesMoveCatalog } from "./products/edge";
 import { productsRoute } from "./products/route";
 import { sessionsRoute } from "./sessions/route";
+import { shippingRoute } from "./shipping/route";
 import { webhooksRoute } from "./webhooks/route";
 
 // strict: false: every route answers with or without a trailing slash, as real clients build URLs
@@ -36,6 +37,7 @@ app.get("/docs", (c) => c.html(DOCS_HTML, 200, { "Content-Security-Policy": DOCS
 app.use("/v1/*", preflight, auth, d1Session, writesMoveCatalog);
 app.route("/v1/products", productsRoute);
 app.route("/v1/orders", ordersRoute);
+app.route("/v1/shipping-methods", shippingRoute);
 app.route("/v1/webhooks", webhooksRoute);
 app.route("/v1/metadata", metadataRoute);
 app.route("/v1/keys", keysRoute);

@@ -11,6 +11,10 @@ export type Bindings = Omit<Env, "DEFAULT_CURRENCY" | "API_KEY" | "STORE_URL"> &
   API_KEY?: string;
   /** Minutes an unpaid order holds its stock before the scheduled job cancels it; unset: forever. */
   UNPAID_ORDER_HOLD_MINUTES?: string;
+  /** Minutes an unpaid order made with a publishable key holds its stock; unset: 60. */
+  STOREFRONT_HOLD_MINUTES?: string;
+  /** Days an order's token reads it back with its publishable key; unset: 30. */
+  ORDER_TOKEN_DAYS?: string;
   /** "true": webhook URLs may be http and local or private hosts (local development only). */
   ALLOW_LOCAL_WEBHOOKS?: string;
   /**

@@ -39,7 +39,10 @@ describe("POST /v1/keys", () => {
     [{ type: "secret", scopes: ["orders:read"] }, "name: is required"],
     [{ name: "x", type: "other", scopes: [] }, "type: must be secret or publishable"],
     [{ name: "x", type: "secret", scopes: ["everything"] }, 'scopes: "everything" is not a secret scope'],
-    [{ name: "x", type: "secret", scopes: [] }, "scopes: a secret key needs at least one scope"],
+    [
+      { name: "x", type: "secret", scopes: [] },
+      "scopes: a secret key needs at least one of products:read, products:write, orders:read, orders:write, webhooks, keys",
+    ],
     [{ name: "x", type: "secret", scopes: ["keys", "keys"] }, "scopes: must not repeat a scope"],
     [{ name: "x", type: "publishable", scopes: ["orders:write"] }, 'scopes: "orders:write" is not a publishable scope'],
     [{ name: "x", type: "publishable", allowed_origins: ["*"] }, "allowed_origins[0]: must be an exact origin"],

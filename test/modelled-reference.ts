@@ -128,14 +128,20 @@ const stockOf = (p: Row): number => (typeof p.stock === "number" ? p.stock : Num
  */
 export function publicFields(p: Row, view: PublicView): Row {
   const out: Row = {};
-  for (const [k, v] of Object.entries(p)) {
+  // A product with variants has the stock of the variants the key sees.
+  const shownVariants = Array.isArray(p.variants) ? (p.variants as Row[]).filter((x) => !isHidden(x)) : undefined;
+  const counted =
+    shownVariants && (p.variants as Row[]).length
+      ? { ...p, stock: shownVariants.reduce((n, x) => n + Number(x.qty), 0) }
+      : p;
+  for (const [k, v] of Object.entries(counted)) {
     if (!shownTo(view, k)) continue;
-    if (k === "variants" && Array.isArray(v)) {
-      out[k] = (v as Row[]).filter((x) => !isHidden(x)).map((x) => publicFields(x, view));
-    } else out[k] = v;
+    if (k === "variants" && shownVariants) out[k] = shownVariants.map((x) => publicFields(x, view));
+    else if (k === "qty" && counted !== p) out[k] = String(counted.stock);
+    else out[k] = v;
   }
   if (!view.stock && (p.stock !== undefined || p.qty !== undefined)) {
-    out.availability = stockOf(p) > 0 ? "in_stock" : "out_of_stock";
+    out.availability = stockOf(counted) > 0 ? "in_stock" : "out_of_stock";
   }
   return out;
 }

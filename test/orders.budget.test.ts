@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { wrapD1 } from "./d1-wrap";
-import { get, post, uid } from "./helpers";
+import { call, get, post, uid } from "./helpers";
 
 // Cost (src/docs/security.md, "Guarantees"): two D1 round trips on the happy path, and a statement count that does not
 // grow with the number of orders or lines.
@@ -87,4 +87,31 @@ describe("D1 value size", () => {
     const line = await get(`/v1/orders/${(r.json.results as any).create_100.order_id}`);
     expect(line.json.products[99].options[0].value).toBe(`${long}99`);
   }, 60_000);
+});
+
+describe("D1 budget of a storefront's order", () => {
+  it("reads the shipping methods within at most 2 calls, from a fresh isolate and from cached rows", async () => {
+    const skus = await catalog(3);
+    const method = await post("/v1/shipping-methods", { name: uid("Budget post"), price: 10 });
+    const key = await post("/v1/keys", { name: uid("pk"), type: "publishable" });
+    const headers = { authorization: "", "x-publishable-key": key.json.key };
+    // The key verified once, as any storefront's is after its first request in an isolate.
+    expect((await get("/v1/shipping-methods", { headers })).status).toBe(200);
+    const w = wrapD1();
+    const body = [
+      { order_id: "create", shipping: { id: method.json.id }, products: skus.map((sku) => ({ sku, qty: 1 })) },
+    ];
+    for (const [i, ip] of ["192.0.2.80", "192.0.2.81"].entries()) {
+      const before = w.counts.calls;
+      const r = await post("/v1/orders", body, {
+        env: { DB: w.db },
+        headers: { ...headers, "cf-connecting-ip": ip },
+        cf: { colo: "ARN" },
+      });
+      expect(r.status, r.text).toBe(200);
+      expect(r.json.results.create_1).toMatchObject({ shipping: 10, subtotal: 10 + 11 + 12 });
+      expect(w.counts.calls - before, `order ${i + 1}`).toBeLessThanOrEqual(2);
+    }
+    await call("DELETE", `/v1/shipping-methods/${method.json.id}`);
+  });
 });

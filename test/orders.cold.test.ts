@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { type DB, getDb } from "../src/db/client";
 import { readCatalog } from "../src/orders/catalog";
 import { createCold } from "../src/orders/cold";
-import type { CreateOptions } from "../src/orders/create";
+import type { PlanOptions } from "../src/orders/create";
 import { lineRow } from "../src/orders/lines";
 import { planOrder, reserveStock } from "../src/orders/plan";
 import type { OrderInput } from "../src/orders/schema";
@@ -29,7 +29,7 @@ const coldDb = (): DB =>
     }),
   );
 
-const opts = (): CreateOptions => ({ now: Date.now(), defaultCurrency: "SEK", events: [] });
+const opts = (): PlanOptions => ({ now: Date.now(), defaultCurrency: "SEK", events: [] });
 
 type Made = {
   id: number;

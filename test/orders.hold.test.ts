@@ -174,3 +174,35 @@ describe("unpaid hold", () => {
     expect(await stockOf(p.id)).toBe(400 - taken);
   });
 });
+
+describe("storefront hold", () => {
+  /** An order made with a publishable key, from an address of its own. */
+  async function storefrontOrder(sku: string, qty: number, n: number) {
+    const k = await post("/v1/keys", { name: `shop ${sku}-${n}`, type: "publishable" });
+    const r = await post("/v1/orders", [{ order_id: "create", products: [{ sku, qty }] }], {
+      headers: { authorization: "", "x-publishable-key": k.json.key, "cf-connecting-ip": `192.0.2.${n}` },
+      cf: { colo: "ARN" },
+    });
+    expect(r.status, r.text).toBe(200);
+    return r.json.results.create_1.order_id as number;
+  }
+
+  it("is STOREFRONT_HOLD_MINUTES (60 unless set), whatever UNPAID_ORDER_HOLD_MINUTES says", async () => {
+    const p = await stocked(20);
+    const a = await storefrontOrder(p.sku, 2, 1);
+    const b = await storefrontOrder(p.sku, 3, 2);
+    const secret = await order([{ sku: p.sku, qty: 1 }]);
+    await age([a, b, secret], 45);
+    // A shorter hold for other orders does not reach storefront orders, and shows on each its own.
+    await scheduled(held("30"));
+    expect((await readOrder(a)).status).toBe("unpaid");
+    expect((await readOrder(secret)).status).toBe("cancelled");
+    const shown = (await get(`/v1/orders/${a}`)).json;
+    expect(Date.parse(shown.hold_expires_at) - Date.parse(shown.created_at)).toBe(60 * MINUTE);
+    // Set to 40 minutes, both are past it; the default of 60 would keep them.
+    await scheduled({ ...quietEnv, STOREFRONT_HOLD_MINUTES: "40" });
+    expect((await readOrder(a)).status).toBe("cancelled");
+    expect((await readOrder(b)).status).toBe("cancelled");
+    expect(await stockOf(p.id)).toBe(20);
+  });
+});

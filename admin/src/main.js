@@ -5,12 +5,14 @@ import { can, currentSession, signIn, signOut, whenSignedOut } from "./api.js";
 import { KeysPage } from "./keys.js";
 import { OrderPage, OrdersPage } from "./orders.js";
 import { ProductPage, ProductsPage } from "./products.js";
+import { ShippingPage } from "./shipping.js";
 import { html, Message, Title, useRoute } from "./ui.js";
 import { WebhooksPage } from "./webhooks.js";
 
 const PAGES = [
   { id: "orders", label: "Orders", scope: "orders:read" },
   { id: "products", label: "Products", scope: "products:read" },
+  { id: "shipping", label: "Shipping", scope: "orders:read" },
   { id: "webhooks", label: "Webhooks", scope: "webhooks" },
   { id: "keys", label: "Keys", scope: "keys" },
 ];
@@ -75,6 +77,7 @@ function Shell({ session, onOut }) {
   if (!pages.some((p) => p.id === page)) body = html`<${Title}>Not a page<//><p>Pick one in the menu.</p>`;
   else if (page === "orders") body = id ? html`<${OrderPage} key=${id} id=${id} />` : html`<${OrdersPage} />`;
   else if (page === "products") body = id ? html`<${ProductPage} key=${id} id=${id} />` : html`<${ProductsPage} />`;
+  else if (page === "shipping") body = html`<${ShippingPage} />`;
   else if (page === "webhooks") body = html`<${WebhooksPage} />`;
   else body = html`<${KeysPage} />`;
   return html`<header class="top">

@@ -190,10 +190,15 @@ export const orders = sqliteTable(
     // Bumped by every change, so a write batch planned from a read can fail (stale_reads) when
     // another request changed the order in between: no lost line edits, no stock returned twice.
     version: integer("version").notNull().default(0),
+    // 1: created with a publishable key (src/docs/keys.md, "Storefront orders"): its unpaid hold is
+    // STOREFRONT_HOLD_MINUTES, its token reads it only with that key, and it links no customer.
+    storefront: integer("storefront").notNull().default(0),
     ...timestamps,
   },
   (t) => [
     index("orders_status").on(t.status, t.id),
+    // The unpaid hold's scan (src/orders/hold.ts): storefront and other orders have holds of their own.
+    index("orders_hold").on(t.storefront, t.status, t.createdAt),
     index("orders_status_created").on(t.status, t.createdAt),
     index("orders_date_paid").on(t.datePaid),
     index("orders_status_date").on(t.statusDate),
@@ -201,6 +206,27 @@ export const orders = sqliteTable(
       "orders_money",
       sql`${t.subtotal} >= 0 AND ${t.discount} >= 0 AND ${t.total} >= 0 AND ${t.shippingPrice} >= 0`,
     ),
+  ],
+);
+
+// The store's shipping methods (src/docs/orders.md, "Shipping methods"): what a storefront's order
+// names by id, priced here, never by the browser.
+export const shippingMethods = sqliteTable(
+  "shipping_methods",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    name: text("name").notNull(),
+    price: integer("price").notNull(),
+    // Orders whose lines come to at least this much ship free; null: never free.
+    freeOver: integer("free_over"),
+    // JSON array of two-letter country codes the method ships to; [] ships anywhere.
+    countries: text("countries").notNull().default("[]"),
+    visible: integer("visible").notNull().default(1),
+    ...timestamps,
+  },
+  (t) => [
+    check("shipping_methods_money", sql`${t.price} >= 0 AND (${t.freeOver} IS NULL OR ${t.freeOver} >= 0)`),
+    check("shipping_methods_visible", sql`${t.visible} IN (0, 1)`),
   ],
 );
 

@@ -1,9 +1,10 @@
+import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "../env";
+import type { AppEnv, Credential } from "../env";
 import { apiKeys, failed, tooMany } from "../platform/auth";
 import { ApiError } from "../platform/errors";
 import { checkSessionWrite } from "../sessions/store";
-import { corsHeaders } from "./cors";
+import { checkOrigin, storefrontCors } from "./cors";
 import { authorize, ruleOf } from "./scopes";
 import { resolveCredential } from "./verify";
 
@@ -20,6 +21,23 @@ export const auth = createMiddleware<AppEnv>(async (c, next) => {
   // Sign-in carries its key in the body; src/sessions/route.ts verifies it.
   if (ruleOf(c)?.session === "sign-in") return next();
   const cred = await resolveCredential(c);
+  const cors = await storefrontCors(c, cred);
+  try {
+    await admit(c, cred);
+  } catch (e) {
+    // A storefront reads why it was refused (src/docs/keys.md, "CORS").
+    if (cors && e instanceof ApiError) throw new ApiError(e.status, e.message, e.errors, { ...e.headers, ...cors });
+    throw e;
+  }
+  c.set("credential", cred as Credential);
+  await next();
+  // After next(): on the final answer, errors included, so a storefront can read them too.
+  if (cors) for (const [k, v] of Object.entries(cors)) c.res.headers.set(k, v);
+});
+
+/** Throws unless the credential may make this request: 401, 429 or 403. */
+async function admit(c: Context<AppEnv>, cred: Credential | null): Promise<void> {
+  const keys = apiKeys(c.env.API_KEY);
   if (!cred) return failed(c);
   if (c.env.RATE_LIMIT_PER_KEY === "true") {
     const key =
@@ -34,12 +52,8 @@ export const auth = createMiddleware<AppEnv>(async (c, next) => {
   // A session cookie travels with every request the browser makes; a write must also prove it
   // comes from the admin's page (src/docs/admin.md, "Sessions").
   if (cred.session && c.req.method !== "GET" && c.req.method !== "HEAD") await checkSessionWrite(c, cred.session);
-  const cors = corsHeaders(c, cred);
-  c.set("credential", cred);
-  await next();
-  // After next(): on the final answer, errors included, so a storefront can read them too.
-  if (cors) for (const [k, v] of Object.entries(cors)) c.res.headers.set(k, v);
-});
+  checkOrigin(c, cred);
+}
 
 /** Which of API_KEY's keys a verified Basic header carries (only after it was verified). */
 function bootstrapIndex(keys: string[], header: string | undefined) {

@@ -13,15 +13,22 @@ const ALLOW_HEADERS = "X-Publishable-Key, Content-Type, Idempotency-Key, X-D1-Bo
 const EXPOSE_HEADERS = "ETag, Link, X-D1-Bookmark, X-Request-Id";
 const MAX_AGE = "600";
 
-// The storefront routes by method, as regular expressions over the path.
-const PUBLIC_ROUTES = Object.entries(ROUTE_SCOPES)
-  .filter(([, rule]) => rule.publishable)
-  .map(([key]) => {
-    const [method, pattern] = key.split(" ");
-    return { method, re: new RegExp(`^${pattern.replace(/:[a-z_]+/g, "[^/]+")}/?$`) };
-  });
+// Every route by method, as regular expressions over the path, in the order of ROUTE_SCOPES (the
+// order the app registers them: /v1/products/count before /v1/products/:product_id).
+const ROUTES = Object.entries(ROUTE_SCOPES).map(([key, rule]) => {
+  const [method, pattern] = key.split(" ");
+  return { method, re: new RegExp(`^${pattern.replace(/:[a-z_]+/g, "[^/]+")}/?$`), publishable: !!rule.publishable };
+});
 
-const publicMethods = (path: string) => PUBLIC_ROUTES.filter((r) => r.re.test(path)).map((r) => r.method);
+/**
+ * The methods a publishable key may call `path` with: those whose route, the first that matches
+ * as the router picks it, is a storefront route. /v1/products/count is not a product id.
+ */
+function publicMethods(path: string): string[] {
+  const first = new Map<string, boolean>();
+  for (const r of ROUTES) if (!first.has(r.method) && r.re.test(path)) first.set(r.method, r.publishable);
+  return [...first].filter(([, publishable]) => publishable).map(([method]) => method);
+}
 
 // A preflight carries no key (browsers send no custom header values in it), so it is answered
 // from the union of every live publishable key's origins; the real request is then held to its
@@ -64,13 +71,32 @@ export const preflight = createMiddleware<AppEnv>(async (c, next) => {
   });
 });
 
+const headersFor = (origin: string) => ({
+  "Access-Control-Allow-Origin": origin,
+  "Access-Control-Expose-Headers": EXPOSE_HEADERS,
+  Vary: "Origin",
+});
+
 /**
- * A publishable key's request from a browser: 403 unless its Origin is one the key allows; else
- * the CORS headers its answer needs. A request without Origin (a server, an app) needs none.
+ * The CORS headers of a storefront's answer, refusals included (src/docs/keys.md, "CORS"): for a
+ * request with `X-Publishable-Key` and an Origin that its key lists, or, when its key is unknown,
+ * revoked or lists another origin (the answer is then a refusal), that a live publishable key
+ * lists, as its preflight was answered. A request without Origin (a server, an app) needs none.
  */
-export function corsHeaders(c: Context<AppEnv>, cred: Credential): Record<string, string> | undefined {
+export async function storefrontCors(
+  c: Context<AppEnv>,
+  cred: Credential | null,
+): Promise<Record<string, string> | undefined> {
   const origin = c.req.header("origin");
-  if (cred.type !== "publishable" || !origin) return undefined;
-  if (!cred.allowedOrigins.includes(origin)) throw new ApiError(403, `origin ${origin} is not allowed for this key`);
-  return { "Access-Control-Allow-Origin": origin, "Access-Control-Expose-Headers": EXPOSE_HEADERS, Vary: "Origin" };
+  if (!origin || c.req.header("x-publishable-key") === undefined) return undefined;
+  if (cred?.type === "publishable" && cred.allowedOrigins.includes(origin)) return headersFor(origin);
+  return (await allowedAnywhere(c, origin, Date.now())) ? headersFor(origin) : undefined;
+}
+
+/** 403 unless a publishable key's request from a browser comes from an origin the key allows. */
+export function checkOrigin(c: Context<AppEnv>, cred: Credential) {
+  const origin = c.req.header("origin");
+  if (cred.type === "publishable" && origin && !cred.allowedOrigins.includes(origin)) {
+    throw new ApiError(403, `origin ${origin} is not allowed for this key`);
+  }
 }

@@ -111,7 +111,7 @@ export const keysPaths = {
             scopes: {
               ...strings({ type: "string", enum: [...SCOPES, ...PUBLISHABLE_SCOPES] }),
               uniqueItems: true,
-              description: `Secret keys: at least one of ${SCOPES.join(", ")}. Publishable keys: ${PUBLISHABLE_SCOPES.join(", ")} or none.`,
+              description: `Secret keys: at least one of ${SCOPES.join(", ")}, and ${PUBLISHABLE_SCOPES.join(", ")} to grant them to publishable keys. Publishable keys: ${PUBLISHABLE_SCOPES.join(", ")} or none. A key grants only scopes it holds (403).`,
             },
             allowed_origins: {
               ...strings({ type: "string", description: "An exact origin: https://shop.example" }),

@@ -21,9 +21,10 @@ export const keysRoute = new Hono<AppEnv>()
     const now = Date.now();
     const problems = keyProblems(p.data, now);
     if (problems.length) throw new ApiError(400, "invalid body", problems);
-    // No key hands out more than it holds: a key with scope `keys` cannot mint a broader one.
+    // No key hands out more than it holds: a key with scope `keys` cannot mint a broader one, nor
+    // a publishable key that sees what it cannot (stock, datafields).
     const held = c.var.credential?.scopes ?? [];
-    const beyond = p.data.type === "secret" ? (p.data.scopes ?? []).filter((s) => !held.includes(s)) : [];
+    const beyond = (p.data.scopes ?? []).filter((s) => !held.includes(s));
     if (beyond.length) throw new ApiError(403, `this key cannot grant scopes it lacks: ${beyond.join(", ")}`);
     const created = await createKey(c.var.db, p.data, now);
     if (!created) throw new ApiError(409, `at most ${MAX_KEYS} live keys; revoke one first`);

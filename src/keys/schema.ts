@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { opt, str } from "../platform/fields";
-import { PUBLISHABLE_SCOPES, SCOPES } from "./scopes";
+import { ALL_SCOPES, PUBLISHABLE_SCOPES, SCOPES } from "./scopes";
 
 // Wire schema of POST /v1/keys (src/docs/keys.md). What depends on the key's type (which scopes, whether
 // origins) is checked after the shape by `keyProblems`.
@@ -30,7 +30,7 @@ export const keyCreate = z.object({
   scopes: opt(
     z
       .array(z.string({ error: "must be a scope" }), { error: "must be an array of scopes" })
-      .max(SCOPES.length)
+      .max(ALL_SCOPES.length)
       .refine((a) => new Set(a).size === a.length, { error: "must not repeat a scope" }),
   ),
   allowed_origins: opt(
@@ -45,12 +45,14 @@ export type KeyInput = z.output<typeof keyCreate>;
 /** The errors of a shape-valid body that depend on the key's type and the time. */
 export function keyProblems(k: KeyInput, now: number): string[] {
   const errors: string[] = [];
-  const allowed: readonly string[] = k.type === "secret" ? SCOPES : PUBLISHABLE_SCOPES;
+  const allowed: readonly string[] = k.type === "secret" ? ALL_SCOPES : PUBLISHABLE_SCOPES;
   for (const s of k.scopes ?? []) {
     if (!allowed.includes(s))
       errors.push(`scopes: ${JSON.stringify(s)} is not a ${k.type} scope; one of ${allowed.join(", ")}`);
   }
-  if (k.type === "secret" && !k.scopes?.length) errors.push("scopes: a secret key needs at least one scope");
+  const own = (k.scopes ?? []).filter((s) => (SCOPES as readonly string[]).includes(s));
+  if (k.type === "secret" && !own.length)
+    errors.push(`scopes: a secret key needs at least one of ${SCOPES.join(", ")}`);
   if (k.type === "secret" && k.allowed_origins?.length) {
     errors.push("allowed_origins: only publishable keys are used from browsers");
   }

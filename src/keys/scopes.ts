@@ -14,6 +14,13 @@ export type Scope = (typeof SCOPES)[number];
 export const PUBLISHABLE_SCOPES = ["stock", "datafields"] as const;
 
 /**
+ * Everything a key can hold. A secret key may hold the publishable permissions too: they let it
+ * mint publishable keys that have them (a key grants only what it holds; the bootstrap API_KEY
+ * holds all).
+ */
+export const ALL_SCOPES: readonly string[] = [...SCOPES, ...PUBLISHABLE_SCOPES];
+
+/**
  * What a publishable key may do on a route, when anything: read the public catalog, create unpaid
  * orders, or read one order it holds the token of.
  */
@@ -45,6 +52,10 @@ export const ROUTE_SCOPES: Record<string, RouteRule> = {
   "GET /v1/orders/:order_id": { scope: "orders:read", publishable: "order-token" },
   "POST /v1/orders": { scope: "orders:write", publishable: "order-create" },
   "PUT /v1/orders": { scope: "orders:write" },
+  "GET /v1/shipping-methods": { scope: "orders:read", publishable: "catalog" },
+  "POST /v1/shipping-methods": { scope: "orders:write" },
+  "PATCH /v1/shipping-methods/:id": { scope: "orders:write" },
+  "DELETE /v1/shipping-methods/:id": { scope: "orders:write" },
   "GET /v1/webhooks": { scope: "webhooks" },
   "POST /v1/webhooks": { scope: "webhooks" },
   "DELETE /v1/webhooks/:id": { scope: "webhooks" },

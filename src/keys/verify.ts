@@ -4,7 +4,7 @@ import type { AppEnv, Credential } from "../env";
 import { apiKeys } from "../platform/auth";
 import { sha256 } from "../platform/hash";
 import { sessionCookie, sessionCredential } from "../sessions/store";
-import { SCOPES } from "./scopes";
+import { ALL_SCOPES } from "./scopes";
 
 /**
  * How long an isolate trusts what it learned about a stored key: a revocation (or expiry of a
@@ -82,7 +82,7 @@ const BOOTSTRAP = (): Credential => ({
   keyId: null,
   name: "API_KEY",
   type: "secret",
-  scopes: SCOPES,
+  scopes: ALL_SCOPES,
   allowedOrigins: [],
   expiresAt: null,
 });

@@ -10,6 +10,7 @@ import { categoryName, categoryPaths } from "../products/categories";
 import { preferParameter, productsDeletePath } from "../products/openapi";
 import { image, productCreate, productUpdate } from "../products/schema";
 import { sessionsPaths } from "../sessions/openapi";
+import { shippingPaths } from "../shipping/openapi";
 import { webhooksPaths } from "../webhooks/openapi";
 import { completeDocument } from "./complete";
 import { modelledComponents, modelledPaths } from "./modelled";
@@ -258,6 +259,10 @@ export function buildOpenApi() {
       { name: "service", description: "Unauthenticated service endpoints." },
       { name: "products", description: "Products and their variants." },
       { name: "orders", description: "Orders." },
+      {
+        name: "shipping",
+        description: "The store's shipping methods, which storefront orders name (src/docs/orders.md).",
+      },
       { name: "webhooks", description: "Webhook endpoints and their deliveries." },
       { name: "keys", description: "Secret and publishable API keys (src/docs/keys.md)." },
       { name: "sessions", description: "Sign-in and sign-out of the admin at /admin (src/docs/admin.md)." },
@@ -351,7 +356,11 @@ export function buildOpenApi() {
           summary: "Create orders",
           description:
             'An array of 1 to 100 orders, each with order_id "create". Each is created atomically on its ' +
-            "own, reserving stock; a new order is always unpaid. An optional Idempotency-Key header makes a retry safe.",
+            "own, reserving stock; a new order is always unpaid. An optional Idempotency-Key header makes a retry safe. " +
+            "With a publishable key the store prices the order: a line's price, discount_add or shipping.price is 400; " +
+            "shipping names one of GET /v1/shipping-methods by id; hidden products and variants do not exist; no " +
+            "customer is linked; each result carries the order's token, and the order is cancelled after " +
+            "STOREFRONT_HOLD_MINUTES (60) unless paid.",
           requestBody: {
             required: true,
             content: json(
@@ -375,7 +384,19 @@ export function buildOpenApi() {
           operationId: "getOrder",
           tags: ["orders"],
           summary: "Get an order",
-          parameters: [pathId("order_id")],
+          description:
+            "A publishable key reads only an order it created, with ?token= from its creation's answer, for " +
+            "ORDER_TOKEN_DAYS (30); its customer then has no customer_id.",
+          parameters: [
+            pathId("order_id"),
+            {
+              name: "token",
+              in: "query",
+              required: false,
+              description: "A publishable key's only: the token its POST /v1/orders answered for this order.",
+              schema: { type: "string" },
+            },
+          ],
           responses: {
             "200": response("The order.", ref("Order")),
             "400": errorResponse("The id is not an id."),
@@ -384,6 +405,7 @@ export function buildOpenApi() {
           },
         },
       },
+      ...shippingPaths,
       ...webhooksPaths,
       ...keysPaths,
       ...sessionsPaths,

@@ -135,11 +135,14 @@ export const orderOut = z
     status_date: maybeTime.meta({ description: "When the status last changed (null: never since creation)." }),
     cancel_reason: z.string().nullable().meta({ description: '"unpaid hold expired" when the hold cancelled it.' }),
     hold_expires_at: maybeTime.meta({
-      description: "Unpaid orders while UNPAID_ORDER_HOLD_MINUTES is set: when the hold cancels the order.",
+      description:
+        "Unpaid orders while a hold applies (UNPAID_ORDER_HOLD_MINUTES; always STOREFRONT_HOLD_MINUTES for a publishable key's): when the hold cancels the order.",
     }),
     currency: z.string(),
     customer: z.object({
-      customer_id: idInt.nullable(),
+      customer_id: idInt.nullable().optional().meta({
+        description: "The stored customer the order is linked to; absent when a publishable key reads the order.",
+      }),
       type: z.string().nullable(),
       email: z.string().nullable(),
       phone: z.string().nullable(),

@@ -119,10 +119,13 @@ function fromProduct(p: CatalogProduct, path: string): Item | string {
  * Finds what a line names by its most specific identifier (variant_id, then sku, then
  * product_id); every other identifier given must agree. Returns the error text otherwise.
  */
-export function resolve(sel: Selector, path: string, cat: Catalog): Item | string {
+export function resolve(sel: Selector, path: string, cat: Catalog, visibleOnly = false): Item | string {
+  // For a storefront a hidden product or variant does not exist: the same words as a missing one.
+  const shown = <T extends { visible: number }>(r: T | undefined) =>
+    r && (!visibleOnly || r.visible === 1) ? r : undefined;
   if (typeof sel.variant_id === "number") {
-    const v = cat.variants.get(sel.variant_id);
-    const p = v && cat.products.get(v.productId);
+    const v = shown(cat.variants.get(sel.variant_id));
+    const p = v && shown(cat.products.get(v.productId));
     if (!v || !p) return `${path}.variant_id: no variant ${sel.variant_id}`;
     if (sel.product_id !== undefined && sel.product_id !== p.id) {
       return `${path}.product_id: variant ${v.id} belongs to product ${p.id}, not ${sel.product_id}`;
@@ -135,20 +138,21 @@ export function resolve(sel: Selector, path: string, cat: Catalog): Item | strin
   }
   if (sel.sku !== undefined) {
     const owner = cat.skus.get(sel.sku);
-    const p = owner && cat.products.get(owner.productId);
-    if (!owner || !p) return `${path}.sku: no product or variant has SKU ${sel.sku}`;
+    const p = owner && shown(cat.products.get(owner.productId));
+    const hiddenVariant = owner !== undefined && owner.variantId !== null && !shown(cat.variants.get(owner.variantId));
+    if (!owner || !p || hiddenVariant) return `${path}.sku: no product or variant has SKU ${sel.sku}`;
     if (sel.product_id !== undefined && sel.product_id !== p.id) {
       return `${path}.product_id: SKU ${sel.sku} belongs to product ${p.id}, not ${sel.product_id}`;
     }
     if (owner.variantId !== null) {
       if (sel.variant_id === null) return `${path}.variant_id: SKU ${sel.sku} is a variant's, not a product's`;
-      const v = cat.variants.get(owner.variantId);
+      const v = shown(cat.variants.get(owner.variantId));
       if (!v) return `${path}.sku: no product or variant has SKU ${sel.sku}`;
       return fromVariant(p, v);
     }
     return fromProduct(p, path);
   }
-  const p = sel.product_id === undefined ? undefined : cat.products.get(sel.product_id);
+  const p = sel.product_id === undefined ? undefined : shown(cat.products.get(sel.product_id));
   if (!p) return `${path}.product_id: no product ${sel.product_id}`;
   return fromProduct(p, path);
 }

@@ -2,7 +2,7 @@ import type { DB } from "../db/client";
 import { isConstraintError, MAX_JSON_BYTES, runBatch, stmt } from "../platform/d1";
 import { MAX_ORDER_TOTAL } from "../platform/fields";
 import { committed, newEvent, outboxStatement } from "../webhooks/outbox";
-import type { CreateOptions, OrderOutcome } from "./create";
+import type { OrderOutcome, PlanOptions } from "./create";
 import { insertOrders, UPSERT_CUSTOMERS } from "./insert";
 import { orderFields } from "./plan";
 import { MAX_QTY, type OrderInput } from "./schema";
@@ -112,7 +112,7 @@ const TAKE_PRODUCT_STOCK = `
 type Items = { index: number; data: OrderInput }[];
 
 /** Whether the SQL plan covers these orders; the rest take the read path (src/docs/orders.md, "Orders"). */
-function eligible(items: Items, opts: CreateOptions): boolean {
+function eligible(items: Items, opts: PlanOptions): boolean {
   if (opts.recorder) return false; // a keyed answer is recorded in the batch, so it must be known first
   for (const { data } of items) {
     if (data.products_add?.length || data.products_remove?.length) return false;
@@ -128,7 +128,7 @@ function eligible(items: Items, opts: CreateOptions): boolean {
 export async function createCold(
   db: DB,
   items: Items,
-  opts: CreateOptions,
+  opts: PlanOptions,
 ): Promise<Map<number, OrderOutcome> | undefined> {
   if (!items.length || !eligible(items, opts)) return undefined;
   const fields = items.map(({ data }) => orderFields(data, opts));

@@ -1,15 +1,16 @@
 import type { DB } from "../db/client";
-import { afterLostRace, isConstraintError, jsonChunks, STALE_READ_GUARD, stmt } from "../platform/d1";
+import { afterLostRace, isConstraintError, jsonChunks, runBatch, STALE_READ_GUARD, stmt } from "../platform/d1";
 import { type Claim, type Idem, runClaimed } from "../platform/idempotency";
 import { committed, newEvent, outboxStatement, type PendingEvent } from "../webhooks/outbox";
 import { catalogCache, forget, remember } from "./cache";
-import { readCatalog } from "./catalog";
+import { catalogStatements, toCatalog } from "./catalog";
 import { createCold } from "./cold";
 import { insertOrders, UPSERT_CUSTOMERS } from "./insert";
 import { lineRow } from "./lines";
 import { type Planned, planOrder, reserveStock } from "./plan";
 import type { OrderInput } from "./schema";
 import { stockStatements, sumMoves } from "./stock";
+import { readStorefront, type Storefront, storefrontStatement, toStorefront } from "./storefront";
 import type { Money, TaxLine } from "./totals";
 
 // POST /v1/orders (src/docs/orders.md, "Orders"): every order of a request is planned in JS from one read batch
@@ -41,6 +42,11 @@ export type CreateOptions = {
   keyId?: number | null;
   /** Filled with the order.created events of the batch that committed, for dispatch. */
   events?: PendingEvent[];
+  /**
+   * Set for a publishable key's orders (src/orders/storefront.ts): what the store decides for them.
+   * createOrders reads it (`true`: not read yet) in a batch it makes anyway.
+   */
+  storefront?: Storefront | true;
   /** Records the answer for Idempotency-Key retries, in the same batch as the orders. */
   recorder?: { idem: Idem; claim: Claim<Map<number, OrderOutcome<OrderRef>>> };
 };
@@ -111,11 +117,14 @@ function writeBatch(db: DB, ready: Planned[], opts: CreateOptions, events: Pendi
   ];
 }
 
+/** CreateOptions with a storefront's shipping methods read: what an order is planned with. */
+export type PlanOptions = Omit<CreateOptions, "storefront"> & { storefront?: Storefront };
+
 /** The orders planned from cached rows and written in one batch, or undefined: take the read path. */
 async function createFromCache(
   db: DB,
   items: { index: number; data: OrderInput }[],
-  opts: CreateOptions,
+  opts: PlanOptions,
 ): Promise<Map<number, OrderOutcome> | undefined> {
   const cat = catalogCache.get(db.$binding);
   if (!cat) return undefined;
@@ -158,16 +167,29 @@ async function createFromCache(
 export async function createOrders(
   db: DB,
   items: { index: number; data: OrderInput }[],
-  opts: CreateOptions,
+  given: CreateOptions,
 ): Promise<Map<number, OrderOutcome>> {
-  if (items.length) {
+  // A storefront's shipping methods are read in a round trip its orders make anyway: just before
+  // the cached plan (which reads nothing), else with the catalog. Never the SQL plan of cold.ts,
+  // which knows neither visibility nor shipping methods. Nothing is planned before they are read.
+  const publishable = given.storefront !== undefined;
+  let opts: PlanOptions = { ...given, storefront: given.storefront === true ? undefined : given.storefront };
+  if (items.length && !publishable) {
     const fast = (await createFromCache(db, items, opts)) ?? (await createCold(db, items, opts));
+    if (fast) return fast;
+  } else if (items.length && catalogCache.get(db.$binding)) {
+    opts.storefront ??= await readStorefront(db);
+    const fast = await createFromCache(db, items, opts);
     if (fast) return fast;
   }
   const outcomes = new Map<number, OrderOutcome>();
   const selectors = items.flatMap(({ data }) => [...data.products, ...(data.products_add ?? [])]);
   for (let attempt = 1; items.length; attempt++) {
-    const cat = await readCatalog(db, selectors);
+    const reads = catalogStatements(db, selectors);
+    const unread = publishable && !opts.storefront;
+    const read = await runBatch(db, unread ? [...reads, storefrontStatement(db)] : reads);
+    if (unread) opts = { ...opts, storefront: toStorefront(read[reads.length]) };
+    const cat = toCatalog(read);
     remember(db, cat);
     const plans: Planned[] = [];
     for (const { index, data } of items) {

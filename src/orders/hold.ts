@@ -1,9 +1,10 @@
 import type { Bindings } from "../env";
 import { committed, dispatch, newEvent, type PendingEvent, subscribed } from "../webhooks/outbox";
 
-// The unpaid hold (src/docs/orders.md, "Orders"): with UNPAID_ORDER_HOLD_MINUTES set, the scheduled job
-// cancels every unpaid order older than the hold and gives its stock back, so abandoned checkouts
-// do not keep stock forever. Only checkouts that were never paid nor done are held: an order set
+// The unpaid hold (src/docs/orders.md, "Orders"): the scheduled job cancels every unpaid order
+// older than its hold and gives its stock back, so abandoned checkouts do not keep stock forever.
+// Orders made with a publishable key are held STOREFRONT_HOLD_MINUTES (60 unless set: anyone can
+// make them, src/docs/keys.md, "Storefront orders"); others UNPAID_ORDER_HOLD_MINUTES, when set. Only checkouts that were never paid nor done are held: an order set
 // back to unpaid to edit its lines was paid for, and the merchant owes its goods. A run handles at most HOLD_ROUNDS x HOLD_BATCH orders in two D1
 // calls per round, well inside the free plan's 50 queries per invocation; the cron runs every
 // 5 minutes, so an order is cancelled within 10 minutes after its hold ran out unless more than
@@ -13,19 +14,41 @@ export const HOLD_BATCH = 50;
 export const HOLD_ROUNDS = 4;
 export const HOLD_REASON = "unpaid hold expired";
 
-/** The hold in minutes, or undefined when unset (or not a positive whole number): no hold. */
-export function holdMinutes(env: Pick<Bindings, "UNPAID_ORDER_HOLD_MINUTES">): number | undefined {
-  const raw = env.UNPAID_ORDER_HOLD_MINUTES?.trim();
-  if (!raw || !/^\d+$/.test(raw)) return undefined;
-  const n = Number(raw);
+/** A positive whole number of minutes, or undefined. */
+function minutesOf(raw: string | undefined): number | undefined {
+  const t = raw?.trim();
+  if (!t || !/^\d+$/.test(t)) return undefined;
+  const n = Number(t);
   return n > 0 ? n : undefined;
 }
+
+export const STOREFRONT_HOLD_DEFAULT = 60;
+
+/** The holds in minutes: of orders made with a publishable key (always one), and of others (or none). */
+export type Holds = { storefront: number; unpaid?: number };
+
+type HoldVars = Pick<Bindings, "UNPAID_ORDER_HOLD_MINUTES" | "STOREFRONT_HOLD_MINUTES">;
+
+/** The holds the environment sets; an unset or invalid STOREFRONT_HOLD_MINUTES is the default. */
+export const holds = (env: HoldVars): Holds => ({
+  storefront: minutesOf(env.STOREFRONT_HOLD_MINUTES) ?? STOREFRONT_HOLD_DEFAULT,
+  unpaid: minutesOf(env.UNPAID_ORDER_HOLD_MINUTES),
+});
+
+/** The hold of an order, by whether a publishable key made it. */
+export const holdOf = (h: Holds, storefront: boolean) => (storefront ? h.storefront : h.unpaid);
 
 /** The orders the hold applies to: unpaid, and never paid nor done (SQL over the orders alias `o`). */
 export const HELD = "o.status = 'unpaid' AND o.date_paid IS NULL AND o.date_done IS NULL";
 
+// Each kind through its own range of orders_hold (storefront, status, created_at); ?1 the cutoff
+// of storefront orders, ?3 of the others (-1 when they have no hold).
 const EXPIRED = `
-  SELECT id FROM orders AS o WHERE ${HELD} AND created_at <= ?1 ORDER BY created_at, id LIMIT ?2`;
+  SELECT id FROM (
+    SELECT id, created_at FROM orders AS o WHERE storefront = 1 AND ${HELD} AND created_at <= ?1
+    UNION ALL
+    SELECT id, created_at FROM orders AS o WHERE storefront = 0 AND ${HELD} AND created_at <= ?3)
+  ORDER BY created_at, id LIMIT ?2`;
 
 // Every statement re-checks HELD inside the batch: an order paid (or cancelled, or paid and set
 // back to unpaid) between the read and this batch is left alone, and its stock is never returned
@@ -55,14 +78,14 @@ const CANCEL = `
 
 /** Cancels, with restock, the unpaid orders whose hold ran out; returns their ids. */
 export async function expireUnpaidOrders(env: Bindings, now = Date.now()): Promise<number[]> {
-  const minutes = holdMinutes(env);
-  if (minutes === undefined) return [];
+  const h = holds(env);
   const d1 = env.DB;
-  const cutoff = now - minutes * 60_000;
+  const cutoff = now - h.storefront * 60_000;
+  const others = h.unpaid === undefined ? -1 : now - h.unpaid * 60_000;
   const cancelled: number[] = [];
   const pending: Promise<unknown>[] = [];
   for (let round = 0; round < HOLD_ROUNDS; round++) {
-    const { results } = await d1.prepare(EXPIRED).bind(cutoff, HOLD_BATCH).all<{ id: number }>();
+    const { results } = await d1.prepare(EXPIRED).bind(cutoff, HOLD_BATCH, others).all<{ id: number }>();
     if (!results.length) break;
     const ids = JSON.stringify(results.map((r) => r.id));
     const events: PendingEvent[] = results.map((r) => newEvent("order.cancelled", { orderId: r.id }));

@@ -38,7 +38,7 @@ export const insertOrders = (t: {
   INSERT INTO orders (token, status, customer_id, email, phone, customer_type, note, login_create,
     newsletter_subscribe, billing_details, shipping_details, payment_method, transaction_id,
     payment_log, currency, shipping_id, shipping_name, shipping_price, subtotal, discount, total,
-    tax, metadata, created_at, updated_at, key_id)
+    tax, metadata, created_at, updated_at, key_id, storefront)
   SELECT o.value->>'token', ${t.status ?? "'unpaid'"},
     (SELECT id FROM customers WHERE email_key = o.value->>'email_key'),
     o.value->>'email', o.value->>'phone', o.value->>'customer_type', o.value->>'note',
@@ -46,5 +46,5 @@ export const insertOrders = (t: {
     o.value->'shipping_details', o.value->>'payment_method', o.value->>'transaction_id',
     o.value->>'payment_log', o.value->>'currency', o.value->>'shipping_id',
     o.value->>'shipping_name', o.value->>'shipping_price', ${t.subtotal}, ${t.discount}, ${t.total},
-    ${t.tax}, o.value->'metadata', ${t.now}, ${t.now}, o.value->>'key_id'
+    ${t.tax}, o.value->'metadata', ${t.now}, ${t.now}, o.value->>'key_id', o.value->>'storefront'
   FROM ${t.from} ORDER BY o.key`;

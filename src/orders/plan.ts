@@ -1,7 +1,8 @@
 import { type Catalog, type Line, resolve, type Selector } from "./catalog";
-import type { CreateOptions, OrderOutcome } from "./create";
+import type { OrderOutcome, PlanOptions } from "./create";
 import { addLine, orderTotals, removeLines } from "./lines";
 import type { AddEntry, Address, OrderInput } from "./schema";
+import { type Shipping, storefrontShipping } from "./storefront";
 import type { Money } from "./totals";
 
 // Planning a new order from the catalog rows: lines, totals, the rows to write, and the stock
@@ -25,14 +26,15 @@ export function planOrder(
   index: number,
   o: OrderInput,
   cat: Catalog,
-  opts: CreateOptions,
+  opts: PlanOptions,
 ): Planned | { index: number; errors: string[]; notices: string[] } {
   const errors: string[] = [];
   const notices: string[] = [];
   let lines: Line[] = [];
   const byKey = new Map<string, Line>();
+  const visibleOnly = opts.storefront !== undefined;
   const take = (sel: Selector, qty: number, price: Money | undefined, path: string) => {
-    const item = resolve(sel, path, cat);
+    const item = resolve(sel, path, cat, visibleOnly);
     if (typeof item === "string") errors.push(item);
     else addLine(lines, byKey, { ...item, qty, unitPrice: price ?? item.catalogPrice, path }, errors);
   };
@@ -45,12 +47,19 @@ export function planOrder(
   lines = removeLines(lines, o.products_remove ?? [], notices);
   if (errors.length) return { index, errors, notices };
 
-  const shipping = o.shipping?.price ?? 0;
+  let ship = givenShipping(o);
+  if (opts.storefront) {
+    const subtotal = lines.reduce((a, l) => a + l.qty * l.unitPrice, 0);
+    const chosen = storefrontShipping(o, opts.storefront, subtotal, errors, notices);
+    if (!chosen) return { index, errors, notices };
+    ship = chosen;
+  }
   // At creation there is no earlier discount, so discount_remove only matters without discount_add.
-  const totals = orderTotals(lines, shipping, o.discount_add?.amount ?? 0, errors);
+  const totals = orderTotals(lines, ship.price, o.discount_add?.amount ?? 0, errors);
   if (!totals) return { index, errors, notices };
   const { subtotal, discount, total, tax } = totals;
-  const f = orderFields(o, opts);
+  const shipping = ship.price;
+  const f = orderFields(o, opts, ship);
   return {
     index,
     token: f.token,
@@ -61,22 +70,35 @@ export function planOrder(
   };
 }
 
+/** The shipping a secret key's order gives itself (src/docs/orders.md, "Creating orders"). */
+const givenShipping = (o: OrderInput): Shipping => ({
+  id: o.shipping?.id ?? null,
+  name: o.shipping?.name ?? null,
+  price: o.shipping?.price ?? 0,
+});
+
 /**
  * What an order row and its customer take from the request alone (no catalog): everything but the
- * totals. Shared by planOrder and the one-trip create of a cold isolate (cold.ts).
+ * totals. Shared by planOrder and the one-trip create of a cold isolate (cold.ts). A storefront's
+ * order (opts.storefront) links no customer and changes none: its details stay on the order.
  */
-export function orderFields(o: OrderInput, opts: Pick<CreateOptions, "defaultCurrency" | "keyId">) {
+export function orderFields(
+  o: OrderInput,
+  opts: Pick<PlanOptions, "defaultCurrency" | "keyId" | "storefront">,
+  ship = givenShipping(o),
+) {
   const token = crypto.randomUUID();
   const c = o.customer;
-  const emailKey = c?.email?.toLowerCase() ?? null;
+  const storefront = opts.storefront !== undefined;
+  const emailKey = storefront ? null : (c?.email?.toLowerCase() ?? null);
   const currency = o.payment?.currency ?? opts.defaultCurrency;
-  const shipping = o.shipping?.price ?? 0;
+  const shipping = ship.price;
   return {
     token,
     currency,
     shipping,
     customer:
-      c?.email === undefined
+      c?.email === undefined || storefront
         ? null
         : {
             email: c.email,
@@ -91,6 +113,7 @@ export function orderFields(o: OrderInput, opts: Pick<CreateOptions, "defaultCur
     order: {
       token,
       key_id: opts.keyId ?? null,
+      storefront: storefront ? 1 : 0,
       email_key: emailKey,
       email: c?.email ?? null,
       phone: c?.phone ?? null,
@@ -104,8 +127,8 @@ export function orderFields(o: OrderInput, opts: Pick<CreateOptions, "defaultCur
       transaction_id: o.payment?.transaction_id ?? null,
       payment_log: o.payment?.log ?? null,
       currency,
-      shipping_id: o.shipping?.id ?? null,
-      shipping_name: o.shipping?.name ?? null,
+      shipping_id: ship.id,
+      shipping_name: ship.name,
       shipping_price: shipping,
       metadata: o.metadata,
     } as Record<string, unknown>,

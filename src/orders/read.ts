@@ -2,6 +2,7 @@ import { eq, sql } from "drizzle-orm";
 import type { DB } from "../db/client";
 import { apiKeys, orderLines, orders } from "../db/schema";
 import { type OrderRow, toMoney } from "../products/present";
+import { type Holds, holdOf } from "./hold";
 import type { TaxLine } from "./totals";
 
 // GET /v1/orders/{id} and the order list: rows to the plain JSON answer.
@@ -11,7 +12,8 @@ const parse = (json: string | null) => (json === null ? null : JSON.parse(json))
 const isoOrNull = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /** An order as GET /v1/orders/{id} returns it: request field names (interface.md 2.1) where they exist. */
-export function presentOrder(o: OrderRow, lines: LineRow[], holdMinutes?: number) {
+export function presentOrder(o: OrderRow, lines: LineRow[], holds?: Holds) {
+  const holdMinutes = holds && holdOf(holds, o.storefront === 1);
   return {
     order_id: o.id,
     status: o.status,
@@ -63,11 +65,7 @@ export function presentOrder(o: OrderRow, lines: LineRow[], holdMinutes?: number
 export type OrderOut = ReturnType<typeof presentOrder>;
 
 /** The order with, where a stored key created it, `key: {id, name}` (src/docs/keys.md, "Audit"). */
-export async function getOrder(
-  db: DB,
-  id: number,
-  holdMinutes?: number,
-): Promise<(OrderOut & { key?: { id: number; name: string }; token: string }) | undefined> {
+export async function getOrder(db: DB, id: number, holds?: Holds): Promise<StoredOrder | undefined> {
   const [os, ls, ks] = await db.batch([
     db.select().from(orders).where(eq(orders.id, id)),
     db.select().from(orderLines).where(eq(orderLines.orderId, id)).orderBy(orderLines.position),
@@ -77,9 +75,20 @@ export async function getOrder(
       .where(eq(apiKeys.id, sql`(SELECT key_id FROM orders WHERE id = ${id})`)),
   ]);
   if (!os[0]) return undefined;
-  const out = presentOrder(os[0], ls, holdMinutes);
+  const out = presentOrder(os[0], ls, holds);
   const shown = ks[0] ? { ...out, key: ks[0] } : out;
-  // The token stays out of the answer (not enumerable); the route checks a publishable key's one.
-  Object.defineProperty(shown, "token", { value: os[0].token, enumerable: false });
-  return shown as OrderOut & { key?: { id: number; name: string }; token: string };
+  // Out of the answer (not enumerable): what the route checks a publishable key's read against.
+  const { token, keyId, storefront, createdAt } = os[0];
+  for (const [k, value] of Object.entries({ token, keyId, storefront: storefront === 1, createdAt })) {
+    Object.defineProperty(shown, k, { value, enumerable: false });
+  }
+  return shown as StoredOrder;
 }
+
+export type StoredOrder = OrderOut & {
+  key?: { id: number; name: string };
+  token: string;
+  keyId: number | null;
+  storefront: boolean;
+  createdAt: number;
+};

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../env";
-import { publicOrderLimit, tokenMatches } from "../keys/public";
+import { publicOrderLimit } from "../keys/public";
 import { jsonBody } from "../platform/body";
 import { ApiError } from "../platform/errors";
 import { id } from "../platform/fields";
@@ -13,10 +13,11 @@ import { zv } from "../platform/zv";
 import { toMoney } from "../products/present";
 import { dispatch, type PendingEvent, waiterOf } from "../webhooks/outbox";
 import { createOrders, type OrderOutcome } from "./create";
-import { holdMinutes } from "./hold";
+import { holds } from "./hold";
 import { listOrders, parseOrderQuery } from "./list";
 import { getOrder } from "./read";
 import { isE164, type OrderInput, orderCreate, orderUpdate, PHONE_NOTICE } from "./schema";
+import { priceFields, tokenDays, tokenReads } from "./storefront";
 import { type UpdateOutcome, updateOrders } from "./update";
 
 const STATUS_NOTICE = "ignored field status: a new order is always unpaid";
@@ -102,6 +103,12 @@ export const ordersRoute = new Hono<AppEnv>()
     // Paths in errors are relative to the element (its key in results says which), so no prefix.
     const parsed = bodyItems(c.var.body, "order", false).map(({ value }, index) => {
       const p = parseItem(orderCreate, value);
+      // A storefront learns at once that it cannot price (src/docs/keys.md, "Storefront orders").
+      const priced = withToken ? priceFields(value) : [];
+      if (priced.length) {
+        const errors = p.ok ? priced : [...priced, ...p.errors];
+        return { index, ok: false as const, errors, notices: p.notices };
+      }
       if (value !== null && typeof value === "object" && Object.hasOwn(value, "status")) p.notices.push(STATUS_NOTICE);
       if (p.ok && p.data.customer?.phone && !isE164(p.data.customer.phone)) p.notices.push(PHONE_NOTICE);
       return { index, ...p };
@@ -121,6 +128,7 @@ export const ordersRoute = new Hono<AppEnv>()
         events,
         defaultCurrency: c.env.DEFAULT_CURRENCY || "SEK",
         keyId: c.var.credential?.keyId ?? null,
+        storefront: withToken || undefined,
         recorder: idem && {
           idem,
           claim: (planned) => {
@@ -181,10 +189,15 @@ export const ordersRoute = new Hono<AppEnv>()
   })
   .get("/:order_id", zv("param", z.object({ order_id: id })), async (c) => {
     const { order_id } = c.req.valid("param");
-    const order = await getOrder(c.var.db, order_id, holdMinutes(c.env));
-    // A publishable key reads only an order whose token it holds; any other is "not found" to it.
-    const hidden =
-      c.var.credential?.type === "publishable" && !(await tokenMatches(order?.token, c.req.query("token")));
-    if (!order || hidden) throw new ApiError(404, `order ${order_id} not found`);
-    return c.json(order);
+    const order = await getOrder(c.var.db, order_id, holds(c.env));
+    const cred = c.var.credential;
+    if (!order) throw new ApiError(404, `order ${order_id} not found`);
+    if (cred?.type !== "publishable") return c.json(order);
+    // A publishable key reads only an order it made, with its token, while the token lasts; any
+    // other is "not found" to it. It never learns which customer the store has for the e-mail.
+    if (!(await tokenReads(order, cred, c.req.query("token"), tokenDays(c.env), Date.now()))) {
+      throw new ApiError(404, `order ${order_id} not found`);
+    }
+    const { customer_id: _, ...customer } = order.customer;
+    return c.json({ ...order, customer });
   });

@@ -18,7 +18,7 @@ import {
 } from "../platform/query";
 import { carriedSql } from "../platform/quotes";
 import { categoryFilter, categoryQuery, urlSql } from "./categories";
-import { productParts, VARIANT_TOTALS } from "./modelled-json";
+import { productParts, VARIANT_TOTALS, variantTotals } from "./modelled-json";
 
 // GET /v1/products and GET /v1/products/count in the modelled dialect (src/docs/modelled-reads.md, "Modelled reads").
 
@@ -116,7 +116,8 @@ const VARIANTS_PER_PART = 256;
  * up to the first part that crosses PAGE_BYTES_MAX: SQLite never sends what would not be answered.
  */
 function pageSql(withDetails: boolean, view: PublicView | undefined, filter: string, lim: string, off: string) {
-  const page = `SELECT p.*, ${VARIANT_TOTALS} FROM products AS p ${filter} ORDER BY p.id LIMIT ${lim} OFFSET ${off}`;
+  const totals = variantTotals(view !== undefined);
+  const page = `SELECT p.*, ${totals} FROM products AS p ${filter} ORDER BY p.id LIMIT ${lim} OFFSET ${off}`;
   const bytes = "length(CAST(t AS BLOB)) + 1";
   // The first product is answered whole whatever its size (a page always moves on).
   // Carried texts (src/platform/quotes.ts), measured as answered.
@@ -217,13 +218,18 @@ export async function listProducts(
   const params = new Params();
   const where: string[] = [];
   if (q.product_id !== undefined) where.push(`p.id = ${params.add(q.product_id)}`);
-  if (q.sku !== undefined) where.push(`p.id = (SELECT product_id FROM skus WHERE sku = ${params.add(q.sku)})`);
+  // A storefront's lookups and searches never find a product by a hidden variant's SKU.
+  const shownVariant = q.visibleOnly ? " AND sv.visible = 1" : "";
+  if (q.sku !== undefined) {
+    where.push(`p.id = (SELECT k.product_id FROM skus AS k WHERE k.sku = ${params.add(q.sku)}
+      AND (k.variant_id IS NULL OR EXISTS (SELECT 1 FROM variants AS sv WHERE sv.id = k.variant_id${shownVariant})))`);
+  }
   if (q.search !== undefined) {
     const s = params.add(searchText(q.search));
     const has = (col: string) => `instr(lower(${col}), ${s}) > 0`;
     where.push(
       `(${has("p.title")} OR ${has("p.sku")} OR ${has("p.gtin")}
-        OR EXISTS (SELECT 1 FROM variants AS sv WHERE sv.product_id = p.id AND ${has("sv.sku")}))`,
+        OR EXISTS (SELECT 1 FROM variants AS sv WHERE sv.product_id = p.id AND ${has("sv.sku")}${shownVariant}))`,
     );
   }
   if (q.category !== undefined) where.push(categoryFilter(q.category, (v) => params.add(v)));

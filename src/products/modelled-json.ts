@@ -128,6 +128,12 @@ export function productParts(withDetails: boolean, url: string, view?: PublicVie
   };
 }
 
-/** The variants' count and stock sum that the parts read as p.vc and p.vq. */
-export const VARIANT_TOTALS = `(SELECT count(*) FROM variants AS v WHERE v.product_id = p.id) AS vc,
-  (SELECT coalesce(sum(v.qty), 0) FROM variants AS v WHERE v.product_id = p.id) AS vq`;
+/**
+ * The variants' count and stock sum that the parts read as p.vc and p.vq; a storefront's stock is
+ * that of the variants it sees (`visibleOnly`).
+ */
+export const variantTotals = (
+  visibleOnly: boolean,
+) => `(SELECT count(*) FROM variants AS v WHERE v.product_id = p.id) AS vc,
+  (SELECT coalesce(sum(v.qty), 0) FROM variants AS v WHERE v.product_id = p.id${visibleOnly ? " AND v.visible = 1" : ""}) AS vq`;
+export const VARIANT_TOTALS = variantTotals(false);

@@ -40,6 +40,9 @@ const VARIANT_FIELDS: Field[] = [
 ];
 
 const STOCK = "coalesce((SELECT sum(qty) FROM variants WHERE product_id = p.id), p.stock)";
+/** A storefront's stock of a product with variants: that of the variants it sees. */
+const SHOWN_STOCK = `iif(EXISTS (SELECT 1 FROM variants WHERE product_id = p.id),
+  (SELECT coalesce(sum(qty), 0) FROM variants WHERE product_id = p.id AND visible = 1), p.stock)`;
 
 const PRODUCT_FIELDS = (url: string, variants: string): Field[] => [
   ["product_id", "p.id"],
@@ -99,7 +102,9 @@ export function publicJson(db: DB, view: PublicView, where: string, ...params: u
 function productJson(db: DB, view: PublicView | undefined, where: string, ...params: unknown[]) {
   const base = storeBaseSql();
   const url = `iif(p.slug IS NULL OR ${base} = '', NULL, ${base} || p.slug)`;
-  const product = object(seen(PRODUCT_FIELDS(url, variants(view)), view, STOCK));
+  const stock = view ? SHOWN_STOCK : STOCK;
+  const fields = PRODUCT_FIELDS(url, variants(view)).map(([k, v]): Field => [k, k === "stock" ? stock : v]);
+  const product = object(seen(fields, view, stock));
   return stmt(
     db,
     `SELECT p.id, p.token, (SELECT count(*) FROM variants WHERE product_id = p.id) AS variants, ${carriedSql(product)} AS json

@@ -1,4 +1,4 @@
-import { SCOPES } from "../keys/scopes";
+import { ALL_SCOPES } from "../keys/scopes";
 import { SESSION_COOKIE } from "./store";
 
 // The admin's sessions (src/docs/admin.md, "Sessions"); src/openapi/document.ts spreads them in.
@@ -46,7 +46,7 @@ export const sessionsPaths = {
                 properties: {
                   id: { type: ["integer", "null"], description: "The stored key's id; null for API_KEY." },
                   name: { type: "string" },
-                  scopes: { type: "array", items: { type: "string", enum: [...SCOPES] } },
+                  scopes: { type: "array", items: { type: "string", enum: [...ALL_SCOPES] } },
                 },
               },
             },

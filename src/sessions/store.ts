@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { getCookie } from "hono/cookie";
 import type { DB } from "../db/client";
 import type { AppEnv, Credential } from "../env";
-import { SCOPES } from "../keys/scopes";
+import { ALL_SCOPES } from "../keys/scopes";
 import { apiKeys } from "../platform/auth";
 import { stmt } from "../platform/d1";
 import { ApiError } from "../platform/errors";
@@ -66,7 +66,15 @@ export async function sessionCredential(c: Context<AppEnv>, cookie: string, now:
   // The bootstrap key's session lives only while that entry is still in API_KEY (rotation ends it).
   const configured = await Promise.all(apiKeys(c.env.API_KEY).map(sha256));
   if (!configured.includes(row.key_hash ?? "")) return null;
-  return { keyId: null, name: "API_KEY", type: "secret", scopes: SCOPES, allowedOrigins: [], expiresAt: null, session };
+  return {
+    keyId: null,
+    name: "API_KEY",
+    type: "secret",
+    scopes: ALL_SCOPES,
+    allowedOrigins: [],
+    expiresAt: null,
+    session,
+  };
 }
 
 /** 403 when the browser says the request comes from another site's page. */

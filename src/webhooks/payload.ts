@@ -1,7 +1,7 @@
 import type { DB } from "../db/client";
 import { orderLines, orders } from "../db/schema";
 import type { Bindings } from "../env";
-import { holdMinutes } from "../orders/hold";
+import { holds } from "../orders/hold";
 import { presentOrder } from "../orders/read";
 import { rowMapper, stmt } from "../platform/d1";
 import { useStoreUrl } from "../products/categories";
@@ -51,7 +51,7 @@ export type Objects = Map<string, string>;
 
 /** The objects statements' results as the `data` texts of standard payloads. */
 export function objectTexts(
-  env: Pick<Bindings, "UNPAID_ORDER_HOLD_MINUTES">,
+  env: Pick<Bindings, "UNPAID_ORDER_HOLD_MINUTES" | "STOREFRONT_HOLD_MINUTES">,
   [os, ls, ps]: D1Result<Record<string, unknown>>[],
 ): Objects {
   const out: Objects = new Map();
@@ -61,7 +61,7 @@ export function objectTexts(
     if (list) list.push(toLine(l));
     else lines.set(l.order_id, [toLine(l)]);
   }
-  const hold = holdMinutes(env);
+  const hold = holds(env);
   for (const o of os.results) {
     const order = presentOrder(toOrder(o), lines.get(o.id) ?? [], hold);
     const text = JSON.stringify(o.creator ? { ...order, key: JSON.parse(o.creator as string) } : order);

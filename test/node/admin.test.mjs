@@ -319,6 +319,39 @@ test("webhooks: add an endpoint, send a test, see its deliveries with status and
   assert.deepEqual((await call("GET", "/v1/webhooks")).webhooks, []);
 });
 
+test("shipping: add a method, change its price and visibility, delete it", async () => {
+  await d.go("#/shipping", "Shipping");
+  await d.waitText("No shipping methods yet.");
+  await d.fill(`document.querySelector("#new-name")`, "Postnord");
+  await d.fill(`document.querySelector("#new-price")`, "49.50");
+  await d.fill(`document.querySelector("#new-free")`, "500");
+  await d.fill(`document.querySelector("#new-countries")`, "se, no");
+  await d.clickText("button", "Add method");
+  await d.waitText("Method added.");
+  const [m] = (await call("GET", "/v1/shipping-methods")).shipping_methods;
+  assert.deepEqual([m.name, m.price, m.free_over, m.countries, m.visible], ["Postnord", 49.5, 500, ["SE", "NO"], true]);
+  assert.match(await d.text(), /49\.50 · free from 500\.00 · SE, NO/);
+  await review("shipping");
+  await d.width(1280);
+  await d.clickText("button", "Change…");
+  await d.fill(`document.querySelector("#m${m.id}-price")`, "59");
+  await d.fill(`document.querySelector("#m${m.id}-free")`, "");
+  await d.click(byText(".card label.check", "Offered to storefronts"));
+  await d.clickText(".card button", "Save");
+  await page.waitFor(`document.querySelector(".card .badge")?.textContent === "hidden"`, 20_000);
+  const [changed] = (await call("GET", "/v1/shipping-methods")).shipping_methods;
+  assert.deepEqual([changed.price, changed.free_over, changed.visible], [59, null, false]);
+  // The API's refusal is shown.
+  await d.fill(`document.querySelector("#new-name")`, "Broken");
+  await d.fill(`document.querySelector("#new-price")`, "12,50");
+  await d.clickText("button", "Add method");
+  await d.waitText("price: must use a point as the decimal separator");
+  await d.clickText("button", "Delete…");
+  await d.click(byText(".card button", "Delete"));
+  await d.waitText("No shipping methods yet.");
+  assert.deepEqual((await call("GET", "/v1/shipping-methods")).shipping_methods, []);
+});
+
 test("keys: create one (shown once), revoke it", async () => {
   await d.go("#/keys", "Keys");
   await d.fill(`document.querySelector("#key-name")`, "Warehouse");
