@@ -142,5 +142,5 @@ describe("GET /v1/products: rows read as SQLite-built JSON", () => {
       }),
       { numRuns: 60 },
     );
-  });
+  }, 180_000); // hundreds of requests: 30 s alone, over a minute on a loaded 2-core machine
 });
