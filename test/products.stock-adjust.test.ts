@@ -220,3 +220,69 @@ describe("a product's ETag", () => {
     expect(again.status).toBe(304);
   });
 });
+
+describe('the manual\'s answers (src/docs/products.md, "Changing stock safely")', () => {
+  it("shows what the server answers, ids aside", async () => {
+    const t = await pageThenSale(true, { disable_minusqty: 1 });
+    const v = t.variantId as number;
+    const id = t.p.product_id;
+    const stale = t.page.headers.get("ETag") as string;
+
+    const below = await put("/v1/products", { variant_id: v, adjust: -10 });
+    expect(below.status).toBe(409);
+    expect(below.json).toEqual({
+      success: 0,
+      errors: [
+        `adjust: would take the qty of variant ${v} from 9 to -1; it cannot go below 0 while disable_minusqty is on`,
+      ],
+      notices: [],
+      products: [],
+    });
+    const tool = await put("/v1/products", [{ sku: t.sku, adjust: -10 }]);
+    expect(tool.json.errors).toEqual([
+      `[0].adjust: would take the qty of SKU ${t.sku} from 9 to -1; it cannot go below 0 while disable_minusqty is on`,
+    ]);
+
+    const expected = await put("/v1/products", { variant_id: v, expected_qty: 11, stock: 16 });
+    expect(expected.status).toBe(409);
+    expect(expected.json).toEqual({
+      success: 0,
+      errors: [`expected_qty: variant ${v} has qty 9, not 11`],
+      notices: [],
+      products: [],
+    });
+    const entry = await put("/v1/products", {
+      product_id: id,
+      variants: { update: [{ variant_id: v, expected_qty: 11, qty: 16 }] },
+    });
+    expect(entry.json.errors).toEqual([`variants.update[0].expected_qty: variant ${v} has qty 9, not 11`]);
+    const item = await put("/v1/products", [{ sku: t.sku, expected_qty: 11, stock: 16 }]);
+    expect(item.json.errors).toEqual([`[0].expected_qty: SKU ${t.sku} has qty 9, not 11`]);
+    const both = await put("/v1/products", { variant_id: v, stock: 16, adjust: 5 });
+    expect(both.json.errors).toEqual(["adjust: give stock (the new count) or adjust (the change), not both"]);
+    const bothEntry = await put("/v1/products", {
+      product_id: id,
+      variants: { update: [{ variant_id: v, qty: 16, adjust: 5 }] },
+    });
+    expect(bothEntry.json.errors).toEqual([
+      "variants.update[0].adjust: give qty (the new count) or adjust (the change), not both",
+    ]);
+
+    const ifMatch = await put("/v1/products", { variant_id: v, stock: 16 }, { headers: { "If-Match": stale } });
+    const current = await get(`/v1/products/${id}`);
+    expect(ifMatch.status).toBe(412);
+    expect(ifMatch.headers.get("ETag")).toMatch(/^"[0-9a-f]{16}"$/);
+    expect(ifMatch.json).toEqual({
+      success: 0,
+      errors: [
+        `If-Match: product ${id} changed since that ETag; products holds it as it is now, with its ETag in the ETag header`,
+      ],
+      notices: [],
+      products: [current.json],
+    });
+    expect(current.json.variants[0].qty).toBe(9);
+
+    const adjusted = await put("/v1/products", { variant_id: v, adjust: 5 });
+    expect(adjusted.json.products[0].variants[0].qty).toBe(14);
+  });
+});
