@@ -112,7 +112,16 @@ export const variantEntry = z.object(variantShape("create"), { error: "must be a
 // Stock changes that cannot lose updates (src/docs/products.md, "Changing stock safely"): `adjust`
 // moves the stored count by a signed amount instead of setting it, and `expected_qty` makes the
 // entry conditional on the stored count. Update entries only: a created variant has no count yet.
-const stockGuards = { adjust: opt(stock), expected_qty: opt(stock) };
+const stockGuards = {
+  adjust: opt(
+    stock.describe(
+      "A signed whole number added to the stored count (stock or qty) as it is when the write runs; not with the count itself. Refused (409) where it would take the count below 0 while disable_minusqty is on.",
+    ),
+  ),
+  expected_qty: opt(
+    stock.describe("The entry applies only if the stored count is this number; else 409 saying the current count."),
+  ),
+};
 
 export const variantUpdateEntry = z.object(
   { ...variantShape("update"), ...stockGuards, variant_id: req(id) },
@@ -174,7 +183,7 @@ export const productUpdate = z.object(
     ...productShape("update"),
     ...stockGuards,
     // For a product without variants, its `stock` by the name the count has there.
-    expected_stock: opt(stock),
+    expected_stock: opt(stock.describe("expected_qty by the name of a product's own count.")),
     product_id: opt(id),
     variant_id: opt(id),
     variants: opt(
