@@ -283,12 +283,10 @@ async function readFirst(db: DB, items: StockItem[], now: number, keyId: number 
       if (head.length) await runClaimed(db, recorder?.idem, head, []);
       return { outcomes: outcomes as Map<number, ItemOutcome>, events: [] };
     }
-    // A decision on a count (expected_qty, or an adjustment the floor could refuse) holds only
-    // while the count is the one read: the batch then expects it (orders move counts, not updated_at).
+    // An expected_qty decided on the count read holds only while the count is that one: the batch
+    // then expects it (orders move counts, not updated_at). The floor needs no such guard: it is a CHECK.
     const decided = new Map<string, number>();
-    for (const i of valid) {
-      if (i.expected !== undefined || (i.adjust ?? 0) < 0) decided.set(i.sku, counts.get(i.sku) as number);
-    }
+    for (const i of valid) if (i.expected !== undefined) decided.set(i.sku, counts.get(i.sku) as number);
     const rows = rowsOf(valid, decided);
     const read_ = JSON.stringify([...seen].map(([id, updated_at]) => ({ id, updated_at })));
     const guards = [stmt(db, STALE_READ_GUARD, read_), ...(decided.size ? [stmt(db, EXPECTED, rows)] : [])];
