@@ -387,3 +387,22 @@ describe("GET /docs", () => {
     expect(config).toMatchObject({ withDefaultFonts: false, authentication: { preferredSecurityScheme: "basicAuth" } });
   });
 });
+
+describe('the document says how to change stock safely (docs/products.md, "Changing stock safely")', () => {
+  it("documents adjust, expected_qty, If-Match, its 412 and the product's ETag", async () => {
+    const doc = (await get("/openapi.json")).json;
+    const update = doc.components.schemas.ProductUpdate;
+    for (const field of ["adjust", "expected_qty", "expected_stock"]) {
+      expect(update.properties[field]?.description, field).toMatch(/\w/);
+    }
+    const entry = update.properties.variants.properties.update.items;
+    expect(Object.keys(deref(doc, entry).properties)).toEqual(expect.arrayContaining(["adjust", "expected_qty"]));
+    const put = doc.paths["/v1/products"].put;
+    expect(put.parameters.map((p: Json) => p.name)).toContain("If-Match");
+    expect(put.responses["412"].headers.ETag).toBeDefined();
+    expect(deref(doc, put.responses["412"]).content["application/json"].schema).toEqual({
+      $ref: "#/components/schemas/ProductWriteResult",
+    });
+    expect(doc.paths["/v1/products/{product_id}"].get.responses["200"].headers.ETag).toBeDefined();
+  });
+});

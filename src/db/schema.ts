@@ -413,3 +413,15 @@ export const sessions = sqliteTable(
     check("sessions_one_key", sql`(${t.keyId} IS NULL) <> (${t.keyHash} IS NULL)`),
   ],
 );
+
+// Each product's version (docs/products.md, "Changing stock safely"): the ETag of
+// GET /v1/products/{id} and what If-Match on PUT compares. Triggers move it with every change of
+// the product or of its variants, whoever writes it (a PUT, an order's stock move, a cancel's
+// restock), and never for another product's change (drizzle/0010_stock_version.sql). A table of
+// its own, so that a change of 2,048 variants rewrites a small row, not the product's.
+export const productVersions = sqliteTable("product_versions", {
+  productId: integer("product_id")
+    .primaryKey()
+    .references(() => products.id, { onDelete: "cascade" }),
+  version: integer("version").notNull().default(1),
+});

@@ -7,7 +7,7 @@ import { flag, id, metadata, money } from "../platform/fields";
 import { STORE_URL_UNSET } from "../platform/health";
 import { SERVICE } from "../platform/service";
 import { categoryName, categoryPaths } from "../products/categories";
-import { preferParameter, productsDeletePath } from "../products/openapi";
+import { ifMatchParameter, preferParameter, productETagHeader, productsDeletePath } from "../products/openapi";
 import { image, productCreate, productUpdate } from "../products/schema";
 import { sessionsPaths } from "../sessions/openapi";
 import { shippingPaths } from "../shipping/openapi";
@@ -320,12 +320,22 @@ export function buildOpenApi() {
             "Selects the product by variant_id, else product_id, else sku; only the fields present change " +
             "and null clears an optional one. Variant changes: variants.sync (the full list), variants.add " +
             "(new ones), variants.update (by variant_id), applied in that order in one atomic step.",
-          parameters: [preferParameter],
+          parameters: [preferParameter, ifMatchParameter],
           requestBody: { required: true, content: json(oneOrMany("ProductUpdate"), EXAMPLES.productUpdate) },
           responses: {
             ...productWrite("400"),
             "404": response("The product or variant was not found.", ref("ProductWriteResult")),
-            "409": response("Conflict: duplicate SKU or option combination.", ref("ProductWriteResult")),
+            "409": response(
+              "Conflict: duplicate SKU or option combination, a stored count other than expected_qty (the error says it), or an adjust that would take stock below 0 under disable_minusqty.",
+              ref("ProductWriteResult"),
+            ),
+            "412": {
+              ...response(
+                "If-Match named another version of the product: nothing was written; products holds the product as it is now.",
+                ref("ProductWriteResult"),
+              ),
+              headers: { ETag: productETagHeader },
+            },
             ...BODY_ERRORS,
             ...AUTH_ERRORS,
           },
@@ -341,7 +351,8 @@ export function buildOpenApi() {
           summary: "Get a product with its variants",
           parameters: [pathId("product_id")],
           responses: {
-            "200": response("The product.", ref("Product")),
+            "200": { ...response("The product.", ref("Product")), headers: { ETag: productETagHeader } },
+            "304": { description: "If-None-Match named the product's current ETag: no body." },
             "400": errorResponse("The id is not an id."),
             "404": errorResponse("No such product."),
             ...AUTH_ERRORS,

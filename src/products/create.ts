@@ -27,12 +27,18 @@ import { agreedNames, type Located, sharedNames, VALUE_KEYS, valuesOf } from "./
  * "Prefer: return=minimal"). keyId: the stored API key making the write (null: the bootstrap
  * API_KEY), for the audit trail.
  */
-export type WriteOptions = { minimal?: boolean; keyId?: number | null };
+export type WriteOptions = { minimal?: boolean; keyId?: number | null; ifMatch?: IfMatch };
+
+/**
+ * An If-Match on a PUT of one product (docs/products.md, "Changing stock safely"): the tags it
+ * names; the write sets `etag` to the product's ETag as it answers it (written, or current on 412).
+ */
+export type IfMatch = { any: boolean; tags: string[]; etag?: string };
 
 /** One item of a product write: either its product, or why it failed and with which status. */
 export type ItemOutcome<P = ProductOut | ProductText> =
   | { ok: true; product: P }
-  | { ok: false; status: 400 | 404 | 409 | 413; errors: string[] };
+  | { ok: false; status: 400 | 404 | 409 | 412 | 413; errors: string[]; current?: ProductOut };
 
 /** What a product write service returns: each item's outcome and the events its batches wrote. */
 export type Written = { outcomes: Map<number, ItemOutcome>; events: PendingEvent[] };

@@ -52,7 +52,7 @@ const entries = Object.entries(PRODUCT_FIELDS) as [ProductFieldName, ProductFiel
 export const PRODUCT_FIELD_NAMES = entries.map(([name]) => name);
 /** Fields stored as plain values (not JSON text). */
 export const SCALAR_FIELDS = entries.filter(([, f]) => !f.json).map(([name]) => name);
-/** Fields that stay the product's when a variant is selected (src/docs/products.md, "Updating products"). */
+/** Fields that stay the product's when a variant is selected (docs/products.md, "Updating products"). */
 export const PRODUCT_ONLY_FIELDS = entries.filter(([, f]) => !f.variant).map(([name]) => name);
 type Described = typeof PRODUCT_FIELDS;
 /** The fields stored as plain text. */

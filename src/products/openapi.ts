@@ -74,6 +74,26 @@ export const productsDeletePath: Json = {
   },
 };
 
+/** If-Match on PUT /v1/products (docs/products.md, "Changing stock safely"). */
+export const ifMatchParameter: Json = {
+  name: "If-Match",
+  in: "header",
+  required: false,
+  description:
+    "The ETag of GET /v1/products/{product_id} (the product's own version, which moves with every " +
+    "change of the product or its variants, sales included). The PUT, of one product only, applies " +
+    "only if the product still has it; else 412 with the product as it is now. `*` matches any " +
+    "existing product; weak tags never match. With several items: 400.",
+  schema: { type: "string" },
+  example: '"5d0f3ac2e91b7460"',
+};
+
+/** The ETag header of one product's answers. */
+export const productETagHeader: Json = {
+  description: "The product's own ETag: send it as If-Match with a change, or If-None-Match with a read.",
+  schema: { type: "string" },
+};
+
 /** The Prefer header of PUT and POST /v1/products (docs/products.md, "Updating products"). */
 export const preferParameter: Json = {
   name: "Prefer",

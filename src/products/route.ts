@@ -6,22 +6,37 @@ import { jsonBody } from "../platform/body";
 import { stmt } from "../platform/d1";
 import { ApiError } from "../platform/errors";
 import { id } from "../platform/fields";
+import { bodyItems, fieldNames } from "../platform/items";
 import { carriedJson } from "../platform/quotes";
 import { zv } from "../platform/zv";
 import { storeUrl } from "./categories";
 import { createProducts } from "./create";
 import { deleteProducts } from "./delete";
 import { catalogEdge, notModified } from "./edge";
-import { CATALOG_VERSION, catalogETag, countProducts, listProducts, parseProductQuery } from "./list";
+import { countProducts, listProducts, parseProductQuery } from "./list";
 import { ownJson, productText, publicJson } from "./own-json";
 import { productCreate, productDelete, productUpdate } from "./schema";
 import { updateProducts } from "./update/index";
+import { ifMatchTags, productETag, VERSION_SQL } from "./version";
 import { productIdempotency, writeProducts } from "./write";
 
 export const productsRoute = new Hono<AppEnv>()
   .use(storeUrl)
   .post("/", jsonBody, productIdempotency, (c) => writeProducts(c, productCreate, createProducts))
-  .put("/", jsonBody, productIdempotency, (c) => writeProducts(c, productUpdate, updateProducts))
+  .put("/", jsonBody, productIdempotency, async (c) => {
+    // If-Match (docs/products.md, "Changing stock safely"): a write of one product, only if
+    // it is still the version the client read; the answer carries the product's ETag.
+    const ifMatch = ifMatchTags(c.req.header("If-Match"));
+    if (!ifMatch) return writeProducts(c, productUpdate, updateProducts);
+    if (bodyItems(c.var.body, "product", true, fieldNames(productUpdate)).length !== 1) {
+      throw new ApiError(400, "If-Match: applies to a PUT of one product; send one product object");
+    }
+    const res = await writeProducts(c, productUpdate, (db, items, now, recorder, options) =>
+      updateProducts(db, items, now, recorder, { ...options, ifMatch }),
+    );
+    if (ifMatch.etag) res.headers.set("ETag", ifMatch.etag);
+    return res;
+  })
   .delete("/", jsonBody, productIdempotency, (c) =>
     writeProducts(c, productDelete, deleteProducts, { products: false }),
   )
@@ -38,15 +53,17 @@ export const productsRoute = new Hono<AppEnv>()
     const pub = publicView(c.var.credential);
     // SQLite's text as is (src/products/own-json.ts), a storefront's with only what it may see: a
     // product of 2,048 variants is never presented in JavaScript (for a storefront that took 27
-    // ms of CPU). The ETag comes of the catalog version, as a page's does: hashing a megabyte of
-    // answer cost about a quarter of this read's CPU.
+    // ms of CPU). The ETag comes of the product's version: hashing a megabyte of answer cost about
+    // a quarter of this read's CPU.
     const db = c.var.db;
     const [found, version] = await db.$client.batch<Record<string, unknown>>([
       pub ? publicJson(db, pub, "p.id = ?1", product_id) : ownJson(db, "p.id = ?1", product_id),
-      stmt(db, CATALOG_VERSION),
+      stmt(db, `SELECT ${VERSION_SQL} AS version FROM products AS p WHERE p.id = ?1`, product_id),
     ]);
     // A hidden product does not exist for a storefront (publicJson yields no row for it).
     if (!found.results.length) throw new ApiError(404, `product ${product_id} not found`);
-    const tag = catalogETag(version.results[0]?.version, c.req.url, pub);
+    // The product's own version: it moves when this product changes or sells, not when another
+    // does, so it is also what If-Match on PUT compares (docs/products.md, "Changing stock safely").
+    const tag = productETag(product_id, version.results[0]?.version, pub);
     return carriedJson(c, productText(found).text, 200, { ETag: tag });
   });

@@ -109,8 +109,22 @@ function variantShape(mode: "create" | "update") {
 }
 
 export const variantEntry = z.object(variantShape("create"), { error: "must be an object" });
+// Stock changes that cannot lose updates (docs/products.md, "Changing stock safely"): `adjust`
+// moves the stored count by a signed amount instead of setting it, and `expected_qty` makes the
+// entry conditional on the stored count. Update entries only: a created variant has no count yet.
+const stockGuards = {
+  adjust: opt(
+    stock.describe(
+      "A signed whole number added to the stored count (stock or qty) as it is when the write runs; not with the count itself. Refused (409) where it would take the count below 0 while disable_minusqty is on.",
+    ),
+  ),
+  expected_qty: opt(
+    stock.describe("The entry applies only if the stored count is this number; else 409 saying the current count."),
+  ),
+};
+
 export const variantUpdateEntry = z.object(
-  { ...variantShape("update"), variant_id: req(id) },
+  { ...variantShape("update"), ...stockGuards, variant_id: req(id) },
   { error: "must be an object" },
 );
 export type VariantEntry = z.output<typeof variantEntry>;
@@ -167,6 +181,9 @@ export type ProductCreate = z.output<typeof productCreate>;
 export const productUpdate = z.object(
   {
     ...productShape("update"),
+    ...stockGuards,
+    // For a product without variants, its `stock` by the name the count has there.
+    expected_stock: opt(stock.describe("expected_qty by the name of a product's own count.")),
     product_id: opt(id),
     variant_id: opt(id),
     variants: opt(

@@ -35,7 +35,7 @@ const identity = (p: unknown) => {
   return o.product_id ?? o.$product;
 };
 
-export type Status = 200 | 400 | 404 | 409 | 413;
+export type Status = 200 | 400 | 404 | 409 | 412 | 413;
 
 /**
  * The response of a product write: success counts the items that took effect; status 200 when one
@@ -62,6 +62,8 @@ export function productWriteResponse<P = ProductOut>(
     } else {
       firstFailure ??= o.status;
       errors.push(...o.errors.map((e) => itemPath(item.prefix, e)));
+      // A 412's product as it is now (docs/products.md, "Changing stock safely").
+      if (o.current) shown.set(identity(o.current), o.current as P);
     }
   }
   const status = (success ? 200 : (firstFailure ?? 400)) as Status;

@@ -1,3 +1,5 @@
+import { VERSION_SQL } from "../version";
+
 // The guard of a PUT round's write batch (docs/products.md, "Updating products"): the batch fails whole, and
 // is planned again from a fresh read, when what its plans depend on changed since the read.
 //
@@ -22,8 +24,9 @@ export const STRUCTURE_SQL = `(
 
 /**
  * Fails the batch through the always-false CHECK of stale_reads (src/db/schema.ts) when a product
- * of `?1` (rows `{id, structure, price?, stock?, categories?, slug?}`) is gone, or its structure,
- * or (when the row gives them) its price, stock, categories or slug, is not what the plan was made from.
+ * of `?1` (rows `{id, structure, price?, stock?, categories?, slug?, version?, expect?}`) is gone, or its
+ * structure, or (when the row gives them) its price, stock, categories, slug or version, is not what
+ * the plan was made from, or a count it expects (`expect`: [variant id or null, qty]) is not the stored one.
  */
 export const STRUCTURE_GUARD = `
   INSERT INTO stale_reads (product_id)
@@ -32,4 +35,8 @@ export const STRUCTURE_GUARD = `
     OR (json_type(j.value, '$.price') IS NOT NULL AND p.price IS NOT j.value->>'price')
     OR (json_type(j.value, '$.stock') IS NOT NULL AND p.stock IS NOT j.value->>'stock')
     OR (json_type(j.value, '$.categories') IS NOT NULL AND p.categories IS NOT j.value->>'categories')
-    OR (json_type(j.value, '$.slug') IS NOT NULL AND p.slug IS NOT j.value->>'slug')`;
+    OR (json_type(j.value, '$.slug') IS NOT NULL AND p.slug IS NOT j.value->>'slug')
+    OR (json_type(j.value, '$.version') IS NOT NULL AND ${VERSION_SQL} IS NOT j.value->>'version')
+    OR EXISTS (SELECT 1 FROM json_each(j.value, '$.expect') AS e LEFT JOIN variants AS v
+      ON v.id = e.value->>0 AND v.product_id = p.id
+      WHERE iif(e.value->>0 IS NULL, p.stock, v.qty) IS NOT e.value->>1)`;

@@ -1,9 +1,10 @@
 import type { DB } from "../../db/client";
-import { afterLostRace, isConstraintError } from "../../platform/d1";
+import { afterLostRace, isConstraintError, runBatch, stmt } from "../../platform/d1";
 import { runClaimed } from "../../platform/idempotency";
 import { committed, newEvent, type PendingEvent } from "../../webhooks/outbox";
-import type { ItemOutcome, ProductRef, Recorder, WriteOptions } from "../create";
-import { type presentReads, readBack } from "../read";
+import type { IfMatch, ItemOutcome, ProductRef, Recorder, WriteOptions } from "../create";
+import { presentReads, productReads, readBack } from "../read";
+import { productETag } from "../version";
 import { type Plan, plan } from "./plan";
 import { fail, readSnapshot, select, type UpdateItem } from "./select";
 import { stockItems, stockUpdate } from "./stock";
@@ -11,6 +12,24 @@ import { variantsInSql, writeVariants } from "./variants-sql";
 import { writeBatch } from "./write";
 
 export type { UpdateItem } from "./select";
+
+const VERSIONS =
+  "SELECT product_id, version FROM product_versions WHERE product_id IN (SELECT value FROM json_each(?1))";
+
+/** The 412 of an If-Match that names another version: the product as it is now, and its ETag. */
+async function changedSince(db: DB, id: number, ifMatch: IfMatch): Promise<ItemOutcome> {
+  const [ps, vs, v] = await runBatch(db, [...productReads(db, "p.id = ?1", id), stmt(db, VERSIONS, `[${id}]`)]);
+  const current = presentReads(ps, vs).products[0];
+  ifMatch.etag = productETag(id, v.results[0]?.version);
+  return {
+    ok: false,
+    status: 412,
+    errors: [
+      `If-Match: product ${id} changed since that ETag; products holds it as it is now, with its ETag in the ETag header`,
+    ],
+    ...(current ? { current } : {}),
+  };
+}
 
 // PUT /v1/products (docs/products.md, "Updating products"). Stock-tool bodies take their own one-batch path
 // (./stock.ts). Otherwise, per round: one read batch (the selected products, their variants, the
@@ -32,11 +51,13 @@ export async function updateProducts(
   options: WriteOptions = {},
 ): Promise<{ outcomes: Map<number, ItemOutcome>; events: PendingEvent[] }> {
   const back = readBack(options.minimal);
-  const stock = stockItems(items);
+  const { ifMatch } = options;
+  // An If-Match write depends on the version it reads, which only the plan below guards.
+  const stock = !ifMatch && stockItems(items);
   if (stock) return stockUpdate(db, stock, now, recorder, options.keyId ?? null);
   // A sync or update of one product's variants is planned in SQL when it can be (./variants-sql.ts);
   // a refusal there wrote nothing, and the JavaScript plan below decides and words it.
-  const list = variantsInSql(items, recorder !== undefined);
+  const list = !ifMatch && variantsInSql(items, recorder !== undefined);
   const written = list && (await writeVariants(db, list, now, options));
   if (written) return written;
   const outcomes = new Map<number, ItemOutcome>();
@@ -62,6 +83,14 @@ export async function updateProducts(
       if (inRound.has(t.product.id)) {
         later.push(item);
         continue;
+      }
+      if (ifMatch) {
+        const version = snap.versions.get(t.product.id);
+        if (!ifMatch.any && !ifMatch.tags.includes(productETag(t.product.id, version))) {
+          outcomes.set(item.index, await changedSince(db, t.product.id, ifMatch));
+          continue;
+        }
+        t.version = version;
       }
       inRound.add(t.product.id);
       const planned = plan(t, snap);
@@ -98,6 +127,8 @@ export async function updateProducts(
       const ids = JSON.stringify([...touched, ...plans.map((p) => p.productId)]);
       tail = [recorder.snapshot("p.id IN (SELECT value FROM json_each(?1))", ids)];
     }
+    // The version the write leaves, for the answer's ETag: read in the batch, so no later change slips in.
+    if (ifMatch) tail.push(stmt(db, VERSIONS, JSON.stringify(plans.map((p) => p.productId))));
     if (!plans.length && head.length) {
       await runClaimed(db, recorder?.idem, head, tail);
       recorded = true;
@@ -116,6 +147,8 @@ export async function updateProducts(
         continue;
       }
       if (head.length) recorded = true;
+      const version = ifMatch && results[results.length - 1].results[0];
+      if (version) ifMatch.etag = productETag(Number(version.product_id), version.version);
       events.push(...committed(changes, results));
       for (const p of plans) touched.add(p.productId);
       const [ps, vs] = results.slice(results.length - tail.length - 2);

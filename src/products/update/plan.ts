@@ -56,6 +56,10 @@ export type VariantState = {
   label: string;
   skuPath: string;
   qtyPath?: string;
+  /** What the request adds to the stored qty (docs/products.md, "Changing stock safely"), when it sets no count. */
+  adjust?: number;
+  /** The stored qty the request expects, and the path that gave it. */
+  expected?: { qty: number; path: string };
 };
 
 function fromRow(v: VariantRow): VariantState {
@@ -87,17 +91,41 @@ function fromRow(v: VariantRow): VariantState {
 function set(s: VariantState, col: Col, value: unknown, path: string) {
   (s.cur as Record<Col, unknown>)[col] = col === "images" && value === null ? [] : value;
   s.changed.add(col);
-  if (col === "qty") s.qtyPath = path;
+  if (col === "qty") {
+    s.qtyPath = path;
+    s.adjust = undefined;
+  }
   if (col === "sku") s.skuPath = path;
 }
 
+/**
+ * A relative change of the qty (`adjust`) and a condition on the stored one (`expected_qty`): the
+ * write adds the amount to the count as it is when the batch runs, and the batch's guard holds the
+ * condition (./guard.ts), so a sale in between is neither lost nor overwritten.
+ */
+function adjustQty(s: VariantState, amount: number | undefined, path: string, f: Failures) {
+  if (amount === undefined) return;
+  // After a count set by this request, the amount moves that count: the sum is a count too.
+  if (!s.changed.has("qty") || s.adjust !== undefined) s.adjust = (s.adjust ?? 0) + amount;
+  s.cur.qty += amount;
+  s.changed.add("qty");
+  s.qtyPath = path;
+  if (Math.abs(s.cur.qty) > 1_000_000_000) f.add(400, `${path}: would take qty to ${s.cur.qty}, past 1000000000`);
+}
+
 /** Applies the fields an entry gives; absent fields keep their value. */
-function applyEntry(s: VariantState, e: VariantEntry | VariantUpdateEntry, path: string) {
+function applyEntry(s: VariantState, e: VariantEntry | VariantUpdateEntry, path: string, f: Failures) {
   for (const col of VARIANT_FIELDS) {
     const v = e[col];
     // set() keeps the path of sku and qty only (for their errors): build no other strings.
     if (v !== undefined) set(s, col, v, col === "qty" || col === "sku" ? `${path}.${col}` : path);
   }
+  if (!("variant_id" in e)) return;
+  if (e.qty !== undefined && e.adjust !== undefined) {
+    f.add(400, `${path}.adjust: give qty (the new count) or adjust (the change), not both`);
+  }
+  if (e.expected_qty !== undefined) s.expected ??= { qty: e.expected_qty, path: `${path}.expected_qty` };
+  adjustQty(s, e.adjust, `${path}.adjust`, f);
 }
 
 function created(e: VariantEntry, values: string[], price: number, position: number, path: string): VariantState {
@@ -111,13 +139,28 @@ function created(e: VariantEntry, values: string[], price: number, position: num
   return s;
 }
 
+/** An adjustment refused by the stock floor, with the count it found. */
+const belowZero = (path: string, what: string, col: string, from: number, to: number) =>
+  `${path}: would take the ${col} of ${what} from ${from} to ${to}; it cannot go below 0 while disable_minusqty is on`;
+
 const showValues = (values: string[]) => `(${values.filter((v, i) => v !== "" || i === 0).join(", ")})`;
 
 export type Plan = {
   index: number;
   productId: number;
   /** The product's structure as read, and its price when a new variant inherits it (./guard.ts). */
-  guard: { id: number; structure: string; price?: number; stock?: number; categories?: string; slug?: null };
+  guard: {
+    id: number;
+    structure: string;
+    price?: number;
+    stock?: number;
+    categories?: string;
+    slug?: null;
+    /** Stored counts the item expects: [variant id, or null for the product's stock, qty]. */
+    expect?: [number | null, number][];
+    /** The product version an If-Match named (src/products/version.ts). */
+    version?: number;
+  };
   product: Record<string, unknown>;
   deletes: number[];
   park: { id: number; sku: boolean; options: boolean }[];
@@ -149,6 +192,16 @@ export function plan(t: Target, snap: Snapshot): Plan | Failed {
   const depends: Pick<Plan["guard"], "categories" | "slug"> = {};
   const slugClaim = categoriesAndSlug(t, snap, product, f, depends);
 
+  // The count's guards of the item's own stock (docs/products.md, "Changing stock safely").
+  if (d.stock !== undefined && d.adjust !== undefined) {
+    f.add(400, "adjust: give stock (the new count) or adjust (the change), not both");
+  }
+  if (d.expected_qty !== undefined && d.expected_stock !== undefined) {
+    f.add(400, "expected_stock: give expected_qty or expected_stock, not both");
+  }
+  const expectedPath = d.expected_stock === undefined ? "expected_qty" : "expected_stock";
+  const expected = d.expected_qty ?? d.expected_stock;
+
   let states = (snap.variants.get(p.id) ?? []).map(fromRow);
   if (t.variant) {
     const s = states.find((x) => x.id === t.variant?.id) as VariantState;
@@ -157,7 +210,9 @@ export function plan(t: Target, snap: Snapshot): Plan | Failed {
       const v = d[from];
       if (v !== undefined) set(s, col, v, from);
     }
-  }
+    if (expected !== undefined) s.expected = { qty: expected, path: expectedPath };
+    adjustQty(s, d.adjust, "adjust", f);
+  } else if (d.adjust !== undefined) product.adjust = d.adjust;
 
   // Option names (docs/products.md, "Updating products"): all entries of the request agree; sync may rename, add and
   // update must use the product's names, unless it has none yet.
@@ -212,7 +267,7 @@ export function plan(t: Target, snap: Snapshot): Plan | Failed {
         );
       } else if (s) {
         matched.set(s, path);
-        applyEntry(s, entry, path);
+        applyEntry(s, entry, path, f);
         set(s, "values", v.values, path);
         set(s, "position", i, path);
         next.push(s);
@@ -253,7 +308,7 @@ export function plan(t: Target, snap: Snapshot): Plan | Failed {
       f.add(404, `${path}.variant_id: variant ${entry.variant_id} is not a variant of product ${p.id}`);
       continue;
     }
-    applyEntry(s, entry, path);
+    applyEntry(s, entry, path, f);
     const values = [...s.cur.values];
     let changed = false;
     for (const n of OPTION_SLOTS) {
@@ -270,8 +325,27 @@ export function plan(t: Target, snap: Snapshot): Plan | Failed {
   if (states.length > MAX_VARIANTS) {
     f.add(400, `variants: a product has at most ${MAX_VARIANTS} variants; this request would leave ${states.length}`);
   }
-  if (!t.variant && d.stock !== undefined && states.length) {
-    f.add(400, "stock: the product has variants, whose qty is its stock: select a variant or use variants.update");
+  if (!t.variant && states.length) {
+    for (const [key, path] of [
+      ["stock", "stock"],
+      ["adjust", "adjust"],
+      ["expected_qty", expectedPath],
+    ] as const) {
+      if (d[key] === undefined && (key !== "expected_qty" || expected === undefined)) continue;
+      f.add(400, `${path}: the product has variants, whose qty is its stock: select a variant or use variants.update`);
+    }
+  }
+  // Conditions on the stored counts, as read; the write's guard holds them until it commits.
+  const expect: [number | null, number][] = [];
+  if (!t.variant && !states.length && expected !== undefined) {
+    if (p.stock !== expected) f.add(409, `${expectedPath}: product ${p.id} has stock ${p.stock}, not ${expected}`);
+    expect.push([null, expected]);
+  }
+  for (const s of states) {
+    if (!s.expected || !s.row) continue;
+    const { qty, path } = s.expected;
+    if (s.row.qty !== qty) f.add(409, `${path}: ${s.label} has qty ${s.row.qty}, not ${qty}`);
+    expect.push([s.row.id, qty]);
   }
   // Whether the plan writes a stock derived from the one it read, so it depends on it.
   let clearsStock = false;
@@ -280,12 +354,16 @@ export function plan(t: Target, snap: Snapshot): Plan | Failed {
   if (flagOn) {
     for (const s of states) {
       if (s.cur.qty >= 0) continue;
-      if (s.qtyPath) f.add(400, `${s.qtyPath}: must not be negative while disable_minusqty is on`);
+      if (s.adjust !== undefined)
+        f.add(409, belowZero(s.qtyPath ?? s.label, s.label, "qty", s.cur.qty - s.adjust, s.cur.qty));
+      else if (s.qtyPath) f.add(400, `${s.qtyPath}: must not be negative while disable_minusqty is on`);
       else negative.push(s.cur.sku ?? s.label);
     }
-    const stock = (product.stock as number | undefined) ?? p.stock;
+    const adjust = product.adjust as number | undefined;
+    const stock = ((product.stock as number | undefined) ?? p.stock) + (adjust ?? 0);
     if (stock < 0) {
-      if (product.stock !== undefined) f.add(400, "stock: must not be negative while disable_minusqty is on");
+      if (adjust !== undefined) f.add(409, belowZero("adjust", `product ${p.id}`, "stock", p.stock, stock));
+      else if (product.stock !== undefined) f.add(400, "stock: must not be negative while disable_minusqty is on");
       // A product with variants does not use its own stock: clearing it lets the flag go on.
       else if (states.length) {
         product.stock = 0;
@@ -332,6 +410,8 @@ export function plan(t: Target, snap: Snapshot): Plan | Failed {
       structure: snap.structures.get(p.id) ?? "",
       ...(inherits && product.price === undefined ? { price: p.price } : {}),
       ...(clearsStock ? { stock: p.stock } : {}),
+      ...(expect.length ? { expect } : {}),
+      ...(t.version === undefined ? {} : { version: t.version }),
       ...depends,
     },
     product,
@@ -358,7 +438,9 @@ function writes(productId: number, states: VariantState[]) {
     if (!s.changed.size) continue;
     const row: Record<string, unknown> = { id: s.id };
     for (const col of s.changed) {
-      if (col !== "values") row[col] = s.cur[col];
+      // A relative change travels as the amount, added to the count the batch finds.
+      if (col === "qty" && s.adjust !== undefined) row.adjust = s.adjust;
+      else if (col !== "values") row[col] = s.cur[col];
       else for (const [i, v] of s.cur.values.entries()) row[OPTION_COLUMNS[i]] = v;
     }
     updates.push(row);

@@ -5,6 +5,7 @@ import type { ItemOutcome } from "../create";
 import type { ProductRow, VariantRow } from "../present";
 import type { ProductUpdate } from "../schema";
 import { SIZE_SQL } from "../size";
+import { VERSION_SQL } from "../version";
 import { STRUCTURE_SQL } from "./guard";
 
 // The read of a PUT round (the selected products, their variants, the owners of every SKU the
@@ -41,7 +42,7 @@ const TARGETS = `
   UNION SELECT product_id FROM variants WHERE id IN (SELECT value FROM json_each(?2))
   UNION SELECT product_id FROM skus WHERE sku IN (SELECT value FROM json_each(?3))`;
 // answer_size: the product's answer size estimate as stored (docs/products.md, "Updating products").
-const READ_PRODUCTS = `SELECT p.*, ${SIZE_SQL} AS answer_size, ${STRUCTURE_SQL} AS structure
+const READ_PRODUCTS = `SELECT p.*, ${SIZE_SQL} AS answer_size, ${STRUCTURE_SQL} AS structure, ${VERSION_SQL} AS version
   FROM products AS p WHERE p.id IN (${TARGETS})`;
 const READ_VARIANTS = `SELECT * FROM variants WHERE product_id IN (${TARGETS}) ORDER BY product_id, position, id`;
 const READ_OWNERS = "SELECT * FROM skus WHERE sku IN (SELECT value FROM json_each(?1))";
@@ -58,6 +59,8 @@ export type Snapshot = {
   sizes: Map<number, number>;
   /** Each product's structure as read, for the write's guard (./guard.ts). */
   structures: Map<number, string>;
+  /** Each product's version as read (src/products/version.ts). */
+  versions: Map<number, number>;
 };
 
 /** The SKUs a body names (as selector or new value), so their owners are known before planning. */
@@ -89,12 +92,14 @@ export async function readSnapshot(db: DB, items: UpdateItem[]): Promise<Snapsho
     slugs: new Map(ss.results.map((r) => [String(r.slug), Number(r.id)])),
     sizes: new Map(),
     structures: new Map(),
+    versions: new Map(),
   };
   for (const row of ps.results) {
     const p = toProduct(row);
     snap.products.set(p.id, p);
     snap.sizes.set(p.id, Number(row.answer_size));
     snap.structures.set(p.id, String(row.structure));
+    snap.versions.set(p.id, Number(row.version));
     snap.variants.set(p.id, []);
   }
   for (const row of vs.results) {
@@ -111,7 +116,8 @@ export async function readSnapshot(db: DB, items: UpdateItem[]): Promise<Snapsho
 // ---------------------------------------------------------------------------------------------
 // Selection (docs/products.md, "Updating products")
 
-export type Target = { item: UpdateItem; product: ProductRow; variant?: VariantRow; bySku: boolean };
+/** An item's product, and with `version` the version an If-Match made its write depend on. */
+export type Target = { item: UpdateItem; product: ProductRow; variant?: VariantRow; bySku: boolean; version?: number };
 
 export function select(item: UpdateItem, snap: Snapshot): Target | Failed {
   const d = item.data;

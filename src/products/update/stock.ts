@@ -21,7 +21,9 @@ import type { UpdateItem } from "./select";
 // the batch and so must be known before it) does a read come first: it decides each item's
 // outcome, and one write batch applies the valid ones, guarded against a change in between.
 
-const STOCK_KEYS = new Set(["sku", "stock", "price", "qty_location"]);
+// `adjust` and `expected_qty` (docs/products.md, "Changing stock safely") move the count as the
+// batch finds it and hold a condition on it, in the same one batch.
+const STOCK_KEYS = new Set(["sku", "stock", "price", "qty_location", "adjust", "expected_qty", "expected_stock"]);
 
 type StockItem = {
   index: number;
@@ -29,6 +31,8 @@ type StockItem = {
   stock?: number;
   price?: number;
   qty_location?: string | null;
+  adjust?: number;
+  expected?: number;
 };
 
 /** The items as stock items when every one of them is one; else undefined (the general path). */
@@ -44,19 +48,38 @@ export function stockItems(items: UpdateItem[]): StockItem[] | undefined {
       if (key !== "sku") sets = true;
     }
     if (!sets) return undefined;
-    const { sku, stock, price, qty_location } = data;
-    out.push({ index, sku, stock, price, qty_location });
+    const { sku, stock, price, qty_location, adjust, expected_qty, expected_stock } = data;
+    // Contradictions are the general path's to word.
+    if (stock !== undefined && adjust !== undefined) return undefined;
+    if (expected_qty !== undefined && expected_stock !== undefined) return undefined;
+    out.push({ index, sku, stock, price, qty_location, adjust, expected: expected_qty ?? expected_stock });
   }
   return out;
 }
 
-/** One row per SKU, the items applied in order (a later item's field wins), with an event id. */
-function rowsOf(items: StockItem[]): string {
+/**
+ * One row per SKU, the items applied in order (a later item's field wins, adjustments add up), with
+ * an event id; `expected` is the count each SKU must still have (the first item's, or the count
+ * a read decided the items on).
+ */
+function rowsOf(items: StockItem[], expected?: Map<string, number>): string {
   const bySku = new Map<string, Record<string, unknown>>();
   for (const item of items) {
-    const row = bySku.get(item.sku) ?? { sku: item.sku, eid: crypto.randomUUID() };
-    bySku.set(item.sku, row);
-    if (item.stock !== undefined) row.stock = item.stock;
+    let row = bySku.get(item.sku);
+    if (!row) {
+      row = { sku: item.sku, eid: crypto.randomUUID() };
+      const count = expected ? expected.get(item.sku) : item.expected;
+      if (count !== undefined) row.expected = count;
+      bySku.set(item.sku, row);
+    }
+    if (item.stock !== undefined) {
+      row.stock = item.stock;
+      delete row.adjust;
+    }
+    if (item.adjust !== undefined) {
+      if (row.stock !== undefined) row.stock = (row.stock as number) + item.adjust;
+      else row.adjust = ((row.adjust as number | undefined) ?? 0) + item.adjust;
+    }
     if (item.price !== undefined) row.price = item.price;
     if (item.qty_location !== undefined) row.qty_location = item.qty_location;
   }
@@ -72,14 +95,22 @@ const setIfGiven = (table: string, col: string, from = col) =>
 
 const STOCK_OF_PRODUCT_WITH_VARIANTS = `
   INSERT INTO stale_reads (product_id) SELECT x.pid FROM (${ROWS}) AS x
-  WHERE x.vid IS NULL AND ${given("stock")} AND EXISTS (SELECT 1 FROM variants WHERE product_id = x.pid)`;
+  WHERE x.vid IS NULL AND (${given("stock")} OR ${given("adjust")} OR ${given("expected")})
+    AND EXISTS (SELECT 1 FROM variants WHERE product_id = x.pid)`;
+// A count a row expects that is not the stored one fails the batch (before anything changes it).
+const EXPECTED = `
+  INSERT INTO stale_reads (product_id) SELECT x.pid FROM (${ROWS}) AS x
+  LEFT JOIN variants AS v ON v.id = x.vid LEFT JOIN products AS p ON p.id = x.pid
+  WHERE ${given("expected")} AND iif(x.vid IS NULL, p.stock, v.qty) IS NOT x.v->>'expected'`;
+// An adjustment adds to the count the batch finds, so no sale or other adjustment is lost.
+const ADJUST = "+ coalesce(x.v->>'adjust', 0)";
 const UPDATE_VARIANTS = `
-  UPDATE variants SET ${setIfGiven("variants", "qty", "stock")}, ${setIfGiven("variants", "price")},
+  UPDATE variants SET ${setIfGiven("variants", "qty", "stock")} ${ADJUST}, ${setIfGiven("variants", "price")},
     ${setIfGiven("variants", "qty_location")}, updated_at = ?2
   FROM (${ROWS}) AS x WHERE variants.id = x.vid`;
 // A product has one SKU, so each product row meets at most one row here.
 const UPDATE_PRODUCTS = `
-  UPDATE products SET ${setIfGiven("products", "stock")}, ${setIfGiven("products", "price")},
+  UPDATE products SET ${setIfGiven("products", "stock")} ${ADJUST}, ${setIfGiven("products", "price")},
     ${setIfGiven("products", "qty_location")}
   FROM (${ROWS}) AS x WHERE products.id = x.pid AND x.vid IS NULL`;
 // Every write moves updated_at, so a general-path plan made before this write fails its guard.
@@ -95,6 +126,10 @@ const EVENTS = `
   WHERE ${subscribed("'product.update'")} GROUP BY x.pid
   RETURNING id, product_id`;
 const TOUCHED = `p.id IN (SELECT pid FROM (${ROWS}))`;
+
+/** The guard of the counts the rows expect, when one does; EXPECTED costs its statement otherwise too. */
+const expectedGuard = (db: DB, rows: string, items: StockItem[]) =>
+  items.some((i) => i.expected !== undefined) ? [stmt(db, EXPECTED, rows)] : [];
 
 /** The statements that apply `rows` and read the products back; the reads are the last two. */
 function applyStatements(db: DB, rows: string, now: number, keyId: number | null, guards: D1PreparedStatement[]) {
@@ -134,10 +169,11 @@ const unknownSku = (sku: string): { ok: false; status: 404; errors: string[] } =
 /** The one-batch path; undefined when a constraint refused the batch (nothing was written). */
 async function optimistic(db: DB, items: StockItem[], now: number, keyId: number | null) {
   const rows = rowsOf(items);
+  const guards = [stmt(db, STOCK_OF_PRODUCT_WITH_VARIANTS, rows), ...expectedGuard(db, rows, items)];
   let results: D1Result<Record<string, unknown>>[];
   try {
     results = await runBatch(db, [
-      ...applyStatements(db, rows, now, keyId, [stmt(db, STOCK_OF_PRODUCT_WITH_VARIANTS, rows)]),
+      ...applyStatements(db, rows, now, keyId, guards),
       // Only a qty_location grows a product's text; the size estimate's allowance already holds
       // stock and price at their widest (size.ts), so without one the bound cannot be passed.
       ...(items.some((i) => i.qty_location !== undefined) ? [stmt(db, TOO_LARGE, rows, MAX_ANSWER_BYTES)] : []),
@@ -146,7 +182,7 @@ async function optimistic(db: DB, items: StockItem[], now: number, keyId: number
     if (isConstraintError(e)) return undefined;
     throw e;
   }
-  const a = applied(results, 4);
+  const a = applied(results, guards.length + 3);
   const outcomes = new Map<number, ItemOutcome>();
   for (const item of items) {
     const id = a.bySku.get(item.sku);
@@ -159,7 +195,8 @@ async function optimistic(db: DB, items: StockItem[], now: number, keyId: number
 const READ = `
   SELECT j.value AS sku, k.product_id, k.variant_id, p.disable_minusqty, p.updated_at,
     EXISTS (SELECT 1 FROM variants WHERE product_id = p.id) AS has_variants,
-    iif(k.variant_id IS NULL, p.qty_location, v.qty_location) AS qty_location, ${SIZE_SQL} AS size
+    iif(k.variant_id IS NULL, p.qty_location, v.qty_location) AS qty_location, ${SIZE_SQL} AS size,
+    iif(k.variant_id IS NULL, p.stock, v.qty) AS count
   FROM json_each(?1) AS j JOIN skus AS k ON k.sku = j.value JOIN products AS p ON p.id = k.product_id
   LEFT JOIN variants AS v ON v.id = k.variant_id`;
 
@@ -170,7 +207,11 @@ type Owner = {
   updatedAt: number;
   hasVariants: boolean;
   location: string | null;
+  /** The count as read, then as the items decided so far leave it. */
+  count: number;
 };
+
+const STOCK_OF = "the product has variants, whose qty is its stock: select a variant or use variants.update";
 
 /** Each item's outcome from a read, in order: a later item sees the sizes the earlier ones leave. */
 function decide(items: StockItem[], owners: Map<string, Owner>, sizes: Map<number, number>) {
@@ -178,12 +219,24 @@ function decide(items: StockItem[], owners: Map<string, Owner>, sizes: Map<numbe
   const valid: StockItem[] = [];
   for (const item of items) {
     const o = owners.get(item.sku);
-    const fail = (status: 400 | 413, error: string) => outcomes.set(item.index, { ok: false, status, errors: [error] });
-    if (!o) outcomes.set(item.index, unknownSku(item.sku));
-    else if (o.variantId === null && item.stock !== undefined && o.hasVariants) {
-      fail(400, "stock: the product has variants, whose qty is its stock: select a variant or use variants.update");
+    const fail = (status: 400 | 409 | 413, error: string) =>
+      outcomes.set(item.index, { ok: false, status, errors: [error] });
+    const col = o?.variantId === null ? "stock" : "qty";
+    const after = o && (item.stock ?? o.count) + (item.adjust ?? 0);
+    if (!o || after === undefined) outcomes.set(item.index, unknownSku(item.sku));
+    else if (o.variantId === null && o.hasVariants && item.stock !== undefined) fail(400, `stock: ${STOCK_OF}`);
+    else if (o.variantId === null && o.hasVariants && item.adjust !== undefined) fail(400, `adjust: ${STOCK_OF}`);
+    else if (o.variantId === null && o.hasVariants && item.expected !== undefined)
+      fail(400, `expected_qty: ${STOCK_OF}`);
+    else if (item.expected !== undefined && item.expected !== o.count) {
+      fail(409, `expected_qty: SKU ${item.sku} has ${col} ${o.count}, not ${item.expected}`);
     } else if (o.noMinus && item.stock !== undefined && item.stock < 0) {
       fail(400, "stock: must not be negative while disable_minusqty is on");
+    } else if (o.noMinus && item.adjust !== undefined && after < 0) {
+      fail(
+        409,
+        `adjust: would take the ${col} of SKU ${item.sku} from ${o.count} to ${after}; it cannot go below 0 while disable_minusqty is on`,
+      );
     } else {
       const grows = item.qty_location === undefined ? 0 : textBytes(item.qty_location) - textBytes(o.location);
       const size = (sizes.get(o.productId) ?? 0) + grows;
@@ -191,6 +244,7 @@ function decide(items: StockItem[], owners: Map<string, Owner>, sizes: Map<numbe
       else {
         sizes.set(o.productId, size);
         if (item.qty_location !== undefined) o.location = item.qty_location;
+        o.count = after;
         outcomes.set(item.index, { ok: true, product: { $product: o.productId } });
         valid.push(item);
       }
@@ -216,22 +270,30 @@ async function readFirst(db: DB, items: StockItem[], now: number, keyId: number 
         updatedAt: Number(r.updated_at),
         hasVariants: r.has_variants === 1,
         location: r.qty_location as string | null,
+        count: Number(r.count),
       });
       sizes.set(productId, Number(r.size));
       seen.set(productId, Number(r.updated_at));
     }
+    // The counts as read, before decide() moves them: what the items were decided on.
+    const counts = new Map([...owners].map(([sku, o]) => [sku, o.count]));
     const { outcomes, valid } = decide(items, owners, sizes);
     const head = recorder?.claim(outcomes) ?? [];
     if (!valid.length) {
       if (head.length) await runClaimed(db, recorder?.idem, head, []);
       return { outcomes: outcomes as Map<number, ItemOutcome>, events: [] };
     }
-    const rows = rowsOf(valid);
+    // An expected_qty decided on the count read holds only while the count is that one: the batch
+    // then expects it (orders move counts, not updated_at). The floor needs no such guard: it is a CHECK.
+    const decided = new Map<string, number>();
+    for (const i of valid) if (i.expected !== undefined) decided.set(i.sku, counts.get(i.sku) as number);
+    const rows = rowsOf(valid, decided);
     const read_ = JSON.stringify([...seen].map(([id, updated_at]) => ({ id, updated_at })));
+    const guards = [stmt(db, STALE_READ_GUARD, read_), ...(decided.size ? [stmt(db, EXPECTED, rows)] : [])];
     let results: D1Result<Record<string, unknown>>[];
     try {
       results = await runClaimed(db, recorder?.idem, head, [
-        ...applyStatements(db, rows, now, keyId, [stmt(db, STALE_READ_GUARD, read_)]),
+        ...applyStatements(db, rows, now, keyId, guards),
         ...(recorder ? [recorder.snapshot(TOUCHED, rows)] : []),
       ]);
     } catch (e) {
@@ -240,7 +302,7 @@ async function readFirst(db: DB, items: StockItem[], now: number, keyId: number 
       await afterLostRace(attempt, "the product");
       continue;
     }
-    const a = applied(results, 4);
+    const a = applied(results, guards.length + 3);
     const final = new Map<number, ItemOutcome>();
     for (const [index, o] of outcomes) {
       if (!o.ok) final.set(index, o);
@@ -261,9 +323,15 @@ async function readFirst(db: DB, items: StockItem[], now: number, keyId: number 
 function shadowed(items: StockItem[]): boolean {
   const later = new Set<string>();
   for (let i = items.length - 1; i >= 0; i--) {
-    const { sku, stock, qty_location } = items[i];
-    if (later.has(sku) && ((stock ?? 0) < 0 || typeof qty_location === "string")) return true;
+    const { sku, stock, qty_location, adjust } = items[i];
+    if (later.has(sku) && ((stock ?? 0) < 0 || (adjust ?? 0) < 0 || typeof qty_location === "string")) return true;
     later.add(sku);
+  }
+  // The count a later item expects is the one the earlier items leave, which only a read knows.
+  const earlier = new Set<string>();
+  for (const { sku, expected } of items) {
+    if (expected !== undefined && earlier.has(sku)) return true;
+    earlier.add(sku);
   }
   return false;
 }

@@ -14,6 +14,10 @@ import type { Plan } from "./plan";
 const keep = (table: string, col: string, json = false) =>
   `${col} = iif(json_type(j.value, '$.${col}') IS NULL, ${table}.${col}, j.value${json ? "->" : "->>"}'${col}')`;
 
+// A row's `adjust` (docs/products.md, "Changing stock safely") moves the count as the batch finds
+// it, never a count the Worker read: concurrent sales and adjustments all take effect.
+const adjusted = (col: string) => (col === "stock" || col === "qty" ? " + coalesce(j.value->>'adjust', 0)" : "");
+
 const DELETE_VARIANTS = "DELETE FROM variants WHERE id IN (SELECT value FROM json_each(?1))";
 
 // SQLite checks UNIQUE per row during a multi-row UPDATE, so variants whose SKU or options
@@ -28,7 +32,7 @@ const PRODUCT_SCALARS = SCALAR_FIELDS;
 // updated_at always moves forward on every write, even two in one millisecond (the orders'
 // catalog cache and clients' conditional reads rely on it); the guard no longer reads it.
 const UPDATE_PRODUCTS = `
-  UPDATE products SET ${PRODUCT_SCALARS.map((c) => keep("products", c)).join(", ")},
+  UPDATE products SET ${PRODUCT_SCALARS.map((c) => keep("products", c) + adjusted(c)).join(", ")},
     ${keep("products", "images", true)}, ${keep("products", "option_names", true)},
     ${keep("products", "slug")}, ${keep("products", "categories", true)},
     metadata = CASE WHEN json_type(j.value, '$.metadata') IS NULL THEN products.metadata
@@ -48,7 +52,7 @@ const VARIANT_SCALARS = [
 ];
 // no_minus is set with qty in the same row update, so the stock floor CHECK sees the new pair.
 const UPDATE_VARIANTS = `
-  UPDATE variants SET ${VARIANT_SCALARS.map((c) => keep("variants", c)).join(", ")},
+  UPDATE variants SET ${VARIANT_SCALARS.map((c) => keep("variants", c) + adjusted(c)).join(", ")},
     ${keep("variants", "images", true)},
     no_minus = (SELECT products.disable_minusqty FROM products WHERE products.id = variants.product_id),
     updated_at = ?2

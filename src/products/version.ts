@@ -1,0 +1,32 @@
+import type { PublicView } from "../keys/public";
+import type { IfMatch } from "./create";
+
+// A product's own version and ETag (docs/products.md, "Changing stock safely"): triggers move
+// product_versions with every change of the product or its variants (drizzle/0010_stock_version.sql),
+// so the ETag of GET /v1/products/{id} changes when that product changes or sells, and only then.
+
+/** SQL: the version of product `p` (the alias the statement gives it). */
+export const VERSION_SQL = "(SELECT version FROM product_versions WHERE product_id = p.id)";
+
+/** The ETag of one product's answer: of its id and version, and what the caller may see. */
+export function productETag(id: number, version: unknown, view?: PublicView): string {
+  const text = `${id}.${version}.${view ? `${view.stock ? 1 : 0}${view.datafields ? 1 : 0}` : "all"}`;
+  // FNV-1a, twice with different seeds (as the catalog's ETag): opaque, not a security property.
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ 0x5bd1e995;
+  for (let i = 0; i < text.length; i++) {
+    a = Math.imul(a ^ text.charCodeAt(i), 0x01000193);
+    b = Math.imul(b ^ text.charCodeAt(i), 0x5bd1e995);
+  }
+  return `"${(a >>> 0).toString(16).padStart(8, "0")}${(b >>> 0).toString(16).padStart(8, "0")}"`;
+}
+
+/**
+ * The ETags of an If-Match header (RFC 9110 13.1.1): `*`, or a list of strong tags; a weak tag
+ * never matches. Undefined when the header is absent.
+ */
+export function ifMatchTags(header: string | undefined): IfMatch | undefined {
+  if (header === undefined) return undefined;
+  const list = header.split(",").map((t) => t.trim());
+  return { any: list.includes("*"), tags: list.filter((t) => t.startsWith('"')) };
+}
