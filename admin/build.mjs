@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Builds the admin (src/docs/admin.md) into public/admin/ (ignored by git), which wrangler.toml
 // serves as Workers static assets: the Worker never runs for these files. esbuild bundles
-// admin/src/main.js (Preact and htm, no JSX step) into one minified script; index.html and
+// admin/src/main.tsx (Preact and htm, no JSX step) into one minified script; index.html and
 // style.css are copied; public/_headers gives /admin/* its Content-Security-Policy. Run by
 // src/scripts/assets.mjs, so `npm run dev`, `npm test`, `npm run deploy` and CI always have it.
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -42,7 +42,7 @@ const HEADERS = `/admin/*
 export function buildAdmin() {
   mkdirSync(ADMIN_DIR, { recursive: true });
   buildSync({
-    entryPoints: [path.join(here, "src", "main.js")],
+    entryPoints: [path.join(here, "src", "main.tsx")],
     bundle: true,
     minify: true,
     format: "esm",
