@@ -1,37 +1,47 @@
 // The admin's only way to the store: the public /v1 API, same origin, with the session cookie the
 // browser sends by itself. The CSRF token of the sign-in answer lives in sessionStorage (this tab
 // only); the key itself is never kept (src/docs/admin.md, "Sessions").
+import type { Session } from "./types";
 
 const STORE = "edge-store-admin";
 
-/** The signed-in session of this tab: {csrf_token, expires_at, key: {id, name, scopes}}, or null. */
-export function currentSession() {
+/** The signed-in session of this tab, or null. */
+export function currentSession(): Session | null {
   try {
-    const s = JSON.parse(sessionStorage.getItem(STORE) ?? "null");
+    const s = JSON.parse(sessionStorage.getItem(STORE) ?? "null") as Session | null;
     return s && Date.parse(s.expires_at) > Date.now() ? s : null;
   } catch {
     return null;
   }
 }
 
-let onSignedOut = () => {};
+let onSignedOut: (why: string) => void = () => {};
 /** What to do when the API says the session is gone (401). */
-export function whenSignedOut(fn) {
+export function whenSignedOut(fn: (why: string) => void) {
   onSignedOut = fn;
 }
 
 export class ApiError extends Error {
-  constructor(status, message) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
-    this.status = status;
   }
 }
 
+type Refusal = {
+  error?: string;
+  errors?: string[];
+  results?: Record<string, { success?: boolean; errors?: string[] }>;
+};
+
 /** The words of a refusal: the envelope's error and its errors, or a write result's errors. */
-export function errorText(status, body) {
+export function errorText(status: number, body: unknown): string {
   if (body && typeof body === "object") {
-    const results = body.results ? Object.values(body.results).flatMap((r) => r.errors ?? []) : [];
-    const parts = [body.error, ...(body.errors ?? []), ...results].filter(Boolean);
+    const b = body as Refusal;
+    const results = b.results ? Object.values(b.results).flatMap((r) => r.errors ?? []) : [];
+    const parts = [b.error, ...(b.errors ?? []), ...results].filter(Boolean);
     if (parts.length) return parts.join(": ");
   }
   return `the API answered ${status}`;
@@ -41,19 +51,24 @@ export function errorText(status, body) {
  * One /v1 request; answers {body, headers}, throws ApiError with the API's own words when refused.
  * Writes send the session's CSRF token.
  */
-export async function api(method, path, body) {
+// biome-ignore lint/suspicious/noExplicitAny: each caller names the shape it reads
+export async function api<T = any>(
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ body: T; headers: Headers }> {
   // X-Requested-With: a 401 then comes without the Basic challenge browsers meet with a login dialog.
-  const headers = { Accept: "application/json", "X-Requested-With": "XMLHttpRequest" };
+  const headers: Record<string, string> = { Accept: "application/json", "X-Requested-With": "XMLHttpRequest" };
   if (method !== "GET") headers["X-CSRF-Token"] = currentSession()?.csrf_token ?? "";
   if (body !== undefined) headers["Content-Type"] = "application/json";
-  let res;
+  let res: Response;
   try {
     res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   } catch {
     throw new ApiError(0, "the store did not answer: check the connection and try again");
   }
   const text = await res.text();
-  let json;
+  let json: unknown;
   try {
     json = text ? JSON.parse(text) : undefined;
   } catch {
@@ -64,13 +79,14 @@ export async function api(method, path, body) {
     onSignedOut("Your session ended: sign in again.");
   }
   // A write of many items answers 200 when one succeeded; the admin writes one at a time.
-  const failed = json?.results && Object.values(json.results).some((r) => r.success === false);
+  const results = (json as Refusal | undefined)?.results;
+  const failed = results && Object.values(results).some((r) => r.success === false);
   if (!res.ok || failed) throw new ApiError(res.status, errorText(res.status, json));
-  return { body: json, headers: res.headers };
+  return { body: json as T, headers: res.headers };
 }
 
-export async function signIn(key) {
-  const { body } = await api("POST", "/v1/sessions", { key });
+export async function signIn(key: string): Promise<Session> {
+  const { body } = await api<Session>("POST", "/v1/sessions", { key });
   sessionStorage.setItem(STORE, JSON.stringify(body));
   return body;
 }
@@ -83,4 +99,4 @@ export async function signOut() {
   }
 }
 
-export const can = (scope) => currentSession()?.key.scopes.includes(scope) ?? false;
+export const can = (scope: string) => currentSession()?.key.scopes.includes(scope) ?? false;

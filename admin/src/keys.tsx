@@ -1,35 +1,64 @@
 // Keys: every key (never the keys themselves), creating one (shown once), revoking one.
 import { useState } from "preact/hooks";
 // The Worker's own lists, bundled in at build time, so the two never disagree.
-import { PUBLISHABLE_SCOPES, SCOPES as SECRET_SCOPES } from "../../src/keys/scopes.ts";
-import { api, currentSession } from "./api.js";
-import { html, Message, Title, useAction, useLoad, when } from "./ui.js";
+import { PUBLISHABLE_SCOPES, SCOPES as SECRET_SCOPES } from "../../src/keys/scope-names";
+import { api, currentSession } from "./api";
+import type { Key } from "./types";
+import { Message, Title, useAction, useLoad, when } from "./ui";
 
 export function KeysPage() {
-  const { data, error, reload } = useLoad(() => api("GET", "/v1/keys").then((r) => r.body.keys), []);
+  const { data, error, reload } = useLoad(() => api<{ keys: Key[] }>("GET", "/v1/keys").then((r) => r.body.keys), []);
   const live = data?.filter((k) => !k.revoked) ?? [];
   const revoked = data?.filter((k) => k.revoked) ?? [];
-  return html`<${Title}>Keys<//>
-    <${Message} error=${error} />
-    ${
-      data &&
-      html`<div class="scroll" tabindex="0"><table class="list">
-      <caption class="sr-only">Live keys</caption>
-      <thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Scopes</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
-      <tbody>${live.map((k) => html`<${KeyRow} k=${k} reload=${reload} />`)}</tbody>
-    </table></div>
-    ${live.length === 0 && html`<p>No stored keys: only the environment's API_KEY.</p>`}
-    ${
-      revoked.length > 0 &&
-      html`<details><summary>${revoked.length} revoked</summary>
-      <ul>${revoked.map((k) => html`<li>${k.name} <code>${k.prefix}…</code>, revoked ${when(k.revoked_at)}</li>`)}</ul>
-    </details>`
-    }`
-    }
-    <${CreateKey} reload=${reload} />`;
+  return (
+    <>
+      <Title>Keys</Title>
+      <Message error={error} />
+      {data && (
+        <>
+          <div class="scroll" tabindex={0}>
+            <table class="list">
+              <caption class="sr-only">Live keys</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Key</th>
+                  <th scope="col">Scopes</th>
+                  <th scope="col">Last used</th>
+                  <th scope="col">Expires</th>
+                  <th scope="col">
+                    <span class="sr-only">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {live.map((k) => (
+                  <KeyRow k={k} reload={reload} />
+                ))}
+              </tbody>
+            </table>
+          </div>
+          {live.length === 0 && <p>No stored keys: only the environment's API_KEY.</p>}
+          {revoked.length > 0 && (
+            <details>
+              <summary>{revoked.length} revoked</summary>
+              <ul>
+                {revoked.map((k) => (
+                  <li>
+                    {k.name} <code>{k.prefix}…</code>, revoked {when(k.revoked_at)}
+                  </li>
+                ))}
+              </ul>
+            </details>
+          )}
+        </>
+      )}
+      <CreateKey reload={reload} />
+    </>
+  );
 }
 
-function KeyRow({ k, reload }) {
+function KeyRow({ k, reload }: { k: Key; reload: () => void }) {
   const [confirm, setConfirm] = useState(false);
   const action = useAction();
   const mine = currentSession()?.key.id === k.id;
@@ -38,36 +67,64 @@ function KeyRow({ k, reload }) {
       await api("DELETE", `/v1/keys/${k.id}`);
       await reload();
     }, "Revoked.");
-  return html`<tr>
-    <td>${k.name}${mine && html` <span class="muted">(this session)</span>`}</td>
-    <td><code>${k.prefix}…</code> <span class="muted">${k.type}</span></td>
-    <td>${k.type === "publishable" ? [...k.scopes, ...k.allowed_origins].join(", ") || "catalog, orders" : k.scopes.join(", ")}</td>
-    <td>${when(k.last_used_at) || "never"}</td>
-    <td>${when(k.expires_at) || "never"}</td>
-    <td>
-      ${
-        confirm
-          ? html`<button type="button" class="danger" disabled=${action.busy} onClick=${revoke}>Revoke ${k.name}</button>
-            <button type="button" onClick=${() => setConfirm(false)}>Keep</button>`
-          : html`<button type="button" class="danger" onClick=${() => setConfirm(true)}>Revoke…</button>`
-      }
-      <${Message} error=${action.error} />
-    </td>
-  </tr>`;
+  return (
+    <tr>
+      <td>
+        {k.name}
+        {mine && (
+          <>
+            {" "}
+            <span class="muted">(this session)</span>
+          </>
+        )}
+      </td>
+      <td>
+        <code>{k.prefix}…</code> <span class="muted">{k.type}</span>
+      </td>
+      <td>
+        {k.type === "publishable"
+          ? [...k.scopes, ...k.allowed_origins].join(", ") || "catalog, orders"
+          : k.scopes.join(", ")}
+      </td>
+      <td>{when(k.last_used_at) || "never"}</td>
+      <td>{when(k.expires_at) || "never"}</td>
+      <td>
+        {confirm ? (
+          <>
+            <button type="button" class="danger" disabled={action.busy} onClick={revoke}>
+              Revoke {k.name}
+            </button>
+            <button type="button" onClick={() => setConfirm(false)}>
+              Keep
+            </button>
+          </>
+        ) : (
+          <button type="button" class="danger" onClick={() => setConfirm(true)}>
+            Revoke…
+          </button>
+        )}
+        <Message error={action.error} />
+      </td>
+    </tr>
+  );
 }
 
-function CreateKey({ reload }) {
+function CreateKey({ reload }: { reload: () => void }) {
   const [name, setName] = useState("");
   const [type, setType] = useState("secret");
-  const [scopes, setScopes] = useState([]);
+  const [scopes, setScopes] = useState<string[]>([]);
   const [origins, setOrigins] = useState("");
   const [created, setCreated] = useState("");
   const action = useAction();
-  const choices = type === "secret" ? SECRET_SCOPES : PUBLISHABLE_SCOPES;
-  const create = (e) => {
+  const choices: readonly string[] = type === "secret" ? SECRET_SCOPES : PUBLISHABLE_SCOPES;
+  const create = (e: Event) => {
     e.preventDefault();
     setCreated("");
-    const body = { name, type, scopes: scopes.filter((s) => choices.includes(s)) };
+    const body: { name: string; type: string; scopes: string[]; allowed_origins?: string[] } = {
+      name,
+      type,
+      scopes: scopes.filter((s) => choices.includes(s)),
+    };
     if (type === "publishable") {
       body.allowed_origins = origins
         .split(/[\s,]+/)
@@ -75,35 +132,56 @@ function CreateKey({ reload }) {
         .filter(Boolean);
     }
     action.run(async () => {
-      const r = await api("POST", "/v1/keys", body);
+      const r = await api<{ key: string }>("POST", "/v1/keys", body);
       setCreated(r.body.key);
       setName("");
       await reload();
     }, "Key created.");
   };
-  return html`<form class="add" onSubmit=${create}>
-    <h2>Create a key</h2>
-    <div><label for="key-name">Name</label>
-      <input id="key-name" required maxlength="100" value=${name} onInput=${(e) => setName(e.currentTarget.value)} /></div>
-    <div><label for="key-type">Type</label>
-      <select id="key-type" value=${type} onChange=${(e) => setType(e.currentTarget.value)}>
-        <option value="secret">secret (sk_: servers, tools, this admin)</option>
-        <option value="publishable">publishable (pk_: storefront pages)</option>
-      </select></div>
-    <fieldset>
-      <legend>Scopes</legend>
-      ${choices.map(
-        (s) => html`<label class="check"><input type="checkbox" checked=${scopes.includes(s)}
-          onChange=${(e) => setScopes(e.currentTarget.checked ? [...scopes, s] : scopes.filter((x) => x !== s))} /> ${s}</label>`,
+  return (
+    <form class="add" onSubmit={create}>
+      <h2>Create a key</h2>
+      <div>
+        <label for="key-name">Name</label>
+        <input id="key-name" required maxlength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+      </div>
+      <div>
+        <label for="key-type">Type</label>
+        <select id="key-type" value={type} onChange={(e) => setType(e.currentTarget.value)}>
+          <option value="secret">secret (sk_: servers, tools, this admin)</option>
+          <option value="publishable">publishable (pk_: storefront pages)</option>
+        </select>
+      </div>
+      <fieldset>
+        <legend>Scopes</legend>
+        {choices.map((s) => (
+          <label class="check">
+            <input
+              type="checkbox"
+              checked={scopes.includes(s)}
+              onChange={(e) => setScopes(e.currentTarget.checked ? [...scopes, s] : scopes.filter((x) => x !== s))}
+            />{" "}
+            {s}
+          </label>
+        ))}
+      </fieldset>
+      {type === "publishable" && (
+        <div>
+          <label for="key-origins">Allowed origins (one per line)</label>
+          <textarea id="key-origins" rows={2} value={origins} onInput={(e) => setOrigins(e.currentTarget.value)} />
+        </div>
       )}
-    </fieldset>
-    ${
-      type === "publishable" &&
-      html`<div><label for="key-origins">Allowed origins (one per line)</label>
-      <textarea id="key-origins" rows="2" value=${origins} onInput=${(e) => setOrigins(e.currentTarget.value)}></textarea></div>`
-    }
-    <button type="submit" disabled=${action.busy}>Create key</button>
-    <${Message} error=${action.error} ok=${action.ok} />
-    ${created && html`<p class="secret">The key, shown this once: copy it now.<br /><code>${created}</code></p>`}
-  </form>`;
+      <button type="submit" disabled={action.busy}>
+        Create key
+      </button>
+      <Message error={action.error} ok={action.ok} />
+      {created && (
+        <p class="secret">
+          The key, shown this once: copy it now.
+          <br />
+          <code>{created}</code>
+        </p>
+      )}
+    </form>
+  );
 }

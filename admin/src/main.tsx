@@ -1,12 +1,13 @@
 // The admin's shell: sign-in, the navigation between its pages, sign-out (src/docs/admin.md).
-import { render } from "preact";
+import { type ComponentChildren, render } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { can, currentSession, signIn, signOut, whenSignedOut } from "./api.js";
-import { KeysPage } from "./keys.js";
-import { OrderPage, OrdersPage } from "./orders.js";
-import { ProductPage, ProductsPage } from "./products.js";
-import { html, Message, Title, useRoute } from "./ui.js";
-import { WebhooksPage } from "./webhooks.js";
+import { type ApiError, can, currentSession, signIn, signOut, whenSignedOut } from "./api";
+import { KeysPage } from "./keys";
+import { OrderPage, OrdersPage } from "./orders";
+import { ProductPage, ProductsPage } from "./products";
+import type { Session } from "./types";
+import { Message, Title, useRoute } from "./ui";
+import { WebhooksPage } from "./webhooks";
 
 const PAGES = [
   { id: "orders", label: "Orders", scope: "orders:read" },
@@ -15,11 +16,11 @@ const PAGES = [
   { id: "keys", label: "Keys", scope: "keys" },
 ];
 
-function SignIn({ notice, onIn }) {
+function SignIn({ notice, onIn }: { notice: string; onIn: () => void }) {
   const [key, setKey] = useState("");
   const [error, setError] = useState("");
   const [busy, setBusy] = useState(false);
-  const submit = async (e) => {
+  const submit = async (e: Event) => {
     e.preventDefault();
     setBusy(true);
     setError("");
@@ -28,26 +29,44 @@ function SignIn({ notice, onIn }) {
       setKey("");
       onIn();
     } catch (err) {
-      setError(err.status === 401 ? "That key is not a live secret key of this store." : err.message);
+      const e = err as ApiError;
+      setError(e.status === 401 ? "That key is not a live secret key of this store." : e.message);
     } finally {
       setBusy(false);
     }
   };
-  return html`<main class="signin">
-    <${Title}>Sign in to the store admin<//>
-    ${notice && html`<p class="msg" role="status">${notice}</p>`}
-    <form onSubmit=${submit}>
-      <label for="key">Secret key</label>
-      <input id="key" name="key" type="password" autocomplete="off" required value=${key}
-        onInput=${(e) => setKey(e.currentTarget.value)} />
-      <p class="hint">The environment's API_KEY, or a stored sk_ key. It is exchanged for a session and not kept in this browser.</p>
-      <button type="submit" disabled=${busy}>Sign in</button>
-      <${Message} error=${error} />
-    </form>
-  </main>`;
+  return (
+    <main class="signin">
+      <Title>Sign in to the store admin</Title>
+      {notice && (
+        <p class="msg" role="status">
+          {notice}
+        </p>
+      )}
+      <form onSubmit={submit}>
+        <label for="key">Secret key</label>
+        <input
+          id="key"
+          name="key"
+          type="password"
+          autocomplete="off"
+          required
+          value={key}
+          onInput={(e) => setKey(e.currentTarget.value)}
+        />
+        <p class="hint">
+          The environment's API_KEY, or a stored sk_ key. It is exchanged for a session and not kept in this browser.
+        </p>
+        <button type="submit" disabled={busy}>
+          Sign in
+        </button>
+        <Message error={error} />
+      </form>
+    </main>
+  );
 }
 
-function Shell({ session, onOut }) {
+function Shell({ session, onOut }: { session: Session; onOut: (why: string) => void }) {
   const [page, id] = useRoute();
   const pages = PAGES.filter((p) => can(p.scope));
   const [error, setError] = useState("");
@@ -55,32 +74,52 @@ function Shell({ session, onOut }) {
     try {
       await signOut();
     } catch (e) {
-      setError(e.message);
+      setError((e as Error).message);
     }
     onOut("Signed out.");
   };
-  let body;
-  if (!pages.some((p) => p.id === page)) body = html`<${Title}>Not a page<//><p>Pick one in the menu.</p>`;
-  else if (page === "orders") body = id ? html`<${OrderPage} key=${id} id=${id} />` : html`<${OrdersPage} />`;
-  else if (page === "products") body = id ? html`<${ProductPage} key=${id} id=${id} />` : html`<${ProductsPage} />`;
-  else if (page === "webhooks") body = html`<${WebhooksPage} />`;
-  else body = html`<${KeysPage} />`;
-  return html`<header class="top">
-      <a class="brand" href="#/orders">edge-store admin</a>
-      <nav aria-label="Pages">
-        <ul>
-          ${pages.map(
-            (p) =>
-              html`<li><a href=${`#/${p.id}`} aria-current=${p.id === page ? "page" : undefined}>${p.label}</a></li>`,
-          )}
-        </ul>
-      </nav>
-      <div class="who">
-        <span>${session.key.name}</span>
-        <button type="button" class="link" onClick=${out}>Sign out</button>
-      </div>
-    </header>
-    <main id="main">${body}<${Message} error=${error} /></main>`;
+  let body: ComponentChildren;
+  if (!pages.some((p) => p.id === page))
+    body = (
+      <>
+        <Title>Not a page</Title>
+        <p>Pick one in the menu.</p>
+      </>
+    );
+  else if (page === "orders") body = id ? <OrderPage key={id} id={id} /> : <OrdersPage />;
+  else if (page === "products") body = id ? <ProductPage key={id} id={id} /> : <ProductsPage />;
+  else if (page === "webhooks") body = <WebhooksPage />;
+  else body = <KeysPage />;
+  return (
+    <>
+      <header class="top">
+        <a class="brand" href="#/orders">
+          edge-store admin
+        </a>
+        <nav aria-label="Pages">
+          <ul>
+            {pages.map((p) => (
+              <li>
+                <a href={`#/${p.id}`} aria-current={p.id === page ? "page" : undefined}>
+                  {p.label}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <div class="who">
+          <span>{session.key.name}</span>
+          <button type="button" class="link" onClick={out}>
+            Sign out
+          </button>
+        </div>
+      </header>
+      <main id="main">
+        {body}
+        <Message error={error} />
+      </main>
+    </>
+  );
 }
 
 function App() {
@@ -94,16 +133,18 @@ function App() {
       }),
     [],
   );
-  if (!session) return html`<${SignIn} notice=${notice} onIn=${() => setSession(currentSession())} />`;
-  return html`<${Shell}
-    session=${session}
-    onOut=${(why) => {
-      setNotice(why);
-      setSession(null);
-    }}
-  />`;
+  if (!session) return <SignIn notice={notice} onIn={() => setSession(currentSession())} />;
+  return (
+    <Shell
+      session={session}
+      onOut={(why: string) => {
+        setNotice(why);
+        setSession(null);
+      }}
+    />
+  );
 }
 
-const root = document.getElementById("app");
+const root = document.getElementById("app") as HTMLElement;
 root.textContent = ""; // the "Loading" line of index.html
-render(html`<${App} />`, root);
+render(<App />, root);

@@ -1,66 +1,125 @@
 // Products: the list (search, stock at a glance, low stock marked) and one product's edit form:
 // title, price, stock, visibility, and its variants' stock and prices, saved in one PUT.
 import { useState } from "preact/hooks";
-import { api, can } from "./api.js";
-import { Pager, SearchForm, usePagedList } from "./list.js";
-import { html, Message, money, Title, useAction, useLoad } from "./ui.js";
+import { api, can } from "./api";
+import { Pager, SearchForm, usePagedList } from "./list";
+import type { Product, ProductRow, Variant } from "./types";
+import { Message, money, Title, useAction, useLoad } from "./ui";
 
 const PAGE = 50;
 /** At or below this many in stock, a product or variant is marked low (src/docs/admin.md, "Pages"). */
 export const LOW_STOCK = 5;
 
-const Stock = ({ n }) =>
-  html`<span class=${Number(n) <= LOW_STOCK ? "low" : ""}>${n}${Number(n) <= LOW_STOCK && html` <span class="badge low-badge">low</span>`}</span>`;
+const Stock = ({ n }: { n: number | string }) => (
+  <span class={Number(n) <= LOW_STOCK ? "low" : ""}>
+    {n}
+    {Number(n) <= LOW_STOCK && (
+      <>
+        {" "}
+        <span class="badge low-badge">low</span>
+      </>
+    )}
+  </span>
+);
 
 export function ProductsPage() {
-  const list = usePagedList("/v1/products", PAGE);
+  const list = usePagedList<ProductRow>("/v1/products", PAGE);
   const { data, error, loading } = list;
-  return html`<${Title}>Products<//>
-    <${SearchForm} list=${list} id="psearch" label="Title, SKU or GTIN" />
-    <${Message} error=${error} />
-    ${loading && html`<p role="status">Loading…</p>`}
-    ${
-      data &&
-      html`<div class="scroll" tabindex="0">
-        <table class="list">
-          <caption class="sr-only">Products; stock of ${LOW_STOCK} or less is marked low</caption>
-          <thead><tr><th scope="col">Product</th><th scope="col">SKU</th><th scope="col" class="num">Price</th><th scope="col" class="num">Stock</th><th scope="col">Visible</th></tr></thead>
-          <tbody>
-            ${data.rows.map(
-              (p) => html`<tr class=${Number(p.stock) <= LOW_STOCK ? "row-low" : ""}>
-                <td><a href=${`#/products/${p.id}`}>${p.title}</a>${p.hasVariants === "1" && html` <span class="muted">(variants)</span>`}</td>
-                <td>${p.sku}</td>
-                <td class="num">${money(p.price)}</td>
-                <td class="num"><${Stock} n=${p.stock} /></td>
-                <td>${p.visible === "1" ? "yes" : "hidden"}</td>
-              </tr>`,
-            )}
-          </tbody>
-        </table>
-      </div>
-      ${data.rows.length === 0 && html`<p>No products match.</p>`}
-      <${Pager} list=${list} />`
-    }`;
+  return (
+    <>
+      <Title>Products</Title>
+      <SearchForm list={list} id="psearch" label="Title, SKU or GTIN" />
+      <Message error={error} />
+      {loading && <p role="status">Loading…</p>}
+      {data && (
+        <>
+          <div class="scroll" tabindex={0}>
+            <table class="list">
+              <caption class="sr-only">Products; stock of {LOW_STOCK} or less is marked low</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Product</th>
+                  <th scope="col">SKU</th>
+                  <th scope="col" class="num">
+                    Price
+                  </th>
+                  <th scope="col" class="num">
+                    Stock
+                  </th>
+                  <th scope="col">Visible</th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.rows.map((p) => (
+                  <tr class={Number(p.stock) <= LOW_STOCK ? "row-low" : ""}>
+                    <td>
+                      <a href={`#/products/${p.id}`}>{p.title}</a>
+                      {p.hasVariants === "1" && (
+                        <>
+                          {" "}
+                          <span class="muted">(variants)</span>
+                        </>
+                      )}
+                    </td>
+                    <td>{p.sku}</td>
+                    <td class="num">{money(p.price)}</td>
+                    <td class="num">
+                      <Stock n={p.stock} />
+                    </td>
+                    <td>{p.visible === "1" ? "yes" : "hidden"}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          {data.rows.length === 0 && <p>No products match.</p>}
+          <Pager list={list} />
+        </>
+      )}
+    </>
+  );
 }
 
-const optionText = (v) =>
+const optionText = (v: Variant) =>
   [1, 2, 3, 4, 5]
     .map((i) => v[`variant_option${i}_value`])
     .filter(Boolean)
     .join(" / ");
 
-export function ProductPage({ id }) {
-  const { data: p, error, reload } = useLoad(() => api("GET", `/v1/products/${id}`).then((r) => r.body), [id]);
+export function ProductPage({ id }: { id: string }) {
+  const { data: p, error, reload } = useLoad(() => api<Product>("GET", `/v1/products/${id}`).then((r) => r.body), [id]);
   // Kept here: the form below starts afresh from each saved version, the message stays.
   const action = useAction();
   if (error)
-    return html`<${Title}>Product ${id}<//><${Message} error=${error} /><p><a href="#/products">Back to products</a></p>`;
-  if (!p) return html`<p role="status">Loading…</p>`;
-  return html`<p class="back"><a href="#/products">← Products</a></p>
-    <${ProductForm} key=${p.updated_at} product=${p} reload=${reload} action=${action} />`;
+    return (
+      <>
+        <Title>Product {id}</Title>
+        <Message error={error} />
+        <p>
+          <a href="#/products">Back to products</a>
+        </p>
+      </>
+    );
+  if (!p) return <p role="status">Loading…</p>;
+  return (
+    <>
+      <p class="back">
+        <a href="#/products">← Products</a>
+      </p>
+      <ProductForm key={p.updated_at} product={p} reload={reload} action={action} />
+    </>
+  );
 }
 
-function ProductForm({ product: p, reload, action }) {
+function ProductForm({
+  product: p,
+  reload,
+  action,
+}: {
+  product: Product;
+  reload: () => Promise<void>;
+  action: ReturnType<typeof useAction>;
+}) {
   const [title, setTitle] = useState(p.title);
   const [price, setPrice] = useState(String(p.price));
   const [stock, setStock] = useState(String(p.stock));
@@ -69,18 +128,19 @@ function ProductForm({ product: p, reload, action }) {
     p.variants.map((v) => ({ qty: String(v.qty), price: String(v.price) })),
   );
   const writable = can("products:write");
-  const edit = (i, field, value) => setVariants(variants.map((v, j) => (j === i ? { ...v, [field]: value } : v)));
-  const save = (e) => {
+  const edit = (i: number, field: "qty" | "price", value: string) =>
+    setVariants(variants.map((v, j) => (j === i ? { ...v, [field]: value } : v)));
+  const save = (e: Event) => {
     e.preventDefault();
     // Only what changed is sent: one PUT for the product and all its variants.
-    const body = { product_id: p.product_id };
+    const body: Record<string, unknown> = { product_id: p.product_id };
     if (title !== p.title) body.title = title;
     if (Number(price) !== p.price) body.price = price;
     if (p.variants.length === 0 && Number(stock) !== p.stock) body.stock = Number(stock);
     if (visible !== (p.visible === 1)) body.visible = visible ? 1 : 0;
     const update = p.variants
       .map((v, i) => {
-        const u = { variant_id: v.variant_id };
+        const u: Record<string, unknown> = { variant_id: v.variant_id };
         if (Number(variants[i].qty) !== v.qty) u.qty = Number(variants[i].qty);
         if (Number(variants[i].price) !== v.price) u.price = variants[i].price;
         return u;
@@ -93,40 +153,115 @@ function ProductForm({ product: p, reload, action }) {
       await reload();
     }, "Saved.");
   };
-  return html`<${Title}>${p.title}<//>
-    <${Message} error=${action.error} ok=${action.ok} />
-    <form class="product" onSubmit=${save}>
-      <fieldset disabled=${!writable}>
-        <legend>Product ${p.sku && html`<span class="muted">${p.sku}</span>`}</legend>
-        <div><label for="title">Title</label>
-          <input id="title" required maxlength="255" value=${title} onInput=${(e) => setTitle(e.currentTarget.value)} /></div>
-        <div><label for="price">Price</label>
-          <input id="price" inputmode="decimal" required pattern="\\d+(\\.\\d{1,2})?" value=${price} onInput=${(e) => setPrice(e.currentTarget.value)} /></div>
-        ${
-          p.variants.length === 0
-            ? html`<div><label for="stock">Stock</label>
-              <input id="stock" type="number" step="1" required value=${stock} onInput=${(e) => setStock(e.currentTarget.value)} /></div>`
-            : html`<p class="hint">Stock: <${Stock} n=${p.stock} /> in all, set per variant below.</p>`
-        }
-        <label class="check"><input type="checkbox" checked=${visible} onChange=${(e) => setVisible(e.currentTarget.checked)} /> Visible in the shop</label>
-      </fieldset>
-      ${
-        p.variants.length > 0 &&
-        html`<div class="scroll" tabindex="0"><table class="list">
-        <caption>Variants</caption>
-        <thead><tr><th scope="col">Variant</th><th scope="col">SKU</th><th scope="col" class="num">Stock</th><th scope="col" class="num">Price</th></tr></thead>
-        <tbody>${p.variants.map(
-          (v, i) => html`<tr class=${v.qty <= LOW_STOCK ? "row-low" : ""}>
-            <td>${optionText(v) || `#${v.variant_id}`}${v.qty <= LOW_STOCK && html` <span class="badge low-badge">low</span>`}</td>
-            <td>${v.sku}</td>
-            <td class="num"><input class="qty" type="number" step="1" required disabled=${!writable} aria-label=${`Stock of ${optionText(v) || v.sku}`}
-              value=${variants[i].qty} onInput=${(e) => edit(i, "qty", e.currentTarget.value)} /></td>
-            <td class="num"><input class="price" inputmode="decimal" required disabled=${!writable} pattern="\\d+(\\.\\d{1,2})?" aria-label=${`Price of ${optionText(v) || v.sku}`}
-              value=${variants[i].price} onInput=${(e) => edit(i, "price", e.currentTarget.value)} /></td>
-          </tr>`,
-        )}</tbody>
-      </table></div>`
-      }
-      ${writable && html`<button type="submit" disabled=${action.busy}>Save</button>`}
-    </form>`;
+  return (
+    <>
+      <Title>{p.title}</Title>
+      <Message error={action.error} ok={action.ok} />
+      <form class="product" onSubmit={save}>
+        <fieldset disabled={!writable}>
+          <legend>Product {p.sku && <span class="muted">{p.sku}</span>}</legend>
+          <div>
+            <label for="title">Title</label>
+            <input id="title" required maxlength={255} value={title} onInput={(e) => setTitle(e.currentTarget.value)} />
+          </div>
+          <div>
+            <label for="price">Price</label>
+            <input
+              id="price"
+              inputmode="decimal"
+              required
+              pattern="\d+(\.\d{1,2})?"
+              value={price}
+              onInput={(e) => setPrice(e.currentTarget.value)}
+            />
+          </div>
+          {p.variants.length === 0 ? (
+            <div>
+              <label for="stock">Stock</label>
+              <input
+                id="stock"
+                type="number"
+                step="1"
+                required
+                value={stock}
+                onInput={(e) => setStock(e.currentTarget.value)}
+              />
+            </div>
+          ) : (
+            <p class="hint">
+              Stock: <Stock n={p.stock} /> in all, set per variant below.
+            </p>
+          )}
+          <label class="check">
+            <input type="checkbox" checked={visible} onChange={(e) => setVisible(e.currentTarget.checked)} /> Visible in
+            the shop
+          </label>
+        </fieldset>
+        {p.variants.length > 0 && (
+          <div class="scroll" tabindex={0}>
+            <table class="list">
+              <caption>Variants</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Variant</th>
+                  <th scope="col">SKU</th>
+                  <th scope="col" class="num">
+                    Stock
+                  </th>
+                  <th scope="col" class="num">
+                    Price
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {p.variants.map((v, i) => (
+                  <tr class={v.qty <= LOW_STOCK ? "row-low" : ""}>
+                    <td>
+                      {optionText(v) || `#${v.variant_id}`}
+                      {v.qty <= LOW_STOCK && (
+                        <>
+                          {" "}
+                          <span class="badge low-badge">low</span>
+                        </>
+                      )}
+                    </td>
+                    <td>{v.sku}</td>
+                    <td class="num">
+                      <input
+                        class="qty"
+                        type="number"
+                        step="1"
+                        required
+                        disabled={!writable}
+                        aria-label={`Stock of ${optionText(v) || v.sku}`}
+                        value={variants[i].qty}
+                        onInput={(e) => edit(i, "qty", e.currentTarget.value)}
+                      />
+                    </td>
+                    <td class="num">
+                      <input
+                        class="price"
+                        inputmode="decimal"
+                        required
+                        disabled={!writable}
+                        pattern="\d+(\.\d{1,2})?"
+                        aria-label={`Price of ${optionText(v) || v.sku}`}
+                        value={variants[i].price}
+                        onInput={(e) => edit(i, "price", e.currentTarget.value)}
+                      />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+        {writable && (
+          <button type="submit" disabled={action.busy}>
+            Save
+          </button>
+        )}
+      </form>
+    </>
+  );
 }

@@ -1,28 +1,38 @@
-// What every page of the admin uses: htm bound to Preact, messages, loading, formats.
-import htm from "htm";
-import { h } from "preact";
+// What every page of the admin uses: messages, loading, formats.
+import type { ComponentChildren } from "preact";
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 
-export const html = htm.bind(h);
-
 /** A refusal or a confirmation, read out by screen readers when it appears. */
-export function Message({ error, ok }) {
-  if (error) return html`<p class="msg error" role="alert">${error}</p>`;
-  if (ok) return html`<p class="msg ok" role="status">${ok}</p>`;
+export function Message({ error, ok }: { error?: string; ok?: string }) {
+  if (error)
+    return (
+      <p class="msg error" role="alert">
+        {error}
+      </p>
+    );
+  if (ok)
+    return (
+      <p class="msg ok" role="status">
+        {ok}
+      </p>
+    );
   return null;
 }
 
 /**
  * Loads with `load()` whenever `deps` change; answers {data, error, loading, reload}.
- * @template T
  */
-export function useLoad(load, deps) {
-  const [state, setState] = useState({ data: undefined, error: "", loading: true });
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[]) {
+  const [state, setState] = useState<{ data: T | undefined; error: string; loading: boolean }>({
+    data: undefined,
+    error: "",
+    loading: true,
+  });
   const reload = useCallback(() => {
     setState((s) => ({ ...s, loading: true, error: "" }));
     return load().then(
       (data) => setState({ data, error: "", loading: false }),
-      (e) => setState({ data: undefined, error: e.message, loading: false }),
+      (e: Error) => setState({ data: undefined, error: e.message, loading: false }),
     );
   }, deps);
   useEffect(() => {
@@ -36,14 +46,14 @@ export function useLoad(load, deps) {
  */
 export function useAction() {
   const [state, setState] = useState({ busy: false, error: "", ok: "" });
-  const run = async (fn, ok) => {
+  const run = async <T,>(fn: () => Promise<T>, ok: string): Promise<T | undefined> => {
     setState({ busy: true, error: "", ok: "" });
     try {
       const out = await fn();
       setState({ busy: false, error: "", ok });
       return out;
     } catch (e) {
-      setState({ busy: false, error: e.message, ok: "" });
+      setState({ busy: false, error: (e as Error).message, ok: "" });
       return undefined;
     }
   };
@@ -51,14 +61,14 @@ export function useAction() {
 }
 
 /** Money as the API gives it (a number or text with decimals), shown with two decimals. */
-export const money = (v, currency = "") => {
+export const money = (v: number | string | null | undefined, currency = "") => {
   const n = Number(v);
   const s = Number.isFinite(n) ? n.toFixed(2) : String(v ?? "");
   return currency ? `${s} ${currency}` : s;
 };
 
 /** An ISO time or "YYYY-MM-DD hh:mm:ss" as a short local date and time; "" for none. */
-export const when = (v) => {
+export const when = (v: string | number | null | undefined) => {
   if (!v) return "";
   const d = new Date(typeof v === "string" && !v.includes("T") ? `${v.replace(" ", "T")}Z` : v);
   return Number.isNaN(d.getTime())
@@ -67,12 +77,13 @@ export const when = (v) => {
 };
 
 export const STATUSES = ["unpaid", "paid", "done", "cancelled"];
-const STATUS_NAMES = { "-1": "unpaid", 1: "paid", 2: "done", 3: "cancelled" };
+const STATUS_NAMES: Record<string, string> = { "-1": "unpaid", 1: "paid", 2: "done", 3: "cancelled" };
 /** An order's status, from a code ("-1", "1", ...) or a name. */
-export const statusName = (s) => STATUS_NAMES[s] ?? s;
+export const statusName = (s: string) => STATUS_NAMES[s] ?? s;
 
-export const Status = ({ status }) =>
-  html`<span class=${`badge status-${statusName(status)}`}>${statusName(status)}</span>`;
+export const Status = ({ status }: { status: string }) => (
+  <span class={`badge status-${statusName(status)}`}>{statusName(status)}</span>
+);
 
 /** Where the admin is: "#/orders/1001" -> ["orders", "1001"]. */
 export function useRoute() {
@@ -87,8 +98,14 @@ export function useRoute() {
 }
 
 /** A page's heading, focused when the page opens, so keyboard and screen reader users land on it. */
-export function Title({ children }) {
-  const ref = useRef(null);
-  useEffect(() => ref.current?.focus({ preventScroll: true }), []);
-  return html`<h1 tabindex="-1" ref=${ref}>${children}</h1>`;
+export function Title({ children }: { children: ComponentChildren }) {
+  const ref = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    ref.current?.focus({ preventScroll: true });
+  }, []);
+  return (
+    <h1 tabindex={-1} ref={ref}>
+      {children}
+    </h1>
+  );
 }

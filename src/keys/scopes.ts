@@ -3,15 +3,9 @@ import { matchedRoutes } from "hono/route";
 import type { AppEnv, Credential } from "../env";
 import { ApiError } from "../platform/errors";
 
-/** What a secret key may be granted (src/docs/keys.md, "Scopes"). */
-export const SCOPES = ["products:read", "products:write", "orders:read", "orders:write", "webhooks", "keys"] as const;
-export type Scope = (typeof SCOPES)[number];
+import type { Scope } from "./scope-names";
 
-/**
- * What a publishable key may be granted beyond its fixed storefront routes: exact stock levels,
- * and the datafield_1..3 texts (which merchants also use for internal notes, so hidden by default).
- */
-export const PUBLISHABLE_SCOPES = ["stock", "datafields"] as const;
+export { PUBLISHABLE_SCOPES, SCOPES, type Scope } from "./scope-names";
 
 /**
  * What a publishable key may do on a route, when anything: read the public catalog, create unpaid

@@ -100,9 +100,9 @@ async function review(/** @type {string} */ name) {
   }
 }
 
-test("the first load is small: under 150 KB gzip", async () => {
+test("the first load is small: under 50 KB gzip", async () => {
   const bytes = await firstLoadBytes();
-  assert.ok(bytes < 150 * 1024, `${bytes} bytes`);
+  assert.ok(bytes < 50 * 1024, `${bytes} bytes`);
 });
 
 test("/admin is served with a strict Content-Security-Policy, from the static assets", async () => {
