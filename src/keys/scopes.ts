@@ -15,11 +15,12 @@ export type PublicUse = "catalog" | "order-create" | "order-token";
 
 /**
  * A route a scope opens; or one of the admin's session routes (src/docs/admin.md, "Sessions"):
- * "sign-in" is authenticated by the key in its body, "sign-out" by any secret credential.
+ * "sign-in" is authenticated by the key in its body; "own" (a session's own read and sign-outs) by
+ * any secret credential, whatever its scopes.
  */
 type RouteRule =
   | { scope: Scope; publishable?: PublicUse; session?: undefined }
-  | { scope?: undefined; publishable?: undefined; session: "sign-in" | "sign-out" };
+  | { scope?: undefined; publishable?: undefined; session: "sign-in" | "own" };
 
 /**
  * THE route -> scope table, keyed by method and route pattern as Hono registers them (the auth
@@ -48,7 +49,11 @@ export const ROUTE_SCOPES: Record<string, RouteRule> = {
   "POST /v1/keys": { scope: "keys" },
   "DELETE /v1/keys/:id": { scope: "keys" },
   "POST /v1/sessions": { session: "sign-in" },
-  "DELETE /v1/sessions/current": { session: "sign-out" },
+  "GET /v1/sessions/current": { session: "own" },
+  "DELETE /v1/sessions/current": { session: "own" },
+  "DELETE /v1/sessions": { session: "own" },
+  "GET /v1/sessions": { scope: "keys" },
+  "DELETE /v1/sessions/:id": { scope: "keys" },
 };
 
 /**

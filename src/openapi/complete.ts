@@ -141,6 +141,7 @@ export const TOPICS: Record<string, string> = {
   "/v1/keys/{id}": "keys.html",
   "/v1/sessions": "admin.html#sessions",
   "/v1/sessions/current": "admin.html#sessions",
+  "/v1/sessions/{id}": "admin.html#sessions",
   "/v1/webhooks": "webhooks.html",
   "/v1/webhooks/{id}": "webhooks.html",
   "/v1/webhooks/{id}/deliveries": "webhooks.html",
