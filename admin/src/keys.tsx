@@ -1,10 +1,11 @@
-// Keys: every key (never the keys themselves), creating one (shown once), revoking one.
+// Keys: every key (never the keys themselves), creating one (shown once), revoking one; the live
+// sessions of every key, each with an End button.
 import { useState } from "preact/hooks";
 // The Worker's own lists, bundled in at build time, so the two never disagree.
 import { PUBLISHABLE_SCOPES, SCOPES as SECRET_SCOPES } from "../../src/keys/scope-names";
 import { api, currentSession } from "./api";
-import type { Key } from "./types";
-import { Message, Title, useAction, useLoad, when } from "./ui";
+import type { Key, ListedSession } from "./types";
+import { CopyButton, Message, Title, useAction, useLoad, when } from "./ui";
 
 export function KeysPage() {
   const { data, error, reload } = useLoad(() => api<{ keys: Key[] }>("GET", "/v1/keys").then((r) => r.body.keys), []);
@@ -53,8 +54,83 @@ export function KeysPage() {
           )}
         </>
       )}
+      <Sessions />
       <CreateKey reload={reload} />
     </>
+  );
+}
+
+/** "Chrome 131 on Linux"-like words for a User-Agent, enough to tell one's browsers apart. */
+function browser(ua: string | null): string {
+  if (!ua) return "unknown browser";
+  const name = /(Edg|Firefox|Chrome|Safari)\/(\d+)/.exec(ua);
+  // Phones name Linux or Mac OS X too: the more particular first.
+  const os = ["Android", "iPhone", "iPad", "Windows", "Mac OS X", "Linux"]
+    .find((o) => ua.includes(o))
+    ?.replace("Mac OS X", "macOS");
+  return [name ? `${name[1] === "Edg" ? "Edge" : name[1]} ${name[2]}` : ua.slice(0, 40), os && `on ${os}`]
+    .filter(Boolean)
+    .join(" ");
+}
+
+function Sessions() {
+  const { data, error, reload } = useLoad(
+    () => api<{ sessions: ListedSession[] }>("GET", "/v1/sessions").then((r) => r.body.sessions),
+    [],
+  );
+  const action = useAction();
+  const end = (s: ListedSession) =>
+    action.run(
+      async () => {
+        await api("DELETE", `/v1/sessions/${s.id}`);
+        await reload();
+      },
+      `Ended the session of ${s.key.name} in ${browser(s.user_agent)}.`,
+    );
+  return (
+    <section aria-labelledby="sessions-h">
+      <h2 id="sessions-h">Signed-in sessions</h2>
+      <Message error={error || action.error} ok={action.ok} />
+      {data && data.length === 0 && <p>No one is signed in.</p>}
+      {data && data.length > 0 && (
+        <div class="scroll" tabindex={0}>
+          <table class="list sessions">
+            <caption class="sr-only">Live sessions of every key, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Key</th>
+                <th scope="col">Browser</th>
+                <th scope="col">Signed in</th>
+                <th scope="col">Last used</th>
+                <th scope="col">Ends</th>
+                <th scope="col">
+                  <span class="sr-only">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.map((s) => (
+                <tr>
+                  <td>{s.key.name}</td>
+                  <td>
+                    {browser(s.user_agent)}
+                    {s.current && <span class="muted"> (this browser)</span>}
+                  </td>
+                  <td>{when(s.created_at)}</td>
+                  <td>{when(s.last_seen_at)}</td>
+                  <td>{when(s.expires_at)}</td>
+                  <td>
+                    <button type="button" class="danger" disabled={action.busy} onClick={() => end(s)}>
+                      End<span class="sr-only"> the session of {s.key.name}</span>
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
   );
 }
 
@@ -179,7 +255,7 @@ function CreateKey({ reload }: { reload: () => void }) {
         <p class="secret">
           The key, shown this once: copy it now.
           <br />
-          <code>{created}</code>
+          <code>{created}</code> <CopyButton text={created} />
         </p>
       )}
     </form>

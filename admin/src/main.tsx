@@ -1,7 +1,8 @@
-// The admin's shell: sign-in, the navigation between its pages, sign-out (src/docs/admin.md).
+// The admin's shell: sign-in (a page, or a dialog over the page when a session ends mid-work),
+// the navigation between its pages, sign-out here or everywhere (src/docs/admin.md).
 import { type ComponentChildren, render } from "preact";
-import { useEffect, useState } from "preact/hooks";
-import { type ApiError, can, currentSession, signIn, signOut, whenSignedOut } from "./api";
+import { useEffect, useRef, useState } from "preact/hooks";
+import { type ApiError, can, currentSession, loadSession, onSessionChange, signIn, signOut } from "./api";
 import { KeysPage } from "./keys";
 import { OrderPage, OrdersPage } from "./orders";
 import { ProductPage, ProductsPage } from "./products";
@@ -16,7 +17,7 @@ const PAGES = [
   { id: "keys", label: "Keys", scope: "keys" },
 ];
 
-function SignIn({ notice, onIn }: { notice: string; onIn: () => void }) {
+function SignInForm({ onIn }: { onIn: () => void }) {
   const [key, setKey] = useState("");
   const [error, setError] = useState("");
   const [busy, setBusy] = useState(false);
@@ -36,6 +37,30 @@ function SignIn({ notice, onIn }: { notice: string; onIn: () => void }) {
     }
   };
   return (
+    <form onSubmit={submit}>
+      <label for="key">Secret key</label>
+      <input
+        id="key"
+        name="key"
+        type="password"
+        autocomplete="off"
+        required
+        value={key}
+        onInput={(e) => setKey(e.currentTarget.value)}
+      />
+      <p class="hint">
+        The environment's API_KEY, or a stored sk_ key. It is exchanged for a session and not kept in this browser.
+      </p>
+      <button type="submit" disabled={busy}>
+        Sign in
+      </button>
+      <Message error={error} />
+    </form>
+  );
+}
+
+function SignIn({ notice, onIn }: { notice: string; onIn: () => void }) {
+  return (
     <main class="signin">
       <Title>Sign in to the store admin</Title>
       {notice && (
@@ -43,64 +68,87 @@ function SignIn({ notice, onIn }: { notice: string; onIn: () => void }) {
           {notice}
         </p>
       )}
-      <form onSubmit={submit}>
-        <label for="key">Secret key</label>
-        <input
-          id="key"
-          name="key"
-          type="password"
-          autocomplete="off"
-          required
-          value={key}
-          onInput={(e) => setKey(e.currentTarget.value)}
-        />
-        <p class="hint">
-          The environment's API_KEY, or a stored sk_ key. It is exchanged for a session and not kept in this browser.
-        </p>
-        <button type="submit" disabled={busy}>
-          Sign in
+      <SignInForm onIn={onIn} />
+    </main>
+  );
+}
+
+/** Over the page whose session ended: the page stays as it was, edits included, under it. */
+function SignInAgain({ onIn }: { onIn: () => void }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    ref.current?.showModal();
+  }, []);
+  return (
+    <dialog ref={ref} class="again" aria-labelledby="again-h" onCancel={(e) => e.preventDefault()}>
+      <h2 id="again-h">Your session ended</h2>
+      <p>Sign in again to go on: what you typed on the page is kept. Then save it again.</p>
+      <SignInForm onIn={onIn} />
+    </dialog>
+  );
+}
+
+function SignOut({ onOut }: { onOut: (why: string) => void }) {
+  const [error, setError] = useState("");
+  const out = async (everywhere: boolean) => {
+    try {
+      await signOut(everywhere);
+    } catch (e) {
+      setError((e as Error).message);
+    }
+    onOut(everywhere ? "Signed out everywhere: every session of this key has ended." : "Signed out.");
+  };
+  return (
+    <details class="signout">
+      <summary>Sign out</summary>
+      <div>
+        <button type="button" onClick={() => out(false)}>
+          This browser
+        </button>
+        <button type="button" onClick={() => out(true)}>
+          Everywhere
         </button>
         <Message error={error} />
-      </form>
-    </main>
+      </div>
+    </details>
   );
 }
 
 function Shell({ session, onOut }: { session: Session; onOut: (why: string) => void }) {
   const [page, id] = useRoute();
   const pages = PAGES.filter((p) => can(p.scope));
-  const [error, setError] = useState("");
-  const out = async () => {
-    try {
-      await signOut();
-    } catch (e) {
-      setError((e as Error).message);
-    }
-    onOut("Signed out.");
-  };
+  // No page named: the first the key may see (a keys-only key lands on Keys).
+  const shown = page || pages[0]?.id;
   let body: ComponentChildren;
-  if (!pages.some((p) => p.id === page))
+  if (!pages.length)
+    body = (
+      <>
+        <Title>Nothing to show</Title>
+        <p>This key has none of the scopes the admin's pages need (orders:read, products:read, webhooks, keys).</p>
+      </>
+    );
+  else if (!pages.some((p) => p.id === shown))
     body = (
       <>
         <Title>Not a page</Title>
         <p>Pick one in the menu.</p>
       </>
     );
-  else if (page === "orders") body = id ? <OrderPage key={id} id={id} /> : <OrdersPage />;
-  else if (page === "products") body = id ? <ProductPage key={id} id={id} /> : <ProductsPage />;
-  else if (page === "webhooks") body = <WebhooksPage />;
+  else if (shown === "orders") body = id ? <OrderPage key={id} id={id} /> : <OrdersPage />;
+  else if (shown === "products") body = id ? <ProductPage key={id} id={id} /> : <ProductsPage />;
+  else if (shown === "webhooks") body = <WebhooksPage />;
   else body = <KeysPage />;
   return (
     <>
       <header class="top">
-        <a class="brand" href="#/orders">
+        <a class="brand" href={`#/${pages[0]?.id ?? ""}`}>
           edge-store admin
         </a>
         <nav aria-label="Pages">
           <ul>
             {pages.map((p) => (
               <li>
-                <a href={`#/${p.id}`} aria-current={p.id === page ? "page" : undefined}>
+                <a href={`#/${p.id}`} aria-current={p.id === shown ? "page" : undefined}>
                   {p.label}
                 </a>
               </li>
@@ -109,39 +157,41 @@ function Shell({ session, onOut }: { session: Session; onOut: (why: string) => v
         </nav>
         <div class="who">
           <span>{session.key.name}</span>
-          <button type="button" class="link" onClick={out}>
-            Sign out
-          </button>
+          <SignOut onOut={onOut} />
         </div>
       </header>
-      <main id="main">
-        {body}
-        <Message error={error} />
-      </main>
+      <main id="main">{body}</main>
     </>
   );
 }
 
 function App() {
-  const [session, setSession] = useState(currentSession);
+  const [state, setState] = useState<"loading" | "in" | "out" | "expired">("loading");
   const [notice, setNotice] = useState("");
-  useEffect(
-    () =>
-      whenSignedOut((why) => {
-        setNotice(why);
-        setSession(null);
-      }),
-    [],
-  );
-  if (!session) return <SignIn notice={notice} onIn={() => setSession(currentSession())} />;
+  useEffect(() => {
+    onSessionChange((event, why) => {
+      setNotice(why ?? "");
+      // A session that ends while a page is open keeps the page (and its edits) under a dialog.
+      setState((s) => (event === "in" ? "in" : event === "expired" && s !== "out" ? "expired" : "out"));
+    });
+    loadSession().then((s) => setState(s ? "in" : "out"));
+  }, []);
+  const session = currentSession();
+  if (state === "loading") return <p class="boot">Loading the admin…</p>;
+  if (state === "out" || (state === "in" && !session)) return <SignIn notice={notice} onIn={() => setState("in")} />;
   return (
-    <Shell
-      session={session}
-      onOut={(why: string) => {
-        setNotice(why);
-        setSession(null);
-      }}
-    />
+    <>
+      {session && (
+        <Shell
+          session={session}
+          onOut={(why) => {
+            setNotice(why);
+            setState("out");
+          }}
+        />
+      )}
+      {state === "expired" && <SignInAgain onIn={() => setState("in")} />}
+    </>
   );
 }
 

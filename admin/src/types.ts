@@ -2,7 +2,16 @@
 // webhooks.md), as far as the admin uses them.
 
 export type SessionKey = { id: number | null; name: string; scopes: string[] };
-export type Session = { csrf_token: string; expires_at: string; key: SessionKey };
+export type ListedSession = {
+  id: string;
+  key: { id: number | null; name: string };
+  created_at: string;
+  last_seen_at: string;
+  expires_at: string;
+  user_agent: string | null;
+  current: boolean;
+};
+export type Session = { csrf_token: string; expires_at: string; idle_expires_at: string; key: SessionKey };
 
 export type Address = {
   firstname?: string;

@@ -109,3 +109,23 @@ export function Title({ children }: { children: ComponentChildren }) {
     </h1>
   );
 }
+
+/** Copies a secret shown once to the clipboard, and says so. */
+export function CopyButton({ text }: { text: string }) {
+  const [said, setSaid] = useState("");
+  const copy = () =>
+    navigator.clipboard.writeText(text).then(
+      () => setSaid("Copied."),
+      () => setSaid("Could not copy: select it and copy by hand."),
+    );
+  return (
+    <>
+      <button type="button" onClick={copy}>
+        Copy
+      </button>
+      <span role="status" class="muted">
+        {said && ` ${said}`}
+      </span>
+    </>
+  );
+}

@@ -5,7 +5,7 @@ import { useState } from "preact/hooks";
 import { EVENT_TYPES as EVENTS } from "../../src/webhooks/events";
 import { api } from "./api";
 import type { Delivery, Webhook } from "./types";
-import { Message, Title, useAction, useLoad, when } from "./ui";
+import { CopyButton, Message, Title, useAction, useLoad, when } from "./ui";
 
 export function WebhooksPage() {
   const { data, error, reload } = useLoad(
@@ -222,7 +222,7 @@ function AddEndpoint({ reload }: { reload: () => void }) {
         <p class="secret">
           Signing secret, shown this once: store it with the receiver.
           <br />
-          <code>{secret}</code>
+          <code>{secret}</code> <CopyButton text={secret} />
         </p>
       )}
     </form>

@@ -176,16 +176,17 @@ test("an order: lines, customer, totals, history; edit its lines; the API's refu
   await review("order");
   await d.width(1280);
   // By keyboard: Tab from the top of the page reaches every control, in order.
-  const controls = await page.evaluate(
-    `document.querySelectorAll("a[href], button:not([disabled]), input, select, [tabindex='0']").length`,
-  );
+  // Every control a person can reach: a closed menu's buttons are not (its summary is).
+  const CONTROLS = `[...document.querySelectorAll("a[href], button:not([disabled]), input, select, summary, [tabindex='0']")]
+    .filter((e) => e.offsetParent !== null)`;
+  const controls = await page.evaluate(`${CONTROLS}.length`);
   await page.evaluate(`window.focused = new Set();
     document.addEventListener("focusin", (e) => window.focused.add(e.target));
     document.querySelector("a[href]").focus()`);
   for (let i = 1; i < controls; i++) await d.press("Tab");
-  const missed =
-    await page.evaluate(`[...document.querySelectorAll("a[href], button:not([disabled]), input, select, [tabindex='0']")]
-    .filter((e) => !window.focused.has(e)).map((e) => e.outerHTML.slice(0, 80))`);
+  const missed = await page.evaluate(
+    `${CONTROLS}.filter((e) => !window.focused.has(e)).map((e) => e.outerHTML.slice(0, 80))`,
+  );
   assert.deepEqual(missed, [], "every control takes the focus");
   // Too many for the stock: the API's own words.
   await d.fill(`document.querySelector("input.qty")`, "50");
@@ -359,7 +360,8 @@ test("no CSP violation or script error on any page", () => {
 test("sign-out ends the session on the server at once", async () => {
   const { cookies } = await page.send("Network.getCookies", { urls: [server.base] });
   const cookie = cookies.find((/** @type {any} */ c) => c.name === "__Host-session");
-  await d.clickText("button", "Sign out");
+  await d.clickText("summary", "Sign out");
+  await d.clickText("button", "This browser");
   await page.waitFor(`document.querySelector("#key")`, 20_000);
   assert.match(await d.text(), /Signed out\./);
   // The old cookie, replayed, is refused: the session ended in D1, not just in the browser.
