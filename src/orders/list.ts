@@ -19,7 +19,8 @@ import {
 import { carriedSql } from "../platform/quotes";
 import { orderJsonSql, STATUS_CODES, type StatusName } from "./modelled-json";
 
-// GET /v1/orders in the modelled dialect (src/docs/modelled-reads.md, "Modelled reads").
+// GET /v1/orders in the modelled dialect (src/docs/modelled-reads.md, "Modelled reads"), with our own
+// filters and total count beside it (src/docs/orders.md, "Finding orders").
 
 /** Page size bounds: the modelled API's default, and its maximum of 500 (src/docs/modelled-reads.md). */
 export const ORDER_LIMIT_DEFAULT = 100;
@@ -45,7 +46,30 @@ const PARAMS = [
   "status",
   "apps_load",
   "cursor",
+  "created_from",
+  "created_to",
+  "paid",
+  "count",
 ];
+
+const DAY_MS = 86_400_000;
+/**
+ * An ISO 8601 date (a whole UTC day) or a time with its offset, as epoch milliseconds: the day's
+ * first millisecond, or with `end` its last, so a range of dates includes both.
+ */
+const isoTime = (end: boolean) =>
+  text(40).transform((v, ctx) => {
+    const day = /^\d{4}-\d{2}-\d{2}$/.test(v) ? Date.parse(`${v}T00:00:00Z`) : Number.NaN;
+    if (!Number.isNaN(day)) return end ? day + DAY_MS - 1 : day;
+    const t = /^\d{4}-\d{2}-\d{2}T[\d:.]+(Z|[+-]\d{2}:\d{2})$/i.test(v) ? Date.parse(v) : Number.NaN;
+    if (!Number.isNaN(t)) return t;
+    ctx.addIssue({
+      code: "custom",
+      message: "must be an ISO 8601 date (2026-11-26) or a time with its offset (2026-11-26T00:00:00+01:00)",
+      input: v,
+    });
+    return z.NEVER;
+  });
 
 const BY_CODE: Record<string, StatusName> = Object.fromEntries(
   Object.entries(STATUS_CODES).map(([name, code]) => [code, name as StatusName]),
@@ -75,6 +99,10 @@ const listQuery = z
     status: statusParam.optional(),
     apps_load: ignored.optional(),
     cursor: text(80).optional(),
+    created_from: isoTime(false).optional(),
+    created_to: isoTime(true).optional(),
+    paid: boolText.optional(),
+    count: boolText.optional(),
   })
   .superRefine((q, ctx) => {
     if (q.cursor !== undefined && (q.offset !== undefined || q.order_id !== undefined)) {
@@ -90,13 +118,26 @@ const SORT_COLUMN = { price: "total", date: "created_at", order_id: "id" } as co
 // Customer name as the order gave it (billing or shipping), for search.
 const NAME = (col: string) => `trim(coalesce(${col}->>'firstname', '') || ' ' || coalesce(${col}->>'lastname', ''))`;
 
+/** Our own filters' conditions (src/docs/orders.md, "Finding orders"). */
+function ownFilters(q: OrderListQuery, params: Params): string[] {
+  const where: string[] = [];
+  if (q.created_from !== undefined) where.push(`o.created_at >= ${params.add(q.created_from)}`);
+  if (q.created_to !== undefined) where.push(`o.created_at <= ${params.add(q.created_to)}`);
+  if (q.paid !== undefined) where.push(`o.date_paid IS ${q.paid ? "NOT " : ""}NULL`);
+  return where;
+}
+
 /**
  * One D1 round trip whatever the page: the orders of the page and the lines of exactly those
  * orders in one batch (one snapshot). The default order is the modelled API's: newest order id first.
  */
-export async function listOrders(db: DB, q: OrderListQuery, url: string): Promise<{ json: string[]; link?: string }> {
+export async function listOrders(
+  db: DB,
+  q: OrderListQuery,
+  url: string,
+): Promise<{ json: string[]; link?: string; total?: number }> {
   const params = new Params();
-  const where: string[] = [];
+  const where: string[] = ownFilters(q, params);
   if (q.order_id !== undefined) where.push(`o.id = ${params.add(q.order_id)}`);
   if (q.status !== undefined) where.push(`o.status = ${params.add(q.status)}`);
   if (q.from_date_paid !== undefined) where.push(`o.date_paid >= ${params.add(q.from_date_paid)}`);
@@ -112,9 +153,13 @@ export async function listOrders(db: DB, q: OrderListQuery, url: string): Promis
     const idParam = params.add(/^\d{1,15}$/.test(q.search) ? Number(q.search) : null);
     where.push(
       `(o.id = ${idParam} OR ${has("o.email")} OR ${has(NAME("o.billing_details"))}
-        OR ${has(NAME("o.shipping_details"))} OR ${has("o.billing_details->>'company_name'")})`,
+        OR ${has(NAME("o.shipping_details"))} OR ${has("o.billing_details->>'company_name'")}
+        OR EXISTS (SELECT 1 FROM order_lines AS l WHERE l.order_id = o.id AND ${has("l.sku")}))`,
     );
   }
+  // The count is of every order the filters match, whatever page or cursor this is.
+  const matching = where.length ? `WHERE ${where.join(" AND ")}` : "";
+  const matchingValues = params.values.slice();
   const orderBy = q.order_by ?? "order_id";
   const dir = q.sort_order ?? "desc";
   const column = SORT_COLUMN[orderBy];
@@ -139,7 +184,7 @@ export async function listOrders(db: DB, q: OrderListQuery, url: string): Promis
   // A lookup by order_id answers the detail fields always: a public client reads them from that call.
   const order = orderJsonSql(q.include_details === true || q.order_id !== undefined);
   const bytes = "length(CAST(j AS BLOB)) + 1";
-  const [page, next] = await db.$client.batch<Record<string, unknown>>([
+  const [page, next, counted] = await db.$client.batch<Record<string, unknown>>([
     // Orders up to the first that crosses the byte bound: the ones after it would not be answered.
     // Each order's text is carried (src/platform/quotes.ts) and measured as answered.
     stmt(
@@ -156,6 +201,7 @@ export async function listOrders(db: DB, q: OrderListQuery, url: string): Promis
       `SELECT EXISTS (SELECT 1 FROM orders AS o ${filter} LIMIT 1 OFFSET ${off} + ${lim}) AS more`,
       ...params.values,
     ),
+    ...(q.count ? [stmt(db, `SELECT count(*) AS n FROM orders AS o ${matching}`, ...matchingValues)] : []),
   ]);
   let rows = page.results as { id: number; k: number; j: string; upto: number }[];
   let more = next.results[0]?.more === 1;
@@ -181,5 +227,5 @@ export async function listOrders(db: DB, q: OrderListQuery, url: string): Promis
   }
   json.push("]");
   // Its parts, carried, as the products page's (src/products/list.ts, ProductListAnswer).
-  return { json, link };
+  return { json, link, total: counted?.results[0]?.n as number | undefined };
 }

@@ -175,9 +175,11 @@ export const ordersRoute = new Hono<AppEnv>()
     return c.json(body, status);
   })
   .get("/", async (c) => {
-    const { json, link } = await listOrders(c.var.db, parseOrderQuery(c.req.url), c.req.url);
+    const { json, link, total } = await listOrders(c.var.db, parseOrderQuery(c.req.url), c.req.url);
+    const headers: Record<string, string> = link ? { Link: link } : {};
+    if (total !== undefined) headers["X-Total-Count"] = String(total);
     // SQLite's text as is: the page is never parsed in the Worker (src/docs/performance.md).
-    return carriedJson(c, json, 200, link ? { Link: link } : {});
+    return carriedJson(c, json, 200, headers);
   })
   .get("/:order_id", zv("param", z.object({ order_id: id })), async (c) => {
     const { order_id } = c.req.valid("param");
