@@ -1,6 +1,6 @@
 import { eq, sql } from "drizzle-orm";
 import type { DB } from "../db/client";
-import { apiKeys, orderLines, orders } from "../db/schema";
+import { apiKeys, orderHistory, orderLines, orders } from "../db/schema";
 import { type OrderRow, toMoney } from "../products/present";
 import type { TaxLine } from "./totals";
 
@@ -62,24 +62,43 @@ export function presentOrder(o: OrderRow, lines: LineRow[], holdMinutes?: number
 }
 export type OrderOut = ReturnType<typeof presentOrder>;
 
-/** The order with, where a stored key created it, `key: {id, name}` (src/docs/keys.md, "Audit"). */
-export async function getOrder(
-  db: DB,
-  id: number,
-  holdMinutes?: number,
-): Promise<(OrderOut & { key?: { id: number; name: string }; token: string }) | undefined> {
-  const [os, ls, ks] = await db.batch([
+type HistoryRow = typeof orderHistory.$inferSelect;
+
+/** The order's history (src/docs/orders.md, "History"), oldest first. */
+const presentHistory = (rows: HistoryRow[]) =>
+  rows.map((h) => ({
+    at: new Date(h.at).toISOString(),
+    change: h.change,
+    restock: h.restock === null ? null : h.restock === 1,
+    reason: h.reason,
+    key: { id: h.keyId, name: h.keyName },
+    via: h.via,
+  }));
+
+type Read = OrderOut & {
+  key?: { id: number; name: string };
+  history: ReturnType<typeof presentHistory>;
+  token: string;
+};
+
+/**
+ * The order with, where a stored key created it, `key: {id, name}` (src/docs/keys.md, "Audit"),
+ * and its history: every change made to it since, with who made it.
+ */
+export async function getOrder(db: DB, id: number, holdMinutes?: number): Promise<Read | undefined> {
+  const [os, ls, ks, hs] = await db.batch([
     db.select().from(orders).where(eq(orders.id, id)),
     db.select().from(orderLines).where(eq(orderLines.orderId, id)).orderBy(orderLines.position),
     db
       .select({ id: apiKeys.id, name: apiKeys.name })
       .from(apiKeys)
       .where(eq(apiKeys.id, sql`(SELECT key_id FROM orders WHERE id = ${id})`)),
+    db.select().from(orderHistory).where(eq(orderHistory.orderId, id)).orderBy(orderHistory.id),
   ]);
   if (!os[0]) return undefined;
   const out = presentOrder(os[0], ls, holdMinutes);
-  const shown = ks[0] ? { ...out, key: ks[0] } : out;
+  const shown = { ...out, ...(ks[0] ? { key: ks[0] } : {}), history: presentHistory(hs) };
   // The token stays out of the answer (not enumerable); the route checks a publishable key's one.
   Object.defineProperty(shown, "token", { value: os[0].token, enumerable: false });
-  return shown as OrderOut & { key?: { id: number; name: string }; token: string };
+  return shown as Read;
 }

@@ -151,10 +151,12 @@ export const ordersRoute = new Hono<AppEnv>()
     const db = c.var.db;
     const events: PendingEvent[] = [];
     const all = (done: Map<number, UpdateOutcome>) => updateResponse(parsed, new Map([...outcomes, ...done]));
+    const cred = c.var.credential;
     const changed = await updateOrders(db, valid, {
       now,
       events,
-      keyId: c.var.credential?.keyId ?? null,
+      keyId: cred?.keyId ?? null,
+      actor: { keyId: cred?.keyId ?? null, keyName: cred?.name ?? null, via: cred?.session ? "session" : "key" },
       recorder: idem && {
         idem,
         claim: (done) => {
@@ -188,5 +190,7 @@ export const ordersRoute = new Hono<AppEnv>()
     const hidden =
       c.var.credential?.type === "publishable" && !(await tokenMatches(order?.token, c.req.query("token")));
     if (!order || hidden) throw new ApiError(404, `order ${order_id} not found`);
+    // Who changed it, with which key, is the merchant's business, not the storefront's.
+    if (c.var.credential?.type === "publishable") return c.json({ ...order, history: undefined });
     return c.json(order);
   });
