@@ -36,6 +36,7 @@ describe("GET /v1/sessions/current", () => {
       expires_at: signedIn.json.expires_at,
       idle_expires_at: expect.any(String),
       key: signedIn.json.key,
+      currency: "SEK",
     });
     const idleLeft = Date.parse(r.json.idle_expires_at) - Date.now();
     expect(idleLeft).toBeGreaterThan(29 * 60_000);

@@ -38,6 +38,7 @@ describe("POST /v1/sessions", () => {
       expires_at: expect.any(String),
       idle_expires_at: expect.any(String),
       key: { id: null, name: "API_KEY", scopes: expect.arrayContaining(["orders:write", "keys"]) },
+      currency: "SEK",
     });
     const left = Date.parse(r.json.expires_at) - Date.now();
     expect(left).toBeGreaterThan(SESSION_TTL_MS - 60_000);

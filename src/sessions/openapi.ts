@@ -13,7 +13,7 @@ const NO_COOKIE = error("The request carries no session cookie (a key header was
 
 const SESSION = {
   type: "object",
-  required: ["csrf_token", "expires_at", "idle_expires_at", "key"],
+  required: ["csrf_token", "expires_at", "idle_expires_at", "key", "currency"],
   properties: {
     csrf_token: { type: "string", pattern: "^[0-9a-f]{64}$", description: "Send as X-CSRF-Token on writes." },
     expires_at: TIME("when the session ends, however busy (12 hours after sign-in, or the key's expiry)."),
@@ -27,6 +27,7 @@ const SESSION = {
         scopes: { type: "array", items: { type: "string", enum: [...SCOPES] } },
       },
     },
+    currency: { type: "string", description: "The store's currency (DEFAULT_CURRENCY): product prices are in it." },
   },
 };
 

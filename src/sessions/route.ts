@@ -63,6 +63,7 @@ export const sessionsRoute = new Hono<AppEnv>()
         expires_at: iso(expiresAt),
         idle_expires_at: iso(now + idleMs(c.env)),
         key: { id: cred.keyId, name: cred.name, scopes: cred.scopes },
+        currency: c.env.DEFAULT_CURRENCY || "SEK",
       },
       201,
       { "Set-Cookie": sessionSetCookie(session.id) },
@@ -78,6 +79,7 @@ export const sessionsRoute = new Hono<AppEnv>()
       expires_at: iso(expiresAt),
       idle_expires_at: iso(Math.min(session.idleExpiresAt, expiresAt)),
       key: { id: cred.keyId, name: cred.name, scopes: cred.scopes },
+      currency: c.env.DEFAULT_CURRENCY || "SEK",
     });
   })
   .delete("/current", async (c) => {
