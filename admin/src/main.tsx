@@ -4,7 +4,8 @@ import { type ComponentChildren, render } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { type ApiError, can, currentSession, loadSession, onSessionChange, signIn, signOut } from "./api";
 import { KeysPage } from "./keys";
-import { OrderPage, OrdersPage } from "./orders";
+import { OrderPage } from "./orders";
+import { OrdersPage } from "./orders-list";
 import { ProductPage, ProductsPage } from "./products";
 import type { Session } from "./types";
 import { Message, Title, useRoute } from "./ui";
@@ -115,10 +116,10 @@ function SignOut({ onOut }: { onOut: (why: string) => void }) {
 }
 
 function Shell({ session, onOut }: { session: Session; onOut: (why: string) => void }) {
-  const [page, id] = useRoute();
+  const [page, id, query] = useRoute();
   const pages = PAGES.filter((p) => can(p.scope));
-  // No page named: the first the key may see (a keys-only key lands on Keys).
-  const shown = page || pages[0]?.id;
+  // No page named, or one this key may not see: the first it may (a keys-only key lands on Keys).
+  const shown = pages.some((p) => p.id === page) ? page : pages[0]?.id;
   let body: ComponentChildren;
   if (!pages.length)
     body = (
@@ -127,14 +128,7 @@ function Shell({ session, onOut }: { session: Session; onOut: (why: string) => v
         <p>This key has none of the scopes the admin's pages need (orders:read, products:read, webhooks, keys).</p>
       </>
     );
-  else if (!pages.some((p) => p.id === shown))
-    body = (
-      <>
-        <Title>Not a page</Title>
-        <p>Pick one in the menu.</p>
-      </>
-    );
-  else if (shown === "orders") body = id ? <OrderPage key={id} id={id} /> : <OrdersPage />;
+  else if (shown === "orders") body = id ? <OrderPage key={id} id={id} /> : <OrdersPage query={query} />;
   else if (shown === "products") body = id ? <ProductPage key={id} id={id} /> : <ProductsPage />;
   else if (shown === "webhooks") body = <WebhooksPage />;
   else body = <KeysPage />;

@@ -1,88 +1,12 @@
-// Orders: the list (status filter, search, pages) and one order with its actions: pay, ship with a
-// tracking number, cancel with or without restock, edit the lines of an unpaid order.
+// One order and its actions (src/docs/admin.md, "Orders"): pay, ship (an unpaid order only with
+// the explicit "ship unpaid (invoice)" choice), cancel with a reason and a restock choice that is
+// not pre-ticked once shipped, edit the lines of an unpaid order; each offered only when the key's
+// scopes and the order's state allow it. Its history says who did what.
 import { useState } from "preact/hooks";
-import { api } from "./api";
-import { Pager, SearchForm, usePagedList } from "./list";
-import type { Address, Order, OrderRow } from "./types";
-import { Message, money, STATUSES, Status, statusName, Title, useAction, useLoad, when } from "./ui";
-
-const PAGE = 25;
-
-export function OrdersPage() {
-  const [status, setStatus] = useState("");
-  const list = usePagedList<OrderRow>("/v1/orders", PAGE, { include_details: "true", status });
-  const { data, error, loading } = list;
-  return (
-    <>
-      <Title>Orders</Title>
-      <SearchForm list={list} id="search" label="Order id, e-mail or name">
-        <div>
-          <label for="status">Status</label>
-          <select
-            id="status"
-            value={status}
-            onChange={(e) => {
-              setStatus(e.currentTarget.value);
-              list.setOffset(0);
-            }}
-          >
-            <option value="">All</option>
-            {STATUSES.map((s) => (
-              <option value={s}>{s}</option>
-            ))}
-          </select>
-        </div>
-      </SearchForm>
-      <Message error={error} />
-      {loading && <p role="status">Loading…</p>}
-      {data && (
-        <>
-          <div class="scroll" tabindex={0}>
-            <table class="list">
-              <caption class="sr-only">Orders, newest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Order</th>
-                  <th scope="col">Date</th>
-                  <th scope="col">Customer</th>
-                  <th scope="col">Status</th>
-                  <th scope="col" class="num">
-                    Total
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.rows.map((o) => (
-                  <tr>
-                    <td>
-                      <a href={`#/orders/${o.order_id}`}>#{o.order_id}</a>
-                    </td>
-                    <td>{when(o.date_created)}</td>
-                    <td>
-                      {o.customer?.full_name || o.customer?.email || <span class="muted">guest</span>}
-                      {o.customer?.full_name && o.customer?.email && (
-                        <>
-                          <br />
-                          <span class="muted">{o.customer.email}</span>
-                        </>
-                      )}
-                    </td>
-                    <td>
-                      <Status status={o.status} />
-                    </td>
-                    <td class="num">{money(o.total_amount, o.currency)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          {data.rows.length === 0 && <p>No orders match.</p>}
-          <Pager list={list} />
-        </>
-      )}
-    </>
-  );
-}
+import { api, can } from "./api";
+import { orderState, ordersListHash } from "./orders-list";
+import type { Address, Order } from "./types";
+import { Message, money, Title, useAction, useDirty, useLoad, when } from "./ui";
 
 const who = (c: Address | null) => [c?.firstname, c?.lastname].filter(Boolean).join(" ");
 const address = (d: Address | null) =>
@@ -92,38 +16,46 @@ const address = (d: Address | null) =>
 export function OrderPage({ id }: { id: string }) {
   const { data: o, error, reload } = useLoad(() => api<Order>("GET", `/v1/orders/${id}`).then((r) => r.body), [id]);
   const action = useAction();
-  const change: Change = (body, ok) =>
-    action.run(async () => {
-      await api("PUT", "/v1/orders", [{ order_id: Number(id), ...body }]);
-      await reload();
-      return true;
-    }, ok);
+  const change: Change = (body, ok, label) =>
+    action.run(
+      async () => {
+        await api("PUT", "/v1/orders", [{ order_id: Number(id), ...body }]);
+        await reload();
+        return true;
+      },
+      ok,
+      (path) => label?.(path) ?? FIELDS[path],
+    );
   if (error)
     return (
       <>
         <Title>Order #{id}</Title>
         <Message error={error} />
         <p>
-          <a href="#/orders">Back to orders</a>
+          <a href={ordersListHash}>Back to orders</a>
         </p>
       </>
     );
   if (!o) return <p role="status">Loading…</p>;
+  const writable = can("orders:write");
+  const st = orderState(o.status, o.date_paid);
   const billing = address(o.customer.billing_details);
   const shipping = address(o.customer.shipping_details);
   return (
     <>
       <p class="back">
-        <a href="#/orders">← Orders</a>
+        <a href={ordersListHash}>← Orders</a>
       </p>
       <Title>
-        Order #{o.order_id} <Status status={o.status} />
+        Order #{o.order_id} <span class={`badge status-${st.name}`}>{st.label}</span>
       </Title>
       <Message error={action.error} ok={action.ok} />
-      {o.status !== "cancelled" && <Actions key={o.updated_at} order={o} busy={action.busy} change={change} />}
+      {o.status !== "cancelled" && writable && (
+        <Actions key={o.updated_at} order={o} busy={action.busy} change={change} />
+      )}
       <section aria-labelledby="lines-h">
         <h2 id="lines-h">Lines</h2>
-        {o.status === "unpaid" ? (
+        {o.status === "unpaid" && writable ? (
           <LinesEditor key={o.updated_at} order={o} busy={action.busy} change={change} />
         ) : (
           <Lines order={o} />
@@ -204,26 +136,28 @@ export function OrderPage({ id }: { id: string }) {
           <ol class="history">
             <li>
               Created <time>{when(o.created_at)}</time>
+              {o.key && <span class="muted"> by key {o.key.name}</span>}
             </li>
-            {o.date_paid && (
+            {o.history.map((h) => (
               <li>
-                Paid <time>{when(o.date_paid)}</time>
+                {CHANGES[h.change] ?? h.change} <time>{when(h.at)}</time>
+                {h.change === "cancelled" && (
+                  <>
+                    {h.reason && `: ${h.reason}`}
+                    {h.restock === null ? "" : h.restock ? "; stock returned" : "; stock not returned"}
+                  </>
+                )}
+                <span class="muted">
+                  {" "}
+                  by {h.key.name ?? "a deleted key"}
+                  {h.via === "session" ? " (admin)" : " (API)"}
+                </span>
               </li>
-            )}
-            {o.date_done && (
-              <li>
-                Shipped (done) <time>{when(o.date_done)}</time>
-              </li>
-            )}
-            {o.date_cancelled && (
+            ))}
+            {o.date_cancelled && !o.history.some((h) => h.change === "cancelled") && (
               <li>
                 Cancelled <time>{when(o.date_cancelled)}</time>
                 {o.cancel_reason && `: ${o.cancel_reason}`}
-              </li>
-            )}
-            {o.status_date && (
-              <li>
-                Last status change (to {statusName(o.status)}) <time>{when(o.status_date)}</time>
               </li>
             )}
             {o.hold_expires_at && (
@@ -246,32 +180,65 @@ export function OrderPage({ id }: { id: string }) {
   );
 }
 
-type Change = (body: Record<string, unknown>, ok: string) => Promise<boolean | undefined>;
+const CHANGES: Record<string, string> = {
+  unpaid: "Marked unpaid",
+  paid: "Paid",
+  done: "Shipped",
+  cancelled: "Cancelled",
+  shipping: "Tracking set",
+  lines: "Lines edited",
+};
+
+/** The order's own fields as the page labels them, for refusals. */
+const FIELDS: Record<string, string> = {
+  "shipping_info.trackingnumber": "Tracking number",
+  "shipping_info.company": "Carrier",
+  cancel_reason: "Reason",
+};
+
+type Change = (
+  body: Record<string, unknown>,
+  ok: string,
+  label?: (path: string) => string | undefined,
+) => Promise<boolean | undefined>;
 type OrderProps = { order: Order; busy: boolean; change: Change };
 
 function Actions({ order, busy, change }: OrderProps) {
   const [tracking, setTracking] = useState(order.shipping_info.trackingnumber ?? "");
   const [company, setCompany] = useState(order.shipping_info.company ?? "");
-  const [restock, setRestock] = useState(true);
+  const shipped = order.status === "done";
+  // Goods that left the shop come back only when the merchant says so.
+  const [restock, setRestock] = useState(!shipped);
+  const [reason, setReason] = useState("");
   const [cancelling, setCancelling] = useState(false);
+  const [invoice, setInvoice] = useState(false);
+  const unpaid = order.status === "unpaid";
+  useDirty(
+    tracking !== (order.shipping_info.trackingnumber ?? "") ||
+      company !== (order.shipping_info.company ?? "") ||
+      reason !== "",
+  );
   const ship = (e: Event) => {
     e.preventDefault();
     const info: { trackingnumber?: string; company?: string } = {};
     if (tracking.trim()) info.trackingnumber = tracking.trim();
     if (company.trim()) info.company = company.trim();
-    change({ status: "done", shipping_info: info }, "Marked shipped.");
+    change(
+      { status: "done", shipping_info: info },
+      unpaid ? "Shipped unpaid: the invoice is still open." : "Marked shipped.",
+    );
   };
   return (
     <section class="actions" aria-labelledby="actions-h">
       <h2 id="actions-h" class="sr-only">
         Actions
       </h2>
-      {order.status === "unpaid" && (
+      {unpaid && (
         <button type="button" disabled={busy} onClick={() => change({ status: "paid" }, "Marked paid.")}>
           Mark paid
         </button>
       )}
-      {order.status !== "done" && (
+      {!shipped && (
         <form class="ship" onSubmit={ship}>
           <div>
             <label for="tracking">Tracking number</label>
@@ -281,8 +248,14 @@ function Actions({ order, busy, change }: OrderProps) {
             <label for="company">Carrier</label>
             <input id="company" value={company} maxlength={255} onInput={(e) => setCompany(e.currentTarget.value)} />
           </div>
-          <button type="submit" disabled={busy}>
-            Mark shipped
+          {unpaid && (
+            <label class="check">
+              <input type="checkbox" checked={invoice} onChange={(e) => setInvoice(e.currentTarget.checked)} /> Ship
+              unpaid (invoice)
+            </label>
+          )}
+          <button type="submit" disabled={busy || (unpaid && !invoice)}>
+            {unpaid ? "Ship unpaid" : "Mark shipped"}
           </button>
         </form>
       )}
@@ -290,17 +263,27 @@ function Actions({ order, busy, change }: OrderProps) {
         {cancelling ? (
           <fieldset>
             <legend>Cancel order #{order.order_id}?</legend>
+            <div>
+              <label for="reason">Reason{shipped ? "" : " (optional)"}</label>
+              <input
+                id="reason"
+                maxlength={255}
+                required={shipped}
+                value={reason}
+                onInput={(e) => setReason(e.currentTarget.value)}
+              />
+            </div>
             <label class="check">
               <input type="checkbox" checked={restock} onChange={(e) => setRestock(e.currentTarget.checked)} /> Put the
-              items back in stock
+              items back in stock{shipped ? " (it was shipped: only if the goods came back)" : ""}
             </label>
             <button
               type="button"
               class="danger"
-              disabled={busy}
+              disabled={busy || (shipped && !reason.trim())}
               onClick={() =>
                 change(
-                  { status: "cancelled", restock },
+                  { status: "cancelled", restock, ...(reason.trim() ? { cancel_reason: reason.trim() } : {}) },
                   restock ? "Cancelled; stock returned." : "Cancelled; stock not returned.",
                 )
               }
@@ -369,19 +352,26 @@ function LinesEditor({ order, busy, change }: OrderProps) {
   const [qty, setQty] = useState(() => order.products.map((l) => String(l.qty)));
   const [sku, setSku] = useState("");
   const [addQty, setAddQty] = useState("1");
+  useDirty(sku.trim() !== "" || qty.some((q, i) => q !== String(order.products[i].qty)));
   const save = (e: Event) => {
     e.preventDefault();
     // Kept lines keep their unit price: only quantities change here.
-    const products: Record<string, unknown>[] = order.products
-      .map((l, i) => ({ l, qty: Number(qty[i]) }))
-      .filter(({ qty }) => qty > 0)
-      .map(({ l, qty }) => ({
-        ...(l.variant_id ? { variant_id: l.variant_id } : l.product_id ? { product_id: l.product_id } : { sku: l.sku }),
-        qty,
-        price: l.price,
-      }));
-    if (sku.trim()) products.push({ sku: sku.trim(), qty: Number(addQty) });
-    change({ products }, "Lines saved.");
+    const kept = order.products.map((l, i) => ({ l, qty: Number(qty[i]) })).filter(({ qty }) => qty > 0);
+    const products: Record<string, unknown>[] = kept.map(({ l, qty }) => ({
+      ...(l.variant_id ? { variant_id: l.variant_id } : l.product_id ? { product_id: l.product_id } : { sku: l.sku }),
+      qty,
+      price: l.price,
+    }));
+    // A refusal names products[i]: the line on screen it came from.
+    const names = kept.map(({ l }) => `Quantity of ${l.title}${l.sku ? ` (${l.sku})` : ""}`);
+    if (sku.trim()) {
+      products.push({ sku: sku.trim(), qty: Number(addQty) });
+      names.push(`New line ${sku.trim()}`);
+    }
+    change({ products }, "Lines saved.", (path) => {
+      const m = /^products\[(\d+)\](?:\.(\w+))?$/.exec(path);
+      return m ? names[Number(m[1])] : undefined;
+    });
   };
   return (
     <form onSubmit={save}>

@@ -1,14 +1,24 @@
-// Products: the list (search, stock at a glance, low stock marked) and one product's edit form:
-// title, price, stock, visibility, and its variants' stock and prices, saved in one PUT.
+// Products: the list (search, stock at a glance, low stock marked per variant at a threshold the
+// merchant sets) and one product's edit form: title, price, stock, visibility, and its variants'
+// stock and prices, saved in one PUT. Prices take a decimal comma or point.
 import { useState } from "preact/hooks";
-import { api, can } from "./api";
+import { api, can, currentSession } from "./api";
 import { Pager, SearchForm, usePagedList } from "./list";
 import type { Product, ProductRow, Variant } from "./types";
-import { Message, money, Title, useAction, useLoad } from "./ui";
+import { Message, money, moneyInput, parseMoney, Title, useAction, useDirty, useLoad } from "./ui";
 
 const PAGE = 50;
-/** At or below this many in stock, a product or variant is marked low (src/docs/admin.md, "Pages"). */
-export const LOW_STOCK = 5;
+const LOW_KEY = "edge-store-admin-low-stock";
+/**
+ * At or below this many in stock, a product or variant is marked low (src/docs/admin.md,
+ * "Products"): 5 unless the merchant set another figure in this browser.
+ */
+export let LOW_STOCK = (() => {
+  const n = Number(localStorage.getItem(LOW_KEY) ?? "5");
+  return Number.isInteger(n) && n >= 0 ? n : 5;
+})();
+
+const currency = () => currentSession()?.currency ?? "";
 
 const Stock = ({ n }: { n: number | string }) => (
   <span class={Number(n) <= LOW_STOCK ? "low" : ""}>
@@ -23,12 +33,33 @@ const Stock = ({ n }: { n: number | string }) => (
 );
 
 export function ProductsPage() {
-  const list = usePagedList<ProductRow>("/v1/products", PAGE);
+  const list = usePagedList<ProductRow>("/v1/products", PAGE, { include_details: "true" });
+  const [low, setLow] = useState(String(LOW_STOCK));
   const { data, error, loading } = list;
+  const lowOf = (p: ProductRow) => (p.variants ?? []).filter((v) => Number(v.qty) <= LOW_STOCK);
   return (
     <>
       <Title>Products</Title>
-      <SearchForm list={list} id="psearch" label="Title, SKU or GTIN" />
+      <SearchForm list={list} id="psearch" label="Title, SKU or GTIN">
+        <div>
+          <label for="low">Low stock at or below</label>
+          <input
+            id="low"
+            class="qty"
+            type="number"
+            min={0}
+            value={low}
+            onInput={(e) => {
+              const v = e.currentTarget.value;
+              setLow(v);
+              if (/^\d+$/.test(v)) {
+                LOW_STOCK = Number(v);
+                localStorage.setItem(LOW_KEY, v);
+              }
+            }}
+          />
+        </div>
+      </SearchForm>
       <Message error={error} />
       {loading && <p role="status">Loading…</p>}
       {data && (
@@ -51,7 +82,7 @@ export function ProductsPage() {
               </thead>
               <tbody>
                 {data.rows.map((p) => (
-                  <tr class={Number(p.stock) <= LOW_STOCK ? "row-low" : ""}>
+                  <tr class={Number(p.stock) <= LOW_STOCK || lowOf(p).length ? "row-low" : ""}>
                     <td>
                       <a href={`#/products/${p.id}`}>{p.title}</a>
                       {p.hasVariants === "1" && (
@@ -62,9 +93,14 @@ export function ProductsPage() {
                       )}
                     </td>
                     <td>{p.sku}</td>
-                    <td class="num">{money(p.price)}</td>
+                    <td class="num">{money(p.price, currency())}</td>
                     <td class="num">
                       <Stock n={p.stock} />
+                      {lowOf(p).map((v) => (
+                        <div class="low-variant">
+                          {variantName(v)}: <Stock n={v.qty} />
+                        </div>
+                      ))}
                     </td>
                     <td>{p.visible === "1" ? "yes" : "hidden"}</td>
                   </tr>
@@ -79,6 +115,10 @@ export function ProductsPage() {
     </>
   );
 }
+
+/** A listed variant's name: its option values, else its SKU. */
+const variantName = (v: NonNullable<ProductRow["variants"]>[number]) =>
+  v.values?.map((x) => x.val).join(" / ") || v.sku || `#${v.id}`;
 
 const optionText = (v: Variant) =>
   [1, 2, 3, 4, 5]
@@ -121,12 +161,31 @@ function ProductForm({
   action: ReturnType<typeof useAction>;
 }) {
   const [title, setTitle] = useState(p.title);
-  const [price, setPrice] = useState(String(p.price));
+  const [price, setPrice] = useState(moneyInput(p.price));
   const [stock, setStock] = useState(String(p.stock));
   const [visible, setVisible] = useState(p.visible === 1);
   const [variants, setVariants] = useState(() =>
-    p.variants.map((v) => ({ qty: String(v.qty), price: String(v.price) })),
+    p.variants.map((v) => ({ qty: String(v.qty), price: moneyInput(v.price) })),
   );
+  const [invalid, setInvalid] = useState("");
+  useDirty(
+    title !== p.title ||
+      parseMoney(price) !== p.price.toFixed(2) ||
+      stock !== String(p.stock) ||
+      visible !== (p.visible === 1) ||
+      variants.some(
+        (v, i) => v.qty !== String(p.variants[i].qty) || parseMoney(v.price) !== p.variants[i].price.toFixed(2),
+      ),
+  );
+  /** The form's labels for the API's field paths, so a refusal names what is on screen. */
+  const label = (path: string) => {
+    const top: Record<string, string> = { title: "Title", price: "Price", stock: "Stock", visible: "Visible" };
+    if (top[path]) return top[path];
+    const m = /^variants\.update\[(\d+)\]\.(qty|price)$/.exec(path);
+    const v = m && sentVariants[Number(m[1])];
+    return v ? `${m[2] === "qty" ? "Stock" : "Price"} of ${optionText(v) || v.sku}` : undefined;
+  };
+  let sentVariants: Variant[] = [];
   const writable = can("products:write");
   const edit = (i: number, field: "qty" | "price", value: string) =>
     setVariants(variants.map((v, j) => (j === i ? { ...v, [field]: value } : v)));
@@ -134,29 +193,42 @@ function ProductForm({
     e.preventDefault();
     // Only what changed is sent: one PUT for the product and all its variants.
     const body: Record<string, unknown> = { product_id: p.product_id };
+    const prices = [price, ...variants.map((v) => v.price)].map(parseMoney);
+    const bad = prices.indexOf(undefined);
+    if (bad >= 0) {
+      const where = bad === 0 ? "Price" : `Price of ${optionText(p.variants[bad - 1]) || p.variants[bad - 1].sku}`;
+      setInvalid(`${where}: write an amount such as 399.50 or 399,50`);
+      return;
+    }
+    setInvalid("");
     if (title !== p.title) body.title = title;
-    if (Number(price) !== p.price) body.price = price;
+    if (prices[0] !== p.price.toFixed(2)) body.price = prices[0];
     if (p.variants.length === 0 && Number(stock) !== p.stock) body.stock = Number(stock);
     if (visible !== (p.visible === 1)) body.visible = visible ? 1 : 0;
     const update = p.variants
       .map((v, i) => {
         const u: Record<string, unknown> = { variant_id: v.variant_id };
         if (Number(variants[i].qty) !== v.qty) u.qty = Number(variants[i].qty);
-        if (Number(variants[i].price) !== v.price) u.price = variants[i].price;
+        if (prices[i + 1] !== v.price.toFixed(2)) u.price = prices[i + 1];
         return u;
       })
       .filter((u) => Object.keys(u).length > 1);
+    sentVariants = update.map((u) => p.variants.find((v) => v.variant_id === u.variant_id) as Variant);
     if (update.length) body.variants = { update };
     if (Object.keys(body).length === 1) return action.run(async () => {}, "Nothing changed.");
-    return action.run(async () => {
-      await api("PUT", "/v1/products", body);
-      await reload();
-    }, "Saved.");
+    return action.run(
+      async () => {
+        await api("PUT", "/v1/products", body);
+        await reload();
+      },
+      "Saved.",
+      label,
+    );
   };
   return (
     <>
       <Title>{p.title}</Title>
-      <Message error={action.error} ok={action.ok} />
+      <Message error={invalid || action.error} ok={invalid ? "" : action.ok} />
       <form class="product" onSubmit={save}>
         <fieldset disabled={!writable}>
           <legend>Product {p.sku && <span class="muted">{p.sku}</span>}</legend>
@@ -170,10 +242,13 @@ function ProductForm({
               id="price"
               inputmode="decimal"
               required
-              pattern="\d+(\.\d{1,2})?"
+              aria-describedby="price-hint"
               value={price}
               onInput={(e) => setPrice(e.currentTarget.value)}
             />
+            <p id="price-hint" class="hint">
+              In {currency() || "the store's currency"}; a decimal comma or point (399,50 or 399.50).
+            </p>
           </div>
           {p.variants.length === 0 ? (
             <div>
@@ -244,7 +319,6 @@ function ProductForm({
                         inputmode="decimal"
                         required
                         disabled={!writable}
-                        pattern="\d+(\.\d{1,2})?"
                         aria-label={`Price of ${optionText(v) || v.sku}`}
                         value={variants[i].price}
                         onInput={(e) => edit(i, "price", e.currentTarget.value)}

@@ -11,7 +11,13 @@ export type ListedSession = {
   user_agent: string | null;
   current: boolean;
 };
-export type Session = { csrf_token: string; expires_at: string; idle_expires_at: string; key: SessionKey };
+export type Session = {
+  currency: string;
+  csrf_token: string;
+  expires_at: string;
+  idle_expires_at: string;
+  key: SessionKey;
+};
 
 export type Address = {
   firstname?: string;
@@ -63,16 +69,47 @@ export type Order = {
   tax: { rate: number; amount: number }[];
   created_at: string;
   updated_at: string;
+  key?: { id: number; name: string };
+  history: {
+    at: string;
+    change: string;
+    restock: boolean | null;
+    reason: string | null;
+    key: { id: number | null; name: string | null };
+    via: "key" | "session";
+  }[];
 };
 
-/** A row of GET /v1/orders with include_details (the modelled shape). */
+/** A row of GET /v1/orders with include_details (the modelled shape: money and ids as text). */
 export type OrderRow = {
   order_id: string;
   date_created: string;
+  date_paid: string;
   total_amount: string;
+  items_amount: string;
+  shipping_amount: string;
+  tax_amount: string;
   status: string;
-  currency?: string;
-  customer?: { full_name?: string; email?: string };
+  currency: string;
+  shipping_name: string;
+  tracking_number: string;
+  shipping_company: string;
+  paymethod: { method: string };
+  products: { sku: string; title: string; variant: string; qty: number; price: string }[];
+  customer: {
+    full_name: string;
+    email: string;
+    phone: string;
+    shipping_details: {
+      full_name: string;
+      company_name: string;
+      address: string;
+      address2: string;
+      zipcode: string;
+      city: string;
+      country: string;
+    };
+  };
 };
 
 export type ProductRow = {
@@ -83,6 +120,8 @@ export type ProductRow = {
   stock: string;
   visible: string;
   hasVariants: string;
+  /** With include_details. */
+  variants?: { id: string; sku: string; qty: string; values?: { name: string; val: string }[] }[];
 };
 
 export type Variant = {

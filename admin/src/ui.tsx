@@ -46,14 +46,21 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]) {
  */
 export function useAction() {
   const [state, setState] = useState({ busy: false, error: "", ok: "" });
-  const run = async <T,>(fn: () => Promise<T>, ok: string): Promise<T | undefined> => {
+  /** `label` names the fields of a refusal as the page shows them (placeErrors). */
+  const run = async <T,>(
+    fn: () => Promise<T>,
+    ok: string,
+    label?: (path: string) => string | undefined,
+  ): Promise<T | undefined> => {
     setState({ busy: true, error: "", ok: "" });
     try {
       const out = await fn();
       setState({ busy: false, error: "", ok });
       return out;
     } catch (e) {
-      setState({ busy: false, error: (e as Error).message, ok: "" });
+      const errors = (e as { errors?: string[] }).errors ?? [];
+      const message = label && errors.length ? placeErrors(errors, label) : (e as Error).message;
+      setState({ busy: false, error: message, ok: "" });
       return undefined;
     }
   };
@@ -85,16 +92,84 @@ export const Status = ({ status }: { status: string }) => (
   <span class={`badge status-${statusName(status)}`}>{statusName(status)}</span>
 );
 
-/** Where the admin is: "#/orders/1001" -> ["orders", "1001"]. */
-export function useRoute() {
-  const read = () => (location.hash.replace(/^#\/?/, "") || "orders").split("/");
-  const [route, setRoute] = useState(read);
+/** Where the admin is: "#/orders/1001" -> ["orders", "1001", query]; "#/orders?view=unpaid" has a query. */
+function readRoute(): [string, string | undefined, URLSearchParams] {
+  const [path, query = ""] = location.hash.replace(/^#\/?/, "").split("?");
+  const [page = "", id] = path.split("/");
+  return [page, id || undefined, new URLSearchParams(query)];
+}
+
+// Forms with unsaved changes (src/docs/admin.md, "No lost work"): leaving the page or the
+// admin asks first.
+const dirty = new Set<object>();
+const LEAVE = "You have unsaved changes on this page. Leave it and lose them?";
+let here = location.hash;
+addEventListener("beforeunload", (e) => {
+  if (dirty.size) e.preventDefault();
+});
+
+/** Marks the calling form unsaved while `isDirty`; leaving the page then asks first. */
+export function useDirty(isDirty: boolean) {
+  const me = useRef({});
   useEffect(() => {
-    const on = () => setRoute(read());
+    if (isDirty) dirty.add(me.current);
+    else dirty.delete(me.current);
+    return () => {
+      dirty.delete(me.current);
+    };
+  }, [isDirty]);
+}
+
+export function useRoute() {
+  const [route, setRoute] = useState(readRoute);
+  useEffect(() => {
+    const on = () => {
+      // Only a move to another page can lose an edit; the same page with another query cannot.
+      const samePage = location.hash.split("?")[0] === here.split("?")[0];
+      if (dirty.size && !samePage && !confirm(LEAVE)) {
+        history.replaceState(null, "", here);
+        return;
+      }
+      if (!samePage) dirty.clear();
+      here = location.hash;
+      setRoute(readRoute());
+    };
     addEventListener("hashchange", on);
     return () => removeEventListener("hashchange", on);
   }, []);
   return route;
+}
+
+/**
+ * An amount as typed in the store's way: "399,50", "399.50", "1 299,5" -> "399.50"-like text the
+ * API reads; undefined when it is not an amount of at most two decimals.
+ */
+export function parseMoney(typed: string): string | undefined {
+  const t = typed.trim().replace(/[\s\u00a0']/g, "");
+  const m = /^(\d+)(?:[.,](\d{1,2}))?$/.exec(t);
+  return m ? `${m[1]}.${(m[2] ?? "").padEnd(2, "0")}` : undefined;
+}
+
+/** An API amount as the merchant types it (decimal comma where the browser's language uses one). */
+export const moneyInput = (v: number) => {
+  const comma = (1.5).toLocaleString().includes(",");
+  const s = v.toFixed(2);
+  return comma ? s.replace(".", ",") : s;
+};
+
+/**
+ * A refusal in the page's words: each "path: problem" whose path `label` knows starts with the
+ * label on screen instead ("products[3].qty: insufficient stock" -> "Quantity of Mug: insufficient
+ * stock"); others keep the API's words.
+ */
+export function placeErrors(errors: string[], label: (path: string) => string | undefined): string {
+  return errors
+    .map((e) => {
+      const m = /^([\w.[\]]+): (.*)$/s.exec(e);
+      const name = m && label(m[1]);
+      return name ? `${name}: ${m[2]}` : e;
+    })
+    .join(" · ");
 }
 
 /** A page's heading, focused when the page opens, so keyboard and screen reader users land on it. */

@@ -138,10 +138,11 @@ test("the sign-in page, by keyboard: the key goes nowhere but the session cookie
   assert.deepEqual([session.httpOnly, session.secure, session.sameSite, session.path], [true, true, "Strict", "/"]);
 });
 
-test("orders: filter by status, search by e-mail, name and id, page through", async () => {
+test("orders: count, search by e-mail, name, id and SKU, views, page through", async () => {
   await d.go("#/orders", "Orders");
   // Newest first, 25 a page: the first orders are on the second page.
   await d.waitText(`#${orders.anna + 28}`);
+  await d.waitText("29 orders");
   assert.ok(!(await d.text()).includes(`#${orders.anna}\t`));
   await d.clickText("button", "Next");
   await d.waitText(`#${orders.anna}`);
@@ -154,11 +155,14 @@ test("orders: filter by status, search by e-mail, name and id, page through", as
     await page.waitFor(`document.querySelectorAll("tbody tr").length === 1`, 20_000);
     assert.match(await d.text(), new RegExp(`#${orders.anna}`));
   }
+  await d.fill(`document.querySelector("#search")`, "adm-mug");
+  await d.clickText("button", "Search");
+  await d.waitText("3 orders");
   await d.fill(`document.querySelector("#search")`, "");
   await d.clickText("button", "Search");
-  await d.choose(`document.querySelector("#status")`, "cancelled");
+  await d.clickText(".views a", "Cancelled");
   await d.waitText("No orders match.");
-  await d.choose(`document.querySelector("#status")`, "unpaid");
+  await d.clickText(".views a", "Unpaid");
   await page.waitFor(`document.querySelectorAll("tbody tr").length === 25`, 20_000);
   const shown = await page.evaluate(
     `[...new Set([...document.querySelectorAll("tbody .badge")].map((b) => b.textContent))]`,
@@ -178,7 +182,7 @@ test("an order: lines, customer, totals, history; edit its lines; the API's refu
   // By keyboard: Tab from the top of the page reaches every control, in order.
   // Every control a person can reach: a closed menu's buttons are not (its summary is).
   const CONTROLS = `[...document.querySelectorAll("a[href], button:not([disabled]), input, select, summary, [tabindex='0']")]
-    .filter((e) => e.offsetParent !== null)`;
+    .filter((e) => e.checkVisibility())`;
   const controls = await page.evaluate(`${CONTROLS}.length`);
   await page.evaluate(`window.focused = new Set();
     document.addEventListener("focusin", (e) => window.focused.add(e.target));
@@ -218,7 +222,7 @@ test("an order: pay, then ship with a tracking number", async () => {
   const order = await call("GET", `/v1/orders/${orders.anna}`);
   assert.equal(order.status, "done");
   assert.deepEqual(order.shipping_info, { trackingnumber: "230491712300", company: "DHL" });
-  assert.match(await d.text(), /Shipped \(done\)/);
+  assert.match(await d.text(), /Shipped .* by API_KEY \(admin\)/);
 });
 
 test("an order: cancel with restock, and another without", async () => {
@@ -345,11 +349,18 @@ test("no CSP violation or script error on any page", () => {
     .filter((e) => e.method === "Network.requestWillBeSent")
     .map((e) => /** @type {string} */ (e.params.request.url))
     .filter((u) => !u.startsWith(`${server.base}/`));
-  assert.deepEqual(foreign, []);
+  // A CSV export is a download of a blob: URL the page made itself; a date field's calendar icon
+  // is Chromium's own data: image.
+  assert.deepEqual(
+    foreign.filter((u) => !u.startsWith("blob:") && !u.startsWith("data:")),
+    [],
+  );
   // The admin called nothing but /v1 and its own files.
   const calls = page.events
     .filter((e) => e.method === "Network.requestWillBeSent")
-    .map((e) => new URL(e.params.request.url).pathname)
+    .map((e) => /** @type {string} */ (e.params.request.url))
+    .filter((u) => u.startsWith(`${server.base}/`))
+    .map((u) => new URL(u).pathname)
     .filter((p) => !p.startsWith("/admin"));
   assert.ok(
     calls.every((p) => p.startsWith("/v1/")),
