@@ -170,6 +170,8 @@ export type Delivery = {
   id: number;
   event_id: string;
   event_type: string;
+  order_id: number | null;
+  product_id: number | null;
   attempt: number;
   status: number | null;
   error: string | null;

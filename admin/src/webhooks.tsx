@@ -108,9 +108,15 @@ function Deliveries({ id }: { id: number }) {
       api<{ deliveries: Delivery[] }>("GET", `/v1/webhooks/${id}/deliveries?limit=20`).then((r) => r.body.deliveries),
     [id],
   );
+  const action = useAction();
+  const resend = (d: Delivery) =>
+    action.run(async () => {
+      await api("POST", `/v1/webhooks/${id}/events/${d.event_id}/resend`);
+      setTimeout(reload, 1500);
+    }, `Sent ${d.event_type} again: its attempt shows here in a moment.`);
   return (
     <>
-      <Message error={error} />
+      <Message error={error || action.error} ok={action.ok} />
       <button type="button" class="link" disabled={loading} onClick={reload}>
         Refresh
       </button>
@@ -133,13 +139,30 @@ function Deliveries({ id }: { id: number }) {
                   Time
                 </th>
                 <th scope="col">Outcome</th>
+                <th scope="col">
+                  <span class="sr-only">Actions</span>
+                </th>
               </tr>
             </thead>
             <tbody>
               {data.map((d) => (
                 <tr>
                   <td>{when(d.created_at)}</td>
-                  <td>{d.event_type}</td>
+                  <td>
+                    {d.event_type}
+                    {d.order_id !== null && (
+                      <>
+                        {" "}
+                        <a href={`#/orders/${d.order_id}`}>order #{d.order_id}</a>
+                      </>
+                    )}
+                    {d.product_id !== null && (
+                      <>
+                        {" "}
+                        <a href={`#/products/${d.product_id}`}>product {d.product_id}</a>
+                      </>
+                    )}
+                  </td>
                   <td class="num">{d.attempt}</td>
                   <td class="num">{d.status ?? "—"}</td>
                   <td class="num">{d.duration_ms == null ? "—" : `${d.duration_ms} ms`}</td>
@@ -150,6 +173,17 @@ function Deliveries({ id }: { id: number }) {
                         <br />
                         <span class="muted">{d.error}</span>
                       </>
+                    )}
+                  </td>
+                  <td>
+                    {d.event_type !== "webhook.test" && (
+                      <button type="button" disabled={action.busy} onClick={() => resend(d)}>
+                        Resend
+                        <span class="sr-only">
+                          {" "}
+                          {d.event_type} of {when(d.created_at)}
+                        </span>
+                      </button>
                     )}
                   </td>
                 </tr>

@@ -316,6 +316,10 @@ test("webhooks: add an endpoint, send a test, see its deliveries with status and
   assert.match(row, /product\.update/);
   assert.match(row, /\b204\b/);
   assert.match(row, /\d+ ms/);
+  // The delivery names its product, and can be sent again.
+  assert.match(row, new RegExp(`product\\.update product ${products["ADM-CAP"].product_id}`));
+  await d.clickText(".card tbody button", "Resend");
+  await d.waitText("Sent product.update again");
   await review("webhooks");
   await d.width(1280);
   await d.clickText("button", "Remove…");
