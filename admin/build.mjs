@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Builds the admin (docs/admin.md) into public/admin/ (ignored by git), which wrangler.toml
 // serves as Workers static assets: the Worker never runs for these files. esbuild bundles
-// admin/src/main.js (Preact and htm, no JSX step) into one minified script; index.html and
+// admin/src/main.tsx (TypeScript and JSX for Preact; `npm run typecheck` checks it with
+// admin/tsconfig.json) into one minified script; index.html and
 // style.css are copied; public/_headers gives /admin/* its Content-Security-Policy. Run by
 // src/scripts/assets.mjs, so `npm run dev`, `npm test`, `npm run deploy` and CI always have it.
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -42,8 +43,11 @@ const HEADERS = `/admin/*
 export function buildAdmin() {
   mkdirSync(ADMIN_DIR, { recursive: true });
   buildSync({
-    entryPoints: [path.join(here, "src", "main.js")],
+    entryPoints: [path.join(here, "src", "main.tsx")],
     bundle: true,
+    tsconfig: path.join(here, "tsconfig.json"),
+    jsx: "automatic",
+    jsxImportSource: "preact",
     minify: true,
     format: "esm",
     target: "es2020",

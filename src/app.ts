@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
 import type { AppEnv } from "./env";
-import { auth } from "./keys/auth";
+import { auth, noStore } from "./keys/auth";
 import { preflight } from "./keys/cors";
 import { keysRoute } from "./keys/route";
 import { metadataRoute } from "./metadata/route";
@@ -34,7 +34,7 @@ app.get("/health", health);
 app.get("/openapi.json", (c) => c.json(openApiDocument()));
 app.get("/docs", (c) => c.html(DOCS_HTML, 200, { "Content-Security-Policy": DOCS_CSP }));
 
-app.use("/v1/*", preflight, auth, d1Session, writesMoveCatalog);
+app.use("/v1/*", preflight, noStore, auth, d1Session, writesMoveCatalog);
 app.route("/v1/products", productsRoute);
 app.route("/v1/orders", ordersRoute);
 app.route("/v1/shipping-methods", shippingRoute);

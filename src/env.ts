@@ -22,6 +22,8 @@ export type Bindings = Omit<Env, "DEFAULT_CURRENCY" | "API_KEY" | "STORE_URL"> &
    * there, so per-client limits share one bucket (src/platform/client.ts).
    */
   LOCAL_DEV?: string;
+  /** Minutes an admin session may go unused before it ends (default 30; docs/admin.md, "Sessions"). */
+  SESSION_IDLE_MINUTES?: string;
   /** "true": the KEY_REQUESTS rate limit applies per API key. */
   RATE_LIMIT_PER_KEY?: string;
 };
@@ -39,9 +41,11 @@ export type Credential = {
   expiresAt: number | null;
   /**
    * Set when the credential is the admin's session cookie (src/sessions/store.ts): the SHA-256 of
-   * its id and of its CSRF token, which every write must send (docs/admin.md, "Sessions").
+   * its id and of its CSRF token, which every write must send (docs/admin.md, "Sessions"); the
+   * SHA-256 of the API_KEY entry it stands for (null for a stored key); when it ends, absolutely
+   * and when idle from now on.
    */
-  session?: { id: string; csrf: string };
+  session?: { id: string; csrf: string; keyHash: string | null; expiresAt: number; idleExpiresAt: number };
 };
 
 /** What a handler touched, for the request's log line (src/platform/log.ts). */

@@ -36,7 +36,9 @@ describe("POST /v1/sessions", () => {
     expect(r.json).toEqual({
       csrf_token: expect.stringMatching(/^[0-9a-f]{64}$/),
       expires_at: expect.any(String),
+      idle_expires_at: expect.any(String),
       key: { id: null, name: "API_KEY", scopes: expect.arrayContaining(["orders:write", "keys"]) },
+      currency: "SEK",
     });
     const left = Date.parse(r.json.expires_at) - Date.now();
     expect(left).toBeGreaterThan(SESSION_TTL_MS - 60_000);

@@ -292,6 +292,9 @@ describe("DELETE /v1/webhooks/{id} and GET /v1/webhooks/{id}/deliveries", () => 
       {
         event_id: "ev-1",
         event_type: "order.new",
+        // No event row here: nothing to name.
+        order_id: null,
+        product_id: null,
         attempt: 3,
         status: 200,
         error: null,

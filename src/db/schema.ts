@@ -407,6 +407,11 @@ export const sessions = sqliteTable(
     createdAt: integer("created_at").notNull(),
     expiresAt: integer("expires_at").notNull(),
     revokedAt: integer("revoked_at"),
+    // The last request made with it (to the minute): idle past SESSION_IDLE_MINUTES, it has ended.
+    lastSeenAt: integer("last_seen_at"),
+    // The browser's User-Agent at sign-in (cut to 200 characters), so the keys page can tell
+    // sessions apart.
+    userAgent: text("user_agent"),
   },
   (t) => [
     index("sessions_key_id").on(t.keyId),
@@ -425,3 +430,27 @@ export const productVersions = sqliteTable("product_versions", {
     .references(() => products.id, { onDelete: "cascade" }),
   version: integer("version").notNull().default(1),
 });
+
+// What happened to an order and who did it (docs/orders.md, "History"): one row per status
+// change, shipping change or line edit, written in the batch of the change itself. `key_id` and
+// `key_name` name the key (null id: the bootstrap API_KEY), `via` says whether it came with the
+// key itself or the admin's session of it.
+export const orderHistory = sqliteTable(
+  "order_history",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    orderId: integer("order_id")
+      .notNull()
+      .references(() => orders.id, { onDelete: "cascade" }),
+    at: integer("at").notNull(),
+    // "paid", "done", "unpaid", "cancelled", "shipping", "lines"
+    change: text("change").notNull(),
+    // For a cancel: whether the stock was returned, and the reason given.
+    restock: integer("restock"),
+    reason: text("reason"),
+    keyId: integer("key_id"),
+    keyName: text("key_name"),
+    via: text("via").notNull(),
+  },
+  (t) => [index("order_history_order").on(t.orderId, t.id)],
+);

@@ -55,6 +55,18 @@ async function admit(c: Context<AppEnv>, cred: Credential | null): Promise<void>
   checkOrigin(c, cred);
 }
 
+/**
+ * `Cache-Control: no-store` on every /v1 answer but a publishable key's (docs/api.md,
+ * "Caching"): what a secret key or the admin's session reads (customers, orders, keys) must not
+ * stay in a browser's or proxy's cache; refusals included. The storefront catalogue keeps the
+ * caching src/products/edge.ts gives it.
+ */
+export const noStore = createMiddleware<AppEnv>(async (c, next) => {
+  await next();
+  if (c.var.credential?.type === "publishable" || c.req.header("x-publishable-key") !== undefined) return;
+  c.res.headers.set("Cache-Control", "no-store");
+});
+
 /** Which of API_KEY's keys a verified Basic header carries (only after it was verified). */
 function bootstrapIndex(keys: string[], header: string | undefined) {
   const decoded = atob((header ?? "").replace(/^basic +/i, "").trim());

@@ -3,15 +3,9 @@ import { matchedRoutes } from "hono/route";
 import type { AppEnv, Credential } from "../env";
 import { ApiError } from "../platform/errors";
 
-/** What a secret key may be granted (docs/keys.md, "Scopes"). */
-export const SCOPES = ["products:read", "products:write", "orders:read", "orders:write", "webhooks", "keys"] as const;
-export type Scope = (typeof SCOPES)[number];
+import { PUBLISHABLE_SCOPES, SCOPES, type Scope } from "./scope-names";
 
-/**
- * What a publishable key may be granted beyond its fixed storefront routes: exact stock levels,
- * and the datafield_1..3 texts (which merchants also use for internal notes, so hidden by default).
- */
-export const PUBLISHABLE_SCOPES = ["stock", "datafields"] as const;
+export { PUBLISHABLE_SCOPES, SCOPES, type Scope } from "./scope-names";
 
 /**
  * Everything a key can hold. A secret key may hold the publishable permissions too: they let it
@@ -28,11 +22,12 @@ export type PublicUse = "catalog" | "order-create" | "order-token";
 
 /**
  * A route a scope opens; or one of the admin's session routes (docs/admin.md, "Sessions"):
- * "sign-in" is authenticated by the key in its body, "sign-out" by any secret credential.
+ * "sign-in" is authenticated by the key in its body; "own" (a session's own read and sign-outs) by
+ * any secret credential, whatever its scopes.
  */
 type RouteRule =
   | { scope: Scope; publishable?: PublicUse; session?: undefined }
-  | { scope?: undefined; publishable?: undefined; session: "sign-in" | "sign-out" };
+  | { scope?: undefined; publishable?: undefined; session: "sign-in" | "own" };
 
 /**
  * THE route -> scope table, keyed by method and route pattern as Hono registers them (the auth
@@ -61,11 +56,16 @@ export const ROUTE_SCOPES: Record<string, RouteRule> = {
   "DELETE /v1/webhooks/:id": { scope: "webhooks" },
   "GET /v1/webhooks/:id/deliveries": { scope: "webhooks" },
   "POST /v1/webhooks/:id/test": { scope: "webhooks" },
+  "POST /v1/webhooks/:id/events/:event_id/resend": { scope: "webhooks" },
   "GET /v1/keys": { scope: "keys" },
   "POST /v1/keys": { scope: "keys" },
   "DELETE /v1/keys/:id": { scope: "keys" },
   "POST /v1/sessions": { session: "sign-in" },
-  "DELETE /v1/sessions/current": { session: "sign-out" },
+  "GET /v1/sessions/current": { session: "own" },
+  "DELETE /v1/sessions/current": { session: "own" },
+  "DELETE /v1/sessions": { session: "own" },
+  "GET /v1/sessions": { scope: "keys" },
+  "DELETE /v1/sessions/:id": { scope: "keys" },
 };
 
 /**

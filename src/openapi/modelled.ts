@@ -212,6 +212,7 @@ const LINK = {
     schema: { type: "string" },
   },
 };
+const isoTime = { type: "string", maxLength: 40, examples: ["2026-11-26", "2026-11-26T00:00:00+01:00"] };
 const unixSeconds = { type: "string", pattern: "^\\d+$" };
 
 const paging = (max: number, def: number) => [
@@ -288,7 +289,7 @@ export const modelledPaths = {
         "lines' id and qty are numbers. order_id answers the detail fields always; 404 when there is no such order.",
       parameters: [
         q("order_id", "One order by id.", { type: "string", pattern: "^\\d+$" }),
-        q("search", "Customer name, e-mail or order id.", { type: "string" }),
+        q("search", "Customer name, e-mail, order id, or the SKU of a line (any part, any case).", { type: "string" }),
         q("status", "unpaid, paid, done, cancelled, or -1, 1, 2, 3.", { type: "string" }),
         q("from_date_paid", "Paid at or after (UNIX seconds).", unixSeconds),
         q("to_date_paid", "Paid at or before (UNIX seconds).", unixSeconds),
@@ -296,10 +297,25 @@ export const modelledPaths = {
         q("order_by", "Sort key.", { type: "string", enum: ["order_id", "date", "price"], default: "order_id" }),
         q("sort_order", "Sort direction.", { type: "string", enum: ["asc", "desc"], default: "desc" }),
         q("include_details", "Adds amounts, customer, payment and shipping.", bool),
+        // Ours (docs/orders.md, "Finding orders").
+        q("created_from", "Ours: created at or after: an ISO 8601 date (UTC day) or a time with its offset.", isoTime),
+        q("created_to", "Ours: created at or before (a date includes its whole UTC day).", isoTime),
+        q("paid", "Ours: true: orders paid at some time (date_paid set); false: never paid.", bool),
+        q("count", "Ours: true: the X-Total-Count header counts every order the filters match.", bool),
         ...paging(ORDER_LIMIT_MAX, ORDER_LIMIT_DEFAULT),
       ],
       responses: {
-        "200": { description: "The orders.", headers: LINK, content: content(ref("ModelledOrderList")) },
+        "200": {
+          description: "The orders.",
+          headers: {
+            ...LINK,
+            "X-Total-Count": {
+              description: "With count=true: how many orders the filters match, on every page.",
+              schema: { type: "integer", minimum: 0 },
+            },
+          },
+          content: content(ref("ModelledOrderList")),
+        },
         "400": error(REFUSED),
         "404": error("order_id matched no order."),
         ...AUTH,

@@ -133,7 +133,10 @@ export const orderOut = z
     date_done: maybeTime.meta({ description: "When the order first became done." }),
     date_cancelled: maybeTime.meta({ description: "When the order was cancelled." }),
     status_date: maybeTime.meta({ description: "When the status last changed (null: never since creation)." }),
-    cancel_reason: z.string().nullable().meta({ description: '"unpaid hold expired" when the hold cancelled it.' }),
+    cancel_reason: z
+      .string()
+      .nullable()
+      .meta({ description: 'The cancel_reason of the cancel; "unpaid hold expired" when the hold cancelled it.' }),
     hold_expires_at: maybeTime.meta({
       description:
         "Unpaid orders while a hold applies (UNPAID_ORDER_HOLD_MINUTES; always STOREFRONT_HOLD_MINUTES for a publishable key's): when the hold cancels the order.",
@@ -184,6 +187,25 @@ export const orderOut = z
       .object({ id: idInt, name: z.string() })
       .optional()
       .meta({ description: "The stored API key that created the order (docs/keys.md, Audit); absent otherwise." }),
+    history: z
+      .array(
+        z.object({
+          at: timestamp,
+          change: z
+            .enum(["unpaid", "paid", "done", "cancelled", "shipping", "lines"])
+            .meta({ description: "The status entered; shipping: tracking or carrier set; lines: lines edited." }),
+          restock: z.boolean().nullable().meta({ description: "A cancel: whether the stock was returned." }),
+          reason: z.string().nullable().meta({ description: "A cancel: the reason given." }),
+          key: z.object({ id: idInt.nullable(), name: z.string().nullable() }).meta({
+            description: "The key that made it (id null: the environment's API_KEY).",
+          }),
+          via: z.enum(["key", "session"]).meta({ description: "The key itself, or the admin's session of it." }),
+        }),
+      )
+      .optional()
+      .meta({
+        description: "Every change since creation, oldest first (docs/orders.md, History); secret keys only.",
+      }),
   })
   .meta({ description: "An order with its customer, lines and totals (docs/api.md, Conventions)." });
 

@@ -19,7 +19,8 @@ import { carriedSql } from "../platform/quotes";
 import type { CarriedChunks } from "../platform/stream";
 import { orderJsonSql, STATUS_CODES, type StatusName } from "./modelled-json";
 
-// GET /v1/orders in the modelled dialect (docs/modelled-reads.md, "Modelled reads").
+// GET /v1/orders in the modelled dialect (docs/modelled-reads.md, "Modelled reads"), with our own
+// filters and total count beside it (docs/orders.md, "Finding orders").
 
 /** Page size bounds: the modelled API's default, and its maximum of 500 (docs/modelled-reads.md). */
 export const ORDER_LIMIT_DEFAULT = 100;
@@ -46,7 +47,30 @@ const PARAMS = [
   "status",
   "apps_load",
   "cursor",
+  "created_from",
+  "created_to",
+  "paid",
+  "count",
 ];
+
+const DAY_MS = 86_400_000;
+/**
+ * An ISO 8601 date (a whole UTC day) or a time with its offset, as epoch milliseconds: the day's
+ * first millisecond, or with `end` its last, so a range of dates includes both.
+ */
+const isoTime = (end: boolean) =>
+  text(40).transform((v, ctx) => {
+    const day = /^\d{4}-\d{2}-\d{2}$/.test(v) ? Date.parse(`${v}T00:00:00Z`) : Number.NaN;
+    if (!Number.isNaN(day)) return end ? day + DAY_MS - 1 : day;
+    const t = /^\d{4}-\d{2}-\d{2}T[\d:.]+(Z|[+-]\d{2}:\d{2})$/i.test(v) ? Date.parse(v) : Number.NaN;
+    if (!Number.isNaN(t)) return t;
+    ctx.addIssue({
+      code: "custom",
+      message: "must be an ISO 8601 date (2026-11-26) or a time with its offset (2026-11-26T00:00:00+01:00)",
+      input: v,
+    });
+    return z.NEVER;
+  });
 
 const BY_CODE: Record<string, StatusName> = Object.fromEntries(
   Object.entries(STATUS_CODES).map(([name, code]) => [code, name as StatusName]),
@@ -76,6 +100,10 @@ const listQuery = z
     status: statusParam.optional(),
     apps_load: ignored.optional(),
     cursor: text(80).optional(),
+    created_from: isoTime(false).optional(),
+    created_to: isoTime(true).optional(),
+    paid: boolText.optional(),
+    count: boolText.optional(),
   })
   .superRefine((q, ctx) => {
     if (q.cursor !== undefined && (q.offset !== undefined || q.order_id !== undefined)) {
@@ -90,6 +118,15 @@ const SORT_COLUMN = { price: "total", date: "created_at", order_id: "id" } as co
 
 // Customer name as the order gave it (billing or shipping), for search.
 const NAME = (col: string) => `trim(coalesce(${col}->>'firstname', '') || ' ' || coalesce(${col}->>'lastname', ''))`;
+
+/** Our own filters' conditions (docs/orders.md, "Finding orders"). */
+function ownFilters(q: OrderListQuery, params: Params): string[] {
+  const where: string[] = [];
+  if (q.created_from !== undefined) where.push(`o.created_at >= ${params.add(q.created_from)}`);
+  if (q.created_to !== undefined) where.push(`o.created_at <= ${params.add(q.created_to)}`);
+  if (q.paid !== undefined) where.push(`o.date_paid IS ${q.paid ? "NOT " : ""}NULL`);
+  return where;
+}
 
 /**
  * About the bytes of an order's answer (a row `o` of orders), from its lines' text without
@@ -142,9 +179,9 @@ export async function listOrders(
   db: DB,
   q: OrderListQuery,
   url: string,
-): Promise<{ chunks: CarriedChunks; link?: string }> {
+): Promise<{ chunks: CarriedChunks; link?: string; total?: number }> {
   const params = new Params();
-  const where: string[] = [];
+  const where: string[] = ownFilters(q, params);
   if (q.order_id !== undefined) where.push(`o.id = ${params.add(q.order_id)}`);
   if (q.status !== undefined) where.push(`o.status = ${params.add(q.status)}`);
   if (q.from_date_paid !== undefined) where.push(`o.date_paid >= ${params.add(q.from_date_paid)}`);
@@ -160,9 +197,13 @@ export async function listOrders(
     const idParam = params.add(/^\d{1,15}$/.test(q.search) ? Number(q.search) : null);
     where.push(
       `(o.id = ${idParam} OR ${has("o.email")} OR ${has(NAME("o.billing_details"))}
-        OR ${has(NAME("o.shipping_details"))} OR ${has("o.billing_details->>'company_name'")})`,
+        OR ${has(NAME("o.shipping_details"))} OR ${has("o.billing_details->>'company_name'")}
+        OR EXISTS (SELECT 1 FROM order_lines AS l WHERE l.order_id = o.id AND ${has("l.sku")}))`,
     );
   }
+  // The count is of every order the filters match, whatever page or cursor this is.
+  const matching = where.length ? `WHERE ${where.join(" AND ")}` : "";
+  const matchingValues = params.values.slice();
   const orderBy = q.order_by ?? "order_id";
   const dir = q.sort_order ?? "desc";
   const column = SORT_COLUMN[orderBy];
@@ -187,7 +228,7 @@ export async function listOrders(
   // A lookup by order_id answers the detail fields always: a public client reads them from that call.
   const withDetails = q.include_details === true || q.order_id !== undefined;
   const order = orderJsonSql(withDetails);
-  const [page, next] = await db.$client.batch<Record<string, unknown>>([
+  const [page, next, counted] = await db.$client.batch<Record<string, unknown>>([
     // Each order's text is carried (src/platform/quotes.ts); SQLite builds only the first chunk's.
     stmt(
       db,
@@ -204,6 +245,7 @@ export async function listOrders(
       `SELECT EXISTS (SELECT 1 FROM orders AS o ${filter} LIMIT 1 OFFSET ${off} + ${lim}) AS more`,
       ...params.values,
     ),
+    ...(q.count ? [stmt(db, `SELECT count(*) AS n FROM orders AS o ${matching}`, ...matchingValues)] : []),
   ]);
   const rows = page.results as PageRow[];
   const more = next.results[0]?.more === 1;
@@ -216,6 +258,7 @@ export async function listOrders(
         ? nextLink(url, { offset: String(offset + limit) })
         : nextLink(url, { cursor: encodeKeyCursor(end.k, end.id) });
   }
+  const total = counted?.results[0]?.n as number | undefined;
   const built = rows.findIndex((r) => r.j === null);
   if (built < 0)
     return {
@@ -227,6 +270,7 @@ export async function listOrders(
         ),
       },
       link,
+      total,
     };
   // The rest by id, in the page's order: the page is the one the first round trip saw.
   const rest = chunkIds(rows.slice(built));
@@ -252,5 +296,6 @@ export async function listOrders(
       },
     },
     link,
+    total,
   };
 }

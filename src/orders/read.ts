@@ -1,6 +1,6 @@
 import { eq, sql } from "drizzle-orm";
 import type { DB } from "../db/client";
-import { apiKeys, orderLines, orders } from "../db/schema";
+import { apiKeys, orderHistory, orderLines, orders } from "../db/schema";
 import { type OrderRow, toMoney } from "../products/present";
 import { type Holds, holdOf } from "./hold";
 import type { TaxLine } from "./totals";
@@ -64,19 +64,36 @@ export function presentOrder(o: OrderRow, lines: LineRow[], holds?: Holds) {
 }
 export type OrderOut = ReturnType<typeof presentOrder>;
 
-/** The order with, where a stored key created it, `key: {id, name}` (docs/keys.md, "Audit"). */
+type HistoryRow = typeof orderHistory.$inferSelect;
+
+/** The order's history (docs/orders.md, "History"), oldest first. */
+const presentHistory = (rows: HistoryRow[]) =>
+  rows.map((h) => ({
+    at: new Date(h.at).toISOString(),
+    change: h.change,
+    restock: h.restock === null ? null : h.restock === 1,
+    reason: h.reason,
+    key: { id: h.keyId, name: h.keyName },
+    via: h.via,
+  }));
+
+/**
+ * The order with, where a stored key created it, `key: {id, name}` (docs/keys.md, "Audit"),
+ * and its history: every change made to it since, with who made it.
+ */
 export async function getOrder(db: DB, id: number, holds?: Holds): Promise<StoredOrder | undefined> {
-  const [os, ls, ks] = await db.batch([
+  const [os, ls, ks, hs] = await db.batch([
     db.select().from(orders).where(eq(orders.id, id)),
     db.select().from(orderLines).where(eq(orderLines.orderId, id)).orderBy(orderLines.position),
     db
       .select({ id: apiKeys.id, name: apiKeys.name })
       .from(apiKeys)
       .where(eq(apiKeys.id, sql`(SELECT key_id FROM orders WHERE id = ${id})`)),
+    db.select().from(orderHistory).where(eq(orderHistory.orderId, id)).orderBy(orderHistory.id),
   ]);
   if (!os[0]) return undefined;
   const out = presentOrder(os[0], ls, holds);
-  const shown = ks[0] ? { ...out, key: ks[0] } : out;
+  const shown = { ...out, ...(ks[0] ? { key: ks[0] } : {}), history: presentHistory(hs) };
   // Out of the answer (not enumerable): what the route checks a publishable key's read against.
   const { token, keyId, storefront, createdAt } = os[0];
   for (const [k, value] of Object.entries({ token, keyId, storefront: storefront === 1, createdAt })) {
@@ -87,6 +104,7 @@ export async function getOrder(db: DB, id: number, holds?: Holds): Promise<Store
 
 export type StoredOrder = OrderOut & {
   key?: { id: number; name: string };
+  history: ReturnType<typeof presentHistory>;
   token: string;
   keyId: number | null;
   storefront: boolean;

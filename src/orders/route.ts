@@ -159,10 +159,12 @@ export const ordersRoute = new Hono<AppEnv>()
     const db = c.var.db;
     const events: PendingEvent[] = [];
     const all = (done: Map<number, UpdateOutcome>) => updateResponse(parsed, new Map([...outcomes, ...done]));
+    const cred = c.var.credential;
     const changed = await updateOrders(db, valid, {
       now,
       events,
-      keyId: c.var.credential?.keyId ?? null,
+      keyId: cred?.keyId ?? null,
+      actor: { keyId: cred?.keyId ?? null, keyName: cred?.name ?? null, via: cred?.session ? "session" : "key" },
       recorder: idem && {
         idem,
         claim: (done) => {
@@ -183,9 +185,11 @@ export const ordersRoute = new Hono<AppEnv>()
     return c.json(body, status);
   })
   .get("/", async (c) => {
-    const { chunks, link } = await listOrders(c.var.db, parseOrderQuery(c.req.url), c.req.url);
+    const { chunks, link, total } = await listOrders(c.var.db, parseOrderQuery(c.req.url), c.req.url);
+    const headers: Record<string, string> = link ? { Link: link } : {};
+    if (total !== undefined) headers["X-Total-Count"] = String(total);
     // SQLite's text as is: the page is never parsed in the Worker (docs/design.md, "Answers from D1").
-    return carriedChunks(c, chunks, link ? { Link: link } : {});
+    return carriedChunks(c, chunks, headers);
   })
   .get("/:order_id", zv("param", z.object({ order_id: id })), async (c) => {
     const { order_id } = c.req.valid("param");
@@ -198,6 +202,8 @@ export const ordersRoute = new Hono<AppEnv>()
     if (!(await tokenReads(order, cred, c.req.query("token"), tokenDays(c.env), Date.now()))) {
       throw new ApiError(404, `order ${order_id} not found`);
     }
+    // Neither the customer the store has for the e-mail nor who changed the order (its history)
+    // is the storefront's business.
     const { customer_id: _, ...customer } = order.customer;
-    return c.json({ ...order, customer });
+    return c.json({ ...order, customer, history: undefined });
   });

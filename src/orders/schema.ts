@@ -211,6 +211,8 @@ export const orderUpdate = z.object(
     order_id: req(id),
     status: opt(status),
     restock: opt(wireFlag),
+    // Ours: why a cancel happened, kept on the order and in its history.
+    cancel_reason: opt(str(255)),
     shipping_info: opt(shippingInfo),
     email_confirmation: opt(wireFlag),
     skip_email_confirmation: opt(wireFlag),

@@ -34,6 +34,35 @@ export type StatusChange = {
   skipWebhook: boolean;
 };
 
+/**
+ * Who makes a change, for the order's history (docs/orders.md, "History"): the key (id null:
+ * the bootstrap API_KEY) and whether it came as the key itself or the admin's session of it.
+ */
+export type Actor = { keyId: number | null; keyName: string | null; via: "key" | "session" };
+
+// One history row per change that happens, written before UPDATE_STATUS so it sees each order as
+// it was: the same conditions as that statement's, so a no-op writes no row.
+const HISTORY = `
+  INSERT INTO order_history (order_id, at, change, restock, reason, key_id, key_name, via)
+  SELECT o.id, ?2,
+    CASE WHEN c.status IS NOT NULL AND c.status <> o.status THEN c.status ELSE 'shipping' END,
+    CASE WHEN c.status = 'cancelled' THEN c.restock END,
+    CASE WHEN c.status = 'cancelled' THEN c.reason END,
+    ?3, ?4, ?5
+  FROM (SELECT j.value->>'id' AS id, j.value->>'status' AS status, j.value->>'tracking' AS tracking,
+          j.value->>'company' AS company, j.value->>'reason' AS reason, j.value->>'restock' AS restock
+        FROM json_each(?1) AS j) AS c
+  JOIN orders AS o ON o.id = c.id
+  WHERE o.status <> 'cancelled'
+    AND (coalesce(c.status, o.status) <> o.status OR c.tracking IS NOT NULL OR c.company IS NOT NULL)`;
+
+const LINES_HISTORY = `
+  INSERT INTO order_history (order_id, at, change, key_id, key_name, via) VALUES (?1, ?2, 'lines', ?3, ?4, ?5)`;
+
+/** The history row of a line edit (its batch is guarded by the order's version). */
+export const linesHistoryStatement = (db: DB, orderId: number, now: number, actor: Actor) =>
+  stmt(db, LINES_HISTORY, orderId, now, actor.keyId, actor.keyName, actor.via);
+
 // The statements below take every change of a request at once (a JSON list, expanded with
 // json_each), so a request of 1 or 100 status changes is the same handful of statements in one
 // batch. Order ids in one such batch are distinct (the caller makes sure), so each change sees
@@ -115,6 +144,7 @@ export function statusStatements(
   changes: StatusChange[],
   now: number,
   events: StatusEvent[],
+  actor: Actor,
 ): D1PreparedStatement[] {
   const out: D1PreparedStatement[] = [];
   const restock = changes.filter((c) => c.status === "cancelled" && c.restock).map((c) => c.orderId);
@@ -129,8 +159,11 @@ export function statusStatements(
     tracking: c.trackingNumber ?? null,
     company: c.shippingCompany ?? null,
     reason: c.cancelReason ?? null,
+    restock: c.restock ? 1 : 0,
   }));
-  out.push(stmt(db, UPDATE_STATUS, JSON.stringify(rows), now));
+  const json = JSON.stringify(rows);
+  out.push(stmt(db, HISTORY, json, now, actor.keyId, actor.keyName, actor.via));
+  out.push(stmt(db, UPDATE_STATUS, json, now));
   return out;
 }
 

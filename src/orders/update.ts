@@ -18,10 +18,12 @@ import { EDITS, editsLines, LINE_EDITS, lineStatements, planLines } from "./edit
 import type { Totals } from "./lines";
 import { CLIENT_FLAGS, type OrderUpdate } from "./schema";
 import {
+  type Actor,
   CANCELLED_IS_FINAL,
   candidateEvent,
   goneLinesStatement,
   goneNotices,
+  linesHistoryStatement,
   readOrdersStatement,
   type StatusChange,
   type StatusEvent,
@@ -70,6 +72,8 @@ export type UpdateOptions = {
   events: PendingEvent[];
   /** The stored API key making the change, recorded on its events (docs/keys.md, "Audit"). */
   keyId?: number | null;
+  /** Who makes the change, for the order's history (docs/orders.md, "History"). */
+  actor: Actor;
 };
 
 const toOrder = rowMapper(orders);
@@ -95,6 +99,7 @@ function toChange(u: OrderUpdate): StatusChange {
     restock: u.restock ?? true,
     trackingNumber: u.shipping_info?.trackingnumber,
     shippingCompany: u.shipping_info?.company,
+    cancelReason: u.cancel_reason,
     skipWebhook: u.skip_webhook ?? false,
   };
 }
@@ -203,7 +208,7 @@ async function oneTrip(db: DB, items: Items, opts: UpdateOptions) {
   const results = await runBatch(db, [
     readOrdersStatement(db, ids),
     ...(cancelling.length ? [goneLinesStatement(db, cancelling)] : []),
-    ...statusStatements(db, changes, opts.now, candidates),
+    ...statusStatements(db, changes, opts.now, candidates, opts.actor),
   ]);
   const d = decide(items, changes, results[0], cancelling.length ? results[1].results : [], candidates);
   opts.events.push(...committed(d.events, results));
@@ -232,7 +237,7 @@ async function keyedStatus(db: DB, items: Items, opts: UpdateOptions, recorder: 
     const d = decide(items, changes, read[0], cancelling.length ? read[1].results : [], candidates);
     const write = [
       stmt(db, VERSIONS_GUARD, JSON.stringify(d.versions)),
-      ...statusStatements(db, changes, opts.now, d.events),
+      ...statusStatements(db, changes, opts.now, d.events, opts.actor),
     ];
     let results: D1Result<Record<string, unknown>>[];
     try {
@@ -276,6 +281,7 @@ function planUpdate(
   results: D1Result<Record<string, unknown>>[],
   now: number,
   keyId: number | null,
+  actor: Actor,
 ): Planned {
   const notices = flagNotices(u);
   const row = results[0].results[0];
@@ -304,7 +310,7 @@ function planUpdate(
     if (!planned.plan) return { outcome: fail(400, planned.errors, notices) };
     totals = planned.plan.totals;
     lines = planned.plan.lines;
-    write.push(...lineStatements(db, pre.id, planned.plan, now));
+    write.push(...lineStatements(db, pre.id, planned.plan, now), linesHistoryStatement(db, pre.id, now, actor));
   }
   const change = toChange(u);
   const type = change.status && !change.skipWebhook ? statusEvent(pre.status, change.status, pre.datePaid) : undefined;
@@ -322,7 +328,7 @@ function planUpdate(
     write.push(stmt(db, STALE_READ_GUARD, JSON.stringify(read)));
   }
   write.push(
-    ...statusStatements(db, [change], now, event && change.status ? [{ ...event, status: change.status }] : []),
+    ...statusStatements(db, [change], now, event && change.status ? [{ ...event, status: change.status }] : [], actor),
   );
   return { outcome: answer(pre, change.status ?? pre.status, totals, notices), write, event };
 }
@@ -353,7 +359,7 @@ async function planned(
       stmt(db, READ_LINE_VARIANTS, u.order_id),
       stmt(db, READ_LINE_PRODUCTS, u.order_id),
     ]);
-    const p = planUpdate(db, u, read, opts.now, opts.keyId ?? null);
+    const p = planUpdate(db, u, read, opts.now, opts.keyId ?? null, opts.actor);
     if (!p.write) return { outcome: p.outcome, wrote: false };
     const claim = head(p.outcome);
     let results: D1Result<Record<string, unknown>>[] = [];

@@ -6,6 +6,48 @@ import { SESSION_COOKIE } from "./store";
 const json = (schema: Record<string, unknown>) => ({ "application/json": { schema } });
 const error = (description: string) => ({ description, content: json({ $ref: "#/components/schemas/Error" }) });
 const COOKIE = `${SESSION_COOKIE}=<id>; Max-Age=43200; Path=/; HttpOnly; Secure; SameSite=Strict`;
+const SESSION_ID = { type: "string", pattern: "^[0-9a-f]{64}$" };
+const TIME = (description: string) => ({ type: "string", description: `ISO 8601 time in UTC: ${description}` });
+const CSRF = [{ name: "X-CSRF-Token", in: "header", required: true, schema: { type: "string" } }];
+const NO_COOKIE = error("The request carries no session cookie (a key header was used).");
+
+const SESSION = {
+  type: "object",
+  required: ["csrf_token", "expires_at", "idle_expires_at", "key", "currency"],
+  properties: {
+    csrf_token: { type: "string", pattern: "^[0-9a-f]{64}$", description: "Send as X-CSRF-Token on writes." },
+    expires_at: TIME("when the session ends, however busy (12 hours after sign-in, or the key's expiry)."),
+    idle_expires_at: TIME("when it ends unless used before (SESSION_IDLE_MINUTES after the last use, 30 by default)."),
+    key: {
+      type: "object",
+      required: ["id", "name", "scopes"],
+      properties: {
+        id: { type: ["integer", "null"], description: "The stored key's id; null for API_KEY." },
+        name: { type: "string" },
+        scopes: { type: "array", items: { type: "string", enum: [...ALL_SCOPES] } },
+      },
+    },
+    currency: { type: "string", description: "The store's currency (DEFAULT_CURRENCY): product prices are in it." },
+  },
+};
+
+const LISTED = {
+  type: "object",
+  required: ["id", "key", "created_at", "last_seen_at", "expires_at", "user_agent", "current"],
+  properties: {
+    id: { ...SESSION_ID, description: "The session's id (the SHA-256 of its cookie, never the cookie)." },
+    key: {
+      type: "object",
+      required: ["id", "name"],
+      properties: { id: { type: ["integer", "null"] }, name: { type: "string" } },
+    },
+    created_at: TIME("the sign-in."),
+    last_seen_at: TIME("its last use (to the minute)."),
+    expires_at: TIME("when it ends unless used before, or at the latest."),
+    user_agent: { type: ["string", "null"], description: "The browser's User-Agent at sign-in." },
+    current: { type: "boolean", description: "Whether it is the session of this request." },
+  },
+};
 
 export const sessionsPaths = {
   "/v1/sessions": {
@@ -17,7 +59,8 @@ export const sessionsPaths = {
         "Verifies the key as an Authorization header would (a live stored sk_ key, or an entry of API_KEY) and " +
         `sets the cookie ${COOKIE}. Every later request with the cookie and no key header carries the key's ` +
         "scopes; a write (not GET) must also send the answer's csrf_token as X-CSRF-Token, and an Origin, when " +
-        "sent, must be this service's. Requests with the cookie never get CORS headers.",
+        "sent, must be this service's. Requests with the cookie never get CORS headers. A session cookie the " +
+        "request carries already ends: a browser has one session.",
       security: [],
       "x-idempotency": false,
       requestBody: {
@@ -34,41 +77,85 @@ export const sessionsPaths = {
           headers: {
             "Set-Cookie": { description: COOKIE, schema: { type: "string" } },
           },
-          content: json({
-            type: "object",
-            required: ["csrf_token", "expires_at", "key"],
-            properties: {
-              csrf_token: { type: "string", pattern: "^[0-9a-f]{64}$", description: "Send as X-CSRF-Token on writes." },
-              expires_at: { type: "string", description: "ISO 8601 time in UTC: when the session ends." },
-              key: {
-                type: "object",
-                required: ["id", "name", "scopes"],
-                properties: {
-                  id: { type: ["integer", "null"], description: "The stored key's id; null for API_KEY." },
-                  name: { type: "string" },
-                  scopes: { type: "array", items: { type: "string", enum: [...ALL_SCOPES] } },
-                },
-              },
-            },
-          }),
+          content: json(SESSION),
         },
         "400": error("No key in the body."),
         "401": error("The key is not a live secret key."),
       },
     },
+    get: {
+      operationId: "listSessions",
+      tags: ["sessions"],
+      summary: "Every live session of every key, newest first (at most 500)",
+      responses: {
+        "200": {
+          description: "The live sessions.",
+          content: json({
+            type: "object",
+            required: ["sessions"],
+            properties: { sessions: { type: "array", items: LISTED } },
+          }),
+        },
+        "403": error("The key lacks scope keys."),
+      },
+    },
+    delete: {
+      operationId: "deleteKeySessions",
+      tags: ["sessions"],
+      summary: "Sign out everywhere: every session of the signed-in key ends at once",
+      security: [{ sessionCookie: [] }],
+      "x-idempotency": false,
+      parameters: CSRF,
+      responses: {
+        "200": {
+          description: "Signed out in every browser; the cookie is cleared.",
+          content: json({ type: "object", required: ["ended"], properties: { ended: { type: "integer" } } }),
+        },
+        "400": NO_COOKIE,
+        "403": error("X-CSRF-Token missing or wrong, or a foreign Origin."),
+      },
+    },
   },
   "/v1/sessions/current": {
+    get: {
+      operationId: "getSession",
+      tags: ["sessions"],
+      summary: "The session of this request's cookie, with its CSRF token",
+      description:
+        "What any tab of the browser reads to write with the session: the sign-in's answer, read again. The " +
+        "token is derived from the cookie, so only a page that sends the cookie from this origin can read it.",
+      security: [{ sessionCookie: [] }],
+      responses: {
+        "200": { description: "The session.", content: json(SESSION) },
+        "400": NO_COOKIE,
+      },
+    },
     delete: {
       operationId: "deleteSession",
       tags: ["sessions"],
       summary: "Sign out: the session of this request's cookie ends at once",
       security: [{ sessionCookie: [] }],
       "x-idempotency": false,
-      parameters: [{ name: "X-CSRF-Token", in: "header", required: true, schema: { type: "string" } }],
+      parameters: CSRF,
       responses: {
         "204": { description: "Signed out; the cookie is cleared." },
-        "400": error("The request carries no session cookie (a key header was used)."),
+        "400": NO_COOKIE,
         "403": error("X-CSRF-Token missing or wrong, or a foreign Origin."),
+      },
+    },
+  },
+  "/v1/sessions/{id}": {
+    delete: {
+      operationId: "endSession",
+      tags: ["sessions"],
+      summary: "End one session (the keys page's end button)",
+      "x-idempotency": false,
+      parameters: [{ name: "id", in: "path", required: true, schema: SESSION_ID }],
+      responses: {
+        "204": { description: "Ended." },
+        "400": error("The id is not a session id."),
+        "403": error("The key lacks scope keys."),
+        "404": error("No live session with that id."),
       },
     },
   },

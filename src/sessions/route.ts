@@ -1,16 +1,38 @@
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
+import { z } from "zod";
 import type { AppEnv } from "../env";
 import { verifySecretKey } from "../keys/verify";
 import { failed } from "../platform/auth";
 import { jsonBody } from "../platform/body";
 import { ApiError } from "../platform/errors";
-import { checkOrigin, createSession, revokeSession, sessionClearCookie, sessionSetCookie } from "./store";
+import { zv } from "../platform/zv";
+import {
+  checkOrigin,
+  createSession,
+  csrfToken,
+  idleMs,
+  listSessions,
+  revokeKeySessions,
+  revokeSession,
+  sessionClearCookie,
+  sessionCookie,
+  sessionSetCookie,
+} from "./store";
 
-// Sign-in and sign-out of the admin (docs/admin.md, "Sessions"). POST is the one /v1 route the
-// auth middleware lets through unauthenticated: the key in its body is the credential.
+// Sign-in and sign-out of the admin, and the sessions of every key (docs/admin.md,
+// "Sessions"). POST is the one /v1 route the auth middleware lets through unauthenticated: the key
+// in its body is the credential. Every answer is `Cache-Control: no-store` (src/keys/auth.ts).
 
 const MAX_KEY_LENGTH = 200;
-const NO_STORE = { "Cache-Control": "no-store" };
+
+/** The session of this request's cookie; 400 when the request authenticated with a key header. */
+function ownSession(c: Context<AppEnv>) {
+  const session = c.var.credential?.session;
+  if (!session) throw new ApiError(400, "this request carries no session cookie: there is no session to end");
+  return session;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
 
 export const sessionsRoute = new Hono<AppEnv>()
   .post("/", jsonBody, async (c) => {
@@ -29,22 +51,59 @@ export const sessionsRoute = new Hono<AppEnv>()
     // A wrong key counts against the client's address like a wrong Authorization header; no Basic
     // challenge, as none was sent.
     if (!cred) return failed(c, false);
-    const session = await createSession(c.var.db, { keyId: cred.keyId, bootstrap: key }, now);
+    const session = await createSession(c.var.db, { keyId: cred.keyId, bootstrap: key }, now, {
+      userAgent: c.req.header("user-agent"),
+      replaces: sessionCookie(c),
+    });
     // A key that expires first ends the session then (checked on each request); say so up front.
     const expiresAt = cred.expiresAt === null ? session.expiresAt : Math.min(cred.expiresAt, session.expiresAt);
     return c.json(
       {
         csrf_token: session.csrf,
-        expires_at: new Date(expiresAt).toISOString(),
+        expires_at: iso(expiresAt),
+        idle_expires_at: iso(now + idleMs(c.env)),
         key: { id: cred.keyId, name: cred.name, scopes: cred.scopes },
+        currency: c.env.DEFAULT_CURRENCY || "SEK",
       },
       201,
-      { ...NO_STORE, "Set-Cookie": sessionSetCookie(session.id) },
+      { "Set-Cookie": sessionSetCookie(session.id) },
     );
   })
+  // Any tab of the browser reads its session, and with it the CSRF token its writes send.
+  .get("/current", async (c) => {
+    const session = ownSession(c);
+    const cred = c.var.credential!;
+    const expiresAt = cred.expiresAt === null ? session.expiresAt : Math.min(cred.expiresAt, session.expiresAt);
+    return c.json({
+      csrf_token: await csrfToken(sessionCookie(c) ?? ""),
+      expires_at: iso(expiresAt),
+      idle_expires_at: iso(Math.min(session.idleExpiresAt, expiresAt)),
+      key: { id: cred.keyId, name: cred.name, scopes: cred.scopes },
+      currency: c.env.DEFAULT_CURRENCY || "SEK",
+    });
+  })
   .delete("/current", async (c) => {
-    const session = c.var.credential?.session;
-    if (!session) throw new ApiError(400, "this request carries no session cookie: there is no session to end");
+    const session = ownSession(c);
     await revokeSession(c.var.db, session.id, Date.now());
-    return c.body(null, 204, { ...NO_STORE, "Set-Cookie": sessionClearCookie() });
-  });
+    return c.body(null, 204, { "Set-Cookie": sessionClearCookie() });
+  })
+  // Sign out everywhere: every session of the signed-in key, in every browser.
+  .delete("/", async (c) => {
+    const session = ownSession(c);
+    const keyId = c.var.credential?.keyId ?? null;
+    const ended = await revokeKeySessions(c.var.db, { keyId, keyHash: session.keyHash }, Date.now());
+    return c.json({ ended }, 200, { "Set-Cookie": sessionClearCookie() });
+  })
+  .get("/", async (c) => {
+    const sessions = await listSessions(c.var.db, Date.now(), idleMs(c.env), c.var.credential?.session?.id);
+    return c.json({ sessions });
+  })
+  .delete(
+    "/:id",
+    zv("param", z.object({ id: z.string().regex(/^[0-9a-f]{64}$/, "must be a session id") })),
+    async (c) => {
+      const { id } = c.req.valid("param");
+      if (!(await revokeSession(c.var.db, id, Date.now()))) throw new ApiError(404, `no live session ${id}`);
+      return c.body(null, 204);
+    },
+  );

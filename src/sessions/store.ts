@@ -16,6 +16,23 @@ import { randomHex, sha256 } from "../platform/hash";
 export const SESSION_COOKIE = "__Host-session";
 /** A session lasts this long from sign-in, however busy (then the merchant signs in again). */
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
+/** A session unused this long has ended (SESSION_IDLE_MINUTES overrides it). */
+export const SESSION_IDLE_MINUTES = 30;
+/** The last use is recorded at most this often, so a busy admin's reads are not each a write. */
+const SEEN_EVERY_MS = 60_000;
+const MAX_USER_AGENT = 200;
+
+/** The idle timeout in milliseconds: SESSION_IDLE_MINUTES when a whole number of minutes from 1, else 30. */
+export function idleMs(env: { SESSION_IDLE_MINUTES?: string }): number {
+  const n = Number(env.SESSION_IDLE_MINUTES);
+  return (Number.isInteger(n) && n >= 1 ? n : SESSION_IDLE_MINUTES) * 60_000;
+}
+
+/**
+ * The session's CSRF token, derived from its cookie: anyone who can read it holds the cookie
+ * already, and every tab of the browser gets the same one from GET /v1/sessions/current.
+ */
+export const csrfToken = (cookie: string) => sha256(`csrf:${cookie}`);
 export const CSRF_HEADER = "x-csrf-token";
 
 const SESSION_ID = /^[0-9a-f]{64}$/;
@@ -33,25 +50,38 @@ type Row = {
   key_id: number | null;
   key_hash: string | null;
   csrf: string;
+  expires_at: number;
+  seen: number;
   name: string | null;
   scopes: string | null;
   key_expires_at: number | null;
 };
 
 // A live session of a live secret key: revoked or expired keys end their sessions at once.
-const LOOKUP = `SELECT s.id, s.key_id, s.key_hash, s.csrf, k.name, k.scopes, k.expires_at AS key_expires_at
+const LIVE = "s.revoked_at IS NULL AND s.expires_at > ?2 AND coalesce(s.last_seen_at, s.created_at) > ?2 - ?3";
+const LOOKUP = `SELECT s.id, s.key_id, s.key_hash, s.csrf, s.expires_at, coalesce(s.last_seen_at, s.created_at) AS seen,
+    k.name, k.scopes, k.expires_at AS key_expires_at
   FROM sessions AS s LEFT JOIN api_keys AS k ON k.id = s.key_id
-  WHERE s.id = ?1 AND s.revoked_at IS NULL AND s.expires_at > ?2
+  WHERE s.id = ?1 AND ${LIVE}
     AND (s.key_id IS NULL OR (k.type = 'secret' AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > ?2)))`;
 
 /** The credential a session cookie stands for, or null when it is unknown, ended or its key is gone. */
 export async function sessionCredential(c: Context<AppEnv>, cookie: string, now: number): Promise<Credential | null> {
   if (!SESSION_ID.test(cookie)) return null;
+  const idle = idleMs(c.env);
   const row = await c.env.DB.prepare(LOOKUP)
-    .bind(await sha256(cookie), now)
+    .bind(await sha256(cookie), now, idle)
     .first<Row>();
   if (!row) return null;
-  const session = { id: row.id, csrf: row.csrf };
+  const stale = now - row.seen >= SEEN_EVERY_MS;
+  if (stale) await c.env.DB.prepare("UPDATE sessions SET last_seen_at = ?2 WHERE id = ?1").bind(row.id, now).run();
+  const session = {
+    id: row.id,
+    csrf: row.csrf,
+    keyHash: row.key_hash,
+    expiresAt: row.expires_at,
+    idleExpiresAt: (stale ? now : row.seen) + idle,
+  };
   if (row.key_id !== null) {
     return {
       keyId: row.key_id,
@@ -96,27 +126,90 @@ export async function checkSessionWrite(c: Context<AppEnv>, session: { csrf: str
   if ((await sha256(token)) !== session.csrf) throw new ApiError(403, "X-CSRF-Token does not match the session");
 }
 
-/** Opens a session for a verified secret key; answers the cookie's value and the CSRF token (shown once). */
-export async function createSession(db: DB, key: { keyId: number | null; bootstrap?: string }, now: number) {
+/**
+ * Opens a session for a verified secret key; answers the cookie's value and the CSRF token. The
+ * browser's earlier session (`replaces`, the cookie it sent), if any, ends in the same batch: its
+ * cookie is overwritten, so it could only linger unused.
+ */
+export async function createSession(
+  db: DB,
+  key: { keyId: number | null; bootstrap?: string },
+  now: number,
+  opts: { userAgent?: string; replaces?: string } = {},
+) {
   const id = randomHex(32);
-  const csrf = randomHex(32);
+  const csrf = await csrfToken(id);
   const expiresAt = now + SESSION_TTL_MS;
-  await stmt(
+  const insert = stmt(
     db,
-    `INSERT INTO sessions (id, key_id, key_hash, csrf, created_at, expires_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)`,
+    `INSERT INTO sessions (id, key_id, key_hash, csrf, created_at, expires_at, last_seen_at, user_agent)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?5, ?7)`,
     await sha256(id),
     key.keyId,
     key.keyId === null ? await sha256(key.bootstrap ?? "") : null,
     await sha256(csrf),
     now,
     expiresAt,
-  ).run();
+    opts.userAgent?.slice(0, MAX_USER_AGENT) ?? null,
+  );
+  const replaced = opts.replaces && SESSION_ID.test(opts.replaces) ? await sha256(opts.replaces) : undefined;
+  await db.$client.batch(replaced ? [revokeStatement(db, replaced, now), insert] : [insert]);
   return { id, csrf, expiresAt };
 }
 
-/** Ends a session at once (sign-out). */
-export async function revokeSession(db: DB, idHash: string, now: number) {
-  await stmt(db, "UPDATE sessions SET revoked_at = coalesce(revoked_at, ?2) WHERE id = ?1", idHash, now).run();
+const revokeStatement = (db: DB, idHash: string, now: number) =>
+  stmt(db, "UPDATE sessions SET revoked_at = ?2 WHERE id = ?1 AND revoked_at IS NULL", idHash, now);
+
+/** Ends a session at once (sign-out, or the keys page's end button); answers whether it was live. */
+export async function revokeSession(db: DB, idHash: string, now: number): Promise<boolean> {
+  const r = await revokeStatement(db, idHash, now).run();
+  return r.meta.changes > 0;
+}
+
+/** Ends every session of one key (sign-out everywhere): a stored key by id, API_KEY by its entry's hash. */
+export async function revokeKeySessions(db: DB, key: { keyId: number | null; keyHash: string | null }, now: number) {
+  const r = await stmt(
+    db,
+    `UPDATE sessions SET revoked_at = ?3 WHERE revoked_at IS NULL
+       AND (CASE WHEN ?1 IS NULL THEN key_id IS NULL AND key_hash = ?2 ELSE key_id = ?1 END)`,
+    key.keyId,
+    key.keyHash,
+    now,
+  ).run();
+  return r.meta.changes;
+}
+
+/** The live sessions of every key, newest first, as GET /v1/sessions lists them. */
+export async function listSessions(db: DB, now: number, idle: number, current?: string) {
+  const { results } = await stmt(
+    db,
+    `SELECT s.id, s.key_id, CASE WHEN s.key_id IS NULL THEN 'API_KEY' ELSE k.name END AS key_name,
+       s.created_at, coalesce(s.last_seen_at, s.created_at) AS seen, s.expires_at, s.user_agent
+     FROM sessions AS s LEFT JOIN api_keys AS k ON k.id = s.key_id
+     WHERE ${LIVE} AND (s.key_id IS NULL OR k.revoked_at IS NULL)
+     ORDER BY s.created_at DESC LIMIT 500`,
+    null,
+    now,
+    idle,
+  ).all<{
+    id: string;
+    key_id: number | null;
+    key_name: string;
+    created_at: number;
+    seen: number;
+    expires_at: number;
+    user_agent: string | null;
+  }>();
+  const iso = (ms: number) => new Date(ms).toISOString();
+  return results.map((r) => ({
+    id: r.id,
+    key: { id: r.key_id, name: r.key_name },
+    created_at: iso(r.created_at),
+    last_seen_at: iso(r.seen),
+    expires_at: iso(Math.min(r.expires_at, r.seen + idle)),
+    user_agent: r.user_agent,
+    current: r.id === current,
+  }));
 }
 
 /** The cron's part: sessions ended over a day ago are forgotten. */

@@ -65,8 +65,10 @@ export async function listDeliveries(db: DB, endpointId: number, limit: number) 
     stmt(db, "SELECT id FROM webhook_endpoints WHERE id = ?", endpointId),
     stmt(
       db,
-      `SELECT event_id, event_type, attempt, status, error, duration_ms, outcome, created_at
-       FROM webhook_deliveries WHERE endpoint_id = ? ORDER BY id DESC LIMIT ?`,
+      `SELECT d.event_id, d.event_type, d.attempt, d.status, d.error, d.duration_ms, d.outcome, d.created_at,
+         e.order_id, e.product_id
+       FROM webhook_deliveries AS d LEFT JOIN events AS e ON e.id = d.event_id
+       WHERE d.endpoint_id = ? ORDER BY d.id DESC LIMIT ?`,
       endpointId,
       limit,
     ),
@@ -75,6 +77,9 @@ export async function listDeliveries(db: DB, endpointId: number, limit: number) 
   return attempts.results.map((r) => ({
     event_id: r.event_id as string,
     event_type: r.event_type as string,
+    // What the event is about, so a list names it (null for a test delivery).
+    order_id: (r.order_id as number | null) ?? null,
+    product_id: (r.product_id as number | null) ?? null,
     attempt: r.attempt as number,
     status: (r.status as number | null) ?? null,
     error: (r.error as string | null) ?? null,
@@ -82,4 +87,19 @@ export async function listDeliveries(db: DB, endpointId: number, limit: number) 
     outcome: r.outcome as string,
     created_at: iso(r.created_at) as string,
   }));
+}
+
+/**
+ * Sends one event to one endpoint again (the admin's Resend): a delivery job on the retry queue,
+ * which attempts it at once and records the attempt like any other. False when the endpoint or
+ * the event (a test delivery is no event) is unknown.
+ */
+export async function resendEvent(db: DB, retries: Queue, endpointId: number, eventId: string) {
+  const [endpoint, event] = await runBatch(db, [
+    stmt(db, "SELECT id FROM webhook_endpoints WHERE id = ?", endpointId),
+    stmt(db, "SELECT id FROM events WHERE id = ?", eventId),
+  ]);
+  if (!endpoint.results.length || !event.results.length) return false;
+  await retries.send({ event_id: eventId, endpoint_id: endpointId, attempt: 1 });
+  return true;
 }

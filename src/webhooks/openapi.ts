@@ -43,6 +43,8 @@ export const deliveryList = z.object({
     z.object({
       event_id: z.string().meta({ description: "The event's id: the webhook-id header of every attempt." }),
       event_type: eventType,
+      order_id: idInt.nullable().meta({ description: "The order the event is about (order events)." }),
+      product_id: idInt.nullable().meta({ description: "The product the event is about (product events)." }),
       attempt: z.number().int().min(1).max(MAX_ATTEMPTS),
       status: z.number().int().nullable().meta({ description: "The receiver's HTTP status; null with error." }),
       error: z.string().nullable().meta({ description: "Why no status: a timeout, a network error." }),
@@ -279,6 +281,39 @@ export const webhooksPaths = {
         },
         "400": error("Invalid id."),
         "404": error("No such endpoint."),
+        ...AUTH,
+      },
+    },
+  },
+  "/v1/webhooks/{id}/events/{event_id}/resend": {
+    post: {
+      operationId: "resendWebhookEvent",
+      tags: ["webhooks"],
+      summary: "Send one event to one endpoint again (a new delivery, retried as usual)",
+      description:
+        "Queues a delivery of the event (its webhook-id unchanged, so a receiver that deduplicates ignores it " +
+        "if it had it) to this endpoint, attempt 1 and the usual retries; it shows in the deliveries when made. " +
+        "data is the object as it is then.",
+      "x-idempotency": false,
+      parameters: [
+        idParam,
+        { name: "event_id", in: "path", required: true, schema: { type: "string", maxLength: 64 } },
+      ],
+      responses: {
+        "202": {
+          description: "Queued.",
+          content: json({
+            type: "object",
+            required: ["queued", "event_id", "endpoint_id"],
+            properties: {
+              queued: { type: "boolean", const: true },
+              event_id: { type: "string" },
+              endpoint_id: { type: "integer" },
+            },
+          }),
+        },
+        "400": error("Invalid id."),
+        "404": error("No such endpoint, or no such event (a test delivery cannot be resent)."),
         ...AUTH,
       },
     },

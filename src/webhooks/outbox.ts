@@ -7,16 +7,9 @@ import { stmt } from "../platform/d1";
 // calls `dispatch` to hand the events to the delivery queue. A lost send loses nothing: the
 // scheduled sweep re-sends events still undispatched a few minutes later.
 
-export const EVENT_TYPES = [
-  "order.created",
-  "order.new",
-  "order.done",
-  "order.cancelled",
-  "product.add",
-  "product.update",
-  "product.delete",
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+import type { EventType } from "./events";
+
+export { EVENT_TYPES, type EventType } from "./events";
 
 /**
  * An event a write batch will record. The resource is named by id, or, for a row the same batch

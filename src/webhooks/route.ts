@@ -6,7 +6,7 @@ import { ApiError } from "../platform/errors";
 import { id } from "../platform/fields";
 import { parseItem } from "../platform/validate";
 import { zv } from "../platform/zv";
-import { createEndpoint, deleteEndpoint, listDeliveries, listEndpoints } from "./endpoints";
+import { createEndpoint, deleteEndpoint, listDeliveries, listEndpoints, resendEvent } from "./endpoints";
 import { deliveriesQuery, endpointCreate, MAX_ENDPOINTS } from "./schema";
 import { testEndpoint } from "./test";
 import { normaliseUrl } from "./url";
@@ -44,4 +44,15 @@ export const webhooksRoute = new Hono<AppEnv>()
     const deliveries = await listDeliveries(c.var.db, id, c.req.valid("query").limit ?? 50);
     if (!deliveries) throw new ApiError(404, `webhook ${id} not found`);
     return c.json({ deliveries });
-  });
+  })
+  .post(
+    "/:id/events/:event_id/resend",
+    zv("param", z.object({ id, event_id: z.string().min(1).max(64) })),
+    async (c) => {
+      const { id, event_id } = c.req.valid("param");
+      if (!(await resendEvent(c.var.db, c.env.RETRIES, id, event_id))) {
+        throw new ApiError(404, `no event ${event_id} for webhook ${id}`);
+      }
+      return c.json({ queued: true, event_id, endpoint_id: id }, 202);
+    },
+  );

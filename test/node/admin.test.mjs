@@ -100,9 +100,9 @@ async function review(/** @type {string} */ name) {
   }
 }
 
-test("the first load is small: under 150 KB gzip", async () => {
+test("the first load is small: under 50 KB gzip", async () => {
   const bytes = await firstLoadBytes();
-  assert.ok(bytes < 150 * 1024, `${bytes} bytes`);
+  assert.ok(bytes < 50 * 1024, `${bytes} bytes`);
 });
 
 test("/admin is served with a strict Content-Security-Policy, from the static assets", async () => {
@@ -138,10 +138,11 @@ test("the sign-in page, by keyboard: the key goes nowhere but the session cookie
   assert.deepEqual([session.httpOnly, session.secure, session.sameSite, session.path], [true, true, "Strict", "/"]);
 });
 
-test("orders: filter by status, search by e-mail, name and id, page through", async () => {
+test("orders: count, search by e-mail, name, id and SKU, views, page through", async () => {
   await d.go("#/orders", "Orders");
   // Newest first, 25 a page: the first orders are on the second page.
   await d.waitText(`#${orders.anna + 28}`);
+  await d.waitText("29 orders");
   assert.ok(!(await d.text()).includes(`#${orders.anna}\t`));
   await d.clickText("button", "Next");
   await d.waitText(`#${orders.anna}`);
@@ -154,11 +155,14 @@ test("orders: filter by status, search by e-mail, name and id, page through", as
     await page.waitFor(`document.querySelectorAll("tbody tr").length === 1`, 20_000);
     assert.match(await d.text(), new RegExp(`#${orders.anna}`));
   }
+  await d.fill(`document.querySelector("#search")`, "adm-mug");
+  await d.clickText("button", "Search");
+  await d.waitText("3 orders");
   await d.fill(`document.querySelector("#search")`, "");
   await d.clickText("button", "Search");
-  await d.choose(`document.querySelector("#status")`, "cancelled");
+  await d.clickText(".views a", "Cancelled");
   await d.waitText("No orders match.");
-  await d.choose(`document.querySelector("#status")`, "unpaid");
+  await d.clickText(".views a", "Unpaid");
   await page.waitFor(`document.querySelectorAll("tbody tr").length === 25`, 20_000);
   const shown = await page.evaluate(
     `[...new Set([...document.querySelectorAll("tbody .badge")].map((b) => b.textContent))]`,
@@ -176,16 +180,17 @@ test("an order: lines, customer, totals, history; edit its lines; the API's refu
   await review("order");
   await d.width(1280);
   // By keyboard: Tab from the top of the page reaches every control, in order.
-  const controls = await page.evaluate(
-    `document.querySelectorAll("a[href], button:not([disabled]), input, select, [tabindex='0']").length`,
-  );
+  // Every control a person can reach: a closed menu's buttons are not (its summary is).
+  const CONTROLS = `[...document.querySelectorAll("a[href], button:not([disabled]), input, select, summary, [tabindex='0']")]
+    .filter((e) => e.checkVisibility())`;
+  const controls = await page.evaluate(`${CONTROLS}.length`);
   await page.evaluate(`window.focused = new Set();
     document.addEventListener("focusin", (e) => window.focused.add(e.target));
     document.querySelector("a[href]").focus()`);
   for (let i = 1; i < controls; i++) await d.press("Tab");
-  const missed =
-    await page.evaluate(`[...document.querySelectorAll("a[href], button:not([disabled]), input, select, [tabindex='0']")]
-    .filter((e) => !window.focused.has(e)).map((e) => e.outerHTML.slice(0, 80))`);
+  const missed = await page.evaluate(
+    `${CONTROLS}.filter((e) => !window.focused.has(e)).map((e) => e.outerHTML.slice(0, 80))`,
+  );
   assert.deepEqual(missed, [], "every control takes the focus");
   // Too many for the stock: the API's own words.
   await d.fill(`document.querySelector("input.qty")`, "50");
@@ -217,7 +222,7 @@ test("an order: pay, then ship with a tracking number", async () => {
   const order = await call("GET", `/v1/orders/${orders.anna}`);
   assert.equal(order.status, "done");
   assert.deepEqual(order.shipping_info, { trackingnumber: "230491712300", company: "DHL" });
-  assert.match(await d.text(), /Shipped \(done\)/);
+  assert.match(await d.text(), /Shipped .* by API_KEY \(admin\)/);
 });
 
 test("an order: cancel with restock, and another without", async () => {
@@ -311,6 +316,10 @@ test("webhooks: add an endpoint, send a test, see its deliveries with status and
   assert.match(row, /product\.update/);
   assert.match(row, /\b204\b/);
   assert.match(row, /\d+ ms/);
+  // The delivery names its product, and can be sent again.
+  assert.match(row, new RegExp(`product\\.update product ${products["ADM-CAP"].product_id}`));
+  await d.clickText(".card tbody button", "Resend");
+  await d.waitText("Sent product.update again");
   await review("webhooks");
   await d.width(1280);
   await d.clickText("button", "Remove…");
@@ -377,11 +386,18 @@ test("no CSP violation or script error on any page", () => {
     .filter((e) => e.method === "Network.requestWillBeSent")
     .map((e) => /** @type {string} */ (e.params.request.url))
     .filter((u) => !u.startsWith(`${server.base}/`));
-  assert.deepEqual(foreign, []);
+  // A CSV export is a download of a blob: URL the page made itself; a date field's calendar icon
+  // is Chromium's own data: image.
+  assert.deepEqual(
+    foreign.filter((u) => !u.startsWith("blob:") && !u.startsWith("data:")),
+    [],
+  );
   // The admin called nothing but /v1 and its own files.
   const calls = page.events
     .filter((e) => e.method === "Network.requestWillBeSent")
-    .map((e) => new URL(e.params.request.url).pathname)
+    .map((e) => /** @type {string} */ (e.params.request.url))
+    .filter((u) => u.startsWith(`${server.base}/`))
+    .map((u) => new URL(u).pathname)
     .filter((p) => !p.startsWith("/admin"));
   assert.ok(
     calls.every((p) => p.startsWith("/v1/")),
@@ -392,7 +408,8 @@ test("no CSP violation or script error on any page", () => {
 test("sign-out ends the session on the server at once", async () => {
   const { cookies } = await page.send("Network.getCookies", { urls: [server.base] });
   const cookie = cookies.find((/** @type {any} */ c) => c.name === "__Host-session");
-  await d.clickText("button", "Sign out");
+  await d.clickText("summary", "Sign out");
+  await d.clickText("button", "This browser");
   await page.waitFor(`document.querySelector("#key")`, 20_000);
   assert.match(await d.text(), /Signed out\./);
   // The old cookie, replayed, is refused: the session ended in D1, not just in the browser.

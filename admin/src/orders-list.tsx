@@ -1,0 +1,432 @@
+// The order list (docs/admin.md, "Orders"): quick views, a created range, sort, search, the
+// total count, all kept in the page's address (so Back and a reload restore them); rows selected
+// for bulk Mark paid, Ship, Cancel and Export CSV. At 360 px each order is a card.
+import { useState } from "preact/hooks";
+import { api, can } from "./api";
+import type { OrderRow } from "./types";
+import { Message, money, Title, useAction, useLoad, when } from "./ui";
+
+const PAGE = 25;
+
+/** The quick views: each a set of the list's parameters (docs/orders.md, "Finding orders"). */
+const VIEWS: { id: string; label: string; params: () => Record<string, string> }[] = [
+  { id: "", label: "All", params: () => ({}) },
+  {
+    id: "today",
+    label: "Today",
+    params: () => ({ created_from: localTime(new Date().toISOString().slice(0, 10), false) }),
+  },
+  { id: "unpaid", label: "Unpaid", params: () => ({ status: "unpaid" }) },
+  { id: "to_ship", label: "To ship", params: () => ({ status: "paid" }) },
+  { id: "invoice", label: "Shipped unpaid", params: () => ({ status: "done", paid: "false" }) },
+  { id: "cancelled", label: "Cancelled", params: () => ({ status: "cancelled" }) },
+];
+
+const SORTS: Record<string, [string, string, string]> = {
+  new: ["Newest first", "date", "desc"],
+  old: ["Oldest first", "date", "asc"],
+  high: ["Total, highest first", "price", "desc"],
+  low: ["Total, lowest first", "price", "asc"],
+};
+
+/** A local calendar day's first (or last) moment as ISO 8601 with this browser's offset. */
+function localTime(day: string, end: boolean): string {
+  const d = new Date(`${day}T${end ? "23:59:59.999" : "00:00:00"}`);
+  const off = -d.getTimezoneOffset();
+  const hh = String(Math.floor(Math.abs(off) / 60)).padStart(2, "0");
+  const mm = String(Math.abs(off) % 60).padStart(2, "0");
+  return `${day}T${end ? "23:59:59.999" : "00:00:00"}${off < 0 ? "-" : "+"}${hh}:${mm}`;
+}
+
+/** The list's address: the filters live in the hash, so Back and the order page's link return to them. */
+export let ordersListHash = "#/orders";
+const go = (q: URLSearchParams) => {
+  for (const [k, v] of [...q]) if (!v) q.delete(k);
+  location.hash = `#/orders${q.size ? `?${q}` : ""}`;
+};
+
+/** An order's state in the merchant's words: shipped orders never paid are on invoice. */
+export function orderState(status: string, datePaid: string | null): { name: string; label: string } {
+  const name = ({ "-1": "unpaid", 1: "paid", 2: "done", 3: "cancelled" } as Record<string, string>)[status] ?? status;
+  if (name === "done") return datePaid ? { name, label: "shipped" } : { name: "invoice", label: "shipped, unpaid" };
+  return { name, label: name };
+}
+
+export function OrdersPage({ query }: { query: URLSearchParams }) {
+  ordersListHash = `#/orders${query.size ? `?${query}` : ""}`;
+  const view = VIEWS.find((v) => v.id === (query.get("view") ?? "")) ?? VIEWS[0];
+  const sort = SORTS[query.get("sort") ?? "new"] ?? SORTS.new;
+  const offset = Number(query.get("offset") ?? 0) || 0;
+  const from = query.get("from") ?? "";
+  const to = query.get("to") ?? "";
+  const q = query.get("q") ?? "";
+  const [search, setSearch] = useState(q);
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const key = query.toString();
+  const list = useLoad(() => {
+    const p = new URLSearchParams({
+      include_details: "true",
+      count: "true",
+      limit: String(PAGE),
+      offset: String(offset),
+      order_by: sort[1],
+      sort_order: sort[2],
+      ...view.params(),
+    });
+    if (from) p.set("created_from", localTime(from, false));
+    if (to) p.set("created_to", localTime(to, true));
+    if (q) p.set("search", q);
+    return api<OrderRow[]>("GET", `/v1/orders?${p}`).then((r) => ({
+      rows: r.body,
+      total: Number(r.headers.get("x-total-count") ?? r.body.length),
+    }));
+  }, [key]);
+  const set = (changes: Record<string, string>) => {
+    const next = new URLSearchParams(query);
+    for (const [k, v] of Object.entries(changes)) next.set(k, v);
+    if (!("offset" in changes)) next.delete("offset");
+    setSelected(new Set());
+    go(next);
+  };
+  const { data, error, loading } = list;
+  const rows = data?.rows ?? [];
+  const chosen = rows.filter((o) => selected.has(o.order_id));
+  const toggle = (id: string, on: boolean) => {
+    const next = new Set(selected);
+    if (on) next.add(id);
+    else next.delete(id);
+    setSelected(next);
+  };
+  return (
+    <>
+      <Title>Orders</Title>
+      <nav class="views" aria-label="Views">
+        {VIEWS.map((v) => (
+          <a href={`#/orders${v.id ? `?view=${v.id}` : ""}`} aria-current={v === view ? "page" : undefined}>
+            {v.label}
+          </a>
+        ))}
+      </nav>
+      <search>
+        <form
+          class="filters"
+          onSubmit={(e) => {
+            e.preventDefault();
+            set({ q: search.trim() });
+          }}
+        >
+          <div>
+            <label for="search">Order number, name, e-mail or SKU</label>
+            <input id="search" type="search" value={search} onInput={(e) => setSearch(e.currentTarget.value)} />
+          </div>
+          <button type="submit">Search</button>
+          <div>
+            <label for="from">Created from</label>
+            <input id="from" type="date" value={from} onChange={(e) => set({ from: e.currentTarget.value })} />
+          </div>
+          <div>
+            <label for="to">to</label>
+            <input id="to" type="date" value={to} onChange={(e) => set({ to: e.currentTarget.value })} />
+          </div>
+          <div>
+            <label for="sort">Sort</label>
+            <select id="sort" value={query.get("sort") ?? "new"} onChange={(e) => set({ sort: e.currentTarget.value })}>
+              {Object.entries(SORTS).map(([id, [label]]) => (
+                <option value={id}>{label}</option>
+              ))}
+            </select>
+          </div>
+        </form>
+      </search>
+      <Message error={error} />
+      {loading && <p role="status">Loading…</p>}
+      {data && (
+        <p class="count" role="status">
+          {data.total === 1 ? "1 order" : `${data.total} orders`}
+          {data.total > 0 && ` · showing ${offset + 1}–${offset + rows.length}`}
+        </p>
+      )}
+      {data && rows.length > 0 && <Bulk orders={chosen} reload={list.reload} clear={() => setSelected(new Set())} />}
+      {data && rows.length > 0 && (
+        <table class="list orders">
+          <caption class="sr-only">Orders, {sort[0].toLowerCase()}</caption>
+          <thead>
+            <tr>
+              <th scope="col">
+                <input
+                  type="checkbox"
+                  aria-label="Select every order on this page"
+                  checked={chosen.length === rows.length}
+                  onChange={(e) => setSelected(new Set(e.currentTarget.checked ? rows.map((o) => o.order_id) : []))}
+                />
+              </th>
+              <th scope="col">Order</th>
+              <th scope="col">Date</th>
+              <th scope="col">Customer</th>
+              <th scope="col">Status</th>
+              <th scope="col" class="num">
+                Total
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((o) => {
+              const st = orderState(o.status, o.date_paid);
+              return (
+                <tr class={selected.has(o.order_id) ? "selected" : ""}>
+                  <td class="pick">
+                    <input
+                      type="checkbox"
+                      aria-label={`Select order #${o.order_id}`}
+                      checked={selected.has(o.order_id)}
+                      onChange={(e) => toggle(o.order_id, e.currentTarget.checked)}
+                    />
+                  </td>
+                  <td data-label="Order">
+                    <a href={`#/orders/${o.order_id}`}>#{o.order_id}</a>
+                  </td>
+                  <td data-label="Date">{when(o.date_created)}</td>
+                  <td data-label="Customer">
+                    {o.customer.full_name || o.customer.email || <span class="muted">guest</span>}
+                    {o.customer.full_name && o.customer.email && (
+                      <>
+                        <br />
+                        <span class="muted">{o.customer.email}</span>
+                      </>
+                    )}
+                  </td>
+                  <td data-label="Status">
+                    <span class={`badge status-${st.name}`}>{st.label}</span>
+                  </td>
+                  <td data-label="Total" class="num">
+                    {money(o.total_amount, o.currency)}
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
+      {data && rows.length === 0 && <p>No orders match.</p>}
+      {data && (offset > 0 || offset + rows.length < data.total) && (
+        <nav class="pager" aria-label="Pages">
+          <button
+            type="button"
+            disabled={offset === 0}
+            onClick={() => set({ offset: String(Math.max(0, offset - PAGE)) })}
+          >
+            Previous
+          </button>
+          <button
+            type="button"
+            disabled={offset + rows.length >= data.total}
+            onClick={() => set({ offset: String(offset + PAGE) })}
+          >
+            Next
+          </button>
+        </nav>
+      )}
+    </>
+  );
+}
+
+/** What a packer or an accountant needs, one row per order line. */
+const CSV_COLUMNS = [
+  "order",
+  "date",
+  "status",
+  "paid",
+  "customer",
+  "email",
+  "phone",
+  "ship_to",
+  "address",
+  "zipcode",
+  "city",
+  "country",
+  "shipping",
+  "tracking",
+  "sku",
+  "item",
+  "variant",
+  "qty",
+  "unit_price",
+  "line_total",
+  "order_total",
+  "tax",
+  "currency",
+  "payment",
+];
+
+const cell = (v: string | number) => {
+  const s = String(v);
+  // Quoted when needed (RFC 4180); a leading = + - @ is text, not a spreadsheet formula (a
+  // phone number such as +46701234567 stays as it is).
+  const safe = /^[=+\-@]/.test(s) && !/^[+-][\d\s]+$/.test(s) ? `'${s}` : s;
+  return /[",\n\r]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
+};
+
+export function ordersCsv(orders: OrderRow[]): string {
+  const lines = [CSV_COLUMNS.join(",")];
+  for (const o of orders) {
+    const to = o.customer.shipping_details;
+    for (const l of o.products) {
+      const row = [
+        o.order_id,
+        o.date_created,
+        orderState(o.status, o.date_paid).label,
+        o.date_paid ? "yes" : "no",
+        o.customer.full_name,
+        o.customer.email,
+        o.customer.phone,
+        to.full_name || to.company_name,
+        [to.address, to.address2].filter(Boolean).join(", "),
+        to.zipcode,
+        to.city,
+        to.country,
+        o.shipping_name,
+        o.tracking_number,
+        l.sku,
+        l.title,
+        l.variant,
+        l.qty,
+        l.price,
+        (Math.round(Number(l.price) * 100 * l.qty) / 100).toFixed(2),
+        o.total_amount,
+        o.tax_amount,
+        o.currency,
+        o.paymethod.method,
+      ];
+      lines.push(row.map(cell).join(","));
+    }
+  }
+  return `${lines.join("\r\n")}\r\n`;
+}
+
+function download(name: string, text: string) {
+  const a = document.createElement("a");
+  a.href = URL.createObjectURL(new Blob([text], { type: "text/csv;charset=utf-8" }));
+  a.download = name;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
+}
+
+type Results = { results: Record<string, { success: boolean; errors: string[] }> };
+
+/** The selected orders' actions: each only on the orders whose state allows it; the rest are named. */
+function Bulk({ orders, reload, clear }: { orders: OrderRow[]; reload: () => Promise<void>; clear: () => void }) {
+  const action = useAction();
+  const [cancelling, setCancelling] = useState(false);
+  const [reason, setReason] = useState("");
+  const writable = can("orders:write");
+  const states = orders.map((o) => orderState(o.status, o.date_paid).name);
+  const unpaid = orders.filter((_, i) => states[i] === "unpaid");
+  const paid = orders.filter((_, i) => states[i] === "paid");
+  const open = orders.filter((_, i) => states[i] !== "cancelled");
+  const shipped = open.some((o) => o.status === "2");
+  const [restock, setRestock] = useState(true);
+  const change = (targets: OrderRow[], body: Record<string, unknown>, done: string) =>
+    action.run(
+      async () => {
+        // One PUT for all of them (at most a page, 25): each element answers for itself.
+        const r = await fetchPartial(targets.map((o) => ({ order_id: Number(o.order_id), ...body })));
+        const refused = Object.values(r.results).filter((x) => !x.success);
+        const skipped = orders.length - targets.length;
+        clear();
+        setCancelling(false);
+        await reload();
+        if (refused.length)
+          throw new Error(`${refused.length} refused: ${refused.flatMap((x) => x.errors).join("; ")}`);
+        return skipped;
+      },
+      `${done} ${targets.length} ${targets.length === 1 ? "order" : "orders"}${orders.length > targets.length ? ` (${orders.length - targets.length} skipped: not in a state for it)` : ""}.`,
+    );
+  if (!orders.length)
+    return (
+      <>
+        <Message error={action.error} ok={action.ok} />
+        <p class="hint">Select orders to pay, ship, cancel or export several at once.</p>
+      </>
+    );
+  return (
+    <section class="bulk" aria-label="Selected orders">
+      <p>
+        <strong>{orders.length} selected</strong>
+      </p>
+      <div class="row">
+        {writable && (
+          <>
+            <button
+              type="button"
+              disabled={action.busy || !unpaid.length}
+              onClick={() => change(unpaid, { status: "paid" }, "Marked paid:")}
+            >
+              Mark paid ({unpaid.length})
+            </button>
+            <button
+              type="button"
+              disabled={action.busy || !paid.length}
+              onClick={() => change(paid, { status: "done" }, "Shipped:")}
+            >
+              Ship paid ({paid.length})
+            </button>
+            <button
+              type="button"
+              class="danger"
+              disabled={!open.length}
+              onClick={() => {
+                setRestock(!shipped);
+                setCancelling(true);
+              }}
+            >
+              Cancel… ({open.length})
+            </button>
+          </>
+        )}
+        <button
+          type="button"
+          onClick={() => download(`orders-${new Date().toISOString().slice(0, 10)}.csv`, ordersCsv(orders))}
+        >
+          Export CSV
+        </button>
+      </div>
+      {cancelling && (
+        <fieldset>
+          <legend>Cancel {open.length} orders?</legend>
+          <div>
+            <label for="bulk-reason">Reason{shipped ? "" : " (optional)"}</label>
+            <input id="bulk-reason" maxlength={255} value={reason} onInput={(e) => setReason(e.currentTarget.value)} />
+          </div>
+          <label class="check">
+            <input type="checkbox" checked={restock} onChange={(e) => setRestock(e.currentTarget.checked)} /> Put the
+            items back in stock{shipped ? " (some were shipped: only if they came back)" : ""}
+          </label>
+          <button
+            type="button"
+            class="danger"
+            disabled={action.busy || (shipped && !reason.trim())}
+            onClick={() =>
+              change(open, { status: "cancelled", restock, cancel_reason: reason.trim() || undefined }, "Cancelled:")
+            }
+          >
+            Cancel the orders
+          </button>
+          <button type="button" onClick={() => setCancelling(false)}>
+            Keep them
+          </button>
+        </fieldset>
+      )}
+      <Message error={action.error} ok={action.ok} />
+    </section>
+  );
+}
+
+async function fetchPartial(body: unknown[]): Promise<Results> {
+  try {
+    return (await api<Results>("PUT", "/v1/orders", body)).body;
+  } catch (e) {
+    // Every element refused: the answer's results still say why, element by element.
+    const errors = (e as { errors?: string[] }).errors ?? [(e as Error).message];
+    return { results: { all: { success: false, errors } } };
+  }
+}

@@ -1,0 +1,451 @@
+// One order and its actions (docs/admin.md, "Orders"): pay, ship (an unpaid order only with
+// the explicit "ship unpaid (invoice)" choice), cancel with a reason and a restock choice that is
+// not pre-ticked once shipped, edit the lines of an unpaid order; each offered only when the key's
+// scopes and the order's state allow it. Its history says who did what.
+import { useState } from "preact/hooks";
+import { api, can } from "./api";
+import { orderState, ordersListHash } from "./orders-list";
+import type { Address, Order } from "./types";
+import { Message, money, Title, useAction, useDirty, useLoad, when } from "./ui";
+
+const who = (c: Address | null) => [c?.firstname, c?.lastname].filter(Boolean).join(" ");
+const address = (d: Address | null) =>
+  d &&
+  [who(d), d.company, d.address, d.address2, [d.zipcode, d.city].filter(Boolean).join(" "), d.country].filter(Boolean);
+
+export function OrderPage({ id }: { id: string }) {
+  const { data: o, error, reload } = useLoad(() => api<Order>("GET", `/v1/orders/${id}`).then((r) => r.body), [id]);
+  const action = useAction();
+  const change: Change = (body, ok, label) =>
+    action.run(
+      async () => {
+        await api("PUT", "/v1/orders", [{ order_id: Number(id), ...body }]);
+        await reload();
+        return true;
+      },
+      ok,
+      (path) => label?.(path) ?? FIELDS[path],
+    );
+  if (error)
+    return (
+      <>
+        <Title>Order #{id}</Title>
+        <Message error={error} />
+        <p>
+          <a href={ordersListHash}>Back to orders</a>
+        </p>
+      </>
+    );
+  if (!o) return <p role="status">Loading…</p>;
+  const writable = can("orders:write");
+  const st = orderState(o.status, o.date_paid);
+  const billing = address(o.customer.billing_details);
+  const shipping = address(o.customer.shipping_details);
+  return (
+    <>
+      <p class="back">
+        <a href={ordersListHash}>← Orders</a>
+      </p>
+      <Title>
+        Order #{o.order_id} <span class={`badge status-${st.name}`}>{st.label}</span>
+      </Title>
+      <Message error={action.error} ok={action.ok} />
+      {o.status !== "cancelled" && writable && (
+        <Actions key={o.updated_at} order={o} busy={action.busy} change={change} />
+      )}
+      <section aria-labelledby="lines-h">
+        <h2 id="lines-h">Lines</h2>
+        {o.status === "unpaid" && writable ? (
+          <LinesEditor key={o.updated_at} order={o} busy={action.busy} change={change} />
+        ) : (
+          <Lines order={o} />
+        )}
+        <dl class="totals">
+          <dt>Subtotal</dt>
+          <dd>{money(o.subtotal, o.currency)}</dd>
+          <dt>Shipping{o.shipping.name ? ` (${o.shipping.name})` : ""}</dt>
+          <dd>{money(o.shipping.price, o.currency)}</dd>
+          {o.discount > 0 && (
+            <>
+              <dt>Discount</dt>
+              <dd>−{money(o.discount, o.currency)}</dd>
+            </>
+          )}
+          {o.tax.map((t) => (
+            <>
+              <dt>Tax {t.rate} % (included)</dt>
+              <dd>{money(t.amount, o.currency)}</dd>
+            </>
+          ))}
+          <dt class="total">Total</dt>
+          <dd class="total">{money(o.total, o.currency)}</dd>
+        </dl>
+      </section>
+      <div class="cols">
+        <section aria-labelledby="customer-h">
+          <h2 id="customer-h">Customer</h2>
+          <p>
+            {o.customer.email ?? <span class="muted">guest, no e-mail</span>}
+            {o.customer.phone && (
+              <>
+                <br />
+                {o.customer.phone}
+              </>
+            )}
+          </p>
+          {billing && (
+            <>
+              <h3>Billing address</h3>
+              <p>
+                {billing.map((l) => (
+                  <>
+                    {l}
+                    <br />
+                  </>
+                ))}
+              </p>
+            </>
+          )}
+          {shipping && (
+            <>
+              <h3>Shipping address</h3>
+              <p>
+                {shipping.map((l) => (
+                  <>
+                    {l}
+                    <br />
+                  </>
+                ))}
+              </p>
+            </>
+          )}
+          {o.customer.note && (
+            <>
+              <h3>Note</h3>
+              <p>{o.customer.note}</p>
+            </>
+          )}
+          <h3>Payment</h3>
+          <p>
+            {o.payment.method ?? "—"}
+            {o.payment.transaction_id && ` · ${o.payment.transaction_id}`}
+          </p>
+        </section>
+        <section aria-labelledby="history-h">
+          <h2 id="history-h">History</h2>
+          <ol class="history">
+            <li>
+              Created <time>{when(o.created_at)}</time>
+              {o.key && <span class="muted"> by key {o.key.name}</span>}
+            </li>
+            {o.history.map((h) => (
+              <li>
+                {CHANGES[h.change] ?? h.change} <time>{when(h.at)}</time>
+                {h.change === "cancelled" && (
+                  <>
+                    {h.reason && `: ${h.reason}`}
+                    {h.restock === null ? "" : h.restock ? "; stock returned" : "; stock not returned"}
+                  </>
+                )}
+                <span class="muted">
+                  {" "}
+                  by {h.key.name ?? "a deleted key"}
+                  {h.via === "session" ? " (admin)" : " (API)"}
+                </span>
+              </li>
+            ))}
+            {o.date_cancelled && !o.history.some((h) => h.change === "cancelled") && (
+              <li>
+                Cancelled <time>{when(o.date_cancelled)}</time>
+                {o.cancel_reason && `: ${o.cancel_reason}`}
+              </li>
+            )}
+            {o.hold_expires_at && (
+              <li>
+                Cancelled if unpaid by <time>{when(o.hold_expires_at)}</time>
+              </li>
+            )}
+          </ol>
+          {(o.shipping_info.trackingnumber || o.shipping_info.company) && (
+            <>
+              <h3>Tracking</h3>
+              <p>
+                {o.shipping_info.company ?? ""} {o.shipping_info.trackingnumber ?? ""}
+              </p>
+            </>
+          )}
+        </section>
+      </div>
+    </>
+  );
+}
+
+const CHANGES: Record<string, string> = {
+  unpaid: "Marked unpaid",
+  paid: "Paid",
+  done: "Shipped",
+  cancelled: "Cancelled",
+  shipping: "Tracking set",
+  lines: "Lines edited",
+};
+
+/** The order's own fields as the page labels them, for refusals. */
+const FIELDS: Record<string, string> = {
+  "shipping_info.trackingnumber": "Tracking number",
+  "shipping_info.company": "Carrier",
+  cancel_reason: "Reason",
+};
+
+type Change = (
+  body: Record<string, unknown>,
+  ok: string,
+  label?: (path: string) => string | undefined,
+) => Promise<boolean | undefined>;
+type OrderProps = { order: Order; busy: boolean; change: Change };
+
+function Actions({ order, busy, change }: OrderProps) {
+  const [tracking, setTracking] = useState(order.shipping_info.trackingnumber ?? "");
+  const [company, setCompany] = useState(order.shipping_info.company ?? "");
+  const shipped = order.status === "done";
+  // Goods that left the shop come back only when the merchant says so.
+  const [restock, setRestock] = useState(!shipped);
+  const [reason, setReason] = useState("");
+  const [cancelling, setCancelling] = useState(false);
+  const [invoice, setInvoice] = useState(false);
+  const unpaid = order.status === "unpaid";
+  useDirty(
+    tracking !== (order.shipping_info.trackingnumber ?? "") ||
+      company !== (order.shipping_info.company ?? "") ||
+      reason !== "",
+  );
+  const ship = (e: Event) => {
+    e.preventDefault();
+    const info: { trackingnumber?: string; company?: string } = {};
+    if (tracking.trim()) info.trackingnumber = tracking.trim();
+    if (company.trim()) info.company = company.trim();
+    change(
+      { status: "done", shipping_info: info },
+      unpaid ? "Shipped unpaid: the invoice is still open." : "Marked shipped.",
+    );
+  };
+  return (
+    <section class="actions" aria-labelledby="actions-h">
+      <h2 id="actions-h" class="sr-only">
+        Actions
+      </h2>
+      {unpaid && (
+        <button type="button" disabled={busy} onClick={() => change({ status: "paid" }, "Marked paid.")}>
+          Mark paid
+        </button>
+      )}
+      {!shipped && (
+        <form class="ship" onSubmit={ship}>
+          <div>
+            <label for="tracking">Tracking number</label>
+            <input id="tracking" value={tracking} maxlength={255} onInput={(e) => setTracking(e.currentTarget.value)} />
+          </div>
+          <div>
+            <label for="company">Carrier</label>
+            <input id="company" value={company} maxlength={255} onInput={(e) => setCompany(e.currentTarget.value)} />
+          </div>
+          {unpaid && (
+            <label class="check">
+              <input type="checkbox" checked={invoice} onChange={(e) => setInvoice(e.currentTarget.checked)} /> Ship
+              unpaid (invoice)
+            </label>
+          )}
+          <button type="submit" disabled={busy || (unpaid && !invoice)}>
+            {unpaid ? "Ship unpaid" : "Mark shipped"}
+          </button>
+        </form>
+      )}
+      <div class="cancel">
+        {cancelling ? (
+          <fieldset>
+            <legend>Cancel order #{order.order_id}?</legend>
+            <div>
+              <label for="reason">Reason{shipped ? "" : " (optional)"}</label>
+              <input
+                id="reason"
+                maxlength={255}
+                required={shipped}
+                value={reason}
+                onInput={(e) => setReason(e.currentTarget.value)}
+              />
+            </div>
+            <label class="check">
+              <input type="checkbox" checked={restock} onChange={(e) => setRestock(e.currentTarget.checked)} /> Put the
+              items back in stock{shipped ? " (it was shipped: only if the goods came back)" : ""}
+            </label>
+            <button
+              type="button"
+              class="danger"
+              disabled={busy || (shipped && !reason.trim())}
+              onClick={() =>
+                change(
+                  { status: "cancelled", restock, ...(reason.trim() ? { cancel_reason: reason.trim() } : {}) },
+                  restock ? "Cancelled; stock returned." : "Cancelled; stock not returned.",
+                )
+              }
+            >
+              Cancel order
+            </button>
+            <button type="button" onClick={() => setCancelling(false)}>
+              Keep it
+            </button>
+          </fieldset>
+        ) : (
+          <button type="button" class="danger" onClick={() => setCancelling(true)}>
+            Cancel…
+          </button>
+        )}
+      </div>
+    </section>
+  );
+}
+
+function Lines({ order }: { order: Order }) {
+  return (
+    <div class="scroll" tabindex={0}>
+      <table class="list">
+        <thead>
+          <tr>
+            <th scope="col">Item</th>
+            <th scope="col">SKU</th>
+            <th scope="col" class="num">
+              Qty
+            </th>
+            <th scope="col" class="num">
+              Price
+            </th>
+            <th scope="col" class="num">
+              Total
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {order.products.map((l) => (
+            <tr>
+              <td>
+                {l.title}
+                {l.options.length > 0 && (
+                  <>
+                    {" "}
+                    <span class="muted">{l.options.map((o) => o.value).join(" / ")}</span>
+                  </>
+                )}
+              </td>
+              <td>{l.sku}</td>
+              <td class="num">{l.qty}</td>
+              <td class="num">{money(l.price)}</td>
+              <td class="num">{money(l.total)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** An unpaid order's lines, editable: quantities, removals and new lines go in one PUT. */
+function LinesEditor({ order, busy, change }: OrderProps) {
+  const [qty, setQty] = useState(() => order.products.map((l) => String(l.qty)));
+  const [sku, setSku] = useState("");
+  const [addQty, setAddQty] = useState("1");
+  useDirty(sku.trim() !== "" || qty.some((q, i) => q !== String(order.products[i].qty)));
+  const save = (e: Event) => {
+    e.preventDefault();
+    // Kept lines keep their unit price: only quantities change here.
+    const kept = order.products.map((l, i) => ({ l, qty: Number(qty[i]) })).filter(({ qty }) => qty > 0);
+    const products: Record<string, unknown>[] = kept.map(({ l, qty }) => ({
+      ...(l.variant_id ? { variant_id: l.variant_id } : l.product_id ? { product_id: l.product_id } : { sku: l.sku }),
+      qty,
+      price: l.price,
+    }));
+    // A refusal names products[i]: the line on screen it came from.
+    const names = kept.map(({ l }) => `Quantity of ${l.title}${l.sku ? ` (${l.sku})` : ""}`);
+    if (sku.trim()) {
+      products.push({ sku: sku.trim(), qty: Number(addQty) });
+      names.push(`New line ${sku.trim()}`);
+    }
+    change({ products }, "Lines saved.", (path) => {
+      const m = /^products\[(\d+)\](?:\.(\w+))?$/.exec(path);
+      return m ? names[Number(m[1])] : undefined;
+    });
+  };
+  return (
+    <form onSubmit={save}>
+      <div class="scroll" tabindex={0}>
+        <table class="list">
+          <thead>
+            <tr>
+              <th scope="col">Item</th>
+              <th scope="col">SKU</th>
+              <th scope="col" class="num">
+                Qty (0 removes)
+              </th>
+              <th scope="col" class="num">
+                Price
+              </th>
+              <th scope="col" class="num">
+                Total
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {order.products.map((l, i) => (
+              <tr>
+                <td>
+                  {l.title}
+                  {l.options.length > 0 && (
+                    <>
+                      {" "}
+                      <span class="muted">{l.options.map((o) => o.value).join(" / ")}</span>
+                    </>
+                  )}
+                </td>
+                <td>{l.sku}</td>
+                <td class="num">
+                  <input
+                    class="qty"
+                    type="number"
+                    min="0"
+                    max="100000"
+                    required
+                    aria-label={`Quantity of ${l.title} ${l.sku ?? ""}`}
+                    value={qty[i]}
+                    onInput={(e) => setQty(qty.map((q, j) => (j === i ? e.currentTarget.value : q)))}
+                  />
+                </td>
+                <td class="num">{money(l.price)}</td>
+                <td class="num">{money(l.total)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <fieldset class="add-line">
+        <legend>Add a line</legend>
+        <div>
+          <label for="add-sku">SKU</label>
+          <input id="add-sku" value={sku} onInput={(e) => setSku(e.currentTarget.value)} />
+        </div>
+        <div>
+          <label for="add-qty">Qty</label>
+          <input
+            id="add-qty"
+            class="qty"
+            type="number"
+            min="1"
+            max="100000"
+            value={addQty}
+            onInput={(e) => setAddQty(e.currentTarget.value)}
+          />
+        </div>
+      </fieldset>
+      <button type="submit" disabled={busy}>
+        Save lines
+      </button>
+    </form>
+  );
+}

@@ -1,0 +1,341 @@
+// Products: the list (search, stock at a glance, low stock marked per variant at a threshold the
+// merchant sets) and one product's edit form: title, price, stock, visibility, and its variants'
+// stock and prices, saved in one PUT. Prices take a decimal comma or point.
+import { useState } from "preact/hooks";
+import { api, can, currentSession } from "./api";
+import { Pager, SearchForm, usePagedList } from "./list";
+import type { Product, ProductRow, Variant } from "./types";
+import { Message, money, moneyInput, parseMoney, Title, useAction, useDirty, useLoad } from "./ui";
+
+const PAGE = 50;
+const LOW_KEY = "edge-store-admin-low-stock";
+/**
+ * At or below this many in stock, a product or variant is marked low (docs/admin.md,
+ * "Products"): 5 unless the merchant set another figure in this browser.
+ */
+export let LOW_STOCK = (() => {
+  const n = Number(localStorage.getItem(LOW_KEY) ?? "5");
+  return Number.isInteger(n) && n >= 0 ? n : 5;
+})();
+
+const currency = () => currentSession()?.currency ?? "";
+
+const Stock = ({ n }: { n: number | string }) => (
+  <span class={Number(n) <= LOW_STOCK ? "low" : ""}>
+    {n}
+    {Number(n) <= LOW_STOCK && (
+      <>
+        {" "}
+        <span class="badge low-badge">low</span>
+      </>
+    )}
+  </span>
+);
+
+export function ProductsPage() {
+  const list = usePagedList<ProductRow>("/v1/products", PAGE, { include_details: "true" });
+  const [low, setLow] = useState(String(LOW_STOCK));
+  const { data, error, loading } = list;
+  const lowOf = (p: ProductRow) => (p.variants ?? []).filter((v) => Number(v.qty) <= LOW_STOCK);
+  return (
+    <>
+      <Title>Products</Title>
+      <SearchForm list={list} id="psearch" label="Title, SKU or GTIN">
+        <div>
+          <label for="low">Low stock at or below</label>
+          <input
+            id="low"
+            class="qty"
+            type="number"
+            min={0}
+            value={low}
+            onInput={(e) => {
+              const v = e.currentTarget.value;
+              setLow(v);
+              if (/^\d+$/.test(v)) {
+                LOW_STOCK = Number(v);
+                localStorage.setItem(LOW_KEY, v);
+              }
+            }}
+          />
+        </div>
+      </SearchForm>
+      <Message error={error} />
+      {loading && <p role="status">Loading…</p>}
+      {data && (
+        <>
+          <div class="scroll" tabindex={0}>
+            <table class="list">
+              <caption class="sr-only">Products; stock of {LOW_STOCK} or less is marked low</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Product</th>
+                  <th scope="col">SKU</th>
+                  <th scope="col" class="num">
+                    Price
+                  </th>
+                  <th scope="col" class="num">
+                    Stock
+                  </th>
+                  <th scope="col">Visible</th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.rows.map((p) => (
+                  <tr class={Number(p.stock) <= LOW_STOCK || lowOf(p).length ? "row-low" : ""}>
+                    <td>
+                      <a href={`#/products/${p.id}`}>{p.title}</a>
+                      {p.hasVariants === "1" && (
+                        <>
+                          {" "}
+                          <span class="muted">(variants)</span>
+                        </>
+                      )}
+                    </td>
+                    <td>{p.sku}</td>
+                    <td class="num">{money(p.price, currency())}</td>
+                    <td class="num">
+                      <Stock n={p.stock} />
+                      {lowOf(p).map((v) => (
+                        <div class="low-variant">
+                          {variantName(v)}: <Stock n={v.qty} />
+                        </div>
+                      ))}
+                    </td>
+                    <td>{p.visible === "1" ? "yes" : "hidden"}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          {data.rows.length === 0 && <p>No products match.</p>}
+          <Pager list={list} />
+        </>
+      )}
+    </>
+  );
+}
+
+/** A listed variant's name: its option values, else its SKU. */
+const variantName = (v: NonNullable<ProductRow["variants"]>[number]) =>
+  v.values?.map((x) => x.val).join(" / ") || v.sku || `#${v.id}`;
+
+const optionText = (v: Variant) =>
+  [1, 2, 3, 4, 5]
+    .map((i) => v[`variant_option${i}_value`])
+    .filter(Boolean)
+    .join(" / ");
+
+export function ProductPage({ id }: { id: string }) {
+  const { data: p, error, reload } = useLoad(() => api<Product>("GET", `/v1/products/${id}`).then((r) => r.body), [id]);
+  // Kept here: the form below starts afresh from each saved version, the message stays.
+  const action = useAction();
+  if (error)
+    return (
+      <>
+        <Title>Product {id}</Title>
+        <Message error={error} />
+        <p>
+          <a href="#/products">Back to products</a>
+        </p>
+      </>
+    );
+  if (!p) return <p role="status">Loading…</p>;
+  return (
+    <>
+      <p class="back">
+        <a href="#/products">← Products</a>
+      </p>
+      <ProductForm key={p.updated_at} product={p} reload={reload} action={action} />
+    </>
+  );
+}
+
+function ProductForm({
+  product: p,
+  reload,
+  action,
+}: {
+  product: Product;
+  reload: () => Promise<void>;
+  action: ReturnType<typeof useAction>;
+}) {
+  const [title, setTitle] = useState(p.title);
+  const [price, setPrice] = useState(moneyInput(p.price));
+  const [stock, setStock] = useState(String(p.stock));
+  const [visible, setVisible] = useState(p.visible === 1);
+  const [variants, setVariants] = useState(() =>
+    p.variants.map((v) => ({ qty: String(v.qty), price: moneyInput(v.price) })),
+  );
+  const [invalid, setInvalid] = useState("");
+  useDirty(
+    title !== p.title ||
+      parseMoney(price) !== p.price.toFixed(2) ||
+      stock !== String(p.stock) ||
+      visible !== (p.visible === 1) ||
+      variants.some(
+        (v, i) => v.qty !== String(p.variants[i].qty) || parseMoney(v.price) !== p.variants[i].price.toFixed(2),
+      ),
+  );
+  /** The form's labels for the API's field paths, so a refusal names what is on screen. */
+  const label = (path: string) => {
+    const top: Record<string, string> = { title: "Title", price: "Price", stock: "Stock", visible: "Visible" };
+    if (top[path]) return top[path];
+    const m = /^variants\.update\[(\d+)\]\.(qty|price)$/.exec(path);
+    const v = m && sentVariants[Number(m[1])];
+    return v ? `${m[2] === "qty" ? "Stock" : "Price"} of ${optionText(v) || v.sku}` : undefined;
+  };
+  let sentVariants: Variant[] = [];
+  const writable = can("products:write");
+  const edit = (i: number, field: "qty" | "price", value: string) =>
+    setVariants(variants.map((v, j) => (j === i ? { ...v, [field]: value } : v)));
+  const save = (e: Event) => {
+    e.preventDefault();
+    // Only what changed is sent: one PUT for the product and all its variants.
+    const body: Record<string, unknown> = { product_id: p.product_id };
+    const prices = [price, ...variants.map((v) => v.price)].map(parseMoney);
+    const bad = prices.indexOf(undefined);
+    if (bad >= 0) {
+      const where = bad === 0 ? "Price" : `Price of ${optionText(p.variants[bad - 1]) || p.variants[bad - 1].sku}`;
+      setInvalid(`${where}: write an amount such as 399.50 or 399,50`);
+      return;
+    }
+    setInvalid("");
+    if (title !== p.title) body.title = title;
+    if (prices[0] !== p.price.toFixed(2)) body.price = prices[0];
+    if (p.variants.length === 0 && Number(stock) !== p.stock) body.stock = Number(stock);
+    if (visible !== (p.visible === 1)) body.visible = visible ? 1 : 0;
+    const update = p.variants
+      .map((v, i) => {
+        const u: Record<string, unknown> = { variant_id: v.variant_id };
+        if (Number(variants[i].qty) !== v.qty) u.qty = Number(variants[i].qty);
+        if (prices[i + 1] !== v.price.toFixed(2)) u.price = prices[i + 1];
+        return u;
+      })
+      .filter((u) => Object.keys(u).length > 1);
+    sentVariants = update.map((u) => p.variants.find((v) => v.variant_id === u.variant_id) as Variant);
+    if (update.length) body.variants = { update };
+    if (Object.keys(body).length === 1) return action.run(async () => {}, "Nothing changed.");
+    return action.run(
+      async () => {
+        await api("PUT", "/v1/products", body);
+        await reload();
+      },
+      "Saved.",
+      label,
+    );
+  };
+  return (
+    <>
+      <Title>{p.title}</Title>
+      <Message error={invalid || action.error} ok={invalid ? "" : action.ok} />
+      <form class="product" onSubmit={save}>
+        <fieldset disabled={!writable}>
+          <legend>Product {p.sku && <span class="muted">{p.sku}</span>}</legend>
+          <div>
+            <label for="title">Title</label>
+            <input id="title" required maxlength={255} value={title} onInput={(e) => setTitle(e.currentTarget.value)} />
+          </div>
+          <div>
+            <label for="price">Price</label>
+            <input
+              id="price"
+              inputmode="decimal"
+              required
+              aria-describedby="price-hint"
+              value={price}
+              onInput={(e) => setPrice(e.currentTarget.value)}
+            />
+            <p id="price-hint" class="hint">
+              In {currency() || "the store's currency"}; a decimal comma or point (399,50 or 399.50).
+            </p>
+          </div>
+          {p.variants.length === 0 ? (
+            <div>
+              <label for="stock">Stock</label>
+              <input
+                id="stock"
+                type="number"
+                step="1"
+                required
+                value={stock}
+                onInput={(e) => setStock(e.currentTarget.value)}
+              />
+            </div>
+          ) : (
+            <p class="hint">
+              Stock: <Stock n={p.stock} /> in all, set per variant below.
+            </p>
+          )}
+          <label class="check">
+            <input type="checkbox" checked={visible} onChange={(e) => setVisible(e.currentTarget.checked)} /> Visible in
+            the shop
+          </label>
+        </fieldset>
+        {p.variants.length > 0 && (
+          <div class="scroll" tabindex={0}>
+            <table class="list">
+              <caption>Variants</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Variant</th>
+                  <th scope="col">SKU</th>
+                  <th scope="col" class="num">
+                    Stock
+                  </th>
+                  <th scope="col" class="num">
+                    Price
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {p.variants.map((v, i) => (
+                  <tr class={v.qty <= LOW_STOCK ? "row-low" : ""}>
+                    <td>
+                      {optionText(v) || `#${v.variant_id}`}
+                      {v.qty <= LOW_STOCK && (
+                        <>
+                          {" "}
+                          <span class="badge low-badge">low</span>
+                        </>
+                      )}
+                    </td>
+                    <td>{v.sku}</td>
+                    <td class="num">
+                      <input
+                        class="qty"
+                        type="number"
+                        step="1"
+                        required
+                        disabled={!writable}
+                        aria-label={`Stock of ${optionText(v) || v.sku}`}
+                        value={variants[i].qty}
+                        onInput={(e) => edit(i, "qty", e.currentTarget.value)}
+                      />
+                    </td>
+                    <td class="num">
+                      <input
+                        class="price"
+                        inputmode="decimal"
+                        required
+                        disabled={!writable}
+                        aria-label={`Price of ${optionText(v) || v.sku}`}
+                        value={variants[i].price}
+                        onInput={(e) => edit(i, "price", e.currentTarget.value)}
+                      />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+        {writable && (
+          <button type="submit" disabled={action.busy}>
+            Save
+          </button>
+        )}
+      </form>
+    </>
+  );
+}

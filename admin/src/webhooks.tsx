@@ -1,0 +1,264 @@
+// Webhooks: the endpoints, each one's recent deliveries (status, response time, outcome), adding
+// one (its secret shown once) and removing one.
+import { useState } from "preact/hooks";
+// The Worker's own list, bundled in at build time, so the two never disagree.
+import { EVENT_TYPES as EVENTS } from "../../src/webhooks/events";
+import { api } from "./api";
+import type { Delivery, Webhook } from "./types";
+import { CopyButton, Message, Title, useAction, useLoad, when } from "./ui";
+
+export function WebhooksPage() {
+  const { data, error, reload } = useLoad(
+    () => api<{ webhooks: Webhook[] }>("GET", "/v1/webhooks").then((r) => r.body.webhooks),
+    [],
+  );
+  const [open, setOpen] = useState<number | null>(null);
+  return (
+    <>
+      <Title>Webhooks</Title>
+      <Message error={error} />
+      {data && (
+        <>
+          {data.length === 0 && <p>No endpoints yet.</p>}
+          <ul class="cards">
+            {data.map((w) => (
+              <li class="card">
+                <Endpoint
+                  w={w}
+                  open={open === w.id}
+                  toggle={() => setOpen(open === w.id ? null : w.id)}
+                  reload={reload}
+                />
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+      <AddEndpoint reload={reload} />
+    </>
+  );
+}
+
+function Endpoint({ w, open, toggle, reload }: { w: Webhook; open: boolean; toggle: () => void; reload: () => void }) {
+  const [confirm, setConfirm] = useState(false);
+  const [tests, setTests] = useState(0);
+  const action = useAction();
+  const test = () =>
+    action.run(async () => {
+      const { body: t } = await api<{ outcome: string; error?: string; status?: number }>(
+        "POST",
+        `/v1/webhooks/${w.id}/test`,
+      );
+      setTests(tests + 1);
+      if (!open) toggle();
+      if (t.outcome !== "delivered") throw new Error(`Test not delivered: ${t.error ?? `HTTP ${t.status}`}`);
+    }, "Test delivered.");
+  const remove = () =>
+    action.run(async () => {
+      await api("DELETE", `/v1/webhooks/${w.id}`);
+      await reload();
+    }, "Removed.");
+  return (
+    <>
+      <h2 class="url">{w.url}</h2>
+      <p>
+        <span class={`badge ${w.enabled ? "status-paid" : "status-cancelled"}`}>
+          {w.enabled ? "enabled" : "disabled"}
+        </span>{" "}
+        {w.format} · {w.events.join(", ")}
+        {w.disabled_reason && (
+          <>
+            <br />
+            Disabled: {w.disabled_reason}
+          </>
+        )}
+      </p>
+      <Message error={action.error} ok={action.ok} />
+      <div class="row">
+        <button type="button" aria-expanded={open} onClick={toggle}>
+          {open ? "Hide deliveries" : "Recent deliveries"}
+        </button>
+        <button type="button" disabled={action.busy} onClick={test}>
+          Send test
+        </button>
+        {confirm ? (
+          <>
+            <span>Remove this endpoint and its delivery log?</span>
+            <button type="button" class="danger" disabled={action.busy} onClick={remove}>
+              Remove
+            </button>
+            <button type="button" onClick={() => setConfirm(false)}>
+              Keep
+            </button>
+          </>
+        ) : (
+          <button type="button" class="danger" onClick={() => setConfirm(true)}>
+            Remove…
+          </button>
+        )}
+      </div>
+      {open && <Deliveries key={tests} id={w.id} />}
+    </>
+  );
+}
+
+function Deliveries({ id }: { id: number }) {
+  const { data, error, reload, loading } = useLoad(
+    () =>
+      api<{ deliveries: Delivery[] }>("GET", `/v1/webhooks/${id}/deliveries?limit=20`).then((r) => r.body.deliveries),
+    [id],
+  );
+  const action = useAction();
+  const resend = (d: Delivery) =>
+    action.run(async () => {
+      await api("POST", `/v1/webhooks/${id}/events/${d.event_id}/resend`);
+      setTimeout(reload, 1500);
+    }, `Sent ${d.event_type} again: its attempt shows here in a moment.`);
+  return (
+    <>
+      <Message error={error || action.error} ok={action.ok} />
+      <button type="button" class="link" disabled={loading} onClick={reload}>
+        Refresh
+      </button>
+      {data && data.length === 0 && <p>No deliveries yet.</p>}
+      {data && data.length > 0 && (
+        <div class="scroll" tabindex={0}>
+          <table class="list">
+            <caption class="sr-only">Recent deliveries, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">Event</th>
+                <th scope="col" class="num">
+                  Attempt
+                </th>
+                <th scope="col" class="num">
+                  HTTP
+                </th>
+                <th scope="col" class="num">
+                  Time
+                </th>
+                <th scope="col">Outcome</th>
+                <th scope="col">
+                  <span class="sr-only">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.map((d) => (
+                <tr>
+                  <td>{when(d.created_at)}</td>
+                  <td>
+                    {d.event_type}
+                    {d.order_id !== null && (
+                      <>
+                        {" "}
+                        <a href={`#/orders/${d.order_id}`}>order #{d.order_id}</a>
+                      </>
+                    )}
+                    {d.product_id !== null && (
+                      <>
+                        {" "}
+                        <a href={`#/products/${d.product_id}`}>product {d.product_id}</a>
+                      </>
+                    )}
+                  </td>
+                  <td class="num">{d.attempt}</td>
+                  <td class="num">{d.status ?? "—"}</td>
+                  <td class="num">{d.duration_ms == null ? "—" : `${d.duration_ms} ms`}</td>
+                  <td>
+                    <span class={`badge outcome-${d.outcome}`}>{d.outcome}</span>
+                    {d.error && (
+                      <>
+                        <br />
+                        <span class="muted">{d.error}</span>
+                      </>
+                    )}
+                  </td>
+                  <td>
+                    {d.event_type !== "webhook.test" && (
+                      <button type="button" disabled={action.busy} onClick={() => resend(d)}>
+                        Resend
+                        <span class="sr-only">
+                          {" "}
+                          {d.event_type} of {when(d.created_at)}
+                        </span>
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </>
+  );
+}
+
+function AddEndpoint({ reload }: { reload: () => void }) {
+  const [url, setUrl] = useState("");
+  const [all, setAll] = useState(true);
+  const [events, setEvents] = useState<string[]>([]);
+  const [format, setFormat] = useState("standard");
+  const [secret, setSecret] = useState("");
+  const action = useAction();
+  const add = (e: Event) => {
+    e.preventDefault();
+    setSecret("");
+    action.run(async () => {
+      const { body } = await api<{ secret: string }>("POST", "/v1/webhooks", {
+        url,
+        events: all ? ["*"] : events,
+        format,
+      });
+      setSecret(body.secret);
+      setUrl("");
+      await reload();
+    }, "Endpoint added.");
+  };
+  return (
+    <form class="add" onSubmit={add}>
+      <h2>Add an endpoint</h2>
+      <div>
+        <label for="wh-url">URL (https)</label>
+        <input id="wh-url" type="url" required value={url} onInput={(e) => setUrl(e.currentTarget.value)} />
+      </div>
+      <fieldset>
+        <legend>Events</legend>
+        <label class="check">
+          <input type="checkbox" checked={all} onChange={(e) => setAll(e.currentTarget.checked)} /> Every event
+        </label>
+        {!all &&
+          EVENTS.map((ev) => (
+            <label class="check">
+              <input
+                type="checkbox"
+                checked={events.includes(ev)}
+                onChange={(e) => setEvents(e.currentTarget.checked ? [...events, ev] : events.filter((x) => x !== ev))}
+              />{" "}
+              {ev}
+            </label>
+          ))}
+      </fieldset>
+      <div>
+        <label for="wh-format">Format</label>
+        <select id="wh-format" value={format} onChange={(e) => setFormat(e.currentTarget.value)}>
+          <option value="standard">standard (Standard Webhooks, JSON body)</option>
+          <option value="quickbutik">quickbutik (GET with query)</option>
+        </select>
+      </div>
+      <button type="submit" disabled={action.busy}>
+        Add endpoint
+      </button>
+      <Message error={action.error} ok={action.ok} />
+      {secret && (
+        <p class="secret">
+          Signing secret, shown this once: store it with the receiver.
+          <br />
+          <code>{secret}</code> <CopyButton text={secret} />
+        </p>
+      )}
+    </form>
+  );
+}
