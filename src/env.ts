@@ -56,5 +56,7 @@ export type AppEnv = {
     body: unknown;
     idem?: Idem;
     logCounts?: LogCounts;
+    /** The answer is streamed (src/platform/stream.ts): the edge cache does not keep it. */
+    streamed?: true;
   };
 };
