@@ -218,7 +218,7 @@ const paging = (max: number, def: number) => [
   q(
     "limit",
     `Page size, 1 to ${max}. A page holds exactly limit items unless it is the last, whatever its size: ` +
-      "past about 1 MiB it is streamed (Transfer-Encoding: chunked, no Content-Length).",
+      "past about 2 MiB of products or 1 MiB of orders it is streamed (Transfer-Encoding: chunked, no Content-Length).",
     { type: "integer", minimum: 1, maximum: max, default: def },
   ),
   q("offset", "Rows to skip. The next page's Link continues by offset.", { type: "integer", minimum: 0, default: 0 }),
