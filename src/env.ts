@@ -60,5 +60,7 @@ export type AppEnv = {
     body: unknown;
     idem?: Idem;
     logCounts?: LogCounts;
+    /** The answer is streamed (src/platform/stream.ts): the edge cache does not keep it. */
+    streamed?: true;
   };
 };

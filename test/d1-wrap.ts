@@ -4,9 +4,10 @@ export type D1Counts = { calls: number; statements: number; statementsPerCall: n
 
 /**
  * A D1 binding that counts round trips (a batch or a single statement's first/all/run/raw is one
- * call) and statements, and can fail its Nth call to inject faults. Wraps the real local D1.
+ * call) and statements, and can fail its Nth call to inject faults, or run `before` each call
+ * (with its number) to change the data between two of a request's calls. Wraps the real local D1.
  */
-export function wrapD1(options: { failCall?: number } = {}) {
+export function wrapD1(options: { failCall?: number; before?: (call: number) => Promise<void> } = {}) {
   const real = env.DB;
   const counts: D1Counts = { calls: 0, statements: 0, statementsPerCall: [], maxParamBytes: 0 };
   const unwrap = new WeakMap<object, D1PreparedStatement>();
@@ -33,6 +34,7 @@ export function wrapD1(options: { failCall?: number } = {}) {
         if (prop === "first" || prop === "all" || prop === "run" || prop === "raw") {
           return async (...args: unknown[]) => {
             call(1);
+            await options.before?.(counts.calls);
             return (target as any)[prop](...args);
           };
         }
@@ -52,6 +54,7 @@ export function wrapD1(options: { failCall?: number } = {}) {
       if (prop === "batch") {
         return async (stmts: D1PreparedStatement[]) => {
           call(stmts.length);
+          await options.before?.(counts.calls);
           return target.batch(stmts.map((s) => unwrap.get(s) ?? s));
         };
       }

@@ -111,6 +111,25 @@ describe("a publishable key's catalog read", () => {
     expect((await get(path, pk)).json.title).toBe("New");
   });
 
+  it("reads a streamed page from D1 each time: the cache keeps only pages of one chunk", async () => {
+    const pk = await storefront();
+    const tag = uid("EDGE");
+    // Three visible products of 800 KB of description each: past a chunk with details.
+    await env.DB.prepare(
+      `INSERT INTO products (title, price, visible, description, created_at, updated_at)
+       SELECT ?2 || ' ' || value, 100, 1, hex(zeroblob(400000)), 0, 0 FROM json_each('[0,1,2]')`,
+    )
+      .bind(null, tag)
+      .run();
+    const big = `/v1/products?search=${tag}&include_details=true`;
+    const small = `/v1/products?search=${tag}`;
+    for (const path of [big, small]) expect((await get(path, pk)).headers.get("x-catalog-cache"), path).toBe("miss");
+    const again = await get(big, pk);
+    expect(again.headers.get("x-catalog-cache")).toBe("miss");
+    expect(again.json.map((p: any) => p.description.length)).toEqual([800000, 800000, 800000]);
+    expect((await get(small, pk)).headers.get("x-catalog-cache")).toBe("hit");
+  });
+
   it.each([
     ["a product update", (sku: string) => put("/v1/products", { sku, stock: 4 })],
     ["an order", (sku: string) => post("/v1/orders", [{ order_id: "create", products: [{ sku, qty: 1 }] }])],

@@ -1,13 +1,13 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { ORDER_CHUNK_BYTES, ORDER_LIMIT_MAX } from "../src/orders/list";
-import { PAGE_BYTES_MAX } from "../src/products/list";
+import { PRODUCT_CHUNK_BYTES } from "../src/products/list";
 import { wrapD1 } from "./d1-wrap";
 import { get, uid } from "./helpers";
 
-// Products pages whose variants would pass the byte bound end early (docs/modelled-reads.md,
-// "Modelled reads"): cursor pages end short with a Link to the rest; offset pages are refused with
-// the limit that fits. Orders pages are never cut nor refused: a large one is streamed in chunks.
+// Products and orders pages are never cut nor refused (docs/modelled-reads.md, "Paging"): a
+// page holds exactly `limit` items unless it is the last, whatever its bytes; a large one is
+// streamed in chunks, a D1 round trip each.
 
 const seq = (n: number) => JSON.stringify(Array.from({ length: n }, (_, i) => i));
 const linkOf = (r: { headers: Headers }) => {
@@ -15,7 +15,7 @@ const linkOf = (r: { headers: Headers }) => {
   return link ? new URL(/^<([^>]+)>; rel="next"$/.exec(link)?.[1] as string) : undefined;
 };
 
-describe("products: full pages up to PAGE_BYTES_MAX of answer", () => {
+describe("products: every page whole, streamed past a chunk", () => {
   it("answers a page whole, whatever its variants, with each product's variants in order", async () => {
     const tag = uid("FULL");
     // 3 products of 700 variants (three parts each on the way from D1) between small ones.
@@ -51,57 +51,108 @@ describe("products: full pages up to PAGE_BYTES_MAX of answer", () => {
     expect(linkOf(r)).toBeUndefined();
   });
 
-  it("cuts a cursor page before the product that would pass the bound and refuses an offset page", async () => {
-    const tag = uid("BIG");
-    // Six products with a long description: five fit in PAGE_BYTES_MAX, six do not.
-    const each = Math.floor(PAGE_BYTES_MAX / 5.5);
-    expect(5 * each).toBeLessThan(PAGE_BYTES_MAX);
-    expect(6 * each).toBeGreaterThan(PAGE_BYTES_MAX);
+  // Six products with a description of 600 KB each: 3.6 MB with details, past the old 2 MiB bound
+  // and a chunk; a few hundred bytes each without.
+  const each = 600_000;
+  async function sixBig(tag: string) {
     await env.DB.prepare(
       `INSERT INTO products (title, price, description, created_at, updated_at)
-       SELECT ?2 || ' ' || value, 100, hex(zeroblob(?3 / 2)), 0, 0 FROM json_each(?1)`,
+       SELECT ?2 || ' ' || value, 100, value || ' ' || hex(zeroblob(?3 / 2)), 0, 0 FROM json_each(?1)`,
     )
       .bind(seq(6), tag, each)
       .run();
-    const first = await get(`/v1/products?search=${tag}&limit=6&include_details=true`);
-    expect(first.status).toBe(200);
-    expect(first.json.map((p: any) => p.title)).toEqual([0, 1, 2, 3, 4].map((i) => `${tag} ${i}`));
-    expect(first.json[4].description).toHaveLength(each);
-    const rest = await get(`/v1/products${linkOf(first)?.search}`);
-    expect(rest.json.map((p: any) => p.title)).toEqual([`${tag} 5`]);
-    expect(linkOf(rest)).toBeUndefined();
+  }
 
-    const byOffset = await get(`/v1/products?search=${tag}&limit=6&offset=0&include_details=true`);
-    expect(byOffset.status).toBe(400);
-    expect(byOffset.json.errors).toEqual([
-      `limit: this page's answer would be over ${PAGE_BYTES_MAX / 1024 / 1024} MB; its first 5 products fit (limit=5)`,
-    ]);
-    expect((await get(`/v1/products?search=${tag}&limit=5&offset=0&include_details=true`)).json).toHaveLength(5);
-    // Without details no description is answered: the whole page.
-    expect((await get(`/v1/products?search=${tag}&limit=6&offset=0`)).json).toHaveLength(6);
+  it.each([
+    ["&offset=0", true],
+    ["", true],
+    ["&offset=0", false],
+    ["", false],
+  ])("answers a page past 2 MiB whole and in id order (search%s, include_details=%s)", async (offset, details) => {
+    const tag = uid("BIG");
+    await sixBig(tag);
+    const { db, counts } = wrapD1();
+    const r = await get(`/v1/products?search=${tag}&limit=6${offset}&include_details=${details}`, {
+      env: { DB: db },
+    });
+    expect(r.status).toBe(200);
+    expect(r.json.map((p: any) => p.title)).toEqual([0, 1, 2, 3, 4, 5].map((i) => `${tag} ${i}`));
+    expect(linkOf(r)).toBeUndefined();
+    const bytes = new TextEncoder().encode(r.text).length;
+    if (details) {
+      for (const [i, p] of r.json.entries()) expect(p.description).toBe(`${i} ${"0".repeat(each)}`);
+      expect(bytes).toBeGreaterThan(2.5 * 1024 * 1024);
+      // Streamed: one round trip for the page and its first chunk, then one a chunk.
+      expect(r.headers.get("content-length")).toBeNull();
+      expect(counts.calls).toBeGreaterThanOrEqual(Math.max(2, Math.floor(bytes / PRODUCT_CHUNK_BYTES)));
+      expect(counts.statementsPerCall.slice(1).every((n) => n === 1)).toBe(true);
+    } else {
+      expect(r.json[0].description).toBeUndefined();
+      expect(counts.calls).toBe(1);
+    }
+  });
+
+  it("links to the next page after a streamed one, by offset or by cursor, every product once", async () => {
+    const tag = uid("LNK");
+    await sixBig(tag);
+    for (const first of ["limit=4&offset=0", "limit=4"]) {
+      const a = await get(`/v1/products?search=${tag}&include_details=true&${first}`);
+      expect(a.json, first).toHaveLength(4);
+      const next = linkOf(a);
+      expect(next?.searchParams.get(first.includes("offset") ? "offset" : "cursor"), first).toBeTruthy();
+      const b = await get(`/v1/products${next?.search}`);
+      expect(
+        b.json.map((p: any) => p.title),
+        first,
+      ).toEqual([`${tag} 4`, `${tag} 5`]);
+      expect(b.json[1].description, first).toHaveLength(each + 2);
+      expect(linkOf(b), first).toBeUndefined();
+    }
+  });
+
+  it("breaks the answer off, never a short page, when a product of a streamed page is deleted meanwhile", async () => {
+    const tag = uid("DEL");
+    await sixBig(tag);
+    const last = await env.DB.prepare("SELECT id FROM products WHERE title = ?1")
+      .bind(`${tag} 5`)
+      .first<{ id: number }>();
+    // After the first round trip fixed the page, before a later chunk is read.
+    const { db } = wrapD1({
+      before: async (call) => {
+        if (call === 2) await env.DB.prepare("DELETE FROM products WHERE id = ?1").bind(last?.id).run();
+      },
+    });
+    await expect(
+      get(`/v1/products?search=${tag}&limit=6&offset=0&include_details=true`, { env: { DB: db } }),
+    ).rejects.toThrow(/removed while it was read/);
+    // Asked again, the page is whole without it.
+    const again = await get(`/v1/products?search=${tag}&limit=6&offset=0&include_details=true`);
+    expect(again.json.map((p: any) => p.title)).toEqual([0, 1, 2, 3, 4].map((i) => `${tag} ${i}`));
   });
 });
 
-describe("a product larger than PAGE_BYTES_MAX on its own", () => {
-  it("is answered whole as a page of one, and the pages move on past it", async () => {
+describe("a product larger than a chunk on its own", () => {
+  it("is answered whole in a whole page, and the products after it too", async () => {
     const tag = uid("HUGE");
+    const huge = 2 * 1024 * 1024;
     await env.DB.prepare(
       `INSERT INTO products (title, price, description, created_at, updated_at)
-       SELECT ?2 || ' ' || value, 100, iif(value = 0, hex(zeroblob(?3 / 2)), 'small'), 0, 0 FROM json_each(?1)`,
+       SELECT ?2 || ' ' || value, 100, iif(value = 1, hex(zeroblob(?3 / 2)), 'small'), 0, 0 FROM json_each(?1)`,
     )
-      .bind(seq(3), tag, PAGE_BYTES_MAX)
+      .bind(seq(3), tag, huge)
       .run();
-    const first = await get(`/v1/products?search=${tag}&limit=3&include_details=true`);
-    expect(first.json.map((p: any) => p.title)).toEqual([`${tag} 0`]);
-    expect(first.json[0].description).toHaveLength(PAGE_BYTES_MAX);
-    const rest = await get(`/v1/products${linkOf(first)?.search}`);
-    expect(rest.json.map((p: any) => p.title)).toEqual([`${tag} 1`, `${tag} 2`]);
-    const refused = await get(`/v1/products?search=${tag}&limit=3&offset=0&include_details=true`);
-    expect(refused.json.errors).toEqual([
-      `limit: this page's answer would be over ${PAGE_BYTES_MAX / 1024 / 1024} MB; its first 1 products fit (limit=1)`,
-    ]);
-    const one = await get(`/v1/products?search=${tag}&limit=1&offset=0&include_details=true`);
-    expect(one.json.map((p: any) => p.title)).toEqual([`${tag} 0`]);
+    for (const q of ["limit=3&offset=0", "limit=3"]) {
+      const r = await get(`/v1/products?search=${tag}&include_details=true&${q}`);
+      expect(r.status, q).toBe(200);
+      expect(
+        r.json.map((p: any) => p.title),
+        q,
+      ).toEqual([0, 1, 2].map((i) => `${tag} ${i}`));
+      expect(r.json[1].description, q).toHaveLength(huge);
+      expect(r.json[2].description, q).toBe("small");
+    }
+    const one = await get(`/v1/products?search=${tag}&limit=1&offset=1&include_details=true`);
+    expect(one.json.map((p: any) => p.title)).toEqual([`${tag} 1`]);
   });
 });
 

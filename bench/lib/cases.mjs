@@ -106,6 +106,8 @@ async function create(t, body) {
  * @param {Target} t
  */
 export async function seed(t) {
+  // First, so that they are the catalogue's first 100 products: offset=0 reads exactly them.
+  await seedShopWindow(t);
   const orderProducts = Array.from({ length: ORDER_PRODUCTS }, (_, p) => ({
     title: `Order product ${p}`,
     sku: `OP${p}`,
@@ -138,6 +140,117 @@ export async function seed(t) {
   }
   await seedLargeOrders(t);
   return { syncIds, syncVariantIds, ...(await seedPages(t)), ...(await seedOrders(t)), ...(await seedKeys(t)) };
+}
+
+// The products window that was refused (docs/modelled-reads.md, "Paging"): 100 products, two
+// of them of 2,048 variants named as a shop names them (8 sizes x 16 colours x 4 materials x 4
+// fits, SKUs such as TSHIRT-ORG-FORGRN-XL-SLIM), the others of 1 to 6 sizes; through the API.
+const SIZES = ["XS", "S", "M", "L", "XL", "XXL", "3XL", "4XL"];
+const COLOURS = [
+  ["Black", "BLK"],
+  ["White", "WHT"],
+  ["Navy blue", "NAVY"],
+  ["Forest green", "FORGRN"],
+  ["Burgundy red", "BURG"],
+  ["Heather grey", "HGRY"],
+  ["Sand beige", "SAND"],
+  ["Ocean blue", "OCBLU"],
+  ["Olive", "OLIV"],
+  ["Mustard yellow", "MUST"],
+  ["Dusty pink", "DPNK"],
+  ["Charcoal", "CHAR"],
+  ["Off-white", "OFFW"],
+  ["Sky blue", "SKYB"],
+  ["Rust orange", "RUST"],
+  ["Lavender", "LAV"],
+];
+const MATERIALS = [
+  ["Organic cotton", "ORG"],
+  ["Recycled polyester", "RPET"],
+  ["Linen blend", "LIN"],
+  ["Merino wool", "MER"],
+];
+const FITS = [
+  ["Regular", "REG"],
+  ["Slim", "SLIM"],
+  ["Relaxed", "RLX"],
+  ["Oversized", "OVS"],
+];
+
+/** A garment of 2,048 variants as a shop writes it. @param {string} kind @param {string} title @param {number} price */
+const garment = (kind, title, price) => ({
+  title,
+  sku: kind,
+  price,
+  tax_rate: 25,
+  description:
+    `${title}: a wardrobe staple cut from certified fibres, garment-dyed for a soft, lived-in hand. ` +
+    "Reinforced shoulder seams, a tagless neck label and a double-stitched hem. Machine wash at 30 °C, inside out.",
+  seo_title: `${title} | Nordic Basics`,
+  images: [1, 2, 3].map((i) => ({
+    url: `https://cdn.nordicbasics.example/${kind.toLowerCase()}-${i}.jpg`,
+    alttext: `${title}, view ${i}`,
+  })),
+  categories: [["Clothes", kind === "TSHIRT" ? "T-shirts" : "Hoodies"]],
+  variants: {
+    add: Array.from({ length: 2048 }, (_, i) => {
+      const [size, [colour, c], [material, m], [fit, f]] = [
+        SIZES[i % 8],
+        COLOURS[(i >> 3) % 16],
+        MATERIALS[(i >> 7) % 4],
+        FITS[i >> 9],
+      ];
+      return {
+        sku: `${kind}-${m}-${c}-${size}-${f}`,
+        variant_option1_name: "Size",
+        variant_option1_value: size,
+        variant_option2_name: "Colour",
+        variant_option2_value: colour,
+        variant_option3_name: "Material",
+        variant_option3_value: material,
+        variant_option4_name: "Fit",
+        variant_option4_value: fit,
+        price: price + ((i >> 7) % 4) * 50,
+        qty: (i * 7) % 23,
+        gtin: String(7350012000000 + i),
+      };
+    }),
+  },
+});
+
+/** @param {number} i */
+const smallProduct = (i) => ({
+  title: `Everyday socks ${i}`,
+  sku: `SOCK-${i}`,
+  price: 99,
+  description: "Combed cotton, reinforced heel and toe.",
+  categories: [["Clothes", "Socks"]],
+  variants: {
+    add: SIZES.slice(0, 1 + (i % 6)).map((size) => ({
+      sku: `SOCK-${i}-${size}`,
+      variant_option1_name: "Size",
+      variant_option1_value: size,
+      qty: 10 + (i % 9),
+    })),
+  },
+});
+
+/** @param {Target} t */
+async function seedShopWindow(t) {
+  await create(
+    t,
+    Array.from({ length: 33 }, (_, i) => smallProduct(i)),
+  );
+  await create(t, garment("TSHIRT", "Organic T-shirt Classic", 299));
+  await create(
+    t,
+    Array.from({ length: 33 }, (_, i) => smallProduct(33 + i)),
+  );
+  await create(t, garment("HOODIE", "Heavyweight Hoodie", 799));
+  await create(
+    t,
+    Array.from({ length: 32 }, (_, i) => smallProduct(66 + i)),
+  );
 }
 
 // Orders pages at the sizes that were cut or refused (docs/modelled-reads.md, "Paging"): 46
@@ -330,9 +443,10 @@ export function cases(ids) {
     {
       // After the probe, every read is a hit of the colo's cache under the catalog version.
       id: "catalog-pk",
-      label: "GET /v1/products?limit=100&include_details=true, publishable key, cached",
+      // A page of one chunk: a streamed page is not kept in the cache (docs/keys.md).
+      label: "GET /v1/products?limit=40&offset=100&include_details=true, publishable key, cached",
       method: "GET",
-      path: "/v1/products?limit=100&include_details=true",
+      path: "/v1/products?limit=40&offset=100&include_details=true",
       headers: { authorization: "", "x-publishable-key": ids.publishableKey },
       load: false,
       cpuIterations: 50,
@@ -532,6 +646,18 @@ export function cases(ids) {
       d1Baseline: "d1-list-products",
       load: false,
       cpuIterations: 10,
+    },
+    {
+      // The window that was refused with 400 (docs/modelled-reads.md, "Paging"): whole, streamed.
+      id: "list-products-2x2048",
+      label:
+        "GET /v1/products?limit=100&offset=0&include_details=true (two of 2,048 variants as a shop names them, 98 of 1 to 6)",
+      method: "GET",
+      path: "/v1/products?limit=100&offset=0&include_details=true",
+      load: false,
+      heap: true,
+      bySize: true,
+      cpuIterations: 0,
     },
     {
       id: "d1-list-products",

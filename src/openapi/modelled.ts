@@ -218,8 +218,8 @@ const unixSeconds = { type: "string", pattern: "^\\d+$" };
 const paging = (max: number, def: number) => [
   q(
     "limit",
-    `Page size, 1 to ${max}. A page holds exactly limit items unless it is the last, and at most 2 MiB of ` +
-      "JSON: an offset page that would pass it is 400 with the limit that fits; a cursor page ends early.",
+    `Page size, 1 to ${max}. A page holds exactly limit items unless it is the last, whatever its size: ` +
+      "past about 2 MiB of products or 1 MiB of orders it is streamed (Transfer-Encoding: chunked, no Content-Length).",
     { type: "integer", minimum: 1, maximum: max, default: def },
   ),
   q("offset", "Rows to skip. The next page's Link continues by offset.", { type: "integer", minimum: 0, default: 0 }),

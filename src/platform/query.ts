@@ -71,19 +71,6 @@ export const unixSeconds = whole(0, 253_402_300_799, "must be a time in UNIX sec
 /** Anything: parameters the modelled API defines that mean nothing here (apps_load). */
 export const ignored = z.string();
 
-/**
- * A page ends before the item that would take its answer past `bytes` (docs/modelled-reads.md,
- * "Paging"). A client paging by offset would step over the items cut off (it adds its limit), so it
- * is told to ask for fewer; a cursor page just ends early, its Link continuing after it.
- */
-export function refuseOffsetPastBound(pagedByOffset: boolean, fit: number, what: string, bytes: number) {
-  if (pagedByOffset) {
-    throw new ApiError(400, "invalid query", [
-      `limit: this page's answer would be over ${bytes / 1024 / 1024} MB; its first ${fit} ${what} fit (limit=${fit})`,
-    ]);
-  }
-}
-
 /** Placeholders ?1, ?2, ... for values, so that two statements of a batch can share one parameter list. */
 export class Params {
   readonly values: unknown[] = [];

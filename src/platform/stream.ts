@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import type { AppEnv } from "../env";
 import { answerBytes, carriedJson } from "./quotes";
 
 // A page too large to hold whole (docs/modelled-reads.md, "Paging"): SQLite builds it in
@@ -40,7 +41,12 @@ export function carriedStream(chunks: CarriedChunks): ReadableStream<Uint8Array>
  * stream. A chunk that fails to arrive once the answer has started ends the stream with an error,
  * so the client sees a broken answer, never a short one that parses.
  */
-export function carriedChunks(c: Context, chunks: CarriedChunks, headers: Record<string, string> = {}): Response {
+export function carriedChunks(
+  c: Context<AppEnv>,
+  chunks: CarriedChunks,
+  headers: Record<string, string> = {},
+): Response {
   if (!chunks.next) return carriedJson(c, chunks.first, 200, headers);
+  c.set("streamed", true);
   return c.body(carriedStream(chunks), 200, { "Content-Type": "application/json", ...headers });
 }

@@ -75,14 +75,18 @@ export const catalogEdge = createMiddleware<AppEnv>(async (c, next) => {
   }
   await next();
   if (c.res.status !== 200) return;
-  const stored = new Response(c.res.clone().body, c.res);
-  stored.headers.set("Cache-Control", STORED_FOR);
-  stored.headers.delete("x-d1-bookmark");
-  stored.headers.delete("x-request-id");
-  const put = cache.put(key, stored);
-  const waiter = waiterOf(c);
-  if (waiter) waiter.waitUntil(put);
-  else await put;
+  // A streamed page is not kept: copied to the cache while the client reads it, the isolate would
+  // hold whatever the client has not yet taken.
+  if (!c.var.streamed) {
+    const stored = new Response(c.res.clone().body, c.res);
+    stored.headers.set("Cache-Control", STORED_FOR);
+    stored.headers.delete("x-d1-bookmark");
+    stored.headers.delete("x-request-id");
+    const put = cache.put(key, stored);
+    const waiter = waiterOf(c);
+    if (waiter) waiter.waitUntil(put);
+    else await put;
+  }
   c.res.headers.set("X-Catalog-Cache", "miss");
   // The browser revalidates with the ETag: its copy must not outlive a change.
   c.res.headers.set("Cache-Control", "no-cache");

@@ -10,13 +10,13 @@ import {
   nextLink,
   Params,
   parseQuery,
-  refuseOffsetPastBound,
   searchText,
   strictQuery,
   text,
   whole,
 } from "../platform/query";
 import { carriedSql } from "../platform/quotes";
+import type { CarriedChunks } from "../platform/stream";
 import { categoryFilter, categoryQuery, urlSql } from "./categories";
 import { productParts, VARIANT_TOTALS, variantTotals } from "./modelled-json";
 
@@ -26,11 +26,15 @@ import { productParts, VARIANT_TOTALS, variantTotals } from "./modelled-json";
 export const PRODUCT_LIMIT_DEFAULT = 100;
 export const PRODUCT_LIMIT_MAX = 500;
 /**
- * The most JSON text one products page may answer (docs/products.md, "Limits"): a page of
- * whole products up to this many bytes, whatever their variants, inside the CPU budget
- * (bench/README.md). A bound in bytes, not in variants: a page is never shortened for a count.
+ * About how many bytes of products one D1 round trip brings (src/platform/stream.ts): a page up to
+ * this is answered from one round trip; a larger one is streamed in chunks of about this size (a
+ * product larger than it is a chunk of its own), whatever its total. Estimated from the products'
+ * text lengths and variant counts (estimate), not built: only where chunks end depends on it.
+ * Twice the orders' chunk: each further round trip cost about 4.8 ms of CPU in the bench (the page
+ * of 500 with a 2,048-variant product, 2 MB: 8.96 ms median in two chunks, 4.19 in one;
+ * bench/README.md), so every page of up to 2 MiB stays one round trip, as before streaming.
  */
-export const PAGE_BYTES_MAX = 2 * 1024 * 1024;
+export const PRODUCT_CHUNK_BYTES = 2 * 1024 * 1024;
 const MAX_OFFSET = 100_000_000;
 
 const PARAMS = ["product_id", "sku", "search", "category", "include_details", "limit", "offset", "cursor", "apps_load"];
@@ -68,12 +72,12 @@ export const parseProductQuery = (url: string) => parseQuery(listQuery, strictQu
 export type ProductListAnswer = {
   // Bare, as the modelled API's clients in the wild read it (docs/modelled-reads.md, "GET /v1/products").
   /**
-   * The answer's JSON text, carried (src/platform/quotes.ts), in the order of its parts: SQLite's
-   * pieces, never parsed or joined; carriedJson encodes them one after another. (Joined, a page of
+   * The answer's JSON text, carried (src/platform/quotes.ts), in chunks of SQLite's pieces, never
+   * parsed or joined; each chunk's pieces are encoded one after another. (Joined, a page of
    * megabytes is copied once more only to be encoded; a Blob of the pieces cost more still, about
    * 1.3 ms on a page of 500 products, bench/README.md "This round (seventh)".)
    */
-  json: string[];
+  chunks: CarriedChunks;
   link?: string;
   etag: string;
 };
@@ -101,10 +105,11 @@ export function catalogETag(version: unknown, url: string, view: PublicView | un
 
 /**
  * A part of a product's JSON text (see productParts): the whole product (one of up to
- * VARIANTS_PER_PART variants), or a larger one's head, a run of its variants, or its tail; `upto`
- * counts the answer's bytes up to it.
+ * VARIANTS_PER_PART variants), or a larger one's head, a run of its variants, or its tail; or
+ * (LATER) a product of the page whose text a later chunk reads, with its estimated bytes.
  */
-type PagePart = { id: number; part: number; t: string; upto: number };
+type PagePart = { id: number; part: number; t: string; est?: number };
+const LATER = -3;
 const WHOLE = -2;
 const HEAD = -1;
 const TAIL = 1e9;
@@ -112,21 +117,74 @@ const TAIL = 1e9;
 const VARIANTS_PER_PART = 256;
 
 /**
- * The page's parts in answer order, each with the bytes of the answer up to it (upto), and only
- * up to the first part that crosses PAGE_BYTES_MAX: SQLite never sends what would not be answered.
+ * About the bytes of a product's answer (a row `p` of the page, with vc), from its texts' lengths
+ * and its variant count, without building it: only where chunks end depends on it.
+ */
+function estimate(withDetails: boolean) {
+  const lengths = (cols: string[]) => cols.map((c) => `coalesce(length(p.${c}), 0)`).join(" + ");
+  const base = lengths(["title", "sku", "gtin", "supplier_name", "supplier_sku", "qty_location"]);
+  if (!withDetails) return `(350 + ${base})`;
+  const details = lengths(["description", "seo_title", "seo_description", "datafield_1", "datafield_2", "datafield_3"]);
+  // A variant is about 420 bytes, and its options' names twice (each value is {"name", "val"}).
+  return `(600 + ${base} + ${details} + length(p.images) + p.vc * (420 + 2 * length(p.option_names)))`;
+}
+
+/**
+ * The page's first chunk, in one statement: the parts of its products up to PRODUCT_CHUNK_BYTES
+ * (by estimate; the first product always), in answer order, then a LATER row for each of the
+ * others. Which products are on the page is fixed here, in one snapshot with the batch's others.
  */
 function pageSql(withDetails: boolean, view: PublicView | undefined, filter: string, lim: string, off: string) {
   const totals = variantTotals(view !== undefined);
   const page = `SELECT p.*, ${totals} FROM products AS p ${filter} ORDER BY p.id LIMIT ${lim} OFFSET ${off}`;
-  const bytes = "length(CAST(t AS BLOB)) + 1";
-  // The first product is answered whole whatever its size (a page always moves on).
-  // Carried texts (src/platform/quotes.ts), measured as answered.
-  return `WITH page AS MATERIALIZED (${page}),
+  const sized = `SELECT p.*, ${estimate(withDetails)} AS est FROM (${page}) AS p`;
+  const ranked = `SELECT p.*, (row_number() OVER w = 1 OR sum(p.est) OVER w <= ${PRODUCT_CHUNK_BYTES}) AS now
+    FROM (${sized}) AS p WINDOW w AS (ORDER BY p.id ROWS UNBOUNDED PRECEDING)`;
+  // Carried texts (src/platform/quotes.ts).
+  return `WITH ranked AS MATERIALIZED (${ranked}),
+      page AS MATERIALIZED (SELECT * FROM ranked WHERE now),
       parts AS (SELECT id, part, ${carriedSql("t")} AS t FROM (${partsSql(withDetails, view)}))
-    SELECT id, part, t, upto FROM (
-      SELECT id, part, t, sum(${bytes}) OVER (ORDER BY id, part ROWS UNBOUNDED PRECEDING) AS upto,
-        first_value(id) OVER (ORDER BY id, part) AS first FROM parts)
-    WHERE upto - (${bytes}) < ${PAGE_BYTES_MAX} OR id = first ORDER BY id, part`;
+    SELECT id, part, t, 0 AS est FROM parts
+    UNION ALL SELECT id, ${LATER}, NULL, est FROM ranked WHERE NOT now
+    ORDER BY id, part`;
+}
+
+/** A later chunk: the parts of the products whose ids ?1 lists (a JSON array), as the page's first. */
+function chunkSql(withDetails: boolean, view: PublicView | undefined) {
+  const totals = variantTotals(view !== undefined);
+  // A storefront never sees a product hidden since the first read.
+  const shown = view ? "WHERE p.visible = 1" : "";
+  return `WITH page AS MATERIALIZED (
+        SELECT p.*, ${totals} FROM json_each(?1) AS w JOIN products AS p ON p.id = w.value ${shown}),
+      parts AS (SELECT id, part, ${carriedSql("t")} AS t FROM (${partsSql(withDetails, view)}))
+    SELECT id, part, t FROM parts ORDER BY id, part`;
+}
+
+/** The ids of `rows` in runs of about PRODUCT_CHUNK_BYTES (at least one product each), in page order. */
+function chunkIds(rows: PagePart[]): number[][] {
+  const out: number[][] = [];
+  let bytes = 0;
+  for (const r of rows) {
+    const est = r.est ?? 0;
+    if (!out.length || bytes + est > PRODUCT_CHUNK_BYTES) {
+      out.push([]);
+      bytes = 0;
+    }
+    out[out.length - 1].push(r.id);
+    bytes += est;
+  }
+  return out;
+}
+
+/** The products' texts with commas between them, after the products before them on the page. */
+function joined(products: { json: string[] }[], first: boolean, last: boolean): string[] {
+  const json = first ? ["["] : [];
+  for (let i = 0; i < products.length; i++) {
+    if (i || !first) json.push(",");
+    for (const t of products[i].json) json.push(t);
+  }
+  if (last) json.push("]");
+  return json;
 }
 
 /** Between a product's head and its variants. */
@@ -196,7 +254,7 @@ function assemble(parts: PagePart[]) {
       if (!first) json.push(",");
       json.push(parts[i++].t);
     }
-    if (i >= parts.length || parts[i].id !== id) break; // cut by the byte bound before its tail
+    if (i >= parts.length || parts[i].id !== id) break; // its tail did not arrive
     json.push("]", parts[i++].t);
     out.push({ id, json });
   }
@@ -204,10 +262,14 @@ function assemble(parts: PagePart[]) {
 }
 
 /**
- * One D1 round trip whatever the page: SQLite builds each product's modelled JSON text (variants
- * included with include_details, src/products/modelled-json.ts) and the Worker joins the texts
- * without parsing them. Sorted by id ascending: offset paging then stays stable while products
- * are added (new ones come last), which is what a client paging "until a short page" relies on.
+ * The page: every product of it, whatever its size (docs/modelled-reads.md, "Paging"). SQLite
+ * builds each product's modelled JSON text (variants included with include_details,
+ * src/products/modelled-json.ts) and the Worker passes the texts on without parsing them. The
+ * first D1 round trip reads, in one batch (one snapshot), which products are on the page and the
+ * texts of those in its first PRODUCT_CHUNK_BYTES; when the page is larger, each further chunk is
+ * read by its products' ids when the answer's reader takes the one before (src/platform/stream.ts).
+ * Sorted by id ascending: offset paging then stays stable while products are added (new ones come
+ * last), which is what a client paging "until a short page" relies on.
  */
 export async function listProducts(
   db: DB,
@@ -243,38 +305,29 @@ export async function listProducts(
   const lim = params.add(limit);
   const off = params.add(offset);
   const filter = where.length ? `WHERE ${where.join(" AND ")}` : "";
+  const withDetails = q.include_details === true;
   const [page, next] = await db.$client.batch<Record<string, unknown>>([
-    stmt(db, pageSql(q.include_details === true, view, filter, lim, off), ...params.values),
+    stmt(db, pageSql(withDetails, view, filter, lim, off), ...params.values),
     // Whether a next page exists, and the catalog version the ETag is made of: the same snapshot.
     stmt(
       db,
       `SELECT EXISTS (SELECT 1 FROM products AS p ${filter} LIMIT 1 OFFSET ${off} + ${lim}) AS more,
-         (SELECT count(*) FROM (SELECT 1 FROM products AS p ${filter} LIMIT ${lim} OFFSET ${off})) AS n,
          (${CATALOG_VERSION}) AS version`,
       ...params.values,
     ),
   ]);
   const etag = catalogETag(next.results[0]?.version, url, view);
-  const parts = page.results as PagePart[];
-  let more = next.results[0]?.more === 1;
-  let products = assemble(parts);
-  // The bound fell inside the last product read: it is not answered, unless it is the first (a
-  // page always holds at least one product). Those after it were not read.
-  const last = parts[parts.length - 1];
-  if (last && last.upto > PAGE_BYTES_MAX && last.id !== parts[0].id) {
-    products = products.filter((p) => p.id !== last.id);
-  }
-  if (products.length < Number(next.results[0]?.n ?? 0)) {
-    refuseOffsetPastBound(q.offset !== undefined, products.length, "products", PAGE_BYTES_MAX);
-    more = true;
-  }
+  const rows = page.results as PagePart[];
+  const more = next.results[0]?.more === 1;
+  const later = rows.filter((r) => r.part === LATER);
+  const products = assemble(later.length ? rows.filter((r) => r.part !== LATER) : rows);
 
   if (lookup) {
     if (!products.length) {
       const which = q.product_id !== undefined ? `product ${q.product_id}` : `product with sku ${q.sku}`;
       throw new ApiError(404, `${which} not found`);
     }
-    return { json: products[0].json, etag };
+    return { chunks: { first: products[0].json }, etag };
   }
   let link: string | undefined;
   if (more) {
@@ -282,15 +335,24 @@ export async function listProducts(
     link =
       q.offset !== undefined
         ? nextLink(url, { offset: String(offset + limit) })
-        : nextLink(url, { cursor: encodeCursor(products[products.length - 1].id) });
+        : nextLink(url, { cursor: encodeCursor(rows[rows.length - 1].id) });
   }
-  const json = ["["];
-  for (let i = 0; i < products.length; i++) {
-    if (i) json.push(",");
-    for (const t of products[i].json) json.push(t);
-  }
-  json.push("]");
-  return { json, link, etag };
+  if (!later.length) return { chunks: { first: joined(products, true, true) }, link, etag };
+  // The rest by id, in the page's order: the page is the one the first round trip saw.
+  const rest = chunkIds(later);
+  const sql = chunkSql(withDetails, view);
+  let n = 0;
+  const following = async () => {
+    if (n >= rest.length) return undefined;
+    const ids = rest[n++];
+    const read = await stmt(db, sql, JSON.stringify(ids)).all<Record<string, unknown>>();
+    const got = assemble(read.results as PagePart[]);
+    // Deleted (or hidden from a storefront) since the first read: the answer breaks off rather
+    // than end as a page shorter than its limit, which a client would take for the last.
+    if (got.length !== ids.length) throw new Error("a product of this page was removed while it was read; ask again");
+    return joined(got, false, n === rest.length);
+  };
+  return { chunks: { first: joined(products, true, false), next: following }, link, etag };
 }
 
 /** GET /v1/products/count: how many products the store has, as a string (the modelled type). */

@@ -8,6 +8,7 @@ import { ApiError } from "../platform/errors";
 import { id } from "../platform/fields";
 import { bodyItems, fieldNames } from "../platform/items";
 import { carriedJson } from "../platform/quotes";
+import { carriedChunks } from "../platform/stream";
 import { zv } from "../platform/zv";
 import { storeUrl } from "./categories";
 import { createProducts } from "./create";
@@ -43,9 +44,9 @@ export const productsRoute = new Hono<AppEnv>()
   .get("/", notModified, catalogEdge, async (c) => {
     const pub = publicView(c.var.credential);
     const q = { ...parseProductQuery(c.req.url), visibleOnly: pub !== undefined };
-    const { json, link, etag } = await listProducts(c.var.db, q, c.req.url, pub);
-    // SQLite's text as is: the page is never parsed in the Worker (docs/design.md).
-    return carriedJson(c, json, 200, { ETag: etag, ...(link ? { Link: link } : {}) });
+    const { chunks, link, etag } = await listProducts(c.var.db, q, c.req.url, pub);
+    // SQLite's text as is, streamed when large: the page is never parsed in the Worker (docs/design.md).
+    return carriedChunks(c, chunks, { ETag: etag, ...(link ? { Link: link } : {}) });
   })
   .get("/count", async (c) => c.json(await countProducts(c.var.db, c.req.url)))
   .get("/:product_id", notModified, zv("param", z.object({ product_id: id })), catalogEdge, async (c) => {
