@@ -4,6 +4,7 @@ import type { PublicView } from "../keys/public";
 import { decodeCursor, encodeCursor } from "../platform/cursor";
 import { stmt } from "../platform/d1";
 import { ApiError } from "../platform/errors";
+import { etagOf } from "../platform/hash";
 import {
   boolText,
   ignored,
@@ -93,14 +94,7 @@ export const CATALOG_VERSION = "SELECT version FROM catalog_version WHERE id = 1
 export function catalogETag(version: unknown, url: string, view: PublicView | undefined): string {
   const u = new URL(url);
   const text = `${version}|${u.pathname}${u.search}|${view ? `${view.stock}${view.datafields}` : "all"}`;
-  // FNV-1a, twice with different seeds: 64 bits of a short text, not a security property.
-  let a = 0x811c9dc5;
-  let b = 0x01000193 ^ 0x5bd1e995;
-  for (let i = 0; i < text.length; i++) {
-    a = Math.imul(a ^ text.charCodeAt(i), 0x01000193);
-    b = Math.imul(b ^ text.charCodeAt(i), 0x5bd1e995);
-  }
-  return `"${(a >>> 0).toString(16).padStart(8, "0")}${(b >>> 0).toString(16).padStart(8, "0")}"`;
+  return etagOf(text);
 }
 
 /**

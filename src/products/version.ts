@@ -1,4 +1,5 @@
 import type { PublicView } from "../keys/public";
+import { etagOf } from "../platform/hash";
 import type { IfMatch } from "./create";
 
 // A product's own version and ETag (docs/products.md, "Changing stock safely"): triggers move
@@ -11,14 +12,7 @@ export const VERSION_SQL = "(SELECT version FROM product_versions WHERE product_
 /** The ETag of one product's answer: of its id and version, and what the caller may see. */
 export function productETag(id: number, version: unknown, view?: PublicView): string {
   const text = `${id}.${version}.${view ? `${view.stock ? 1 : 0}${view.datafields ? 1 : 0}` : "all"}`;
-  // FNV-1a, twice with different seeds (as the catalog's ETag): opaque, not a security property.
-  let a = 0x811c9dc5;
-  let b = 0x01000193 ^ 0x5bd1e995;
-  for (let i = 0; i < text.length; i++) {
-    a = Math.imul(a ^ text.charCodeAt(i), 0x01000193);
-    b = Math.imul(b ^ text.charCodeAt(i), 0x5bd1e995);
-  }
-  return `"${(a >>> 0).toString(16).padStart(8, "0")}${(b >>> 0).toString(16).padStart(8, "0")}"`;
+  return etagOf(text);
 }
 
 /**
