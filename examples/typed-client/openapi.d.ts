@@ -120,7 +120,7 @@ export interface paths {
         put: operations["updateOrders"];
         /**
          * Create orders
-         * @description An array of 1 to 100 orders, each with order_id "create". Each is created atomically on its own, reserving stock; a new order is always unpaid. An optional Idempotency-Key header makes a retry safe.
+         * @description An array of 1 to 100 orders, each with order_id "create". Each is created atomically on its own, reserving stock; a new order is always unpaid. An optional Idempotency-Key header makes a retry safe. With a publishable key the store prices the order: a line's price, discount_add or shipping.price is 400; shipping names one of GET /v1/shipping-methods by id; hidden products and variants do not exist; no customer is linked; each result carries the order's token, and the order is cancelled after STOREFRONT_HOLD_MINUTES (60) unless paid.
          */
         post: operations["createOrders"];
         delete?: never;
@@ -136,7 +136,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get an order */
+        /**
+         * Get an order
+         * @description A publishable key reads only an order it created, with ?token= from its creation's answer, for ORDER_TOKEN_DAYS (30); its customer then has no customer_id.
+         */
         get: operations["getOrder"];
         put?: never;
         post?: never;
@@ -144,6 +147,54 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/v1/shipping-methods": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the store's shipping methods
+         * @description Secret keys see every method; a publishable key only the visible ones, which are what its orders may name (shipping.id). ?country=SE keeps the methods that ship there.
+         */
+        get: operations["listShippingMethods"];
+        put?: never;
+        /**
+         * Create a shipping method
+         * @description At most 100 methods, each shipping to at most 250 countries.
+         */
+        post: operations["createShippingMethod"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/shipping-methods/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a shipping method
+         * @description Past orders keep its id, name and price.
+         */
+        delete: operations["deleteShippingMethod"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a shipping method
+         * @description The fields given change, the others stay; free_over null removes free shipping. Past orders keep what they were charged.
+         */
+        patch: operations["updateShippingMethod"];
         trace?: never;
     };
     "/v1/webhooks": {
@@ -224,6 +275,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhooks/{id}/events/{event_id}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send one event to one endpoint again (a new delivery, retried as usual)
+         * @description Queues a delivery of the event (its webhook-id unchanged, so a receiver that deduplicates ignores it if it had it) to this endpoint, attempt 1 and the usual retries; it shows in the deliveries when made. data is the object as it is then.
+         */
+        post: operations["resendWebhookEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/keys": {
         parameters: {
             query?: never;
@@ -266,14 +337,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** Every live session of every key, newest first (at most 500) */
+        get: operations["listSessions"];
         put?: never;
         /**
          * Sign in: a session cookie for a secret key
-         * @description Verifies the key as an Authorization header would (a live stored sk_ key, or an entry of API_KEY) and sets the cookie __Host-session=<id>; Max-Age=43200; Path=/; HttpOnly; Secure; SameSite=Strict. Every later request with the cookie and no key header carries the key's scopes; a write (not GET) must also send the answer's csrf_token as X-CSRF-Token, and an Origin, when sent, must be this service's. Requests with the cookie never get CORS headers.
+         * @description Verifies the key as an Authorization header would (a live stored sk_ key, or an entry of API_KEY) and sets the cookie __Host-session=<id>; Max-Age=43200; Path=/; HttpOnly; Secure; SameSite=Strict. Every later request with the cookie and no key header carries the key's scopes; a write (not GET) must also send the answer's csrf_token as X-CSRF-Token, and an Origin, when sent, must be this service's. Requests with the cookie never get CORS headers. A session cookie the request carries already ends: a browser has one session.
          */
         post: operations["createSession"];
-        delete?: never;
+        /** Sign out everywhere: every session of the signed-in key ends at once */
+        delete: operations["deleteKeySessions"];
         options?: never;
         head?: never;
         patch?: never;
@@ -286,11 +359,32 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * The session of this request's cookie, with its CSRF token
+         * @description What any tab of the browser reads to write with the session: the sign-in's answer, read again. The token is derived from the cookie, so only a page that sends the cookie from this origin can read it.
+         */
+        get: operations["getSession"];
         put?: never;
         post?: never;
         /** Sign out: the session of this request's cookie ends at once */
         delete: operations["deleteSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** End one session (the keys page's end button) */
+        delete: operations["endSession"];
         options?: never;
         head?: never;
         patch?: never;
@@ -471,6 +565,12 @@ export interface components {
             headcategory_name?: (string | {
                 category: string;
             }) | null;
+            /** @description A signed whole number added to the stored count (stock or qty) as it is when the write runs; not with the count itself. Refused (409) where it would take the count below 0 while disable_minusqty is on. */
+            adjust?: number | string;
+            /** @description The entry applies only if the stored count is this number; else 409 saying the current count. */
+            expected_qty?: number | string;
+            /** @description expected_qty by the name of a product's own count. */
+            expected_stock?: number | string;
             /** @description An id: a positive whole number, or a numeric string of one. */
             product_id?: number | string;
             /** @description An id: a positive whole number, or a numeric string of one. */
@@ -589,6 +689,10 @@ export interface components {
                             alttext?: string;
                         };
                     }) | null;
+                    /** @description A signed whole number added to the stored count (stock or qty) as it is when the write runs; not with the count itself. Refused (409) where it would take the count below 0 while disable_minusqty is on. */
+                    adjust?: number | string;
+                    /** @description The entry applies only if the stored count is this number; else 409 saying the current count. */
+                    expected_qty?: number | string;
                     /** @description An id: a positive whole number, or a numeric string of one. */
                     variant_id: number | string;
                 }[];
@@ -819,13 +923,14 @@ export interface components {
             date_cancelled: string | null;
             /** @description When the status last changed (null: never since creation). */
             status_date: string | null;
-            /** @description "unpaid hold expired" when the hold cancelled it. */
+            /** @description The cancel_reason of the cancel; "unpaid hold expired" when the hold cancelled it. */
             cancel_reason: string | null;
-            /** @description Unpaid orders while UNPAID_ORDER_HOLD_MINUTES is set: when the hold cancels the order. */
+            /** @description Unpaid orders while a hold applies (UNPAID_ORDER_HOLD_MINUTES; always STOREFRONT_HOLD_MINUTES for a publishable key's): when the hold cancels the order. */
             hold_expires_at: string | null;
             currency: string;
             customer: {
-                customer_id: number | null;
+                /** @description The stored customer the order is linked to; absent when a publishable key reads the order. */
+                customer_id?: number | null;
                 type: string | null;
                 email: string | null;
                 phone: string | null;
@@ -906,6 +1011,30 @@ export interface components {
                 id: number;
                 name: string;
             };
+            /** @description Every change since creation, oldest first (docs/orders.md, History); secret keys only. */
+            history?: {
+                /** @description ISO 8601 time in UTC. */
+                at: string;
+                /**
+                 * @description The status entered; shipping: tracking or carrier set; lines: lines edited.
+                 * @enum {string}
+                 */
+                change: "unpaid" | "paid" | "done" | "cancelled" | "shipping" | "lines";
+                /** @description A cancel: whether the stock was returned. */
+                restock: boolean | null;
+                /** @description A cancel: the reason given. */
+                reason: string | null;
+                /** @description The key that made it (id null: the environment's API_KEY). */
+                key: {
+                    id: number | null;
+                    name: string | null;
+                };
+                /**
+                 * @description The key itself, or the admin's session of it.
+                 * @enum {string}
+                 */
+                via: "key" | "session";
+            }[];
         };
         /** @description Every error that is not a per-item outcome (docs/api.md, Conventions). */
         Error: {
@@ -923,6 +1052,8 @@ export interface components {
         Health: {
             /** @constant */
             status: "ok";
+            /** @description Configuration that works but leaves something out, such as STORE_URL unset; absent when none. */
+            warnings?: string[];
         };
         /** @description A product in a modelled-dialect list (without include_details). */
         ModelledProduct: {
@@ -1395,7 +1526,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The database answers and its schema is at this version's latest migration. */
+            /** @description The database answers and its schema is at this version's latest migration; `warnings` name configuration that leaves something out. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1404,7 +1535,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "status": "ok"
+                     *       "status": "ok",
+                     *       "warnings": [
+                     *         "STORE_URL is not set: no product has a url (\"\" in the modelled dialect, null in ours); set the var to the storefront's product base URL"
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["Health"];
@@ -1442,7 +1576,7 @@ export interface operations {
                 category?: string;
                 /** @description Adds variants, images and texts. */
                 include_details?: "true" | "false";
-                /** @description Page size, 1 to 500. A page holds exactly limit items unless it is the last, and at most 2 MiB of JSON: an offset page that would pass it is 400 with the limit that fits; a cursor page ends early. */
+                /** @description Page size, 1 to 500. A page holds exactly limit items unless it is the last, whatever its size: past about 2 MiB of products or 1 MiB of orders it is streamed (Transfer-Encoding: chunked, no Content-Length). */
                 limit?: number;
                 /** @description Rows to skip. The next page's Link continues by offset. */
                 offset?: number;
@@ -1532,6 +1666,11 @@ export interface operations {
                  * @example return=minimal
                  */
                 Prefer?: string;
+                /**
+                 * @description The ETag of GET /v1/products/{product_id} (the product's own version, which moves with every change of the product or its variants, sales included). The PUT, of one product only, applies only if the product still has it; else 412 with the product as it is now. `*` matches any existing product; weak tags never match. With several items: 400.
+                 * @example "5d0f3ac2e91b7460"
+                 */
+                "If-Match"?: string;
                 /** @description Optional id of this request, echoed in the answer and the log when well-formed. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description A bookmark from an earlier answer: this request reads data at least that fresh (read-after-write). Anything not in D1's bookmark form is 400. */
@@ -1643,9 +1782,22 @@ export interface operations {
                     "application/json": components["schemas"]["ProductWriteResult"];
                 };
             };
-            /** @description Conflict: duplicate SKU or option combination. */
+            /** @description Conflict: duplicate SKU or option combination, a stored count other than expected_qty (the error says it), or an adjust that would take stock below 0 under disable_minusqty. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProductWriteResult"];
+                };
+            };
+            /** @description If-Match named another version of the product: nothing was written; products holds the product as it is now. */
+            412: {
+                headers: {
+                    /** @description The product's own ETag: send it as If-Match with a change, or If-None-Match with a read. */
+                    ETag?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
@@ -2071,6 +2223,8 @@ export interface operations {
             /** @description The product. */
             200: {
                 headers: {
+                    /** @description The product's own ETag: send it as If-Match with a change, or If-None-Match with a read. */
+                    ETag?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
@@ -2078,6 +2232,15 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Product"];
                 };
+            };
+            /** @description If-None-Match named the product's current ETag: no body. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description The id is not an id. */
             400: {
@@ -2138,7 +2301,7 @@ export interface operations {
             query?: {
                 /** @description One order by id. */
                 order_id?: string;
-                /** @description Customer name, e-mail or order id. */
+                /** @description Customer name, e-mail, order id, or the SKU of a line (any part, any case). */
                 search?: string;
                 /** @description unpaid, paid, done, cancelled, or -1, 1, 2, 3. */
                 status?: string;
@@ -2154,7 +2317,15 @@ export interface operations {
                 sort_order?: "asc" | "desc";
                 /** @description Adds amounts, customer, payment and shipping. */
                 include_details?: "true" | "false";
-                /** @description Page size, 1 to 500. A page holds exactly limit items unless it is the last, and at most 2 MiB of JSON: an offset page that would pass it is 400 with the limit that fits; a cursor page ends early. */
+                /** @description Ours: created at or after: an ISO 8601 date (UTC day) or a time with its offset. */
+                created_from?: string;
+                /** @description Ours: created at or before (a date includes its whole UTC day). */
+                created_to?: string;
+                /** @description Ours: true: orders paid at some time (date_paid set); false: never paid. */
+                paid?: "true" | "false";
+                /** @description Ours: true: the X-Total-Count header counts every order the filters match. */
+                count?: "true" | "false";
+                /** @description Page size, 1 to 500. A page holds exactly limit items unless it is the last, whatever its size: past about 2 MiB of products or 1 MiB of orders it is streamed (Transfer-Encoding: chunked, no Content-Length). */
                 limit?: number;
                 /** @description Rows to skip. The next page's Link continues by offset. */
                 offset?: number;
@@ -2179,6 +2350,8 @@ export interface operations {
                 headers: {
                     /** @description RFC 8288 `<url>; rel="next"`: the next page, present when there is one. */
                     Link?: string;
+                    /** @description With count=true: how many orders the filters match, on every page. */
+                    "X-Total-Count"?: number;
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
@@ -2267,6 +2440,7 @@ export interface operations {
                     order_id: number | string;
                     status?: string;
                     restock?: boolean | number | string;
+                    cancel_reason?: string;
                     shipping_info?: {
                         trackingnumber?: string;
                         company?: string;
@@ -2302,6 +2476,7 @@ export interface operations {
                     order_id: number | string;
                     status?: string;
                     restock?: boolean | number | string;
+                    cancel_reason?: string;
                     shipping_info?: {
                         trackingnumber?: string;
                         company?: string;
@@ -2748,7 +2923,10 @@ export interface operations {
     };
     getOrder: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description A publishable key's only: the token its POST /v1/orders answered for this order. */
+                token?: string;
+            };
             header?: {
                 /** @description Optional id of this request, echoed in the answer and the log when well-formed. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -2814,6 +2992,419 @@ export interface operations {
             };
             429: components["responses"]["TooManyRequests"];
             /** @description No API key is configured: the service fails closed. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listShippingMethods: {
+        parameters: {
+            query?: {
+                country?: string;
+            };
+            header?: {
+                /** @description Optional id of this request, echoed in the answer and the log when well-formed. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A bookmark from an earlier answer: this request reads data at least that fresh (read-after-write). Anything not in D1's bookmark form is 400. */
+                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The methods, oldest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        shipping_methods: {
+                            id: number;
+                            name: string;
+                            /** @description What an order naming the method pays for shipping. */
+                            price: number;
+                            /** @description Orders whose lines come to at least this ship free; null: never free. */
+                            free_over: number | null;
+                            /** @description Two-letter codes of the countries it ships to; []: anywhere. */
+                            countries: string[];
+                            /** @description false: storefronts neither see nor pick it. */
+                            visible: boolean;
+                            created_at: string;
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description country is not a two-letter code. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            /** @description No API key is configured. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createShippingMethod: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional id of this request, echoed in the answer and the log when well-formed. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A bookmark from an earlier answer: this request reads data at least that fresh (read-after-write). Anything not in D1's bookmark form is 400. */
+                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
+                /** @description 1 to 255 printable characters. A retry with the same key and body gets the first answer, without applying the change twice; the same key with another body is 422. Keys are kept for 24 hours. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Postnord",
+                 *       "price": 49,
+                 *       "free_over": 500,
+                 *       "countries": [
+                 *         "SE"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    name: string;
+                    price: number | string;
+                    free_over?: number | string | null;
+                    countries?: string[];
+                    visible?: boolean | number | string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        /** @description What an order naming the method pays for shipping. */
+                        price: number;
+                        /** @description Orders whose lines come to at least this ship free; null: never free. */
+                        free_over: number | null;
+                        /** @description Two-letter codes of the countries it ships to; []: anywhere. */
+                        countries: string[];
+                        /** @description false: storefronts neither see nor pick it. */
+                        visible: boolean;
+                        created_at: string;
+                        updated_at: string;
+                        notices: string[];
+                    };
+                };
+            };
+            /** @description Invalid body; errors name the field (name, price, free_over, countries, visible). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Already 100 methods. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body larger than 1 MiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Content-Type is not application/json. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            /** @description No API key is configured. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteShippingMethod: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional id of this request, echoed in the answer and the log when well-formed. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A bookmark from an earlier answer: this request reads data at least that fresh (read-after-write). Anything not in D1's bookmark form is 400. */
+                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
+                /** @description 1 to 255 printable characters. A retry with the same key and body gets the first answer, without applying the change twice; the same key with another body is 422. Keys are kept for 24 hours. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The id is not an id. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such method. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            /** @description No API key is configured. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateShippingMethod: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional id of this request, echoed in the answer and the log when well-formed. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A bookmark from an earlier answer: this request reads data at least that fresh (read-after-write). Anything not in D1's bookmark form is 400. */
+                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
+                /** @description 1 to 255 printable characters. A retry with the same key and body gets the first answer, without applying the change twice; the same key with another body is 422. Keys are kept for 24 hours. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "price": 59
+                 *     }
+                 */
+                "application/json": {
+                    name?: string;
+                    price?: number | string;
+                    free_over?: number | string | null;
+                    countries?: string[];
+                    visible?: boolean | number | string;
+                };
+            };
+        };
+        responses: {
+            /** @description The method as it is now. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        /** @description What an order naming the method pays for shipping. */
+                        price: number;
+                        /** @description Orders whose lines come to at least this ship free; null: never free. */
+                        free_over: number | null;
+                        /** @description Two-letter codes of the countries it ships to; []: anywhere. */
+                        countries: string[];
+                        /** @description false: storefronts neither see nor pick it. */
+                        visible: boolean;
+                        created_at: string;
+                        updated_at: string;
+                        notices: string[];
+                    };
+                };
+            };
+            /** @description Invalid body; errors name the field (name, price, free_over, countries, visible). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such method. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body larger than 1 MiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Content-Type is not application/json. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            /** @description No API key is configured. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3134,6 +3725,10 @@ export interface operations {
                             event_id: string;
                             /** @enum {string} */
                             event_type: "order.created" | "order.new" | "order.done" | "order.cancelled" | "product.add" | "product.update" | "product.delete";
+                            /** @description The order the event is about (order events). */
+                            order_id: number | null;
+                            /** @description The product the event is about (product events). */
+                            product_id: number | null;
                             attempt: number;
                             /** @description The receiver's HTTP status; null with error. */
                             status: number | null;
@@ -3284,6 +3879,87 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    resendWebhookEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional id of this request, echoed in the answer and the log when well-formed. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A bookmark from an earlier answer: this request reads data at least that fresh (read-after-write). Anything not in D1's bookmark form is 400. */
+                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
+            };
+            path: {
+                id: number;
+                event_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Queued. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        queued: true;
+                        event_id: string;
+                        endpoint_id: number;
+                    };
+                };
+            };
+            /** @description Invalid id. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such endpoint, or no such event (a test delivery cannot be resent). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            /** @description No API key is configured. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
     listKeys: {
         parameters: {
             query?: never;
@@ -3364,7 +4040,7 @@ export interface operations {
                     name: string;
                     /** @enum {string} */
                     type: "secret" | "publishable";
-                    /** @description Secret keys: at least one of products:read, products:write, orders:read, orders:write, webhooks, keys. Publishable keys: stock, datafields or none. */
+                    /** @description Secret keys: at least one of products:read, products:write, orders:read, orders:write, webhooks, keys, and stock, datafields to grant them to publishable keys. Publishable keys: stock, datafields or none. A key grants only scopes it holds (403). */
                     scopes?: ("products:read" | "products:write" | "orders:read" | "orders:write" | "webhooks" | "keys" | "stock" | "datafields")[];
                     /** @description Publishable keys: the browser origins CORS answers. */
                     allowed_origins?: string[];
@@ -3508,6 +4184,67 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    listSessions: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional id of this request, echoed in the answer and the log when well-formed. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A bookmark from an earlier answer: this request reads data at least that fresh (read-after-write). Anything not in D1's bookmark form is 400. */
+                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The live sessions. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        sessions: {
+                            /** @description The session's id (the SHA-256 of its cookie, never the cookie). */
+                            id: string;
+                            key: {
+                                id: number | null;
+                                name: string;
+                            };
+                            /** @description ISO 8601 time in UTC: the sign-in. */
+                            created_at: string;
+                            /** @description ISO 8601 time in UTC: its last use (to the minute). */
+                            last_seen_at: string;
+                            /** @description ISO 8601 time in UTC: when it ends unless used before, or at the latest. */
+                            expires_at: string;
+                            /** @description The browser's User-Agent at sign-in. */
+                            user_agent: string | null;
+                            /** @description Whether it is the session of this request. */
+                            current: boolean;
+                        }[];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The key lacks scope keys. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     createSession: {
         parameters: {
             query?: never;
@@ -3542,14 +4279,18 @@ export interface operations {
                     "application/json": {
                         /** @description Send as X-CSRF-Token on writes. */
                         csrf_token: string;
-                        /** @description ISO 8601 time in UTC: when the session ends. */
+                        /** @description ISO 8601 time in UTC: when the session ends, however busy (12 hours after sign-in, or the key's expiry). */
                         expires_at: string;
+                        /** @description ISO 8601 time in UTC: when it ends unless used before (SESSION_IDLE_MINUTES after the last use, 30 by default). */
+                        idle_expires_at: string;
                         key: {
                             /** @description The stored key's id; null for API_KEY. */
                             id: number | null;
                             name: string;
-                            scopes: ("products:read" | "products:write" | "orders:read" | "orders:write" | "webhooks" | "keys")[];
+                            scopes: ("products:read" | "products:write" | "orders:read" | "orders:write" | "webhooks" | "keys" | "stock" | "datafields")[];
                         };
+                        /** @description The store's currency (DEFAULT_CURRENCY): product prices are in it. */
+                        currency: string;
                     };
                 };
             };
@@ -3575,6 +4316,119 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteKeySessions: {
+        parameters: {
+            query?: never;
+            header: {
+                "X-CSRF-Token": string;
+                /** @description Optional id of this request, echoed in the answer and the log when well-formed. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A bookmark from an earlier answer: this request reads data at least that fresh (read-after-write). Anything not in D1's bookmark form is 400. */
+                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out in every browser; the cookie is cleared. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ended: number;
+                    };
+                };
+            };
+            /** @description The request carries no session cookie (a key header was used). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description X-CSRF-Token missing or wrong, or a foreign Origin. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional id of this request, echoed in the answer and the log when well-formed. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A bookmark from an earlier answer: this request reads data at least that fresh (read-after-write). Anything not in D1's bookmark form is 400. */
+                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Send as X-CSRF-Token on writes. */
+                        csrf_token: string;
+                        /** @description ISO 8601 time in UTC: when the session ends, however busy (12 hours after sign-in, or the key's expiry). */
+                        expires_at: string;
+                        /** @description ISO 8601 time in UTC: when it ends unless used before (SESSION_IDLE_MINUTES after the last use, 30 by default). */
+                        idle_expires_at: string;
+                        key: {
+                            /** @description The stored key's id; null for API_KEY. */
+                            id: number | null;
+                            name: string;
+                            scopes: ("products:read" | "products:write" | "orders:read" | "orders:write" | "webhooks" | "keys" | "stock" | "datafields")[];
+                        };
+                        /** @description The store's currency (DEFAULT_CURRENCY): product prices are in it. */
+                        currency: string;
+                    };
+                };
+            };
+            /** @description The request carries no session cookie (a key header was used). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -3618,6 +4472,70 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             /** @description X-CSRF-Token missing or wrong, or a foreign Origin. */
             403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    endSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional id of this request, echoed in the answer and the log when well-formed. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A bookmark from an earlier answer: this request reads data at least that fresh (read-after-write). Anything not in D1's bookmark form is 400. */
+                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ended. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The id is not a session id. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The key lacks scope keys. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No live session with that id. */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["Bookmark"];
