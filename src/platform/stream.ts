@@ -18,13 +18,21 @@ export type CarriedChunks = {
 };
 
 /** The body of `chunks`: each chunk written as its bytes, read when the reader asks for more. */
-export function carriedStream(chunks: CarriedChunks): ReadableStream<Uint8Array> {
+export function carriedStream(chunks: CarriedChunks, requestId?: string): ReadableStream<Uint8Array> {
   let first: readonly string[] | undefined = chunks.first;
   const next = chunks.next;
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
-        const texts = first ?? (await next?.());
+        let texts: readonly string[] | undefined;
+        try {
+          texts = first ?? (await next?.());
+        } catch (e) {
+          // The status line has gone: the root error handler never sees this one.
+          const error = e instanceof Error ? e.message : String(e);
+          console.error(JSON.stringify({ level: "error", msg: "streamed answer broke off", requestId, error }));
+          throw e;
+        }
         first = undefined;
         if (!texts) return controller.close();
         // A copy: answerBytes is a view of memory the next chunk writes over.
@@ -48,5 +56,5 @@ export function carriedChunks(
 ): Response {
   if (!chunks.next) return carriedJson(c, chunks.first, 200, headers);
   c.set("streamed", true);
-  return c.body(carriedStream(chunks), 200, { "Content-Type": "application/json", ...headers });
+  return c.body(carriedStream(chunks, c.var.requestId), 200, { "Content-Type": "application/json", ...headers });
 }
