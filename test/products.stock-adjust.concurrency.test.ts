@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { wrapD1 } from "./d1-wrap";
 import { createProduct, get, post, put, uid } from "./helpers";
 
-// Changing stock safely under concurrency (docs/products.md, "Changing stock safely"): adjustments
+// Changing stock safely under concurrency (docs/stock.md): adjustments
 // sent at once, with sales between them, all take effect; of writes that expect one count or one
 // ETag, exactly one does.
 

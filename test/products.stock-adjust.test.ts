@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createProduct, get, post, put, uid } from "./helpers";
 
-// Changing stock safely (docs/products.md, "Changing stock safely"): the merchant's two tabs
+// Changing stock safely (docs/stock.md): the merchant's two tabs
 // and a sale in between. The page showed 11, an order took 2 (9 left), 5 more arrived: `adjust: 5`
 // ends at 14; `expected_qty: 11` with the count 16 fails and changes nothing; If-Match with the
 // ETag the page was loaded with is 412 with the product as it is now.
@@ -221,7 +221,7 @@ describe("a product's ETag", () => {
   });
 });
 
-describe('the manual\'s answers (docs/products.md, "Changing stock safely")', () => {
+describe('the manual\'s answers (docs/stock.md)', () => {
   it("shows what the server answers, ids aside", async () => {
     const t = await pageThenSale(true, { disable_minusqty: 1 });
     const v = t.variantId as number;

@@ -23,6 +23,10 @@ import { after, before, test } from "node:test";
 import { isDeepStrictEqual } from "node:util";
 import { root, startServer } from "./serve.mjs";
 
+// The pages show a product's url as `npm run dev` gives it on its default port, whatever port the
+// test's server listens on.
+const PAGES_SERVER = { args: ["--var", "STORE_URL:http://127.0.0.1:8787/products"] };
+
 const README = readFileSync(path.join(root, "README.md"), "utf8");
 /** The manual's pages in the order the README's docs map (its section after the marker) links them. */
 const DOCS_MAP = README.slice(README.indexOf("<!-- section: docs-map -->")).split(/^## /m)[0];
@@ -218,7 +222,7 @@ test("README: opens with the two commands a newcomer needs", () => {
 /** @type {import("./serve.mjs").Server} */
 let server;
 before(async () => {
-  server = await startServer();
+  server = await startServer(PAGES_SERVER);
 });
 after(async () => {
   await server?.stop();
@@ -252,7 +256,7 @@ test("README check: a non-2xx answer fails unless announced, and an announced on
 for (const shell of /** @type {const} */ (["bash", "zsh"])) {
   test(`README and docs/: the sh blocks run as written, in order, in ${shell}, against a fresh npm run dev`, async () => {
     // A fresh server per shell: the blocks create SKUs that a second run would find taken.
-    const own = shell === "bash" ? server : await startServer();
+    const own = shell === "bash" ? server : await startServer(PAGES_SERVER);
     try {
       const blocks = PAGES.flatMap((p) => shellBlocks(p.text).map((b) => ({ ...b, page: p.name })));
       // Each block's output ends with a mark on its own line, so its answer can be found.

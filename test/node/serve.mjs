@@ -27,11 +27,11 @@ const sleep = (/** @type {number} */ ms) => new Promise((r) => setTimeout(r, ms)
  * @typedef {{ base: string, key: string, auth: string, output: () => string, stop: () => Promise<void> }} Server
  * @returns {Promise<Server>}
  */
-export async function startServer({ timeoutMs = 120_000 } = {}) {
+export async function startServer({ timeoutMs = 120_000, args = /** @type {string[]} */ ([]) } = {}) {
   const port = await freePort();
   const persist = mkdtempSync(path.join(tmpdir(), "edge-store-e2e-"));
   // detached: its own process group (node, wrangler, workerd), so stop() can end all of it.
-  const child = spawn(process.execPath, ["src/scripts/dev.mjs", "--port", String(port), "--persist-to", persist], {
+  const child = spawn(process.execPath, ["src/scripts/dev.mjs", "--port", String(port), "--persist-to", persist, ...args], {
     cwd: root,
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
