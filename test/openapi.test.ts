@@ -393,7 +393,7 @@ describe("GET /docs", () => {
   });
 });
 
-describe('the document says how to change stock safely (docs/stock.md)', () => {
+describe("the document says how to change stock safely (docs/stock.md)", () => {
   it("documents adjust, expected_qty, If-Match, its 412 and the product's ETag", async () => {
     const doc = (await get("/openapi.json")).json;
     const update = doc.components.schemas.ProductUpdate;

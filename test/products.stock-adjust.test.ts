@@ -221,7 +221,7 @@ describe("a product's ETag", () => {
   });
 });
 
-describe('the manual\'s answers (docs/stock.md)', () => {
+describe("the manual's answers (docs/stock.md)", () => {
   it("shows what the server answers, ids aside", async () => {
     const t = await pageThenSale(true, { disable_minusqty: 1 });
     const v = t.variantId as number;

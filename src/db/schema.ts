@@ -419,7 +419,7 @@ export const sessions = sqliteTable(
   ],
 );
 
-// Each product's version (docs/products.md, "Changing stock safely"): the ETag of
+// Each product's version (docs/stock.md): the ETag of
 // GET /v1/products/{id} and what If-Match on PUT compares. Triggers move it with every change of
 // the product or of its variants, whoever writes it (a PUT, an order's stock move, a cancel's
 // restock), and never for another product's change (drizzle/0010_stock_version.sql). A table of

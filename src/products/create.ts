@@ -30,7 +30,7 @@ import { agreedNames, type Located, sharedNames, VALUE_KEYS, valuesOf } from "./
 export type WriteOptions = { minimal?: boolean; keyId?: number | null; ifMatch?: IfMatch };
 
 /**
- * An If-Match on a PUT of one product (docs/products.md, "Changing stock safely"): the tags it
+ * An If-Match on a PUT of one product (docs/stock.md): the tags it
  * names; the write sets `etag` to the product's ETag as it answers it (written, or current on 412).
  */
 export type IfMatch = { any: boolean; tags: string[]; etag?: string };

@@ -74,7 +74,7 @@ export const productsDeletePath: Json = {
   },
 };
 
-/** If-Match on PUT /v1/products (docs/products.md, "Changing stock safely"). */
+/** If-Match on PUT /v1/products (docs/stock.md). */
 export const ifMatchParameter: Json = {
   name: "If-Match",
   in: "header",

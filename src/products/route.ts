@@ -25,7 +25,7 @@ export const productsRoute = new Hono<AppEnv>()
   .use(storeUrl)
   .post("/", jsonBody, productIdempotency, (c) => writeProducts(c, productCreate, createProducts))
   .put("/", jsonBody, productIdempotency, async (c) => {
-    // If-Match (docs/products.md, "Changing stock safely"): a write of one product, only if
+    // If-Match (docs/stock.md): a write of one product, only if
     // it is still the version the client read; the answer carries the product's ETag.
     const ifMatch = ifMatchTags(c.req.header("If-Match"));
     if (!ifMatch) return writeProducts(c, productUpdate, updateProducts);
@@ -64,7 +64,7 @@ export const productsRoute = new Hono<AppEnv>()
     // A hidden product does not exist for a storefront (publicJson yields no row for it).
     if (!found.results.length) throw new ApiError(404, `product ${product_id} not found`);
     // The product's own version: it moves when this product changes or sells, not when another
-    // does, so it is also what If-Match on PUT compares (docs/products.md, "Changing stock safely").
+    // does, so it is also what If-Match on PUT compares (docs/stock.md).
     const tag = productETag(product_id, version.results[0]?.version, pub);
     return carriedJson(c, productText(found).text, 200, { ETag: tag });
   });

@@ -109,7 +109,7 @@ function variantShape(mode: "create" | "update") {
 }
 
 export const variantEntry = z.object(variantShape("create"), { error: "must be an object" });
-// Stock changes that cannot lose updates (docs/products.md, "Changing stock safely"): `adjust`
+// Stock changes that cannot lose updates (docs/stock.md): `adjust`
 // moves the stored count by a signed amount instead of setting it, and `expected_qty` makes the
 // entry conditional on the stored count. Update entries only: a created variant has no count yet.
 const stockGuards = {

@@ -2,7 +2,7 @@ import type { PublicView } from "../keys/public";
 import { etagOf } from "../platform/hash";
 import type { IfMatch } from "./create";
 
-// A product's own version and ETag (docs/products.md, "Changing stock safely"): triggers move
+// A product's own version and ETag (docs/stock.md): triggers move
 // product_versions with every change of the product or its variants (drizzle/0010_stock_version.sql),
 // so the ETag of GET /v1/products/{id} changes when that product changes or sells, and only then.
 

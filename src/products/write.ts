@@ -62,7 +62,7 @@ export function productWriteResponse<P = ProductOut>(
     } else {
       firstFailure ??= o.status;
       errors.push(...o.errors.map((e) => itemPath(item.prefix, e)));
-      // A 412's product as it is now (docs/products.md, "Changing stock safely").
+      // A 412's product as it is now (docs/stock.md).
       if (o.current) shown.set(identity(o.current), o.current as P);
     }
   }

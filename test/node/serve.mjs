@@ -31,12 +31,16 @@ export async function startServer({ timeoutMs = 120_000, args = /** @type {strin
   const port = await freePort();
   const persist = mkdtempSync(path.join(tmpdir(), "edge-store-e2e-"));
   // detached: its own process group (node, wrangler, workerd), so stop() can end all of it.
-  const child = spawn(process.execPath, ["src/scripts/dev.mjs", "--port", String(port), "--persist-to", persist, ...args], {
-    cwd: root,
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1", FORCE_COLOR: "0" },
-  });
+  const child = spawn(
+    process.execPath,
+    ["src/scripts/dev.mjs", "--port", String(port), "--persist-to", persist, ...args],
+    {
+      cwd: root,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1", FORCE_COLOR: "0" },
+    },
+  );
   let out = "";
   child.stdout.on("data", (d) => {
     out += d;

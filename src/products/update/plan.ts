@@ -56,7 +56,7 @@ export type VariantState = {
   label: string;
   skuPath: string;
   qtyPath?: string;
-  /** What the request adds to the stored qty (docs/products.md, "Changing stock safely"), when it sets no count. */
+  /** What the request adds to the stored qty (docs/stock.md), when it sets no count. */
   adjust?: number;
   /** The stored qty the request expects, and the path that gave it. */
   expected?: { qty: number; path: string };
@@ -192,7 +192,7 @@ export function plan(t: Target, snap: Snapshot): Plan | Failed {
   const depends: Pick<Plan["guard"], "categories" | "slug"> = {};
   const slugClaim = categoriesAndSlug(t, snap, product, f, depends);
 
-  // The count's guards of the item's own stock (docs/products.md, "Changing stock safely").
+  // The count's guards of the item's own stock (docs/stock.md).
   if (d.stock !== undefined && d.adjust !== undefined) {
     f.add(400, "adjust: give stock (the new count) or adjust (the change), not both");
   }

@@ -21,7 +21,7 @@ import type { UpdateItem } from "./select";
 // the batch and so must be known before it) does a read come first: it decides each item's
 // outcome, and one write batch applies the valid ones, guarded against a change in between.
 
-// `adjust` and `expected_qty` (docs/products.md, "Changing stock safely") move the count as the
+// `adjust` and `expected_qty` (docs/stock.md) move the count as the
 // batch finds it and hold a condition on it, in the same one batch.
 const STOCK_KEYS = new Set(["sku", "stock", "price", "qty_location", "adjust", "expected_qty", "expected_stock"]);
 

@@ -134,7 +134,7 @@ export function variantsInSql(items: UpdateItem[], idempotent: boolean) {
   if (add || (sync && update)) return undefined;
   const entries = sync ?? update;
   if (!entries?.length) return undefined;
-  // Relative and conditional counts (docs/products.md, "Changing stock safely") are planned in JavaScript.
+  // Relative and conditional counts (docs/stock.md) are planned in JavaScript.
   if (update?.some((e) => e.adjust !== undefined || e.expected_qty !== undefined)) return undefined;
   const names = sharedNames(entries);
   if (names === false) return undefined;

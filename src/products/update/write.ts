@@ -14,7 +14,7 @@ import type { Plan } from "./plan";
 const keep = (table: string, col: string, json = false) =>
   `${col} = iif(json_type(j.value, '$.${col}') IS NULL, ${table}.${col}, j.value${json ? "->" : "->>"}'${col}')`;
 
-// A row's `adjust` (docs/products.md, "Changing stock safely") moves the count as the batch finds
+// A row's `adjust` (docs/stock.md) moves the count as the batch finds
 // it, never a count the Worker read: concurrent sales and adjustments all take effect.
 const adjusted = (col: string) => (col === "stock" || col === "qty" ? " + coalesce(j.value->>'adjust', 0)" : "");
 
