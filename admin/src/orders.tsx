@@ -148,9 +148,9 @@ export function OrderPage({ id }: { id: string }) {
                   </>
                 )}
                 <span class="muted">
-                  {" "}
-                  by {h.key.name ?? "a deleted key"}
-                  {h.via === "session" ? " (admin)" : " (API)"}
+                  {h.via === "system"
+                    ? " by the store"
+                    : ` by ${h.key.name ?? "a deleted key"}${h.via === "session" ? " (admin)" : " (API)"}`}
                 </span>
               </li>
             ))}

@@ -1024,16 +1024,16 @@ export interface components {
                 restock: boolean | null;
                 /** @description A cancel: the reason given. */
                 reason: string | null;
-                /** @description The key that made it (id null: the environment's API_KEY). */
+                /** @description The key that made it (id null: the environment's API_KEY; both null: the store itself). */
                 key: {
                     id: number | null;
                     name: string | null;
                 };
                 /**
-                 * @description The key itself, or the admin's session of it.
+                 * @description The key itself, the admin's session of it, or the store (the unpaid hold's cancel).
                  * @enum {string}
                  */
-                via: "key" | "session";
+                via: "key" | "session" | "system";
             }[];
         };
         /** @description Every error that is not a per-item outcome (docs/api.md, Conventions). */
