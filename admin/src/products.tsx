@@ -145,6 +145,8 @@ export function stockChange(typed: string, base: number): { adjust: number; expe
 /** An expected count refused: "variants.update[1].expected_qty: variant 7 has qty 9, not 11". */
 const CONFLICT = /^(?:variants\.update\[(\d+)\]\.)?expected_(?:qty|stock): .* has (?:qty|stock) (-?\d+), not -?\d+$/;
 
+const STOCK_HINT = "A new count (16), or a change: +5 arrived, -2 broken.";
+
 /** A stock field: a count or a change, with what it means and, after a refusal, the figure now. */
 function StockInput({
   id,
@@ -152,10 +154,13 @@ function StockInput({
   value,
   now,
   disabled,
+  shown,
   onInput,
 }: {
   id: string;
   label?: string;
+  /** The hint on screen under the field, not only read out (one field alone; a table says it once). */
+  shown?: boolean;
   value: string;
   now?: number;
   disabled?: boolean;
@@ -174,8 +179,8 @@ function StockInput({
         value={value}
         onInput={(e) => onInput(e.currentTarget.value)}
       />
-      <span id={`${id}-hint`} class={now === undefined ? "sr-only" : "changed"}>
-        {now === undefined ? "A new count, or a change such as +5 or -2" : `Changed since you opened it: now ${now}`}
+      <span id={`${id}-hint`} class={now !== undefined ? "changed" : shown ? "hint" : "sr-only"}>
+        {now === undefined ? STOCK_HINT : `Changed since you opened it: now ${now}`}
       </span>
     </>
   );
@@ -375,7 +380,7 @@ function ProductForm({
           {p.variants.length === 0 ? (
             <div>
               <label for="stock">Stock</label>
-              <StockInput id="stock" value={stock} now={now.stock} onInput={setStock} />
+              <StockInput id="stock" value={stock} now={now.stock} shown onInput={setStock} />
             </div>
           ) : (
             <p class="hint">
@@ -387,6 +392,9 @@ function ProductForm({
             the shop
           </label>
         </fieldset>
+        {p.variants.length > 0 && writable && (
+          <p class="hint">Stock of each variant: a new count (16), or a change: +5 arrived, -2 broken.</p>
+        )}
         {p.variants.length > 0 && (
           <div class="scroll" tabindex={0}>
             <table class="list">
