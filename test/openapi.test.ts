@@ -42,6 +42,7 @@ const OPERATIONS = [
   "delete /v1/webhooks/{id}",
   "get /v1/webhooks/{id}/deliveries",
   "post /v1/webhooks/{id}/test",
+  "get /v1/webhooks/{id}/events/{event_id}",
   "post /v1/webhooks/{id}/events/{event_id}/resend",
   "get /v1/metadata/product/{id}",
   "get /v1/metadata/order/{id}",

@@ -54,6 +54,17 @@ describe("unpaid hold", () => {
     const o = await get(`/v1/orders/${expired}`, { env: { UNPAID_ORDER_HOLD_MINUTES: "30" } });
     expect(o.json).toMatchObject({ status: "cancelled", cancel_reason: HOLD_REASON, hold_expires_at: null });
     expect(o.json.date_cancelled).not.toBeNull();
+    // Its history says who cancelled it: the store, with the stock returned.
+    expect(o.json.history).toEqual([
+      {
+        at: o.json.date_cancelled,
+        change: "cancelled",
+        restock: true,
+        reason: HOLD_REASON,
+        key: { id: null, name: null },
+        via: "system",
+      },
+    ]);
     expect((await readOrder(fresh)).status).toBe("unpaid");
     expect((await readOrder(paid)).status).toBe("paid");
     expect((await readOrder(done)).status).toBe("done");
@@ -64,6 +75,7 @@ describe("unpaid hold", () => {
     // A second run finds nothing more: the stock is returned once.
     await scheduled(held("30"));
     expect(await stockOf(p.id)).toBe(13);
+    expect((await readOrder(expired)).history).toHaveLength(1);
     expect(await eventsOf(expired)).toEqual(["order.created", "order.cancelled"]);
     // The order refuses changes like any cancelled order.
     const r = await change([{ order_id: expired, status: "paid" }]);

@@ -5,7 +5,7 @@ import { useState } from "preact/hooks";
 import { PUBLISHABLE_SCOPES, SCOPES as SECRET_SCOPES } from "../../src/keys/scope-names";
 import { api, currentSession } from "./api";
 import type { Key, ListedSession } from "./types";
-import { CopyButton, Message, Title, useAction, useLoad, when } from "./ui";
+import { CheckList, CopyButton, Message, Title, useAction, useLoad, when } from "./ui";
 
 export function KeysPage() {
   const { data, error, reload } = useLoad(() => api<{ keys: Key[] }>("GET", "/v1/keys").then((r) => r.body.keys), []);
@@ -230,16 +230,7 @@ function CreateKey({ reload }: { reload: () => void }) {
       </div>
       <fieldset>
         <legend>Scopes</legend>
-        {choices.map((s) => (
-          <label class="check">
-            <input
-              type="checkbox"
-              checked={scopes.includes(s)}
-              onChange={(e) => setScopes(e.currentTarget.checked ? [...scopes, s] : scopes.filter((x) => x !== s))}
-            />{" "}
-            {s}
-          </label>
-        ))}
+        <CheckList options={choices} value={scopes} onChange={setScopes} />
       </fieldset>
       {type === "publishable" && (
         <div>

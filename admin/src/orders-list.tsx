@@ -3,8 +3,9 @@
 // for bulk Mark paid, Ship, Cancel and Export CSV. At 360 px each order is a card.
 import { useState } from "preact/hooks";
 import { api, can } from "./api";
+import { actionsFor, CancelForm } from "./order-actions";
 import type { OrderRow } from "./types";
-import { Message, money, Title, useAction, useLoad, when } from "./ui";
+import { Message, money, statusName, Title, useAction, useLoad, when } from "./ui";
 
 const PAGE = 25;
 
@@ -47,7 +48,7 @@ const go = (q: URLSearchParams) => {
 
 /** An order's state in the merchant's words: shipped orders never paid are on invoice. */
 export function orderState(status: string, datePaid: string | null): { name: string; label: string } {
-  const name = ({ "-1": "unpaid", 1: "paid", 2: "done", 3: "cancelled" } as Record<string, string>)[status] ?? status;
+  const name = statusName(status);
   if (name === "done") return datePaid ? { name, label: "shipped" } : { name: "invoice", label: "shipped, unpaid" };
   return { name, label: name };
 }
@@ -317,14 +318,13 @@ type Results = { results: Record<string, { success: boolean; errors: string[] }>
 function Bulk({ orders, reload, clear }: { orders: OrderRow[]; reload: () => Promise<void>; clear: () => void }) {
   const action = useAction();
   const [cancelling, setCancelling] = useState(false);
-  const [reason, setReason] = useState("");
   const writable = can("orders:write");
-  const states = orders.map((o) => orderState(o.status, o.date_paid).name);
-  const unpaid = orders.filter((_, i) => states[i] === "unpaid");
-  const paid = orders.filter((_, i) => states[i] === "paid");
-  const open = orders.filter((_, i) => states[i] !== "cancelled");
-  const shipped = open.some((o) => o.status === "2");
-  const [restock, setRestock] = useState(true);
+  const allowed = orders.map((o) => actionsFor(o.status));
+  const unpaid = orders.filter((_, i) => allowed[i].pay);
+  // In bulk, only paid orders ship: an unpaid one needs its own "ship unpaid (invoice)" choice.
+  const paid = orders.filter((_, i) => allowed[i].ship && !allowed[i].pay);
+  const open = orders.filter((_, i) => allowed[i].cancel);
+  const shipped = allowed.some((a) => a.shipped);
   const change = (targets: OrderRow[], body: Record<string, unknown>, done: string) =>
     action.run(
       async () => {
@@ -370,15 +370,7 @@ function Bulk({ orders, reload, clear }: { orders: OrderRow[]; reload: () => Pro
             >
               Ship paid ({paid.length})
             </button>
-            <button
-              type="button"
-              class="danger"
-              disabled={!open.length}
-              onClick={() => {
-                setRestock(!shipped);
-                setCancelling(true);
-              }}
-            >
+            <button type="button" class="danger" disabled={!open.length} onClick={() => setCancelling(true)}>
               Cancel… ({open.length})
             </button>
           </>
@@ -391,30 +383,19 @@ function Bulk({ orders, reload, clear }: { orders: OrderRow[]; reload: () => Pro
         </button>
       </div>
       {cancelling && (
-        <fieldset>
-          <legend>Cancel {open.length} orders?</legend>
-          <div>
-            <label for="bulk-reason">Reason{shipped ? "" : " (optional)"}</label>
-            <input id="bulk-reason" maxlength={255} value={reason} onInput={(e) => setReason(e.currentTarget.value)} />
-          </div>
-          <label class="check">
-            <input type="checkbox" checked={restock} onChange={(e) => setRestock(e.currentTarget.checked)} /> Put the
-            items back in stock{shipped ? " (some were shipped: only if they came back)" : ""}
-          </label>
-          <button
-            type="button"
-            class="danger"
-            disabled={action.busy || (shipped && !reason.trim())}
-            onClick={() =>
-              change(open, { status: "cancelled", restock, cancel_reason: reason.trim() || undefined }, "Cancelled:")
-            }
-          >
-            Cancel the orders
-          </button>
-          <button type="button" onClick={() => setCancelling(false)}>
-            Keep them
-          </button>
-        </fieldset>
+        <CancelForm
+          id="bulk-reason"
+          legend={`Cancel ${open.length} orders?`}
+          shipped={shipped}
+          shippedNote="some were shipped: only if they came back"
+          confirm="Cancel the orders"
+          keep="Keep them"
+          busy={action.busy}
+          onConfirm={(restock, reason) =>
+            change(open, { status: "cancelled", restock, cancel_reason: reason }, "Cancelled:")
+          }
+          onKeep={() => setCancelling(false)}
+        />
       )}
       <Message error={action.error} ok={action.ok} />
     </section>

@@ -4,6 +4,7 @@
 // scopes and the order's state allow it. Its history says who did what.
 import { useState } from "preact/hooks";
 import { api, can } from "./api";
+import { actionsFor, CancelForm } from "./order-actions";
 import { orderState, ordersListHash } from "./orders-list";
 import type { Address, Order } from "./types";
 import { Message, money, Title, useAction, useDirty, useLoad, when } from "./ui";
@@ -148,9 +149,9 @@ export function OrderPage({ id }: { id: string }) {
                   </>
                 )}
                 <span class="muted">
-                  {" "}
-                  by {h.key.name ?? "a deleted key"}
-                  {h.via === "session" ? " (admin)" : " (API)"}
+                  {h.via === "system"
+                    ? " by the store"
+                    : ` by ${h.key.name ?? "a deleted key"}${h.via === "session" ? " (admin)" : " (API)"}`}
                 </span>
               </li>
             ))}
@@ -206,18 +207,11 @@ type OrderProps = { order: Order; busy: boolean; change: Change };
 function Actions({ order, busy, change }: OrderProps) {
   const [tracking, setTracking] = useState(order.shipping_info.trackingnumber ?? "");
   const [company, setCompany] = useState(order.shipping_info.company ?? "");
-  const shipped = order.status === "done";
-  // Goods that left the shop come back only when the merchant says so.
-  const [restock, setRestock] = useState(!shipped);
-  const [reason, setReason] = useState("");
   const [cancelling, setCancelling] = useState(false);
   const [invoice, setInvoice] = useState(false);
-  const unpaid = order.status === "unpaid";
-  useDirty(
-    tracking !== (order.shipping_info.trackingnumber ?? "") ||
-      company !== (order.shipping_info.company ?? "") ||
-      reason !== "",
-  );
+  const allowed = actionsFor(order.status);
+  const unpaid = allowed.pay;
+  useDirty(tracking !== (order.shipping_info.trackingnumber ?? "") || company !== (order.shipping_info.company ?? ""));
   const ship = (e: Event) => {
     e.preventDefault();
     const info: { trackingnumber?: string; company?: string } = {};
@@ -233,12 +227,12 @@ function Actions({ order, busy, change }: OrderProps) {
       <h2 id="actions-h" class="sr-only">
         Actions
       </h2>
-      {unpaid && (
+      {allowed.pay && (
         <button type="button" disabled={busy} onClick={() => change({ status: "paid" }, "Marked paid.")}>
           Mark paid
         </button>
       )}
-      {!shipped && (
+      {allowed.ship && (
         <form class="ship" onSubmit={ship}>
           <div>
             <label for="tracking">Tracking number</label>
@@ -261,39 +255,22 @@ function Actions({ order, busy, change }: OrderProps) {
       )}
       <div class="cancel">
         {cancelling ? (
-          <fieldset>
-            <legend>Cancel order #{order.order_id}?</legend>
-            <div>
-              <label for="reason">Reason{shipped ? "" : " (optional)"}</label>
-              <input
-                id="reason"
-                maxlength={255}
-                required={shipped}
-                value={reason}
-                onInput={(e) => setReason(e.currentTarget.value)}
-              />
-            </div>
-            <label class="check">
-              <input type="checkbox" checked={restock} onChange={(e) => setRestock(e.currentTarget.checked)} /> Put the
-              items back in stock{shipped ? " (it was shipped: only if the goods came back)" : ""}
-            </label>
-            <button
-              type="button"
-              class="danger"
-              disabled={busy || (shipped && !reason.trim())}
-              onClick={() =>
-                change(
-                  { status: "cancelled", restock, ...(reason.trim() ? { cancel_reason: reason.trim() } : {}) },
-                  restock ? "Cancelled; stock returned." : "Cancelled; stock not returned.",
-                )
-              }
-            >
-              Cancel order
-            </button>
-            <button type="button" onClick={() => setCancelling(false)}>
-              Keep it
-            </button>
-          </fieldset>
+          <CancelForm
+            id="reason"
+            legend={`Cancel order #${order.order_id}?`}
+            shipped={allowed.shipped}
+            shippedNote="it was shipped: only if the goods came back"
+            confirm="Cancel order"
+            keep="Keep it"
+            busy={busy}
+            onConfirm={(restock, reason) =>
+              change(
+                { status: "cancelled", restock, ...(reason ? { cancel_reason: reason } : {}) },
+                restock ? "Cancelled; stock returned." : "Cancelled; stock not returned.",
+              )
+            }
+            onKeep={() => setCancelling(false)}
+          />
         ) : (
           <button type="button" class="danger" onClick={() => setCancelling(true)}>
             Cancel…

@@ -76,7 +76,7 @@ export type Order = {
     restock: boolean | null;
     reason: string | null;
     key: { id: number | null; name: string | null };
-    via: "key" | "session";
+    via: "key" | "session" | "system";
   }[];
 };
 

@@ -204,3 +204,29 @@ export function CopyButton({ text }: { text: string }) {
     </>
   );
 }
+
+/** A checkbox for each of `options` (scopes, event types); `value` the ones ticked, in ticking order. */
+export function CheckList({
+  options,
+  value,
+  onChange,
+}: {
+  options: readonly string[];
+  value: string[];
+  onChange: (value: string[]) => void;
+}) {
+  return (
+    <>
+      {options.map((o) => (
+        <label class="check">
+          <input
+            type="checkbox"
+            checked={value.includes(o)}
+            onChange={(e) => onChange(e.currentTarget.checked ? [...value, o] : value.filter((x) => x !== o))}
+          />{" "}
+          {o}
+        </label>
+      ))}
+    </>
+  );
+}

@@ -1,11 +1,12 @@
-// Webhooks: the endpoints, each one's recent deliveries (status, response time, outcome), adding
-// one (its secret shown once) and removing one.
+// Webhooks: the endpoints, each one's recent deliveries (what each is about, status, response
+// time, outcome, its payload on demand, Resend), adding one (its secret shown once) and removing
+// one.
 import { useState } from "preact/hooks";
 // The Worker's own list, bundled in at build time, so the two never disagree.
 import { EVENT_TYPES as EVENTS } from "../../src/webhooks/events";
 import { api } from "./api";
 import type { Delivery, Webhook } from "./types";
-import { CopyButton, Message, Title, useAction, useLoad, when } from "./ui";
+import { CheckList, CopyButton, Message, Title, useAction, useLoad, when } from "./ui";
 
 export function WebhooksPage() {
   const { data, error, reload } = useLoad(
@@ -109,6 +110,9 @@ function Deliveries({ id }: { id: number }) {
     [id],
   );
   const action = useAction();
+  // Which delivery's payload is open, by the delivery itself: a refresh moves the rows.
+  const [shown, setShown] = useState("");
+  const keyOf = (d: Delivery) => `${d.event_id}:${d.attempt}:${d.created_at}`;
   const resend = (d: Delivery) =>
     action.run(async () => {
       await api("POST", `/v1/webhooks/${id}/events/${d.event_id}/resend`);
@@ -145,52 +149,103 @@ function Deliveries({ id }: { id: number }) {
               </tr>
             </thead>
             <tbody>
-              {data.map((d) => (
-                <tr>
-                  <td>{when(d.created_at)}</td>
-                  <td>
-                    {d.event_type}
-                    {d.order_id !== null && (
-                      <>
-                        {" "}
-                        <a href={`#/orders/${d.order_id}`}>order #{d.order_id}</a>
-                      </>
-                    )}
-                    {d.product_id !== null && (
-                      <>
-                        {" "}
-                        <a href={`#/products/${d.product_id}`}>product {d.product_id}</a>
-                      </>
-                    )}
-                  </td>
-                  <td class="num">{d.attempt}</td>
-                  <td class="num">{d.status ?? "—"}</td>
-                  <td class="num">{d.duration_ms == null ? "—" : `${d.duration_ms} ms`}</td>
-                  <td>
-                    <span class={`badge outcome-${d.outcome}`}>{d.outcome}</span>
-                    {d.error && (
-                      <>
-                        <br />
-                        <span class="muted">{d.error}</span>
-                      </>
-                    )}
-                  </td>
-                  <td>
-                    {d.event_type !== "webhook.test" && (
-                      <button type="button" disabled={action.busy} onClick={() => resend(d)}>
-                        Resend
-                        <span class="sr-only">
+              {data.map((d, i) => (
+                <>
+                  <tr>
+                    <td>{when(d.created_at)}</td>
+                    <td>
+                      {d.event_type}
+                      {d.order_id !== null && (
+                        <>
                           {" "}
-                          {d.event_type} of {when(d.created_at)}
-                        </span>
-                      </button>
-                    )}
-                  </td>
-                </tr>
+                          <a href={`#/orders/${d.order_id}`}>order #{d.order_id}</a>
+                        </>
+                      )}
+                      {d.product_id !== null && (
+                        <>
+                          {" "}
+                          <a href={`#/products/${d.product_id}`}>product {d.product_id}</a>
+                        </>
+                      )}
+                    </td>
+                    <td class="num">{d.attempt}</td>
+                    <td class="num">{d.status ?? "—"}</td>
+                    <td class="num">{d.duration_ms == null ? "—" : `${d.duration_ms} ms`}</td>
+                    <td>
+                      <span class={`badge outcome-${d.outcome}`}>{d.outcome}</span>
+                      {d.error && (
+                        <>
+                          <br />
+                          <span class="muted">{d.error}</span>
+                        </>
+                      )}
+                    </td>
+                    <td class="row">
+                      {d.event_type !== "webhook.test" && (
+                        <>
+                          <button
+                            type="button"
+                            aria-expanded={shown === keyOf(d)}
+                            aria-controls={`payload-${id}-${i}`}
+                            onClick={() => setShown(shown === keyOf(d) ? "" : keyOf(d))}
+                          >
+                            {shown === keyOf(d) ? "Hide payload" : "Payload"}
+                            <span class="sr-only">
+                              {" "}
+                              of {d.event_type} of {when(d.created_at)}
+                            </span>
+                          </button>
+                          <button type="button" disabled={action.busy} onClick={() => resend(d)}>
+                            Resend
+                            <span class="sr-only">
+                              {" "}
+                              {d.event_type} of {when(d.created_at)}
+                            </span>
+                          </button>
+                        </>
+                      )}
+                    </td>
+                  </tr>
+                  {shown === keyOf(d) && (
+                    <tr class="payload">
+                      <td colSpan={7} id={`payload-${id}-${i}`}>
+                        <Payload id={id} d={d} />
+                      </td>
+                    </tr>
+                  )}
+                </>
               ))}
             </tbody>
           </table>
         </div>
+      )}
+    </>
+  );
+}
+
+type EventDelivery = { method: string; url: string; format: string; payload: unknown };
+
+/** What a delivery of the event carries (GET /v1/webhooks/{id}/events/{event_id}), indented. */
+function Payload({ id, d }: { id: number; d: Delivery }) {
+  const { data, error } = useLoad(
+    () => api<EventDelivery>("GET", `/v1/webhooks/${id}/events/${d.event_id}`).then((r) => r.body),
+    [id, d.event_id],
+  );
+  if (error) return <Message error={error} />;
+  if (!data) return <p role="status">Loading…</p>;
+  return (
+    <>
+      <p class="hint">
+        <code>{data.method}</code> <span class="url">{data.url}</span>
+        <br />
+        {data.payload === null
+          ? "No body: the quickbutik format names the event in the address."
+          : "The body as a delivery sends it now (Resend sends this); the order or product is read at each delivery."}
+      </p>
+      {data.payload !== null && (
+        <pre class="json" tabindex={0}>
+          {JSON.stringify(data.payload, null, 2)}
+        </pre>
       )}
     </>
   );
@@ -229,17 +284,7 @@ function AddEndpoint({ reload }: { reload: () => void }) {
         <label class="check">
           <input type="checkbox" checked={all} onChange={(e) => setAll(e.currentTarget.checked)} /> Every event
         </label>
-        {!all &&
-          EVENTS.map((ev) => (
-            <label class="check">
-              <input
-                type="checkbox"
-                checked={events.includes(ev)}
-                onChange={(e) => setEvents(e.currentTarget.checked ? [...events, ev] : events.filter((x) => x !== ev))}
-              />{" "}
-              {ev}
-            </label>
-          ))}
+        {!all && <CheckList options={EVENTS} value={events} onChange={setEvents} />}
       </fieldset>
       <div>
         <label for="wh-format">Format</label>

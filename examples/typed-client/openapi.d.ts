@@ -275,6 +275,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhooks/{id}/events/{event_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a delivery of one event to one endpoint carries: method, URL and body
+         * @description The body a delivery made now sends (the one Resend sends): data is read at each delivery, so it shows the object as it is now, which a later change may have moved past the one an earlier attempt carried.
+         */
+        get: operations["getWebhookEventDelivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhooks/{id}/events/{event_id}/resend": {
         parameters: {
             query?: never;
@@ -1024,16 +1044,16 @@ export interface components {
                 restock: boolean | null;
                 /** @description A cancel: the reason given. */
                 reason: string | null;
-                /** @description The key that made it (id null: the environment's API_KEY). */
+                /** @description The key that made it (id null: the environment's API_KEY; both null: the store itself). */
                 key: {
                     id: number | null;
                     name: string | null;
                 };
                 /**
-                 * @description The key itself, or the admin's session of it.
+                 * @description The key itself, the admin's session of it, or the store (the unpaid hold's cancel).
                  * @enum {string}
                  */
-                via: "key" | "session";
+                via: "key" | "session" | "system";
             }[];
         };
         /** @description Every error that is not a per-item outcome (docs/api.md, Conventions). */
@@ -3854,6 +3874,377 @@ export interface operations {
                 };
             };
             /** @description No such endpoint. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            /** @description No API key is configured. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getWebhookEventDelivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional id of this request, echoed in the answer and the log when well-formed. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A bookmark from an earlier answer: this request reads data at least that fresh (read-after-write). Anything not in D1's bookmark form is 400. */
+                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
+            };
+            path: {
+                id: number;
+                event_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The webhook-id of its deliveries. */
+                        event_id: string;
+                        /** @enum {string} */
+                        event_type: "order.created" | "order.new" | "order.done" | "order.cancelled" | "product.add" | "product.update" | "product.delete";
+                        order_id: number | null;
+                        product_id: number | null;
+                        /** @enum {string} */
+                        format: "standard" | "quickbutik";
+                        /** @enum {string} */
+                        method: "POST" | "GET";
+                        /** @description The URL requested: the quickbutik format's carries the event in its query. */
+                        url: string;
+                        /** @description The standard format's body, its object as it is now; null for the quickbutik format (no body). */
+                        payload: {
+                            /** @enum {string} */
+                            type: "order.created" | "order.new" | "order.done" | "order.cancelled" | "product.add" | "product.update" | "product.delete";
+                            /** @description When the change committed. */
+                            timestamp: string;
+                            key?: {
+                                id: number;
+                                name: string;
+                            };
+                            /** @description The object as it is when the delivery is made; larger than PAYLOAD_MAX_BYTES (1 MiB of UTF-8): its id and truncated, read it from the API; gone (a deleted product): its id and deleted. */
+                            data: {
+                                order_id: number;
+                                status: string;
+                                /** @description When the order first became paid. */
+                                date_paid: string | null;
+                                /** @description When the order first became done. */
+                                date_done: string | null;
+                                /** @description When the order was cancelled. */
+                                date_cancelled: string | null;
+                                /** @description When the status last changed (null: never since creation). */
+                                status_date: string | null;
+                                /** @description The cancel_reason of the cancel; "unpaid hold expired" when the hold cancelled it. */
+                                cancel_reason: string | null;
+                                /** @description Unpaid orders while a hold applies (UNPAID_ORDER_HOLD_MINUTES; always STOREFRONT_HOLD_MINUTES for a publishable key's): when the hold cancels the order. */
+                                hold_expires_at: string | null;
+                                currency: string;
+                                customer: {
+                                    /** @description The stored customer the order is linked to; absent when a publishable key reads the order. */
+                                    customer_id?: number | null;
+                                    type: string | null;
+                                    email: string | null;
+                                    phone: string | null;
+                                    login_create: boolean;
+                                    newsletter_subscribe: boolean;
+                                    billing_details: {
+                                        company_name?: string;
+                                        firstname?: string;
+                                        lastname?: string;
+                                        address?: string;
+                                        address2?: string;
+                                        city?: string;
+                                        zipcode?: string;
+                                        country?: string;
+                                    } | null;
+                                    shipping_details: {
+                                        company_name?: string;
+                                        firstname?: string;
+                                        lastname?: string;
+                                        address?: string;
+                                        address2?: string;
+                                        city?: string;
+                                        zipcode?: string;
+                                        country?: string;
+                                    } | null;
+                                    note: string | null;
+                                };
+                                payment: {
+                                    method: string | null;
+                                    transaction_id: string | null;
+                                    currency: string;
+                                    log: string | null;
+                                };
+                                shipping: {
+                                    id: number | null;
+                                    name: string | null;
+                                    /** @description Money in major units, at most 2 decimals (199.5). */
+                                    price: number;
+                                };
+                                shipping_info: {
+                                    trackingnumber: string | null;
+                                    company: string | null;
+                                };
+                                products: {
+                                    product_id: number | null;
+                                    variant_id: number | null;
+                                    sku: string | null;
+                                    title: string;
+                                    /** @description Option values of the variant when the order was placed. */
+                                    options: string | number | boolean | Record<string, never> | unknown[] | null;
+                                    qty: number;
+                                    /** @description Money in major units, at most 2 decimals (199.5). */
+                                    price: number;
+                                    tax_rate: number;
+                                    /** @description Money in major units, at most 2 decimals (199.5). */
+                                    total: number;
+                                }[];
+                                /** @description Money in major units, at most 2 decimals (199.5). */
+                                subtotal: number;
+                                /** @description Money in major units, at most 2 decimals (199.5). */
+                                discount: number;
+                                /** @description Money in major units, at most 2 decimals (199.5). */
+                                total: number;
+                                tax: {
+                                    rate: number;
+                                    /** @description Money in major units, at most 2 decimals (199.5). */
+                                    amount: number;
+                                }[];
+                                metadata: {
+                                    [key: string]: string | number | boolean | Record<string, never> | unknown[] | null;
+                                } | null;
+                                /** @description ISO 8601 time in UTC. */
+                                created_at: string;
+                                /** @description ISO 8601 time in UTC. */
+                                updated_at: string;
+                                /** @description The stored API key that created the order (docs/keys.md, Audit); absent otherwise. */
+                                key?: {
+                                    id: number;
+                                    name: string;
+                                };
+                                /** @description Every change since creation, oldest first (docs/orders.md, History); secret keys only. */
+                                history?: {
+                                    /** @description ISO 8601 time in UTC. */
+                                    at: string;
+                                    /**
+                                     * @description The status entered; shipping: tracking or carrier set; lines: lines edited.
+                                     * @enum {string}
+                                     */
+                                    change: "unpaid" | "paid" | "done" | "cancelled" | "shipping" | "lines";
+                                    /** @description A cancel: whether the stock was returned. */
+                                    restock: boolean | null;
+                                    /** @description A cancel: the reason given. */
+                                    reason: string | null;
+                                    /** @description The key that made it (id null: the environment's API_KEY; both null: the store itself). */
+                                    key: {
+                                        id: number | null;
+                                        name: string | null;
+                                    };
+                                    /**
+                                     * @description The key itself, the admin's session of it, or the store (the unpaid hold's cancel).
+                                     * @enum {string}
+                                     */
+                                    via: "key" | "session" | "system";
+                                }[];
+                            } | {
+                                /** @description A whole number as a string. */
+                                id: string;
+                                /** @description Text; "" when there is none. */
+                                sku: string;
+                                /**
+                                 * @description A flag as a string: "1" on, "0" off.
+                                 * @enum {string}
+                                 */
+                                hasVariants: "0" | "1";
+                                title: string;
+                                /**
+                                 * @description A flag as a string: "1" on, "0" off.
+                                 * @enum {string}
+                                 */
+                                visible: "0" | "1";
+                                /** @description Stock (for a product with variants, the sum of theirs). */
+                                qty: string;
+                                /** @description The same stock as a JSON number. */
+                                stock: number;
+                                /** @description Money as text: "899" when whole, "199.50" otherwise; "" when there is none. */
+                                price: string;
+                                /** @description Money as text: "899" when whole, "199.50" otherwise; "" when there is none. */
+                                before_price: string;
+                                /** @description Money as text: "899" when whole, "199.50" otherwise; "" when there is none. */
+                                purchase_price: string;
+                                /** @description A whole number as a string. */
+                                tax_rate: string;
+                                /** @description Grams as text; "0" when not given. */
+                                weight: string;
+                                /** @description Text; "" when there is none. */
+                                gtin: string;
+                                /** @description Text; "" when there is none. */
+                                qty_location: string;
+                                /**
+                                 * @description A flag as a string: "1" on, "0" off.
+                                 * @enum {string}
+                                 */
+                                disable_minusqty: "0" | "1";
+                                /** @description Text; "" when there is none. */
+                                supplier_name: string;
+                                /** @description Text; "" when there is none. */
+                                supplier_sku: string;
+                                /** @description "YYYY-MM-DD HH:MM:SS" in UTC; "" when there is none. */
+                                date_modified: string;
+                                /** @description The product page: STORE_URL + "/" + slug; "" without STORE_URL. */
+                                url: string;
+                                /** @description The head category of the first path; "" when none. */
+                                headcategory_name: string;
+                                /** @description Category paths, head category first: [[{"category": "Clothes"}, {"category": "Shirts"}]]. */
+                                categories: {
+                                    category: string;
+                                }[][];
+                                /** @description Text; "" when there is none. */
+                                description: string;
+                                /** @description Text; "" when there is none. */
+                                seo_title: string;
+                                /** @description Text; "" when there is none. */
+                                seo_description: string;
+                                /** @description Text; "" when there is none. */
+                                datafield_1: string;
+                                /** @description Text; "" when there is none. */
+                                datafield_2: string;
+                                /** @description Text; "" when there is none. */
+                                datafield_3: string;
+                                /** @description Images keyed by position from "1": {"1": {"image": url, "alttext": text}}. */
+                                images: {
+                                    [key: string]: {
+                                        image: string;
+                                        alttext: string;
+                                    };
+                                };
+                                variants: {
+                                    /** @description A whole number as a string. */
+                                    id: string;
+                                    /** @description A whole number as a string. */
+                                    product_id: string;
+                                    /** @description Text; "" when there is none. */
+                                    sku: string;
+                                    /** @description Money as text with two decimals: "148.95". */
+                                    price: string;
+                                    before_price: string;
+                                    purchase_price: string;
+                                    /** @description A whole number as a string. */
+                                    qty: string;
+                                    weight: string;
+                                    /** @description Text; "" when there is none. */
+                                    gtin: string;
+                                    /** @description Text; "" when there is none. */
+                                    supplier_sku: string;
+                                    /** @description Text; "" when there is none. */
+                                    qty_location: string;
+                                    /** @description Text; "" when there is none. */
+                                    image_id: string;
+                                    /** @description Images keyed by position from "1": {"1": {"image": url, "alttext": text}}. */
+                                    images: {
+                                        [key: string]: {
+                                            image: string;
+                                            alttext: string;
+                                        };
+                                    };
+                                    /**
+                                     * @description "1" when the variant is not visible.
+                                     * @enum {string}
+                                     */
+                                    hidden: "0" | "1";
+                                    /**
+                                     * @description A flag as a string: "1" on, "0" off.
+                                     * @enum {string}
+                                     */
+                                    preorder: "0" | "1";
+                                    /**
+                                     * @description A flag as a string: "1" on, "0" off.
+                                     * @enum {string}
+                                     */
+                                    preselected: "0" | "1";
+                                    /** @description Text; "" when there is none. */
+                                    min_purchase_quantity: string;
+                                    /** @description Text; "" when there is none. */
+                                    max_purchase_quantity: string;
+                                    /** @description A JSON boolean here, unlike the product's flag. */
+                                    disable_minusqty: boolean;
+                                    values: {
+                                        name: string;
+                                        val: string;
+                                    }[];
+                                }[];
+                                /** @description Bundles do not exist here: always []. */
+                                product_package_products: unknown[];
+                                product_id: number;
+                            } | {
+                                order_id: number;
+                                /** @constant */
+                                truncated: true;
+                            } | {
+                                product_id: number;
+                                /** @constant */
+                                truncated: true;
+                            } | {
+                                order_id: number;
+                                /** @constant */
+                                deleted: true;
+                            } | {
+                                product_id: number;
+                                /** @constant */
+                                deleted: true;
+                            };
+                        } | null;
+                    };
+                };
+            };
+            /** @description Invalid id. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such endpoint, or no such event (a test delivery is no event). */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];

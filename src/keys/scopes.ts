@@ -56,6 +56,7 @@ export const ROUTE_SCOPES: Record<string, RouteRule> = {
   "DELETE /v1/webhooks/:id": { scope: "webhooks" },
   "GET /v1/webhooks/:id/deliveries": { scope: "webhooks" },
   "POST /v1/webhooks/:id/test": { scope: "webhooks" },
+  "GET /v1/webhooks/:id/events/:event_id": { scope: "webhooks" },
   "POST /v1/webhooks/:id/events/:event_id/resend": { scope: "webhooks" },
   "GET /v1/keys": { scope: "keys" },
   "POST /v1/keys": { scope: "keys" },

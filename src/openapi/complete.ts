@@ -148,6 +148,7 @@ export const TOPICS: Record<string, string> = {
   "/v1/webhooks/{id}": "webhooks.html",
   "/v1/webhooks/{id}/deliveries": "webhooks.html",
   "/v1/webhooks/{id}/test": "webhooks.html",
+  "/v1/webhooks/{id}/events/{event_id}": "webhooks.html",
   "/v1/webhooks/{id}/events/{event_id}/resend": "webhooks.html",
   "/": "api.html",
   "/health": "operations.html#health",

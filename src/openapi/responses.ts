@@ -197,9 +197,11 @@ export const orderOut = z
           restock: z.boolean().nullable().meta({ description: "A cancel: whether the stock was returned." }),
           reason: z.string().nullable().meta({ description: "A cancel: the reason given." }),
           key: z.object({ id: idInt.nullable(), name: z.string().nullable() }).meta({
-            description: "The key that made it (id null: the environment's API_KEY).",
+            description: "The key that made it (id null: the environment's API_KEY; both null: the store itself).",
           }),
-          via: z.enum(["key", "session"]).meta({ description: "The key itself, or the admin's session of it." }),
+          via: z.enum(["key", "session", "system"]).meta({
+            description: "The key itself, the admin's session of it, or the store (the unpaid hold's cancel).",
+          }),
         }),
       )
       .optional()

@@ -2,7 +2,8 @@ import type { Bindings } from "../env";
 import { committed, dispatch, newEvent, type PendingEvent, subscribed } from "../webhooks/outbox";
 
 // The unpaid hold (docs/orders.md, "Orders"): the scheduled job cancels every unpaid order
-// older than its hold and gives its stock back, so abandoned checkouts do not keep stock forever.
+// older than its hold and gives its stock back, written to its history as the store's own change,
+// so abandoned checkouts do not keep stock forever.
 // Orders made with a publishable key are held STOREFRONT_HOLD_MINUTES (60 unless set: anyone can
 // make them, docs/keys.md, "Storefront orders"); others UNPAID_ORDER_HOLD_MINUTES, when set. Only checkouts that were never paid nor done are held: an order set
 // back to unpaid to edit its lines was paid for, and the merchant owes its goods. A run handles at most HOLD_ROUNDS x HOLD_BATCH orders in two D1
@@ -70,6 +71,11 @@ const EVENTS = `
   SELECT e.value->>'id', e.value->>'type', o.id, ?2 FROM json_each(?1) AS e JOIN orders AS o ON o.id = e.value->>'orderId'
   WHERE ${HELD} AND ${subscribed("'order.cancelled'")}
   RETURNING id AS event_id`;
+// The order's history (docs/orders.md, "History"): no key made this change, the store did.
+const HISTORY = `
+  INSERT INTO order_history (order_id, at, change, restock, reason, key_id, key_name, via)
+  SELECT o.id, ?2, 'cancelled', 1, ?3, NULL, NULL, 'system' FROM orders AS o
+  WHERE o.id IN (SELECT value FROM json_each(?1)) AND ${HELD}`;
 const CANCEL = `
   UPDATE orders AS o SET status = 'cancelled', date_cancelled = coalesce(date_cancelled, ?2), status_date = ?2,
     cancel_reason = ?3, version = version + 1, updated_at = ?2
@@ -93,9 +99,10 @@ export async function expireUnpaidOrders(env: Bindings, now = Date.now()): Promi
       d1.prepare(RESTOCK_VARIANTS).bind(ids),
       d1.prepare(RESTOCK_PRODUCTS).bind(ids),
       d1.prepare(EVENTS).bind(JSON.stringify(events), now),
+      d1.prepare(HISTORY).bind(ids, now, HOLD_REASON),
       d1.prepare(CANCEL).bind(ids, now, HOLD_REASON),
     ]);
-    const done = new Set(out[3].results.map((r) => r.id as number));
+    const done = new Set(out[4].results.map((r) => r.id as number));
     cancelled.push(...done);
     // The events rows were written for the orders this batch cancelled (same condition), and only
     // where an endpoint subscribes to order.cancelled.

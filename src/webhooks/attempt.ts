@@ -33,12 +33,13 @@ const resource = (t: Target) =>
       ? { product_id: t.productId }
       : {};
 
-/** The request of one attempt: signed with this attempt's timestamp, the same webhook-id every time. */
-export async function buildRequest(t: Target, key: CryptoKey, nowMs: number) {
-  const timestamp = Math.floor(nowMs / 1000);
+/**
+ * What a delivery of `t` sends, unsigned: its method, URL and body ("" for the quickbutik format's
+ * GET). The admin's payload view (GET /v1/webhooks/{id}/events/{event_id}) shows the same.
+ */
+export function requestOf(t: Target) {
   let url = t.url;
   let body = "";
-  const headers: Record<string, string> = { "user-agent": USER_AGENT };
   if (t.format === "quickbutik") {
     // As the modelled API delivers: GET with the event in the query, no body; the receiver's own
     // query parameters (a shared secret, say) stay as they were.
@@ -55,12 +56,20 @@ export async function buildRequest(t: Target, key: CryptoKey, nowMs: number) {
       key: t.key ?? undefined,
     });
     body = `${head.slice(0, -1)},"data":${t.data ?? JSON.stringify(resource(t))}}`;
-    headers["content-type"] = "application/json";
   }
+  return { url, method: t.format === "quickbutik" ? "GET" : "POST", body };
+}
+
+/** The request of one attempt: signed with this attempt's timestamp, the same webhook-id every time. */
+export async function buildRequest(t: Target, key: CryptoKey, nowMs: number) {
+  const timestamp = Math.floor(nowMs / 1000);
+  const { url, method, body } = requestOf(t);
+  const headers: Record<string, string> = { "user-agent": USER_AGENT };
+  if (method === "POST") headers["content-type"] = "application/json";
   headers["webhook-id"] = t.eventId;
   headers["webhook-timestamp"] = String(timestamp);
   headers["webhook-signature"] = await signature(key, t.eventId, timestamp, body);
-  return { url, method: t.format === "quickbutik" ? "GET" : "POST", headers, body };
+  return { url, method, headers, body };
 }
 
 /**

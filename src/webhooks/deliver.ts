@@ -87,7 +87,8 @@ FROM json_each(?1) j
 JOIN events e ON e.id = j.value->>'event_id'
 JOIN webhook_endpoints w ON w.id = j.value->>'endpoint_id' AND w.disabled_at IS NULL`;
 
-const EVENTS = `
+/** The events' rows by id (?1, a JSON array), with the key that caused each. */
+export const EVENTS = `
 SELECT e.id AS event_id, e.type, e.order_id, e.product_id, e.created_at AS event_at,
   (SELECT json_object('id', k.id, 'name', k.name) FROM api_keys k WHERE k.id = e.key_id) AS event_key
 FROM events e WHERE e.id IN (SELECT value FROM json_each(?1))`;
@@ -130,7 +131,7 @@ type Row = Record<string, unknown>;
 type EventPart = Pick<Target, "eventId" | "type" | "orderId" | "productId" | "eventAt" | "key"> & { data: string };
 type EndpointPart = Pick<Target, "endpointId" | "url" | "format"> & { secret: string };
 
-function eventPart(event: Row, objects: Objects): EventPart {
+export function eventPart(event: Row, objects: Objects): EventPart {
   const target = {
     type: event.type as string,
     orderId: event.order_id as number | null,

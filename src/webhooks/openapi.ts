@@ -84,6 +84,20 @@ export const eventPayload = z.object({
     }),
 });
 
+/** A delivery of one event to one endpoint, as a delivery made now sends it (docs/webhooks.md, "Reading a delivery"). */
+export const eventDeliveryOut = z.object({
+  event_id: z.string().meta({ description: "The webhook-id of its deliveries." }),
+  event_type: eventType,
+  order_id: idInt.nullable(),
+  product_id: idInt.nullable(),
+  format: z.enum(FORMATS),
+  method: z.enum(["POST", "GET"]),
+  url: z.string().meta({ description: "The URL requested: the quickbutik format's carries the event in its query." }),
+  payload: eventPayload.nullable().meta({
+    description: "The standard format's body, its object as it is now; null for the quickbutik format (no body).",
+  }),
+});
+
 const schema = (s: z.ZodType): Json => {
   const { $schema: _s, ...rest } = z.toJSONSchema(s, { io: "output" }) as Json;
   return rest;
@@ -281,6 +295,26 @@ export const webhooksPaths = {
         },
         "400": error("Invalid id."),
         "404": error("No such endpoint."),
+        ...AUTH,
+      },
+    },
+  },
+  "/v1/webhooks/{id}/events/{event_id}": {
+    get: {
+      operationId: "getWebhookEventDelivery",
+      tags: ["webhooks"],
+      summary: "What a delivery of one event to one endpoint carries: method, URL and body",
+      description:
+        "The body a delivery made now sends (the one Resend sends): data is read at each delivery, so it shows " +
+        "the object as it is now, which a later change may have moved past the one an earlier attempt carried.",
+      parameters: [
+        idParam,
+        { name: "event_id", in: "path", required: true, schema: { type: "string", maxLength: 64 } },
+      ],
+      responses: {
+        "200": { description: "The delivery.", content: json(schema(eventDeliveryOut)) },
+        "400": error("Invalid id."),
+        "404": error("No such endpoint, or no such event (a test delivery is no event)."),
         ...AUTH,
       },
     },

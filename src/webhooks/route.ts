@@ -7,11 +7,13 @@ import { id } from "../platform/fields";
 import { parseItem } from "../platform/validate";
 import { zv } from "../platform/zv";
 import { createEndpoint, deleteEndpoint, listDeliveries, listEndpoints, resendEvent } from "./endpoints";
+import { eventDelivery } from "./event";
 import { deliveriesQuery, endpointCreate, MAX_ENDPOINTS } from "./schema";
 import { testEndpoint } from "./test";
 import { normaliseUrl } from "./url";
 
 const idParam = zv("param", z.object({ id }));
+const eventParam = zv("param", z.object({ id, event_id: z.string().min(1).max(64) }));
 
 export const webhooksRoute = new Hono<AppEnv>()
   .post("/", jsonBody, async (c) => {
@@ -45,14 +47,16 @@ export const webhooksRoute = new Hono<AppEnv>()
     if (!deliveries) throw new ApiError(404, `webhook ${id} not found`);
     return c.json({ deliveries });
   })
-  .post(
-    "/:id/events/:event_id/resend",
-    zv("param", z.object({ id, event_id: z.string().min(1).max(64) })),
-    async (c) => {
-      const { id, event_id } = c.req.valid("param");
-      if (!(await resendEvent(c.var.db, c.env.RETRIES, id, event_id))) {
-        throw new ApiError(404, `no event ${event_id} for webhook ${id}`);
-      }
-      return c.json({ queued: true, event_id, endpoint_id: id }, 202);
-    },
-  );
+  .get("/:id/events/:event_id", eventParam, async (c) => {
+    const { id, event_id } = c.req.valid("param");
+    const text = await eventDelivery(c.var.db, c.env, id, event_id);
+    if (text === undefined) throw new ApiError(404, `no event ${event_id} for webhook ${id}`);
+    return c.body(text, 200, { "content-type": "application/json" });
+  })
+  .post("/:id/events/:event_id/resend", eventParam, async (c) => {
+    const { id, event_id } = c.req.valid("param");
+    if (!(await resendEvent(c.var.db, c.env.RETRIES, id, event_id))) {
+      throw new ApiError(404, `no event ${event_id} for webhook ${id}`);
+    }
+    return c.json({ queued: true, event_id, endpoint_id: id }, 202);
+  });

@@ -320,7 +320,18 @@ test("webhooks: add an endpoint, send a test, see its deliveries with status and
   assert.match(row, new RegExp(`product\\.update product ${products["ADM-CAP"].product_id}`));
   await d.clickText(".card tbody button", "Resend");
   await d.waitText("Sent product.update again");
+  // Its payload, on demand: the body a delivery sends, indented, and folded away again.
+  await d.clickText(".card tbody button", "Payload");
+  await page.waitFor(`document.querySelector("tr.payload pre.json")`, 20_000);
+  const payload = JSON.parse(await page.evaluate(`document.querySelector("tr.payload pre.json").textContent`));
+  assert.equal(payload.type, "product.update");
+  assert.equal(payload.data.product_id, products["ADM-CAP"].product_id);
+  assert.match(await page.evaluate(`document.querySelector("tr.payload").innerText`), /^POST http/);
+  assert.match(await page.evaluate(`document.querySelector("tr.payload pre.json").textContent`), /\n {2}"type"/);
   await review("webhooks");
+  await d.width(1280);
+  await d.clickText(".card tbody button", "Hide payload");
+  await page.waitFor(`!document.querySelector("tr.payload")`, 20_000);
   await d.width(1280);
   await d.clickText("button", "Remove…");
   await d.click(byText(".card button", "Remove"));

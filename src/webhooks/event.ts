@@ -1,0 +1,46 @@
+import type { DB } from "../db/client";
+import type { Bindings } from "../env";
+import { runBatch, stmt } from "../platform/d1";
+import { requestOf } from "./attempt";
+import { EVENTS, eventPart } from "./deliver";
+import { objectStatements, objectTexts } from "./payload";
+
+// What a delivery of one event to one endpoint carries (docs/webhooks.md, "Reading a delivery"):
+// for the admin's payload view and any integrator asking what a receiver got. Not stored: a
+// delivery reads its object when it is made (payload.ts), so this is what a delivery made now
+// sends, the object as it is now; one round trip, the consumer's own statements.
+
+const ENDPOINT = "SELECT url, format FROM webhook_endpoints WHERE id = ?";
+
+/**
+ * The event as the endpoint receives it, as JSON text (the body spliced in as the consumer
+ * built it, never parsed again); undefined when the endpoint or the event is unknown.
+ */
+export async function eventDelivery(
+  db: DB,
+  env: Pick<Bindings, "STORE_URL" | "UNPAID_ORDER_HOLD_MINUTES" | "STOREFRONT_HOLD_MINUTES">,
+  endpointId: number,
+  eventId: string,
+): Promise<string | undefined> {
+  const [endpoint, event, ...objects] = await runBatch(db, [
+    stmt(db, ENDPOINT, endpointId),
+    stmt(db, EVENTS, JSON.stringify([eventId])),
+    ...objectStatements(db, env, [eventId]),
+  ]);
+  const ep = endpoint.results[0];
+  const row = event.results[0];
+  if (!ep || !row) return undefined;
+  const ev = eventPart(row, objectTexts(env, objects));
+  const format = ep.format as string;
+  const req = requestOf({ ...ev, endpointId, url: ep.url as string, format, data: ev.data });
+  const head = JSON.stringify({
+    event_id: ev.eventId,
+    event_type: ev.type,
+    order_id: ev.orderId,
+    product_id: ev.productId,
+    format,
+    method: req.method,
+    url: req.url,
+  });
+  return `${head.slice(0, -1)},"payload":${req.body || "null"}}`;
+}
