@@ -171,40 +171,39 @@ async function profiled(cdp, base, r, after = false) {
   };
 }
 
-/** Whether the inspector collects garbage when asked (HeapProfiler.collectGarbage); unknown at first. */
-/** @type {boolean | undefined} */
-let collects;
-
 /**
- * The isolate's heap around one request, without the profiler: read before, then every
- * millisecond or so while the request runs (the inspector answers between the isolate's tasks: at
- * each D1 wait and each chunk written), and after. V8's count: its JavaScript heap and the
- * ArrayBuffers' memory outside it, garbage not yet collected included (workerd's inspector does
- * not collect on request), so the peak read is at least what the isolate held live.
+ * The isolate's heap around one request, without the profiler (bench/README.md, Method, "Heap").
+ * workerd's inspector leaves `HeapProfiler.collectGarbage` unanswered, but a heap snapshot
+ * (`HeapProfiler.takeHeapSnapshot`) collects every unreachable object first, as V8 does before any
+ * snapshot; after one, `Runtime.getHeapUsage` (V8's heap plus the ArrayBuffers' memory outside it)
+ * is what the isolate holds live. `before`: live, after a snapshot taken before the request. Then
+ * one of two readings:
+ * - `"peak"`: V8's count read every millisecond or so while the request runs, uncollected garbage
+ *   included, and nothing collected on purpose: at least what the request needed at once.
+ * - `"live"`: the answer's body is read piece by piece, and after the first piece and then every
+ *   100 ms the reader stops, a snapshot is taken and the count read: what the isolate holds live
+ *   from one chunk to the next (the client holds the rest of the answer meanwhile, so the stream
+ *   is mid-page). The snapshots' own data is dropped.
  * @param {Awaited<ReturnType<typeof connect>>} cdp
  * @param {string} base
  * @param {{ method: string, path: string, headers?: Record<string, string> }} r
+ * @param {"peak" | "live"} mode
  */
-async function heapAround(cdp, base, r) {
+async function heapAround(cdp, base, r, mode) {
   const heapNow = async () => {
     const h = await cdp.send("Runtime.getHeapUsage");
     return h.usedSize + (h.backingStorageSize ?? 0);
   };
-  if (collects !== false) {
-    // Collected first where the inspector does it, so `before` is what the isolate holds live.
-    collects = await cdp
-      .send("HeapProfiler.enable", {}, 5000)
-      .then(() => cdp.send("HeapProfiler.collectGarbage", {}, 5000))
-      .then(
-        () => true,
-        () => false,
-      );
-  }
+  const collect = () => cdp.send("HeapProfiler.takeHeapSnapshot", { reportProgress: false }, 120_000);
+  await cdp.send("HeapProfiler.enable");
+  await collect();
   const before = await heapNow();
   let peak = before;
+  let live = 0;
+  let collections = 0;
   let done = false;
   const poll = (async () => {
-    while (!done) {
+    while (!done && mode === "peak") {
       peak = Math.max(peak, await heapNow());
       await new Promise((resolve) => setTimeout(resolve, 1));
     }
@@ -212,12 +211,40 @@ async function heapAround(cdp, base, r) {
   const res = await fetch(`${base}${r.path}`, {
     method: r.method,
     headers: { authorization, "content-type": "application/json", ...r.headers },
-    signal: AbortSignal.timeout(120_000),
+    signal: AbortSignal.timeout(300_000),
   });
-  await res.arrayBuffer();
+  if (!res.body) throw new Error(`${r.path}: no body`);
+  const reader = res.body.getReader();
+  let last = 0;
+  for (;;) {
+    const { done: end } = await reader.read();
+    if (end) break;
+    if (mode === "live" && performance.now() - last >= 100) {
+      await collect();
+      live = Math.max(live, await heapNow());
+      collections++;
+      last = performance.now();
+    }
+  }
   done = true;
   await poll;
-  return { before, peak: Math.max(peak, await heapNow()), collected: collects === true };
+  if (mode === "peak") peak = Math.max(peak, await heapNow());
+  return { before, peak: mode === "peak" ? peak : undefined, live: collections ? live : undefined, collections };
+}
+
+/**
+ * The heap figures of a case (heapAround, over its 5 requests): live before (median), live
+ * mid-answer (the largest reading after a collection, in 2 requests), V8's count at its peak
+ * (garbage included, nothing collected on purpose; median and max of 3 requests).
+ * @param {{ heapBaseMedian?: number, heapLiveMax?: number, heapPeakMedian?: number, heapPeakMax?: number, heapCollections?: number }} w
+ */
+function heapText(w) {
+  const mb = (/** @type {number | undefined} */ x) => (x === undefined ? "n/a" : fmt(x / 1024 / 1024, 1));
+  return (
+    `isolate heap: live ${mb(w.heapBaseMedian)} MB before, live at most ${mb(w.heapLiveMax)} MB mid-answer ` +
+    `(${w.heapCollections} collections in 2 requests), peak ${mb(w.heapPeakMedian)} MB median and ${mb(w.heapPeakMax)} MB max ` +
+    `with uncollected garbage (3 requests)`
+  );
 }
 
 /**
@@ -368,6 +395,9 @@ async function main() {
       const heapPeaks = [];
       /** @type {number[]} */
       const heapBases = [];
+      /** @type {number[]} live heap while streaming, per request (heapAround) */
+      const heapLives = [];
+      let heapCollections = 0;
       let bytes = 0;
       /** @type {string | null} */
       let d1 = null;
@@ -398,14 +428,15 @@ async function main() {
         if (!slowest || r.ms > slowest.ms) slowest = r;
       }
       // The heap, in requests of its own: reading it while profiling would bill the reads as CPU.
+      // Its peak in three, its live size mid-answer in two (collections would lower the peak).
       for (let i = 0; c.heap && i < 5; i++) {
-        const h = await heapAround(cdp, server.base, { method: c.method, path: pathOf(c, i), headers: c.headers });
+        const mode = i % 2 ? "live" : "peak";
+        const path = pathOf(c, i);
+        const h = await heapAround(cdp, server.base, { method: c.method, path, headers: c.headers }, mode);
         heapBases.push(h.before);
-        if (i === 0)
-          log(
-            `${c.id}: heap read ${h.collected ? "after a collection" : "without a collection (the inspector does none)"}`,
-          );
-        heapPeaks.push(h.peak);
+        if (h.peak !== undefined) heapPeaks.push(h.peak);
+        if (h.live !== undefined) heapLives.push(h.live);
+        heapCollections += h.collections;
       }
       if (c.verify) {
         const v = await c.verify(target, 1 + PROFILE.warmup + PROFILE.requests);
@@ -438,6 +469,8 @@ async function main() {
           heapPeakMax: c.heap ? Math.max(...heapPeaks) : undefined,
           heapPeakMedian: c.heap ? quantile(heapPeaks, 0.5) : undefined,
           heapBaseMedian: c.heap ? quantile(heapBases, 0.5) : undefined,
+          heapLiveMax: heapLives.length ? Math.max(...heapLives) : undefined,
+          heapCollections,
           calls,
           statements,
           others,
@@ -449,11 +482,9 @@ async function main() {
         `${c.id}: workerd CPU ${fmt(w.median, 2)} ms median, ${fmt(w.p90, 2)} p90, D1 ${d1} (${fmt(w.sqlMedian ?? NaN, 0)} ms of SQL); top: ${w.top.join(", ")}`,
       );
       if (c.heap) {
-        const mb = (/** @type {number} */ x) => fmt(x / 1024 / 1024, 1);
         log(
           `${c.id}: ${bytes} bytes; wall ${fmt(w.wallMedian, 1)} ms median, ${fmt(w.wallP90, 1)} p90 (profiler on); ` +
-            `D1 SQL ${fmt(w.sqlMedian ?? NaN, 1)} ms median, ${fmt(w.sqlP90 ?? NaN, 1)} p90; isolate heap over 5 requests ` +
-            `${mb(w.heapBaseMedian)} MB before, peak ${mb(w.heapPeakMedian)} MB median, ${mb(w.heapPeakMax)} MB max`,
+            `D1 SQL ${fmt(w.sqlMedian ?? NaN, 1)} ms median, ${fmt(w.sqlP90 ?? NaN, 1)} p90; ${heapText(w)}`,
         );
       }
     }
@@ -597,11 +628,10 @@ function render(rows, m, startup, cal, compiled, sampling) {
   for (const r of Object.values(rows)) {
     const w = r.workerd;
     if (!r.case.heap || !w) continue;
-    const mb = (/** @type {number} */ x) => fmt(x / 1024 / 1024, 1);
     out.push(
       `${r.case.label}: ${fmt(w.bytes / 1024 / 1024, 2)} MB of answer, ${fmt(w.median / (w.bytes / 1024 / 1024), 1)} ms of CPU a MB; ` +
         `wall ${fmt(w.wallMedian, 0)} ms median, ${fmt(w.wallP90, 0)} p90 (profiler on, local D1); D1 SQL ${fmt(w.sqlMedian ?? NaN, 0)} / ${fmt(w.sqlP90 ?? NaN, 0)} ms; ` +
-        `isolate heap (5 more requests, uncollected garbage included) ${mb(w.heapBaseMedian)} MB before, peak ${mb(w.heapPeakMedian)} MB median, ${mb(w.heapPeakMax)} MB max.`,
+        `${heapText(w)}.`,
     );
   }
   out.push("");

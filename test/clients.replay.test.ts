@@ -1,5 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { garmentVariants, SIZES } from "./fixtures/garments.mjs";
 import { createProduct, get, post, put, uid } from "./helpers";
 import { modelledProductDetails, type Row } from "./modelled-reference";
 
@@ -315,40 +316,8 @@ describe("a product spider: limit=100&offset=N&include_details=true until a shor
   });
 });
 
-// Two garments of 2,048 variants as a shop writes them (8 sizes x 16 colours x 4 materials x 4
-// fits, SKUs such as TSHIRT-ORG-FORGRN-XL-SLIM), the window the spider was refused (400) before.
-const SIZES = ["XS", "S", "M", "L", "XL", "XXL", "3XL", "4XL"];
-const COLOURS = [
-  ["Black", "BLK"],
-  ["White", "WHT"],
-  ["Navy blue", "NAVY"],
-  ["Forest green", "FORGRN"],
-  ["Burgundy red", "BURG"],
-  ["Heather grey", "HGRY"],
-  ["Sand beige", "SAND"],
-  ["Ocean blue", "OCBLU"],
-  ["Olive", "OLIV"],
-  ["Mustard yellow", "MUST"],
-  ["Dusty pink", "DPNK"],
-  ["Charcoal", "CHAR"],
-  ["Off-white", "OFFW"],
-  ["Sky blue", "SKYB"],
-  ["Rust orange", "RUST"],
-  ["Lavender", "LAV"],
-];
-const MATERIALS = [
-  ["Organic cotton", "ORG"],
-  ["Recycled polyester", "RPET"],
-  ["Linen blend", "LIN"],
-  ["Merino wool", "MER"],
-];
-const FITS = [
-  ["Regular", "REG"],
-  ["Slim", "SLIM"],
-  ["Relaxed", "RLX"],
-  ["Oversized", "OVS"],
-];
-
+// Two garments of 2,048 variants as a shop writes them (test/fixtures/garments.mjs, shared with the
+// bench), the window the spider was refused (400) before.
 function garment(kind: string, title: string, price: number) {
   return {
     title,
@@ -357,27 +326,7 @@ function garment(kind: string, title: string, price: number) {
     description: `${title}: garment-dyed, reinforced "shoulder" seams; wash at 30 °C.`,
     images: [{ url: `https://cdn.shop.example/${kind.toLowerCase()}-1.jpg`, alttext: title }],
     categories: [["Clothes", kind === "TSHIRT" ? "T-shirts" : "Hoodies"]],
-    variants: {
-      add: Array.from({ length: 2048 }, (_, i) => {
-        const [colour, c] = COLOURS[(i >> 3) % 16];
-        const [material, m] = MATERIALS[(i >> 7) % 4];
-        const [fit, f] = FITS[i >> 9];
-        return {
-          sku: `${kind}-${m}-${c}-${SIZES[i % 8]}-${f}`,
-          variant_option1_name: "Size",
-          variant_option1_value: SIZES[i % 8],
-          variant_option2_name: "Colour",
-          variant_option2_value: colour,
-          variant_option3_name: "Material",
-          variant_option3_value: material,
-          variant_option4_name: "Fit",
-          variant_option4_value: fit,
-          price: price + ((i >> 7) % 4) * 50,
-          qty: (i * 7) % 23,
-          gtin: String(7350012000000 + i),
-        };
-      }),
-    },
+    variants: { add: garmentVariants(kind, price) },
   };
 }
 

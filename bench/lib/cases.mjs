@@ -1,4 +1,5 @@
 // The catalog the bench seeds through the API, and the requests of every case.
+import { garmentVariants, SIZES } from "../../test/fixtures/garments.mjs";
 
 export const ORDER_PRODUCTS = 40; // x 3 variants: 120 SKUs for order lines
 // The contract's variants per product (src/products/schema.ts MAX_VARIANTS, docs/products.md, "Limits").
@@ -143,40 +144,8 @@ export async function seed(t) {
 }
 
 // The products window that was refused (docs/modelled-reads.md, "Paging"): 100 products, two
-// of them of 2,048 variants named as a shop names them (8 sizes x 16 colours x 4 materials x 4
-// fits, SKUs such as TSHIRT-ORG-FORGRN-XL-SLIM), the others of 1 to 6 sizes; through the API.
-const SIZES = ["XS", "S", "M", "L", "XL", "XXL", "3XL", "4XL"];
-const COLOURS = [
-  ["Black", "BLK"],
-  ["White", "WHT"],
-  ["Navy blue", "NAVY"],
-  ["Forest green", "FORGRN"],
-  ["Burgundy red", "BURG"],
-  ["Heather grey", "HGRY"],
-  ["Sand beige", "SAND"],
-  ["Ocean blue", "OCBLU"],
-  ["Olive", "OLIV"],
-  ["Mustard yellow", "MUST"],
-  ["Dusty pink", "DPNK"],
-  ["Charcoal", "CHAR"],
-  ["Off-white", "OFFW"],
-  ["Sky blue", "SKYB"],
-  ["Rust orange", "RUST"],
-  ["Lavender", "LAV"],
-];
-const MATERIALS = [
-  ["Organic cotton", "ORG"],
-  ["Recycled polyester", "RPET"],
-  ["Linen blend", "LIN"],
-  ["Merino wool", "MER"],
-];
-const FITS = [
-  ["Regular", "REG"],
-  ["Slim", "SLIM"],
-  ["Relaxed", "RLX"],
-  ["Oversized", "OVS"],
-];
-
+// of them of 2,048 variants named as a shop names them (test/fixtures/garments.mjs, shared with
+// the replay test), the others of 1 to 6 sizes; through the API.
 /** A garment of 2,048 variants as a shop writes it. @param {string} kind @param {string} title @param {number} price */
 const garment = (kind, title, price) => ({
   title,
@@ -192,30 +161,7 @@ const garment = (kind, title, price) => ({
     alttext: `${title}, view ${i}`,
   })),
   categories: [["Clothes", kind === "TSHIRT" ? "T-shirts" : "Hoodies"]],
-  variants: {
-    add: Array.from({ length: 2048 }, (_, i) => {
-      const [size, [colour, c], [material, m], [fit, f]] = [
-        SIZES[i % 8],
-        COLOURS[(i >> 3) % 16],
-        MATERIALS[(i >> 7) % 4],
-        FITS[i >> 9],
-      ];
-      return {
-        sku: `${kind}-${m}-${c}-${size}-${f}`,
-        variant_option1_name: "Size",
-        variant_option1_value: size,
-        variant_option2_name: "Colour",
-        variant_option2_value: colour,
-        variant_option3_name: "Material",
-        variant_option3_value: material,
-        variant_option4_name: "Fit",
-        variant_option4_value: fit,
-        price: price + ((i >> 7) % 4) * 50,
-        qty: (i * 7) % 23,
-        gtin: String(7350012000000 + i),
-      };
-    }),
-  },
+  variants: { add: garmentVariants(kind, price) },
 });
 
 /** @param {number} i */

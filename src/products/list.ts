@@ -31,9 +31,8 @@ export const PRODUCT_LIMIT_MAX = 500;
  * this is answered from one round trip; a larger one is streamed in chunks of about this size (a
  * product larger than it is a chunk of its own), whatever its total. Estimated from the products'
  * text lengths and variant counts (estimate), not built: only where chunks end depends on it.
- * Twice the orders' chunk: each further round trip cost about 4.8 ms of CPU in the bench (the page
- * of 500 with a 2,048-variant product, 2 MB: 8.96 ms median in two chunks, 4.19 in one;
- * bench/README.md), so every page of up to 2 MiB stays one round trip, as before streaming.
+ * Twice the orders' chunk, so every page of up to 2 MiB stays one round trip, as before streaming
+ * (a further round trip costs about 0.1 to 0.3 ms of CPU in the bench, bench/README.md).
  */
 export const PRODUCT_CHUNK_BYTES = 2 * 1024 * 1024;
 const MAX_OFFSET = 100_000_000;

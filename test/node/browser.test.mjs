@@ -127,16 +127,20 @@ test("a developer sends an authenticated request from the page and sees the answ
   });
   assert.equal(made.status, 200);
   // Open the products group, go to the product list operation, open its Test Request client.
-  await page.click(`[...document.querySelectorAll("button")].find(b => b.innerText.startsWith("products"))`);
   await page.click(
-    `[...document.querySelectorAll("button, a")].find(b => b.innerText.startsWith("List, search or look up products"))`,
+    `[...document.querySelectorAll("button")].find(b => b.innerText.trim() === "Open Group - products")`,
+  );
+  await page.click(
+    `[...document.querySelectorAll("a")].find(b => b.innerText.startsWith("List, search or look up products"))`,
   );
   const opener = `[...document.querySelectorAll("button.show-api-client-button")].find(b => b.innerText.includes("get /v1/products)"))`;
   await page.waitFor(opener, 20_000);
   await new Promise((r) => setTimeout(r, 1000)); // the page settles its scroll first
   await page.click(opener);
-  // The client's Basic auth fields (preselected by the page's configuration): the key as both.
-  const user = `[...document.querySelectorAll(".cm-editor")].filter(e => e.offsetParent && e.innerText.includes("janedoe")).at(-1)?.querySelector(".cm-content")`;
+  // The client's Basic auth fields (preselected by the page's configuration), the key as both: the
+  // user name an editable line whose placeholder is "janedoe", the password an input; the client's
+  // are the last shown (the page's own reference shows a pair too).
+  const user = `[...document.querySelectorAll("[data-placeholder='janedoe'][contenteditable]")].filter(e => e.offsetParent).at(-1)`;
   await page.waitFor(user, 20_000);
   await page.click(user);
   await page.type(server.key);
