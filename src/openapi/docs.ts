@@ -7,7 +7,7 @@
 const CONFIG = {
   withDefaultFonts: false,
   hideDownloadButton: false,
-  hideClientButton: false,
+  hideClientButton: true,
   showDeveloperTools: "never",
   telemetry: false,
   agent: { disabled: true },

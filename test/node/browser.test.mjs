@@ -111,6 +111,11 @@ test("GET /docs: Scalar renders from the same origin only, without CSP violation
   for (const url of requests)
     assert.ok(url.startsWith(`${server.base}/`) || url.startsWith("data:"), `foreign request: ${url}`);
   assert.deepEqual(problems(page.events), []);
+  // No link hands the document's address to another site (Scalar's hosted client).
+  const foreign = await page.evaluate(
+    `[...document.querySelectorAll("a[href]")].map((a) => a.href).filter((h) => !h.startsWith(location.origin) && decodeURIComponent(h).includes(location.host))`,
+  );
+  assert.deepEqual(foreign, []);
   // The sidebar names every operation's path once its group is open.
   const text = await page.evaluate("document.body.innerText");
   for (const tag of ["service", "products", "orders"]) assert.ok(text.includes(tag), `tag ${tag}`);
