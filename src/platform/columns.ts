@@ -1,0 +1,22 @@
+import { getTableColumns, getTableName, type Table } from "drizzle-orm";
+
+// SQL written as text (D1 statements over json_each, which Drizzle's query builder cannot
+// express) names its tables and columns through the Drizzle schema with these, so that renaming
+// a column's key in src/db/schema.ts is a type error here, and renaming its SQL name changes
+// every statement with it.
+
+/** A table's SQL names: `$` the table's, and each column key's (`n.unitPrice` is "unit_price"). */
+export type SqlNames<T extends Table> = { readonly $: string } & {
+  readonly [K in keyof T["_"]["columns"]]: string;
+};
+
+/** The SQL names of `table` and its columns, for statements written as text. */
+export function sqlNames<T extends Table>(table: T): SqlNames<T> {
+  const out: Record<string, string> = { $: getTableName(table) };
+  for (const [key, column] of Object.entries(getTableColumns(table))) out[key] = column.name;
+  return out as SqlNames<T>;
+}
+
+/** The SQL name of one column key of `table` (for keys held in data, such as a field description). */
+export const columnName = <T extends Table>(table: T, key: keyof T["_"]["columns"] & string): string =>
+  (getTableColumns(table) as Record<string, { name: string }>)[key].name;
