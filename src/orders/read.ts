@@ -57,7 +57,10 @@ function build<Row, Ctx>(plan: Step<Row, Ctx>[], row: Row, ctx: Ctx): Answer {
   for (const s of plan) {
     const v = s.value(row, ctx);
     if (s.group === undefined) out[s.key] = v;
-    else ((out[s.group] ??= {}) as Answer)[s.key] = v;
+    else {
+      out[s.group] ??= {};
+      (out[s.group] as Answer)[s.key] = v;
+    }
   }
   return out;
 }
