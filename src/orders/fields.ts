@@ -342,3 +342,37 @@ export const valueAt = (body: unknown, path: string): unknown => {
 
 /** Whether a kind is stored as JSON text (written with `->`, so a missing value stays SQL NULL). */
 export const isJson = (k: Kind) => k === "address" || k === "object" || k === "json";
+
+/** A modelled answer's keys as a tree, in the order of a layout (MODELLED_ORDER_LAYOUT). */
+export type Tree<T> = { key: string; value?: T; children?: Tree<T> }[];
+
+/**
+ * `entries` (by modelled path) in the order of `layout`, those it does not name after the rest,
+ * nested at their dots: a nested object stands where its first key does.
+ */
+export function arrange<T>(layout: readonly string[], entries: Map<string, T>): Tree<T> {
+  const paths = [...layout.filter((p) => entries.has(p)), ...[...entries.keys()].filter((p) => !layout.includes(p))];
+  const root: Tree<T> = [];
+  for (const path of paths) {
+    const keys = path.split(".");
+    let level = root;
+    for (const k of keys.slice(0, -1)) {
+      let node = level.find((n) => n.key === k);
+      if (!node) level.push((node = { key: k, children: [] }));
+      level = node.children as Tree<T>;
+    }
+    level.push({ key: keys[keys.length - 1], value: entries.get(path) });
+  }
+  return root;
+}
+
+/** The modelled slots of the plain fields of `fields`, with their column, kind and slot. */
+export function modelledSlots<F extends { column: string; kind: Kind; modelled?: readonly ModelledSlot[] }>(
+  fields: F[],
+  details: boolean,
+) {
+  return fields.flatMap((f) => (f.modelled ?? []).filter((s) => details || s.list).map((slot) => ({ field: f, slot })));
+}
+
+/** Whether a kind is text (or JSON text), whose length the modelled answer's size estimate counts. */
+export const isText = (k: Kind) => k === "text" || isJson(k);

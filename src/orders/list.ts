@@ -17,7 +17,7 @@ import {
 } from "../platform/query";
 import { carriedSql } from "../platform/quotes";
 import type { CarriedChunks } from "../platform/stream";
-import { orderJsonSql, STATUS_CODES, type StatusName } from "./modelled-json";
+import { estimateSql, orderJsonSql, STATUS_CODES, type StatusName } from "./modelled-json";
 
 // GET /v1/orders in the modelled dialect (docs/modelled-reads.md, "Modelled reads"), with our own
 // filters and total count beside it (docs/orders.md, "Finding orders").
@@ -128,17 +128,6 @@ function ownFilters(q: OrderListQuery, params: Params): string[] {
   return where;
 }
 
-/**
- * About the bytes of an order's answer (a row `o` of orders), from its lines' text without
- * building their JSON: only where chunks end depends on it.
- */
-const estimate = (withDetails: boolean) => `(${
-  withDetails
-    ? "1000 + 2 * (coalesce(length(o.note), 0) + coalesce(length(o.billing_details), 0)) + coalesce(length(o.shipping_details), 0)"
-    : "150"
-} + coalesce((SELECT sum(length(l.title) + coalesce(length(l.sku), 0) + length(l.options) + 130)
-    FROM order_lines AS l WHERE l.order_id = o.id), 0))`;
-
 /** A page's order as the first round trip gives it: its text only if it is in the first chunk. */
 type PageRow = { id: number; k: number; est: number; j: string | null };
 
@@ -235,7 +224,7 @@ export async function listOrders(
       `SELECT o.id, o.k, o.est, iif(o.n = 1 OR o.upto <= ${ORDER_CHUNK_BYTES}, ${carriedSql(order)}, NULL) AS j
        FROM (SELECT o.*, row_number() OVER (ORDER BY ${sort}) AS n,
                sum(o.est) OVER (ORDER BY ${sort} ROWS UNBOUNDED PRECEDING) AS upto
-             FROM (SELECT o.*, o.${column} AS k, ${estimate(withDetails)} AS est
+             FROM (SELECT o.*, o.${column} AS k, ${estimateSql(withDetails)} AS est
                    FROM orders AS o ${filter} ORDER BY ${sort} LIMIT ${lim} OFFSET ${off}) AS o) AS o
        ORDER BY o.n`,
       ...params.values,
