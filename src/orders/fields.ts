@@ -358,7 +358,10 @@ export function arrange<T>(layout: readonly string[], entries: Map<string, T>): 
     let level = root;
     for (const k of keys.slice(0, -1)) {
       let node = level.find((n) => n.key === k);
-      if (!node) level.push((node = { key: k, children: [] }));
+      if (!node) {
+        node = { key: k, children: [] };
+        level.push(node);
+      }
       level = node.children as Tree<T>;
     }
     level.push({ key: keys[keys.length - 1], value: entries.get(path) });
