@@ -34,7 +34,7 @@ export type Kind =
 export type Encoding = "digits" | "text" | "amount" | "date" | "number";
 
 /** One place of a field in the modelled dialect: its path there, its encoding, whether lists without details have it. */
-export type ModelledSlot = { at: string; enc: Encoding; list?: true };
+export type ModelledSlot = { at: string; enc: Encoding; list?: true; doc?: string };
 
 type Field<Column extends string> = {
   /** The Drizzle table's key of the column. */
@@ -181,7 +181,7 @@ export const LINE_FIELDS = {
     doc: "Option values of the variant when the order was placed.",
   },
   qty: { column: "qty", kind: "int", modelled: [t("qty", "number")] },
-  price: { column: "unitPrice", kind: "money", modelled: [t("price", "amount")] },
+  price: { column: "unitPrice", kind: "money", modelled: [{ at: "price", enc: "amount", doc: "Unit price." }] },
   tax_rate: { column: "taxRate", kind: "int" },
   total: SPECIAL,
 } as const satisfies Record<string, LineField | Special>;
@@ -370,10 +370,7 @@ export function arrange<T>(layout: readonly string[], entries: Map<string, T>): 
 }
 
 /** The modelled slots of the plain fields of `fields`, with their column, kind and slot. */
-export function modelledSlots<F extends { column: string; kind: Kind; modelled?: readonly ModelledSlot[] }>(
-  fields: F[],
-  details: boolean,
-) {
+export function modelledSlots<F extends { modelled?: readonly ModelledSlot[] }>(fields: F[], details: boolean) {
   return fields.flatMap((f) => (f.modelled ?? []).filter((s) => details || s.list).map((slot) => ({ field: f, slot })));
 }
 
