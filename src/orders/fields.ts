@@ -44,8 +44,10 @@ type Field<Column extends string> = {
   create?: z.ZodType;
   /** What a create stores when the body leaves the field out (else NULL; JSON kinds stay absent). */
   initial?: unknown;
-  /** The PUT body's validator of the field; absent: a PUT cannot set it. */
+  /** The PUT body's validator of the field; absent: a PUT cannot set it. A PUT that gives it sets it. */
   update?: z.ZodType;
+  /** Only a cancel stores the PUT's value (status.ts). */
+  onCancel?: true;
   /** Where the modelled dialect answers it; absent: not at all. */
   modelled?: readonly ModelledSlot[];
   /** false: a publishable key's read leaves it out (docs/keys.md, "Storefront orders"). */
@@ -91,6 +93,7 @@ export const ORDER_FIELDS = {
     kind: "text",
     // Ours: why a cancel happened, kept on the order and in its history (only a cancel stores it).
     update: opt(str(255)),
+    onCancel: true,
     doc: 'The cancel_reason of the cancel; "unpaid hold expired" when the hold cancelled it.',
   },
   hold_expires_at: SPECIAL,
@@ -287,6 +290,9 @@ export const customerColumn = (key: CustomerColumn) => sqlName(customers, key);
 
 /** The fields a create body sets (one per column), in the order above. */
 export const CREATABLE = PLAIN_ORDER.filter((f) => f.create);
+
+/** The fields a PUT sets whenever it gives them (the shipping_info block), in the order above. */
+export const SETTABLE = PLAIN_ORDER.filter((f) => f.update && !f.onCancel);
 
 /** Paths of a create's customer block (request keys), for CUSTOMER_FIELDS. */
 type CustomerBlockKey = {

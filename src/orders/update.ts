@@ -15,6 +15,7 @@ import { runClaimed } from "../platform/idempotency";
 import { committed, newEvent, type PendingEvent } from "../webhooks/outbox";
 import { type Catalog, catalogStatements, type Selector, toCatalog } from "./catalog";
 import { EDITS, editsLines, LINE_EDITS, lineStatements, planLines } from "./edit";
+import { orderColumn, SETTABLE, valueAt } from "./fields";
 import type { Totals } from "./lines";
 import { CLIENT_FLAGS, type OrderUpdate } from "./schema";
 import {
@@ -92,13 +93,16 @@ const fail = (status: 400 | 404 | 409 | 503, errors: string[], notices: string[]
 });
 const notFound = (id: number, notices: string[]) => fail(404, [`order_id: order ${id} not found`], notices);
 
+/** Whether the element gives a field a PUT sets (fields.ts SETTABLE), or at least their block. */
+const setsFields = (u: OrderUpdate) =>
+  u.shipping_info !== undefined || SETTABLE.some((f) => valueAt(u, f.path) !== undefined);
+
 function toChange(u: OrderUpdate): StatusChange {
   return {
     orderId: u.order_id,
     status: u.status,
     restock: u.restock ?? true,
-    trackingNumber: u.shipping_info?.trackingnumber,
-    shippingCompany: u.shipping_info?.company,
+    set: Object.fromEntries(SETTABLE.map((f) => [orderColumn(f.column).name, valueAt(u, f.path) ?? null])),
     cancelReason: u.cancel_reason,
     skipWebhook: u.skip_webhook ?? false,
   };
@@ -116,7 +120,7 @@ function flagNotices(u: OrderUpdate): string[] {
  * no-op, anything else is refused.
  */
 function onCancelled(u: OrderUpdate, pre: Pick<OrderRow, "id">, base: UpdateOutcome, notices: string[]) {
-  const asks = (u.status !== undefined && u.status !== "cancelled") || u.shipping_info !== undefined || editsLines(u);
+  const asks = (u.status !== undefined && u.status !== "cancelled") || setsFields(u) || editsLines(u);
   if (asks) return fail(409, [CANCELLED_IS_FINAL], notices);
   notices.push(`status: order ${pre.id} is already cancelled; nothing changed`);
   return base;
@@ -181,7 +185,7 @@ function decide(
       outcome = onCancelled(u, pre, answer(pre, pre.status, undefined, notices), notices);
     } else {
       statusNotices(pre, u, gone.get(pre.id) ?? [], notices);
-      if (!u.status && !u.shipping_info) notices.push("nothing to change: give status, shipping_info or line changes");
+      if (!u.status && !setsFields(u)) notices.push("nothing to change: give status, shipping_info or line changes");
       const event = byOrder.get(pre.id);
       if (event && statusEvent(pre.status, event.status, pre.datePaid) === event.type) events.push(event);
       outcome = answer(pre, change.status ?? pre.status, undefined, notices);
