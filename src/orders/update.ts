@@ -1,6 +1,7 @@
 import type { DB } from "../db/client";
 import { toProduct, toVariant } from "../db/rows";
-import { orderLines, orders } from "../db/schema";
+import { orderLines, orders, products, staleReads, variants } from "../db/schema";
+import { sqlNames } from "../platform/columns";
 import {
   afterLostRace,
   isConstraintError,
@@ -76,6 +77,12 @@ export type UpdateOptions = {
   /** Who makes the change, for the order's history (docs/orders.md, "History"). */
   actor: Actor;
 };
+
+const O = sqlNames(orders);
+const L = sqlNames(orderLines);
+const P = sqlNames(products);
+const V = sqlNames(variants);
+const S = sqlNames(staleReads);
 
 const toOrder = rowMapper(orders);
 const toLine = rowMapper(orderLines);
@@ -221,9 +228,9 @@ async function oneTrip(db: DB, items: Items, opts: UpdateOptions) {
 
 // Fails the batch unless every order still has the version the plan read.
 const VERSIONS_GUARD = `
-  INSERT INTO stale_reads (product_id)
-  SELECT j.value->>'id' FROM json_each(?1) AS j LEFT JOIN orders AS o ON o.id = j.value->>'id'
-  WHERE o.id IS NULL OR o.version <> j.value->>'version'`;
+  INSERT INTO ${S.$} (${S.productId})
+  SELECT j.value->>'id' FROM json_each(?1) AS j LEFT JOIN ${O.$} AS o ON o.${O.id} = j.value->>'id'
+  WHERE o.${O.id} IS NULL OR o.${O.version} <> j.value->>'version'`;
 
 /**
  * Keyed status changes of distinct orders: the answer must be recorded in the batch of the
@@ -259,12 +266,12 @@ async function keyedStatus(db: DB, items: Items, opts: UpdateOptions, recorder: 
 // ---------------------------------------------------------------------------------------------
 // Planned path: line edits, and keyed requests.
 
-const READ_LINES = "SELECT * FROM order_lines WHERE order_id = ?1 ORDER BY position";
+const READ_LINES = `SELECT * FROM ${L.$} WHERE ${L.orderId} = ?1 ORDER BY ${L.position}`;
 
 // Fails the batch (stale_reads' CHECK) unless the order still has the version the plan read.
 const VERSION_GUARD = `
-  INSERT INTO stale_reads (product_id)
-  SELECT ?1 WHERE NOT EXISTS (SELECT 1 FROM orders WHERE id = ?1 AND version = ?2)`;
+  INSERT INTO ${S.$} (${S.productId})
+  SELECT ?1 WHERE NOT EXISTS (SELECT 1 FROM ${O.$} WHERE ${O.id} = ?1 AND ${O.version} = ?2)`;
 
 type Planned = { outcome: UpdateOutcome; write?: D1PreparedStatement[]; event?: PendingEvent };
 
@@ -338,11 +345,10 @@ function planUpdate(
 }
 
 // The catalog rows of the order's stored lines, found in SQL so the read stays one batch.
-const READ_LINE_VARIANTS =
-  "SELECT * FROM variants WHERE id IN (SELECT variant_id FROM order_lines WHERE order_id = ?1)";
+const READ_LINE_VARIANTS = `SELECT * FROM ${V.$} WHERE ${V.id} IN (SELECT ${L.variantId} FROM ${L.$} WHERE ${L.orderId} = ?1)`;
 const READ_LINE_PRODUCTS = `
-  SELECT p.*, (SELECT count(*) FROM variants AS v WHERE v.product_id = p.id) AS variant_count
-  FROM products AS p WHERE p.id IN (SELECT product_id FROM order_lines WHERE order_id = ?1)`;
+  SELECT p.*, (SELECT count(*) FROM ${V.$} AS v WHERE v.${V.productId} = p.${P.id}) AS variant_count
+  FROM ${P.$} AS p WHERE p.${P.id} IN (SELECT ${L.productId} FROM ${L.$} WHERE ${L.orderId} = ?1)`;
 
 /**
  * One element through read, plan and a version-guarded write, planned again after a lost race.
