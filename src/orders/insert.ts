@@ -85,6 +85,8 @@ export const insertOrders = (t: {
   FROM ${t.from} ORDER BY o.key`;
 
 const LINE = PLAIN_LINE.map((f) => ({ ...f, name: L[f.column], json: isJson(f.kind) }));
+/** The columns of order_lines a line sets, besides order_id and position (LINE_FIELDS). */
+export const LINE_COLUMNS = LINE.map((f) => f.name);
 
 /** A line as the order_lines row it is stored as (position from 1), for the write batches. */
 export function lineRow(l: Line, i: number): Record<string, unknown> {
