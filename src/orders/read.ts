@@ -134,7 +134,7 @@ export async function getOrder(db: DB, id: number, holds?: Holds): Promise<Store
     db
       .select({ id: apiKeys.id, name: apiKeys.name })
       .from(apiKeys)
-      .where(eq(apiKeys.id, sql`(SELECT key_id FROM orders WHERE id = ${id})`)),
+      .where(eq(apiKeys.id, sql`(SELECT ${orders.keyId} FROM ${orders} WHERE ${orders.id} = ${id})`)),
     db.select().from(orderHistory).where(eq(orderHistory.orderId, id)).orderBy(orderHistory.id),
   ]);
   if (!os[0]) return undefined;
