@@ -9,10 +9,12 @@ import { address, email, phone } from "./inputs";
 // `data`), named by its path there ("customer.email"), which is also its path in a request body.
 // Derived from these lists: the request validators of the blocks (customer, payment, shipping,
 // shipping_info), the order and customer INSERTs and the values they take, the line INSERTs, the
-// JavaScript presenter (src/orders/read.ts), what a storefront is not shown, the modelled
-// dialect's SQL (src/orders/modelled-json.ts) and its size estimate (src/orders/list.ts), and
-// both dialects' OpenAPI schemas (src/orders/openapi.ts). Entries marked SPECIAL are answered by
-// code of their own (totals per rate, the lines, the hold); everything else is plain.
+// JavaScript presenter (src/orders/read.ts, also the webhooks' order), what a storefront is not
+// shown, the fields a PUT sets (src/orders/status.ts), the modelled dialect's SQL and its size
+// estimate (src/orders/modelled-json.ts), and both dialects' OpenAPI schemas
+// (src/openapi/responses.ts, src/openapi/modelled.ts). Entries marked SPECIAL are answered by code
+// of their own (totals per rate, the lines, the hold); everything else is plain. The SQL is built
+// from these lists once, when the modules load.
 
 /** How a value is answered in our dialect (and typed in OpenAPI). */
 export type Kind =
@@ -58,7 +60,7 @@ type Field<Column extends string> = {
   doc?: string;
 };
 
-/** An entry answered by code of its own (read.ts SPECIAL_ANSWERS, openapi.ts). */
+/** An entry answered by code of its own (ORDER_SPECIALS in read.ts, orderOut in src/openapi/responses.ts). */
 export const SPECIAL = { special: true } as const;
 type Special = typeof SPECIAL;
 
