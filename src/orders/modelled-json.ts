@@ -151,7 +151,10 @@ function textLengths<F extends (typeof PLAIN_ORDER)[number] | (typeof PLAIN_LINE
  * About the bytes of an order's modelled answer (a row `o` of orders), from its own and its lines'
  * text lengths without building their JSON: only where chunks end depends on it (list.ts).
  */
-export const estimateSql = (withDetails: boolean) =>
+const estimate = (withDetails: boolean) =>
   `(${[withDetails ? "1000" : "150", ...textLengths(PLAIN_ORDER, "o", O, withDetails)].join(" + ")}
   + coalesce((SELECT sum(${["130", ...textLengths(PLAIN_LINE, "l", L, true)].join(" + ")})
     FROM ${L.$} AS l WHERE l.${L.orderId} = o.${O.id}), 0))`;
+const ESTIMATE_LIST = estimate(false);
+const ESTIMATE_DETAILS = estimate(true);
+export const estimateSql = (withDetails: boolean) => (withDetails ? ESTIMATE_DETAILS : ESTIMATE_LIST);
