@@ -95,12 +95,12 @@ export function presentOrder(o: OrderRow, lines: LineRow[], holds?: Holds): Orde
 }
 export type OrderOut = Answer & { customer: Answer };
 
+const HIDDEN = PLAIN_ORDER.filter((f) => f.storefront === false).map((f) => f.path.split("."));
+
 /** What a publishable key is shown of an order: without the fields described `storefront: false`. */
 export function forStorefront(order: OrderOut): OrderOut {
   const out: Answer = { ...order };
-  for (const f of PLAIN_ORDER) {
-    if (f.storefront !== false) continue;
-    const [group, key] = f.path.split(".");
+  for (const [group, key] of HIDDEN) {
     if (key === undefined) delete out[group];
     else {
       const { [key]: _, ...rest } = out[group] as Answer;
