@@ -283,12 +283,11 @@ export const PLAIN_LINE = (Object.entries(LINE_FIELDS) as [LinePath, LineField |
   isPlain(f) ? [{ path, ...(f as LineField) } as LineField & { path: PlainLinePath }] : [],
 );
 
-/** The SQL name of each column of the three tables. */
-const sqlName = (table: typeof orders | typeof orderLines | typeof customers, key: string) =>
+/** The Drizzle column (its SQL name, whether NOT NULL) of an order or line field. */
+const sqlName = (table: typeof orders | typeof orderLines, key: string) =>
   (getTableColumns(table) as Record<string, { name: string; notNull: boolean }>)[key];
 export const orderColumn = (key: OrderColumn) => sqlName(orders, key);
 export const lineColumn = (key: LineColumn) => sqlName(orderLines, key);
-export const customerColumn = (key: CustomerColumn) => sqlName(customers, key);
 
 /** The fields a create body sets (one per column), in the order above. */
 export const CREATABLE = PLAIN_ORDER.filter((f) => f.create);

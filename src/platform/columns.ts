@@ -16,7 +16,3 @@ export function sqlNames<T extends Table>(table: T): SqlNames<T> {
   for (const [key, column] of Object.entries(getTableColumns(table))) out[key] = column.name;
   return out as SqlNames<T>;
 }
-
-/** The SQL name of one column key of `table` (for keys held in data, such as a field description). */
-export const columnName = <T extends Table>(table: T, key: keyof T["_"]["columns"] & string): string =>
-  (getTableColumns(table) as Record<string, { name: string }>)[key].name;
