@@ -1,6 +1,6 @@
 import { getTableColumns } from "drizzle-orm";
 import { z } from "zod";
-import { customers, orderLines, orders } from "../db/schema";
+import { type customers, orderLines, orders } from "../db/schema";
 import { currency, flag, int, metadata, money, opt, str } from "../platform/fields";
 import { address, email, phone } from "./inputs";
 
