@@ -5,7 +5,7 @@ import { getTableColumns, getTableName, type Table } from "drizzle-orm";
 // a column's key in src/db/schema.ts is a type error here, and renaming its SQL name changes
 // every statement with it.
 
-/** A table's SQL names: `$` the table's, and each column key's (`n.unitPrice` is "unit_price"). */
+/** A table's SQL names: `$` the table's, and each column key's (`n.createdAt` is "created_at"). */
 export type SqlNames<T extends Table> = { readonly $: string } & {
   readonly [K in keyof T["_"]["columns"]]: string;
 };
