@@ -319,14 +319,19 @@ export type TopShape<V extends "create" | "update"> = {
       : never]: Validated<V, K>;
 };
 
-/** The zod object of a body block; `error` is its message when it is not an object. */
-export function block<G extends string, V extends "create" | "update">(group: G, v: V, error: string) {
+/** The zod object of a body block; `error` is its message (given its keys) when it is not an object. */
+export function block<G extends string, V extends "create" | "update">(
+  group: G,
+  v: V,
+  error: string | ((keys: string[]) => string),
+) {
   const shape: Record<string, z.ZodType> = {};
   for (const f of PLAIN_ORDER) {
     const validator = f[v];
     if (validator && f.path.startsWith(`${group}.`)) shape[f.path.slice(group.length + 1)] = validator;
   }
-  return z.object(shape as BlockShape<G, V>, { error });
+  const message = typeof error === "string" ? error : error(Object.keys(shape));
+  return z.object(shape as BlockShape<G, V>, { error: message });
 }
 
 /** The validators of the top-level fields of a create or a PUT. */

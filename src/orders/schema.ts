@@ -131,7 +131,7 @@ export const orderUpdate = z.object(
     status: opt(status),
     restock: opt(wireFlag),
     ...topFields("update"),
-    shipping_info: opt(block("shipping_info", "update", "must be an object with trackingnumber and company")),
+    shipping_info: opt(block("shipping_info", "update", (keys) => `must be an object with ${keys.join(" and ")}`)),
     email_confirmation: opt(wireFlag),
     skip_email_confirmation: opt(wireFlag),
     paymethod_activate: opt(wireFlag),
