@@ -5,7 +5,7 @@ import { type DB, getDb } from "../src/db/client";
 import { readCatalog } from "../src/orders/catalog";
 import { createCold } from "../src/orders/cold";
 import type { PlanOptions } from "../src/orders/create";
-import { lineRow } from "../src/orders/lines";
+import { lineRow } from "../src/orders/insert";
 import { planOrder, reserveStock } from "../src/orders/plan";
 import type { OrderInput } from "../src/orders/schema";
 import { wrapD1 } from "./d1-wrap";

@@ -732,6 +732,8 @@ export interface components {
                 phone?: string;
                 /** @description A flag: 1/0, "1"/"0" or true/false. */
                 login_create?: boolean | number | string;
+                /** @description A flag: 1/0, "1"/"0" or true/false. */
+                newsletter_subscribe?: boolean | number | string;
                 billing_details?: {
                     company_name?: string;
                     firstname?: string;
@@ -752,8 +754,6 @@ export interface components {
                     zipcode?: string;
                     country?: string;
                 };
-                /** @description A flag: 1/0, "1"/"0" or true/false. */
-                newsletter_subscribe?: boolean | number | string;
                 note?: string;
             };
             payment?: {
@@ -995,7 +995,7 @@ export interface components {
                 company: string | null;
             };
             products: {
-                product_id: number | null;
+                product_id: number;
                 variant_id: number | null;
                 sku: string | null;
                 title: string;
@@ -1308,6 +1308,7 @@ export interface components {
             date_paid: string;
             /** @description "YYYY-MM-DD HH:MM:SS" in UTC; "" when there is none. */
             status_date: string;
+            /** @description Text; "" when there is none. */
             currency: string;
             /** @description Money as text with two decimals: "148.95". */
             items_amount: string;
@@ -1398,6 +1399,7 @@ export interface components {
             id: number;
             product_id: number;
             variant_id: number | null;
+            /** @description Text; "" when there is none. */
             title: string;
             /** @description Text; "" when there is none. */
             sku: string;

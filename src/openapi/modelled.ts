@@ -1,4 +1,18 @@
 import { z } from "zod";
+import {
+  arrange,
+  type Encoding,
+  type Kind,
+  lineColumn,
+  MODELLED_LINE_LAYOUT,
+  MODELLED_ORDER_LAYOUT,
+  type ModelledSlot,
+  modelledSlots,
+  orderColumn,
+  PLAIN_LINE,
+  PLAIN_ORDER,
+  type Tree,
+} from "../orders/fields";
 import { ORDER_LIMIT_DEFAULT, ORDER_LIMIT_MAX } from "../orders/list";
 import { PRODUCT_LIMIT_DEFAULT, PRODUCT_LIMIT_MAX } from "../products/list";
 
@@ -109,17 +123,6 @@ export const modelledProductLookup = anyProduct.meta({
 });
 export const productCount = z.object({ count: digits }).meta({ description: "The number of products, as a string." });
 
-export const modelledOrderLine = z.object({
-  id: z.number().int(),
-  product_id: z.number().int(),
-  variant_id: z.number().int().nullable(),
-  title: z.string(),
-  sku: text,
-  variant: text.meta({ description: 'The variant\'s option values, " / " between them.' }),
-  price: amount2.meta({ description: "Unit price." }),
-  qty: z.number().int(),
-});
-
 const address = z.object({
   company_name: text,
   full_name: text,
@@ -130,49 +133,72 @@ const address = z.object({
   country: text,
 });
 
-const orderBase = {
-  order_id: digits,
-  date_created: date,
-  total_amount: amount2,
-  status: z.enum(["-1", "1", "2", "3"]).meta({ description: '"-1" unpaid, "1" paid, "2" done, "3" cancelled.' }),
-  status_name: z.enum(["unpaid", "paid", "done", "cancelled"]),
-  products: z.array(modelledOrderLine),
+/** The modelled schema of each encoding of a field (src/orders/fields.ts), "number" by its kind. */
+const ENCODING: Record<Exclude<Encoding, "number">, z.ZodType> = {
+  digits,
+  text,
+  amount: amount2,
+  date,
 };
 
-export const modelledOrder = z
-  .object(orderBase)
-  .meta({ description: "An order in a modelled-dialect list (without include_details)." });
+/** The schema of a modelled order or line from its description's slots, the special entries given. */
+function modelled(
+  fields: { column: { notNull: boolean }; kind: Kind; modelled?: readonly ModelledSlot[] }[],
+  layout: readonly string[],
+  details: boolean,
+  special: Record<string, z.ZodType>,
+) {
+  const entries = new Map<string, z.ZodType>();
+  for (const { field, slot } of modelledSlots(fields, details)) {
+    const { notNull } = field.column;
+    // A missing number is "" as text: no longer digits only.
+    const enc = slot.enc === "digits" && !notNull ? "text" : slot.enc;
+    const schema = enc === "number" ? (notNull ? z.number().int() : z.number().int().nullable()) : ENCODING[enc];
+    entries.set(slot.at, slot.doc ? schema.meta({ description: slot.doc }) : schema);
+  }
+  for (const [at, schema] of Object.entries(special)) if (details || !DETAILS_ONLY.has(at)) entries.set(at, schema);
+  const object = (tree: Tree<z.ZodType>): z.ZodObject =>
+    z.object(Object.fromEntries(tree.map((n) => [n.key, n.children ? object(n.children) : (n.value as z.ZodType)])));
+  return object(arrange(layout, entries));
+}
 
-export const modelledOrderDetails = z
-  .object({
-    ...orderBase,
-    date_paid: date,
-    status_date: date,
-    currency: z.string(),
-    items_amount: amount2,
-    shipping_amount: amount2,
-    discount_amount: amount2,
-    tax_amount: amount2,
-    total_pay_amount: amount2,
-    shipping_id: text,
-    shipping_name: text,
-    tracking_number: text,
-    shipping_company: text,
-    notes: text,
-    is_taxfree: z.boolean(),
-    is_taxontop: z.boolean(),
-    paymethod: z.object({ method: text, transaction_id: text }),
-    customer: z.object({
-      email: text,
-      phone: text,
-      customer_type: text,
-      ...address.shape,
-      notes: text,
-      shipping_details: address,
-      billing_details: address,
-    }),
-  })
-  .meta({ description: "An order with include_details=true, and every answer to order_id." });
+export const modelledOrderLine = modelled(
+  PLAIN_LINE.map((f) => ({ ...f, column: lineColumn(f.column) })),
+  MODELLED_LINE_LAYOUT,
+  true,
+  {
+    id: z.number().int(),
+    variant: text.meta({ description: 'The variant\'s option values, " / " between them.' }),
+  },
+);
+
+const statusCodes = z
+  .enum(["-1", "1", "2", "3"])
+  .meta({ description: '"-1" unpaid, "1" paid, "2" done, "3" cancelled.' });
+// The special entries of a modelled order (src/orders/modelled-json.ts); only the first three
+// are in a list without details.
+const ORDER_SPECIAL = {
+  status: statusCodes,
+  status_name: z.enum(["unpaid", "paid", "done", "cancelled"]),
+  products: z.array(modelledOrderLine),
+  status_date: date,
+  tax_amount: amount2,
+  is_taxfree: z.boolean(),
+  is_taxontop: z.boolean(),
+  ...Object.fromEntries(Object.entries(address.shape).map(([k, v]) => [`customer.${k}`, v])),
+  "customer.shipping_details": address,
+  "customer.billing_details": address,
+};
+const DETAILS_ONLY = new Set(Object.keys(ORDER_SPECIAL).slice(3));
+const orderPlain = PLAIN_ORDER.map((f) => ({ ...f, column: orderColumn(f.column) }));
+
+export const modelledOrder = modelled(orderPlain, MODELLED_ORDER_LAYOUT, false, ORDER_SPECIAL).meta({
+  description: "An order in a modelled-dialect list (without include_details).",
+});
+
+export const modelledOrderDetails = modelled(orderPlain, MODELLED_ORDER_LAYOUT, true, ORDER_SPECIAL).meta({
+  description: "An order with include_details=true, and every answer to order_id.",
+});
 
 export const modelledOrderList = z
   .array(z.union([modelledOrderDetails, modelledOrder]))

@@ -1,4 +1,17 @@
 import { z } from "zod";
+import {
+  arrange,
+  type Kind,
+  LINE_FIELDS,
+  lineColumn,
+  ORDER_FIELDS,
+  orderColumn,
+  PLAIN_LINE,
+  PLAIN_ORDER,
+  type SpecialLinePath,
+  type SpecialPath,
+  type Tree,
+} from "../orders/fields";
 
 // Response bodies, as zod schemas: the OpenAPI document (src/openapi/document.ts) is generated from them,
 // and test/openapi.test.ts parses real answers of the app with them, so the documented shapes
@@ -125,64 +138,56 @@ const addressOut = z.object({
 
 const maybeTime = timestamp.nullable();
 
-export const orderOut = z
-  .object({
-    order_id: idInt,
-    status: z.string(),
-    date_paid: maybeTime.meta({ description: "When the order first became paid." }),
-    date_done: maybeTime.meta({ description: "When the order first became done." }),
-    date_cancelled: maybeTime.meta({ description: "When the order was cancelled." }),
-    status_date: maybeTime.meta({ description: "When the status last changed (null: never since creation)." }),
-    cancel_reason: z
-      .string()
-      .nullable()
-      .meta({ description: 'The cancel_reason of the cancel; "unpaid hold expired" when the hold cancelled it.' }),
+/** Our dialect's schema of each kind of order field (src/orders/fields.ts). */
+const KIND: Record<Kind, z.ZodType> = {
+  id: idInt,
+  int: z.number().int(),
+  text: z.string(),
+  flag: z.boolean(),
+  money,
+  time: timestamp,
+  address: addressOut,
+  object: z.record(z.string(), json),
+  json,
+};
+
+/** The schema of an order's or a line's answer from its description, the special entries given. */
+function described(
+  fields: { path: string; column: { notNull: boolean }; kind: Kind; storefront?: false; doc?: string }[],
+  order: readonly string[],
+  special: Record<string, z.ZodType>,
+) {
+  const entries = new Map<string, z.ZodType>(Object.entries(special));
+  for (const f of fields) {
+    let schema = KIND[f.kind];
+    if (!f.column.notNull) schema = schema.nullable();
+    if (f.storefront === false) schema = schema.optional();
+    entries.set(f.path, f.doc ? schema.meta({ description: f.doc }) : schema);
+  }
+  const object = (tree: Tree<z.ZodType>): z.ZodObject =>
+    z.object(Object.fromEntries(tree.map((n) => [n.key, n.children ? object(n.children) : (n.value as z.ZodType)])));
+  return object(arrange(order, entries));
+}
+
+const orderLineOut = described(
+  PLAIN_LINE.map((f) => ({ ...f, column: lineColumn(f.column) })),
+  Object.keys(LINE_FIELDS),
+  { total: money } satisfies Record<SpecialLinePath, z.ZodType>,
+);
+
+export const orderOut = described(
+  PLAIN_ORDER.map((f) => ({ ...f, column: orderColumn(f.column) })),
+  Object.keys(ORDER_FIELDS),
+  {
     hold_expires_at: maybeTime.meta({
       description:
         "Unpaid orders while a hold applies (UNPAID_ORDER_HOLD_MINUTES; always STOREFRONT_HOLD_MINUTES for a publishable key's): when the hold cancels the order.",
     }),
-    currency: z.string(),
-    customer: z.object({
-      customer_id: idInt.nullable().optional().meta({
-        description: "The stored customer the order is linked to; absent when a publishable key reads the order.",
-      }),
-      type: z.string().nullable(),
-      email: z.string().nullable(),
-      phone: z.string().nullable(),
-      login_create: z.boolean(),
-      newsletter_subscribe: z.boolean(),
-      billing_details: addressOut.nullable(),
-      shipping_details: addressOut.nullable(),
-      note: z.string().nullable(),
-    }),
-    payment: z.object({
-      method: z.string().nullable(),
-      transaction_id: z.string().nullable(),
-      currency: z.string(),
-      log: z.string().nullable(),
-    }),
-    shipping: z.object({ id: z.number().int().nullable(), name: z.string().nullable(), price: money }),
-    shipping_info: z.object({ trackingnumber: z.string().nullable(), company: z.string().nullable() }),
-    products: z.array(
-      z.object({
-        product_id: idInt.nullable(),
-        variant_id: idInt.nullable(),
-        sku: z.string().nullable(),
-        title: z.string(),
-        options: json.meta({ description: "Option values of the variant when the order was placed." }),
-        qty: z.number().int(),
-        price: money,
-        tax_rate: z.number().int(),
-        total: money,
-      }),
-    ),
-    subtotal: money,
-    discount: money,
-    total: money,
+    products: z.array(orderLineOut),
     tax,
-    metadata: z.record(z.string(), json).nullable(),
-    created_at: timestamp,
-    updated_at: timestamp,
+  } satisfies Record<SpecialPath, z.ZodType>,
+)
+  .extend({
     key: z
       .object({ id: idInt, name: z.string() })
       .optional()

@@ -1,5 +1,7 @@
 import type { DB } from "../db/client";
 import { toProduct, toVariant } from "../db/rows";
+import { products, skus, variants } from "../db/schema";
+import { sqlNames } from "../platform/columns";
 import { runBatch, stmt } from "../platform/d1";
 import { optionNames, type ProductRow, type VariantRow, variantValues } from "../products/present";
 import type { Money } from "./totals";
@@ -16,17 +18,21 @@ export type Catalog = {
 
 export type Selector = { product_id?: number; variant_id?: number | null; sku?: string };
 
-const READ_SKUS = "SELECT sku, product_id, variant_id FROM skus WHERE sku IN (SELECT value FROM json_each(?1))";
+const K = sqlNames(skus);
+const V = sqlNames(variants);
+const P = sqlNames(products);
+
+const READ_SKUS = `SELECT ${K.sku}, ${K.productId}, ${K.variantId} FROM ${K.$} WHERE ${K.sku} IN (SELECT value FROM json_each(?1))`;
 const READ_VARIANTS = `
-  SELECT * FROM variants
-  WHERE id IN (SELECT value FROM json_each(?1))
-    OR id IN (SELECT variant_id FROM skus WHERE sku IN (SELECT value FROM json_each(?2)))`;
+  SELECT * FROM ${V.$}
+  WHERE ${V.id} IN (SELECT value FROM json_each(?1))
+    OR ${V.id} IN (SELECT ${K.variantId} FROM ${K.$} WHERE ${K.sku} IN (SELECT value FROM json_each(?2)))`;
 const READ_PRODUCTS = `
-  SELECT p.*, (SELECT count(*) FROM variants AS v WHERE v.product_id = p.id) AS variant_count
-  FROM products AS p
-  WHERE p.id IN (SELECT value FROM json_each(?3))
-    OR p.id IN (SELECT product_id FROM variants WHERE id IN (SELECT value FROM json_each(?1)))
-    OR p.id IN (SELECT product_id FROM skus WHERE sku IN (SELECT value FROM json_each(?2)))`;
+  SELECT p.*, (SELECT count(*) FROM ${V.$} AS v WHERE v.${V.productId} = p.${P.id}) AS variant_count
+  FROM ${P.$} AS p
+  WHERE p.${P.id} IN (SELECT value FROM json_each(?3))
+    OR p.${P.id} IN (SELECT ${V.productId} FROM ${V.$} WHERE ${V.id} IN (SELECT value FROM json_each(?1)))
+    OR p.${P.id} IN (SELECT ${K.productId} FROM ${K.$} WHERE ${K.sku} IN (SELECT value FROM json_each(?2)))`;
 
 /** The three reads of the rows `selectors` may name; runs alone or at the end of a larger read batch. */
 export function catalogStatements(db: DB, selectors: Selector[]): D1PreparedStatement[] {
@@ -47,8 +53,8 @@ export function toCatalog([skuRows, variantRows, productRows]: D1Result<Record<s
   return {
     skus: new Map(
       skuRows.results.map((r) => [
-        r.sku as string,
-        { productId: r.product_id as number, variantId: r.variant_id as number | null },
+        r[K.sku] as string,
+        { productId: r[K.productId] as number, variantId: r[K.variantId] as number | null },
       ]),
     ),
     variants: new Map(variantRows.results.map((r) => [r.id as number, toVariant(r)])),

@@ -1,9 +1,11 @@
 import type { DB } from "../db/client";
+import { orderLines, orders, products, skus, variants } from "../db/schema";
+import { sqlNames } from "../platform/columns";
 import { isConstraintError, MAX_JSON_BYTES, runBatch, stmt } from "../platform/d1";
 import { MAX_ORDER_TOTAL } from "../platform/fields";
 import { committed, newEvent, outboxStatement } from "../webhooks/outbox";
 import type { OrderOutcome, PlanOptions } from "./create";
-import { insertOrders, UPSERT_CUSTOMERS } from "./insert";
+import { insertOrders, LINE_COLUMNS, UPSERT_CUSTOMERS } from "./insert";
 import { orderFields } from "./plan";
 import { MAX_QTY, type OrderInput } from "./schema";
 import type { TaxLine } from "./totals";
@@ -28,34 +30,44 @@ const LINES = `
     j.value->>'sku' AS sku_in, j.value->>'pid' AS pid, j.value->>'qty' AS qty, j.value->>'price' AS price
   FROM json_each(?1) AS j`;
 
+const P = sqlNames(products);
+const V = sqlNames(variants);
+const K = sqlNames(skus);
+const O = sqlNames(orders);
+const L = sqlNames(orderLines);
+/** A variant's option value columns, in order. */
+const OPTION_VALUES = [V.option1, V.option2, V.option3, V.option4, V.option5];
+
 // Each line with what it resolves to: by variant_id, else by SKU, else by product_id. `bad` says
-// the plan would refuse it, with the same conditions as resolve() in catalog.ts.
+// the plan would refuse it, with the same conditions as resolve() in catalog.ts. Its columns are
+// named as order_lines' (INSERT_LINES).
 const RESOLVED = `
-  SELECT l.k, l.o, l.qty, p.id AS product_id, v.id AS variant_id,
-    iif(v.id IS NULL, p.sku, v.sku) AS sku, p.title, p.tax_rate,
-    coalesce(l.price, iif(v.id IS NULL, p.price, v.price)) AS unit_price,
-    iif(v.id IS NULL, '[]', (SELECT json_group_array(json_object('name', n.value, 'value',
-      CASE n.key WHEN 0 THEN v.option1_value WHEN 1 THEN v.option2_value WHEN 2 THEN v.option3_value
-        WHEN 3 THEN v.option4_value ELSE v.option5_value END)) FROM json_each(p.option_names) AS n)) AS options,
+  SELECT l.k, l.o, l.qty, p.${P.id} AS ${L.productId}, v.${V.id} AS ${L.variantId},
+    iif(v.${V.id} IS NULL, p.${P.sku}, v.${V.sku}) AS ${L.sku}, p.${P.title} AS ${L.title}, p.${P.taxRate} AS ${L.taxRate},
+    coalesce(l.price, iif(v.${V.id} IS NULL, p.${P.price}, v.${V.price})) AS ${L.unitPrice},
+    iif(v.${V.id} IS NULL, '[]', (SELECT json_group_array(json_object('name', n.value, 'value',
+      CASE n.key ${OPTION_VALUES.slice(0, -1)
+        .map((c, i) => `WHEN ${i} THEN v.${c}`)
+        .join(" ")} ELSE v.${OPTION_VALUES[4]} END)) FROM json_each(p.${P.optionNames}) AS n)) AS ${L.options},
     CASE
-      WHEN l.vid IS NOT NULL THEN v.id IS NULL OR p.id IS NULL OR (l.pid IS NOT NULL AND l.pid <> p.id)
-        OR (l.sku_in IS NOT NULL AND l.sku_in IS NOT v.sku AND l.sku_in IS NOT p.sku)
-      WHEN l.sku_in IS NOT NULL THEN k.sku IS NULL OR p.id IS NULL OR (l.pid IS NOT NULL AND l.pid <> p.id)
-        OR (k.variant_id IS NOT NULL AND (l.vnull = 1 OR v.id IS NULL))
-        OR (k.variant_id IS NULL AND EXISTS (SELECT 1 FROM variants WHERE product_id = p.id))
-      ELSE p.id IS NULL OR EXISTS (SELECT 1 FROM variants WHERE product_id = p.id)
+      WHEN l.vid IS NOT NULL THEN v.${V.id} IS NULL OR p.${P.id} IS NULL OR (l.pid IS NOT NULL AND l.pid <> p.${P.id})
+        OR (l.sku_in IS NOT NULL AND l.sku_in IS NOT v.${V.sku} AND l.sku_in IS NOT p.${P.sku})
+      WHEN l.sku_in IS NOT NULL THEN k.${K.sku} IS NULL OR p.${P.id} IS NULL OR (l.pid IS NOT NULL AND l.pid <> p.${P.id})
+        OR (k.${K.variantId} IS NOT NULL AND (l.vnull = 1 OR v.${V.id} IS NULL))
+        OR (k.${K.variantId} IS NULL AND EXISTS (SELECT 1 FROM ${V.$} WHERE ${V.productId} = p.${P.id}))
+      ELSE p.${P.id} IS NULL OR EXISTS (SELECT 1 FROM ${V.$} WHERE ${V.productId} = p.${P.id})
     END AS bad
   FROM (${LINES}) AS l
-  LEFT JOIN skus AS k ON l.vid IS NULL AND k.sku = l.sku_in
-  LEFT JOIN variants AS v ON v.id = iif(l.vid IS NOT NULL, l.vid, k.variant_id)
-  LEFT JOIN products AS p ON p.id = CASE WHEN l.vid IS NOT NULL THEN v.product_id
-    WHEN l.sku_in IS NOT NULL THEN k.product_id ELSE l.pid END`;
+  LEFT JOIN ${K.$} AS k ON l.vid IS NULL AND k.${K.sku} = l.sku_in
+  LEFT JOIN ${V.$} AS v ON v.${V.id} = iif(l.vid IS NOT NULL, l.vid, k.${K.variantId})
+  LEFT JOIN ${P.$} AS p ON p.${P.id} = CASE WHEN l.vid IS NOT NULL THEN v.${V.productId}
+    WHEN l.sku_in IS NOT NULL THEN k.${K.productId} ELSE l.pid END`;
 
 // Lines of one item at one unit price are one line, at the place of the first (lines.ts addLine).
 const MERGED = `
-  SELECT o, product_id, variant_id, unit_price, min(sku) AS sku, min(title) AS title,
-    min(tax_rate) AS tax_rate, min(options) AS options, sum(qty) AS qty, min(k) AS first
-  FROM r GROUP BY o, product_id, variant_id, unit_price`;
+  SELECT o, ${L.productId}, ${L.variantId}, ${L.unitPrice}, min(${L.sku}) AS ${L.sku}, min(${L.title}) AS ${L.title},
+    min(${L.taxRate}) AS ${L.taxRate}, min(${L.options}) AS ${L.options}, sum(qty) AS ${L.qty}, min(k) AS first
+  FROM r GROUP BY o, ${L.productId}, ${L.variantId}, ${L.unitPrice}`;
 
 // Each statement resolves the lines once (r) and merges them once (m), whatever uses them.
 const WITH_LINES = `WITH r AS MATERIALIZED (${RESOLVED}), m AS MATERIALIZED (${MERGED})`;
@@ -65,49 +77,47 @@ const WITH_LINES = `WITH r AS MATERIALIZED (${RESOLVED}), m AS MATERIALIZED (${M
 // the check costs no statement of its own.
 const REFUSED = `
   SELECT 1 FROM r WHERE bad
-  UNION ALL SELECT 1 FROM m WHERE qty > ${MAX_QTY}
-  UNION ALL SELECT 1 FROM (SELECT o, total(qty * unit_price) AS s FROM m GROUP BY o) AS t
-    JOIN json_each(?2) AS x ON x.key = t.o WHERE t.s + (x.value->>'shipping_price') > ${MAX_ORDER_TOTAL}`;
+  UNION ALL SELECT 1 FROM m WHERE ${L.qty} > ${MAX_QTY}
+  UNION ALL SELECT 1 FROM (SELECT o, total(${L.qty} * ${L.unitPrice}) AS s FROM m GROUP BY o) AS t
+    JOIN json_each(?2) AS x ON x.key = t.o WHERE t.s + (x.value->>'${O.shippingPrice}') > ${MAX_ORDER_TOTAL}`;
 
 // Subtotal and the tax per rate, highest first: amount x rate / (100 + rate), half up (totals.ts).
 const TOTALS = `
   SELECT o, sum(net) AS subtotal,
-    json_group_array(json_object('rate', tax_rate, 'amount',
-      (net * tax_rate * 2 + 100 + tax_rate) / (2 * (100 + tax_rate))) ORDER BY tax_rate DESC) AS tax
-  FROM (SELECT o, tax_rate, sum(qty * unit_price) AS net FROM m GROUP BY o, tax_rate)
+    json_group_array(json_object('rate', ${L.taxRate}, 'amount',
+      (net * ${L.taxRate} * 2 + 100 + ${L.taxRate}) / (2 * (100 + ${L.taxRate}))) ORDER BY ${L.taxRate} DESC) AS tax
+  FROM (SELECT o, ${L.taxRate}, sum(${L.qty} * ${L.unitPrice}) AS net FROM m GROUP BY o, ${L.taxRate})
   GROUP BY o`;
 
 // ?2 the orders' rows, ?3 now.
 const INSERT_ORDERS = `${WITH_LINES} ${insertOrders({
   subtotal: "t.subtotal",
   discount: "0",
-  total: "t.subtotal + (o.value->>'shipping_price')",
+  total: `t.subtotal + (o.value->>'${O.shippingPrice}')`,
   tax: "t.tax",
   from: `json_each(?2) AS o JOIN (${TOTALS}) AS t ON t.o = o.key`,
   now: "?3",
   status: `CASE WHEN EXISTS (${REFUSED}) THEN NULL ELSE 'unpaid' END`,
-})} RETURNING id, token, subtotal, total, tax`; // what the answer needs, with no statement of its own
+})} RETURNING ${O.id}, ${O.token}, ${O.subtotal}, ${O.total}, ${O.tax}`; // what the answer needs, with no statement of its own
 
-// ?2 the tokens of the orders, by index.
+// ?2 the tokens of the orders, by index. m's columns are order_lines' (RESOLVED, MERGED).
 const INSERT_LINES = `${WITH_LINES}
-  INSERT INTO order_lines (order_id, position, product_id, variant_id, sku, title, options, qty,
-    unit_price, tax_rate)
-  SELECT o.id, row_number() OVER (PARTITION BY m.o ORDER BY m.first), m.product_id, m.variant_id,
-    m.sku, m.title, m.options, m.qty, m.unit_price, m.tax_rate
-  FROM m JOIN orders AS o ON o.token = ?2 ->> ('$[' || m.o || ']')`;
+  INSERT INTO ${L.$} (${L.orderId}, ${L.position}, ${LINE_COLUMNS.join(", ")})
+  SELECT o.${O.id}, row_number() OVER (PARTITION BY m.o ORDER BY m.first), ${LINE_COLUMNS.map((c) => `m.${c}`).join(", ")}
+  FROM m JOIN ${O.$} AS o ON o.${O.token} = ?2 ->> ('$[' || m.o || ']')`;
 
 // The new orders' lines take their stock (?1 the tokens); the floors are CHECK constraints.
 const NEW_LINES = `
-  SELECT l.product_id, l.variant_id, l.qty FROM order_lines AS l JOIN orders AS r ON r.id = l.order_id
-  WHERE r.token IN (SELECT value FROM json_each(?1))`;
-const TAKE_VARIANT_STOCK = `
-  UPDATE variants SET qty = variants.qty - t.q
-  FROM (SELECT variant_id AS id, sum(qty) AS q FROM (${NEW_LINES}) WHERE variant_id IS NOT NULL GROUP BY 1) AS t
-  WHERE variants.id = t.id`;
-const TAKE_PRODUCT_STOCK = `
-  UPDATE products SET stock = products.stock - t.q
-  FROM (SELECT product_id AS id, sum(qty) AS q FROM (${NEW_LINES}) WHERE variant_id IS NULL GROUP BY 1) AS t
-  WHERE products.id = t.id`;
+  SELECT l.${L.productId} AS product_id, l.${L.variantId} AS variant_id, l.${L.qty} AS qty
+  FROM ${L.$} AS l JOIN ${O.$} AS r ON r.${O.id} = l.${L.orderId}
+  WHERE r.${O.token} IN (SELECT value FROM json_each(?1))`;
+const take = (table: { $: string; id: string }, stock: string, variant: boolean) => `
+  UPDATE ${table.$} SET ${stock} = ${table.$}.${stock} - t.q
+  FROM (SELECT ${variant ? "variant_id" : "product_id"} AS id, sum(qty) AS q FROM (${NEW_LINES})
+        WHERE variant_id IS ${variant ? "NOT " : ""}NULL GROUP BY 1) AS t
+  WHERE ${table.$}.${table.id} = t.id`;
+const TAKE_VARIANT_STOCK = take(V, V.qty, true);
+const TAKE_PRODUCT_STOCK = take(P, P.stock, false);
 
 type Items = { index: number; data: OrderInput }[];
 
@@ -167,22 +177,22 @@ export async function createCold(
   }
   opts.events?.push(...committed(events, results));
   const inserted = results[customers.length ? 1 : 0];
-  const rows = new Map(inserted.results.map((r) => [r.token as string, r]));
+  const rows = new Map(inserted.results.map((r) => [r[O.token] as string, r]));
   const outcomes = new Map<number, OrderOutcome>();
   items.forEach(({ index }, i) => {
     const f = fields[i];
     const r = rows.get(f.token) as Record<string, unknown>;
-    const subtotal = r.subtotal as number;
+    const subtotal = r[O.subtotal] as number;
     outcomes.set(index, {
       ok: true,
-      orderId: r.id as number,
+      orderId: r[O.id] as number,
       token: f.token,
       currency: f.currency,
       subtotal,
       shipping: f.shipping,
       discount: 0,
-      total: r.total as number,
-      tax: JSON.parse(r.tax as string) as TaxLine[],
+      total: r[O.total] as number,
+      tax: JSON.parse(r[O.tax] as string) as TaxLine[],
       notices: [],
     });
   });

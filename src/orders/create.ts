@@ -1,12 +1,13 @@
 import type { DB } from "../db/client";
+import { orders } from "../db/schema";
+import { sqlNames } from "../platform/columns";
 import { afterLostRace, isConstraintError, jsonChunks, runBatch, STALE_READ_GUARD, stmt } from "../platform/d1";
 import { type Claim, type Idem, runClaimed } from "../platform/idempotency";
 import { committed, newEvent, outboxStatement, type PendingEvent } from "../webhooks/outbox";
 import { catalogCache, forget, remember } from "./cache";
 import { catalogStatements, toCatalog } from "./catalog";
 import { createCold } from "./cold";
-import { insertOrders, UPSERT_CUSTOMERS } from "./insert";
-import { lineRow } from "./lines";
+import { insertLines, insertOrders, lineRow, UPSERT_CUSTOMERS } from "./insert";
 import { type Planned, planOrder, reserveStock } from "./plan";
 import type { OrderInput } from "./schema";
 import { stockStatements, sumMoves } from "./stock";
@@ -57,30 +58,30 @@ export type OrderRef = { $order: string };
 // ---------------------------------------------------------------------------------------------
 // Write: one batch for every order of the request; the statement count is fixed.
 
+const O = sqlNames(orders);
+
 // RETURNING gives the new ids to the answer without a statement of its own (newIds).
 const INSERT_ORDERS = `${insertOrders({
-  subtotal: "o.value->>'subtotal'",
-  discount: "o.value->>'discount'",
-  total: "o.value->>'total'",
-  tax: "o.value->'tax'",
+  subtotal: `o.value->>'${O.subtotal}'`,
+  discount: `o.value->>'${O.discount}'`,
+  total: `o.value->>'${O.total}'`,
+  tax: `o.value->'${O.tax}'`,
   from: "json_each(?1) AS o",
   now: "?2",
-})} RETURNING id, token AS new_order_token`;
+})} RETURNING ${O.id}, ${O.token} AS new_order_token`;
 
-const INSERT_LINES = `
-  INSERT INTO order_lines (order_id, position, product_id, variant_id, sku, title, options, qty,
-    unit_price, tax_rate)
-  SELECT o.id, l.value->>'position', l.value->>'product_id', l.value->>'variant_id',
-    l.value->>'sku', l.value->>'title', l.value->'options', l.value->>'qty',
-    l.value->>'unit_price', l.value->>'tax_rate'
-  FROM json_each(?1) AS l JOIN orders AS o ON o.token = ?2 ->> ('$[' || (l.value->>'order') || ']')`;
+// A line names its order by its index in ?2, the orders' tokens (writeBatch).
+const INSERT_LINES = insertLines(
+  `${O.$}.${O.id}`,
+  `json_each(?1) AS l JOIN ${O.$} ON ${O.$}.${O.token} = ?2 ->> ('$[' || (l.value->>'order') || ']')`,
+);
 
 /** The ids the batch's order INSERTs returned, by token. */
 function newIds(results: D1Result<Record<string, unknown>>[]): Map<string, number> {
   const ids = new Map<string, number>();
   for (const r of results) {
     for (const row of r.results ?? []) {
-      if ("new_order_token" in row) ids.set(row.new_order_token as string, row.id as number);
+      if ("new_order_token" in row) ids.set(row.new_order_token as string, row[O.id] as number);
     }
   }
   return ids;
@@ -99,7 +100,9 @@ function writeBatch(db: DB, ready: Planned[], opts: CreateOptions, events: Pendi
   const tokens = JSON.stringify(ready.map((p) => p.token));
   const lines = ready.flatMap((p, order) => p.lines.map((l, i) => ({ order, ...lineRow(l, i) })));
   // One row per variant or product, summed here: the stock JSON stays small whatever the lines.
-  const stock = sumMoves(lines.map((l) => ({ product_id: l.product_id, variant_id: l.variant_id, qty: l.qty })));
+  const stock = sumMoves(
+    ready.flatMap((p) => p.lines.map((l) => ({ product_id: l.productId, variant_id: l.variantId, qty: l.qty }))),
+  );
   // Prices, titles and which products have variants were read before this batch: a product
   // changed since (a PUT bumps updated_at) fails the batch, and the orders are planned again.
   const seen = new Map<number, number>();

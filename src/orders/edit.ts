@@ -1,8 +1,10 @@
 import type { DB } from "../db/client";
-import type { orderLines, orders } from "../db/schema";
+import { orderLines, orders } from "../db/schema";
+import { sqlNames } from "../platform/columns";
 import { jsonChunks, STALE_READ_GUARD, stmt } from "../platform/d1";
 import { type Catalog, type Line, resolve, type Selector } from "./catalog";
-import { addLine, lineKey, lineRow, orderTotals, removeLines, type Totals } from "./lines";
+import { insertLines, lineRow } from "./insert";
+import { addLine, lineKey, orderTotals, removeLines, type Totals } from "./lines";
 import type { OrderUpdate } from "./schema";
 import { type StockMove, stockStatements, sumMoves } from "./stock";
 
@@ -24,16 +26,15 @@ export const EDITS: Record<(typeof LINE_EDITS)[number], (u: OrderUpdate) => bool
 };
 export const editsLines = (u: OrderUpdate) => LINE_EDITS.some((f) => EDITS[f](u));
 
-const DELETE_LINES = "DELETE FROM order_lines WHERE order_id = ?1";
-const INSERT_LINES = `
-  INSERT INTO order_lines (order_id, position, product_id, variant_id, sku, title, options, qty,
-    unit_price, tax_rate)
-  SELECT ?2, l.value->>'position', l.value->>'product_id', l.value->>'variant_id', l.value->>'sku',
-    l.value->>'title', l.value->'options', l.value->>'qty', l.value->>'unit_price', l.value->>'tax_rate'
-  FROM json_each(?1) AS l`;
+const L = sqlNames(orderLines);
+const O = sqlNames(orders);
+
+const DELETE_LINES = `DELETE FROM ${L.$} WHERE ${L.orderId} = ?1`;
+const INSERT_LINES = insertLines("?2", "json_each(?1) AS l");
 const UPDATE_TOTALS = `
-  UPDATE orders SET subtotal = ?2, discount = ?3, total = ?4, tax = ?5, version = version + 1, updated_at = ?6
-  WHERE id = ?1`;
+  UPDATE ${O.$} SET ${O.subtotal} = ?2, ${O.discount} = ?3, ${O.total} = ?4, ${O.tax} = ?5,
+    ${O.version} = ${O.version} + 1, ${O.updatedAt} = ?6
+  WHERE ${O.id} = ?1`;
 
 /** A stored line as a plan line: its snapshot stays, its stock facts come from today's catalog. */
 function storedLine(r: LineRow, cat: Catalog): Line {

@@ -1,4 +1,6 @@
+import { events, orderHistory, orderLines, orders, products, variants } from "../db/schema";
 import type { Bindings } from "../env";
+import { sqlNames } from "../platform/columns";
 import { committed, dispatch, newEvent, type PendingEvent, subscribed } from "../webhooks/outbox";
 
 // The unpaid hold (docs/orders.md, "Orders"): the scheduled job cancels every unpaid order
@@ -39,48 +41,52 @@ export const holds = (env: HoldVars): Holds => ({
 /** The hold of an order, by whether a publishable key made it. */
 export const holdOf = (h: Holds, storefront: boolean) => (storefront ? h.storefront : h.unpaid);
 
+const O = sqlNames(orders);
+const L = sqlNames(orderLines);
+const V = sqlNames(variants);
+const P = sqlNames(products);
+const E = sqlNames(events);
+const H = sqlNames(orderHistory);
+
 /** The orders the hold applies to: unpaid, and never paid nor done (SQL over the orders alias `o`). */
-export const HELD = "o.status = 'unpaid' AND o.date_paid IS NULL AND o.date_done IS NULL";
+export const HELD = `o.${O.status} = 'unpaid' AND o.${O.datePaid} IS NULL AND o.${O.dateDone} IS NULL`;
 
 // Each kind through its own range of orders_hold (storefront, status, created_at); ?1 the cutoff
 // of storefront orders, ?3 of the others (-1 when they have no hold).
+const kind = (storefront: 0 | 1, cutoff: string) =>
+  `SELECT ${O.id}, ${O.createdAt} FROM ${O.$} AS o WHERE ${O.storefront} = ${storefront} AND ${HELD} AND ${O.createdAt} <= ${cutoff}`;
 const EXPIRED = `
-  SELECT id FROM (
-    SELECT id, created_at FROM orders AS o WHERE storefront = 1 AND ${HELD} AND created_at <= ?1
-    UNION ALL
-    SELECT id, created_at FROM orders AS o WHERE storefront = 0 AND ${HELD} AND created_at <= ?3)
-  ORDER BY created_at, id LIMIT ?2`;
+  SELECT ${O.id} FROM (${kind(1, "?1")} UNION ALL ${kind(0, "?3")})
+  ORDER BY ${O.createdAt}, ${O.id} LIMIT ?2`;
 
 // Every statement re-checks HELD inside the batch: an order paid (or cancelled, or paid and set
 // back to unpaid) between the read and this batch is left alone, and its stock is never returned
 // twice.
-const RESTOCK_VARIANTS = `
-  UPDATE variants SET qty = variants.qty + t.q
-  FROM (SELECT l.variant_id AS id, sum(l.qty) AS q FROM order_lines AS l JOIN orders AS o ON o.id = l.order_id
-        WHERE o.id IN (SELECT value FROM json_each(?1)) AND ${HELD} AND l.variant_id IS NOT NULL
+const restock = (table: { $: string; id: string }, stock: string, variant: boolean) => `
+  UPDATE ${table.$} SET ${stock} = ${table.$}.${stock} + t.q
+  FROM (SELECT l.${variant ? L.variantId : L.productId} AS id, sum(l.${L.qty}) AS q
+        FROM ${L.$} AS l JOIN ${O.$} AS o ON o.${O.id} = l.${L.orderId}
+        WHERE o.${O.id} IN (SELECT value FROM json_each(?1)) AND ${HELD} AND l.${L.variantId} IS ${variant ? "NOT " : ""}NULL
         GROUP BY 1) AS t
-  WHERE variants.id = t.id`;
-const RESTOCK_PRODUCTS = `
-  UPDATE products SET stock = products.stock + t.q
-  FROM (SELECT l.product_id AS id, sum(l.qty) AS q FROM order_lines AS l JOIN orders AS o ON o.id = l.order_id
-        WHERE o.id IN (SELECT value FROM json_each(?1)) AND ${HELD} AND l.variant_id IS NULL
-        GROUP BY 1) AS t
-  WHERE products.id = t.id`;
+  WHERE ${table.$}.${table.id} = t.id`;
+const RESTOCK_VARIANTS = restock(V, V.qty, true);
+const RESTOCK_PRODUCTS = restock(P, P.stock, false);
 const EVENTS = `
-  INSERT INTO events (id, type, order_id, created_at)
-  SELECT e.value->>'id', e.value->>'type', o.id, ?2 FROM json_each(?1) AS e JOIN orders AS o ON o.id = e.value->>'orderId'
+  INSERT INTO ${E.$} (${E.id}, ${E.type}, ${E.orderId}, ${E.createdAt})
+  SELECT e.value->>'id', e.value->>'type', o.${O.id}, ?2 FROM json_each(?1) AS e
+  JOIN ${O.$} AS o ON o.${O.id} = e.value->>'orderId'
   WHERE ${HELD} AND ${subscribed("'order.cancelled'")}
-  RETURNING id AS event_id`;
+  RETURNING ${E.id} AS event_id`;
 // The order's history (docs/orders.md, "History"): no key made this change, the store did.
 const HISTORY = `
-  INSERT INTO order_history (order_id, at, change, restock, reason, key_id, key_name, via)
-  SELECT o.id, ?2, 'cancelled', 1, ?3, NULL, NULL, 'system' FROM orders AS o
-  WHERE o.id IN (SELECT value FROM json_each(?1)) AND ${HELD}`;
+  INSERT INTO ${H.$} (${H.orderId}, ${H.at}, ${H.change}, ${H.restock}, ${H.reason}, ${H.keyId}, ${H.keyName}, ${H.via})
+  SELECT o.${O.id}, ?2, 'cancelled', 1, ?3, NULL, NULL, 'system' FROM ${O.$} AS o
+  WHERE o.${O.id} IN (SELECT value FROM json_each(?1)) AND ${HELD}`;
 const CANCEL = `
-  UPDATE orders AS o SET status = 'cancelled', date_cancelled = coalesce(date_cancelled, ?2), status_date = ?2,
-    cancel_reason = ?3, version = version + 1, updated_at = ?2
-  WHERE id IN (SELECT value FROM json_each(?1)) AND ${HELD}
-  RETURNING id`;
+  UPDATE ${O.$} AS o SET ${O.status} = 'cancelled', ${O.dateCancelled} = coalesce(${O.dateCancelled}, ?2),
+    ${O.statusDate} = ?2, ${O.cancelReason} = ?3, ${O.version} = ${O.version} + 1, ${O.updatedAt} = ?2
+  WHERE ${O.id} IN (SELECT value FROM json_each(?1)) AND ${HELD}
+  RETURNING ${O.id}`;
 
 /** Cancels, with restock, the unpaid orders whose hold ran out; returns their ids. */
 export async function expireUnpaidOrders(env: Bindings, now = Date.now()): Promise<number[]> {
@@ -91,22 +97,22 @@ export async function expireUnpaidOrders(env: Bindings, now = Date.now()): Promi
   const cancelled: number[] = [];
   const pending: Promise<unknown>[] = [];
   for (let round = 0; round < HOLD_ROUNDS; round++) {
-    const { results } = await d1.prepare(EXPIRED).bind(cutoff, HOLD_BATCH, others).all<{ id: number }>();
+    const { results } = await d1.prepare(EXPIRED).bind(cutoff, HOLD_BATCH, others).all<Record<string, number>>();
     if (!results.length) break;
-    const ids = JSON.stringify(results.map((r) => r.id));
-    const events: PendingEvent[] = results.map((r) => newEvent("order.cancelled", { orderId: r.id }));
+    const ids = JSON.stringify(results.map((r) => r[O.id]));
+    const cancels: PendingEvent[] = results.map((r) => newEvent("order.cancelled", { orderId: r[O.id] }));
     const out = await d1.batch<Record<string, unknown>>([
       d1.prepare(RESTOCK_VARIANTS).bind(ids),
       d1.prepare(RESTOCK_PRODUCTS).bind(ids),
-      d1.prepare(EVENTS).bind(JSON.stringify(events), now),
+      d1.prepare(EVENTS).bind(JSON.stringify(cancels), now),
       d1.prepare(HISTORY).bind(ids, now, HOLD_REASON),
       d1.prepare(CANCEL).bind(ids, now, HOLD_REASON),
     ]);
-    const done = new Set(out[4].results.map((r) => r.id as number));
+    const done = new Set(out[4].results.map((r) => r[O.id] as number));
     cancelled.push(...done);
     // The events rows were written for the orders this batch cancelled (same condition), and only
     // where an endpoint subscribes to order.cancelled.
-    dispatch(env, { waitUntil: (p) => pending.push(p) }, committed(events, out));
+    dispatch(env, { waitUntil: (p) => pending.push(p) }, committed(cancels, out));
     if (results.length < HOLD_BATCH) break;
   }
   await Promise.all(pending);

@@ -1,30 +1,71 @@
-// The customer and order INSERTs of a create, shared by the JavaScript-planned batch (create.ts)
-// and the SQL-planned one of a cold isolate (cold.ts): the same columns from the same row objects
-// (plan.ts orderFields), only where the totals come from differs.
+import { customers, orderLines, orders } from "../db/schema";
+import { sqlNames } from "../platform/columns";
+import type { Line } from "./catalog";
+import { CREATABLE, CUSTOMER_FIELDS, isJson, PLAIN_LINE, valueAt } from "./fields";
+import type { OrderInput } from "./schema";
+
+// The customer, order and line INSERTs and the row objects they read, derived from the field
+// descriptions (fields.ts). The customer and order INSERTs are shared by the JavaScript-planned
+// batch (create.ts) and the SQL-planned one of a cold isolate (cold.ts): the same columns from the
+// same row objects (plan.ts orderFields), only where the totals come from differs.
+
+const C = sqlNames(customers);
+const O = sqlNames(orders);
+const L = sqlNames(orderLines);
+
+/** `alias.value` read as a column stores it: JSON text with `->` (a missing key is NULL), else `->>`. */
+const read = (alias: string, name: string, json: boolean | undefined) =>
+  `${alias}.value${json ? "->" : "->>"}'${name}'`;
+
+const CUSTOMER = Object.values(CUSTOMER_FIELDS).map((f) => ({
+  ...f,
+  name: C[f.column],
+  json: "json" in f && f.json,
+  initial: "initial" in f ? f.initial : undefined,
+}));
+const MERGE = {
+  replace: (n: string) => `${n} = excluded.${n}`,
+  keep: (n: string) => `${n} = coalesce(excluded.${n}, ${C.$}.${n})`,
+  max: (n: string) => `${n} = max(${C.$}.${n}, excluded.${n})`,
+};
+
+/** A secret key's order's customer row (CUSTOMER_FIELDS), found again by `emailKey`. */
+export function customerRow(c: NonNullable<OrderInput["customer"]>, emailKey: string) {
+  const row: Record<string, unknown> = { [C.emailKey]: emailKey };
+  for (const f of CUSTOMER) row[f.name] = c[f.from] ?? f.initial ?? (f.json ? undefined : null);
+  return row;
+}
 
 /** ?1 the customers' rows as one JSON array, ?2 now. */
 export const UPSERT_CUSTOMERS = `
-  INSERT INTO customers (email, email_key, type, phone, billing_details, shipping_details,
-    has_login, newsletter, created_at, updated_at)
-  SELECT c.value->>'email', c.value->>'email_key', c.value->>'type', c.value->>'phone',
-    c.value->'billing_details', c.value->'shipping_details', c.value->>'has_login',
-    c.value->>'newsletter', ?2, ?2
+  INSERT INTO ${C.$} (${C.emailKey}, ${CUSTOMER.map((f) => f.name).join(", ")}, ${C.createdAt}, ${C.updatedAt})
+  SELECT ${read("c", C.emailKey, false)}, ${CUSTOMER.map((f) => read("c", f.name, f.json)).join(", ")}, ?2, ?2
   FROM json_each(?1) AS c WHERE true
-  ON CONFLICT (email_key) DO UPDATE SET
-    email = excluded.email,
-    type = coalesce(excluded.type, customers.type),
-    phone = coalesce(excluded.phone, customers.phone),
-    billing_details = coalesce(excluded.billing_details, customers.billing_details),
-    shipping_details = coalesce(excluded.shipping_details, customers.shipping_details),
-    has_login = max(customers.has_login, excluded.has_login),
-    newsletter = max(customers.newsletter, excluded.newsletter),
-    updated_at = excluded.updated_at`;
+  ON CONFLICT (${C.emailKey}) DO UPDATE SET
+    ${CUSTOMER.map((f) => MERGE[f.merge](f.name)).join(",\n    ")},
+    ${C.updatedAt} = excluded.${C.updatedAt}`;
+
+const CREATED = CREATABLE.map((f) => ({ ...f, name: O[f.column], json: isJson(f.kind) }));
+
+/**
+ * An order's row as a create body gives it: each field a create sets (fields.ts), a left-out
+ * one as its `initial` value or NULL; JSON fields left out stay out of the row.
+ */
+export function orderRow(o: OrderInput): Record<string, unknown> {
+  const row: Record<string, unknown> = {};
+  for (const f of CREATED) {
+    const v = valueAt(o, f.path);
+    row[f.name] = f.json ? v : (v ?? ("initial" in f ? f.initial : null));
+  }
+  return row;
+}
 
 /**
  * INSERT of orders from `from`, which names each order's row object `o` (a json_each row), with
  * the totals given as SQL expressions; `status` (default 'unpaid') an expression that may be NULL
  * to fail the batch (the column is NOT NULL). ORDER BY the array position so order ids follow the
- * order of the request.
+ * order of the request. The row also carries `token`, `key_id`, `storefront` and `email_key`
+ * (its customer's, NULL for none).
  */
 export const insertOrders = (t: {
   subtotal: string;
@@ -35,16 +76,27 @@ export const insertOrders = (t: {
   now: string;
   status?: string;
 }) => `
-  INSERT INTO orders (token, status, customer_id, email, phone, customer_type, note, login_create,
-    newsletter_subscribe, billing_details, shipping_details, payment_method, transaction_id,
-    payment_log, currency, shipping_id, shipping_name, shipping_price, subtotal, discount, total,
-    tax, metadata, created_at, updated_at, key_id, storefront)
-  SELECT o.value->>'token', ${t.status ?? "'unpaid'"},
-    (SELECT id FROM customers WHERE email_key = o.value->>'email_key'),
-    o.value->>'email', o.value->>'phone', o.value->>'customer_type', o.value->>'note',
-    o.value->>'login_create', o.value->>'newsletter_subscribe', o.value->'billing_details',
-    o.value->'shipping_details', o.value->>'payment_method', o.value->>'transaction_id',
-    o.value->>'payment_log', o.value->>'currency', o.value->>'shipping_id',
-    o.value->>'shipping_name', o.value->>'shipping_price', ${t.subtotal}, ${t.discount}, ${t.total},
-    ${t.tax}, o.value->'metadata', ${t.now}, ${t.now}, o.value->>'key_id', o.value->>'storefront'
+  INSERT INTO ${O.$} (${O.token}, ${O.status}, ${O.customerId}, ${O.subtotal}, ${O.discount}, ${O.total}, ${O.tax},
+    ${O.createdAt}, ${O.updatedAt}, ${O.keyId}, ${O.storefront}, ${CREATED.map((f) => f.name).join(", ")})
+  SELECT ${read("o", O.token, false)}, ${t.status ?? "'unpaid'"},
+    (SELECT ${C.id} FROM ${C.$} WHERE ${C.emailKey} = ${read("o", C.emailKey, false)}),
+    ${t.subtotal}, ${t.discount}, ${t.total}, ${t.tax}, ${t.now}, ${t.now}, ${read("o", O.keyId, false)},
+    ${read("o", O.storefront, false)}, ${CREATED.map((f) => read("o", f.name, f.json)).join(", ")}
   FROM ${t.from} ORDER BY o.key`;
+
+const LINE = PLAIN_LINE.map((f) => ({ ...f, name: L[f.column], json: isJson(f.kind) }));
+/** The columns of order_lines a line sets, besides order_id and position (LINE_FIELDS). */
+export const LINE_COLUMNS = LINE.map((f) => f.name);
+
+/** A line as the order_lines row it is stored as (position from 1), for the write batches. */
+export function lineRow(l: Line, i: number): Record<string, unknown> {
+  const row: Record<string, unknown> = { [L.position]: i + 1 };
+  for (const f of LINE) row[f.name] = l[f.column as keyof Line];
+  return row;
+}
+
+/** INSERT of the line rows of `from` (json_each rows named `l`, lineRow objects) into the order `orderId` (SQL). */
+export const insertLines = (orderId: string, from: string) => `
+  INSERT INTO ${L.$} (${L.orderId}, ${L.position}, ${LINE.map((f) => f.name).join(", ")})
+  SELECT ${orderId}, ${read("l", L.position, false)}, ${LINE.map((f) => read("l", f.name, f.json)).join(", ")}
+  FROM ${from}`;

@@ -7,19 +7,6 @@ import { type Money, type TaxLine, taxByRate } from "./totals";
 // An order's lines as a create or an update plans them: merging, products_remove, and the totals
 // every stored order satisfies (docs/orders.md, "Orders").
 
-/** A line as the order_lines row it is stored as (position from 1), for the write batches. */
-export const lineRow = (l: Line, i: number) => ({
-  position: i + 1,
-  product_id: l.productId,
-  variant_id: l.variantId,
-  sku: l.sku,
-  title: l.title,
-  options: l.options,
-  qty: l.qty,
-  unit_price: l.unitPrice,
-  tax_rate: l.taxRate,
-});
-
 export const lineKey = (l: Pick<Line, "productId" | "variantId" | "unitPrice">) =>
   `${l.productId}:${l.variantId ?? "-"}:${l.unitPrice}`;
 

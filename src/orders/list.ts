@@ -1,5 +1,7 @@
 import { z } from "zod";
 import type { DB } from "../db/client";
+import { orderLines, orders } from "../db/schema";
+import { sqlNames } from "../platform/columns";
 import { decodeKeyCursor, encodeKeyCursor } from "../platform/cursor";
 import { stmt } from "../platform/d1";
 import { ApiError } from "../platform/errors";
@@ -17,7 +19,7 @@ import {
 } from "../platform/query";
 import { carriedSql } from "../platform/quotes";
 import type { CarriedChunks } from "../platform/stream";
-import { orderJsonSql, STATUS_CODES, type StatusName } from "./modelled-json";
+import { estimateSql, orderJsonSql, STATUS_CODES, type StatusName } from "./modelled-json";
 
 // GET /v1/orders in the modelled dialect (docs/modelled-reads.md, "Modelled reads"), with our own
 // filters and total count beside it (docs/orders.md, "Finding orders").
@@ -114,7 +116,10 @@ export type OrderListQuery = z.output<typeof listQuery>;
 
 export const parseOrderQuery = (url: string) => parseQuery(listQuery, strictQuery(url, PARAMS));
 
-const SORT_COLUMN = { price: "total", date: "created_at", order_id: "id" } as const;
+const O = sqlNames(orders);
+const L = sqlNames(orderLines);
+
+const SORT_COLUMN = { price: O.total, date: O.createdAt, order_id: O.id };
 
 // Customer name as the order gave it (billing or shipping), for search.
 const NAME = (col: string) => `trim(coalesce(${col}->>'firstname', '') || ' ' || coalesce(${col}->>'lastname', ''))`;
@@ -122,22 +127,11 @@ const NAME = (col: string) => `trim(coalesce(${col}->>'firstname', '') || ' ' ||
 /** Our own filters' conditions (docs/orders.md, "Finding orders"). */
 function ownFilters(q: OrderListQuery, params: Params): string[] {
   const where: string[] = [];
-  if (q.created_from !== undefined) where.push(`o.created_at >= ${params.add(q.created_from)}`);
-  if (q.created_to !== undefined) where.push(`o.created_at <= ${params.add(q.created_to)}`);
-  if (q.paid !== undefined) where.push(`o.date_paid IS ${q.paid ? "NOT " : ""}NULL`);
+  if (q.created_from !== undefined) where.push(`o.${O.createdAt} >= ${params.add(q.created_from)}`);
+  if (q.created_to !== undefined) where.push(`o.${O.createdAt} <= ${params.add(q.created_to)}`);
+  if (q.paid !== undefined) where.push(`o.${O.datePaid} IS ${q.paid ? "NOT " : ""}NULL`);
   return where;
 }
-
-/**
- * About the bytes of an order's answer (a row `o` of orders), from its lines' text without
- * building their JSON: only where chunks end depends on it.
- */
-const estimate = (withDetails: boolean) => `(${
-  withDetails
-    ? "1000 + 2 * (coalesce(length(o.note), 0) + coalesce(length(o.billing_details), 0)) + coalesce(length(o.shipping_details), 0)"
-    : "150"
-} + coalesce((SELECT sum(length(l.title) + coalesce(length(l.sku), 0) + length(l.options) + 130)
-    FROM order_lines AS l WHERE l.order_id = o.id), 0))`;
 
 /** A page's order as the first round trip gives it: its text only if it is in the first chunk. */
 type PageRow = { id: number; k: number; est: number; j: string | null };
@@ -182,23 +176,23 @@ export async function listOrders(
 ): Promise<{ chunks: CarriedChunks; link?: string; total?: number }> {
   const params = new Params();
   const where: string[] = ownFilters(q, params);
-  if (q.order_id !== undefined) where.push(`o.id = ${params.add(q.order_id)}`);
-  if (q.status !== undefined) where.push(`o.status = ${params.add(q.status)}`);
-  if (q.from_date_paid !== undefined) where.push(`o.date_paid >= ${params.add(q.from_date_paid)}`);
+  if (q.order_id !== undefined) where.push(`o.${O.id} = ${params.add(q.order_id)}`);
+  if (q.status !== undefined) where.push(`o.${O.status} = ${params.add(q.status)}`);
+  if (q.from_date_paid !== undefined) where.push(`o.${O.datePaid} >= ${params.add(q.from_date_paid)}`);
   // Up to and including the given second.
-  if (q.to_date_paid !== undefined) where.push(`o.date_paid < ${params.add(q.to_date_paid + 1000)}`);
+  if (q.to_date_paid !== undefined) where.push(`o.${O.datePaid} < ${params.add(q.to_date_paid + 1000)}`);
   // An order whose status never changed has had it since it was created.
   if (q.from_status_date !== undefined) {
-    where.push(`coalesce(o.status_date, o.created_at) >= ${params.add(q.from_status_date)}`);
+    where.push(`coalesce(o.${O.statusDate}, o.${O.createdAt}) >= ${params.add(q.from_status_date)}`);
   }
   if (q.search !== undefined) {
     const s = params.add(searchText(q.search));
     const has = (col: string) => `instr(lower(${col}), ${s}) > 0`;
     const idParam = params.add(/^\d{1,15}$/.test(q.search) ? Number(q.search) : null);
     where.push(
-      `(o.id = ${idParam} OR ${has("o.email")} OR ${has(NAME("o.billing_details"))}
-        OR ${has(NAME("o.shipping_details"))} OR ${has("o.billing_details->>'company_name'")}
-        OR EXISTS (SELECT 1 FROM order_lines AS l WHERE l.order_id = o.id AND ${has("l.sku")}))`,
+      `(o.${O.id} = ${idParam} OR ${has(`o.${O.email}`)} OR ${has(NAME(`o.${O.billingDetails}`))}
+        OR ${has(NAME(`o.${O.shippingDetails}`))} OR ${has(`o.${O.billingDetails}->>'company_name'`)}
+        OR EXISTS (SELECT 1 FROM ${L.$} AS l WHERE l.${L.orderId} = o.${O.id} AND ${has(`l.${L.sku}`)}))`,
     );
   }
   // The count is of every order the filters match, whatever page or cursor this is.
@@ -214,7 +208,9 @@ export async function listOrders(
     const k = params.add(c.key);
     const i = params.add(c.id);
     where.push(
-      orderBy === "order_id" ? `o.id ${op} ${i}` : `(${key} ${op} ${k} OR (${key} = ${k} AND o.id ${op} ${i}))`,
+      orderBy === "order_id"
+        ? `o.${O.id} ${op} ${i}`
+        : `(${key} ${op} ${k} OR (${key} = ${k} AND o.${O.id} ${op} ${i}))`,
     );
   }
   const limit = q.limit ?? ORDER_LIMIT_DEFAULT;
@@ -223,7 +219,7 @@ export async function listOrders(
   const off = params.add(offset);
   const filter = where.length ? `WHERE ${where.join(" AND ")}` : "";
   const sortOf = (alias: string) =>
-    orderBy === "order_id" ? `${alias}.id ${dir}` : `${alias}.${column} ${dir}, ${alias}.id ${dir}`;
+    orderBy === "order_id" ? `${alias}.${O.id} ${dir}` : `${alias}.${column} ${dir}, ${alias}.${O.id} ${dir}`;
   const sort = sortOf("o");
   // A lookup by order_id answers the detail fields always: a public client reads them from that call.
   const withDetails = q.include_details === true || q.order_id !== undefined;
@@ -232,20 +228,20 @@ export async function listOrders(
     // Each order's text is carried (src/platform/quotes.ts); SQLite builds only the first chunk's.
     stmt(
       db,
-      `SELECT o.id, o.k, o.est, iif(o.n = 1 OR o.upto <= ${ORDER_CHUNK_BYTES}, ${carriedSql(order)}, NULL) AS j
+      `SELECT o.${O.id} AS id, o.k, o.est, iif(o.n = 1 OR o.upto <= ${ORDER_CHUNK_BYTES}, ${carriedSql(order)}, NULL) AS j
        FROM (SELECT o.*, row_number() OVER (ORDER BY ${sort}) AS n,
                sum(o.est) OVER (ORDER BY ${sort} ROWS UNBOUNDED PRECEDING) AS upto
-             FROM (SELECT o.*, o.${column} AS k, ${estimate(withDetails)} AS est
-                   FROM orders AS o ${filter} ORDER BY ${sort} LIMIT ${lim} OFFSET ${off}) AS o) AS o
+             FROM (SELECT o.*, o.${column} AS k, ${estimateSql(withDetails)} AS est
+                   FROM ${O.$} AS o ${filter} ORDER BY ${sort} LIMIT ${lim} OFFSET ${off}) AS o) AS o
        ORDER BY o.n`,
       ...params.values,
     ),
     stmt(
       db,
-      `SELECT EXISTS (SELECT 1 FROM orders AS o ${filter} LIMIT 1 OFFSET ${off} + ${lim}) AS more`,
+      `SELECT EXISTS (SELECT 1 FROM ${O.$} AS o ${filter} LIMIT 1 OFFSET ${off} + ${lim}) AS more`,
       ...params.values,
     ),
-    ...(q.count ? [stmt(db, `SELECT count(*) AS n FROM orders AS o ${matching}`, ...matchingValues)] : []),
+    ...(q.count ? [stmt(db, `SELECT count(*) AS n FROM ${O.$} AS o ${matching}`, ...matchingValues)] : []),
   ]);
   const rows = page.results as PageRow[];
   const more = next.results[0]?.more === 1;
@@ -274,7 +270,7 @@ export async function listOrders(
     };
   // The rest by id, in the page's order: the page is the one the first round trip saw.
   const rest = chunkIds(rows.slice(built));
-  const rowsSql = `SELECT ${carriedSql(order)} AS j FROM json_each(?1) AS w JOIN orders AS o ON o.id = w.value
+  const rowsSql = `SELECT ${carriedSql(order)} AS j FROM json_each(?1) AS w JOIN ${O.$} AS o ON o.${O.id} = w.value
     ORDER BY w.key`;
   let n = 0;
   return {

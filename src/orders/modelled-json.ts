@@ -1,8 +1,28 @@
+import { orderLines, orders } from "../db/schema";
+import { sqlNames } from "../platform/columns";
+import {
+  arrange,
+  type Encoding,
+  isText,
+  type LINE_FIELDS,
+  MODELLED_LINE_LAYOUT,
+  MODELLED_ORDER_LAYOUT,
+  modelledSlots,
+  PLAIN_LINE,
+  PLAIN_ORDER,
+  type Tree,
+} from "./fields";
+
 // Orders in the modelled dialect (docs/modelled-reads.md, "Modelled reads"), built by SQLite as
 // JSON text, one text per order, which the Worker joins into the page without parsing: ids,
 // money and statuses as strings, dates as "YYYY-MM-DD HH:MM:SS" UTC, order lines' ids and qty as
-// JSON numbers, missing text as "". The JavaScript presenters in test/modelled-orders-reference.ts
-// are the reference that test/orders.list.json.test.ts compares this SQL against.
+// JSON numbers, missing text as "". Plain fields come from their descriptions (fields.ts), in the
+// order of MODELLED_ORDER_LAYOUT; the SPECIAL entries below are built here. The JavaScript
+// presenters in test/modelled-orders-reference.ts are the reference that
+// test/orders.list.json.test.ts compares this SQL against.
+
+const O = sqlNames(orders);
+const L = sqlNames(orderLines);
 
 /** Our status words to the modelled API's codes (docs/modelled-reads.md, "Modelled reads"). */
 export const STATUS_CODES = { unpaid: "-1", paid: "1", done: "2", cancelled: "3" } as const;
@@ -13,7 +33,17 @@ const s = (sql: string) => `coalesce(${sql}, '')`;
 const money = (col: string) =>
   `(iif(${col} < 0, '-', '') || (abs(${col}) / 100) || '.' || substr('0' || (abs(${col}) % 100), -2))`;
 const date = (col: string) => `iif(${col} IS NULL, '', strftime('%Y-%m-%d %H:%M:%S', ${col} / 1000, 'unixepoch'))`;
-const status = `CASE o.status ${Object.entries(STATUS_CODES)
+
+/** Each encoding (fields.ts) of a column's SQL value. */
+const ENCODE: Record<Encoding, (sql: string) => string> = {
+  digits: (c) => s(`CAST(${c} AS TEXT)`),
+  text: s,
+  amount: money,
+  date,
+  number: (c) => c,
+};
+
+const status = `CASE o.${O.status} ${Object.entries(STATUS_CODES)
   .map(([name, code]) => `WHEN '${name}' THEN '${code}'`)
   .join(" ")} ELSE '' END`;
 const field = (a: string, k: string) => s(`CAST(${a} ->> '${k}' AS TEXT)`);
@@ -26,41 +56,105 @@ const addressBlock = (a: string) => `json_object('company_name', ${field(a, "com
   'full_name', ${fullName(a)}, 'address', ${field(a, "address")}, 'address2', ${field(a, "address2")},
   'city', ${field(a, "city")}, 'zipcode', ${field(a, "zipcode")}, 'country', ${field(a, "country")})`;
 
-/** An order line: its variant label is its option values joined by " / ". */
-const LINE = `json_object('id', l.rowid, 'product_id', l.product_id, 'variant_id', l.variant_id,
-  'title', ${s("l.title")}, 'sku', ${s("l.sku")},
-  'variant', coalesce((SELECT group_concat(x.value ->> 'value', ' / ') FROM json_each(l.options) AS x), ''),
-  'price', ${money("l.unit_price")}, 'qty', l.qty)`;
+/** A tree of SQL values as nested json_object calls. */
+const jsonObject = (tree: Tree<string>): string =>
+  `json_object(${tree.map((n) => `'${n.key}', ${n.children ? jsonObject(n.children) : n.value}`).join(", ")})`;
+
+/** The SQL of each modelled slot of `fields` over the row alias `alias`, and the special ones. */
+function slotsSql<F extends (typeof PLAIN_ORDER)[number] | (typeof PLAIN_LINE)[number]>(
+  fields: F[],
+  alias: string,
+  names: Record<string, string>,
+  details: boolean,
+  special: Record<string, { sql: string; list?: true }>,
+) {
+  const out = new Map<string, string>();
+  for (const { field: f, slot } of modelledSlots(fields, details)) {
+    out.set(slot.at, ENCODE[slot.enc](`${alias}.${names[f.column]}`));
+  }
+  for (const [at, sp] of Object.entries(special)) if (details || sp.list) out.set(at, sp.sql);
+  return out;
+}
+
+/** SPECIAL slots of a line: its id, and its variant label, its option values joined by " / ". */
+const LINE_SPECIAL = {
+  id: { sql: "l.rowid", list: true },
+  variant: {
+    sql: `coalesce((SELECT group_concat(x.value ->> 'value', ' / ') FROM json_each(l.${L.options}) AS x), '')`,
+    list: true,
+  },
+} as const satisfies Record<Exclude<(typeof MODELLED_LINE_LAYOUT)[number], ModelledLinePath>, unknown>;
+type ModelledLinePath = (typeof LINE_FIELDS)[keyof typeof LINE_FIELDS] extends infer F
+  ? F extends { modelled: readonly { at: infer A }[] }
+    ? A
+    : never
+  : never;
+
+const LINE = jsonObject(arrange(MODELLED_LINE_LAYOUT, slotsSql(PLAIN_LINE, "l", L, true, LINE_SPECIAL)));
 
 /** The lines of order `o`, in position order, as a JSON array. */
-const LINES = `json(coalesce((SELECT json_group_array(json(${LINE}) ORDER BY l.position)
-  FROM order_lines AS l WHERE l.order_id = o.id), '[]'))`;
-
-const BASE = `'order_id', CAST(o.id AS TEXT), 'date_created', ${date("o.created_at")},
-  'total_amount', ${money("o.total")}, 'status', ${status}, 'status_name', o.status, 'products', ${LINES}`;
+const LINES = `json(coalesce((SELECT json_group_array(json(${LINE}) ORDER BY l.${L.position})
+  FROM ${L.$} AS l WHERE l.${L.orderId} = o.${O.id}), '[]'))`;
 
 // An order without its own shipping address ships to the billing address.
-const BILLING = "coalesce(o.billing_details, '{}')";
-const SHIPPING = "coalesce(o.shipping_details, o.billing_details, '{}')";
-const TAX = "coalesce((SELECT sum(t.value ->> 'amount') FROM json_each(o.tax) AS t), 0)";
+const BILLING = `coalesce(o.${O.billingDetails}, '{}')`;
+const SHIPPING = `coalesce(o.${O.shippingDetails}, o.${O.billingDetails}, '{}')`;
+const TAX = `coalesce((SELECT sum(t.value ->> 'amount') FROM json_each(o.${O.tax}) AS t), 0)`;
 
-const DETAILS = `${BASE},
-  'date_paid', ${date("o.date_paid")}, 'status_date', ${date("coalesce(o.status_date, o.created_at)")},
-  'currency', ${s("o.currency")}, 'items_amount', ${money("o.subtotal")},
-  'shipping_amount', ${money("o.shipping_price")}, 'discount_amount', ${money("o.discount")},
-  'tax_amount', ${money(TAX)}, 'total_pay_amount', ${money("o.total")},
-  'shipping_id', ${s("CAST(o.shipping_id AS TEXT)")}, 'shipping_name', ${s("o.shipping_name")},
-  'tracking_number', ${s("o.tracking_number")}, 'shipping_company', ${s("o.shipping_company")},
-  'notes', ${s("o.note")},
-  'is_taxfree', json('false'), 'is_taxontop', json('false'),
-  'paymethod', json_object('method', ${s("o.payment_method")}, 'transaction_id', ${s("o.transaction_id")}),
-  'customer', json_object('email', ${s("o.email")}, 'phone', ${s("o.phone")},
-    'customer_type', ${s("o.customer_type")}, 'company_name', ${field(BILLING, "company_name")},
-    'full_name', ${fullName(BILLING)}, 'address', ${field(BILLING, "address")},
-    'address2', ${field(BILLING, "address2")}, 'city', ${field(BILLING, "city")},
-    'zipcode', ${field(BILLING, "zipcode")}, 'country', ${field(BILLING, "country")},
-    'notes', ${s("o.note")}, 'shipping_details', ${addressBlock(SHIPPING)},
-    'billing_details', ${addressBlock(BILLING)})`;
+/** SPECIAL slots of an order (MODELLED_ORDER_LAYOUT). */
+const ORDER_SPECIAL: Record<string, { sql: string; list?: true }> = {
+  status: { sql: status, list: true },
+  status_name: { sql: `o.${O.status}`, list: true },
+  products: { sql: LINES, list: true },
+  // An order whose status never changed has had it since it was created.
+  status_date: { sql: date(`coalesce(o.${O.statusDate}, o.${O.createdAt})`) },
+  tax_amount: { sql: money(TAX) },
+  is_taxfree: { sql: "json('false')" },
+  is_taxontop: { sql: "json('false')" },
+  // The billing address, flattened into the customer.
+  "customer.company_name": { sql: field(BILLING, "company_name") },
+  "customer.full_name": { sql: fullName(BILLING) },
+  "customer.address": { sql: field(BILLING, "address") },
+  "customer.address2": { sql: field(BILLING, "address2") },
+  "customer.city": { sql: field(BILLING, "city") },
+  "customer.zipcode": { sql: field(BILLING, "zipcode") },
+  "customer.country": { sql: field(BILLING, "country") },
+  "customer.shipping_details": { sql: addressBlock(SHIPPING) },
+  "customer.billing_details": { sql: addressBlock(BILLING) },
+};
+
+const orderSql = (details: boolean) =>
+  jsonObject(arrange(MODELLED_ORDER_LAYOUT, slotsSql(PLAIN_ORDER, "o", O, details, ORDER_SPECIAL)));
+const ORDER_LIST = orderSql(false);
+const ORDER_DETAILS = orderSql(true);
 
 /** SQL of one order's modelled JSON text over a row `o` of orders (prices include tax here). */
-export const orderJsonSql = (withDetails: boolean) => `json_object(${withDetails ? DETAILS : BASE})`;
+export const orderJsonSql = (withDetails: boolean) => (withDetails ? ORDER_DETAILS : ORDER_LIST);
+
+/** Text lengths of the slots of `fields` over `alias`, each times its weight (fields.ts `estimate`). */
+function textLengths<F extends (typeof PLAIN_ORDER)[number] | (typeof PLAIN_LINE)[number]>(
+  fields: F[],
+  alias: string,
+  names: Record<string, string>,
+  details: boolean,
+) {
+  return fields.flatMap((f) => {
+    const slots = (f.modelled ?? []).filter((sl) => details || sl.list).length;
+    const weight = details && "estimate" in f && f.estimate !== undefined ? f.estimate : slots;
+    if (!isText(f.kind) || !weight) return [];
+    const len = `coalesce(length(${alias}.${names[f.column]}), 0)`;
+    return [weight === 1 ? len : `${weight} * ${len}`];
+  });
+}
+
+/**
+ * About the bytes of an order's modelled answer (a row `o` of orders), from its own and its lines'
+ * text lengths without building their JSON: only where chunks end depends on it (list.ts).
+ */
+const estimate = (withDetails: boolean) =>
+  `(${[withDetails ? "1000" : "150", ...textLengths(PLAIN_ORDER, "o", O, withDetails)].join(" + ")}
+  + coalesce((SELECT sum(${["130", ...textLengths(PLAIN_LINE, "l", L, true)].join(" + ")})
+    FROM ${L.$} AS l WHERE l.${L.orderId} = o.${O.id}), 0))`;
+const ESTIMATE_LIST = estimate(false);
+const ESTIMATE_DETAILS = estimate(true);
+export const estimateSql = (withDetails: boolean) => (withDetails ? ESTIMATE_DETAILS : ESTIMATE_LIST);

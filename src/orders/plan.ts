@@ -1,12 +1,18 @@
+import { customers, orders } from "../db/schema";
+import { sqlNames } from "../platform/columns";
 import { type Catalog, type Line, resolve, type Selector } from "./catalog";
 import type { OrderOutcome, PlanOptions } from "./create";
+import { customerRow, orderRow } from "./insert";
 import { addLine, orderTotals, removeLines } from "./lines";
-import type { AddEntry, Address, OrderInput } from "./schema";
+import type { AddEntry, OrderInput } from "./schema";
 import { type Shipping, storefrontShipping } from "./storefront";
 import type { Money } from "./totals";
 
 // Planning a new order from the catalog rows: lines, totals, the rows to write, and the stock
 // each order of a request takes in turn.
+
+const O = sqlNames(orders);
+const C = sqlNames(customers);
 
 export type Planned = {
   index: number;
@@ -16,10 +22,6 @@ export type Planned = {
   lines: Line[];
   summary: Omit<Extract<OrderOutcome, { ok: true }>, "ok" | "orderId">;
 };
-
-// JSON-valued columns are read with `->`, which gives the text 'null' for a JSON null but SQL NULL
-// for a missing key: absent blocks are left out of the row object, never set to null.
-const addressJson = (a: Address | undefined) => a;
 
 /** Everything about one order that the catalog read decides; errors name element-relative paths. */
 export function planOrder(
@@ -65,7 +67,7 @@ export function planOrder(
     token: f.token,
     lines,
     customer: f.customer,
-    order: { ...f.order, subtotal, discount, total, tax },
+    order: { ...f.order, [O.subtotal]: subtotal, [O.discount]: discount, [O.total]: total, [O.tax]: tax },
     summary: { currency: f.currency, subtotal, shipping, discount, total, tax, notices },
   };
 }
@@ -93,45 +95,24 @@ export function orderFields(
   const emailKey = storefront ? null : (c?.email?.toLowerCase() ?? null);
   const currency = o.payment?.currency ?? opts.defaultCurrency;
   const shipping = ship.price;
+  const order = orderRow(o);
+  // Special entries: what the store decides rather than the body, and what the INSERT reads besides.
+  Object.assign(order, {
+    [O.currency]: currency,
+    [O.shippingId]: ship.id,
+    [O.shippingName]: ship.name,
+    [O.shippingPrice]: shipping,
+    [O.token]: token,
+    [O.keyId]: opts.keyId ?? null,
+    [O.storefront]: storefront ? 1 : 0,
+    [C.emailKey]: emailKey,
+  });
   return {
     token,
     currency,
     shipping,
-    customer:
-      c?.email === undefined || storefront
-        ? null
-        : {
-            email: c.email,
-            email_key: emailKey,
-            type: c.type ?? null,
-            phone: c.phone ?? null,
-            billing_details: addressJson(c.billing_details),
-            shipping_details: addressJson(c.shipping_details),
-            has_login: c.login_create ?? 0,
-            newsletter: c.newsletter_subscribe ?? 0,
-          },
-    order: {
-      token,
-      key_id: opts.keyId ?? null,
-      storefront: storefront ? 1 : 0,
-      email_key: emailKey,
-      email: c?.email ?? null,
-      phone: c?.phone ?? null,
-      customer_type: c?.type ?? null,
-      note: c?.note ?? null,
-      login_create: c?.login_create ?? 0,
-      newsletter_subscribe: c?.newsletter_subscribe ?? 0,
-      billing_details: addressJson(c?.billing_details),
-      shipping_details: addressJson(c?.shipping_details),
-      payment_method: o.payment?.method ?? null,
-      transaction_id: o.payment?.transaction_id ?? null,
-      payment_log: o.payment?.log ?? null,
-      currency,
-      shipping_id: ship.id,
-      shipping_name: ship.name,
-      shipping_price: shipping,
-      metadata: o.metadata,
-    } as Record<string, unknown>,
+    customer: c?.email === undefined || emailKey === null ? null : customerRow(c, emailKey),
+    order,
   };
 }
 

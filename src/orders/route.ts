@@ -15,7 +15,7 @@ import { dispatch, type PendingEvent, waiterOf } from "../webhooks/outbox";
 import { createOrders, type OrderOutcome } from "./create";
 import { holds } from "./hold";
 import { listOrders, parseOrderQuery } from "./list";
-import { getOrder } from "./read";
+import { forStorefront, getOrder } from "./read";
 import { isE164, type OrderInput, orderCreate, orderUpdate, PHONE_NOTICE } from "./schema";
 import { priceFields, tokenDays, tokenReads } from "./storefront";
 import { type UpdateOutcome, updateOrders } from "./update";
@@ -204,6 +204,5 @@ export const ordersRoute = new Hono<AppEnv>()
     }
     // Neither the customer the store has for the e-mail nor who changed the order (its history)
     // is the storefront's business.
-    const { customer_id: _, ...customer } = order.customer;
-    return c.json({ ...order, customer, history: undefined });
+    return c.json({ ...forStorefront(order), history: undefined });
   });

@@ -1,6 +1,9 @@
 import { z } from "zod";
-import { country, currency, flag, id, int, metadata, money, opt, req, str } from "../platform/fields";
+import { flag, id, int, money, opt, req, str } from "../platform/fields";
 import { precompile } from "../platform/validate";
+import { block, topFields } from "./fields";
+
+export { type Address, email, isE164, PHONE_ERROR, PHONE_NOTICE, phone } from "./inputs";
 
 // Wire schema of interface.md 2.1-2.6 (one element of the POST /v1/orders array) with the limits
 // of docs/orders.md, "Orders". Field names are the ones real sales channels send (Quickbutik v1).
@@ -14,86 +17,6 @@ export const qty = int(Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, "must b
     .number()
     .min(1, { error: "must be a whole number of at least 1" })
     .max(MAX_QTY, { error: `must be at most ${MAX_QTY}` }),
-);
-
-// Deliberately loose: one @, no spaces, a dot in the domain. Deliverability is the mailer's job.
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-export const email = str(255)
-  .transform((s) => s.trim())
-  .refine((s) => EMAIL.test(s), { error: "must be an e-mail address" });
-
-/** Whether a stored phone number is in the international format: + and 7 to 15 digits. */
-export const isE164 = (s: string) => /^\+\d{7,15}$/.test(s);
-
-/**
- * What a phone number may hold (docs/orders.md, "Creating orders"): digits, spaces and
- * `+ - ( ) / .`, at least one digit, then optionally an extension (`ext. 12`, `ext 12`, `x12`,
- * `#12`). Local formats vary too much to check more; letters other than an extension's are a
- * mistake (a name or an e-mail in the wrong field), never a number.
- */
-const PHONE = /^[\d\s+\-()/.]*\d[\d\s+\-()/.]*(?:(?:ext\.?|x|#)\s*\d{1,10})?\s*$/i;
-export const PHONE_ERROR = "must be a phone number: digits, spaces, + - ( ) / . and an extension (ext. 12, x12, #12)";
-
-/**
- * A phone number (docs/orders.md, "Creating orders"): in the international format once spaces,
- * dashes, dots, slashes and brackets are removed, it is stored so (+46701234567); any other is
- * stored as written (070-765 43 21: real checkouts collect local numbers), and the order gets a notice.
- */
-export const phone = str(64)
-  .refine((s) => PHONE.test(s), { error: PHONE_ERROR })
-  .transform((s) => {
-    const compact = s.replace(/[\s\-./()]/g, "");
-    return isE164(compact) ? compact : s.trim();
-  });
-export const PHONE_NOTICE =
-  "customer.phone: stored as written; it is not in the international format (+ and 7 to 15 digits)";
-
-const address = z.object(
-  {
-    company_name: opt(str(255)),
-    firstname: opt(str(255)),
-    lastname: opt(str(255)),
-    address: opt(str(255)),
-    address2: opt(str(255)),
-    city: opt(str(255)),
-    zipcode: opt(str(255)),
-    country: opt(country),
-  },
-  { error: "must be an address object" },
-);
-export type Address = z.output<typeof address>;
-
-const customer = z.object(
-  {
-    type: opt(str(32)),
-    email: opt(email),
-    phone: opt(phone),
-    login_create: opt(flag),
-    billing_details: opt(address),
-    shipping_details: opt(address),
-    newsletter_subscribe: opt(flag),
-    note: opt(str(10_000)),
-  },
-  { error: "must be a customer object" },
-);
-
-const payment = z.object(
-  {
-    method: opt(str(255)),
-    transaction_id: opt(str(255)),
-    currency: opt(currency),
-    log: opt(str(10_000)),
-  },
-  { error: "must be a payment object" },
-);
-
-const shipping = z.object(
-  {
-    id: opt(int(0, Number.MAX_SAFE_INTEGER, "must be a whole number of at least 0")),
-    name: opt(str(255)),
-    price: opt(money),
-  },
-  { error: "must be a shipping object" },
 );
 
 /**
@@ -162,15 +85,16 @@ export const orderCreate = z.object(
     order_id: z.unknown().refine((v) => v === "create", { error: 'only "create" is supported here' }),
     // Known so that it is not reported as unknown: the route gives its own notice (always unpaid).
     status: z.unknown().optional(),
-    customer: opt(customer),
-    payment: opt(payment),
-    shipping: opt(shipping),
+    // The blocks' fields and metadata are described in fields.ts.
+    customer: opt(block("customer", "create", "must be a customer object")),
+    payment: opt(block("payment", "create", "must be a payment object")),
+    shipping: opt(block("shipping", "create", "must be a shipping object")),
     products: req(list(line, 1)),
     products_add: opt(list(addEntry, 0)),
     products_remove: opt(list(removeEntry, 0)),
     discount_add: opt(z.object({ amount: req(money) }, { error: "must be an object with amount" })),
     discount_remove: opt(flag),
-    metadata: opt(metadata),
+    ...topFields("create"),
   },
   { error: "must be an order object" },
 );
@@ -201,19 +125,13 @@ const status = z
   })
   .transform((s) => s as OrderStatus);
 
-const shippingInfo = z.object(
-  { trackingnumber: opt(str(255)), company: opt(str(255)) },
-  { error: "must be an object with trackingnumber and company" },
-);
-
 export const orderUpdate = z.object(
   {
     order_id: req(id),
     status: opt(status),
     restock: opt(wireFlag),
-    // Ours: why a cancel happened, kept on the order and in its history.
-    cancel_reason: opt(str(255)),
-    shipping_info: opt(shippingInfo),
+    ...topFields("update"),
+    shipping_info: opt(block("shipping_info", "update", (keys) => `must be an object with ${keys.join(" and ")}`)),
     email_confirmation: opt(wireFlag),
     skip_email_confirmation: opt(wireFlag),
     paymethod_activate: opt(wireFlag),

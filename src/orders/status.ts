@@ -1,7 +1,10 @@
 import type { DB } from "../db/client";
+import { events, orderHistory, orderLines, orders, products, variants } from "../db/schema";
+import { sqlNames } from "../platform/columns";
 import { stmt } from "../platform/d1";
 import type { EventType, PendingEvent } from "../webhooks/outbox";
 import { newEvent, subscribed } from "../webhooks/outbox";
+import { SETTABLE } from "./fields";
 import type { OrderStatus } from "./schema";
 
 // Status rules of PUT /v1/orders (docs/orders.md, "Orders"): cancelled is final, the same status is a
@@ -28,8 +31,8 @@ export type StatusChange = {
   orderId: number;
   status?: OrderStatus;
   restock: boolean;
-  trackingNumber?: string;
-  shippingCompany?: string;
+  /** The fields a PUT sets (fields.ts SETTABLE), by column name; null: not given. */
+  set: Record<string, unknown>;
   cancelReason?: string;
   skipWebhook: boolean;
 };
@@ -40,24 +43,39 @@ export type StatusChange = {
  */
 export type Actor = { keyId: number | null; keyName: string | null; via: "key" | "session" };
 
+const O = sqlNames(orders);
+const H = sqlNames(orderHistory);
+const L = sqlNames(orderLines);
+const V = sqlNames(variants);
+const P = sqlNames(products);
+const E = sqlNames(events);
+const SET = SETTABLE.map((f) => O[f.column]);
+
+// The changes of a request as rows `c` (statusStatements): the order, its new status, the fields
+// set (by their column names), a cancel's reason and whether it restocks.
+const CHANGES = `(SELECT j.value->>'id' AS id, j.value->>'status' AS status, ${SET.map((n) => `j.value->>'${n}' AS ${n}`).join(", ")},
+    j.value->>'reason' AS reason, j.value->>'restock' AS restock FROM json_each(?1) AS j) AS c`;
+/** Whether change `c` changes order `o`: a new status or a field set; never a cancelled order. */
+const CHANGES_ORDER = (o: string) => `${o}.${O.status} <> 'cancelled'
+    AND (coalesce(c.status, ${o}.${O.status}) <> ${o}.${O.status} ${SET.map((n) => `OR c.${n} IS NOT NULL`).join(" ")})`;
+
 // One history row per change that happens, written before UPDATE_STATUS so it sees each order as
-// it was: the same conditions as that statement's, so a no-op writes no row.
+// it was: the same conditions as that statement's, so a no-op writes no row. A change that sets
+// fields without a new status is recorded as 'shipping' (the fields a PUT sets are its shipping_info).
 const HISTORY = `
-  INSERT INTO order_history (order_id, at, change, restock, reason, key_id, key_name, via)
-  SELECT o.id, ?2,
-    CASE WHEN c.status IS NOT NULL AND c.status <> o.status THEN c.status ELSE 'shipping' END,
+  INSERT INTO ${H.$} (${H.orderId}, ${H.at}, ${H.change}, ${H.restock}, ${H.reason}, ${H.keyId}, ${H.keyName}, ${H.via})
+  SELECT o.${O.id}, ?2,
+    CASE WHEN c.status IS NOT NULL AND c.status <> o.${O.status} THEN c.status ELSE 'shipping' END,
     CASE WHEN c.status = 'cancelled' THEN c.restock END,
     CASE WHEN c.status = 'cancelled' THEN c.reason END,
     ?3, ?4, ?5
-  FROM (SELECT j.value->>'id' AS id, j.value->>'status' AS status, j.value->>'tracking' AS tracking,
-          j.value->>'company' AS company, j.value->>'reason' AS reason, j.value->>'restock' AS restock
-        FROM json_each(?1) AS j) AS c
-  JOIN orders AS o ON o.id = c.id
-  WHERE o.status <> 'cancelled'
-    AND (coalesce(c.status, o.status) <> o.status OR c.tracking IS NOT NULL OR c.company IS NOT NULL)`;
+  FROM ${CHANGES}
+  JOIN ${O.$} AS o ON o.${O.id} = c.id
+  WHERE ${CHANGES_ORDER("o")}`;
 
 const LINES_HISTORY = `
-  INSERT INTO order_history (order_id, at, change, key_id, key_name, via) VALUES (?1, ?2, 'lines', ?3, ?4, ?5)`;
+  INSERT INTO ${H.$} (${H.orderId}, ${H.at}, ${H.change}, ${H.keyId}, ${H.keyName}, ${H.via})
+  VALUES (?1, ?2, 'lines', ?3, ?4, ?5)`;
 
 /** The history row of a line edit (its batch is guarded by the order's version). */
 export const linesHistoryStatement = (db: DB, orderId: number, now: number, actor: Actor) =>
@@ -71,60 +89,56 @@ export const linesHistoryStatement = (db: DB, orderId: number, now: number, acto
 // Lines of the orders whose variant (or, for a line without variant, product) is gone: their
 // stock cannot be returned (docs/orders.md, "Orders": a notice names them).
 const GONE_LINES = `
-  SELECT l.order_id, l.position, l.sku, l.product_id, l.variant_id FROM order_lines AS l
-  LEFT JOIN variants AS v ON v.id = l.variant_id
-  LEFT JOIN products AS p ON p.id = l.product_id
-  WHERE l.order_id IN (SELECT value FROM json_each(?1))
-    AND (CASE WHEN l.variant_id IS NULL THEN p.id IS NULL ELSE v.id IS NULL END)
-  ORDER BY l.order_id, l.position`;
+  SELECT l.${L.orderId}, l.${L.position}, l.${L.sku}, l.${L.productId}, l.${L.variantId} FROM ${L.$} AS l
+  LEFT JOIN ${V.$} AS v ON v.${V.id} = l.${L.variantId}
+  LEFT JOIN ${P.$} AS p ON p.${P.id} = l.${L.productId}
+  WHERE l.${L.orderId} IN (SELECT value FROM json_each(?1))
+    AND (CASE WHEN l.${L.variantId} IS NULL THEN p.${P.id} IS NULL ELSE v.${V.id} IS NULL END)
+  ORDER BY l.${L.orderId}, l.${L.position}`;
 
 // Gives back the orders' lines unless an order is cancelled already: the guard that makes any
 // number of concurrent cancels return the stock once (batches run one at a time on D1).
-const RESTOCK_VARIANTS = `
-  UPDATE variants SET qty = variants.qty + t.q
-  FROM (SELECT l.variant_id AS id, sum(l.qty) AS q FROM order_lines AS l JOIN orders AS o ON o.id = l.order_id
-        WHERE l.order_id IN (SELECT value FROM json_each(?1)) AND o.status <> 'cancelled'
-          AND l.variant_id IS NOT NULL GROUP BY 1) AS t
-  WHERE variants.id = t.id`;
-
-const RESTOCK_PRODUCTS = `
-  UPDATE products SET stock = products.stock + t.q
-  FROM (SELECT l.product_id AS id, sum(l.qty) AS q FROM order_lines AS l JOIN orders AS o ON o.id = l.order_id
-        WHERE l.order_id IN (SELECT value FROM json_each(?1)) AND o.status <> 'cancelled'
-          AND l.variant_id IS NULL GROUP BY 1) AS t
-  WHERE products.id = t.id`;
+const restockSql = (table: { $: string; id: string }, stock: string, variant: boolean) => `
+  UPDATE ${table.$} SET ${stock} = ${table.$}.${stock} + t.q
+  FROM (SELECT l.${variant ? L.variantId : L.productId} AS id, sum(l.${L.qty}) AS q
+        FROM ${L.$} AS l JOIN ${O.$} AS o ON o.${O.id} = l.${L.orderId}
+        WHERE l.${L.orderId} IN (SELECT value FROM json_each(?1)) AND o.${O.status} <> 'cancelled'
+          AND l.${L.variantId} IS ${variant ? "NOT " : ""}NULL GROUP BY 1) AS t
+  WHERE ${table.$}.${table.id} = t.id`;
+const RESTOCK_VARIANTS = restockSql(V, V.qty, true);
+const RESTOCK_PRODUCTS = restockSql(P, P.stock, false);
 
 // The outbox rows of status changes, written only for the changes that happen (outbox.ts writes
 // its rows unconditionally; these are the same rows, with the status test of the change itself).
 const STATUS_EVENTS = `
-  INSERT INTO events (id, type, order_id, created_at, key_id)
-  SELECT e.value->>'id', e.value->>'type', o.id, ?2, e.value->>'keyId' FROM json_each(?1) AS e
-  JOIN orders AS o ON o.id = e.value->>'orderId'
-  WHERE o.status <> 'cancelled' AND o.status <> e.value->>'status'
-    AND (e.value->>'type' <> 'order.new' OR o.date_paid IS NULL) AND ${subscribed("e.value->>'type'")}
-  RETURNING id AS event_id`;
+  INSERT INTO ${E.$} (${E.id}, ${E.type}, ${E.orderId}, ${E.createdAt}, ${E.keyId})
+  SELECT e.value->>'id', e.value->>'type', o.${O.id}, ?2, e.value->>'keyId' FROM json_each(?1) AS e
+  JOIN ${O.$} AS o ON o.${O.id} = e.value->>'orderId'
+  WHERE o.${O.status} <> 'cancelled' AND o.${O.status} <> e.value->>'status'
+    AND (e.value->>'type' <> 'order.new' OR o.${O.datePaid} IS NULL) AND ${subscribed("e.value->>'type'")}
+  RETURNING ${E.id} AS event_id`;
 
-// status_date is the last change; date_paid, date_done and date_cancelled the first time.
+// status_date is the last change; date_paid, date_done and date_cancelled the first time; the
+// fields a PUT sets keep their value when not given.
+const firstTime = (col: string, status: OrderStatus) =>
+  `${col} = CASE WHEN c.status = '${status}' AND ${O.$}.${col} IS NULL THEN ?2 ELSE ${O.$}.${col} END`;
 const UPDATE_STATUS = `
-  UPDATE orders SET
-    status = coalesce(c.status, orders.status),
-    date_paid = CASE WHEN c.status = 'paid' AND orders.date_paid IS NULL THEN ?2 ELSE orders.date_paid END,
-    date_done = CASE WHEN c.status = 'done' AND orders.date_done IS NULL THEN ?2 ELSE orders.date_done END,
-    date_cancelled = CASE WHEN c.status = 'cancelled' AND orders.date_cancelled IS NULL THEN ?2
-      ELSE orders.date_cancelled END,
-    status_date = CASE WHEN c.status IS NOT NULL AND c.status <> orders.status THEN ?2 ELSE orders.status_date END,
-    cancel_reason = CASE WHEN c.status = 'cancelled' AND orders.status <> 'cancelled' THEN c.reason
-      ELSE orders.cancel_reason END,
-    tracking_number = coalesce(c.tracking, orders.tracking_number),
-    shipping_company = coalesce(c.company, orders.shipping_company),
-    version = orders.version + 1,
-    updated_at = ?2
-  FROM (SELECT j.value->>'id' AS id, j.value->>'status' AS status, j.value->>'tracking' AS tracking,
-          j.value->>'company' AS company, j.value->>'reason' AS reason FROM json_each(?1) AS j) AS c
-  WHERE orders.id = c.id AND orders.status <> 'cancelled'
-    AND (coalesce(c.status, orders.status) <> orders.status OR c.tracking IS NOT NULL OR c.company IS NOT NULL)`;
+  UPDATE ${O.$} SET
+    ${O.status} = coalesce(c.status, ${O.$}.${O.status}),
+    ${firstTime(O.datePaid, "paid")},
+    ${firstTime(O.dateDone, "done")},
+    ${firstTime(O.dateCancelled, "cancelled")},
+    ${O.statusDate} = CASE WHEN c.status IS NOT NULL AND c.status <> ${O.$}.${O.status} THEN ?2
+      ELSE ${O.$}.${O.statusDate} END,
+    ${O.cancelReason} = CASE WHEN c.status = 'cancelled' AND ${O.$}.${O.status} <> 'cancelled' THEN c.reason
+      ELSE ${O.$}.${O.cancelReason} END,
+    ${SET.map((n) => `${n} = coalesce(c.${n}, ${O.$}.${n}),`).join(" ")}
+    ${O.version} = ${O.$}.${O.version} + 1,
+    ${O.updatedAt} = ?2
+  FROM ${CHANGES}
+  WHERE ${O.$}.${O.id} = c.id AND ${CHANGES_ORDER(O.$)}`;
 
-const READ_ORDERS = "SELECT * FROM orders WHERE id IN (SELECT value FROM json_each(?1))";
+const READ_ORDERS = `SELECT * FROM ${O.$} WHERE ${O.id} IN (SELECT value FROM json_each(?1))`;
 
 /** Reads the orders as they are when the batch starts (before any write of the batch). */
 export const readOrdersStatement = (db: DB, ids: number[]) => stmt(db, READ_ORDERS, JSON.stringify(ids));
@@ -156,8 +170,7 @@ export function statusStatements(
   const rows = changes.map((c) => ({
     id: c.orderId,
     status: c.status ?? null,
-    tracking: c.trackingNumber ?? null,
-    company: c.shippingCompany ?? null,
+    ...c.set,
     reason: c.cancelReason ?? null,
     restock: c.restock ? 1 : 0,
   }));

@@ -1,4 +1,6 @@
 import type { DB } from "../db/client";
+import { products, variants } from "../db/schema";
+import { sqlNames } from "../platform/columns";
 import { jsonChunks, stmt } from "../platform/d1";
 
 // Stock moves of orders, shared by create, update and cancel: a variant's qty, or the stock of a
@@ -8,17 +10,17 @@ import { jsonChunks, stmt } from "../platform/d1";
 /** One stock move: `qty` taken (negative: given back) from a variant, or from a product when variant_id is null. */
 export type StockMove = { product_id: number; variant_id: number | null; qty: number };
 
-const TAKE_VARIANT_STOCK = `
-  UPDATE variants SET qty = variants.qty - t.q
-  FROM (SELECT s.value->>'variant_id' AS id, sum(s.value->>'qty') AS q FROM json_each(?1) AS s
-        WHERE s.value->>'variant_id' IS NOT NULL GROUP BY 1) AS t
-  WHERE variants.id = t.id`;
+const V = sqlNames(variants);
+const P = sqlNames(products);
 
-const TAKE_PRODUCT_STOCK = `
-  UPDATE products SET stock = products.stock - t.q
-  FROM (SELECT s.value->>'product_id' AS id, sum(s.value->>'qty') AS q FROM json_each(?1) AS s
-        WHERE s.value->>'variant_id' IS NULL GROUP BY 1) AS t
-  WHERE products.id = t.id`;
+// ?1 the moves (StockMove objects) as one JSON array.
+const take = (table: { $: string; id: string }, stock: string, variant: boolean) => `
+  UPDATE ${table.$} SET ${stock} = ${table.$}.${stock} - t.q
+  FROM (SELECT s.value->>'${variant ? "variant_id" : "product_id"}' AS id, sum(s.value->>'qty') AS q FROM json_each(?1) AS s
+        WHERE s.value->>'variant_id' IS ${variant ? "NOT " : ""}NULL GROUP BY 1) AS t
+  WHERE ${table.$}.${table.id} = t.id`;
+const TAKE_VARIANT_STOCK = take(V, V.qty, true);
+const TAKE_PRODUCT_STOCK = take(P, P.stock, false);
 
 /** Sums moves per variant or product, so the JSON stays small whatever the number of lines. */
 export function sumMoves(moves: StockMove[]): StockMove[] {

@@ -2,6 +2,7 @@ import type { DB } from "../db/client";
 import { shippingMethods } from "../db/schema";
 import type { Bindings, Credential } from "../env";
 import { tokenMatches } from "../keys/public";
+import { sqlNames } from "../platform/columns";
 import { rowMapper, stmt } from "../platform/d1";
 import type { MethodRow } from "../shipping/service";
 import type { StoredOrder } from "./read";
@@ -39,7 +40,8 @@ export type Storefront = { methods: Map<number, MethodRow> };
 const toMethod = rowMapper(shippingMethods);
 
 /** The read of the visible shipping methods (at most MAX_METHODS small rows), for a batch. */
-export const storefrontStatement = (db: DB) => stmt(db, "SELECT * FROM shipping_methods WHERE visible = 1");
+const M = sqlNames(shippingMethods);
+export const storefrontStatement = (db: DB) => stmt(db, `SELECT * FROM ${M.$} WHERE ${M.visible} = 1`);
 
 /** What storefrontStatement read. */
 export const toStorefront = (r: D1Result<Record<string, unknown>>): Storefront => ({

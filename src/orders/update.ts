@@ -1,6 +1,7 @@
 import type { DB } from "../db/client";
 import { toProduct, toVariant } from "../db/rows";
-import { orderLines, orders } from "../db/schema";
+import { orderLines, orders, products, staleReads, variants } from "../db/schema";
+import { sqlNames } from "../platform/columns";
 import {
   afterLostRace,
   isConstraintError,
@@ -15,6 +16,7 @@ import { runClaimed } from "../platform/idempotency";
 import { committed, newEvent, type PendingEvent } from "../webhooks/outbox";
 import { type Catalog, catalogStatements, type Selector, toCatalog } from "./catalog";
 import { EDITS, editsLines, LINE_EDITS, lineStatements, planLines } from "./edit";
+import { orderColumn, SETTABLE, valueAt } from "./fields";
 import type { Totals } from "./lines";
 import { CLIENT_FLAGS, type OrderUpdate } from "./schema";
 import {
@@ -76,6 +78,12 @@ export type UpdateOptions = {
   actor: Actor;
 };
 
+const O = sqlNames(orders);
+const L = sqlNames(orderLines);
+const P = sqlNames(products);
+const V = sqlNames(variants);
+const S = sqlNames(staleReads);
+
 const toOrder = rowMapper(orders);
 const toLine = rowMapper(orderLines);
 type OrderRow = ReturnType<typeof toOrder>;
@@ -92,13 +100,16 @@ const fail = (status: 400 | 404 | 409 | 503, errors: string[], notices: string[]
 });
 const notFound = (id: number, notices: string[]) => fail(404, [`order_id: order ${id} not found`], notices);
 
+/** Whether the element gives a field a PUT sets (fields.ts SETTABLE), or at least their block. */
+const setsFields = (u: OrderUpdate) =>
+  u.shipping_info !== undefined || SETTABLE.some((f) => valueAt(u, f.path) !== undefined);
+
 function toChange(u: OrderUpdate): StatusChange {
   return {
     orderId: u.order_id,
     status: u.status,
     restock: u.restock ?? true,
-    trackingNumber: u.shipping_info?.trackingnumber,
-    shippingCompany: u.shipping_info?.company,
+    set: Object.fromEntries(SETTABLE.map((f) => [orderColumn(f.column).name, valueAt(u, f.path) ?? null])),
     cancelReason: u.cancel_reason,
     skipWebhook: u.skip_webhook ?? false,
   };
@@ -116,7 +127,7 @@ function flagNotices(u: OrderUpdate): string[] {
  * no-op, anything else is refused.
  */
 function onCancelled(u: OrderUpdate, pre: Pick<OrderRow, "id">, base: UpdateOutcome, notices: string[]) {
-  const asks = (u.status !== undefined && u.status !== "cancelled") || u.shipping_info !== undefined || editsLines(u);
+  const asks = (u.status !== undefined && u.status !== "cancelled") || setsFields(u) || editsLines(u);
   if (asks) return fail(409, [CANCELLED_IS_FINAL], notices);
   notices.push(`status: order ${pre.id} is already cancelled; nothing changed`);
   return base;
@@ -181,7 +192,7 @@ function decide(
       outcome = onCancelled(u, pre, answer(pre, pre.status, undefined, notices), notices);
     } else {
       statusNotices(pre, u, gone.get(pre.id) ?? [], notices);
-      if (!u.status && !u.shipping_info) notices.push("nothing to change: give status, shipping_info or line changes");
+      if (!u.status && !setsFields(u)) notices.push("nothing to change: give status, shipping_info or line changes");
       const event = byOrder.get(pre.id);
       if (event && statusEvent(pre.status, event.status, pre.datePaid) === event.type) events.push(event);
       outcome = answer(pre, change.status ?? pre.status, undefined, notices);
@@ -217,9 +228,9 @@ async function oneTrip(db: DB, items: Items, opts: UpdateOptions) {
 
 // Fails the batch unless every order still has the version the plan read.
 const VERSIONS_GUARD = `
-  INSERT INTO stale_reads (product_id)
-  SELECT j.value->>'id' FROM json_each(?1) AS j LEFT JOIN orders AS o ON o.id = j.value->>'id'
-  WHERE o.id IS NULL OR o.version <> j.value->>'version'`;
+  INSERT INTO ${S.$} (${S.productId})
+  SELECT j.value->>'id' FROM json_each(?1) AS j LEFT JOIN ${O.$} AS o ON o.${O.id} = j.value->>'id'
+  WHERE o.${O.id} IS NULL OR o.${O.version} <> j.value->>'version'`;
 
 /**
  * Keyed status changes of distinct orders: the answer must be recorded in the batch of the
@@ -255,12 +266,12 @@ async function keyedStatus(db: DB, items: Items, opts: UpdateOptions, recorder: 
 // ---------------------------------------------------------------------------------------------
 // Planned path: line edits, and keyed requests.
 
-const READ_LINES = "SELECT * FROM order_lines WHERE order_id = ?1 ORDER BY position";
+const READ_LINES = `SELECT * FROM ${L.$} WHERE ${L.orderId} = ?1 ORDER BY ${L.position}`;
 
 // Fails the batch (stale_reads' CHECK) unless the order still has the version the plan read.
 const VERSION_GUARD = `
-  INSERT INTO stale_reads (product_id)
-  SELECT ?1 WHERE NOT EXISTS (SELECT 1 FROM orders WHERE id = ?1 AND version = ?2)`;
+  INSERT INTO ${S.$} (${S.productId})
+  SELECT ?1 WHERE NOT EXISTS (SELECT 1 FROM ${O.$} WHERE ${O.id} = ?1 AND ${O.version} = ?2)`;
 
 type Planned = { outcome: UpdateOutcome; write?: D1PreparedStatement[]; event?: PendingEvent };
 
@@ -334,11 +345,10 @@ function planUpdate(
 }
 
 // The catalog rows of the order's stored lines, found in SQL so the read stays one batch.
-const READ_LINE_VARIANTS =
-  "SELECT * FROM variants WHERE id IN (SELECT variant_id FROM order_lines WHERE order_id = ?1)";
+const READ_LINE_VARIANTS = `SELECT * FROM ${V.$} WHERE ${V.id} IN (SELECT ${L.variantId} FROM ${L.$} WHERE ${L.orderId} = ?1)`;
 const READ_LINE_PRODUCTS = `
-  SELECT p.*, (SELECT count(*) FROM variants AS v WHERE v.product_id = p.id) AS variant_count
-  FROM products AS p WHERE p.id IN (SELECT product_id FROM order_lines WHERE order_id = ?1)`;
+  SELECT p.*, (SELECT count(*) FROM ${V.$} AS v WHERE v.${V.productId} = p.${P.id}) AS variant_count
+  FROM ${P.$} AS p WHERE p.${P.id} IN (SELECT ${L.productId} FROM ${L.$} WHERE ${L.orderId} = ?1)`;
 
 /**
  * One element through read, plan and a version-guarded write, planned again after a lost race.

@@ -26,8 +26,8 @@ after(async () => {
 });
 
 test("an unpaid order past its hold reads as cancelled by the store, stock returned", async () => {
-  const call = async (/** @type {string} */ method, /** @type {string} */ p, /** @type {unknown} */ body) =>
-    (await callServer(server, method, p, body)).json;
+  /** @param {string} method @param {string} p @param {unknown} [body] */
+  const call = async (method, p, body) => (await callServer(server, method, p, body)).json;
   await call("POST", "/v1/products", [{ title: "Held lamp", sku: "HOLD-LAMP", price: 300, stock: 5 }]);
   const made = await call("POST", "/v1/orders", [
     { order_id: "create", customer: { email: "hold@example.com" }, products: [{ sku: "HOLD-LAMP", qty: 2 }] },
