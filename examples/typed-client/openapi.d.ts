@@ -4013,7 +4013,7 @@ export interface operations {
                                     company: string | null;
                                 };
                                 products: {
-                                    product_id: number | null;
+                                    product_id: number;
                                     variant_id: number | null;
                                     sku: string | null;
                                     title: string;
