@@ -1200,6 +1200,7 @@ export interface components {
             purchase_price: string;
             /** @description A whole number as a string. */
             qty: string;
+            /** @description Grams as text; "0" when not given. */
             weight: string;
             /** @description Text; "" when there is none. */
             gtin: string;
