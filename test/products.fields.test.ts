@@ -1,0 +1,181 @@
+import { describe, expect, it } from "vitest";
+import { shownTo } from "../src/keys/public";
+import { modelledProduct, modelledProductDetails, modelledVariant } from "../src/openapi/modelled";
+import { productOut, variantOut } from "../src/openapi/responses";
+import { type Field, PRODUCT_FIELDS, TEXT_FIELDS, VARIANT_FIELDS } from "../src/products/fields";
+import { productCreate, productUpdate, variantEntry, variantUpdateEntry } from "../src/products/schema";
+import { createProduct, get, put, uid } from "./helpers";
+
+// One description per field (src/products/fields.ts): every place that lists fields is derived
+// from it. The types already refuse a described field left out of an answer's key order; these
+// tests hold what the types cannot: that each derived place really has each field, that the
+// answers keep their key order (clients and the manual's examples read them in it).
+
+const PRODUCT_KEYS = [
+  "product_id",
+  "sku",
+  "title",
+  "price",
+  "before_price",
+  "purchase_price",
+  "tax_rate",
+  "stock",
+  "qty_location",
+  "disable_minusqty",
+  "visible",
+  "description",
+  "gtin",
+  "supplier_name",
+  "supplier_sku",
+  "datafield_1",
+  "datafield_2",
+  "datafield_3",
+  "seo_description",
+  "seo_title",
+  "weight",
+  "images",
+  "categories",
+  "slug",
+  "url",
+  "metadata",
+  "variants",
+  "created_at",
+  "updated_at",
+];
+const OPTION_KEYS = [1, 2, 3, 4, 5].flatMap((n) => [`variant_option${n}_name`, `variant_option${n}_value`]);
+const VARIANT_KEYS = [
+  "variant_id",
+  "sku",
+  ...OPTION_KEYS,
+  "price",
+  "before_price",
+  "purchase_price",
+  "qty",
+  "qty_location",
+  "gtin",
+  "supplier_sku",
+  "weight",
+  "visible",
+  "images",
+];
+const MODELLED_KEYS = [
+  "id",
+  "sku",
+  "hasVariants",
+  "title",
+  "visible",
+  "qty",
+  "stock",
+  "price",
+  "before_price",
+  "purchase_price",
+  "tax_rate",
+  "weight",
+  "gtin",
+  "qty_location",
+  "disable_minusqty",
+  "supplier_name",
+  "supplier_sku",
+  "date_modified",
+  "url",
+  "headcategory_name",
+  "categories",
+];
+const MODELLED_DETAIL_KEYS = [
+  ...MODELLED_KEYS,
+  "description",
+  "seo_title",
+  "seo_description",
+  "datafield_1",
+  "datafield_2",
+  "datafield_3",
+  "images",
+  "variants",
+  "product_package_products",
+];
+const MODELLED_VARIANT_KEYS = [
+  "id",
+  "product_id",
+  "sku",
+  "price",
+  "before_price",
+  "purchase_price",
+  "qty",
+  "weight",
+  "gtin",
+  "supplier_sku",
+  "qty_location",
+  "image_id",
+  "images",
+  "hidden",
+  "preorder",
+  "preselected",
+  "min_purchase_quantity",
+  "max_purchase_quantity",
+  "disable_minusqty",
+  "values",
+];
+
+const products = Object.entries(PRODUCT_FIELDS) as [string, Field][];
+const variants = Object.entries(VARIANT_FIELDS) as [string, Field][];
+
+describe("every described field is in every derived place", () => {
+  it.each(products)("product field %s", (name, f) => {
+    expect(productCreate.shape).toHaveProperty(name);
+    expect(productUpdate.shape).toHaveProperty(name);
+    if (!f.computed) expect(productOut.shape).toHaveProperty(name);
+    if (f.modelled) expect({ ...modelledProduct.shape, ...modelledProductDetails.shape }).toHaveProperty(name);
+    if (f.kind.text && !f.kind.json) expect(TEXT_FIELDS.map(([n]) => n)).toContain(name);
+    const view = { stock: false, datafields: false };
+    expect(shownTo(view, name)).toBe(f.shown === undefined);
+  });
+
+  it.each(variants)("variant field %s", (name, f) => {
+    expect(variantEntry.shape).toHaveProperty(name);
+    expect(variantUpdateEntry.shape).toHaveProperty(name);
+    expect(variantOut.shape).toHaveProperty(name);
+    if (f.modelled) expect(modelledVariant.shape).toHaveProperty(name);
+  });
+
+  it("the response schemas keep the answers' key order", () => {
+    expect(Object.keys(productOut.shape)).toEqual(PRODUCT_KEYS);
+    expect(Object.keys(variantOut.shape)).toEqual(VARIANT_KEYS);
+    expect(Object.keys(modelledProduct.shape)).toEqual(MODELLED_KEYS);
+    expect(Object.keys(modelledProductDetails.shape)).toEqual(MODELLED_DETAIL_KEYS);
+    expect(Object.keys(modelledVariant.shape)).toEqual(MODELLED_VARIANT_KEYS);
+  });
+});
+
+/** A product with a variant and every described text set, and its SKU. */
+async function full(extra: Record<string, unknown> = {}) {
+  const sku = uid("FIELDS");
+  const p = await createProduct({
+    sku,
+    variants: { add: [{ sku: `${sku}-S`, variant_option1_name: "Size", variant_option1_value: "S", qty: 2 }] },
+    ...extra,
+  });
+  return { p, sku };
+}
+
+describe("answers keep their key order", () => {
+  it("GET /v1/products/{id} (built by SQLite) and a PUT's answer (the presenter)", async () => {
+    const { p } = await full();
+    expect(Object.keys(p)).toEqual(PRODUCT_KEYS);
+    const got = (await get(`/v1/products/${p.product_id}`)).json;
+    expect(Object.keys(got)).toEqual(PRODUCT_KEYS);
+    expect(Object.keys(got.variants[0])).toEqual(VARIANT_KEYS);
+    const r = await put("/v1/products", { product_id: p.product_id, title: "Renamed" });
+    expect(r.status).toBe(200);
+    expect(Object.keys(r.json.products[0])).toEqual(PRODUCT_KEYS);
+    expect(Object.keys(r.json.products[0].variants[0])).toEqual(VARIANT_KEYS);
+  });
+
+  it("the modelled dialect, with and without details", async () => {
+    const { p } = await full();
+    const plain = (await get(`/v1/products?product_id=${p.product_id}`)).json;
+    expect(Object.keys(plain)).toEqual(MODELLED_KEYS);
+    const details = (await get(`/v1/products?product_id=${p.product_id}&include_details=true`)).json;
+    expect(Object.keys(details)).toEqual(MODELLED_DETAIL_KEYS);
+    expect(Object.keys(details.variants[0])).toEqual(MODELLED_VARIANT_KEYS);
+  });
+});
