@@ -4,12 +4,13 @@ import { modelledProduct, modelledProductDetails, modelledVariant } from "../src
 import { productOut, variantOut } from "../src/openapi/responses";
 import { type Field, PRODUCT_FIELDS, TEXT_FIELDS, VARIANT_FIELDS } from "../src/products/fields";
 import { productCreate, productUpdate, variantEntry, variantUpdateEntry } from "../src/products/schema";
-import { createProduct, get, put, uid } from "./helpers";
+import { createProduct, get, post, put, uid } from "./helpers";
 
 // One description per field (src/products/fields.ts): every place that lists fields is derived
 // from it. The types already refuse a described field left out of an answer's key order; these
 // tests hold what the types cannot: that each derived place really has each field, that the
-// answers keep their key order (clients and the manual's examples read them in it).
+// answers keep their key order (clients and the manual's examples read them in it), and one real
+// field (brand) end to end.
 
 const PRODUCT_KEYS = [
   "product_id",
@@ -32,6 +33,7 @@ const PRODUCT_KEYS = [
   "datafield_3",
   "seo_description",
   "seo_title",
+  "brand",
   "weight",
   "images",
   "categories",
@@ -89,6 +91,7 @@ const MODELLED_DETAIL_KEYS = [
   "datafield_1",
   "datafield_2",
   "datafield_3",
+  "brand",
   "images",
   "variants",
   "product_package_products",
@@ -151,6 +154,7 @@ async function full(extra: Record<string, unknown> = {}) {
   const sku = uid("FIELDS");
   const p = await createProduct({
     sku,
+    brand: "Acme",
     variants: { add: [{ sku: `${sku}-S`, variant_option1_name: "Size", variant_option1_value: "S", qty: 2 }] },
     ...extra,
   });
@@ -177,5 +181,54 @@ describe("answers keep their key order", () => {
     const details = (await get(`/v1/products?product_id=${p.product_id}&include_details=true`)).json;
     expect(Object.keys(details)).toEqual(MODELLED_DETAIL_KEYS);
     expect(Object.keys(details.variants[0])).toEqual(MODELLED_VARIANT_KEYS);
+  });
+});
+
+describe("brand", () => {
+  it("is stored on create and answered in both dialects", async () => {
+    const { p } = await full({ brand: "  Acme & Co  " });
+    expect(p.brand).toBe("  Acme & Co  ");
+    expect((await get(`/v1/products/${p.product_id}`)).json.brand).toBe("  Acme & Co  ");
+    const details = (await get(`/v1/products?product_id=${p.product_id}&include_details=true`)).json;
+    expect(details.brand).toBe("  Acme & Co  ");
+    // A detail field: a list without include_details leaves it out.
+    expect((await get(`/v1/products?product_id=${p.product_id}`)).json).not.toHaveProperty("brand");
+  });
+
+  it('is null when not given, "" in the modelled dialect', async () => {
+    const p = await createProduct({ sku: uid("NOBRAND") });
+    expect(p.brand).toBeNull();
+    expect((await get(`/v1/products?product_id=${p.product_id}&include_details=true`)).json.brand).toBe("");
+  });
+
+  it("is set and cleared by an update; a variant selection leaves it to the product", async () => {
+    const { p, sku } = await full();
+    let r = await put("/v1/products", { product_id: p.product_id, brand: "Globex" });
+    expect(r.status).toBe(200);
+    expect(r.json.products[0].brand).toBe("Globex");
+    r = await put("/v1/products", { sku: `${sku}-S`, brand: "Initech" });
+    expect(r.status).toBe(200);
+    expect(r.json.products[0].brand).toBe("Initech");
+    r = await put("/v1/products", { product_id: p.product_id, brand: null });
+    expect(r.status).toBe(200);
+    expect(r.json.products[0].brand).toBeNull();
+    expect((await get(`/v1/products/${p.product_id}`)).json.brand).toBeNull();
+    expect((await get(`/v1/products?product_id=${p.product_id}&include_details=true`)).json.brand).toBe("");
+  });
+
+  it("is refused past 255 characters, naming the field", async () => {
+    const r = await post("/v1/products", { title: "Long brand", price: 1, brand: "b".repeat(256) });
+    expect(r.status).toBe(400);
+    expect(JSON.stringify(r.json)).toContain("brand: must be at most 255 characters");
+  });
+
+  it("is shown to storefronts", async () => {
+    const k = await post("/v1/keys", { name: uid("pk"), type: "publishable", allowed_origins: ["https://s.example"] });
+    expect(k.status).toBe(201);
+    const { p } = await full();
+    const as = { headers: { authorization: "", "x-publishable-key": k.json.key as string } };
+    expect((await get(`/v1/products/${p.product_id}`, as)).json.brand).toBe("Acme");
+    const details = await get(`/v1/products?product_id=${p.product_id}&include_details=true`, as);
+    expect(details.json.brand).toBe("Acme");
   });
 });

@@ -455,6 +455,7 @@ export interface components {
             datafield_3?: string;
             seo_description?: string;
             seo_title?: string;
+            brand?: string;
             /** @description A number, or a numeric string of one. */
             weight?: number | string;
             images?: (string | {
@@ -545,6 +546,7 @@ export interface components {
             datafield_3?: string | null;
             seo_description?: string | null;
             seo_title?: string | null;
+            brand?: string | null;
             weight?: number | string | null;
             images?: ((string | {
                 url?: string;
@@ -810,6 +812,7 @@ export interface components {
             datafield_3: string | null;
             seo_description: string | null;
             seo_title: string | null;
+            brand: string | null;
             /** @description Grams. */
             weight: number | null;
             images: {
@@ -1176,6 +1179,8 @@ export interface components {
             datafield_2: string;
             /** @description Text; "" when there is none. */
             datafield_3: string;
+            /** @description Text; "" when there is none. */
+            brand: string;
             /** @description Images keyed by position from "1": {"1": {"image": url, "alttext": text}}. */
             images: {
                 [key: string]: {

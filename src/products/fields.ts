@@ -131,6 +131,7 @@ export const PRODUCT_FIELDS = {
   },
   seo_description: { column: "seoDescription", kind: text(255), write: "clearable", initial: null, modelled: "text" },
   seo_title: { column: "seoTitle", kind: text(255), write: "clearable", initial: null, modelled: "text" },
+  brand: { column: "brand", kind: text(255), write: "clearable", initial: null, modelled: "text" },
   weight: { column: "weight", kind: GRAMS, write: "clearable", initial: null, variant: true, modelled: "weight" },
   images: { column: "images", kind: IMAGES, write: "clearable", initial: [], modelled: "images" },
   metadata: { column: "metadata", kind: OBJECT, write: "clearable", initial: null, shown: false },
@@ -219,6 +220,7 @@ export const OWN_PRODUCT = order<Plain<Products, "own">, OwnProductSpecial>()([
   "datafield_3",
   "seo_description",
   "seo_title",
+  "brand",
   "weight",
   "images",
   "categories",
@@ -297,6 +299,7 @@ export const MODELLED_DETAILS = order<Exclude<Plain<Products, "modelled">, (type
   "datafield_1",
   "datafield_2",
   "datafield_3",
+  "brand",
   "images",
 ]);
 
