@@ -3,6 +3,7 @@ import { shownTo } from "../src/keys/public";
 import { modelledProduct, modelledProductDetails, modelledVariant } from "../src/openapi/modelled";
 import { productOut, variantOut } from "../src/openapi/responses";
 import { type Field, PRODUCT_FIELDS, TEXT_FIELDS, VARIANT_FIELDS } from "../src/products/fields";
+import { variantPresenterCompiled } from "../src/products/present";
 import { productCreate, productUpdate, variantEntry, variantUpdateEntry } from "../src/products/schema";
 import { createProduct, get, post, put, uid } from "./helpers";
 
@@ -138,6 +139,10 @@ describe("every described field is in every derived place", () => {
     expect(variantUpdateEntry.shape).toHaveProperty(name);
     expect(variantOut.shape).toHaveProperty(name);
     if (f.modelled) expect(modelledVariant.shape).toHaveProperty(name);
+  });
+
+  it("the variant presenter is the literal made at startup, not the key-by-key fallback", () => {
+    expect(variantPresenterCompiled()).toBe(true);
   });
 
   it("the response schemas keep the answers' key order", () => {
