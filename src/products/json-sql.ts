@@ -1,3 +1,5 @@
+import { getTableName } from "drizzle-orm";
+import { products, variants } from "../db/schema";
 import { type PublicView, shownTo } from "../keys/public";
 
 // What the two builders of product JSON in SQL (./own-json.ts, ./modelled-json.ts) share: an
@@ -9,6 +11,9 @@ export type Field = [key: string, sql: string];
 
 /** `alias.name` of a Drizzle column: SQL that names columns through the schema (src/db/schema.ts). */
 export const col = (alias: string, c: { name: string }) => `${alias}.${c.name}`;
+/** The SQL names of the products and variants tables, through the schema. */
+export const PRODUCTS = getTableName(products);
+export const VARIANTS = getTableName(variants);
 
 /**
  * The fields of an answer's key order (src/products/fields.ts): a described field's SQL by

@@ -14,7 +14,7 @@ import {
   variantColumn,
   variantField,
 } from "./fields";
-import { availability, col, type Field, kept, object, ordered, seen } from "./json-sql";
+import { availability, col, type Field, kept, object, ordered, seen, VARIANTS } from "./json-sql";
 import { MODELLED } from "./kinds";
 
 // Products in the modelled dialect (docs/modelled-reads.md, "Modelled reads"), built by SQLite
@@ -108,8 +108,9 @@ export function productParts(withDetails: boolean, url: string, view?: PublicVie
  * The variants' count and stock sum that the parts read as p.vc and p.vq; a storefront's stock is
  * that of the variants it sees (`visibleOnly`).
  */
-export const variantTotals = (
-  visibleOnly: boolean,
-) => `(SELECT count(*) FROM variants AS v WHERE v.product_id = p.id) AS vc,
-  (SELECT coalesce(sum(v.qty), 0) FROM variants AS v WHERE v.product_id = p.id${visibleOnly ? " AND v.visible = 1" : ""}) AS vq`;
+export const variantTotals = (visibleOnly: boolean) => {
+  const of = `FROM ${VARIANTS} AS v WHERE ${V(variants.productId)} = ${P(products.id)}`;
+  return `(SELECT count(*) ${of}) AS vc,
+  (SELECT coalesce(sum(${V(variants.qty)}), 0) ${of}${visibleOnly ? ` AND ${V(variants.visible)} = 1` : ""}) AS vq`;
+};
 export const VARIANT_TOTALS = variantTotals(false);

@@ -16,7 +16,7 @@ import {
   variantColumn,
   variantField,
 } from "./fields";
-import { col, type Field, object, ordered, seen } from "./json-sql";
+import { col, type Field, object, ordered, PRODUCTS, seen, VARIANTS } from "./json-sql";
 
 // A product as GET /v1/products/{id} answers it (present.ts `presentProduct`), built as JSON text
 // by SQLite, for that read (a storefront's with only what its key sees) and the writes planned in
@@ -62,12 +62,14 @@ const VARIANT_FIELDS = ordered<OwnVariantSpecial>(
   options: OPTIONS,
 });
 
-// Raw SQL of the product's variants (their stock sums), over the products row `p`.
-const OF_PRODUCT = `FROM variants WHERE product_id = p.id`;
-const STOCK = `coalesce((SELECT sum(qty) ${OF_PRODUCT}), ${P(products.stock)})`;
+// The variants of the products row `p`, and their stock sums.
+const v = variantsTable;
+const OF_PRODUCT = `FROM ${VARIANTS} WHERE ${v.productId.name} = ${P(products.id)}`;
+const STOCK = `coalesce((SELECT sum(${v.qty.name}) ${OF_PRODUCT}), ${P(products.stock)})`;
 /** A storefront's stock of a product with variants: that of the variants it sees. */
 const SHOWN_STOCK = `iif(EXISTS (SELECT 1 ${OF_PRODUCT}),
-  (SELECT coalesce(sum(qty), 0) ${OF_PRODUCT} AND visible = 1), ${P(products.stock)})`;
+  (SELECT coalesce(sum(${v.qty.name}), 0) ${OF_PRODUCT} AND ${v.visible.name} = 1), ${P(products.stock)})`;
+const VARIANT_COUNT = `(SELECT count(*) ${OF_PRODUCT})`;
 
 const PRODUCT = ordered<OwnProductSpecial>(OWN_PRODUCT, productOwn);
 const PRODUCT_FIELDS = (url: string, variants: string, stock: string): Field[] =>
@@ -86,7 +88,10 @@ const PRODUCT_FIELDS = (url: string, variants: string, stock: string): Field[] =
 // variants has their qty summed as its stock.
 const variants = (view: PublicView | undefined) =>
   `(SELECT json_group_array(${object(seen(VARIANT_FIELDS, view, V(variantsTable.qty)))} ORDER BY ${V(variantsTable.position)}, ${V(variantsTable.id)})
-  FROM (SELECT * ${OF_PRODUCT}${view ? " AND visible = 1" : ""}) AS v)`;
+  FROM (SELECT * ${OF_PRODUCT}${view ? ` AND ${v.visible.name} = 1` : ""}) AS v)`;
+
+/** What productText reads besides the text: the product's id and token, and its variants' count. */
+const HEAD = `${P(products.id)}, ${P(products.token)}, ${VARIANT_COUNT} AS variants`;
 
 /**
  * The products `where` selects (a condition on `p`, values bound as ?1...), newest first, one `json`
@@ -102,31 +107,32 @@ export function ownJson(db: DB, where: string, ...params: unknown[]) {
  * publicFields).
  */
 export function publicJson(db: DB, view: PublicView, where: string, ...params: unknown[]) {
-  return productJson(db, view, `(${where}) AND p.visible = 1`, ...params);
+  return productJson(db, view, `(${where}) AND ${P(products.visible)} = 1`, ...params);
 }
 
 function productJson(db: DB, view: PublicView | undefined, where: string, ...params: unknown[]) {
   const base = storeBaseSql();
-  const url = `iif(p.slug IS NULL OR ${base} = '', NULL, ${base} || p.slug)`;
+  const slug = P(products.slug);
+  const url = `iif(${slug} IS NULL OR ${base} = '', NULL, ${base} || ${slug})`;
   const stock = view ? SHOWN_STOCK : STOCK;
   const product = object(seen(PRODUCT_FIELDS(url, variants(view), stock), view, stock));
   return stmt(
     db,
-    `SELECT p.id, p.token, (SELECT count(*) FROM variants WHERE product_id = p.id) AS variants, ${carriedSql(product)} AS json
-     FROM products AS p WHERE ${where} ORDER BY p.id DESC`,
+    `SELECT ${HEAD}, ${carriedSql(product)} AS json FROM ${PRODUCTS} AS p WHERE ${where} ORDER BY ${P(products.id)} DESC`,
     ...params,
   );
 }
+
+/** The minimal answer (read.ts presentMinimal) of a product. */
+const MINIMAL = `json_object('product_id', ${P(products.id)}, 'sku', ${P(products.sku)}, 'updated_at', ${iso(P(products.updatedAt))},
+  'variants', (SELECT coalesce(json_group_array(json_object('variant_id', ${V(v.id)}, 'sku', ${V(v.sku)})), '[]')
+    FROM (SELECT ${v.id.name}, ${v.sku.name} ${OF_PRODUCT} ORDER BY ${v.position.name}, ${v.id.name}) AS v))`;
 
 /** The minimal answer (read.ts presentMinimal) of the same products. */
 export function minimalJson(db: DB, where: string, ...params: unknown[]) {
   return stmt(
     db,
-    `SELECT p.id, p.token, (SELECT count(*) FROM variants WHERE product_id = p.id) AS variants,
-      ${carriedSql(`json_object('product_id', p.id, 'sku', p.sku, 'updated_at', ${iso("p.updated_at")},
-      'variants', (SELECT coalesce(json_group_array(json_object('variant_id', v.id, 'sku', v.sku)), '[]')
-        FROM (SELECT id, sku FROM variants WHERE product_id = p.id ORDER BY position, id) AS v))`)} AS json
-    FROM products AS p WHERE ${where} ORDER BY p.id DESC`,
+    `SELECT ${HEAD}, ${carriedSql(MINIMAL)} AS json FROM ${PRODUCTS} AS p WHERE ${where} ORDER BY ${P(products.id)} DESC`,
     ...params,
   );
 }
