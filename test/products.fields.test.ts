@@ -4,7 +4,14 @@ import { modelledProduct, modelledProductDetails, modelledVariant } from "../src
 import { productOut, variantOut } from "../src/openapi/responses";
 import { type Field, PRODUCT_FIELDS, TEXT_FIELDS, VARIANT_FIELDS } from "../src/products/fields";
 import { variantPresenterCompiled } from "../src/products/present";
-import { productCreate, productUpdate, variantEntry, variantUpdateEntry } from "../src/products/schema";
+import {
+  productCreate,
+  productUpdate,
+  type VariantEntry,
+  variantEntry,
+  variantUpdateEntry,
+} from "../src/products/schema";
+import { entryBytes, variantBytes } from "../src/products/size";
 import { createProduct, get, post, put, uid } from "./helpers";
 
 // One description per field (src/products/fields.ts): every place that lists fields is derived
@@ -140,6 +147,15 @@ describe("every described field is in every derived place", () => {
     expect(variantOut.shape).toHaveProperty(name);
     if (f.modelled) expect(modelledVariant.shape).toHaveProperty(name);
   });
+
+  it.each(variants.filter(([, f]) => f.kind.text && !f.kind.json))(
+    "variant text %s counts in the 2 MiB estimates",
+    (name) => {
+      const none = { values: [], images: "[]" };
+      expect(variantBytes({ ...none, [name]: "abcd" })).toBe(variantBytes(none) + 4);
+      expect(entryBytes({ [name]: "abcd" } as unknown as VariantEntry)).toBe(entryBytes({} as VariantEntry) + 4);
+    },
+  );
 
   it("the variant presenter is the literal made at startup, not the key-by-key fallback", () => {
     expect(variantPresenterCompiled()).toBe(true);
