@@ -85,14 +85,13 @@ for (const k of OWN_VARIANT) {
  * variants in node), so the literal is made once from the description, while this module is
  * evaluated (startup, the only time Workers allow it, as for the validators: src/platform/validate.ts).
  */
-let compiled = false;
-const presentVariants: Variants_ = compile();
-/** Whether the literal was made (test/products.fields.test.ts checks it is in workerd). */
-export const variantPresenterCompiled = () => compiled;
+const presentVariants: Variants_ = literal() ?? byKey;
+/** Both ways (literal undefined where code generation was refused): tests hold them equal. */
+export const variantPresenters = { literal: literal(), byKey, gets: GETS };
 
-function compile(): Variants_ {
+function literal(): Variants_ | undefined {
   try {
-    const made = new Function(
+    return new Function(
       "vs",
       "n",
       "get",
@@ -100,25 +99,26 @@ function compile(): Variants_ {
       for (let i = 0; i < vs.length; i++) { const v = vs[i]; out[i] = {${PARTS.join(", ")}}; }
       return out;`,
     ) as Variants_;
-    compiled = true;
-    return made;
   } catch {
-    // Where code generation is refused, the same answer, key by key.
-    return (vs, n, get) =>
-      vs.map((v) => {
-        const o: Record<string, unknown> = {};
-        let g = 0;
-        for (const k of OWN_VARIANT) {
-          if (k === "options") {
-            for (let j = 0; j < 5; j++) {
-              o[OPTION_KEYS[2 * j]] = n[j];
-              o[OPTION_KEYS[2 * j + 1]] = n[j] ? v[OPTION_COLUMNS[j]] : null;
-            }
-          } else o[k] = k === "variant_id" ? v.id : get[g++](v);
-        }
-        return o as PresentedVariant;
-      });
+    return undefined;
   }
+}
+
+/** Where code generation is refused, the same answer, key by key. */
+function byKey(vs: VariantOutRow[], n: (string | null)[], get: Get[]) {
+  return vs.map((v) => {
+    const o: Record<string, unknown> = {};
+    let g = 0;
+    for (const k of OWN_VARIANT) {
+      if (k === "options") {
+        for (let j = 0; j < 5; j++) {
+          o[OPTION_KEYS[2 * j]] = n[j];
+          o[OPTION_KEYS[2 * j + 1]] = n[j] ? v[OPTION_COLUMNS[j]] : null;
+        }
+      } else o[k] = k === "variant_id" ? v.id : get[g++](v);
+    }
+    return o as PresentedVariant;
+  });
 }
 
 /** The five option names of a product, null where there is none. */
