@@ -162,6 +162,20 @@ export const VARIANT_FIELDS = {
 
 type Products = typeof PRODUCT_FIELDS;
 type Variants = typeof VARIANT_FIELDS;
+
+/** The fields of `D` whose name is not their column's SQL name in table `T`. */
+type Misnamed<D, T> = {
+  [K in keyof D]: D[K] extends { column: infer C extends keyof T }
+    ? T[C] extends { _: { name: K } }
+      ? never
+      : K
+    : never;
+}[keyof D];
+// A field's name is its column's (the create's insert and the update name columns by it).
+true satisfies [Misnamed<Products, typeof products> | Misnamed<Variants, typeof variants>] extends [never]
+  ? true
+  : false;
+
 export type ProductFieldName = keyof Products;
 export type VariantFieldName = keyof Variants;
 
