@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { flag, identifier, int, metadata, money, nonNegative, sku, str } from "../platform/fields";
+import { flag, identifier, int, metadata, money, nonNegative, opt, sku, str } from "../platform/fields";
 
 // What a kind of product or variant field is, in every place a field appears: its request
 // validator, how the own dialect answers it (SQL for the answers SQLite builds, JavaScript for the
@@ -19,15 +19,13 @@ function isHttpsUrl(s: string) {
   }
 }
 const imageUrl = str(2048).refine(isHttpsUrl, { error: "must be an https URL" });
-const optional = <T extends z.ZodType>(s: T) =>
-  z.preprocess((v) => (typeof v === "string" && v.trim() === "" ? undefined : v), s.optional());
 
 // An image: {url, alttext}, the modelled API's {image, alttext} (as its reads show it), or a URL.
 export const image = z.preprocess(
   (v) => (typeof v === "string" ? { url: v } : v),
   z
     .object(
-      { url: optional(imageUrl), image: optional(imageUrl), alttext: optional(str(255)) },
+      { url: opt(imageUrl), image: opt(imageUrl), alttext: opt(str(255)) },
       { error: "must be an object with url" },
     )
     .refine((o) => o.url !== undefined || o.image !== undefined, { path: ["url"], error: "is required" })
