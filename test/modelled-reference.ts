@@ -107,6 +107,7 @@ export function modelledProductDetails(p: Row, vs: Row[]) {
     datafield_1: s(p.datafield_1),
     datafield_2: s(p.datafield_2),
     datafield_3: s(p.datafield_3),
+    brand: s(p.brand),
     images: imagesObject(p.images),
     variants: vs.map((v) => modelledVariant(v, names)),
     // Bundles do not exist here: no product has bundle content.

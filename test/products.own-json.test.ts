@@ -32,6 +32,7 @@ const product = fc.record({
   tax_rate: optional(fc.constantFrom(0, 6, 12, 25)),
   stock: optional(fc.integer({ min: -50, max: 50 })),
   description: optional(text.filter((t) => t.trim() !== "")),
+  brand: optional(text.filter((t) => t.trim() !== "")),
   gtin: optional(fc.oneof(fc.nat(), fc.constant("0001234"))),
   weight: optional(fc.constantFrom(0, 0.5, 12)),
   visible: optional(fc.constantFrom(0, 1)),

@@ -109,6 +109,7 @@ describe("standard payloads carry the object", () => {
       sku,
       title: "Hook lamp",
       price: 10,
+      brand: "Lumen",
       variants: { add: [{ sku: `${sku}-L`, variant_option1_name: "Size", variant_option1_value: "L", qty: 3 }] },
     });
     expect((await put("/v1/products", { sku: `${sku}-L`, stock: 7 })).status).toBe(200);
@@ -117,6 +118,7 @@ describe("standard payloads carry the object", () => {
     expect(s.json.data).toEqual({ product_id: p.product_id, ...lookup });
     expect(Object.keys(s.json.data)[0]).toBe("product_id");
     expect(s.json.data.variants[0].qty).toBe("7");
+    expect(s.json.data.brand).toBe("Lumen");
   });
 
   it.each([

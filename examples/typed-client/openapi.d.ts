@@ -475,6 +475,7 @@ export interface components {
             datafield_3?: string;
             seo_description?: string;
             seo_title?: string;
+            brand?: string;
             /** @description A number, or a numeric string of one. */
             weight?: number | string;
             images?: (string | {
@@ -565,6 +566,7 @@ export interface components {
             datafield_3?: string | null;
             seo_description?: string | null;
             seo_title?: string | null;
+            brand?: string | null;
             weight?: number | string | null;
             images?: ((string | {
                 url?: string;
@@ -830,6 +832,7 @@ export interface components {
             datafield_3: string | null;
             seo_description: string | null;
             seo_title: string | null;
+            brand: string | null;
             /** @description Grams. */
             weight: number | null;
             images: {
@@ -1196,6 +1199,8 @@ export interface components {
             datafield_2: string;
             /** @description Text; "" when there is none. */
             datafield_3: string;
+            /** @description Text; "" when there is none. */
+            brand: string;
             /** @description Images keyed by position from "1": {"1": {"image": url, "alttext": text}}. */
             images: {
                 [key: string]: {
@@ -1220,6 +1225,7 @@ export interface components {
             purchase_price: string;
             /** @description A whole number as a string. */
             qty: string;
+            /** @description Grams as text; "0" when not given. */
             weight: string;
             /** @description Text; "" when there is none. */
             gtin: string;

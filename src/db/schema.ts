@@ -41,6 +41,7 @@ export const products = sqliteTable(
     weight: real("weight"),
     images: text("images").notNull().default("[]"),
     metadata: text("metadata"),
+    brand: text("brand"),
     // Option names shared by all variants (docs/products.md, "Updating products"), as a JSON array of 0 to 5 strings.
     optionNames: text("option_names").notNull().default("[]"),
     ...timestamps,

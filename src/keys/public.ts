@@ -3,16 +3,22 @@ import { timingSafeEqual } from "hono/utils/buffer";
 import type { AppEnv, Credential } from "../env";
 import { tooMany } from "../platform/auth";
 import { clientAddress } from "../platform/client";
+import { type Field, PRODUCT_FIELDS, VARIANT_FIELDS } from "../products/fields";
 
 // What a publishable key sees and may do (docs/keys.md, "Publishable keys"). Every product
 // answer a storefront gets is built by SQLite (src/products/json-sql.ts) from the fields shownTo
 // lets through; test/modelled-reference.ts holds the same filter over presented products, the
 // reference those answers are compared with.
 
-/** Fields never shown to a publishable key: costs, suppliers, warehouse locations, merchant metadata. */
-const PRIVATE = new Set(["purchase_price", "supplier_name", "supplier_sku", "qty_location", "metadata"]);
-const DATAFIELDS = new Set(["datafield_1", "datafield_2", "datafield_3"]);
-const STOCK = new Set(["stock", "qty"]);
+/**
+ * Fields by who sees them (src/products/fields.ts, `shown`): never a publishable key (costs,
+ * suppliers, warehouse locations, merchant metadata), or only one with the datafields or stock scope.
+ */
+const described = [...Object.entries(PRODUCT_FIELDS), ...Object.entries(VARIANT_FIELDS)] as [string, Field][];
+const shownOnly = (shown: Field["shown"]) => new Set(described.filter(([, f]) => f.shown === shown).map(([k]) => k));
+const PRIVATE = shownOnly(false);
+const DATAFIELDS = shownOnly("datafields");
+const STOCK = shownOnly("stock");
 
 export type PublicView = { stock: boolean; datafields: boolean };
 

@@ -1,3 +1,4 @@
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { z } from "zod";
 import {
   arrange,
@@ -14,84 +15,66 @@ import {
   type Tree,
 } from "../orders/fields";
 import { ORDER_LIMIT_DEFAULT, ORDER_LIMIT_MAX } from "../orders/list";
+import {
+  type Field,
+  MODELLED_BASE,
+  MODELLED_DETAILS,
+  MODELLED_VARIANT,
+  type ModelledProductSpecial,
+  type ModelledVariantSpecial,
+  productColumn,
+  productField,
+  variantColumn,
+  variantField,
+} from "../products/fields";
+import { amount2 as amount2Out, digits, flagText as flag, MODELLED, signedDigits, textOut } from "../products/kinds";
 import { PRODUCT_LIMIT_DEFAULT, PRODUCT_LIMIT_MAX } from "../products/list";
+import { orderedShape } from "./responses";
 
 // The modelled-dialect reads in the OpenAPI document (docs/modelled-reads.md, "Modelled reads"): response schemas
 // (test/openapi.test.ts parses real answers with them) and the path objects of GET /v1/products,
 // GET /v1/products/count and GET /v1/orders, which src/openapi/document.ts spreads in.
 
-const digits = z.string().regex(/^\d+$/).meta({ description: "A whole number as a string." });
-const signedDigits = z
-  .string()
-  .regex(/^-?\d+$/)
-  .meta({ description: "A whole number as a string." });
-const flag = z.enum(["0", "1"]).meta({ description: 'A flag as a string: "1" on, "0" off.' });
-const text = z.string().meta({ description: 'Text; "" when there is none.' });
-const amount = z
-  .string()
-  .regex(/^(\d+(\.\d\d)?)?$/)
-  .meta({ description: 'Money as text: "899" when whole, "199.50" otherwise; "" when there is none.' });
-const amount2 = z
-  .string()
-  .regex(/^-?\d+\.\d\d$/)
-  .meta({ description: 'Money as text with two decimals: "148.95".' });
-const optionalAmount2 = z.string().regex(/^(\d+\.\d\d)?$/);
+const text = textOut;
+const amount2 = amount2Out;
 const date = z
   .string()
   .regex(/^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)?$/)
   .meta({ description: '"YYYY-MM-DD HH:MM:SS" in UTC; "" when there is none.' });
-const images = z
-  .record(z.string().regex(/^\d+$/), z.object({ image: z.string(), alttext: z.string() }))
-  .meta({ description: 'Images keyed by position from "1": {"1": {"image": url, "alttext": text}}.' });
 
-export const modelledVariant = z.object({
-  id: digits,
-  product_id: digits,
-  sku: text,
-  price: amount2,
-  before_price: optionalAmount2,
-  purchase_price: optionalAmount2,
-  qty: signedDigits,
-  weight: z.string(),
-  gtin: text,
-  supplier_sku: text,
-  qty_location: text,
-  image_id: text,
-  images,
-  hidden: flag.meta({ description: '"1" when the variant is not visible.' }),
-  preorder: flag,
-  preselected: flag,
-  min_purchase_quantity: text,
-  max_purchase_quantity: text,
-  disable_minusqty: z.boolean().meta({ description: "A JSON boolean here, unlike the product's flag." }),
-  values: z.array(z.object({ name: z.string(), val: z.string() })),
-});
+/** A described field's schema in the modelled dialect (src/products/kinds.ts MODELLED). */
+function modelledSchema(f: Field | undefined, c: (f: Field) => SQLiteColumn) {
+  return f?.modelled ? MODELLED[f.modelled].schema(!c(f).notNull) : undefined;
+}
+const productSchema = (k: string) => modelledSchema(productField(k), productColumn);
 
-const productBase = {
+export const modelledVariant = z.object(
+  orderedShape<ModelledVariantSpecial>(MODELLED_VARIANT, (k) => modelledSchema(variantField(k), variantColumn), {
+    id: digits,
+    product_id: digits,
+    image_id: text,
+    hidden: flag.meta({ description: '"1" when the variant is not visible.' }),
+    preorder: flag,
+    preselected: flag,
+    min_purchase_quantity: text,
+    max_purchase_quantity: text,
+    disable_minusqty: z.boolean().meta({ description: "A JSON boolean here, unlike the product's flag." }),
+    values: z.array(z.object({ name: z.string(), val: z.string() })),
+  }),
+);
+
+const productBase = orderedShape<ModelledProductSpecial>(MODELLED_BASE, productSchema, {
   id: digits,
-  sku: text,
   hasVariants: flag,
-  title: z.string(),
-  visible: flag,
   qty: signedDigits.meta({ description: "Stock (for a product with variants, the sum of theirs)." }),
   stock: z.number().int().meta({ description: "The same stock as a JSON number." }),
-  price: amount,
-  before_price: amount,
-  purchase_price: amount,
-  tax_rate: digits,
-  weight: z.string().meta({ description: 'Grams as text; "0" when not given.' }),
-  gtin: text,
-  qty_location: text,
-  disable_minusqty: flag,
-  supplier_name: text,
-  supplier_sku: text,
   date_modified: date,
   url: text.meta({ description: 'The product page: STORE_URL + "/" + slug; "" without STORE_URL.' }),
   headcategory_name: text.meta({ description: 'The head category of the first path; "" when none.' }),
   categories: z
     .array(z.array(z.object({ category: z.string() })))
     .meta({ description: 'Category paths, head category first: [[{"category": "Clothes"}, {"category": "Shirts"}]].' }),
-};
+});
 
 export const modelledProduct = z
   .object(productBase)
@@ -100,13 +83,7 @@ export const modelledProduct = z
 export const modelledProductDetails = z
   .object({
     ...productBase,
-    description: text,
-    seo_title: text,
-    seo_description: text,
-    datafield_1: text,
-    datafield_2: text,
-    datafield_3: text,
-    images,
+    ...orderedShape<never>(MODELLED_DETAILS, productSchema, {}),
     variants: z.array(modelledVariant),
     product_package_products: z.array(z.never()).meta({ description: "Bundles do not exist here: always []." }),
   })

@@ -1,3 +1,4 @@
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { z } from "zod";
 import {
   arrange,
@@ -12,78 +13,95 @@ import {
   type SpecialPath,
   type Tree,
 } from "../orders/fields";
+import {
+  type Field,
+  OPTION_KEYS,
+  OWN_PRODUCT,
+  OWN_VARIANT,
+  type OwnProductSpecial,
+  type OwnVariantSpecial,
+  productColumn,
+  productField,
+  variantColumn,
+  variantField,
+} from "../products/fields";
+import { imageOut, moneyOut } from "../products/kinds";
 
 // Response bodies, as zod schemas: the OpenAPI document (src/openapi/document.ts) is generated from them,
 // and test/openapi.test.ts parses real answers of the app with them, so the documented shapes
 // cannot drift from what src/products/present.ts (and the orders presenter) return.
 // Money is a JSON number of major units (199.5); identifiers are integers (docs/api.md, "Conventions").
 
-const money = z.number().meta({ description: "Money in major units, at most 2 decimals (199.5)." });
+const money = moneyOut;
 const idInt = z.number().int().positive();
 const timestamp = z.string().meta({ description: "ISO 8601 time in UTC." });
 const json = z.unknown();
 
-export const image = z.object({ url: z.string(), alttext: z.string().optional() });
+export const image = imageOut;
 
-const optionFields = Object.fromEntries(
-  [1, 2, 3, 4, 5].flatMap((n) => [
-    [`variant_option${n}_name`, z.string().nullable()],
-    [`variant_option${n}_value`, z.string().nullable()],
-  ]),
-) as Record<`variant_option${1 | 2 | 3 | 4 | 5}_${"name" | "value"}`, z.ZodNullable<z.ZodString>>;
+/** A described field's schema in the own dialect (src/products/kinds.ts), null where its column may be. */
+function ownSchema(f: Field, c: SQLiteColumn) {
+  const s = c.notNull ? f.kind.own.schema : f.kind.own.schema.nullable();
+  const about = f.about ?? f.kind.own.about;
+  return about ? s.meta({ description: about }) : s;
+}
+
+/**
+ * The shape of an answer's key order (src/products/fields.ts): described fields from their
+ * description, every other key from `special` (one schema, or several keys in its place).
+ */
+export function orderedShape<S extends string>(
+  order: readonly string[],
+  described: (key: string) => z.ZodType | undefined,
+  special: Record<S, z.ZodType | Record<string, z.ZodType>>,
+) {
+  const shape: Record<string, z.ZodType> = {};
+  for (const k of order) {
+    const s = described(k) ?? (special as Record<string, z.ZodType | Record<string, z.ZodType>>)[k];
+    if (s === undefined) throw new Error(`no schema for the answer's key ${k}`);
+    if (s instanceof z.ZodType) shape[k] = s;
+    else Object.assign(shape, s);
+  }
+  return shape;
+}
+
+const optionFields = Object.fromEntries(OPTION_KEYS.map((k) => [k, z.string().nullable()]));
 
 export const variantOut = z
-  .object({
-    variant_id: idInt,
-    sku: z.string().nullable(),
-    ...optionFields,
-    price: money,
-    before_price: money.nullable(),
-    purchase_price: money.nullable(),
-    qty: z.number().int().meta({ description: "Stock of this variant." }),
-    qty_location: z.string().nullable(),
-    gtin: z.string().nullable(),
-    supplier_sku: z.string().nullable(),
-    weight: z.number().nullable().meta({ description: "Grams." }),
-    visible: z.union([z.literal(0), z.literal(1)]),
-    images: z.array(image),
-  })
+  .object(
+    orderedShape<OwnVariantSpecial>(
+      OWN_VARIANT,
+      (k) => {
+        const f = variantField(k);
+        return f && ownSchema(f, variantColumn(f));
+      },
+      { variant_id: idInt, options: optionFields },
+    ),
+  )
   .meta({ description: "A variant as GET /v1/products/{product_id} returns it (interface.md 2.8)." });
 
 export const productOut = z
-  .object({
-    product_id: idInt,
-    sku: z.string().nullable(),
-    title: z.string(),
-    price: money,
-    before_price: money.nullable(),
-    purchase_price: money.nullable(),
-    tax_rate: z.number().int().min(0).max(100),
-    stock: z.number().int().meta({ description: "For a product with variants, the sum of their qty." }),
-    qty_location: z.string().nullable(),
-    disable_minusqty: z.enum(["0", "1"]).meta({ description: 'A string, as the interface sends it: "1" is on.' }),
-    visible: z.union([z.literal(0), z.literal(1)]),
-    description: z.string().nullable(),
-    gtin: z.string().nullable(),
-    supplier_name: z.string().nullable(),
-    supplier_sku: z.string().nullable(),
-    datafield_1: z.string().nullable(),
-    datafield_2: z.string().nullable(),
-    datafield_3: z.string().nullable(),
-    seo_description: z.string().nullable(),
-    seo_title: z.string().nullable(),
-    weight: z.number().nullable().meta({ description: "Grams." }),
-    images: z.array(image),
-    categories: z
-      .array(z.array(z.string()))
-      .meta({ description: 'Category paths, head category first: [["Clothes", "Shirts"]].' }),
-    slug: z.string().nullable().meta({ description: "Unique; null only for products from before slugs." }),
-    url: z.string().nullable().meta({ description: "STORE_URL + / + slug; null without STORE_URL." }),
-    metadata: z.record(z.string(), json).nullable(),
-    variants: z.array(variantOut),
-    created_at: timestamp,
-    updated_at: timestamp,
-  })
+  .object(
+    orderedShape<OwnProductSpecial>(
+      OWN_PRODUCT,
+      (k) => {
+        const f = productField(k);
+        return f && !f.computed ? ownSchema(f, productColumn(f)) : undefined;
+      },
+      {
+        product_id: idInt,
+        stock: z.number().int().meta({ description: "For a product with variants, the sum of their qty." }),
+        categories: z
+          .array(z.array(z.string()))
+          .meta({ description: 'Category paths, head category first: [["Clothes", "Shirts"]].' }),
+        slug: z.string().nullable().meta({ description: "Unique; null only for products from before slugs." }),
+        url: z.string().nullable().meta({ description: "STORE_URL + / + slug; null without STORE_URL." }),
+        variants: z.array(variantOut),
+        created_at: timestamp,
+        updated_at: timestamp,
+      },
+    ),
+  )
   .meta({ description: "A product with its variants (interface.md 2.7)." });
 
 const messages = z.array(z.string());

@@ -1,5 +1,7 @@
+import { getTableName } from "drizzle-orm";
 import { createMiddleware } from "hono/factory";
 import { z } from "zod";
+import { productCategories, products } from "../db/schema";
 import type { AppEnv } from "../env";
 import { checked } from "../platform/fields";
 import { text } from "../platform/query";
@@ -125,16 +127,19 @@ export const productUrl = (s: string | null) => (s && storeBase ? storeBase + s 
 /** STORE_URL's base as an SQL string literal: configuration, not request input. */
 export const storeBaseSql = () => `'${storeBase.replaceAll("'", "''")}'`;
 
+const SLUG = `p.${products.slug.name}`;
+const CATEGORIES = `p.${products.categories.name}`;
+
 /** url: STORE_URL's base and the slug; "" without either. */
 export const urlSql = () => {
   const base = storeBaseSql();
-  return `iif(p.slug IS NULL OR ${base} = '', '', ${base} || p.slug)`;
+  return `iif(${SLUG} IS NULL OR ${base} = '', '', ${base} || ${SLUG})`;
 };
 /** headcategory_name: the head category of the first path; "" without categories. */
-export const HEAD_SQL = "coalesce(p.categories->>'$[0][0]', '')";
+export const HEAD_SQL = `coalesce(${CATEGORIES}->>'$[0][0]', '')`;
 /** categories as JSON text: each path a list of {"category": name}, head category first. */
 export const CATEGORIES_SQL = `(SELECT json_group_array(json((SELECT json_group_array(json_object('category', n.value) ORDER BY n.key)
-    FROM json_each(c.value) AS n)) ORDER BY c.key) FROM json_each(p.categories) AS c)`;
+    FROM json_each(c.value) AS n)) ORDER BY c.key) FROM json_each(${CATEGORIES}) AS c)`;
 
 /** ?category=: a name, or names joined with ">", returned as the list of trimmed names. */
 export const categoryQuery = text(1300)
@@ -148,6 +153,8 @@ export const categoryQuery = text(1300)
  * path) match that category and its sub-categories. Both are an index lookup in product_categories.
  */
 export function categoryFilter(names: string[], param: (v: string) => string) {
-  const col = names.length > 1 ? "path" : "name";
-  return `p.id IN (SELECT product_id FROM product_categories WHERE ${col} = ${param(names.join(PATH_SEPARATOR))})`;
+  const pc = productCategories;
+  const col = (names.length > 1 ? pc.path : pc.name).name;
+  return `p.${products.id.name} IN (SELECT ${pc.productId.name} FROM ${getTableName(pc)}
+    WHERE ${col} = ${param(names.join(PATH_SEPARATOR))})`;
 }

@@ -1,78 +1,394 @@
-import type { products } from "../db/schema";
+import type { z } from "zod";
+import { products, variants } from "../db/schema";
+import type { clearable, opt, req } from "../platform/fields";
+import {
+  COUNT,
+  FLAG,
+  FLAG_TEXT,
+  GRAMS,
+  IDENTIFIER,
+  IMAGES,
+  type Kind,
+  MONEY,
+  type ModelledEncoding,
+  OBJECT,
+  PERCENT,
+  SKU,
+  text,
+} from "./kinds";
 
-// A product's own fields, described once (CONTRIBUTING.md, "Adding a product field"): each body
-// field by its name (the same as its column's), the Drizzle table's key of that column, and how
-// the writes treat it. The insert of a create, the update of a PUT, which fields a variant
-// selection leaves to the product, and the 2 MiB size estimate are derived from this list.
+// A product's and a variant's fields, described once (CONTRIBUTING.md, "Adding a product field").
+// Everything that lists fields is derived from here: the request validators (./schema.ts), the
+// create's insert and the update's columns, the presenter (./present.ts), the answers SQLite builds
+// in both dialects (./own-json.ts, ./modelled-json.ts), the size estimates, the OpenAPI response
+// schemas and what a publishable key sees (src/keys/public.ts). Leaving a described field out of
+// an answer's key order below is a type error.
 
-type Column = keyof typeof products.$inferSelect;
+type ProductColumn = keyof typeof products.$inferSelect;
+type VariantColumn = keyof typeof variants.$inferSelect;
 
-type ProductField = {
-  /** The products table's key (src/db/schema.ts) of the column named like the field. */
-  column: Column;
+type Described<C extends string> = {
+  /** The table's key (src/db/schema.ts) of the column; the field's name is the column's name. */
+  column: C;
+  /** Its validator, and how each dialect answers it (./kinds.ts). */
+  kind: Kind;
+  /** required: a create must send it; clearable: an update's null clears it; optional: neither. */
+  write: "required" | "optional" | "clearable";
+  /** The modelled dialect's encoding (./kinds.ts MODELLED); left out: that dialect has no such field. */
+  modelled?: ModelledEncoding;
+  /** Who of the publishable keys sees it (docs/keys.md): none (false), or those with the scope. */
+  shown?: false | "stock" | "datafields";
+  /** The own dialect's description of it in the OpenAPI document, where its kind's says too little. */
+  about?: string;
+  /** Answered by each dialect in its own way (a product's stock: its variants' sum when it has some). */
+  computed?: true;
+};
+
+type ProductField = Described<ProductColumn> & {
   /** What a create stores when the body leaves the field out; required fields have none. */
   initial?: unknown;
-  /** Stored as JSON text (written with `->`, not `->>`); "object": kept only when an object. */
-  json?: "value" | "object";
-  /** Text counted in the answer's size estimate (products/size.ts). */
-  text?: true;
   /** With a variant selected (PUT by a variant's SKU or variant_id), the field changes the variant. */
   variant?: true;
 };
 
+/** The product's fields, in the order of the validator (and of the insert's columns). */
 export const PRODUCT_FIELDS = {
-  sku: { column: "sku", initial: null, text: true, variant: true },
-  title: { column: "title", text: true },
-  price: { column: "price", variant: true },
-  before_price: { column: "beforePrice", initial: null, variant: true },
-  purchase_price: { column: "purchasePrice", initial: null, variant: true },
-  tax_rate: { column: "taxRate", initial: 25 },
-  stock: { column: "stock", initial: 0, variant: true },
-  qty_location: { column: "qtyLocation", initial: null, text: true, variant: true },
-  disable_minusqty: { column: "disableMinusqty", initial: 0 },
-  visible: { column: "visible", initial: 1, variant: true },
-  description: { column: "description", initial: null, text: true },
-  gtin: { column: "gtin", initial: null, text: true, variant: true },
-  supplier_name: { column: "supplierName", initial: null, text: true },
-  supplier_sku: { column: "supplierSku", initial: null, text: true, variant: true },
-  datafield_1: { column: "datafield1", initial: null, text: true },
-  datafield_2: { column: "datafield2", initial: null, text: true },
-  datafield_3: { column: "datafield3", initial: null, text: true },
-  seo_description: { column: "seoDescription", initial: null, text: true },
-  seo_title: { column: "seoTitle", initial: null, text: true },
-  weight: { column: "weight", initial: null, variant: true },
-  images: { column: "images", initial: [], json: "value", text: true },
-  metadata: { column: "metadata", initial: null, json: "object", text: true },
+  sku: { column: "sku", kind: SKU, write: "clearable", initial: null, variant: true, modelled: "text" },
+  title: { column: "title", kind: text(255), write: "required", modelled: "text" },
+  price: { column: "price", kind: MONEY, write: "required", variant: true, modelled: "price" },
+  before_price: {
+    column: "beforePrice",
+    kind: MONEY,
+    write: "clearable",
+    initial: null,
+    variant: true,
+    modelled: "price",
+  },
+  purchase_price: {
+    column: "purchasePrice",
+    kind: MONEY,
+    write: "clearable",
+    initial: null,
+    variant: true,
+    modelled: "price",
+    shown: false,
+  },
+  tax_rate: { column: "taxRate", kind: PERCENT, write: "optional", initial: 25, modelled: "digits" },
+  stock: { column: "stock", kind: COUNT, write: "optional", initial: 0, variant: true, computed: true, shown: "stock" },
+  qty_location: {
+    column: "qtyLocation",
+    kind: text(255),
+    write: "clearable",
+    initial: null,
+    variant: true,
+    modelled: "text",
+    shown: false,
+  },
+  disable_minusqty: { column: "disableMinusqty", kind: FLAG_TEXT, write: "optional", initial: 0, modelled: "flag" },
+  visible: { column: "visible", kind: FLAG, write: "optional", initial: 1, variant: true, modelled: "flag" },
+  description: { column: "description", kind: text(100_000), write: "clearable", initial: null, modelled: "text" },
+  gtin: { column: "gtin", kind: IDENTIFIER, write: "clearable", initial: null, variant: true, modelled: "text" },
+  supplier_name: {
+    column: "supplierName",
+    kind: text(255),
+    write: "clearable",
+    initial: null,
+    modelled: "text",
+    shown: false,
+  },
+  supplier_sku: {
+    column: "supplierSku",
+    kind: IDENTIFIER,
+    write: "clearable",
+    initial: null,
+    variant: true,
+    modelled: "text",
+    shown: false,
+  },
+  datafield_1: {
+    column: "datafield1",
+    kind: text(255),
+    write: "clearable",
+    initial: null,
+    modelled: "text",
+    shown: "datafields",
+  },
+  datafield_2: {
+    column: "datafield2",
+    kind: text(255),
+    write: "clearable",
+    initial: null,
+    modelled: "text",
+    shown: "datafields",
+  },
+  datafield_3: {
+    column: "datafield3",
+    kind: text(255),
+    write: "clearable",
+    initial: null,
+    modelled: "text",
+    shown: "datafields",
+  },
+  seo_description: { column: "seoDescription", kind: text(255), write: "clearable", initial: null, modelled: "text" },
+  seo_title: { column: "seoTitle", kind: text(255), write: "clearable", initial: null, modelled: "text" },
+  brand: { column: "brand", kind: text(255), write: "clearable", initial: null, modelled: "text" },
+  weight: { column: "weight", kind: GRAMS, write: "clearable", initial: null, variant: true, modelled: "weight" },
+  images: { column: "images", kind: IMAGES, write: "clearable", initial: [], modelled: "images" },
+  metadata: { column: "metadata", kind: OBJECT, write: "clearable", initial: null, shown: false },
 } as const satisfies Record<string, ProductField>;
 
-export type ProductFieldName = keyof typeof PRODUCT_FIELDS;
-const entries = Object.entries(PRODUCT_FIELDS) as [ProductFieldName, ProductField][];
+/** A variant's fields, in the order of its validator. */
+export const VARIANT_FIELDS = {
+  sku: { column: "sku", kind: SKU, write: "clearable", modelled: "text" },
+  price: { column: "price", kind: MONEY, write: "optional", modelled: "money2" },
+  purchase_price: { column: "purchasePrice", kind: MONEY, write: "clearable", modelled: "money2", shown: false },
+  before_price: { column: "beforePrice", kind: MONEY, write: "clearable", modelled: "money2" },
+  qty: {
+    column: "qty",
+    kind: COUNT,
+    write: "optional",
+    modelled: "signedDigits",
+    shown: "stock",
+    about: "Stock of this variant.",
+  },
+  qty_location: { column: "qtyLocation", kind: text(255), write: "clearable", modelled: "text", shown: false },
+  gtin: { column: "gtin", kind: IDENTIFIER, write: "clearable", modelled: "text" },
+  supplier_sku: { column: "supplierSku", kind: IDENTIFIER, write: "clearable", modelled: "text", shown: false },
+  weight: { column: "weight", kind: GRAMS, write: "clearable", modelled: "weight" },
+  // The modelled dialect answers it inverted, as `hidden` (./modelled-json.ts).
+  visible: { column: "visible", kind: FLAG, write: "optional" },
+  images: { column: "images", kind: IMAGES, write: "clearable", modelled: "images" },
+} as const satisfies Record<string, Described<VariantColumn>>;
+
+type Products = typeof PRODUCT_FIELDS;
+type Variants = typeof VARIANT_FIELDS;
+
+/** The fields of `D` whose name is not their column's SQL name in table `T`. */
+type Misnamed<D, T> = {
+  [K in keyof D]: D[K] extends { column: infer C extends keyof T }
+    ? T[C] extends { _: { name: K } }
+      ? never
+      : K
+    : never;
+}[keyof D];
+// A field's name is its column's (the create's insert and the update name columns by it).
+true satisfies [Misnamed<Products, typeof products> | Misnamed<Variants, typeof variants>] extends [never]
+  ? true
+  : false;
+
+export type ProductFieldName = keyof Products;
+export type VariantFieldName = keyof Variants;
+
+// The answers' key orders: described fields by name, and the entries each builder adds itself
+// (ids, dates, categories, URLs, option values, stock sums...). A described field missing from the
+// order of a dialect that answers it is a type error ("missing"); so is a name that is neither.
+
+type Plain<D, Dialect extends "own" | "modelled"> = {
+  [K in keyof D]: D[K] extends { computed: true }
+    ? never
+    : Dialect extends "modelled"
+      ? D[K] extends { modelled: string }
+        ? K
+        : never
+      : K;
+}[keyof D] &
+  string;
+
+/** `list` if it names every plain field of its dialect (`Need`) and otherwise only `Special`s. */
+const order =
+  <Need extends string, Special extends string>() =>
+  <const L extends readonly (Need | Special)[]>(
+    list: L & ([Exclude<Need, L[number]>] extends [never] ? unknown : { missing: Exclude<Need, L[number]> }),
+  ) =>
+    list as L;
+
+/** What the own dialect's builders add to a product's described fields. */
+export type OwnProductSpecial =
+  | "product_id"
+  | "stock"
+  | "categories"
+  | "slug"
+  | "url"
+  | "variants"
+  | "created_at"
+  | "updated_at";
+/** GET /v1/products/{id}: a product. */
+export const OWN_PRODUCT = order<Plain<Products, "own">, OwnProductSpecial>()([
+  "product_id",
+  "sku",
+  "title",
+  "price",
+  "before_price",
+  "purchase_price",
+  "tax_rate",
+  "stock",
+  "qty_location",
+  "disable_minusqty",
+  "visible",
+  "description",
+  "gtin",
+  "supplier_name",
+  "supplier_sku",
+  "datafield_1",
+  "datafield_2",
+  "datafield_3",
+  "seo_description",
+  "seo_title",
+  "brand",
+  "weight",
+  "images",
+  "categories",
+  "slug",
+  "url",
+  "metadata",
+  "variants",
+  "created_at",
+  "updated_at",
+]);
+
+type OptionKey = `variant_option${1 | 2 | 3 | 4 | 5}_${"name" | "value"}`;
+export const OPTION_KEYS = [1, 2, 3, 4, 5].flatMap((n) => [
+  `variant_option${n}_name`,
+  `variant_option${n}_value`,
+]) as OptionKey[];
+
+export type OwnVariantSpecial = "variant_id" | "options";
+/** A variant of GET /v1/products/{id}. */
+export const OWN_VARIANT = order<Plain<Variants, "own">, OwnVariantSpecial>()([
+  "variant_id",
+  "sku",
+  // variant_option1_name, variant_option1_value, ... variant_option5_value (OPTION_KEYS).
+  "options",
+  "price",
+  "before_price",
+  "purchase_price",
+  "qty",
+  "qty_location",
+  "gtin",
+  "supplier_sku",
+  "weight",
+  "visible",
+  "images",
+]);
+
+export type ModelledProductSpecial =
+  | "id"
+  | "hasVariants"
+  | "qty"
+  | "stock"
+  | "date_modified"
+  | "url"
+  | "headcategory_name"
+  | "categories";
+/** The modelled dialect's product in a list; with include_details, MODELLED_DETAILS follow. */
+export const MODELLED_BASE = order<never, ModelledProductSpecial | Plain<Products, "modelled">>()([
+  "id",
+  "sku",
+  "hasVariants",
+  "title",
+  "visible",
+  "qty",
+  "stock",
+  "price",
+  "before_price",
+  "purchase_price",
+  "tax_rate",
+  "weight",
+  "gtin",
+  "qty_location",
+  "disable_minusqty",
+  "supplier_name",
+  "supplier_sku",
+  "date_modified",
+  "url",
+  "headcategory_name",
+  "categories",
+]);
+
+/** The detail fields (include_details=true) after MODELLED_BASE's, then the variants. */
+export const MODELLED_DETAILS = order<Exclude<Plain<Products, "modelled">, (typeof MODELLED_BASE)[number]>, never>()([
+  "description",
+  "seo_title",
+  "seo_description",
+  "datafield_1",
+  "datafield_2",
+  "datafield_3",
+  "brand",
+  "images",
+]);
+
+export type ModelledVariantSpecial =
+  | "id"
+  | "product_id"
+  | "image_id"
+  | "hidden"
+  | "preorder"
+  | "preselected"
+  | "min_purchase_quantity"
+  | "max_purchase_quantity"
+  | "disable_minusqty"
+  | "values";
+/** A variant in the modelled dialect. */
+export const MODELLED_VARIANT = order<Plain<Variants, "modelled">, ModelledVariantSpecial>()([
+  "id",
+  "product_id",
+  "sku",
+  "price",
+  "before_price",
+  "purchase_price",
+  "qty",
+  "weight",
+  "gtin",
+  "supplier_sku",
+  "qty_location",
+  "image_id",
+  "images",
+  "hidden",
+  "preorder",
+  "preselected",
+  "min_purchase_quantity",
+  "max_purchase_quantity",
+  "disable_minusqty",
+  "values",
+]);
+
+// What the rest of the code reads of the description.
+
+export type Field = Described<string> & { initial?: unknown; variant?: true };
+const entries = Object.entries(PRODUCT_FIELDS) as [ProductFieldName, Field][];
+
+/** A described field of a product or variant by its name. */
+export const productField = (name: string): Field | undefined => (PRODUCT_FIELDS as Record<string, Field>)[name];
+export const variantField = (name: string): Field | undefined => (VARIANT_FIELDS as Record<string, Field>)[name];
+
+/** The Drizzle column of a described product or variant field. */
+export const productColumn = (f: Field) => products[f.column as ProductColumn];
+export const variantColumn = (f: Field) => variants[f.column as VariantColumn];
 
 /** Every field, in the order above. */
 export const PRODUCT_FIELD_NAMES = entries.map(([name]) => name);
 /** Fields stored as plain values (not JSON text). */
-export const SCALAR_FIELDS = entries.filter(([, f]) => !f.json).map(([name]) => name);
+export const SCALAR_FIELDS = entries.filter(([, f]) => !f.kind.json).map(([name]) => name);
 /** Fields that stay the product's when a variant is selected (docs/products.md, "Updating products"). */
 export const PRODUCT_ONLY_FIELDS = entries.filter(([, f]) => !f.variant).map(([name]) => name);
-type Described = typeof PRODUCT_FIELDS;
 /** The fields stored as plain text. */
 export type TextFieldName = {
-  [K in ProductFieldName]: Described[K] extends { text: true }
-    ? Described[K] extends { json: string }
+  [K in ProductFieldName]: Products[K]["kind"] extends { text: true }
+    ? Products[K]["kind"] extends { json: string }
       ? never
       : K
     : never;
 }[ProductFieldName];
 /** Plain text fields of the size estimate, with their key on a products row. */
 export const TEXT_FIELDS = entries
-  .filter(([, f]) => f.text && !f.json)
-  .map(([name, f]) => [name as TextFieldName, f.column] as const);
+  .filter(([, f]) => f.kind.text && !f.kind.json)
+  .map(([name, f]) => [name as TextFieldName, f.column as ProductColumn] as const);
 
 /** SQL: the value of field `name` in the JSON row `row` as the column stores it. */
 export function fieldValueSql(row: string, name: ProductFieldName) {
-  const f: ProductField = PRODUCT_FIELDS[name];
-  if (f.json === "object") return `iif(json_type(${row}, '$.${name}') = 'object', ${row}->'${name}', NULL)`;
-  return `${row}${f.json ? "->" : "->>"}'${name}'`;
+  const f: Field = PRODUCT_FIELDS[name];
+  if (f.kind.json === "object") return `iif(json_type(${row}, '$.${name}') = 'object', ${row}->'${name}', NULL)`;
+  return `${row}${f.kind.json ? "->" : "->>"}'${name}'`;
 }
 
 /** A create body's fields as the insert stores them, a left-out field as its `initial` value. */
@@ -82,8 +398,23 @@ export function withInitials<P extends Partial<Record<ProductFieldName, unknown>
   return out as { [K in ProductFieldName]: Exclude<P[K], undefined> | Initial<K> };
 }
 
-type Initial<K extends ProductFieldName> = (typeof PRODUCT_FIELDS)[K] extends { initial: infer I }
+type Initial<K extends ProductFieldName> = Products[K] extends { initial: infer I }
   ? I extends readonly []
     ? never[]
     : I
   : never;
+
+// The request validators' shapes (./schema.ts), typed field by field.
+
+type Zod<F> = F extends { kind: { zod: infer Z extends z.ZodType } } ? Z : never;
+type Write<F, Mode> = F extends { write: "required" }
+  ? Mode extends "create"
+    ? ReturnType<typeof req<Zod<F>>>
+    : ReturnType<typeof opt<Zod<F>>>
+  : F extends { write: "clearable" }
+    ? Mode extends "create"
+      ? ReturnType<typeof opt<Zod<F>>>
+      : ReturnType<typeof clearable<Zod<F>>>
+    : ReturnType<typeof opt<Zod<F>>>;
+/** The validator shape of described fields `D` in `mode`. */
+export type Shape<D, Mode extends "create" | "update"> = { -readonly [K in keyof D]: Write<D[K], Mode> };

@@ -1,3 +1,5 @@
+import { getTableName } from "drizzle-orm";
+import { products, variants } from "../db/schema";
 import { type PublicView, shownTo } from "../keys/public";
 
 // What the two builders of product JSON in SQL (./own-json.ts, ./modelled-json.ts) share: an
@@ -6,6 +8,28 @@ import { type PublicView, shownTo } from "../keys/public";
 
 /** A key and the SQL of its value. */
 export type Field = [key: string, sql: string];
+
+/** `alias.name` of a Drizzle column: SQL that names columns through the schema (src/db/schema.ts). */
+export const col = (alias: string, c: { name: string }) => `${alias}.${c.name}`;
+/** The SQL names of the products and variants tables, through the schema. */
+export const PRODUCTS = getTableName(products);
+export const VARIANTS = getTableName(variants);
+
+/**
+ * The fields of an answer's key order (src/products/fields.ts): a described field's SQL by
+ * `described`, found once; every other key's (one SQL, or several fields in its place) from the
+ * `special` given to the function returned.
+ */
+export function ordered<S extends string>(order: readonly string[], described: (key: string) => string | undefined) {
+  const found = order.map((k) => [k, described(k)] as const);
+  return (special: Record<S, string | Field[]>): Field[] =>
+    found.flatMap(([k, sql]): Field[] => {
+      if (sql !== undefined) return [[k, sql]];
+      const s = (special as Record<string, string | Field[]>)[k];
+      if (s === undefined) throw new Error(`no SQL for the answer's key ${k}`);
+      return typeof s === "string" ? [[k, s]] : s;
+    });
+}
 
 export const object = (fields: Field[]) => `json_object(${fields.map(([k, v]) => `'${k}', ${v}`).join(", ")})`;
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { DB } from "../db/client";
+import { products } from "../db/schema";
 import type { PublicView } from "../keys/public";
 import { decodeCursor, encodeCursor } from "../platform/cursor";
 import { stmt } from "../platform/d1";
@@ -19,6 +20,7 @@ import {
 import { carriedSql } from "../platform/quotes";
 import type { CarriedChunks } from "../platform/stream";
 import { categoryFilter, categoryQuery, urlSql } from "./categories";
+import { MODELLED_BASE, MODELLED_DETAILS, productColumn, productField } from "./fields";
 import { productParts, VARIANT_TOTALS, variantTotals } from "./modelled-json";
 
 // GET /v1/products and GET /v1/products/count in the modelled dialect (docs/modelled-reads.md, "Modelled reads").
@@ -115,11 +117,19 @@ const VARIANTS_PER_PART = 256;
  */
 function estimate(withDetails: boolean) {
   const lengths = (cols: string[]) => cols.map((c) => `coalesce(length(p.${c}), 0)`).join(" + ");
-  const base = lengths(["title", "sku", "gtin", "supplier_name", "supplier_sku", "qty_location"]);
+  const base = lengths(textColumns(MODELLED_BASE));
   if (!withDetails) return `(350 + ${base})`;
-  const details = lengths(["description", "seo_title", "seo_description", "datafield_1", "datafield_2", "datafield_3"]);
+  const details = lengths(textColumns(MODELLED_DETAILS));
   // A variant is about 420 bytes, and its options' names twice (each value is {"name", "val"}).
-  return `(600 + ${base} + ${details} + length(p.images) + p.vc * (420 + 2 * length(p.option_names)))`;
+  return `(600 + ${base} + ${details} + length(p.${products.images.name}) + p.vc * (420 + 2 * length(p.${products.optionNames.name})))`;
+}
+
+/** The column names of the plain text fields (not JSON) among `keys` (src/products/fields.ts). */
+function textColumns(keys: readonly string[]) {
+  return keys.flatMap((k) => {
+    const f = productField(k);
+    return f?.kind.text && !f.kind.json ? [productColumn(f).name] : [];
+  });
 }
 
 /**

@@ -1,9 +1,22 @@
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { DB } from "../db/client";
+import { products, variants as variantsTable } from "../db/schema";
 import type { PublicView } from "../keys/public";
 import { stmt } from "../platform/d1";
 import { carriedSql } from "../platform/quotes";
 import { storeBaseSql } from "./categories";
-import { type Field, object, seen } from "./json-sql";
+import {
+  type Field as DescribedField,
+  OWN_PRODUCT,
+  OWN_VARIANT,
+  type OwnProductSpecial,
+  type OwnVariantSpecial,
+  productColumn,
+  productField,
+  variantColumn,
+  variantField,
+} from "./fields";
+import { col, type Field, object, ordered, PRODUCTS, seen, VARIANTS } from "./json-sql";
 
 // A product as GET /v1/products/{id} answers it (present.ts `presentProduct`), built as JSON text
 // by SQLite, for that read (a storefront's with only what its key sees) and the writes planned in
@@ -13,74 +26,72 @@ import { type Field, object, seen } from "./json-sql";
 // (src/platform/quotes.ts). test/products.own-json.test.ts holds it equal to presentProduct, and to
 // the publishable filter over it, on random products.
 
-/** Minor units as the JSON number presentProduct gives (12900 -> 129, 19950 -> 199.5). */
-const money = (col: string) => `iif(${col} % 100 = 0, ${col} / 100, ${col} / 100.0)`;
-const maybeMoney = (col: string) => `iif(${col} IS NULL, NULL, ${money(col)})`;
 /** Epoch milliseconds as Date#toISOString gives them. */
-const iso = (col: string) => `strftime('%Y-%m-%dT%H:%M:%fZ', ${col} / 1000.0, 'unixepoch')`;
-const name = (n: number) => `p.option_names->>'$[${n - 1}]'`;
+const iso = (c: string) => `strftime('%Y-%m-%dT%H:%M:%fZ', ${c} / 1000.0, 'unixepoch')`;
+const P = (c: SQLiteColumn) => col("p", c);
+const V = (c: SQLiteColumn) => col("v", c);
 
-const VARIANT_FIELDS: Field[] = [
-  ["variant_id", "v.id"],
-  ["sku", "v.sku"],
-  ...[1, 2, 3, 4, 5].flatMap((n): Field[] => [
-    [`variant_option${n}_name`, name(n)],
-    [`variant_option${n}_value`, `iif(${name(n)} IS NULL OR ${name(n)} = '', NULL, v.option${n}_value)`],
-  ]),
-  ["price", money("v.price")],
-  ["before_price", maybeMoney("v.before_price")],
-  ["purchase_price", maybeMoney("v.purchase_price")],
-  ["qty", "v.qty"],
-  ["qty_location", "v.qty_location"],
-  ["gtin", "v.gtin"],
-  ["supplier_sku", "v.supplier_sku"],
-  ["weight", "v.weight"],
-  ["visible", "v.visible"],
-  ["images", "json(v.images)"],
-];
+/** The own dialect's SQL of a described field over its column `c`; a NULL column answers null. */
+function own(f: DescribedField, c: SQLiteColumn, alias: string) {
+  const at = col(alias, c);
+  const sql = f.kind.own.sql(at);
+  return c.notNull || sql === at ? sql : `iif(${at} IS NULL, NULL, ${sql})`;
+}
+const productOwn = (k: string) => {
+  const f = productField(k);
+  return f && !f.computed ? own(f, productColumn(f), "p") : undefined;
+};
+const variantOwn = (k: string) => {
+  const f = variantField(k);
+  return f && own(f, variantColumn(f), "v");
+};
 
-const STOCK = "coalesce((SELECT sum(qty) FROM variants WHERE product_id = p.id), p.stock)";
+const name = (n: number) => `${P(products.optionNames)}->>'$[${n - 1}]'`;
+const OPTIONS = [1, 2, 3, 4, 5].flatMap((n): Field[] => [
+  [`variant_option${n}_name`, name(n)],
+  [
+    `variant_option${n}_value`,
+    `iif(${name(n)} IS NULL OR ${name(n)} = '', NULL, ${col("v", variantsTable[`option${n}` as "option1"])})`,
+  ],
+]);
+const VARIANT_FIELDS = ordered<OwnVariantSpecial>(
+  OWN_VARIANT,
+  variantOwn,
+)({
+  variant_id: V(variantsTable.id),
+  options: OPTIONS,
+});
+
+// The variants of the products row `p`, and their stock sums.
+const v = variantsTable;
+const OF_PRODUCT = `FROM ${VARIANTS} WHERE ${v.productId.name} = ${P(products.id)}`;
+const STOCK = `coalesce((SELECT sum(${v.qty.name}) ${OF_PRODUCT}), ${P(products.stock)})`;
 /** A storefront's stock of a product with variants: that of the variants it sees. */
-const SHOWN_STOCK = `iif(EXISTS (SELECT 1 FROM variants WHERE product_id = p.id),
-  (SELECT coalesce(sum(qty), 0) FROM variants WHERE product_id = p.id AND visible = 1), p.stock)`;
+const SHOWN_STOCK = `iif(EXISTS (SELECT 1 ${OF_PRODUCT}),
+  (SELECT coalesce(sum(${v.qty.name}), 0) ${OF_PRODUCT} AND ${v.visible.name} = 1), ${P(products.stock)})`;
+const VARIANT_COUNT = `(SELECT count(*) ${OF_PRODUCT})`;
 
-const PRODUCT_FIELDS = (url: string, variants: string): Field[] => [
-  ["product_id", "p.id"],
-  ["sku", "p.sku"],
-  ["title", "p.title"],
-  ["price", money("p.price")],
-  ["before_price", maybeMoney("p.before_price")],
-  ["purchase_price", maybeMoney("p.purchase_price")],
-  ["tax_rate", "p.tax_rate"],
-  ["stock", STOCK],
-  ["qty_location", "p.qty_location"],
-  ["disable_minusqty", "CAST(p.disable_minusqty AS TEXT)"],
-  ["visible", "p.visible"],
-  ["description", "p.description"],
-  ["gtin", "p.gtin"],
-  ["supplier_name", "p.supplier_name"],
-  ["supplier_sku", "p.supplier_sku"],
-  ["datafield_1", "p.datafield_1"],
-  ["datafield_2", "p.datafield_2"],
-  ["datafield_3", "p.datafield_3"],
-  ["seo_description", "p.seo_description"],
-  ["seo_title", "p.seo_title"],
-  ["weight", "p.weight"],
-  ["images", "json(p.images)"],
-  ["categories", "json(p.categories)"],
-  ["slug", "p.slug"],
-  ["url", url],
-  ["metadata", "iif(p.metadata IS NULL, NULL, json(p.metadata))"],
-  ["variants", variants],
-  ["created_at", iso("p.created_at")],
-  ["updated_at", iso("p.updated_at")],
-];
+const PRODUCT = ordered<OwnProductSpecial>(OWN_PRODUCT, productOwn);
+const PRODUCT_FIELDS = (url: string, variants: string, stock: string): Field[] =>
+  PRODUCT({
+    product_id: P(products.id),
+    stock,
+    categories: `json(${P(products.categories)})`,
+    slug: P(products.slug),
+    url,
+    variants,
+    created_at: iso(P(products.createdAt)),
+    updated_at: iso(P(products.updatedAt)),
+  });
 
 // A product's variants, in order through variants_product (product_id, position); a product with
 // variants has their qty summed as its stock.
 const variants = (view: PublicView | undefined) =>
-  `(SELECT json_group_array(${object(seen(VARIANT_FIELDS, view, "v.qty"))} ORDER BY v.position, v.id)
-  FROM (SELECT * FROM variants WHERE product_id = p.id${view ? " AND visible = 1" : ""}) AS v)`;
+  `(SELECT json_group_array(${object(seen(VARIANT_FIELDS, view, V(variantsTable.qty)))} ORDER BY ${V(variantsTable.position)}, ${V(variantsTable.id)})
+  FROM (SELECT * ${OF_PRODUCT}${view ? ` AND ${v.visible.name} = 1` : ""}) AS v)`;
+
+/** What productText reads besides the text: the product's id and token, and its variants' count. */
+const HEAD = `${P(products.id)}, ${P(products.token)}, ${VARIANT_COUNT} AS variants`;
 
 /**
  * The products `where` selects (a condition on `p`, values bound as ?1...), newest first, one `json`
@@ -96,32 +107,32 @@ export function ownJson(db: DB, where: string, ...params: unknown[]) {
  * publicFields).
  */
 export function publicJson(db: DB, view: PublicView, where: string, ...params: unknown[]) {
-  return productJson(db, view, `(${where}) AND p.visible = 1`, ...params);
+  return productJson(db, view, `(${where}) AND ${P(products.visible)} = 1`, ...params);
 }
 
 function productJson(db: DB, view: PublicView | undefined, where: string, ...params: unknown[]) {
   const base = storeBaseSql();
-  const url = `iif(p.slug IS NULL OR ${base} = '', NULL, ${base} || p.slug)`;
+  const slug = P(products.slug);
+  const url = `iif(${slug} IS NULL OR ${base} = '', NULL, ${base} || ${slug})`;
   const stock = view ? SHOWN_STOCK : STOCK;
-  const fields = PRODUCT_FIELDS(url, variants(view)).map(([k, v]): Field => [k, k === "stock" ? stock : v]);
-  const product = object(seen(fields, view, stock));
+  const product = object(seen(PRODUCT_FIELDS(url, variants(view), stock), view, stock));
   return stmt(
     db,
-    `SELECT p.id, p.token, (SELECT count(*) FROM variants WHERE product_id = p.id) AS variants, ${carriedSql(product)} AS json
-     FROM products AS p WHERE ${where} ORDER BY p.id DESC`,
+    `SELECT ${HEAD}, ${carriedSql(product)} AS json FROM ${PRODUCTS} AS p WHERE ${where} ORDER BY ${P(products.id)} DESC`,
     ...params,
   );
 }
+
+/** The minimal answer (read.ts presentMinimal) of a product. */
+const MINIMAL = `json_object('product_id', ${P(products.id)}, 'sku', ${P(products.sku)}, 'updated_at', ${iso(P(products.updatedAt))},
+  'variants', (SELECT coalesce(json_group_array(json_object('variant_id', ${V(v.id)}, 'sku', ${V(v.sku)})), '[]')
+    FROM (SELECT ${v.id.name}, ${v.sku.name} ${OF_PRODUCT} ORDER BY ${v.position.name}, ${v.id.name}) AS v))`;
 
 /** The minimal answer (read.ts presentMinimal) of the same products. */
 export function minimalJson(db: DB, where: string, ...params: unknown[]) {
   return stmt(
     db,
-    `SELECT p.id, p.token, (SELECT count(*) FROM variants WHERE product_id = p.id) AS variants,
-      ${carriedSql(`json_object('product_id', p.id, 'sku', p.sku, 'updated_at', ${iso("p.updated_at")},
-      'variants', (SELECT coalesce(json_group_array(json_object('variant_id', v.id, 'sku', v.sku)), '[]')
-        FROM (SELECT id, sku FROM variants WHERE product_id = p.id ORDER BY position, id) AS v))`)} AS json
-    FROM products AS p WHERE ${where} ORDER BY p.id DESC`,
+    `SELECT ${HEAD}, ${carriedSql(MINIMAL)} AS json FROM ${PRODUCTS} AS p WHERE ${where} ORDER BY ${P(products.id)} DESC`,
     ...params,
   );
 }

@@ -1,13 +1,33 @@
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { DB } from "../db/client";
 import { toProduct } from "../db/rows";
+import { products, variants } from "../db/schema";
 import { stmt } from "../platform/d1";
+import { VARIANT_FIELDS, variantColumn } from "./fields";
+import { col, PRODUCTS, VARIANTS } from "./json-sql";
 import { presentProducts, type VariantOutRow } from "./present";
 
 // Only the variant columns an answer shows: every column of every row is built into an object by
 // D1's binding before the Worker sees it, so the ones no answer reads are not selected.
-const VARIANT_COLUMNS = `v.id, v.product_id, v.sku, v.option1_value, v.option2_value, v.option3_value,
-  v.option4_value, v.option5_value, v.price, v.before_price, v.purchase_price, v.qty, v.qty_location,
-  v.gtin, v.supplier_sku, v.weight, v.visible, v.images`;
+// The described fields' (src/products/fields.ts) and what the presenter adds: id, product, options.
+const v = variants;
+const VARIANT_COLUMNS = [
+  v.id,
+  v.productId,
+  v.option1,
+  v.option2,
+  v.option3,
+  v.option4,
+  v.option5,
+  ...Object.values(VARIANT_FIELDS).map((f) => variantColumn(f)),
+]
+  .map((c) => col("v", c))
+  .join(", ");
+const P = (c: SQLiteColumn) => col("p", c);
+const V = (c: SQLiteColumn) => col("v", c);
+/** The variants of the products `where` selects, joined to them. */
+const JOINED = `FROM ${VARIANTS} AS v JOIN ${PRODUCTS} AS p ON ${P(products.id)} = ${V(v.productId)}`;
+const VARIANT_ORDER = `${V(v.productId)}, ${V(v.position)}, ${V(v.id)}`;
 
 /**
  * The two statements that read products and their variants, for a condition on the product `p`
@@ -19,13 +39,8 @@ const VARIANT_COLUMNS = `v.id, v.product_id, v.sku, v.option1_value, v.option2_v
  */
 export function productReads(db: DB, where: string, ...params: unknown[]) {
   return [
-    stmt(db, `SELECT p.* FROM products AS p WHERE ${where} ORDER BY p.id DESC`, ...params),
-    stmt(
-      db,
-      `SELECT ${VARIANT_COLUMNS} FROM variants AS v JOIN products AS p ON p.id = v.product_id WHERE ${where}
-       ORDER BY v.product_id, v.position, v.id`,
-      ...params,
-    ),
+    stmt(db, `SELECT p.* FROM ${PRODUCTS} AS p WHERE ${where} ORDER BY ${P(products.id)} DESC`, ...params),
+    stmt(db, `SELECT ${VARIANT_COLUMNS} ${JOINED} WHERE ${where} ORDER BY ${VARIANT_ORDER}`, ...params),
   ];
 }
 
@@ -44,13 +59,13 @@ export function minimalReads(db: DB, where: string, ...params: unknown[]) {
   return [
     stmt(
       db,
-      `SELECT p.id, p.token, p.sku, p.updated_at FROM products AS p WHERE ${where} ORDER BY p.id DESC`,
+      `SELECT ${[products.id, products.token, products.sku, products.updatedAt].map(P).join(", ")}
+       FROM ${PRODUCTS} AS p WHERE ${where} ORDER BY ${P(products.id)} DESC`,
       ...params,
     ),
     stmt(
       db,
-      `SELECT v.id, v.product_id, v.sku FROM variants AS v JOIN products AS p ON p.id = v.product_id WHERE ${where}
-       ORDER BY v.product_id, v.position, v.id`,
+      `SELECT ${[v.id, v.productId, v.sku].map(V).join(", ")} ${JOINED} WHERE ${where} ORDER BY ${VARIANT_ORDER}`,
       ...params,
     ),
   ];

@@ -1,20 +1,9 @@
 import { z } from "zod";
-import {
-  clearable,
-  flag,
-  id,
-  identifier,
-  int,
-  metadata,
-  money,
-  nonNegative,
-  opt,
-  req,
-  sku,
-  str,
-} from "../platform/fields";
+import { clearable, flag, id, opt, req, sku, str } from "../platform/fields";
 import { precompile } from "../platform/validate";
 import { categoryName, categoryPaths, slug } from "./categories";
+import { type Field, PRODUCT_FIELDS, type Shape, VARIANT_FIELDS } from "./fields";
+import { stock } from "./kinds";
 
 // Wire schemas of interface.md 2.7 (product) and 2.8 (variant entry), field names as the API
 // this is modelled on sends them. `create` mode is POST /v1/products; `update` mode is PUT, where
@@ -27,58 +16,28 @@ import { categoryName, categoryPaths, slug } from "./categories";
  * bench/README.md.
  */
 export const MAX_VARIANTS = 2048;
-/** Images per product and per variant (docs/products.md, "Updating products"). */
-export const MAX_IMAGES = 50;
 export const OPTION_SLOTS = [1, 2, 3, 4, 5] as const;
 
-/** Whether `s` is an absolute https URL with a host (images are shown to shoppers' browsers). */
-function isHttpsUrl(s: string) {
-  try {
-    const u = new URL(s);
-    return u.protocol === "https:" && u.hostname !== "";
-  } catch {
-    return false;
-  }
-}
-const imageUrl = str(2048).refine(isHttpsUrl, { error: "must be an https URL" });
-
-// An image: {url, alttext}, the modelled API's {image, alttext} (as its reads show it), or a URL.
-export const image = z.preprocess(
-  (v) => (typeof v === "string" ? { url: v } : v),
-  z
-    .object(
-      { url: opt(imageUrl), image: opt(imageUrl), alttext: opt(str(255)) },
-      { error: "must be an object with url" },
-    )
-    .refine((o) => o.url !== undefined || o.image !== undefined, { path: ["url"], error: "is required" })
-    .transform((o): Image => {
-      const url = (o.url ?? o.image) as string;
-      return o.alttext === undefined ? { url } : { url, alttext: o.alttext };
-    }),
-);
-export type Image = { url: string; alttext?: string };
-
-/**
- * images: an ordered array of {url, alttext} or of URLs, or an object keyed by position
- * ({"1": {"image": ...}}), stored as the ordered list (docs/products.md, "Categories, URLs and images").
- */
-export const images = z
-  .union([z.array(image), z.record(z.string().regex(/^\d+$/), image)], {
-    error: "must be an array of {url, alttext} or of URLs, or an object keyed by position",
-  })
-  .transform((v): Image[] =>
-    Array.isArray(v)
-      ? v
-      : Object.entries(v)
-          .sort(([a], [b]) => Number(a) - Number(b))
-          .map(([, img]) => img),
-  )
-  .refine((list) => list.length <= MAX_IMAGES, { error: `must have at most ${MAX_IMAGES} images` });
-
-const STOCK_RANGE = 1_000_000_000;
-export const stock = int(-STOCK_RANGE, STOCK_RANGE, `must be a whole number from -${STOCK_RANGE} to ${STOCK_RANGE}`);
+export { type Image, image, images, MAX_IMAGES, stock } from "./kinds";
 // A flag like the others (docs/api.md, "Conventions": 1/0, "1"/"0", true/false), stored and answered as 1 or 0.
 export const visible = flag;
+
+/** The validators of the fields `described` (./fields.ts) in `mode`. */
+function shapeOf<D extends Record<string, Field>, M extends "create" | "update">(described: D, mode: M) {
+  const shape: Record<string, z.ZodType> = {};
+  for (const [name, f] of Object.entries(described)) {
+    const wrap =
+      f.write === "required"
+        ? mode === "create"
+          ? req
+          : opt
+        : f.write === "clearable" && mode === "update"
+          ? clearable
+          : opt;
+    shape[name] = wrap(f.kind.zod);
+  }
+  return shape as Shape<D, M>;
+}
 
 function optionFields(make: <T extends z.ZodType>(s: T) => z.ZodType) {
   const shape: Record<string, z.ZodType> = {};
@@ -90,23 +49,10 @@ function optionFields(make: <T extends z.ZodType>(s: T) => z.ZodType) {
 }
 
 /** Variant fields; `update` entries also carry variant_id. */
-function variantShape(mode: "create" | "update") {
-  const o = mode === "create" ? opt : clearable;
-  return {
-    ...optionFields(opt),
-    sku: o(sku),
-    price: opt(money),
-    purchase_price: o(money),
-    before_price: o(money),
-    qty: opt(stock),
-    qty_location: o(str(255)),
-    gtin: o(identifier(255)),
-    supplier_sku: o(identifier(255)),
-    weight: o(nonNegative),
-    visible: opt(visible),
-    images: o(images),
-  };
-}
+const variantShape = <M extends "create" | "update">(mode: M) => ({
+  ...optionFields(opt),
+  ...shapeOf(VARIANT_FIELDS, mode),
+});
 
 export const variantEntry = z.object(variantShape("create"), { error: "must be an object" });
 // Stock changes that cannot lose updates (docs/stock.md): `adjust`
@@ -135,31 +81,10 @@ const variantList = <T extends z.ZodType>(entry: T) =>
     .array(entry, { error: "must be an array" })
     .max(MAX_VARIANTS, { error: `must have at most ${MAX_VARIANTS} entries` });
 
-function productShape(mode: "create" | "update") {
+function productShape<M extends "create" | "update">(mode: M) {
   const o = mode === "create" ? opt : clearable;
   return {
-    sku: o(sku),
-    title: mode === "create" ? req(str(255)) : opt(str(255)),
-    price: mode === "create" ? req(money) : opt(money),
-    before_price: o(money),
-    purchase_price: o(money),
-    tax_rate: opt(int(0, 100)),
-    stock: opt(stock),
-    qty_location: o(str(255)),
-    disable_minusqty: opt(flag),
-    visible: opt(visible),
-    description: o(str(100_000)),
-    gtin: o(identifier(255)),
-    supplier_name: o(str(255)),
-    supplier_sku: o(identifier(255)),
-    datafield_1: o(str(255)),
-    datafield_2: o(str(255)),
-    datafield_3: o(str(255)),
-    seo_description: o(str(255)),
-    seo_title: o(str(255)),
-    weight: o(nonNegative),
-    images: o(images),
-    metadata: o(metadata),
+    ...shapeOf(PRODUCT_FIELDS, mode),
     // docs/products.md, "Categories, URLs and images": null derives the slug from the title again,
     // and clears the categories.
     slug: o(slug),

@@ -1,4 +1,6 @@
-import { TEXT_FIELDS } from "./fields";
+import { getTableName } from "drizzle-orm";
+import { products, variants } from "../db/schema";
+import { type Field, PRODUCT_FIELDS, productColumn, TEXT_FIELDS, VARIANT_FIELDS, variantColumn } from "./fields";
 import type { VariantEntry } from "./schema";
 import { VALUE_KEYS } from "./variants";
 
@@ -17,29 +19,36 @@ export const PRODUCT_ALLOWANCE = 1024;
 /** The same for one variant. */
 export const VARIANT_ALLOWANCE = 640;
 
-/** A product's plain text columns; with its JSON columns (images, metadata), all its text. */
+/** A product's plain text fields (a create's estimate reads them by name); its text columns, JSON ones included. */
 export const PRODUCT_TEXT_COLUMNS = TEXT_FIELDS.map(([name]) => name);
-const PRODUCT_TEXT = [...PRODUCT_TEXT_COLUMNS, "images", "metadata", "slug", "categories"] as const;
+const PRODUCT_TEXT = [
+  ...Object.values(PRODUCT_FIELDS as Record<string, Field>)
+    .filter((f) => f.kind.text)
+    .map((f) => productColumn(f)),
+  products.slug,
+  products.categories,
+].map((c) => c.name);
+/** A variant's text columns: its described text fields' and its option values. */
 const VARIANT_TEXT = [
-  "sku",
-  "option1_value",
-  "option2_value",
-  "option3_value",
-  "option4_value",
-  "option5_value",
-  "qty_location",
-  "gtin",
-  "supplier_sku",
-  "images",
-] as const;
+  ...Object.values(VARIANT_FIELDS as Record<string, Field>)
+    .filter((f) => f.kind.text)
+    .map((f) => variantColumn(f)),
+  variants.option1,
+  variants.option2,
+  variants.option3,
+  variants.option4,
+  variants.option5,
+].map((c) => c.name);
 
 const bytesOf = (col: string) => `length(CAST(coalesce(${col}, '') AS BLOB))`;
 
 /** The estimate for the product row `p`, as an SQL expression. */
 export const SIZE_SQL = `(${PRODUCT_ALLOWANCE} + ${PRODUCT_TEXT.map((c) => bytesOf(`p.${c}`)).join(" + ")}
-  + coalesce((SELECT sum(${VARIANT_ALLOWANCE} + ${bytesOf("p.option_names")} + ${VARIANT_TEXT.map((c) =>
+  + coalesce((SELECT sum(${VARIANT_ALLOWANCE} + ${bytesOf(`p.${products.optionNames.name}`)} + ${VARIANT_TEXT.map((c) =>
     bytesOf(`sv.${c}`),
-  ).join(" + ")}) FROM variants AS sv WHERE sv.product_id = p.id), 0))`;
+  ).join(
+    " + ",
+  )}) FROM ${getTableName(variants)} AS sv WHERE sv.${variants.productId.name} = p.${products.id.name}), 0))`;
 
 const ASCII = /^[\x20-\x7e]*$/;
 const encoder = new TextEncoder();
