@@ -4144,6 +4144,8 @@ export interface operations {
                                 datafield_2: string;
                                 /** @description Text; "" when there is none. */
                                 datafield_3: string;
+                                /** @description Text; "" when there is none. */
+                                brand: string;
                                 /** @description Images keyed by position from "1": {"1": {"image": url, "alttext": text}}. */
                                 images: {
                                     [key: string]: {
@@ -4164,6 +4166,7 @@ export interface operations {
                                     purchase_price: string;
                                     /** @description A whole number as a string. */
                                     qty: string;
+                                    /** @description Grams as text; "0" when not given. */
                                     weight: string;
                                     /** @description Text; "" when there is none. */
                                     gtin: string;
