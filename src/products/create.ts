@@ -7,12 +7,13 @@ import { committed, newEvent, outboxStatement, type PendingEvent } from "../webh
 import { derivedSlug, tooManyPaths, withHead } from "./categories";
 import { fieldValueSql, PRODUCT_FIELD_NAMES, withInitials } from "./fields";
 import { minimalJson, ownJson, type ProductText, productTexts } from "./own-json";
-import { at, POSITION, packedRows, SLOTS, TOKEN, value } from "./packed";
+import { at, OWNER, POSITION, packedRows, SLOTS, value } from "./packed";
 import type { ProductOut } from "./present";
 import { presentReads, productReads } from "./read";
 import type { ProductCreate, VariantEntry } from "./schema";
 import {
   entryBytes,
+  entryBytesAtMost,
   jsonBytes,
   MAX_ANSWER_BYTES,
   PRODUCT_ALLOWANCE,
@@ -20,7 +21,7 @@ import {
   textBytes,
   tooLarge,
 } from "./size";
-import { agreedNames, type Located, sharedNames, VALUE_KEYS, valuesOf } from "./variants";
+import { agreedNames, sharedNames, VALUE_KEYS, valuesOf } from "./variants";
 
 /**
  * How a write answers: `minimal` reads back only ids, SKUs and updated_at (docs/products.md,
@@ -94,7 +95,9 @@ type Planned = {
   product: ProductInsert;
   /** The variant entries as given, checked; written packed (./packed.ts). */
   variants: VariantEntry[];
-  skus: Located<string>[];
+  /** The SKUs it will own, and where each was given: -1 the product, else its entry. */
+  skus: string[];
+  skuAt: number[];
   /** The slug the client gave, if it did. */
   slug?: string;
 };
@@ -147,28 +150,44 @@ function planCreate(
     seen.set(key, i);
     if (flagOn && (entry.qty ?? 0) < 0)
       errors.push(`${path(i)}.qty: must not be negative while disable_minusqty is on`);
-    size += nameBytes + entryBytes(entry);
+    size += nameBytes + entryBytesAtMost(entry);
   }
   if (errors.length) return { index, status: 400, errors };
-  const owned: Located<string>[] = [];
-  if (product.sku !== null) owned.push({ entry: product.sku, path: "sku" });
+  // The estimate itself only when the quick bound of it is past the limit.
+  if (size > MAX_ANSWER_BYTES) {
+    size = createdSize(product);
+    for (const entry of entries) size += nameBytes + entryBytes(entry);
+  }
+  // SKUs with where they were given; paths are worded only for an error (2,048 entries).
+  const owned: string[] = [];
+  const skuAt: number[] = [];
+  if (product.sku !== null) {
+    owned.push(product.sku);
+    skuAt.push(-1);
+  }
   for (let i = 0; i < entries.length; i++) {
     const sku = entries[i].sku;
-    if (sku !== undefined && sku !== null) owned.push({ entry: sku, path: `${path(i)}.sku` });
+    if (sku !== undefined && sku !== null) {
+      owned.push(sku);
+      skuAt.push(i);
+    }
   }
   // A SKU given twice inside one product would fail the batch on the skus key on every attempt.
-  const first = new Map<string, string>();
-  for (const { entry: sku, path } of owned) {
-    const earlier = first.get(sku);
-    if (earlier) errors.push(`${path}: SKU ${sku} is also given at ${earlier}`);
-    else first.set(sku, path.replace(/\.sku$/, "") || "sku");
+  const first = new Map<string, number>();
+  for (let k = 0; k < owned.length; k++) {
+    const earlier = first.get(owned[k]);
+    if (earlier === undefined) first.set(owned[k], skuAt[k]);
+    else errors.push(`${skuPath(skuAt[k])}: SKU ${owned[k]} is also given at ${earlier < 0 ? "sku" : path(earlier)}`);
   }
   if (errors.length) return { index, status: 409, errors };
   if (size > MAX_ANSWER_BYTES) {
     return { index, status: 413, errors: [tooLarge(`product "${product.title}"`, size)] };
   }
-  return { index, product, variants: entries, skus: owned, slug: p.slug ?? undefined };
+  return { index, product, variants: entries, skus: owned, skuAt, slug: p.slug ?? undefined };
 }
+
+/** Where a create's SKU was given (Planned.skuAt). */
+const skuPath = (at: number) => (at < 0 ? "sku" : `variants.add[${at}].sku`);
 
 /**
  * The key of an entry's option values for `names` (as comboKey gives it), without an array per
@@ -225,8 +244,9 @@ const v = (n: number) => at("j.value", value(n));
 
 /**
  * Inserts the variants of products created in the same batch: ?1 their entries packed
- * (./packed.ts, packedFor: each with its product's token and its position), ?2 now. Checked by
- * planCreate; a variant without a price takes its product's.
+ * (./packed.ts: each with its position and its product's place in ?3), ?2 now, ?3 the products'
+ * tokens. Checked by planCreate; a variant without a price takes its product's. The place, not
+ * the 36-character token, travels with each of up to 2,048 entries.
  */
 const INSERT_PACKED = `
   INSERT INTO variants (product_id, sku, ${each((k) => `option${k}_value`, ", ")}, price, before_price,
@@ -237,7 +257,8 @@ const INSERT_PACKED = `
     coalesce(${at("j.value", "qty")}, 0), ${at("j.value", "qty_location")}, ${at("j.value", "gtin")},
     ${at("j.value", "supplier_sku")}, ${at("j.value", "weight")}, coalesce(${at("j.value", "visible")}, 1),
     coalesce(${at("j.value", "images")}, '[]'), p.disable_minusqty, j.value->>'$[${POSITION}]', ?2, ?2
-  FROM json_each(?1) AS j JOIN products AS p ON p.token = j.value->>'$[${TOKEN}]'`;
+  FROM json_each(?1) AS j JOIN json_each(?3) AS t ON t.key = j.value->>'$[${OWNER}]'
+  JOIN products AS p ON p.token = t.value`;
 
 /** SKUs of `wanted` already in the store, with their owners. */
 export function skuOwners(db: DB, wanted: string[]) {
@@ -294,7 +315,7 @@ export async function createProducts(
         : await Promise.all([
             skuOwners(
               db,
-              plans.flatMap((p) => p.skus.map((s) => s.entry)),
+              plans.flatMap((p) => p.skus),
             ),
             slugOwners(
               db,
@@ -307,7 +328,8 @@ export async function createProducts(
     const ready: Planned[] = [];
     for (const plan of plans) {
       const errors: string[] = [];
-      for (const { entry: sku, path } of plan.skus) {
+      for (const [k, sku] of plan.skus.entries()) {
+        const path = skuPath(plan.skuAt[k]);
         const owner = taken.get(sku);
         if (owner !== undefined) errors.push(skuTaken(path, sku, owner));
         else if (claimed.has(sku)) errors.push(`${path}: SKU ${sku} is used twice in this request`);
@@ -319,7 +341,7 @@ export async function createProducts(
       }
       if (errors.length) outcomes.set(plan.index, { ok: false, status: 409, errors });
       else {
-        for (const s of plan.skus) claimed.set(s.entry, plan.index);
+        for (const sku of plan.skus) claimed.set(sku, plan.index);
         if (plan.slug !== undefined) claimedSlugs.add(plan.slug);
         ready.push(plan);
       }
@@ -332,7 +354,7 @@ export async function createProducts(
     const byToken = "p.token IN (SELECT value FROM json_each(?1))";
     events = ready.map((p) => newEvent("product.add", { productToken: p.product.token, keyId: options.keyId }));
     // Every product's variants in one packed list, split only when too long for one bound value.
-    const rows = ready.flatMap((p) => packedRows(p.variants, p.product.token));
+    const rows = ready.flatMap((p, i) => packedRows(p.variants, i));
     const whole = JSON.stringify(rows);
     const variants = fitsOneValue(whole) ? [whole] : jsonChunks(rows);
     try {
@@ -340,7 +362,7 @@ export async function createProducts(
         ...jsonChunks(ready.map((p) => p.product)).map((json) =>
           stmt(db, INSERT_PRODUCTS, json, now, options.keyId ?? null),
         ),
-        ...variants.map((json) => stmt(db, INSERT_PACKED, json, now)),
+        ...variants.map((json) => stmt(db, INSERT_PACKED, json, now, tokens)),
         outboxStatement(db, events, now),
         // The products as SQLite writes their answer (./own-json.ts): never presented in JavaScript.
         (options.minimal ? minimalJson : ownJson)(db, byToken, tokens),

@@ -2,8 +2,9 @@ import type { DB } from "../../db/client";
 import { fitsOneValue, runChecked, stmt } from "../../platform/d1";
 import { committed, newEvent, outboxStatement } from "../../webhooks/outbox";
 import type { ItemOutcome, WriteOptions, Written } from "../create";
+import { STOCK } from "../entries";
 import { minimalJson, ownJson, productText } from "../own-json";
-import { at, type Field, given, packed, SLOTS, VARIANT_ID, value } from "../packed";
+import { ADJUST, at, EXPECTED, type Field, given, packed, SLOTS, VARIANT_ID, value } from "../packed";
 import { MAX_ANSWER_BYTES, SIZE_SQL } from "../size";
 import { sharedNames } from "../variants";
 import type { UpdateItem } from "./select";
@@ -18,7 +19,8 @@ import type { UpdateItem } from "./select";
 // unique combination index; an update by variant id), writes the match into a scratch table, and applies it with fixed statements.
 // Whatever the JavaScript plan would refuse (a missing or extra option value, two entries matching
 // one variant, a variant id of another product, another product's SKU, a repeated combination, negative stock under
-// disable_minusqty, an answer past 2 MiB) fails the batch through a constraint, so nothing is
+// disable_minusqty, an `expected_qty` the stored qty is not, `adjust` beside `qty` or past the
+// largest count, an answer past 2 MiB) fails the batch through a constraint, so nothing is
 // written, and the caller then takes the JavaScript path, which words the errors (the same
 // division as orders' cold path, docs/orders.md, "Orders"). Option renames, selections by SKU,
 // Idempotency-Key and every other field go the JavaScript way. test/products.variants-sql.test.ts holds
@@ -38,6 +40,7 @@ const PLAN = `
   WITH e AS MATERIALIZED (
     SELECT j.key AS entry, j.value AS data, p.id AS pid, json_array_length(p.option_names) AS n,
       ${at("j.value", "sku")} AS sku, j.value->>'$[${VARIANT_ID}]' AS variant_id,
+      j.value->>'$[${ADJUST}]' AS adjust, j.value->>'$[${EXPECTED}]' AS expected,
       ${each((n) => `${at("j.value", value(n))} AS v${n}`, ", ")}
     FROM products AS p, json_each(?2) AS j
     WHERE p.id = ?1 AND p.slug IS NOT NULL AND json_array_length(p.option_names) > 0
@@ -57,7 +60,9 @@ const PLAN = `
   )
   SELECT r.entry, r.pid, r.vid,
     ${each((n) => `CASE WHEN NOT ?4 THEN coalesce(r.v${n}, m.option${n}_value) WHEN r.keeps THEN m.option${n}_value ELSE r.t${n} END`, ", ")},
-    r.data IS NULL OR iif(?4, NOT r.keeps AND (r.missing OR r.extra), r.vid IS NULL OR r.extra), r.data
+    r.data IS NULL OR iif(?4, NOT r.keeps AND (r.missing OR r.extra), r.vid IS NULL OR r.extra
+      OR (r.expected IS NOT NULL AND m.qty IS NOT r.expected)
+      OR (r.adjust IS NOT NULL AND (${given("r.data", "qty")} OR abs(m.qty + r.adjust) > ${STOCK}))), r.data
   FROM (SELECT *, sku IS NOT NULL AND vid IS NOT NULL AND novalues AS keeps FROM r) AS r
   LEFT JOIN variants AS m ON m.id = r.vid`;
 
@@ -95,9 +100,11 @@ const UPDATE_PRODUCT = `
 // Fields an entry leaves out keep their value; null clears one (images to none).
 const kept = (col: Field, cleared = "NULL") =>
   `${col} = iif(${given("s.data", col)}, coalesce(${at("s.data", col)}, ${cleared}), variants.${col})`;
+// An entry's `adjust` (never given with its qty) moves the count as the batch finds it (docs/stock.md).
 const UPDATE_MATCHED = `
   UPDATE variants SET ${each((n) => `option${n}_value = s.option${n}_value`, ", ")},
-    ${(["sku", "price", "before_price", "purchase_price", "qty", "qty_location", "gtin", "supplier_sku", "weight", "visible"] as const).map((c) => kept(c)).join(", ")},
+    ${(["sku", "price", "before_price", "purchase_price", "qty_location", "gtin", "supplier_sku", "weight", "visible"] as const).map((c) => kept(c)).join(", ")},
+    ${kept("qty")} + coalesce(s.data->>'$[${ADJUST}]', 0),
     ${kept("images", "'[]'")},
     no_minus = (SELECT disable_minusqty FROM products WHERE products.id = variants.product_id),
     position = iif(?2, s.entry, variants.position), updated_at = ?1
@@ -134,8 +141,6 @@ export function variantsInSql(items: UpdateItem[], idempotent: boolean) {
   if (add || (sync && update)) return undefined;
   const entries = sync ?? update;
   if (!entries?.length) return undefined;
-  // Relative and conditional counts (docs/stock.md) are planned in JavaScript.
-  if (update?.some((e) => e.adjust !== undefined || e.expected_qty !== undefined)) return undefined;
   const names = sharedNames(entries);
   if (names === false) return undefined;
   // A list too large for one bound value (long image lists) takes the JavaScript path, which splits it.
