@@ -1,3 +1,4 @@
+import type { variants } from "../db/schema";
 import { OPTION_SLOTS as SLOTS, type VariantEntry, type VariantUpdateEntry } from "./schema";
 import { VARIANT_VALUES } from "./variants";
 
@@ -15,6 +16,25 @@ export const FIELDS = [
   "images",
 ] as const;
 export type Field = (typeof FIELDS)[number];
+/** The variants column (its schema property, src/db/schema.ts) each field is stored in. */
+export const COLUMN_OF = {
+  sku: "sku",
+  variant_option1_value: "option1",
+  variant_option2_value: "option2",
+  variant_option3_value: "option3",
+  variant_option4_value: "option4",
+  variant_option5_value: "option5",
+  price: "price",
+  before_price: "beforePrice",
+  purchase_price: "purchasePrice",
+  qty: "qty",
+  qty_location: "qtyLocation",
+  gtin: "gtin",
+  supplier_sku: "supplierSku",
+  weight: "weight",
+  visible: "visible",
+  images: "images",
+} as const satisfies Record<Field, keyof typeof variants._.columns>;
 const GIVEN = FIELDS.length;
 export const VARIANT_ID = GIVEN + 1;
 /** SQL: field `f` of the entry array `data` (images as their JSON text). */

@@ -1,11 +1,13 @@
 import type { DB } from "../../db/client";
+import { products, skus, staleReads, variantSync, variants } from "../../db/schema";
 import { fitsOneValue, runChecked, stmt } from "../../platform/d1";
 import { committed, newEvent, outboxStatement } from "../../webhooks/outbox";
 import type { ItemOutcome, WriteOptions, Written } from "../create";
 import { STOCK } from "../entries";
 import { minimalJson, ownJson, productText } from "../own-json";
-import { ADJUST, at, EXPECTED, type Field, given, packed, SLOTS, VARIANT_ID, value } from "../packed";
+import { ADJUST, at, COLUMN_OF, EXPECTED, type Field, given, packed, SLOTS, VARIANT_ID, value } from "../packed";
 import { MAX_ANSWER_BYTES, SIZE_SQL } from "../size";
+import { optionColumn, sqlNames } from "../sql-names";
 import { sharedNames } from "../variants";
 import type { UpdateItem } from "./select";
 
@@ -28,6 +30,18 @@ import type { UpdateItem } from "./select";
 
 const each = (f: (n: number) => string, sep: string) => SLOTS.map(f).join(sep);
 
+// Tables and columns through the schema (../sql-names.ts).
+const P = sqlNames(products);
+const V = sqlNames(variants);
+const S = sqlNames(variantSync);
+const K = sqlNames(skus);
+const STALE = sqlNames(staleReads);
+/** Option slot n's column of the variants (vo) and of the scratch table (so). */
+const vo = (n: number) => optionColumn(V, n);
+const so = (n: number) => optionColumn(S, n);
+/** The variants column a packed field is stored in. */
+const col = (f: Field) => V[COLUMN_OF[f]];
+
 /**
  * ?1 product id, ?2 the packed entries, ?3 the option names they give (null: none), ?4 1 for a
  * sync, 0 for an update. Entries of a product whose names differ, or that has no slug yet (the
@@ -36,15 +50,15 @@ const each = (f: (n: number) => string, sep: string) => SLOTS.map(f).join(sep);
  * id, changing the values it gives.
  */
 const PLAN = `
-  INSERT INTO variant_sync (entry, product_id, variant_id, ${each((n) => `option${n}_value`, ", ")}, bad, data)
+  INSERT INTO ${S.$} (${S.entry}, ${S.productId}, ${S.variantId}, ${each(so, ", ")}, ${S.bad}, ${S.data})
   WITH e AS MATERIALIZED (
-    SELECT j.key AS entry, j.value AS data, p.id AS pid, json_array_length(p.option_names) AS n,
+    SELECT j.key AS entry, j.value AS data, p.${P.id} AS pid, json_array_length(p.${P.optionNames}) AS n,
       ${at("j.value", "sku")} AS sku, j.value->>'$[${VARIANT_ID}]' AS variant_id,
       j.value->>'$[${ADJUST}]' AS adjust, j.value->>'$[${EXPECTED}]' AS expected,
       ${each((n) => `${at("j.value", value(n))} AS v${n}`, ", ")}
-    FROM products AS p, json_each(?2) AS j
-    WHERE p.id = ?1 AND p.slug IS NOT NULL AND json_array_length(p.option_names) > 0
-      AND (?3 IS NULL OR json(?3) = json(p.option_names))
+    FROM ${P.$} AS p, json_each(?2) AS j
+    WHERE p.${P.id} = ?1 AND p.${P.slug} IS NOT NULL AND json_array_length(p.${P.optionNames}) > 0
+      AND (?3 IS NULL OR json(?3) = json(p.${P.optionNames}))
   ), t AS (
     SELECT e.*, ${each((n) => `iif(n >= ${n}, coalesce(v${n}, ''), '') AS t${n}`, ", ")},
       (${each((n) => `v${n} IS NULL`, " AND ")}) AS novalues,
@@ -52,81 +66,93 @@ const PLAN = `
       (${each((n) => `(n < ${n} AND v${n} IS NOT NULL)`, " OR ")}) AS extra
     FROM e
   ), r AS MATERIALIZED (
-    SELECT t.*, CASE WHEN NOT ?4 THEN (SELECT v.id FROM variants AS v WHERE v.id = t.variant_id AND v.product_id = t.pid)
-      WHEN sku IS NOT NULL THEN (SELECT k.variant_id FROM skus AS k WHERE k.sku = t.sku AND k.product_id = t.pid)
-      ELSE (SELECT v.id FROM variants AS v WHERE v.product_id = t.pid AND ${each((n) => `v.option${n}_value = t.t${n}`, " AND ")})
+    SELECT t.*, CASE
+      WHEN NOT ?4 THEN (SELECT v.${V.id} FROM ${V.$} AS v WHERE v.${V.id} = t.variant_id AND v.${V.productId} = t.pid)
+      WHEN sku IS NOT NULL THEN (SELECT k.${K.variantId} FROM ${K.$} AS k WHERE k.${K.sku} = t.sku AND k.${K.productId} = t.pid)
+      ELSE (SELECT v.${V.id} FROM ${V.$} AS v WHERE v.${V.productId} = t.pid AND ${each((n) => `v.${vo(n)} = t.t${n}`, " AND ")})
     END AS vid
     FROM t
   )
   SELECT r.entry, r.pid, r.vid,
-    ${each((n) => `CASE WHEN NOT ?4 THEN coalesce(r.v${n}, m.option${n}_value) WHEN r.keeps THEN m.option${n}_value ELSE r.t${n} END`, ", ")},
+    ${each((n) => `CASE WHEN NOT ?4 THEN coalesce(r.v${n}, m.${vo(n)}) WHEN r.keeps THEN m.${vo(n)} ELSE r.t${n} END`, ", ")},
     r.data IS NULL OR iif(?4, NOT r.keeps AND (r.missing OR r.extra), r.vid IS NULL OR r.extra
-      OR (r.expected IS NOT NULL AND m.qty IS NOT r.expected)
-      OR (r.adjust IS NOT NULL AND (${given("r.data", "qty")} OR abs(m.qty + r.adjust) > ${STOCK}))), r.data
+      OR (r.expected IS NOT NULL AND m.${V.qty} IS NOT r.expected)
+      OR (r.adjust IS NOT NULL AND (${given("r.data", "qty")} OR abs(m.${V.qty} + r.adjust) > ${STOCK}))), r.data
   FROM (SELECT *, sku IS NOT NULL AND vid IS NOT NULL AND novalues AS keeps FROM r) AS r
-  LEFT JOIN variants AS m ON m.id = r.vid`;
+  LEFT JOIN ${V.$} AS m ON m.${V.id} = r.vid`;
 
 // Fails the batch (stale_reads' always-false CHECK) when the plan is not one the JavaScript plan
 // would accept: no rows (see PLAN), an invalid entry, or two entries on one variant (a sync
 // refuses them; an update applies them in order, which one UPDATE cannot).
 const GUARD = `
-  INSERT INTO stale_reads (product_id)
-  SELECT ?1 WHERE NOT EXISTS (SELECT 1 FROM variant_sync)
-  UNION ALL SELECT product_id FROM variant_sync WHERE bad
-  UNION ALL SELECT min(product_id) FROM variant_sync WHERE variant_id IS NOT NULL
-    GROUP BY variant_id HAVING count(*) > 1`;
+  INSERT INTO ${STALE.$} (${STALE.productId})
+  SELECT ?1 WHERE NOT EXISTS (SELECT 1 FROM ${S.$})
+  UNION ALL SELECT ${S.productId} FROM ${S.$} WHERE ${S.bad}
+  UNION ALL SELECT min(${S.productId}) FROM ${S.$} WHERE ${S.variantId} IS NOT NULL
+    GROUP BY ${S.variantId} HAVING count(*) > 1`;
 
 const DELETE_UNMATCHED = `
-  DELETE FROM variants WHERE product_id = ?1
-    AND id NOT IN (SELECT variant_id FROM variant_sync WHERE variant_id IS NOT NULL)`;
+  DELETE FROM ${V.$} WHERE ${V.productId} = ?1
+    AND ${V.id} NOT IN (SELECT ${S.variantId} FROM ${S.$} WHERE ${S.variantId} IS NOT NULL)`;
 
 // SQLite checks UNIQUE per row, so variants whose SKU or option values change are parked first
 // and swaps pass the registry and the combination index (./write.ts). A sync never changes a
 // matched variant's SKU (it was matched by it, or the entry gives none); an update may.
-const newSku = `${given("s.data", "sku")} AND ${at("s.data", "sku")} IS NOT variants.sku`;
-const newValues = each((n) => `variants.option${n}_value <> s.option${n}_value`, " OR ");
+const newSku = `${given("s.data", "sku")} AND ${at("s.data", "sku")} IS NOT ${V.$}.${V.sku}`;
+const newValues = each((n) => `${V.$}.${vo(n)} <> s.${so(n)}`, " OR ");
 const PARK = `
-  UPDATE variants SET sku = iif(${newSku}, NULL, variants.sku),
-    option1_value = iif(${newValues}, char(1) || 'parked ' || variants.id, variants.option1_value)
-  FROM variant_sync AS s WHERE variants.id = s.variant_id AND (${newSku} OR ${newValues})`;
+  UPDATE ${V.$} SET ${V.sku} = iif(${newSku}, NULL, ${V.$}.${V.sku}),
+    ${vo(1)} = iif(${newValues}, char(1) || 'parked ' || ${V.$}.${V.id}, ${V.$}.${vo(1)})
+  FROM ${S.$} AS s WHERE ${V.$}.${V.id} = s.${S.variantId} AND (${newSku} OR ${newValues})`;
 
 // With disable_minusqty on, a negative stock of the product's own is cleared: its variants' qty is
 // its stock now (as ./plan.ts does).
 const UPDATE_PRODUCT = `
-  UPDATE products SET stock = iif(disable_minusqty = 1 AND stock < 0, 0, stock),
-    updated_at = max(?2, updated_at + 1)
-  WHERE id = ?1`;
+  UPDATE ${P.$} SET ${P.stock} = iif(${P.disableMinusqty} = 1 AND ${P.stock} < 0, 0, ${P.stock}),
+    ${P.updatedAt} = max(?2, ${P.updatedAt} + 1)
+  WHERE ${P.id} = ?1`;
 
 // Fields an entry leaves out keep their value; null clears one (images to none).
-const kept = (col: Field, cleared = "NULL") =>
-  `${col} = iif(${given("s.data", col)}, coalesce(${at("s.data", col)}, ${cleared}), variants.${col})`;
+const kept = (f: Field, cleared = "NULL") =>
+  `${col(f)} = iif(${given("s.data", f)}, coalesce(${at("s.data", f)}, ${cleared}), ${V.$}.${col(f)})`;
 // An entry's `adjust` (never given with its qty) moves the count as the batch finds it (docs/stock.md).
 const UPDATE_MATCHED = `
-  UPDATE variants SET ${each((n) => `option${n}_value = s.option${n}_value`, ", ")},
-    ${(["sku", "price", "before_price", "purchase_price", "qty_location", "gtin", "supplier_sku", "weight", "visible"] as const).map((c) => kept(c)).join(", ")},
-    ${kept("qty")} + coalesce(s.data->>'$[${ADJUST}]', 0),
+  UPDATE ${V.$} SET ${each((n) => `${vo(n)} = s.${so(n)}`, ", ")},
+    ${(["sku", "price", "before_price", "purchase_price", "qty_location", "gtin", "supplier_sku", "weight", "visible"] as const).map((f) => kept(f)).join(", ")},
+    ${kept("qty")} + coalesce(s.${S.data}->>'$[${ADJUST}]', 0),
     ${kept("images", "'[]'")},
-    no_minus = (SELECT disable_minusqty FROM products WHERE products.id = variants.product_id),
-    position = iif(?2, s.entry, variants.position), updated_at = ?1
-  FROM variant_sync AS s WHERE variants.id = s.variant_id`;
+    ${V.noMinus} = (SELECT ${P.disableMinusqty} FROM ${P.$} WHERE ${P.$}.${P.id} = ${V.$}.${V.productId}),
+    ${V.position} = iif(?2, s.${S.entry}, ${V.$}.${V.position}), ${V.updatedAt} = ?1
+  FROM ${S.$} AS s WHERE ${V.$}.${V.id} = s.${S.variantId}`;
 
+/** The packed fields a new variant takes as given, with what it takes when one is absent. */
+const NEW_FIELDS: [Field, string?][] = [
+  ["sku"],
+  ["price", `p.${P.price}`],
+  ["before_price"],
+  ["purchase_price"],
+  ["qty", "0"],
+  ["qty_location"],
+  ["gtin"],
+  ["supplier_sku"],
+  ["weight"],
+  ["visible", "1"],
+  ["images", "'[]'"],
+];
 const INSERT_NEW = `
-  INSERT INTO variants (product_id, sku, ${each((n) => `option${n}_value`, ", ")}, price, before_price,
-    purchase_price, qty, qty_location, gtin, supplier_sku, weight, visible, images, no_minus, position,
-    created_at, updated_at)
-  SELECT p.id, ${at("s.data", "sku")}, ${each((n) => `s.option${n}_value`, ", ")},
-    coalesce(${at("s.data", "price")}, p.price), ${at("s.data", "before_price")}, ${at("s.data", "purchase_price")},
-    coalesce(${at("s.data", "qty")}, 0), ${at("s.data", "qty_location")}, ${at("s.data", "gtin")},
-    ${at("s.data", "supplier_sku")}, ${at("s.data", "weight")}, coalesce(${at("s.data", "visible")}, 1),
-    coalesce(${at("s.data", "images")}, '[]'), p.disable_minusqty, s.entry, ?1, ?1
-  FROM variant_sync AS s JOIN products AS p ON p.id = s.product_id
-  WHERE s.variant_id IS NULL ORDER BY s.entry`;
+  INSERT INTO ${V.$} (${V.productId}, ${each(vo, ", ")}, ${NEW_FIELDS.map(([f]) => col(f)).join(", ")},
+    ${V.noMinus}, ${V.position}, ${V.createdAt}, ${V.updatedAt})
+  SELECT p.${P.id}, ${each((n) => `s.${so(n)}`, ", ")},
+    ${NEW_FIELDS.map(([f, absent]) => (absent ? `coalesce(${at("s.data", f)}, ${absent})` : at("s.data", f))).join(", ")},
+    p.${P.disableMinusqty}, s.${S.entry}, ?1, ?1
+  FROM ${S.$} AS s JOIN ${P.$} AS p ON p.${P.id} = s.${S.productId}
+  WHERE s.${S.variantId} IS NULL ORDER BY s.${S.entry}`;
 
 const SIZE_GUARD = `
-  INSERT INTO stale_reads (product_id)
-  SELECT p.id FROM products AS p WHERE p.id = ?1 AND ${SIZE_SQL} > ${MAX_ANSWER_BYTES}`;
+  INSERT INTO ${STALE.$} (${STALE.productId})
+  SELECT p.${P.id} FROM ${P.$} AS p WHERE p.${P.id} = ?1 AND ${SIZE_SQL} > ${MAX_ANSWER_BYTES}`;
 
-const CLEAR = "DELETE FROM variant_sync";
+const CLEAR = `DELETE FROM ${S.$}`;
 
 /** The item this path takes, with its list bound as packed entries; undefined: the JavaScript path. */
 export function variantsInSql(items: UpdateItem[], idempotent: boolean) {
