@@ -1,13 +1,13 @@
 import { inArray, sql } from "drizzle-orm";
 import type { DB } from "../db/client";
-import { skus } from "../db/schema";
+import { products, skus, variants } from "../db/schema";
 import { afterLostRace, fitsOneValue, isConstraintError, jsonChunks, runBatch, stmt } from "../platform/d1";
 import { type Claim, type Idem, runClaimed } from "../platform/idempotency";
 import { committed, newEvent, outboxStatement, type PendingEvent } from "../webhooks/outbox";
 import { derivedSlug, tooManyPaths, withHead } from "./categories";
 import { fieldValueSql, PRODUCT_FIELD_NAMES, withInitials } from "./fields";
 import { minimalJson, ownJson, type ProductText, productTexts } from "./own-json";
-import { at, OWNER, POSITION, packedRows, SLOTS, value } from "./packed";
+import { at, COLUMN_OF, type Field, OWNER, POSITION, packedRows, SLOTS, value } from "./packed";
 import type { ProductOut } from "./present";
 import { presentReads, productReads } from "./read";
 import type { ProductCreate, VariantEntry } from "./schema";
@@ -21,6 +21,7 @@ import {
   textBytes,
   tooLarge,
 } from "./size";
+import { optionColumn, sqlNames } from "./sql-names";
 import { agreedNames, sharedNames, VALUE_KEYS, valuesOf } from "./variants";
 
 /**
@@ -222,24 +223,38 @@ export const INSERT_PRODUCTS = `
     p.value->'option_names', p.value->>'slug', p.value->'categories', ?2, ?2, ?3
   FROM json_each(?1) AS p`;
 
+// Tables and columns through the schema (./sql-names.ts).
+const P = sqlNames(products);
+const V = sqlNames(variants);
+const each = (f: (n: number) => string, sep: string) => SLOTS.map(f).join(sep);
+const vo = (n: number) => optionColumn(V, n);
+/** The packed fields a variant is written from, in the columns' order, with what it takes when one is absent. */
+const WRITTEN: [Field, string?][] = [
+  ["price", `p.${P.price}`],
+  ["before_price"],
+  ["purchase_price"],
+  ["qty", "0"],
+  ["qty_location"],
+  ["gtin"],
+  ["supplier_sku"],
+  ["weight"],
+  ["visible", "1"],
+  ["images", "'[]'"],
+];
+const writtenColumns = WRITTEN.map(([f]) => V[COLUMN_OF[f]]).join(", ");
+
 /**
- * Inserts variants given as JSON rows carrying either `token` (a product created in the same
- * batch, docs/security.md, "Guarantees") or `product_id`; no_minus is copied from the product row.
+ * Inserts variants given as JSON rows (an update plan's, ./update/write.ts), each with its
+ * `product_id`, keyed by column name; no_minus is copied from the product row.
  */
 export const INSERT_VARIANTS = `
-  INSERT INTO variants (product_id, sku, option1_value, option2_value, option3_value,
-    option4_value, option5_value, price, before_price, purchase_price, qty, qty_location, gtin,
-    supplier_sku, weight, visible, images, no_minus, position, created_at, updated_at)
-  SELECT p.id, v.value->>'sku', v.value->>'$.option_values[0]', v.value->>'$.option_values[1]',
-    v.value->>'$.option_values[2]', v.value->>'$.option_values[3]', v.value->>'$.option_values[4]',
-    v.value->>'price', v.value->>'before_price', v.value->>'purchase_price', v.value->>'qty',
-    v.value->>'qty_location', v.value->>'gtin', v.value->>'supplier_sku', v.value->>'weight',
-    v.value->>'visible', v.value->'images', p.disable_minusqty, v.value->>'position', ?2, ?2
-  FROM json_each(?1) AS v
-  JOIN products AS p ON p.id = coalesce(v.value->>'product_id',
-    (SELECT id FROM products WHERE token = v.value->>'token'))`;
+  INSERT INTO ${V.$} (${V.productId}, ${V.sku}, ${each(vo, ", ")}, ${writtenColumns}, ${V.noMinus}, ${V.position},
+    ${V.createdAt}, ${V.updatedAt})
+  SELECT p.${P.id}, v.value->>'sku', ${each((n) => `v.value->>'$.option_values[${n - 1}]'`, ", ")},
+    ${WRITTEN.map(([f]) => `v.value${f === "images" ? "->" : "->>"}'${f}'`).join(", ")},
+    p.${P.disableMinusqty}, v.value->>'position', ?2, ?2
+  FROM json_each(?1) AS v JOIN ${P.$} AS p ON p.${P.id} = v.value->>'product_id'`;
 
-const each = (f: (n: number) => string, sep: string) => SLOTS.map(f).join(sep);
 const v = (n: number) => at("j.value", value(n));
 
 /**
@@ -249,16 +264,13 @@ const v = (n: number) => at("j.value", value(n));
  * the 36-character token, travels with each of up to 2,048 entries.
  */
 const INSERT_PACKED = `
-  INSERT INTO variants (product_id, sku, ${each((k) => `option${k}_value`, ", ")}, price, before_price,
-    purchase_price, qty, qty_location, gtin, supplier_sku, weight, visible, images, no_minus, position,
-    created_at, updated_at)
-  SELECT p.id, ${at("j.value", "sku")}, ${each((k) => `coalesce(${v(k)}, '')`, ", ")},
-    coalesce(${at("j.value", "price")}, p.price), ${at("j.value", "before_price")}, ${at("j.value", "purchase_price")},
-    coalesce(${at("j.value", "qty")}, 0), ${at("j.value", "qty_location")}, ${at("j.value", "gtin")},
-    ${at("j.value", "supplier_sku")}, ${at("j.value", "weight")}, coalesce(${at("j.value", "visible")}, 1),
-    coalesce(${at("j.value", "images")}, '[]'), p.disable_minusqty, j.value->>'$[${POSITION}]', ?2, ?2
+  INSERT INTO ${V.$} (${V.productId}, ${V.sku}, ${each(vo, ", ")}, ${writtenColumns}, ${V.noMinus}, ${V.position},
+    ${V.createdAt}, ${V.updatedAt})
+  SELECT p.${P.id}, ${at("j.value", "sku")}, ${each((k) => `coalesce(${v(k)}, '')`, ", ")},
+    ${WRITTEN.map(([f, absent]) => (absent ? `coalesce(${at("j.value", f)}, ${absent})` : at("j.value", f))).join(", ")},
+    p.${P.disableMinusqty}, j.value->>'$[${POSITION}]', ?2, ?2
   FROM json_each(?1) AS j JOIN json_each(?3) AS t ON t.key = j.value->>'$[${OWNER}]'
-  JOIN products AS p ON p.token = t.value`;
+  JOIN ${P.$} AS p ON p.${P.token} = t.value`;
 
 /** SKUs of `wanted` already in the store, with their owners. */
 export function skuOwners(db: DB, wanted: string[]) {
