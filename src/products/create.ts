@@ -114,22 +114,23 @@ type Planned = {
 function planCreate(
   p: ProductCreate,
   index: number,
-  combos = false,
+  full = false,
 ): Planned | { index: number; status: 400 | 409 | 413; errors: string[] } {
-  const planned = planOnce(p, index, combos);
-  // A refusal is worded whole, repeated combinations included.
-  return "errors" in planned && !combos ? planOnce(p, index, true) : planned;
+  const planned = planOnce(p, index, full);
+  // A refusal is worded whole, with every check.
+  return "errors" in planned && !full ? planOnce(p, index, true) : planned;
 }
 
 /**
- * planCreate; without `combos`, no check that two entries repeat a combination of option values:
- * the batch's unique index refuses that, and the item is then planned again with it
- * (createProducts). A key per entry in a map of 2,048 is about a third of the plan's CPU.
+ * planCreate; unless `full`, without the two checks that need a map of every entry (two entries
+ * repeating a combination of option values, or a SKU): the batch's unique indexes refuse those,
+ * and the item is then planned again with them (createProducts). The maps of 2,048 keys were
+ * about half of the plan's CPU.
  */
 function planOnce(
   p: ProductCreate,
   index: number,
-  combos: boolean,
+  full: boolean,
 ): Planned | { index: number; status: 400 | 409 | 413; errors: string[] } {
   const entries = p.variants?.add ?? [];
   const path = (i: number) => `variants.add[${i}]`;
@@ -159,12 +160,12 @@ function planOnce(
   const nameBytes = jsonBytes(product.option_names);
   for (let i = 0; i < entries.length; i++) {
     const entry = entries[i];
-    const key = comboOf(entry, names);
+    const key = full ? comboOf(entry, names) : givesValues(entry, names);
     if (key === undefined) {
       for (const e of valuesOf(entry, names, path(i)).errors) errors.push(e);
       continue;
     }
-    if (combos) {
+    if (full) {
       const dup = seen.get(key);
       if (dup !== undefined) errors.push(`${path(i)}: same option values as ${path(dup)}`);
       seen.set(key, i);
@@ -193,9 +194,9 @@ function planOnce(
       skuAt.push(i);
     }
   }
-  // A SKU given twice inside one product would fail the batch on the skus key on every attempt.
+  // A SKU given twice inside one product fails the batch on the skus key: worded on the full plan.
   const first = new Map<string, number>();
-  for (let k = 0; k < owned.length; k++) {
+  for (let k = 0; full && k < owned.length; k++) {
     const earlier = first.get(owned[k]);
     if (earlier === undefined) first.set(owned[k], skuAt[k]);
     else errors.push(`${skuPath(skuAt[k])}: SKU ${owned[k]} is also given at ${earlier < 0 ? "sku" : path(earlier)}`);
@@ -205,6 +206,15 @@ function planOnce(
     return { index, status: 413, errors: [tooLarge(`product "${product.title}"`, size)] };
   }
   return { index, product, variants: entries, skus: owned, skuAt, slug: p.slug ?? undefined, source: p };
+}
+
+/** Whether the entry gives a value for each of `names` and none past them (comboOf, without its key). */
+function givesValues(e: VariantEntry, names: readonly string[]): "" | undefined {
+  if (!names.length) return undefined;
+  for (let n = 0; n < VALUE_KEYS.length; n++) {
+    if ((e[VALUE_KEYS[n]] === undefined) === n < names.length) return undefined;
+  }
+  return "";
 }
 
 /** Where a create's SKU was given (Planned.skuAt). */
@@ -332,8 +342,8 @@ export async function createProducts(
   const outcomes = new Map<number, ItemOutcome>();
   let events: PendingEvent[] = [];
   let plans: Planned[] = [];
-  // Whether the plans were checked for repeated combinations (planCreate).
-  let combos = false;
+  // Whether the plans had every check (planCreate).
+  let full = false;
   for (const { index, data } of items) {
     const plan = planCreate(data, index);
     if ("errors" in plan) outcomes.set(index, { ok: false, status: plan.status, errors: plan.errors });
@@ -360,13 +370,15 @@ export async function createProducts(
     const claimed = new Map<string, number>();
     const claimedSlugs = new Set<string>();
     const ready: Planned[] = [];
+    // One product and no SKU known taken (the first attempt's usual case): no SKU to look up.
+    const lookUp = plans.length > 1 || taken.size > 0;
     for (const plan of plans) {
       const errors: string[] = [];
-      for (const [k, sku] of plan.skus.entries()) {
-        const path = skuPath(plan.skuAt[k]);
+      for (let k = 0; lookUp && k < plan.skus.length; k++) {
+        const sku = plan.skus[k];
         const owner = taken.get(sku);
-        if (owner !== undefined) errors.push(skuTaken(path, sku, owner));
-        else if (claimed.has(sku)) errors.push(`${path}: SKU ${sku} is used twice in this request`);
+        if (owner !== undefined) errors.push(skuTaken(skuPath(plan.skuAt[k]), sku, owner));
+        else if (claimed.has(sku)) errors.push(`${skuPath(plan.skuAt[k])}: SKU ${sku} is used twice in this request`);
       }
       if (plan.slug !== undefined) {
         const owner = slugs.get(plan.slug);
@@ -375,7 +387,7 @@ export async function createProducts(
       }
       if (errors.length) outcomes.set(plan.index, { ok: false, status: 409, errors });
       else {
-        for (const sku of plan.skus) claimed.set(sku, plan.index);
+        if (lookUp) for (const sku of plan.skus) claimed.set(sku, plan.index);
         if (plan.slug !== undefined) claimedSlugs.add(plan.slug);
         ready.push(plan);
       }
@@ -412,9 +424,9 @@ export async function createProducts(
       events = [];
       // Only a lost race on a SKU is worth another plan; anything else is the caller's 5xx.
       if (!isConstraintError(e)) throw e;
-      if (!combos) {
-        // The unique index of option values may have refused a combination given twice: find and word it.
-        combos = true;
+      if (!full) {
+        // A unique index may have refused a combination or SKU given twice in a product: find and word it.
+        full = true;
         const again = plans.map((p) => planCreate(p.source, p.index, true));
         plans = again.filter((p): p is Planned => !("errors" in p));
         for (const p of again)
