@@ -49,12 +49,12 @@ const col = (f: Field) => V[COLUMN_OF[f]];
  * by the values (an entry naming a variant by SKU without values keeps its values); an update by
  * id, changing the values it gives.
  */
-const PLAN = `
+const plan = (stock: boolean) => `
   INSERT INTO ${S.$} (${S.entry}, ${S.productId}, ${S.variantId}, ${each(so, ", ")}, ${S.bad}, ${S.data})
   WITH e AS MATERIALIZED (
     SELECT j.key AS entry, j.value AS data, p.${P.id} AS pid, json_array_length(p.${P.optionNames}) AS n,
       ${at("j.value", "sku")} AS sku, j.value->>'$[${VARIANT_ID}]' AS variant_id,
-      j.value->>'$[${ADJUST}]' AS adjust, j.value->>'$[${EXPECTED}]' AS expected,
+      ${stock ? `j.value->>'$[${ADJUST}]'` : "NULL"} AS adjust, ${stock ? `j.value->>'$[${EXPECTED}]'` : "NULL"} AS expected,
       ${each((n) => `${at("j.value", value(n))} AS v${n}`, ", ")}
     FROM ${P.$} AS p, json_each(?2) AS j
     WHERE p.${P.id} = ?1 AND p.${P.slug} IS NOT NULL AND json_array_length(p.${P.optionNames}) > 0
@@ -80,6 +80,9 @@ const PLAN = `
       OR (r.adjust IS NOT NULL AND (${given("r.data", "qty")} OR abs(m.${V.qty} + r.adjust) > ${STOCK}))), r.data
   FROM (SELECT *, sku IS NOT NULL AND vid IS NOT NULL AND novalues AS keeps FROM r) AS r
   LEFT JOIN ${V.$} AS m ON m.${V.id} = r.vid`;
+// Lists without `adjust` or `expected_qty` (most) read neither: 2,048 lookups fewer in SQLite.
+const PLAN = plan(false);
+const PLAN_STOCK = plan(true);
 
 // Fails the batch (stale_reads' always-false CHECK) when the plan is not one the JavaScript plan
 // would accept: no rows (see PLAN), an invalid entry, or two entries on one variant (a sync
@@ -116,14 +119,16 @@ const UPDATE_PRODUCT = `
 const kept = (f: Field, cleared = "NULL") =>
   `${col(f)} = iif(${given("s.data", f)}, coalesce(${at("s.data", f)}, ${cleared}), ${V.$}.${col(f)})`;
 // An entry's `adjust` (never given with its qty) moves the count as the batch finds it (docs/stock.md).
-const UPDATE_MATCHED = `
+const updateMatched = (stock: boolean) => `
   UPDATE ${V.$} SET ${each((n) => `${vo(n)} = s.${so(n)}`, ", ")},
     ${(["sku", "price", "before_price", "purchase_price", "qty_location", "gtin", "supplier_sku", "weight", "visible"] as const).map((f) => kept(f)).join(", ")},
-    ${kept("qty")} + coalesce(s.${S.data}->>'$[${ADJUST}]', 0),
+    ${kept("qty")}${stock ? ` + coalesce(s.${S.data}->>'$[${ADJUST}]', 0)` : ""},
     ${kept("images", "'[]'")},
     ${V.noMinus} = (SELECT ${P.disableMinusqty} FROM ${P.$} WHERE ${P.$}.${P.id} = ${V.$}.${V.productId}),
     ${V.position} = iif(?2, s.${S.entry}, ${V.$}.${V.position}), ${V.updatedAt} = ?1
   FROM ${S.$} AS s WHERE ${V.$}.${V.id} = s.${S.variantId}`;
+const UPDATE_MATCHED = updateMatched(false);
+const UPDATE_MATCHED_STOCK = updateMatched(true);
 
 /** The packed fields a new variant takes as given, with what it takes when one is absent. */
 const NEW_FIELDS: [Field, string?][] = [
@@ -172,7 +177,8 @@ export function variantsInSql(items: UpdateItem[], idempotent: boolean) {
   // A list too large for one bound value (long image lists) takes the JavaScript path, which splits it.
   const packedList = packed(entries);
   if (!fitsOneValue(packedList)) return undefined;
-  return { item, productId: d.product_id, sync: sync !== undefined, entries: packedList, names: names ?? null };
+  const stock = update?.some((e) => e.adjust !== undefined || e.expected_qty !== undefined) ?? false;
+  return { item, productId: d.product_id, sync: sync !== undefined, entries: packedList, names: names ?? null, stock };
 }
 
 /**
@@ -190,12 +196,12 @@ export async function writeVariants(
   const change = [newEvent("product.update", { productId: id, keyId: options.keyId })];
   const read = (options.minimal ? minimalJson : ownJson)(db, "p.id = ?1", id);
   const results = await runChecked(db, [
-    stmt(db, PLAN, id, list.entries, list.names && JSON.stringify(list.names), sync),
+    stmt(db, list.stock ? PLAN_STOCK : PLAN, id, list.entries, list.names && JSON.stringify(list.names), sync),
     stmt(db, GUARD, id),
     ...(sync ? [stmt(db, DELETE_UNMATCHED, id)] : []),
     stmt(db, PARK),
     stmt(db, UPDATE_PRODUCT, id, now),
-    stmt(db, UPDATE_MATCHED, now, sync),
+    stmt(db, list.stock ? UPDATE_MATCHED_STOCK : UPDATE_MATCHED, now, sync),
     ...(sync ? [stmt(db, INSERT_NEW, now)] : []),
     stmt(db, SIZE_GUARD, id),
     outboxStatement(db, change, now),
