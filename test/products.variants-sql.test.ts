@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { wrapD1 } from "./d1-wrap";
 import { get, post, put, uid } from "./helpers";
 
-// A sync or update of one product's variants is planned in SQL in one round trip
+// A sync, add or update of one product's variants is planned in SQL in one round trip
 // (src/products/update/variants-sql.ts) unless the batch refuses it, and then the JavaScript plan
 // decides and words it. The two must agree: on random products and lists, the same request sent to
 // two identical products, one by the SQL path and one forced onto the JavaScript path (an
@@ -43,7 +43,7 @@ type Entry = {
 const slotValues = fc.array(fc.constantFrom(...VALUES), { minLength: 4, maxLength: 4 });
 
 const scenario = fc.record({
-  mode: fc.constantFrom("sync" as const, "update" as const),
+  mode: fc.constantFrom("sync" as const, "update" as const, "add" as const),
   k: fc.integer({ min: 1, max: 3 }),
   noMinus: fc.boolean(),
   existing: fc.array(
@@ -258,5 +258,21 @@ describe("a variant sync or update planned in SQL agrees with the JavaScript pla
     expect(refused.status).toBe(409);
     expect(refused.json.errors).toEqual(["variants.sync[1]: same option values as variants.sync[0]"]);
     expect((await get(`/v1/products/${id}`)).json).toEqual(before.json);
+    // An add in one round trip too, placed after the last variant; one that exists is refused.
+    const w2 = wrapD1();
+    const added = await put(
+      "/v1/products",
+      { product_id: id, variants: { add: [{ variant_option1_value: "xxl", sku: `${prefix}9` }] } },
+      { env: { DB: w2.db } },
+    );
+    expect(added.status, added.text).toBe(200);
+    expect(w2.counts.calls).toBe(1);
+    expect(added.json.products[0].variants.map((v: { sku: string }) => v.sku)).toEqual([
+      `${prefix}0`,
+      null,
+      `${prefix}9`,
+    ]);
+    const again = await put("/v1/products", { product_id: id, variants: { add: [{ variant_option1_value: "xxl" }] } });
+    expect(again.status).toBe(409);
   });
 });

@@ -6,6 +6,7 @@ import type { ItemOutcome, WriteOptions, Written } from "../create";
 import { STOCK } from "../entries";
 import { minimalJson, ownJson, productText } from "../own-json";
 import { ADJUST, at, COLUMN_OF, EXPECTED, type Field, given, packed, SLOTS, VARIANT_ID, value } from "../packed";
+import { MAX_VARIANTS } from "../schema";
 import { MAX_ANSWER_BYTES, SIZE_SQL } from "../size";
 import { optionColumn, sqlNames } from "../sql-names";
 import { sharedNames } from "../variants";
@@ -13,14 +14,14 @@ import type { UpdateItem } from "./select";
 
 // A product's variant list written in SQL, in ONE round trip (docs/products.md, "Limits"): the
 // requests a sales channel or stock tool sends for a product of up to 2,048 variants,
-// `{product_id, variants: {sync: [...]}}` or `{product_id, variants: {update: [...]}}` and nothing
-// else. The JavaScript plan (./plan.ts) reads the product and
+// `{product_id, variants: {sync | add | update: [...]}}` (one list) and nothing else. The JavaScript plan (./plan.ts) reads the product and
 // every variant into objects, matches and checks them one by one and sends the rows back; for
 // 2,048 variants that was most of a 26 ms request. Here the batch matches the list against the
 // variants where they are (a sync by SKU through the registry, else by option values through the
-// unique combination index; an update by variant id), writes the match into a scratch table, and applies it with fixed statements.
+// unique combination index; an update by variant id; an add matches nothing), writes the match into a scratch table, and applies it with fixed statements.
 // Whatever the JavaScript plan would refuse (a missing or extra option value, two entries matching
-// one variant, a variant id of another product, another product's SKU, a repeated combination, negative stock under
+// one variant, a variant id of another product, another product's SKU, a repeated combination, an added
+// combination or own SKU that exists, more than 2,048 variants, negative stock under
 // disable_minusqty, an `expected_qty` the stored qty is not, `adjust` beside `qty` or past the
 // largest count, an answer past 2 MiB) fails the batch through a constraint, so nothing is
 // written, and the caller then takes the JavaScript path, which words the errors (the same
@@ -29,6 +30,9 @@ import type { UpdateItem } from "./select";
 // both paths equal on random catalogs and lists.
 
 const each = (f: (n: number) => string, sep: string) => SLOTS.map(f).join(sep);
+
+/** Which list the plan reads (?4 of PLAN). */
+const MODE = { update: 0, sync: 1, add: 2 } as const;
 
 // Tables and columns through the schema (../sql-names.ts).
 const P = sqlNames(products);
@@ -43,16 +47,18 @@ const so = (n: number) => optionColumn(S, n);
 const col = (f: Field) => V[COLUMN_OF[f]];
 
 /**
- * ?1 product id, ?2 the packed entries, ?3 the option names they give (null: none), ?4 1 for a
- * sync, 0 for an update. Entries of a product whose names differ, or that has no slug yet (the
- * JavaScript plan derives one), give no rows, which the guard refuses. A sync matches by SKU, else
- * by the values (an entry naming a variant by SKU without values keeps its values); an update by
- * id, changing the values it gives.
+ * ?1 product id, ?2 the packed entries, ?3 the option names they give (null: none), ?4 the list
+ * (MODE). Entries of a product whose names differ, or that has no slug yet (the JavaScript plan
+ * derives one), give no rows, which the guard refuses. A sync matches by SKU, else by the values
+ * (an entry naming a variant by SKU without values keeps its values); an update by id, changing
+ * the values it gives; an add matches nothing (a combination or an own SKU that exists is refused)
+ * and places its entries after the product's last variant.
  */
 const plan = (stock: boolean) => `
   INSERT INTO ${S.$} (${S.entry}, ${S.productId}, ${S.variantId}, ${each(so, ", ")}, ${S.bad}, ${S.data})
   WITH e AS MATERIALIZED (
-    SELECT j.key AS entry, j.value AS data, p.${P.id} AS pid, json_array_length(p.${P.optionNames}) AS n,
+    SELECT j.key + iif(?4 = ${MODE.add}, (SELECT coalesce(max(v.${V.position}), -1) + 1 FROM ${V.$} AS v
+        WHERE v.${V.productId} = ?1), 0) AS entry, j.value AS data, p.${P.id} AS pid, json_array_length(p.${P.optionNames}) AS n,
       ${at("j.value", "sku")} AS sku, j.value->>'$[${VARIANT_ID}]' AS variant_id,
       ${stock ? `j.value->>'$[${ADJUST}]'` : "NULL"} AS adjust, ${stock ? `j.value->>'$[${EXPECTED}]'` : "NULL"} AS expected,
       ${each((n) => `${at("j.value", value(n))} AS v${n}`, ", ")}
@@ -67,18 +73,22 @@ const plan = (stock: boolean) => `
     FROM e
   ), r AS MATERIALIZED (
     SELECT t.*, CASE
-      WHEN NOT ?4 THEN (SELECT v.${V.id} FROM ${V.$} AS v WHERE v.${V.id} = t.variant_id AND v.${V.productId} = t.pid)
-      WHEN sku IS NOT NULL THEN (SELECT k.${K.variantId} FROM ${K.$} AS k WHERE k.${K.sku} = t.sku AND k.${K.productId} = t.pid)
+      WHEN ?4 = ${MODE.update} THEN (SELECT v.${V.id} FROM ${V.$} AS v WHERE v.${V.id} = t.variant_id AND v.${V.productId} = t.pid)
+      WHEN ?4 = ${MODE.sync} AND sku IS NOT NULL THEN (SELECT k.${K.variantId} FROM ${K.$} AS k WHERE k.${K.sku} = t.sku AND k.${K.productId} = t.pid)
       ELSE (SELECT v.${V.id} FROM ${V.$} AS v WHERE v.${V.productId} = t.pid AND ${each((n) => `v.${vo(n)} = t.t${n}`, " AND ")})
     END AS vid
     FROM t
   )
   SELECT r.entry, r.pid, r.vid,
-    ${each((n) => `CASE WHEN NOT ?4 THEN coalesce(r.v${n}, m.${vo(n)}) WHEN r.keeps THEN m.${vo(n)} ELSE r.t${n} END`, ", ")},
-    r.data IS NULL OR iif(?4, NOT r.keeps AND (r.missing OR r.extra), r.vid IS NULL OR r.extra
-      OR (r.expected IS NOT NULL AND m.${V.qty} IS NOT r.expected)
-      OR (r.adjust IS NOT NULL AND (${given("r.data", "qty")} OR abs(m.${V.qty} + r.adjust) > ${STOCK}))), r.data
-  FROM (SELECT *, sku IS NOT NULL AND vid IS NOT NULL AND novalues AS keeps FROM r) AS r
+    ${each((n) => `CASE WHEN ?4 = ${MODE.update} THEN coalesce(r.v${n}, m.${vo(n)}) WHEN r.keeps THEN m.${vo(n)} ELSE r.t${n} END`, ", ")},
+    r.data IS NULL OR CASE ?4
+      WHEN ${MODE.sync} THEN NOT r.keeps AND (r.missing OR r.extra)
+      WHEN ${MODE.add} THEN r.missing OR r.extra OR r.vid IS NOT NULL OR (r.sku IS NOT NULL AND EXISTS (
+        SELECT 1 FROM ${K.$} AS k WHERE k.${K.sku} = r.sku AND k.${K.productId} = r.pid))
+      ELSE r.vid IS NULL OR r.extra
+        OR (r.expected IS NOT NULL AND m.${V.qty} IS NOT r.expected)
+        OR (r.adjust IS NOT NULL AND (${given("r.data", "qty")} OR abs(m.${V.qty} + r.adjust) > ${STOCK})) END, r.data
+  FROM (SELECT *, ?4 = ${MODE.sync} AND sku IS NOT NULL AND vid IS NOT NULL AND novalues AS keeps FROM r) AS r
   LEFT JOIN ${V.$} AS m ON m.${V.id} = r.vid`;
 // Lists without `adjust` or `expected_qty` (most) read neither: 2,048 lookups fewer in SQLite.
 const PLAN = plan(false);
@@ -153,6 +163,11 @@ const INSERT_NEW = `
   FROM ${S.$} AS s JOIN ${P.$} AS p ON p.${P.id} = s.${S.productId}
   WHERE s.${S.variantId} IS NULL ORDER BY s.${S.entry}`;
 
+// An add may take the product past MAX_VARIANTS.
+const COUNT_GUARD = `
+  INSERT INTO ${STALE.$} (${STALE.productId})
+  SELECT ?1 WHERE (SELECT count(*) FROM ${V.$} WHERE ${V.productId} = ?1) > ${MAX_VARIANTS}`;
+
 const SIZE_GUARD = `
   INSERT INTO ${STALE.$} (${STALE.productId})
   SELECT p.${P.id} FROM ${P.$} AS p WHERE p.${P.id} = ?1 AND ${SIZE_SQL} > ${MAX_ANSWER_BYTES}`;
@@ -169,8 +184,8 @@ export function variantsInSql(items: UpdateItem[], idempotent: boolean) {
     if (v !== undefined && key !== "product_id" && key !== "variants") return undefined;
   }
   const { sync, add, update } = d.variants ?? {};
-  if (add || (sync && update)) return undefined;
-  const entries = sync ?? update;
+  if ((sync ? 1 : 0) + (add ? 1 : 0) + (update ? 1 : 0) !== 1) return undefined;
+  const entries = sync ?? add ?? update;
   if (!entries?.length) return undefined;
   const names = sharedNames(entries);
   if (names === false) return undefined;
@@ -178,7 +193,8 @@ export function variantsInSql(items: UpdateItem[], idempotent: boolean) {
   const packedList = packed(entries);
   if (!fitsOneValue(packedList)) return undefined;
   const stock = update?.some((e) => e.adjust !== undefined || e.expected_qty !== undefined) ?? false;
-  return { item, productId: d.product_id, sync: sync !== undefined, entries: packedList, names: names ?? null, stock };
+  const mode = sync ? MODE.sync : add ? MODE.add : MODE.update;
+  return { item, productId: d.product_id, mode, entries: packedList, names: names ?? null, stock };
 }
 
 /**
@@ -192,17 +208,20 @@ export async function writeVariants(
   options: WriteOptions,
 ): Promise<Written | undefined> {
   const id = list.productId;
-  const sync = list.sync ? 1 : 0;
+  const { mode } = list;
+  const sync = mode === MODE.sync ? 1 : 0;
   const change = [newEvent("product.update", { productId: id, keyId: options.keyId })];
   const read = (options.minimal ? minimalJson : ownJson)(db, "p.id = ?1", id);
   const results = await runChecked(db, [
-    stmt(db, list.stock ? PLAN_STOCK : PLAN, id, list.entries, list.names && JSON.stringify(list.names), sync),
+    stmt(db, list.stock ? PLAN_STOCK : PLAN, id, list.entries, list.names && JSON.stringify(list.names), mode),
     stmt(db, GUARD, id),
     ...(sync ? [stmt(db, DELETE_UNMATCHED, id)] : []),
-    stmt(db, PARK),
+    // An add changes no variant it has.
+    ...(mode === MODE.add ? [] : [stmt(db, PARK)]),
     stmt(db, UPDATE_PRODUCT, id, now),
-    stmt(db, list.stock ? UPDATE_MATCHED_STOCK : UPDATE_MATCHED, now, sync),
-    ...(sync ? [stmt(db, INSERT_NEW, now)] : []),
+    ...(mode === MODE.add ? [] : [stmt(db, list.stock ? UPDATE_MATCHED_STOCK : UPDATE_MATCHED, now, sync)]),
+    ...(mode === MODE.update ? [] : [stmt(db, INSERT_NEW, now)]),
+    ...(mode === MODE.add ? [stmt(db, COUNT_GUARD, id)] : []),
     stmt(db, SIZE_GUARD, id),
     outboxStatement(db, change, now),
     read,
