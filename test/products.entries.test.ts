@@ -32,6 +32,8 @@ const FIELDS = {
   visible: mostly([0, 1, true, false], ["1", "0", 2, null, ""]),
   images: mostly([undefined], [[], ["https://img.example/a.png"], null, ""]),
   variant_id: mostly([1, 7, 99], [0, -1, "2", null, "", 1.5]),
+  adjust: mostly([undefined, 5, -2], [-0, 1e9, 1e9 + 1, 1.5, "3", null, ""]),
+  expected_qty: mostly([undefined, 0, 11], [-0, -1e9 - 1, 2.5, "4", null, ""]),
 };
 // Now and then a field no entry has (a notice, blank or not); variant_id is known to update entries only.
 const unknown = fc.oneof(
@@ -42,10 +44,11 @@ const entryOf = (fields: Record<string, fc.Arbitrary<unknown>>) =>
   fc
     .tuple(fc.record(fields, { requiredKeys: [] }), unknown)
     .map(([e, colour]) => (colour === undefined ? e : { ...e, colour }));
-const { variant_id, ...createFields } = FIELDS;
+// variant_id, adjust and expected_qty are fields of update entries only (docs/stock.md).
+const { variant_id, adjust, expected_qty, ...createFields } = FIELDS;
 const lists = {
   create: fc.array(entryOf(createFields), { minLength: 1, maxLength: 3 }),
-  update: fc.array(entryOf({ ...createFields, variant_id }), { minLength: 1, maxLength: 3 }),
+  update: fc.array(entryOf({ ...createFields, variant_id, adjust, expected_qty }), { minLength: 1, maxLength: 3 }),
 };
 const list = fc.oneof(lists.create, lists.update);
 /** -0 as its own value: toEqual takes it for 0, and zod reads -0 as 0. */

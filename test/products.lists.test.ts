@@ -189,7 +189,7 @@ describe("long variant lists through the API", () => {
     }));
     const r = await post("/v1/products", { title: "As text", price: 100, variants: { add } });
     expect(r.status, r.text).toBe(200);
-    return r.json.products[0] as { product_id: number; variants: { variant_id: number }[] };
+    return r.json.products[0] as { product_id: number; variants: { variant_id: number; qty: number }[] };
   }
 
   it("takes a list in one round trip, and answers as with an Idempotency-Key", async () => {
@@ -286,5 +286,28 @@ describe("long variant lists through the API", () => {
     const qty = (t: { products: { variants: { qty: number }[] }[] }) => t.products[0].variants.map((v) => v.qty);
     expect(qty(r.json)).toEqual(update.map((e) => e.qty));
     expect(qty(parsed.json)).toEqual(qty(r.json));
+  });
+
+  it("takes adjustments of 2,048 variants with expected counts in one round trip, or none of them", async () => {
+    const p = await seeded(`${uid("TA")}-`, 2048);
+    const qty = (t: { products: { variants: { qty: number }[] }[] }) => t.products[0].variants.map((v) => v.qty);
+    const before = p.variants.map((v) => v.qty);
+    const update = p.variants.map((v, i) => ({ variant_id: v.variant_id, adjust: i % 7, expected_qty: before[i] }));
+    const w = wrapD1();
+    const r = await call("PUT", "/v1/products", {
+      raw: JSON.stringify({ product_id: p.product_id, variants: { update } }),
+      headers: { "content-type": "application/json" },
+      env: { DB: w.db },
+    });
+    expect(r.status, r.text).toBe(200);
+    expect(w.counts.calls).toBe(1);
+    expect(qty(r.json)).toEqual(before.map((n, i) => n + (i % 7)));
+    // The same expectations again: the counts moved, so every changed entry is refused, and nothing is written.
+    const again = await call("PUT", "/v1/products", { body: { product_id: p.product_id, variants: { update } } });
+    expect(again.status).toBe(409);
+    expect(again.json.errors[0]).toBe(
+      `variants.update[1].expected_qty: variant ${p.variants[1].variant_id} has qty ${before[1] + 1}, not ${before[1]}`,
+    );
+    expect(qty({ products: [(await get(`/v1/products/${p.product_id}`)).json] })).toEqual(qty(r.json));
   });
 });

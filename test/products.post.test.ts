@@ -152,6 +152,20 @@ describe("POST /v1/products", () => {
     expect(r.json.errors).toEqual([`[1].sku: SKU ${sku} is used twice in this request`, "[2].price: is required"]);
   });
 
+  it("creates the other items when one repeats an option combination (refused by the unique index, then worded)", async () => {
+    const sku = uid();
+    const before = await count("products");
+    const r = await post("/v1/products", [
+      { title: "Ok", price: 10, variants: { add: [variant("R", "S", { sku })] } },
+      { title: "Twice", price: 10, variants: { add: [variant("R", "S"), variant("B", "S"), variant("R", "S")] } },
+    ]);
+    expect(r.status).toBe(200);
+    expect(r.json.success).toBe(1);
+    expect(r.json.errors).toEqual(["[1].variants.add[2]: same option values as variants.add[0]"]);
+    expect(r.json.products.map((p: { variants: { sku: string }[] }) => p.variants[0].sku)).toEqual([sku]);
+    expect(await count("products")).toBe(before + 1);
+  });
+
   it("answers the status of the first failure when nothing was created", async () => {
     const sku = uid();
     await post("/v1/products", { sku, title: "x", price: 1 });

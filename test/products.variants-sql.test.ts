@@ -3,14 +3,15 @@ import { describe, expect, it } from "vitest";
 import { wrapD1 } from "./d1-wrap";
 import { get, post, put, uid } from "./helpers";
 
-// A sync or update of one product's variants is planned in SQL in one round trip
+// A sync, add or update of one product's variants is planned in SQL in one round trip
 // (src/products/update/variants-sql.ts) unless the batch refuses it, and then the JavaScript plan
 // decides and words it. The two must agree: on random products and lists, the same request sent to
 // two identical products, one by the SQL path and one forced onto the JavaScript path (an
 // Idempotency-Key takes it), answers the same status, errors and product, and leaves the same
 // variants. About half of the lists are refused (missing or
 // extra option values, two entries on one variant, repeated combinations, negative stock under
-// disable_minusqty, another product's SKU, renamed options, unknown variant ids).
+// disable_minusqty, another product's SKU, renamed options, unknown variant ids, an expected_qty
+// that is not the stored one, an adjust beside a qty or below zero under disable_minusqty).
 
 const NAMES = ["Size", "Colour", "Fit"];
 const VALUES = ["a", "b", "c"];
@@ -33,13 +34,16 @@ type Entry = {
   qty?: number;
   price?: number;
   image: boolean;
+  /** An update's relative change and its condition on the stored count (docs/stock.md). */
+  adjust?: number;
+  expected?: "stored" | "other";
   more?: Record<string, unknown>;
 };
 
 const slotValues = fc.array(fc.constantFrom(...VALUES), { minLength: 4, maxLength: 4 });
 
 const scenario = fc.record({
-  mode: fc.constantFrom("sync" as const, "update" as const),
+  mode: fc.constantFrom("sync" as const, "update" as const, "add" as const),
   k: fc.integer({ min: 1, max: 3 }),
   noMinus: fc.boolean(),
   existing: fc.array(
@@ -75,6 +79,15 @@ const scenario = fc.record({
         qty: fc.option(fc.integer({ min: -1, max: 40 }), { nil: undefined }),
         price: fc.option(fc.integer({ min: 0, max: 5000 }), { nil: undefined }),
         image: fc.boolean(),
+        adjust: fc.oneof(
+          { weight: 6, arbitrary: fc.constant(undefined) },
+          { weight: 2, arbitrary: fc.integer({ min: -12, max: 12 }) },
+        ),
+        expected: fc.oneof(
+          { weight: 12, arbitrary: fc.constant(undefined) },
+          { weight: 3, arbitrary: fc.constant("stored" as const) },
+          { weight: 1, arbitrary: fc.constant("other" as const) },
+        ),
         // The other fields, in the forms clients send them (a numeric GTIN, flags as strings).
         more: fc.record(
           {
@@ -124,14 +137,20 @@ async function seed(s: Scenario, prefix: string) {
   return {
     id: product.product_id as number,
     ids: (product.variants as { variant_id: number }[]).map((v) => v.variant_id),
+    qtys: (product.variants as { qty: number }[]).map((v) => v.qty),
   };
 }
 
-function entryOf(e: Entry, i: number, s: Scenario, prefix: string, foreign: string, ids: number[]) {
+function entryOf(e: Entry, i: number, s: Scenario, prefix: string, foreign: string, ids: number[], qtys: number[]) {
   const out: Record<string, unknown> = {};
   // Mostly a different variant per entry; target 5 names the first again (applied in order).
   const variant = e.target === 5 ? 0 : (e.target + i) % ids.length;
-  if (s.mode === "update") out.variant_id = e.target < 0 ? 2_000_000_000 : ids[variant];
+  if (s.mode === "update") {
+    out.variant_id = e.target < 0 ? 2_000_000_000 : ids[variant];
+    // Now and then beside a qty, which is refused.
+    if (e.adjust !== undefined) out.adjust = e.adjust;
+    if (e.expected) out.expected_qty = e.expected === "stored" ? qtys[variant] : qtys[variant] + 1;
+  }
   if (e.sku.kind === "existing") out.sku = `${prefix}e${e.sku.i}`;
   else if (e.sku.kind === "clear" && s.mode === "update") out.sku = null;
   else if (e.sku.kind === "new") out.sku = `${prefix}n${e.sku.n}`;
@@ -176,16 +195,20 @@ describe("a variant sync or update planned in SQL agrees with the JavaScript pla
         const b = `${uid("B")}-`;
         const [sa, sb] = [await seed(s, a), await seed(s, b)];
         const [ia, ib] = [sa.id, sb.id];
-        const list = (prefix: string, ids: number[]) => ({
+        const list = (prefix: string, ids: number[], qtys: number[]) => ({
           [s.mode]: (s.mode === "update" ? s.entries.slice(0, ids.length) : s.entries).map((e, i) =>
-            entryOf(e as Entry, i, s, prefix, foreign, ids),
+            entryOf(e as Entry, i, s, prefix, foreign, ids, qtys),
           ),
         });
         const w = wrapD1();
-        const ra = await put("/v1/products", { product_id: ia, variants: list(a, sa.ids) }, { env: { DB: w.db } });
+        const ra = await put(
+          "/v1/products",
+          { product_id: ia, variants: list(a, sa.ids, sa.qtys) },
+          { env: { DB: w.db } },
+        );
         const rb = await put(
           "/v1/products",
-          { product_id: ib, variants: list(b, sb.ids) },
+          { product_id: ib, variants: list(b, sb.ids, sb.qtys) },
           { headers: { "idempotency-key": uid("k") } },
         );
         if (ra.status === 200 && w.counts.calls === 1) fast++;
@@ -235,5 +258,21 @@ describe("a variant sync or update planned in SQL agrees with the JavaScript pla
     expect(refused.status).toBe(409);
     expect(refused.json.errors).toEqual(["variants.sync[1]: same option values as variants.sync[0]"]);
     expect((await get(`/v1/products/${id}`)).json).toEqual(before.json);
+    // An add in one round trip too, placed after the last variant; one that exists is refused.
+    const w2 = wrapD1();
+    const added = await put(
+      "/v1/products",
+      { product_id: id, variants: { add: [{ variant_option1_value: "xxl", sku: `${prefix}9` }] } },
+      { env: { DB: w2.db } },
+    );
+    expect(added.status, added.text).toBe(200);
+    expect(w2.counts.calls).toBe(1);
+    expect(added.json.products[0].variants.map((v: { sku: string }) => v.sku)).toEqual([
+      `${prefix}0`,
+      null,
+      `${prefix}9`,
+    ]);
+    const again = await put("/v1/products", { product_id: id, variants: { add: [{ variant_option1_value: "xxl" }] } });
+    expect(again.status).toBe(409);
   });
 });

@@ -547,6 +547,21 @@ export function cases(ids) {
     load: false,
     cpuIterations: 0,
   });
+  // The same sync with a product field beside it (the title it has): planned in JavaScript, the
+  // path of every form but a variant list alone (src/products/update/index.ts).
+  list.push({
+    id: `sync-${MAX_VARIANTS}-js`,
+    label: `PUT /v1/products sync ${MAX_VARIANTS} variants with the product's title (JavaScript plan)`,
+    method: "PUT",
+    path: "/v1/products",
+    body: (() => {
+      const plain = sync(MAX_VARIANTS);
+      const titled = [0, 1].map((i) => JSON.stringify({ title: `Sync ${MAX_VARIANTS}`, ...JSON.parse(plain(i)) }));
+      return /** @param {number} i */ (i) => titled[i % 2];
+    })(),
+    load: false,
+    cpuIterations: 10,
+  });
   // The largest sync answered with Prefer: return=minimal (docs/products.md, "Updating products").
   for (const n of [MAX_VARIANTS]) {
     list.push({
@@ -685,6 +700,22 @@ export function cases(ids) {
           product_id: ids.syncIds[MAX_VARIANTS],
           variants: {
             update: ids.syncVariantIds[MAX_VARIANTS].map((variant_id) => ({ variant_id, qty: 20 + (i % 2) })),
+          },
+        }),
+      load: false,
+      cpuIterations: 10,
+    },
+    {
+      // The same by relative adjustment (docs/stock.md): each request adds 1 or 2 to every count.
+      id: `adjust-${MAX_VARIANTS}`,
+      label: `PUT /v1/products variants.update of ${MAX_VARIANTS} variants by id, adjust`,
+      method: "PUT",
+      path: "/v1/products",
+      body: (i) =>
+        JSON.stringify({
+          product_id: ids.syncIds[MAX_VARIANTS],
+          variants: {
+            update: ids.syncVariantIds[MAX_VARIANTS].map((variant_id) => ({ variant_id, adjust: 1 + (i % 2) })),
           },
         }),
       load: false,

@@ -102,19 +102,19 @@ async function drain(reader: ReadableStreamDefaultReader<Uint8Array>, seen: numb
 function nestedDeeper(v: unknown, max: number): boolean {
   const stack: unknown[] = [v];
   const depths: number[] = [1];
-  while (stack.length) {
-    const x = stack.pop() as object;
-    const d = depths.pop() as number;
-    if (typeof x !== "object" || x === null) continue;
-    if (d > max) return true;
-    const values = Array.isArray(x) ? x : Object.values(x);
-    for (let i = 0; i < values.length; i++) {
-      const y = values[i];
-      if (typeof y === "object" && y !== null) {
-        stack.push(y);
-        depths.push(d + 1);
-      }
+  // No array of values per object (a list of 2,048 entries is as many objects): their keys in place.
+  const push = (y: unknown, d: number) => {
+    if (typeof y === "object" && y !== null) {
+      stack.push(y);
+      depths.push(d + 1);
     }
+  };
+  while (stack.length) {
+    const x = stack.pop() as Record<string, unknown>;
+    const d = depths.pop() as number;
+    if (d > max) return true;
+    if (Array.isArray(x)) for (let i = 0; i < x.length; i++) push(x[i], d);
+    else for (const k in x) push(x[k], d);
   }
   return false;
 }

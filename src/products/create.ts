@@ -5,14 +5,16 @@ import { afterLostRace, fitsOneValue, isConstraintError, jsonChunks, runBatch, s
 import { type Claim, type Idem, runClaimed } from "../platform/idempotency";
 import { committed, newEvent, outboxStatement, type PendingEvent } from "../webhooks/outbox";
 import { derivedSlug, tooManyPaths, withHead } from "./categories";
-import { fieldValueSql, PRODUCT_FIELD_NAMES, withInitials } from "./fields";
+import { withInitials } from "./fields";
+import { INSERT_PACKED, INSERT_PRODUCTS } from "./inserts";
 import { minimalJson, ownJson, type ProductText, productTexts } from "./own-json";
-import { at, POSITION, packedRows, SLOTS, TOKEN, value } from "./packed";
+import { packedRows } from "./packed";
 import type { ProductOut } from "./present";
 import { presentReads, productReads } from "./read";
 import type { ProductCreate, VariantEntry } from "./schema";
 import {
   entryBytes,
+  entryBytesAtMost,
   jsonBytes,
   MAX_ANSWER_BYTES,
   PRODUCT_ALLOWANCE,
@@ -20,7 +22,7 @@ import {
   textBytes,
   tooLarge,
 } from "./size";
-import { agreedNames, type Located, sharedNames, VALUE_KEYS, valuesOf } from "./variants";
+import { agreedNames, sharedNames, VALUE_KEYS, valuesOf } from "./variants";
 
 /**
  * How a write answers: `minimal` reads back only ids, SKUs and updated_at (docs/products.md,
@@ -94,9 +96,13 @@ type Planned = {
   product: ProductInsert;
   /** The variant entries as given, checked; written packed (./packed.ts). */
   variants: VariantEntry[];
-  skus: Located<string>[];
+  /** The SKUs it will own, and where each was given: -1 the product, else its entry. */
+  skus: string[];
+  skuAt: number[];
   /** The slug the client gave, if it did. */
   slug?: string;
+  /** The item as given, should it be planned again. */
+  source: ProductCreate;
 };
 
 /**
@@ -108,6 +114,23 @@ type Planned = {
 function planCreate(
   p: ProductCreate,
   index: number,
+  full = false,
+): Planned | { index: number; status: 400 | 409 | 413; errors: string[] } {
+  const planned = planOnce(p, index, full);
+  // A refusal is worded whole, with every check.
+  return "errors" in planned && !full ? planOnce(p, index, true) : planned;
+}
+
+/**
+ * planCreate; unless `full`, without the two checks that need a map of every entry (two entries
+ * repeating a combination of option values, or a SKU): the batch's unique indexes refuse those,
+ * and the item is then planned again with them (createProducts). The maps of 2,048 keys were
+ * about half of the plan's CPU.
+ */
+function planOnce(
+  p: ProductCreate,
+  index: number,
+  full: boolean,
 ): Planned | { index: number; status: 400 | 409 | 413; errors: string[] } {
   const entries = p.variants?.add ?? [];
   const path = (i: number) => `variants.add[${i}]`;
@@ -137,38 +160,65 @@ function planCreate(
   const nameBytes = jsonBytes(product.option_names);
   for (let i = 0; i < entries.length; i++) {
     const entry = entries[i];
-    const key = comboOf(entry, names);
+    const key = full ? comboOf(entry, names) : givesValues(entry, names);
     if (key === undefined) {
       for (const e of valuesOf(entry, names, path(i)).errors) errors.push(e);
       continue;
     }
-    const dup = seen.get(key);
-    if (dup !== undefined) errors.push(`${path(i)}: same option values as ${path(dup)}`);
-    seen.set(key, i);
+    if (full) {
+      const dup = seen.get(key);
+      if (dup !== undefined) errors.push(`${path(i)}: same option values as ${path(dup)}`);
+      seen.set(key, i);
+    }
     if (flagOn && (entry.qty ?? 0) < 0)
       errors.push(`${path(i)}.qty: must not be negative while disable_minusqty is on`);
-    size += nameBytes + entryBytes(entry);
+    size += nameBytes + entryBytesAtMost(entry);
   }
   if (errors.length) return { index, status: 400, errors };
-  const owned: Located<string>[] = [];
-  if (product.sku !== null) owned.push({ entry: product.sku, path: "sku" });
+  // The estimate itself only when the quick bound of it is past the limit.
+  if (size > MAX_ANSWER_BYTES) {
+    size = createdSize(product);
+    for (const entry of entries) size += nameBytes + entryBytes(entry);
+  }
+  // SKUs with where they were given; paths are worded only for an error (2,048 entries).
+  const owned: string[] = [];
+  const skuAt: number[] = [];
+  if (product.sku !== null) {
+    owned.push(product.sku);
+    skuAt.push(-1);
+  }
   for (let i = 0; i < entries.length; i++) {
     const sku = entries[i].sku;
-    if (sku !== undefined && sku !== null) owned.push({ entry: sku, path: `${path(i)}.sku` });
+    if (sku !== undefined && sku !== null) {
+      owned.push(sku);
+      skuAt.push(i);
+    }
   }
-  // A SKU given twice inside one product would fail the batch on the skus key on every attempt.
-  const first = new Map<string, string>();
-  for (const { entry: sku, path } of owned) {
-    const earlier = first.get(sku);
-    if (earlier) errors.push(`${path}: SKU ${sku} is also given at ${earlier}`);
-    else first.set(sku, path.replace(/\.sku$/, "") || "sku");
+  // A SKU given twice inside one product fails the batch on the skus key: worded on the full plan.
+  const first = new Map<string, number>();
+  for (let k = 0; full && k < owned.length; k++) {
+    const earlier = first.get(owned[k]);
+    if (earlier === undefined) first.set(owned[k], skuAt[k]);
+    else errors.push(`${skuPath(skuAt[k])}: SKU ${owned[k]} is also given at ${earlier < 0 ? "sku" : path(earlier)}`);
   }
   if (errors.length) return { index, status: 409, errors };
   if (size > MAX_ANSWER_BYTES) {
     return { index, status: 413, errors: [tooLarge(`product "${product.title}"`, size)] };
   }
-  return { index, product, variants: entries, skus: owned, slug: p.slug ?? undefined };
+  return { index, product, variants: entries, skus: owned, skuAt, slug: p.slug ?? undefined, source: p };
 }
+
+/** Whether the entry gives a value for each of `names` and none past them (comboOf, without its key). */
+function givesValues(e: VariantEntry, names: readonly string[]): "" | undefined {
+  if (!names.length) return undefined;
+  for (let n = 0; n < VALUE_KEYS.length; n++) {
+    if ((e[VALUE_KEYS[n]] === undefined) === n < names.length) return undefined;
+  }
+  return "";
+}
+
+/** Where a create's SKU was given (Planned.skuAt). */
+const skuPath = (at: number) => (at < 0 ? "sku" : `variants.add[${at}].sku`);
 
 /**
  * The key of an entry's option values for `names` (as comboKey gives it), without an array per
@@ -195,49 +245,6 @@ function createdSize(p: ProductInsert) {
   for (const key of PRODUCT_TEXT_COLUMNS) size += textBytes(p[key]);
   return size;
 }
-
-export const INSERT_PRODUCTS = `
-  INSERT INTO products (token, ${PRODUCT_FIELD_NAMES.join(", ")}, option_names, slug, categories, created_at,
-    updated_at, key_id)
-  SELECT p.value->>'token', ${PRODUCT_FIELD_NAMES.map((name) => fieldValueSql("p.value", name)).join(", ")},
-    p.value->'option_names', p.value->>'slug', p.value->'categories', ?2, ?2, ?3
-  FROM json_each(?1) AS p`;
-
-/**
- * Inserts variants given as JSON rows carrying either `token` (a product created in the same
- * batch, docs/security.md, "Guarantees") or `product_id`; no_minus is copied from the product row.
- */
-export const INSERT_VARIANTS = `
-  INSERT INTO variants (product_id, sku, option1_value, option2_value, option3_value,
-    option4_value, option5_value, price, before_price, purchase_price, qty, qty_location, gtin,
-    supplier_sku, weight, visible, images, no_minus, position, created_at, updated_at)
-  SELECT p.id, v.value->>'sku', v.value->>'$.option_values[0]', v.value->>'$.option_values[1]',
-    v.value->>'$.option_values[2]', v.value->>'$.option_values[3]', v.value->>'$.option_values[4]',
-    v.value->>'price', v.value->>'before_price', v.value->>'purchase_price', v.value->>'qty',
-    v.value->>'qty_location', v.value->>'gtin', v.value->>'supplier_sku', v.value->>'weight',
-    v.value->>'visible', v.value->'images', p.disable_minusqty, v.value->>'position', ?2, ?2
-  FROM json_each(?1) AS v
-  JOIN products AS p ON p.id = coalesce(v.value->>'product_id',
-    (SELECT id FROM products WHERE token = v.value->>'token'))`;
-
-const each = (f: (n: number) => string, sep: string) => SLOTS.map(f).join(sep);
-const v = (n: number) => at("j.value", value(n));
-
-/**
- * Inserts the variants of products created in the same batch: ?1 their entries packed
- * (./packed.ts, packedFor: each with its product's token and its position), ?2 now. Checked by
- * planCreate; a variant without a price takes its product's.
- */
-const INSERT_PACKED = `
-  INSERT INTO variants (product_id, sku, ${each((k) => `option${k}_value`, ", ")}, price, before_price,
-    purchase_price, qty, qty_location, gtin, supplier_sku, weight, visible, images, no_minus, position,
-    created_at, updated_at)
-  SELECT p.id, ${at("j.value", "sku")}, ${each((k) => `coalesce(${v(k)}, '')`, ", ")},
-    coalesce(${at("j.value", "price")}, p.price), ${at("j.value", "before_price")}, ${at("j.value", "purchase_price")},
-    coalesce(${at("j.value", "qty")}, 0), ${at("j.value", "qty_location")}, ${at("j.value", "gtin")},
-    ${at("j.value", "supplier_sku")}, ${at("j.value", "weight")}, coalesce(${at("j.value", "visible")}, 1),
-    coalesce(${at("j.value", "images")}, '[]'), p.disable_minusqty, j.value->>'$[${POSITION}]', ?2, ?2
-  FROM json_each(?1) AS j JOIN products AS p ON p.token = j.value->>'$[${TOKEN}]'`;
 
 /** SKUs of `wanted` already in the store, with their owners. */
 export function skuOwners(db: DB, wanted: string[]) {
@@ -278,7 +285,9 @@ export async function createProducts(
 ): Promise<{ outcomes: Map<number, ItemOutcome>; events: PendingEvent[] }> {
   const outcomes = new Map<number, ItemOutcome>();
   let events: PendingEvent[] = [];
-  const plans: Planned[] = [];
+  let plans: Planned[] = [];
+  // Whether the plans had every check (planCreate).
+  let full = false;
   for (const { index, data } of items) {
     const plan = planCreate(data, index);
     if ("errors" in plan) outcomes.set(index, { ok: false, status: plan.status, errors: plan.errors });
@@ -294,7 +303,7 @@ export async function createProducts(
         : await Promise.all([
             skuOwners(
               db,
-              plans.flatMap((p) => p.skus.map((s) => s.entry)),
+              plans.flatMap((p) => p.skus),
             ),
             slugOwners(
               db,
@@ -305,12 +314,15 @@ export async function createProducts(
     const claimed = new Map<string, number>();
     const claimedSlugs = new Set<string>();
     const ready: Planned[] = [];
+    // One product and no SKU known taken (the first attempt's usual case): no SKU to look up.
+    const lookUp = plans.length > 1 || taken.size > 0;
     for (const plan of plans) {
       const errors: string[] = [];
-      for (const { entry: sku, path } of plan.skus) {
+      for (let k = 0; lookUp && k < plan.skus.length; k++) {
+        const sku = plan.skus[k];
         const owner = taken.get(sku);
-        if (owner !== undefined) errors.push(skuTaken(path, sku, owner));
-        else if (claimed.has(sku)) errors.push(`${path}: SKU ${sku} is used twice in this request`);
+        if (owner !== undefined) errors.push(skuTaken(skuPath(plan.skuAt[k]), sku, owner));
+        else if (claimed.has(sku)) errors.push(`${skuPath(plan.skuAt[k])}: SKU ${sku} is used twice in this request`);
       }
       if (plan.slug !== undefined) {
         const owner = slugs.get(plan.slug);
@@ -319,7 +331,7 @@ export async function createProducts(
       }
       if (errors.length) outcomes.set(plan.index, { ok: false, status: 409, errors });
       else {
-        for (const s of plan.skus) claimed.set(s.entry, plan.index);
+        if (lookUp) for (const sku of plan.skus) claimed.set(sku, plan.index);
         if (plan.slug !== undefined) claimedSlugs.add(plan.slug);
         ready.push(plan);
       }
@@ -332,7 +344,7 @@ export async function createProducts(
     const byToken = "p.token IN (SELECT value FROM json_each(?1))";
     events = ready.map((p) => newEvent("product.add", { productToken: p.product.token, keyId: options.keyId }));
     // Every product's variants in one packed list, split only when too long for one bound value.
-    const rows = ready.flatMap((p) => packedRows(p.variants, p.product.token));
+    const rows = ready.flatMap((p, i) => packedRows(p.variants, i));
     const whole = JSON.stringify(rows);
     const variants = fitsOneValue(whole) ? [whole] : jsonChunks(rows);
     try {
@@ -340,7 +352,7 @@ export async function createProducts(
         ...jsonChunks(ready.map((p) => p.product)).map((json) =>
           stmt(db, INSERT_PRODUCTS, json, now, options.keyId ?? null),
         ),
-        ...variants.map((json) => stmt(db, INSERT_PACKED, json, now)),
+        ...variants.map((json) => stmt(db, INSERT_PACKED, json, now, tokens)),
         outboxStatement(db, events, now),
         // The products as SQLite writes their answer (./own-json.ts): never presented in JavaScript.
         (options.minimal ? minimalJson : ownJson)(db, byToken, tokens),
@@ -356,6 +368,15 @@ export async function createProducts(
       events = [];
       // Only a lost race on a SKU is worth another plan; anything else is the caller's 5xx.
       if (!isConstraintError(e)) throw e;
+      if (!full) {
+        // A unique index may have refused a combination or SKU given twice in a product: find and word it.
+        full = true;
+        const again = plans.map((p) => planCreate(p.source, p.index, true));
+        plans = again.filter((p): p is Planned => !("errors" in p));
+        for (const p of again)
+          if ("errors" in p) outcomes.set(p.index, { ok: false, status: p.status, errors: p.errors });
+        if (plans.length < again.length) continue;
+      }
       await afterLostRace(attempt, "the catalog");
     }
   }

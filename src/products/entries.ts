@@ -16,7 +16,6 @@ export type Mode = "create" | "update";
 type Entry = VariantEntry | VariantUpdateEntry;
 
 const NAME_VALUE = OPTION_SLOTS.flatMap((n) => [`variant_option${n}_name`, `variant_option${n}_value`]);
-const TEXT = new Set([...NAME_VALUE, "qty_location"]);
 /** Identifiers an entry gives as text (spreadsheets' numeric ones go through zod). */
 export const IDENTIFIER = new Set(["gtin", "supplier_sku"]);
 export const MONEY = new Set(["price", "before_price", "purchase_price"]);
@@ -33,10 +32,32 @@ export const CLEARABLE = new Set([
 /** The largest stock an entry may give, of either sign, and the largest weight. */
 export const STOCK = 1_000_000_000;
 export const MAX_WEIGHT = 1_000_000_000;
-const FIELDS = [...NAME_VALUE, "sku", ...MONEY, "qty", "qty_location", ...IDENTIFIER, "weight", "visible", "images"];
-const KNOWN: Record<Mode, ReadonlySet<string>> = {
-  create: new Set(FIELDS),
-  update: new Set([...FIELDS, "variant_id"]),
+
+// What each field is, looked up once per field: a list of 2,048 entries has about 25,000.
+const TEXT = 0;
+const SKU = 1;
+const MONEY_KIND = 2;
+const COUNT = 3;
+const VISIBLE = 4;
+const WEIGHT = 5;
+const VARIANT_ID = 6;
+/** A field only zod reads (images). */
+const ZOD = 7;
+const CREATE_KINDS: [string, number][] = [
+  ...NAME_VALUE.map((k): [string, number] => [k, TEXT]),
+  ["qty_location", TEXT],
+  ...[...IDENTIFIER].map((k): [string, number] => [k, TEXT]),
+  ["sku", SKU],
+  ...[...MONEY].map((k): [string, number] => [k, MONEY_KIND]),
+  ["qty", COUNT],
+  ["weight", WEIGHT],
+  ["visible", VISIBLE],
+  ["images", ZOD],
+];
+const KINDS: Record<Mode, ReadonlyMap<string, number>> = {
+  create: new Map(CREATE_KINDS),
+  // `adjust` and `expected_qty` are counts of either sign like qty (docs/stock.md).
+  update: new Map([...CREATE_KINDS, ["adjust", COUNT], ["expected_qty", COUNT], ["variant_id", VARIANT_ID]]),
 };
 
 // Text with no control character and no surrogate at all: one plain character-class test, where
@@ -45,40 +66,57 @@ const KNOWN: Record<Mode, ReadonlySet<string>> = {
 const PLAIN = /^[\t\n\x20-\x7e\u00a0-\ud7ff\ue000-\uffff]*$/;
 const clean = (v: string) => PLAIN.test(v) || (!CONTROL.test(v) && !LONE_SURROGATE.test(v));
 
-/** Text as str(255) accepts it: blank is absent (undefined here means "ask zod"). */
-const text = (v: string) => (v.length <= 255 && clean(v) && v.trim() !== "" ? v : undefined);
+/** clean() of a short text, by its characters: names, values and SKUs are a few characters each. */
+function cleanShort(v: string) {
+  for (let i = 0; i < v.length; i++) {
+    const c = v.charCodeAt(i);
+    if (c < 0x20 ? c !== 9 && c !== 10 : c >= 0x7f && (c < 0xa0 || (c >= 0xd800 && c < 0xe000))) return clean(v);
+  }
+  return true;
+}
+
+/** Whether zod's trim leaves nothing: only text that starts with a space or other mark is looked at twice. */
+const blank = (v: string) => {
+  if (v === "") return true;
+  const c = v.charCodeAt(0);
+  return (c <= 32 || c >= 0x80) && v.trim() === "";
+};
 
 const ABSENT = Symbol("absent");
 const ASK_ZOD = Symbol("ask zod");
 
 /** One field's output as zod would give it, ABSENT, or ASK_ZOD when this is not a plain form. */
-function field(key: string, v: unknown, mode: Mode): unknown {
+function field(kind: number | undefined, v: unknown, clearable: boolean): unknown {
   // An unknown field gets a notice, which only the whole item's walk gives.
-  if (!KNOWN[mode].has(key)) return ASK_ZOD;
+  if (kind === undefined) return ASK_ZOD;
   if (v === undefined) return ABSENT;
-  if (v === null) return mode === "update" && CLEARABLE.has(key) ? null : ASK_ZOD;
-  if (typeof v === "string" && v.trim() === "") return ABSENT;
-  if (TEXT.has(key)) return typeof v === "string" ? (text(v) ?? ASK_ZOD) : ASK_ZOD;
-  if (key === "sku") {
-    if (typeof v !== "string") return ASK_ZOD;
+  if (v === null) return clearable ? null : ASK_ZOD;
+  if (typeof v === "string") {
+    if (blank(v)) return ABSENT;
+    // str(255): text, as given.
+    if (kind === TEXT) return v.length <= 255 && (v.length <= 32 ? cleanShort(v) : clean(v)) ? v : ASK_ZOD;
+    if (kind !== SKU) return ASK_ZOD;
     const t = v.trim();
-    return t.length <= 255 && clean(t) ? t : ASK_ZOD;
+    return t.length <= 255 && (t.length <= 32 ? cleanShort(t) : clean(t)) ? t : ASK_ZOD;
   }
-  if (IDENTIFIER.has(key)) return typeof v === "string" ? (text(v) ?? ASK_ZOD) : ASK_ZOD;
   if (typeof v !== "number" && typeof v !== "boolean") return ASK_ZOD;
-  if (MONEY.has(key)) {
-    return Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) * 100 <= MAX_MONEY
-      ? (v as number) * 100 + 0
-      : ASK_ZOD;
+  switch (kind) {
+    case MONEY_KIND:
+      return Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) * 100 <= MAX_MONEY
+        ? (v as number) * 100 + 0
+        : ASK_ZOD;
+    // + 0: zod reads -0 through its decimal text, as 0.
+    case COUNT:
+      return Number.isSafeInteger(v) && Math.abs(v as number) <= STOCK ? (v as number) + 0 : ASK_ZOD;
+    case VISIBLE:
+      return v === 1 || v === true ? 1 : v === 0 || v === false ? 0 : ASK_ZOD;
+    case WEIGHT:
+      return Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) <= MAX_WEIGHT ? (v as number) + 0 : ASK_ZOD;
+    case VARIANT_ID:
+      return Number.isSafeInteger(v) && (v as number) >= 1 ? v : ASK_ZOD;
+    default:
+      return ASK_ZOD;
   }
-  // + 0: zod reads -0 through its decimal text, as 0.
-  if (key === "qty") return Number.isSafeInteger(v) && Math.abs(v as number) <= STOCK ? (v as number) + 0 : ASK_ZOD;
-  if (key === "visible") return v === 1 || v === true ? 1 : v === 0 || v === false ? 0 : ASK_ZOD;
-  if (key === "weight") {
-    return Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) <= MAX_WEIGHT ? (v as number) + 0 : ASK_ZOD;
-  }
-  if (key === "variant_id" && mode === "update") return Number.isSafeInteger(v) && (v as number) >= 1 ? v : ASK_ZOD;
-  return ASK_ZOD;
 }
 
 /**
@@ -94,13 +132,15 @@ export function plainChanges(list: unknown, mode: Mode): (() => Entry[]) | undef
   const at: number[] = [];
   const keys: string[] = [];
   const values: unknown[] = [];
+  const kinds = KINDS[mode];
+  const update = mode === "update";
   for (let i = 0; i < list.length; i++) {
     const e = list[i];
     if (e === null || typeof e !== "object" || Array.isArray(e)) return undefined;
     let id = false;
     for (const key in e) {
       const given = (e as Record<string, unknown>)[key];
-      const v = field(key, given, mode);
+      const v = field(kinds.get(key), given, update && CLEARABLE.has(key));
       if (v === ASK_ZOD) return undefined;
       if (key === "variant_id" && v !== ABSENT) id = true;
       if (!Object.is(v, given)) {
@@ -109,7 +149,7 @@ export function plainChanges(list: unknown, mode: Mode): (() => Entry[]) | undef
         values.push(v);
       }
     }
-    if (mode === "update" && !id) return undefined;
+    if (update && !id) return undefined;
   }
   return () => {
     for (let j = 0; j < at.length; j++) {

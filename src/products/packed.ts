@@ -1,3 +1,4 @@
+import type { variants } from "../db/schema";
 import { OPTION_SLOTS as SLOTS, type VariantEntry, type VariantUpdateEntry } from "./schema";
 import { VARIANT_VALUES } from "./variants";
 
@@ -15,6 +16,25 @@ export const FIELDS = [
   "images",
 ] as const;
 export type Field = (typeof FIELDS)[number];
+/** The variants column (its schema property, src/db/schema.ts) each field is stored in. */
+export const COLUMN_OF = {
+  sku: "sku",
+  variant_option1_value: "option1",
+  variant_option2_value: "option2",
+  variant_option3_value: "option3",
+  variant_option4_value: "option4",
+  variant_option5_value: "option5",
+  price: "price",
+  before_price: "beforePrice",
+  purchase_price: "purchasePrice",
+  qty: "qty",
+  qty_location: "qtyLocation",
+  gtin: "gtin",
+  supplier_sku: "supplierSku",
+  weight: "weight",
+  visible: "visible",
+  images: "images",
+} as const satisfies Record<Field, keyof typeof variants._.columns>;
 const GIVEN = FIELDS.length;
 export const VARIANT_ID = GIVEN + 1;
 /** SQL: field `f` of the entry array `data` (images as their JSON text). */
@@ -23,15 +43,21 @@ export const at = (data: string, f: Field) => `${data}->>'$[${FIELDS.indexOf(f)}
 export const given = (data: string, f: Field) => `(${data}->>'$[${GIVEN}]' & ${1 << FIELDS.indexOf(f)}) <> 0`;
 export const value = (n: number) => `variant_option${n}_value` as Field;
 
-/** Where a created variant's position and its product's token stand (packedRows with a token). */
+/** Where an update entry's `adjust` and `expected_qty` stand (given only when one is). */
+export const ADJUST = VARIANT_ID + 1;
+export const EXPECTED = VARIANT_ID + 2;
+/** Where a created variant's position and its product's place in the batch stand (packedRows with an owner). */
 export const POSITION = VARIANT_ID + 1;
-export const TOKEN = VARIANT_ID + 2;
+export const OWNER = VARIANT_ID + 2;
 
 /** The list as packed JSON text. */
 export const packed = (entries: (VariantEntry | VariantUpdateEntry)[]) => JSON.stringify(packedRows(entries));
 
-/** The entries as packed rows; with `token`, each also with its position and its product's token. */
-export function packedRows(entries: (VariantEntry | VariantUpdateEntry)[], token?: string): unknown[][] {
+/**
+ * The entries as packed rows; with `owner` (a create), each also with its position and its
+ * product's place in the batch; an update entry with `adjust` or `expected_qty`, with those.
+ */
+export function packedRows(entries: (VariantEntry | VariantUpdateEntry)[], owner?: number): unknown[][] {
   const out = new Array(entries.length);
   for (let i = 0; i < entries.length; i++) {
     const e = entries[i] as VariantUpdateEntry;
@@ -59,7 +85,8 @@ export function packedRows(entries: (VariantEntry | VariantUpdateEntry)[], token
     let mask = 0;
     for (let f = 0; f < GIVEN; f++) if (row[f] !== undefined) mask |= 1 << f;
     row[GIVEN] = mask;
-    if (token !== undefined) row.push(i, token);
+    if (owner !== undefined) row.push(i, owner);
+    else if (e.adjust !== undefined || e.expected_qty !== undefined) row.push(e.adjust, e.expected_qty);
     out[i] = row;
   }
   return out;

@@ -1,4 +1,10 @@
+import { products, staleReads, variants } from "../../db/schema";
+import { optionColumn, sqlNames } from "../sql-names";
 import { VERSION_SQL } from "../version";
+
+const P = sqlNames(products);
+const V = sqlNames(variants);
+const STALE = sqlNames(staleReads);
 
 // The guard of a PUT round's write batch (docs/products.md, "Updating products"): the batch fails whole, and
 // is planned again from a fresh read, when what its plans depend on changed since the read.
@@ -18,9 +24,9 @@ import { VERSION_SQL } from "../version";
  * two compare exactly (no formatting to agree on between JavaScript and SQLite).
  */
 export const STRUCTURE_SQL = `(
-  SELECT json_array(p.sku, p.option_names, p.disable_minusqty, json_group_array(json_array(
-    v.id, v.sku, v.option1_value, v.option2_value, v.option3_value, v.option4_value, v.option5_value, v.position)))
-  FROM (SELECT * FROM variants WHERE variants.product_id = p.id ORDER BY variants.id) AS v)`;
+  SELECT json_array(p.${P.sku}, p.${P.optionNames}, p.${P.disableMinusqty}, json_group_array(json_array(
+    v.${V.id}, v.${V.sku}, ${[1, 2, 3, 4, 5].map((n) => `v.${optionColumn(V, n)}`).join(", ")}, v.${V.position})))
+  FROM (SELECT * FROM ${V.$} WHERE ${V.$}.${V.productId} = p.${P.id} ORDER BY ${V.$}.${V.id}) AS v)`;
 
 /**
  * Fails the batch through the always-false CHECK of stale_reads (src/db/schema.ts) when a product
@@ -29,14 +35,14 @@ export const STRUCTURE_SQL = `(
  * the plan was made from, or a count it expects (`expect`: [variant id or null, qty]) is not the stored one.
  */
 export const STRUCTURE_GUARD = `
-  INSERT INTO stale_reads (product_id)
-  SELECT j.value->>'id' FROM json_each(?1) AS j LEFT JOIN products AS p ON p.id = j.value->>'id'
-  WHERE p.id IS NULL OR ${STRUCTURE_SQL} IS NOT j.value->>'structure'
-    OR (json_type(j.value, '$.price') IS NOT NULL AND p.price IS NOT j.value->>'price')
-    OR (json_type(j.value, '$.stock') IS NOT NULL AND p.stock IS NOT j.value->>'stock')
-    OR (json_type(j.value, '$.categories') IS NOT NULL AND p.categories IS NOT j.value->>'categories')
-    OR (json_type(j.value, '$.slug') IS NOT NULL AND p.slug IS NOT j.value->>'slug')
+  INSERT INTO ${STALE.$} (${STALE.productId})
+  SELECT j.value->>'id' FROM json_each(?1) AS j LEFT JOIN ${P.$} AS p ON p.${P.id} = j.value->>'id'
+  WHERE p.${P.id} IS NULL OR ${STRUCTURE_SQL} IS NOT j.value->>'structure'
+    OR (json_type(j.value, '$.price') IS NOT NULL AND p.${P.price} IS NOT j.value->>'price')
+    OR (json_type(j.value, '$.stock') IS NOT NULL AND p.${P.stock} IS NOT j.value->>'stock')
+    OR (json_type(j.value, '$.categories') IS NOT NULL AND p.${P.categories} IS NOT j.value->>'categories')
+    OR (json_type(j.value, '$.slug') IS NOT NULL AND p.${P.slug} IS NOT j.value->>'slug')
     OR (json_type(j.value, '$.version') IS NOT NULL AND ${VERSION_SQL} IS NOT j.value->>'version')
-    OR EXISTS (SELECT 1 FROM json_each(j.value, '$.expect') AS e LEFT JOIN variants AS v
-      ON v.id = e.value->>0 AND v.product_id = p.id
-      WHERE iif(e.value->>0 IS NULL, p.stock, v.qty) IS NOT e.value->>1)`;
+    OR EXISTS (SELECT 1 FROM json_each(j.value, '$.expect') AS e LEFT JOIN ${V.$} AS v
+      ON v.${V.id} = e.value->>0 AND v.${V.productId} = p.${P.id}
+      WHERE iif(e.value->>0 IS NULL, p.${P.stock}, v.${V.qty}) IS NOT e.value->>1)`;

@@ -1,22 +1,13 @@
 import { skuTaken } from "../create";
 import { PRODUCT_FIELD_NAMES, PRODUCT_ONLY_FIELDS } from "../fields";
-import { optionNames, type PresentedVariant, parseList, type VariantRow, variantValues } from "../present";
-import { MAX_VARIANTS, OPTION_SLOTS, type VariantEntry, type VariantUpdateEntry } from "../schema";
+import { optionNames, type VariantRow } from "../present";
+import { MAX_VARIANTS, OPTION_SLOTS } from "../schema";
 import { MAX_ANSWER_BYTES, tooLarge } from "../size";
-import {
-  agreedNames,
-  comboKey,
-  type Located,
-  namesOf,
-  sameNames,
-  VALUE_KEYS,
-  VARIANT_VALUES,
-  valuesOf,
-  variantColumns,
-} from "../variants";
+import { agreedNames, comboKey, type Located, namesOf, sameNames, VALUE_KEYS, valuesOf } from "../variants";
 import { categoriesAndSlug } from "./categories";
 import { type Failed, Failures, fail, type Snapshot, type Target } from "./select";
 import { sizeAfter } from "./size";
+import { adjustQty, applyEntry, created, fromRow, set, type VariantState, writes } from "./states";
 
 // The plan of one product's update (docs/products.md, "Updating products"): decided in JS from the round's
 // snapshot, without database access, as rows for the statements of the write batch.
@@ -41,104 +32,6 @@ const BODY_TO_VARIANT = [
   ["weight", "weight"],
   ["visible", "visible"],
 ] as const;
-const VARIANT_FIELDS = ["sku", ...VARIANT_VALUES, "images"] as const;
-
-// A variant's own fields as answers show them, plus where it stands and its option values.
-type VariantCols = Pick<PresentedVariant, (typeof VARIANT_FIELDS)[number]> & { position: number; values: string[] };
-type Col = keyof VariantCols;
-
-/** A variant as it will be after the request: an existing row with its changes, or a new one. */
-export type VariantState = {
-  id?: number;
-  row?: VariantRow;
-  cur: VariantCols;
-  changed: Set<Col>;
-  label: string;
-  skuPath: string;
-  qtyPath?: string;
-  /** What the request adds to the stored qty (docs/stock.md), when it sets no count. */
-  adjust?: number;
-  /** The stored qty the request expects, and the path that gave it. */
-  expected?: { qty: number; path: string };
-};
-
-function fromRow(v: VariantRow): VariantState {
-  const label = `variant ${v.id}`;
-  return {
-    id: v.id,
-    row: v,
-    label,
-    skuPath: label,
-    changed: new Set(),
-    cur: {
-      sku: v.sku,
-      price: v.price,
-      before_price: v.beforePrice,
-      purchase_price: v.purchasePrice,
-      qty: v.qty,
-      qty_location: v.qtyLocation,
-      gtin: v.gtin,
-      supplier_sku: v.supplierSku,
-      weight: v.weight,
-      visible: v.visible,
-      images: parseList(v.images),
-      position: v.position,
-      values: variantValues(v),
-    },
-  };
-}
-
-function set(s: VariantState, col: Col, value: unknown, path: string) {
-  (s.cur as Record<Col, unknown>)[col] = col === "images" && value === null ? [] : value;
-  s.changed.add(col);
-  if (col === "qty") {
-    s.qtyPath = path;
-    s.adjust = undefined;
-  }
-  if (col === "sku") s.skuPath = path;
-}
-
-/**
- * A relative change of the qty (`adjust`) and a condition on the stored one (`expected_qty`): the
- * write adds the amount to the count as it is when the batch runs, and the batch's guard holds the
- * condition (./guard.ts), so a sale in between is neither lost nor overwritten.
- */
-function adjustQty(s: VariantState, amount: number | undefined, path: string, f: Failures) {
-  if (amount === undefined) return;
-  // After a count set by this request, the amount moves that count: the sum is a count too.
-  if (!s.changed.has("qty") || s.adjust !== undefined) s.adjust = (s.adjust ?? 0) + amount;
-  s.cur.qty += amount;
-  s.changed.add("qty");
-  s.qtyPath = path;
-  if (Math.abs(s.cur.qty) > 1_000_000_000) f.add(400, `${path}: would take qty to ${s.cur.qty}, past 1000000000`);
-}
-
-/** Applies the fields an entry gives; absent fields keep their value. */
-function applyEntry(s: VariantState, e: VariantEntry | VariantUpdateEntry, path: string, f: Failures) {
-  for (const col of VARIANT_FIELDS) {
-    const v = e[col];
-    // set() keeps the path of sku and qty only (for their errors): build no other strings.
-    if (v !== undefined) set(s, col, v, col === "qty" || col === "sku" ? `${path}.${col}` : path);
-  }
-  if (!("variant_id" in e)) return;
-  if (e.qty !== undefined && e.adjust !== undefined) {
-    f.add(400, `${path}.adjust: give qty (the new count) or adjust (the change), not both`);
-  }
-  if (e.expected_qty !== undefined) s.expected ??= { qty: e.expected_qty, path: `${path}.expected_qty` };
-  adjustQty(s, e.adjust, `${path}.adjust`, f);
-}
-
-function created(e: VariantEntry, values: string[], price: number, position: number, path: string): VariantState {
-  const s: VariantState = {
-    label: path,
-    skuPath: `${path}.sku`,
-    qtyPath: e.qty === undefined ? undefined : `${path}.qty`,
-    changed: new Set(),
-    cur: { ...variantColumns(e, price), position, values },
-  };
-  return s;
-}
-
 /** An adjustment refused by the stock floor, with the count it found. */
 const belowZero = (path: string, what: string, col: string, from: number, to: number) =>
   `${path}: would take the ${col} of ${what} from ${from} to ${to}; it cannot go below 0 while disable_minusqty is on`;
@@ -420,34 +313,4 @@ export function plan(t: Target, snap: Snapshot): Plan | Failed {
     slugClaim,
     ...writes(p.id, states),
   };
-}
-
-const OPTION_COLUMNS = OPTION_SLOTS.map((n) => `option${n}_value`);
-
-/** Rows for the variant statements of the write batch. */
-function writes(productId: number, states: VariantState[]) {
-  const park: Plan["park"] = [];
-  const updates: Record<string, unknown>[] = [];
-  const inserts: Record<string, unknown>[] = [];
-  for (const s of states) {
-    if (!s.row || s.id === undefined) {
-      const { values, ...cols } = s.cur;
-      inserts.push({ product_id: productId, ...cols, option_values: values });
-      continue;
-    }
-    if (!s.changed.size) continue;
-    const row: Record<string, unknown> = { id: s.id };
-    for (const col of s.changed) {
-      // A relative change travels as the amount, added to the count the batch finds.
-      if (col === "qty" && s.adjust !== undefined) row.adjust = s.adjust;
-      else if (col !== "values") row[col] = s.cur[col];
-      else for (const [i, v] of s.cur.values.entries()) row[OPTION_COLUMNS[i]] = v;
-    }
-    updates.push(row);
-    const sku = s.cur.sku !== s.row.sku;
-    // Values that were never set are the row's own.
-    const options = s.changed.has("values") && comboKey(s.cur.values) !== comboKey(variantValues(s.row));
-    if (sku || options) park.push({ id: s.id, sku, options });
-  }
-  return { park, updates, inserts };
 }

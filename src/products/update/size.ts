@@ -1,7 +1,7 @@
 import { TEXT_FIELDS } from "../fields";
 import { type ProductRow, type VariantRow, variantValues } from "../present";
 import { jsonBytes, textBytes, type VariantText, variantBytes } from "../size";
-import type { VariantState } from "./plan";
+import type { VariantState } from "./states";
 
 // A plan's effect on its product's answer size (docs/products.md, "Updating products"): the size read with the product
 // (SIZE_SQL) plus what the plan changes, by the formula of products/size.ts. Only what changes is

@@ -1,24 +1,29 @@
 import type { DB } from "../../db/client";
+import { products, skus, staleReads, variantSync, variants } from "../../db/schema";
 import { fitsOneValue, runChecked, stmt } from "../../platform/d1";
 import { committed, newEvent, outboxStatement } from "../../webhooks/outbox";
 import type { ItemOutcome, WriteOptions, Written } from "../create";
+import { STOCK } from "../entries";
 import { minimalJson, ownJson, productText } from "../own-json";
-import { at, type Field, given, packed, SLOTS, VARIANT_ID, value } from "../packed";
+import { ADJUST, at, COLUMN_OF, EXPECTED, type Field, given, packed, SLOTS, VARIANT_ID, value } from "../packed";
+import { MAX_VARIANTS } from "../schema";
 import { MAX_ANSWER_BYTES, SIZE_SQL } from "../size";
+import { optionColumn, sqlNames } from "../sql-names";
 import { sharedNames } from "../variants";
 import type { UpdateItem } from "./select";
 
 // A product's variant list written in SQL, in ONE round trip (docs/products.md, "Limits"): the
 // requests a sales channel or stock tool sends for a product of up to 2,048 variants,
-// `{product_id, variants: {sync: [...]}}` or `{product_id, variants: {update: [...]}}` and nothing
-// else. The JavaScript plan (./plan.ts) reads the product and
+// `{product_id, variants: {sync | add | update: [...]}}` (one list) and nothing else. The JavaScript plan (./plan.ts) reads the product and
 // every variant into objects, matches and checks them one by one and sends the rows back; for
 // 2,048 variants that was most of a 26 ms request. Here the batch matches the list against the
 // variants where they are (a sync by SKU through the registry, else by option values through the
-// unique combination index; an update by variant id), writes the match into a scratch table, and applies it with fixed statements.
+// unique combination index; an update by variant id; an add matches nothing), writes the match into a scratch table, and applies it with fixed statements.
 // Whatever the JavaScript plan would refuse (a missing or extra option value, two entries matching
-// one variant, a variant id of another product, another product's SKU, a repeated combination, negative stock under
-// disable_minusqty, an answer past 2 MiB) fails the batch through a constraint, so nothing is
+// one variant, a variant id of another product, another product's SKU, a repeated combination, an added
+// combination or own SKU that exists, more than 2,048 variants, negative stock under
+// disable_minusqty, an `expected_qty` the stored qty is not, `adjust` beside `qty` or past the
+// largest count, an answer past 2 MiB) fails the batch through a constraint, so nothing is
 // written, and the caller then takes the JavaScript path, which words the errors (the same
 // division as orders' cold path, docs/orders.md, "Orders"). Option renames, selections by SKU,
 // Idempotency-Key and every other field go the JavaScript way. test/products.variants-sql.test.ts holds
@@ -26,22 +31,40 @@ import type { UpdateItem } from "./select";
 
 const each = (f: (n: number) => string, sep: string) => SLOTS.map(f).join(sep);
 
+/** Which list the plan reads (?4 of PLAN). */
+const MODE = { update: 0, sync: 1, add: 2 } as const;
+
+// Tables and columns through the schema (../sql-names.ts).
+const P = sqlNames(products);
+const V = sqlNames(variants);
+const S = sqlNames(variantSync);
+const K = sqlNames(skus);
+const STALE = sqlNames(staleReads);
+/** Option slot n's column of the variants (vo) and of the scratch table (so). */
+const vo = (n: number) => optionColumn(V, n);
+const so = (n: number) => optionColumn(S, n);
+/** The variants column a packed field is stored in. */
+const col = (f: Field) => V[COLUMN_OF[f]];
+
 /**
- * ?1 product id, ?2 the packed entries, ?3 the option names they give (null: none), ?4 1 for a
- * sync, 0 for an update. Entries of a product whose names differ, or that has no slug yet (the
- * JavaScript plan derives one), give no rows, which the guard refuses. A sync matches by SKU, else
- * by the values (an entry naming a variant by SKU without values keeps its values); an update by
- * id, changing the values it gives.
+ * ?1 product id, ?2 the packed entries, ?3 the option names they give (null: none), ?4 the list
+ * (MODE). Entries of a product whose names differ, or that has no slug yet (the JavaScript plan
+ * derives one), give no rows, which the guard refuses. A sync matches by SKU, else by the values
+ * (an entry naming a variant by SKU without values keeps its values); an update by id, changing
+ * the values it gives; an add matches nothing (a combination or an own SKU that exists is refused)
+ * and places its entries after the product's last variant.
  */
-const PLAN = `
-  INSERT INTO variant_sync (entry, product_id, variant_id, ${each((n) => `option${n}_value`, ", ")}, bad, data)
+const plan = (stock: boolean) => `
+  INSERT INTO ${S.$} (${S.entry}, ${S.productId}, ${S.variantId}, ${each(so, ", ")}, ${S.bad}, ${S.data})
   WITH e AS MATERIALIZED (
-    SELECT j.key AS entry, j.value AS data, p.id AS pid, json_array_length(p.option_names) AS n,
+    SELECT j.key + iif(?4 = ${MODE.add}, (SELECT coalesce(max(v.${V.position}), -1) + 1 FROM ${V.$} AS v
+        WHERE v.${V.productId} = ?1), 0) AS entry, j.value AS data, p.${P.id} AS pid, json_array_length(p.${P.optionNames}) AS n,
       ${at("j.value", "sku")} AS sku, j.value->>'$[${VARIANT_ID}]' AS variant_id,
+      ${stock ? `j.value->>'$[${ADJUST}]'` : "NULL"} AS adjust, ${stock ? `j.value->>'$[${EXPECTED}]'` : "NULL"} AS expected,
       ${each((n) => `${at("j.value", value(n))} AS v${n}`, ", ")}
-    FROM products AS p, json_each(?2) AS j
-    WHERE p.id = ?1 AND p.slug IS NOT NULL AND json_array_length(p.option_names) > 0
-      AND (?3 IS NULL OR json(?3) = json(p.option_names))
+    FROM ${P.$} AS p, json_each(?2) AS j
+    WHERE p.${P.id} = ?1 AND p.${P.slug} IS NOT NULL AND json_array_length(p.${P.optionNames}) > 0
+      AND (?3 IS NULL OR json(?3) = json(p.${P.optionNames}))
   ), t AS (
     SELECT e.*, ${each((n) => `iif(n >= ${n}, coalesce(v${n}, ''), '') AS t${n}`, ", ")},
       (${each((n) => `v${n} IS NULL`, " AND ")}) AS novalues,
@@ -49,77 +72,107 @@ const PLAN = `
       (${each((n) => `(n < ${n} AND v${n} IS NOT NULL)`, " OR ")}) AS extra
     FROM e
   ), r AS MATERIALIZED (
-    SELECT t.*, CASE WHEN NOT ?4 THEN (SELECT v.id FROM variants AS v WHERE v.id = t.variant_id AND v.product_id = t.pid)
-      WHEN sku IS NOT NULL THEN (SELECT k.variant_id FROM skus AS k WHERE k.sku = t.sku AND k.product_id = t.pid)
-      ELSE (SELECT v.id FROM variants AS v WHERE v.product_id = t.pid AND ${each((n) => `v.option${n}_value = t.t${n}`, " AND ")})
+    SELECT t.*, CASE
+      WHEN ?4 = ${MODE.update} THEN (SELECT v.${V.id} FROM ${V.$} AS v WHERE v.${V.id} = t.variant_id AND v.${V.productId} = t.pid)
+      WHEN ?4 = ${MODE.sync} AND sku IS NOT NULL THEN (SELECT k.${K.variantId} FROM ${K.$} AS k WHERE k.${K.sku} = t.sku AND k.${K.productId} = t.pid)
+      ELSE (SELECT v.${V.id} FROM ${V.$} AS v WHERE v.${V.productId} = t.pid AND ${each((n) => `v.${vo(n)} = t.t${n}`, " AND ")})
     END AS vid
     FROM t
   )
   SELECT r.entry, r.pid, r.vid,
-    ${each((n) => `CASE WHEN NOT ?4 THEN coalesce(r.v${n}, m.option${n}_value) WHEN r.keeps THEN m.option${n}_value ELSE r.t${n} END`, ", ")},
-    r.data IS NULL OR iif(?4, NOT r.keeps AND (r.missing OR r.extra), r.vid IS NULL OR r.extra), r.data
-  FROM (SELECT *, sku IS NOT NULL AND vid IS NOT NULL AND novalues AS keeps FROM r) AS r
-  LEFT JOIN variants AS m ON m.id = r.vid`;
+    ${each((n) => `CASE WHEN ?4 = ${MODE.update} THEN coalesce(r.v${n}, m.${vo(n)}) WHEN r.keeps THEN m.${vo(n)} ELSE r.t${n} END`, ", ")},
+    r.data IS NULL OR CASE ?4
+      WHEN ${MODE.sync} THEN NOT r.keeps AND (r.missing OR r.extra)
+      WHEN ${MODE.add} THEN r.missing OR r.extra OR r.vid IS NOT NULL OR (r.sku IS NOT NULL AND EXISTS (
+        SELECT 1 FROM ${K.$} AS k WHERE k.${K.sku} = r.sku AND k.${K.productId} = r.pid))
+      ELSE r.vid IS NULL OR r.extra
+        OR (r.expected IS NOT NULL AND m.${V.qty} IS NOT r.expected)
+        OR (r.adjust IS NOT NULL AND (${given("r.data", "qty")} OR abs(m.${V.qty} + r.adjust) > ${STOCK})) END, r.data
+  FROM (SELECT *, ?4 = ${MODE.sync} AND sku IS NOT NULL AND vid IS NOT NULL AND novalues AS keeps FROM r) AS r
+  LEFT JOIN ${V.$} AS m ON m.${V.id} = r.vid`;
+// Lists without `adjust` or `expected_qty` (most) read neither: 2,048 lookups fewer in SQLite.
+const PLAN = plan(false);
+const PLAN_STOCK = plan(true);
 
 // Fails the batch (stale_reads' always-false CHECK) when the plan is not one the JavaScript plan
 // would accept: no rows (see PLAN), an invalid entry, or two entries on one variant (a sync
 // refuses them; an update applies them in order, which one UPDATE cannot).
 const GUARD = `
-  INSERT INTO stale_reads (product_id)
-  SELECT ?1 WHERE NOT EXISTS (SELECT 1 FROM variant_sync)
-  UNION ALL SELECT product_id FROM variant_sync WHERE bad
-  UNION ALL SELECT min(product_id) FROM variant_sync WHERE variant_id IS NOT NULL
-    GROUP BY variant_id HAVING count(*) > 1`;
+  INSERT INTO ${STALE.$} (${STALE.productId})
+  SELECT ?1 WHERE NOT EXISTS (SELECT 1 FROM ${S.$})
+  UNION ALL SELECT ${S.productId} FROM ${S.$} WHERE ${S.bad}
+  UNION ALL SELECT min(${S.productId}) FROM ${S.$} WHERE ${S.variantId} IS NOT NULL
+    GROUP BY ${S.variantId} HAVING count(*) > 1`;
 
 const DELETE_UNMATCHED = `
-  DELETE FROM variants WHERE product_id = ?1
-    AND id NOT IN (SELECT variant_id FROM variant_sync WHERE variant_id IS NOT NULL)`;
+  DELETE FROM ${V.$} WHERE ${V.productId} = ?1
+    AND ${V.id} NOT IN (SELECT ${S.variantId} FROM ${S.$} WHERE ${S.variantId} IS NOT NULL)`;
 
 // SQLite checks UNIQUE per row, so variants whose SKU or option values change are parked first
 // and swaps pass the registry and the combination index (./write.ts). A sync never changes a
 // matched variant's SKU (it was matched by it, or the entry gives none); an update may.
-const newSku = `${given("s.data", "sku")} AND ${at("s.data", "sku")} IS NOT variants.sku`;
-const newValues = each((n) => `variants.option${n}_value <> s.option${n}_value`, " OR ");
+const newSku = `${given("s.data", "sku")} AND ${at("s.data", "sku")} IS NOT ${V.$}.${V.sku}`;
+const newValues = each((n) => `${V.$}.${vo(n)} <> s.${so(n)}`, " OR ");
 const PARK = `
-  UPDATE variants SET sku = iif(${newSku}, NULL, variants.sku),
-    option1_value = iif(${newValues}, char(1) || 'parked ' || variants.id, variants.option1_value)
-  FROM variant_sync AS s WHERE variants.id = s.variant_id AND (${newSku} OR ${newValues})`;
+  UPDATE ${V.$} SET ${V.sku} = iif(${newSku}, NULL, ${V.$}.${V.sku}),
+    ${vo(1)} = iif(${newValues}, char(1) || 'parked ' || ${V.$}.${V.id}, ${V.$}.${vo(1)})
+  FROM ${S.$} AS s WHERE ${V.$}.${V.id} = s.${S.variantId} AND (${newSku} OR ${newValues})`;
 
 // With disable_minusqty on, a negative stock of the product's own is cleared: its variants' qty is
 // its stock now (as ./plan.ts does).
 const UPDATE_PRODUCT = `
-  UPDATE products SET stock = iif(disable_minusqty = 1 AND stock < 0, 0, stock),
-    updated_at = max(?2, updated_at + 1)
-  WHERE id = ?1`;
+  UPDATE ${P.$} SET ${P.stock} = iif(${P.disableMinusqty} = 1 AND ${P.stock} < 0, 0, ${P.stock}),
+    ${P.updatedAt} = max(?2, ${P.updatedAt} + 1)
+  WHERE ${P.id} = ?1`;
 
 // Fields an entry leaves out keep their value; null clears one (images to none).
-const kept = (col: Field, cleared = "NULL") =>
-  `${col} = iif(${given("s.data", col)}, coalesce(${at("s.data", col)}, ${cleared}), variants.${col})`;
-const UPDATE_MATCHED = `
-  UPDATE variants SET ${each((n) => `option${n}_value = s.option${n}_value`, ", ")},
-    ${(["sku", "price", "before_price", "purchase_price", "qty", "qty_location", "gtin", "supplier_sku", "weight", "visible"] as const).map((c) => kept(c)).join(", ")},
+const kept = (f: Field, cleared = "NULL") =>
+  `${col(f)} = iif(${given("s.data", f)}, coalesce(${at("s.data", f)}, ${cleared}), ${V.$}.${col(f)})`;
+// An entry's `adjust` (never given with its qty) moves the count as the batch finds it (docs/stock.md).
+const updateMatched = (stock: boolean) => `
+  UPDATE ${V.$} SET ${each((n) => `${vo(n)} = s.${so(n)}`, ", ")},
+    ${(["sku", "price", "before_price", "purchase_price", "qty_location", "gtin", "supplier_sku", "weight", "visible"] as const).map((f) => kept(f)).join(", ")},
+    ${kept("qty")}${stock ? ` + coalesce(s.${S.data}->>'$[${ADJUST}]', 0)` : ""},
     ${kept("images", "'[]'")},
-    no_minus = (SELECT disable_minusqty FROM products WHERE products.id = variants.product_id),
-    position = iif(?2, s.entry, variants.position), updated_at = ?1
-  FROM variant_sync AS s WHERE variants.id = s.variant_id`;
+    ${V.noMinus} = (SELECT ${P.disableMinusqty} FROM ${P.$} WHERE ${P.$}.${P.id} = ${V.$}.${V.productId}),
+    ${V.position} = iif(?2, s.${S.entry}, ${V.$}.${V.position}), ${V.updatedAt} = ?1
+  FROM ${S.$} AS s WHERE ${V.$}.${V.id} = s.${S.variantId}`;
+const UPDATE_MATCHED = updateMatched(false);
+const UPDATE_MATCHED_STOCK = updateMatched(true);
 
+/** The packed fields a new variant takes as given, with what it takes when one is absent. */
+const NEW_FIELDS: [Field, string?][] = [
+  ["sku"],
+  ["price", `p.${P.price}`],
+  ["before_price"],
+  ["purchase_price"],
+  ["qty", "0"],
+  ["qty_location"],
+  ["gtin"],
+  ["supplier_sku"],
+  ["weight"],
+  ["visible", "1"],
+  ["images", "'[]'"],
+];
 const INSERT_NEW = `
-  INSERT INTO variants (product_id, sku, ${each((n) => `option${n}_value`, ", ")}, price, before_price,
-    purchase_price, qty, qty_location, gtin, supplier_sku, weight, visible, images, no_minus, position,
-    created_at, updated_at)
-  SELECT p.id, ${at("s.data", "sku")}, ${each((n) => `s.option${n}_value`, ", ")},
-    coalesce(${at("s.data", "price")}, p.price), ${at("s.data", "before_price")}, ${at("s.data", "purchase_price")},
-    coalesce(${at("s.data", "qty")}, 0), ${at("s.data", "qty_location")}, ${at("s.data", "gtin")},
-    ${at("s.data", "supplier_sku")}, ${at("s.data", "weight")}, coalesce(${at("s.data", "visible")}, 1),
-    coalesce(${at("s.data", "images")}, '[]'), p.disable_minusqty, s.entry, ?1, ?1
-  FROM variant_sync AS s JOIN products AS p ON p.id = s.product_id
-  WHERE s.variant_id IS NULL ORDER BY s.entry`;
+  INSERT INTO ${V.$} (${V.productId}, ${each(vo, ", ")}, ${NEW_FIELDS.map(([f]) => col(f)).join(", ")},
+    ${V.noMinus}, ${V.position}, ${V.createdAt}, ${V.updatedAt})
+  SELECT p.${P.id}, ${each((n) => `s.${so(n)}`, ", ")},
+    ${NEW_FIELDS.map(([f, absent]) => (absent ? `coalesce(${at("s.data", f)}, ${absent})` : at("s.data", f))).join(", ")},
+    p.${P.disableMinusqty}, s.${S.entry}, ?1, ?1
+  FROM ${S.$} AS s JOIN ${P.$} AS p ON p.${P.id} = s.${S.productId}
+  WHERE s.${S.variantId} IS NULL ORDER BY s.${S.entry}`;
+
+// An add may take the product past MAX_VARIANTS.
+const COUNT_GUARD = `
+  INSERT INTO ${STALE.$} (${STALE.productId})
+  SELECT ?1 WHERE (SELECT count(*) FROM ${V.$} WHERE ${V.productId} = ?1) > ${MAX_VARIANTS}`;
 
 const SIZE_GUARD = `
-  INSERT INTO stale_reads (product_id)
-  SELECT p.id FROM products AS p WHERE p.id = ?1 AND ${SIZE_SQL} > ${MAX_ANSWER_BYTES}`;
+  INSERT INTO ${STALE.$} (${STALE.productId})
+  SELECT p.${P.id} FROM ${P.$} AS p WHERE p.${P.id} = ?1 AND ${SIZE_SQL} > ${MAX_ANSWER_BYTES}`;
 
-const CLEAR = "DELETE FROM variant_sync";
+const CLEAR = `DELETE FROM ${S.$}`;
 
 /** The item this path takes, with its list bound as packed entries; undefined: the JavaScript path. */
 export function variantsInSql(items: UpdateItem[], idempotent: boolean) {
@@ -131,17 +184,17 @@ export function variantsInSql(items: UpdateItem[], idempotent: boolean) {
     if (v !== undefined && key !== "product_id" && key !== "variants") return undefined;
   }
   const { sync, add, update } = d.variants ?? {};
-  if (add || (sync && update)) return undefined;
-  const entries = sync ?? update;
+  if ((sync ? 1 : 0) + (add ? 1 : 0) + (update ? 1 : 0) !== 1) return undefined;
+  const entries = sync ?? add ?? update;
   if (!entries?.length) return undefined;
-  // Relative and conditional counts (docs/stock.md) are planned in JavaScript.
-  if (update?.some((e) => e.adjust !== undefined || e.expected_qty !== undefined)) return undefined;
   const names = sharedNames(entries);
   if (names === false) return undefined;
   // A list too large for one bound value (long image lists) takes the JavaScript path, which splits it.
   const packedList = packed(entries);
   if (!fitsOneValue(packedList)) return undefined;
-  return { item, productId: d.product_id, sync: sync !== undefined, entries: packedList, names: names ?? null };
+  const stock = update?.some((e) => e.adjust !== undefined || e.expected_qty !== undefined) ?? false;
+  const mode = sync ? MODE.sync : add ? MODE.add : MODE.update;
+  return { item, productId: d.product_id, mode, entries: packedList, names: names ?? null, stock };
 }
 
 /**
@@ -155,17 +208,20 @@ export async function writeVariants(
   options: WriteOptions,
 ): Promise<Written | undefined> {
   const id = list.productId;
-  const sync = list.sync ? 1 : 0;
+  const { mode } = list;
+  const sync = mode === MODE.sync ? 1 : 0;
   const change = [newEvent("product.update", { productId: id, keyId: options.keyId })];
   const read = (options.minimal ? minimalJson : ownJson)(db, "p.id = ?1", id);
   const results = await runChecked(db, [
-    stmt(db, PLAN, id, list.entries, list.names && JSON.stringify(list.names), sync),
+    stmt(db, list.stock ? PLAN_STOCK : PLAN, id, list.entries, list.names && JSON.stringify(list.names), mode),
     stmt(db, GUARD, id),
     ...(sync ? [stmt(db, DELETE_UNMATCHED, id)] : []),
-    stmt(db, PARK),
+    // An add changes no variant it has.
+    ...(mode === MODE.add ? [] : [stmt(db, PARK)]),
     stmt(db, UPDATE_PRODUCT, id, now),
-    stmt(db, UPDATE_MATCHED, now, sync),
-    ...(sync ? [stmt(db, INSERT_NEW, now)] : []),
+    ...(mode === MODE.add ? [] : [stmt(db, list.stock ? UPDATE_MATCHED_STOCK : UPDATE_MATCHED, now, sync)]),
+    ...(mode === MODE.update ? [] : [stmt(db, INSERT_NEW, now)]),
+    ...(mode === MODE.add ? [stmt(db, COUNT_GUARD, id)] : []),
     stmt(db, SIZE_GUARD, id),
     outboxStatement(db, change, now),
     read,

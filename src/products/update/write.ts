@@ -1,68 +1,79 @@
 import type { DB } from "../../db/client";
+import { products, variants } from "../../db/schema";
 import { stmt } from "../../platform/d1";
 import { outboxStatement, type PendingEvent } from "../../webhooks/outbox";
-import { INSERT_VARIANTS } from "../create";
 import { SCALAR_FIELDS } from "../fields";
+import { INSERT_VARIANTS } from "../inserts";
 import { productReads } from "../read";
-import { VARIANT_VALUES } from "../variants";
+import { optionColumn, sqlNames } from "../sql-names";
 import { STRUCTURE_GUARD } from "./guard";
 import type { Plan } from "./plan";
 
 // The write batch of a PUT round: fixed statements for all of its plans (docs/products.md, "Updating products").
 
-/** `col = the JSON row's value when it has the key (null clears), else the current value`. */
-const keep = (table: string, col: string, json = false) =>
-  `${col} = iif(json_type(j.value, '$.${col}') IS NULL, ${table}.${col}, j.value${json ? "->" : "->>"}'${col}')`;
+// Tables and columns through the schema (../sql-names.ts); a row's keys are the plan's (./states.ts).
+const P = sqlNames(products);
+const V = sqlNames(variants);
+
+/** `col = the JSON row's value for key when it has the key (null clears), else the current value`. */
+const keep = (table: string, key: string, col = key, json = false) =>
+  `${col} = iif(json_type(j.value, '$.${key}') IS NULL, ${table}.${col}, j.value${json ? "->" : "->>"}'${key}')`;
 
 // A row's `adjust` (docs/stock.md) moves the count as the batch finds
 // it, never a count the Worker read: concurrent sales and adjustments all take effect.
-const adjusted = (col: string) => (col === "stock" || col === "qty" ? " + coalesce(j.value->>'adjust', 0)" : "");
+const adjusted = (key: string) => (key === "stock" || key === "qty" ? " + coalesce(j.value->>'adjust', 0)" : "");
 
-const DELETE_VARIANTS = "DELETE FROM variants WHERE id IN (SELECT value FROM json_each(?1))";
+const DELETE_VARIANTS = `DELETE FROM ${V.$} WHERE ${V.id} IN (SELECT value FROM json_each(?1))`;
 
 // SQLite checks UNIQUE per row during a multi-row UPDATE, so variants whose SKU or options
 // change first get values no other row can have; swaps between variants then succeed.
 const PARK_VARIANTS = `
-  UPDATE variants SET
-    sku = iif(j.value->>'sku', NULL, variants.sku),
-    option1_value = iif(j.value->>'options', char(1) || 'parked ' || variants.id, variants.option1_value)
-  FROM json_each(?1) AS j WHERE variants.id = j.value->>'id'`;
+  UPDATE ${V.$} SET
+    ${V.sku} = iif(j.value->>'sku', NULL, ${V.$}.${V.sku}),
+    ${V.option1} = iif(j.value->>'options', char(1) || 'parked ' || ${V.$}.${V.id}, ${V.$}.${V.option1})
+  FROM json_each(?1) AS j WHERE ${V.$}.${V.id} = j.value->>'id'`;
 
+// The product's own scalar fields are stored under their API names (src/products/fields.ts).
 const PRODUCT_SCALARS = SCALAR_FIELDS;
 // updated_at always moves forward on every write, even two in one millisecond (the orders'
 // catalog cache and clients' conditional reads rely on it); the guard no longer reads it.
 const UPDATE_PRODUCTS = `
-  UPDATE products SET ${PRODUCT_SCALARS.map((c) => keep("products", c) + adjusted(c)).join(", ")},
-    ${keep("products", "images", true)}, ${keep("products", "option_names", true)},
-    ${keep("products", "slug")}, ${keep("products", "categories", true)},
-    metadata = CASE WHEN json_type(j.value, '$.metadata') IS NULL THEN products.metadata
+  UPDATE ${P.$} SET ${PRODUCT_SCALARS.map((c) => keep(P.$, c) + adjusted(c)).join(", ")},
+    ${keep(P.$, "images", P.images, true)}, ${keep(P.$, "option_names", P.optionNames, true)},
+    ${keep(P.$, "slug", P.slug)}, ${keep(P.$, "categories", P.categories, true)},
+    ${P.metadata} = CASE WHEN json_type(j.value, '$.metadata') IS NULL THEN ${P.$}.${P.metadata}
       WHEN json_type(j.value, '$.metadata') = 'object' THEN j.value->'metadata' ELSE NULL END,
-    updated_at = max(?2, products.updated_at + 1)
-  FROM json_each(?1) AS j WHERE products.id = j.value->>'id'`;
+    ${P.updatedAt} = max(?2, ${P.$}.${P.updatedAt} + 1)
+  FROM json_each(?1) AS j WHERE ${P.$}.${P.id} = j.value->>'id'`;
 
-const VARIANT_SCALARS = [
-  "sku",
-  "option1_value",
-  "option2_value",
-  "option3_value",
-  "option4_value",
-  "option5_value",
-  ...VARIANT_VALUES,
-  "position",
+/** A plan's variant row keys (./states.ts) and the columns they set. */
+const VARIANT_SCALARS: [string, string][] = [
+  ["sku", V.sku],
+  ...[1, 2, 3, 4, 5].map((n): [string, string] => [`option${n}_value`, optionColumn(V, n)]),
+  ["price", V.price],
+  ["before_price", V.beforePrice],
+  ["purchase_price", V.purchasePrice],
+  ["qty", V.qty],
+  ["qty_location", V.qtyLocation],
+  ["gtin", V.gtin],
+  ["supplier_sku", V.supplierSku],
+  ["weight", V.weight],
+  ["visible", V.visible],
+  ["position", V.position],
 ];
 // no_minus is set with qty in the same row update, so the stock floor CHECK sees the new pair.
 const UPDATE_VARIANTS = `
-  UPDATE variants SET ${VARIANT_SCALARS.map((c) => keep("variants", c) + adjusted(c)).join(", ")},
-    ${keep("variants", "images", true)},
-    no_minus = (SELECT products.disable_minusqty FROM products WHERE products.id = variants.product_id),
-    updated_at = ?2
-  FROM json_each(?1) AS j WHERE variants.id = j.value->>'id'`;
+  UPDATE ${V.$} SET ${VARIANT_SCALARS.map(([key, col]) => keep(V.$, key, col) + adjusted(key)).join(", ")},
+    ${keep(V.$, "images", V.images, true)},
+    ${V.noMinus} = (SELECT ${P.$}.${P.disableMinusqty} FROM ${P.$} WHERE ${P.$}.${P.id} = ${V.$}.${V.productId}),
+    ${V.updatedAt} = ?2
+  FROM json_each(?1) AS j WHERE ${V.$}.${V.id} = j.value->>'id'`;
 
 // The variants this request did not touch follow their product's disable_minusqty.
 const SYNC_NO_MINUS = `
-  UPDATE variants SET no_minus = p.disable_minusqty FROM products AS p
-  WHERE p.id = variants.product_id AND variants.no_minus <> p.disable_minusqty
-    AND variants.product_id IN (SELECT value FROM json_each(?1))`;
+  UPDATE ${V.$} SET ${V.noMinus} = p.${P.disableMinusqty} FROM ${P.$} AS p
+  WHERE p.${P.id} = ${V.$}.${V.productId} AND ${V.$}.${V.noMinus} <> p.${P.disableMinusqty}
+    AND ${V.$}.${V.productId} IN (SELECT value FROM json_each(?1))`;
 
 /**
  * The one write batch of a round, for all its products: the only place it is assembled, so

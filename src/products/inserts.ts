@@ -1,0 +1,64 @@
+import { products, variants } from "../db/schema";
+import { fieldValueSql, PRODUCT_FIELD_NAMES } from "./fields";
+import { at, COLUMN_OF, type Field, OWNER, POSITION, SLOTS, value } from "./packed";
+import { optionColumn, sqlNames } from "./sql-names";
+
+// The statements that insert products and variants (./create.ts, ./update/write.ts), over lists
+// bound as one JSON value each, with tables and columns named through the schema (./sql-names.ts).
+
+// Tables and columns through the schema (./sql-names.ts).
+const P = sqlNames(products);
+const V = sqlNames(variants);
+const each = (f: (n: number) => string, sep: string) => SLOTS.map(f).join(sep);
+const vo = (n: number) => optionColumn(V, n);
+
+/** ?1 the products as JSON rows (their fields by API name, fields.ts), ?2 now, ?3 the key's id. */
+export const INSERT_PRODUCTS = `
+  INSERT INTO ${P.$} (${P.token}, ${PRODUCT_FIELD_NAMES.join(", ")}, ${P.optionNames}, ${P.slug}, ${P.categories},
+    ${P.createdAt}, ${P.updatedAt}, ${P.keyId})
+  SELECT p.value->>'token', ${PRODUCT_FIELD_NAMES.map((name) => fieldValueSql("p.value", name)).join(", ")},
+    p.value->'option_names', p.value->>'slug', p.value->'categories', ?2, ?2, ?3
+  FROM json_each(?1) AS p`;
+/** The packed fields a variant is written from, in the columns' order, with what it takes when one is absent. */
+const WRITTEN: [Field, string?][] = [
+  ["price", `p.${P.price}`],
+  ["before_price"],
+  ["purchase_price"],
+  ["qty", "0"],
+  ["qty_location"],
+  ["gtin"],
+  ["supplier_sku"],
+  ["weight"],
+  ["visible", "1"],
+  ["images", "'[]'"],
+];
+const writtenColumns = WRITTEN.map(([f]) => V[COLUMN_OF[f]]).join(", ");
+
+/**
+ * Inserts variants given as JSON rows (an update plan's, ./update/write.ts), each with its
+ * `product_id`, keyed by column name; no_minus is copied from the product row.
+ */
+export const INSERT_VARIANTS = `
+  INSERT INTO ${V.$} (${V.productId}, ${V.sku}, ${each(vo, ", ")}, ${writtenColumns}, ${V.noMinus}, ${V.position},
+    ${V.createdAt}, ${V.updatedAt})
+  SELECT p.${P.id}, v.value->>'sku', ${each((n) => `v.value->>'$.option_values[${n - 1}]'`, ", ")},
+    ${WRITTEN.map(([f]) => `v.value${f === "images" ? "->" : "->>"}'${f}'`).join(", ")},
+    p.${P.disableMinusqty}, v.value->>'position', ?2, ?2
+  FROM json_each(?1) AS v JOIN ${P.$} AS p ON p.${P.id} = v.value->>'product_id'`;
+
+const v = (n: number) => at("j.value", value(n));
+
+/**
+ * Inserts the variants of products created in the same batch: ?1 their entries packed
+ * (./packed.ts: each with its position and its product's place in ?3), ?2 now, ?3 the products'
+ * tokens. Checked by planCreate; a variant without a price takes its product's. The place, not
+ * the 36-character token, travels with each of up to 2,048 entries.
+ */
+export const INSERT_PACKED = `
+  INSERT INTO ${V.$} (${V.productId}, ${V.sku}, ${each(vo, ", ")}, ${writtenColumns}, ${V.noMinus}, ${V.position},
+    ${V.createdAt}, ${V.updatedAt})
+  SELECT p.${P.id}, ${at("j.value", "sku")}, ${each((k) => `coalesce(${v(k)}, '')`, ", ")},
+    ${WRITTEN.map(([f, absent]) => (absent ? `coalesce(${at("j.value", f)}, ${absent})` : at("j.value", f))).join(", ")},
+    p.${P.disableMinusqty}, j.value->>'$[${POSITION}]', ?2, ?2
+  FROM json_each(?1) AS j JOIN json_each(?3) AS t ON t.key = j.value->>'$[${OWNER}]'
+  JOIN ${P.$} AS p ON p.${P.token} = t.value`;
