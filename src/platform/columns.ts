@@ -16,3 +16,7 @@ export function sqlNames<T extends Table>(table: T): SqlNames<T> {
   for (const [key, column] of Object.entries(getTableColumns(table))) out[key] = column.name;
   return out as SqlNames<T>;
 }
+
+/** The column of option slot `n` (1 to 5) of a table with option1 ... option5 (variants, order lines). */
+export const optionColumn = (t: Record<`option${1 | 2 | 3 | 4 | 5}`, string>, n: number) =>
+  t[`option${n}` as `option${1 | 2 | 3 | 4 | 5}`];

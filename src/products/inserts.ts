@@ -1,12 +1,12 @@
 import { products, variants } from "../db/schema";
+import { optionColumn, sqlNames } from "../platform/columns";
 import { fieldValueSql, PRODUCT_FIELD_NAMES } from "./fields";
 import { at, COLUMN_OF, type Field, OWNER, POSITION, SLOTS, value } from "./packed";
-import { optionColumn, sqlNames } from "./sql-names";
 
 // The statements that insert products and variants (./create.ts, ./update/write.ts), over lists
-// bound as one JSON value each, with tables and columns named through the schema (./sql-names.ts).
+// bound as one JSON value each, with tables and columns named through the schema (src/platform/columns.ts).
 
-// Tables and columns through the schema (./sql-names.ts).
+// Tables and columns through the schema (src/platform/columns.ts).
 const P = sqlNames(products);
 const V = sqlNames(variants);
 const each = (f: (n: number) => string, sep: string) => SLOTS.map(f).join(sep);

@@ -1,5 +1,5 @@
 import { products, staleReads, variants } from "../../db/schema";
-import { optionColumn, sqlNames } from "../sql-names";
+import { optionColumn, sqlNames } from "../../platform/columns";
 import { VERSION_SQL } from "../version";
 
 const P = sqlNames(products);

@@ -1,5 +1,6 @@
 import type { DB } from "../../db/client";
 import { events, products, skus, staleReads, variants } from "../../db/schema";
+import { sqlNames } from "../../platform/columns";
 import { afterLostRace, isConstraintError, runBatch, STALE_READ_GUARD, stmt } from "../../platform/d1";
 import { runClaimed } from "../../platform/idempotency";
 import { type PendingEvent, subscribed } from "../../webhooks/outbox";
@@ -7,7 +8,6 @@ import type { ItemOutcome, ProductRef, Recorder } from "../create";
 import type { ProductOut } from "../present";
 import { presentReads, productReads } from "../read";
 import { MAX_ANSWER_BYTES, SIZE_SQL, textBytes, tooLarge } from "../size";
-import { sqlNames } from "../sql-names";
 import type { UpdateItem } from "./select";
 
 // Stock-tool batches (docs/products.md, "Updating products"): a body whose every item sets only `stock`,
@@ -88,7 +88,7 @@ function rowsOf(items: StockItem[], expected?: Map<string, number>): string {
   return JSON.stringify([...bySku.values()]);
 }
 
-// Tables and columns through the schema (../sql-names.ts); a row's keys are its own (rowsOf).
+// Tables and columns through the schema (src/platform/columns.ts); a row's keys are its own (rowsOf).
 const P = sqlNames(products);
 const V = sqlNames(variants);
 const K = sqlNames(skus);

@@ -1,5 +1,6 @@
 import type { DB } from "../../db/client";
 import { products, skus, staleReads, variantSync, variants } from "../../db/schema";
+import { optionColumn, sqlNames } from "../../platform/columns";
 import { fitsOneValue, runChecked, stmt } from "../../platform/d1";
 import { committed, newEvent, outboxStatement } from "../../webhooks/outbox";
 import type { ItemOutcome, WriteOptions, Written } from "../create";
@@ -8,7 +9,6 @@ import { minimalJson, ownJson, productText } from "../own-json";
 import { ADJUST, at, COLUMN_OF, EXPECTED, type Field, given, packed, SLOTS, VARIANT_ID, value } from "../packed";
 import { MAX_VARIANTS } from "../schema";
 import { MAX_ANSWER_BYTES, SIZE_SQL } from "../size";
-import { optionColumn, sqlNames } from "../sql-names";
 import { sharedNames } from "../variants";
 import type { UpdateItem } from "./select";
 
@@ -34,7 +34,7 @@ const each = (f: (n: number) => string, sep: string) => SLOTS.map(f).join(sep);
 /** Which list the plan reads (?4 of PLAN). */
 const MODE = { update: 0, sync: 1, add: 2 } as const;
 
-// Tables and columns through the schema (../sql-names.ts).
+// Tables and columns through the schema (src/platform/columns.ts).
 const P = sqlNames(products);
 const V = sqlNames(variants);
 const S = sqlNames(variantSync);

@@ -1,17 +1,17 @@
 import type { DB } from "../../db/client";
 import { products, variants } from "../../db/schema";
+import { optionColumn, sqlNames } from "../../platform/columns";
 import { stmt } from "../../platform/d1";
 import { outboxStatement, type PendingEvent } from "../../webhooks/outbox";
 import { SCALAR_FIELDS } from "../fields";
 import { INSERT_VARIANTS } from "../inserts";
 import { productReads } from "../read";
-import { optionColumn, sqlNames } from "../sql-names";
 import { STRUCTURE_GUARD } from "./guard";
 import type { Plan } from "./plan";
 
 // The write batch of a PUT round: fixed statements for all of its plans (docs/products.md, "Updating products").
 
-// Tables and columns through the schema (../sql-names.ts); a row's keys are the plan's (./states.ts).
+// Tables and columns through the schema (src/platform/columns.ts); a row's keys are the plan's (./states.ts).
 const P = sqlNames(products);
 const V = sqlNames(variants);
 
