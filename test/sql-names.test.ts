@@ -2,9 +2,10 @@ import { getTableName, is, Table } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import * as schema from "../src/db/schema";
 
-// SQL through the schema (CONTRIBUTING.md, end of "Adding an order field"): statements written as text name their tables through
-// src/db/schema.ts (sqlNames in src/platform/columns.ts, or Drizzle's builder), so that renaming
-// a table or a column changes every statement with it or is a type error. This test reads every
+// SQL through the schema (CONTRIBUTING.md, end of "Adding an order field"): statements written as
+// text name their tables through src/db/schema.ts (sqlNames in src/platform/columns.ts, or
+// Drizzle's builder), so that renaming a table or a column changes every statement with it or is
+// a type error. This test reads every
 // source file and fails, naming the file and line, where SQL text names a table of the schema
 // raw. Columns are not checked here: their names are too common as words; sqlNames covers them.
 
