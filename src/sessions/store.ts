@@ -1,3 +1,4 @@
+import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Context } from "hono";
 import { getCookie } from "hono/cookie";
 import type { DB } from "../db/client";
@@ -175,14 +176,16 @@ export async function revokeSession(db: DB, idHash: string, now: number): Promis
 
 /** Ends every session of one key (sign-out everywhere): a stored key by id, API_KEY by its entry's hash. */
 export async function revokeKeySessions(db: DB, key: { keyId: number | null; keyHash: string | null }, now: number) {
-  const r = await stmt(
-    db,
-    `UPDATE ${S.$} SET ${S.revokedAt} = ?3 WHERE ${S.revokedAt} IS NULL
-       AND (CASE WHEN ?1 IS NULL THEN ${S.keyId} IS NULL AND ${S.keyHash} = ?2 ELSE ${S.keyId} = ?1 END)`,
-    key.keyId,
-    key.keyHash,
-    now,
-  ).run();
+  const s = sessions;
+  const ofKey =
+    key.keyId === null
+      ? and(isNull(s.keyId), key.keyHash === null ? sql`0` : eq(s.keyHash, key.keyHash))
+      : eq(s.keyId, key.keyId);
+  const r = await db
+    .update(s)
+    .set({ revokedAt: now })
+    .where(and(isNull(s.revokedAt), ofKey))
+    .run();
   return r.meta.changes;
 }
 

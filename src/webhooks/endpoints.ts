@@ -1,7 +1,8 @@
+import { eq } from "drizzle-orm";
 import type { DB } from "../db/client";
 import { events, webhookDeliveries, webhookEndpoints } from "../db/schema";
 import { sqlNames } from "../platform/columns";
-import { runBatch, stmt } from "../platform/d1";
+import { rowMapper, runBatch, stmt } from "../platform/d1";
 import { type EndpointInput, type Format, MAX_ENDPOINTS } from "./schema";
 import { newSecret } from "./sign";
 
@@ -14,23 +15,37 @@ const E = sqlNames(events);
 
 const iso = (ms: unknown) => (typeof ms === "number" ? new Date(ms).toISOString() : null);
 
-type Row = Record<string, unknown>;
+const w = webhookEndpoints;
+/** What an endpoint's answer shows: every column but its secret. */
+const SHOWN = {
+  id: w.id,
+  url: w.url,
+  events: w.events,
+  format: w.format,
+  disabledAt: w.disabledAt,
+  disabledReason: w.disabledReason,
+  createdAt: w.createdAt,
+};
+type Row = Omit<typeof webhookEndpoints.$inferSelect, "secret">;
 
 function present(r: Row) {
   return {
-    id: r[W.id] as number,
-    url: r[W.url] as string,
-    events: JSON.parse(r[W.events] as string) as string[],
-    format: r[W.format] as Format,
-    enabled: r[W.disabledAt] === null,
-    disabled_at: iso(r[W.disabledAt]),
-    disabled_reason: (r[W.disabledReason] as string | null) ?? null,
-    created_at: iso(r[W.createdAt]) as string,
+    id: r.id,
+    url: r.url,
+    events: JSON.parse(r.events) as string[],
+    format: r.format as Format,
+    enabled: r.disabledAt === null,
+    disabled_at: iso(r.disabledAt),
+    disabled_reason: r.disabledReason ?? null,
+    created_at: iso(r.createdAt) as string,
   };
 }
 export type EndpointOut = ReturnType<typeof present>;
 
-const COLUMNS = [W.id, W.url, W.events, W.format, W.disabledAt, W.disabledReason, W.createdAt].join(", ");
+const COLUMNS = Object.values(SHOWN)
+  .map((c) => c.name)
+  .join(", ");
+const toRow = rowMapper(webhookEndpoints);
 
 // The bound on endpoints is part of the INSERT, so concurrent registrations cannot pass it together.
 const INSERT = `
@@ -50,19 +65,19 @@ export async function createEndpoint(db: DB, input: EndpointInput, now: number) 
     secret,
     now,
     MAX_ENDPOINTS,
-  ).first<Row>();
-  return row ? { ...present(row), secret } : undefined;
+  ).first();
+  return row ? { ...present(toRow(row)), secret } : undefined;
 }
 
 export async function listEndpoints(db: DB) {
-  const { results } = await stmt(db, `SELECT ${COLUMNS} FROM ${W.$} ORDER BY ${W.id}`).all<Row>();
-  return results.map(present);
+  const rows = await db.select(SHOWN).from(w).orderBy(w.id).all();
+  return rows.map(present);
 }
 
 /** True when the endpoint existed; its delivery log goes with it (ON DELETE CASCADE). */
 export async function deleteEndpoint(db: DB, id: number) {
-  const row = await stmt(db, `DELETE FROM ${W.$} WHERE ${W.id} = ? RETURNING ${W.id}`, id).first();
-  return row !== null;
+  const row = await db.delete(w).where(eq(w.id, id)).returning({ id: w.id }).get();
+  return row !== undefined;
 }
 
 const ENDPOINT = `SELECT ${W.id} FROM ${W.$} WHERE ${W.id} = ?`;
