@@ -71,7 +71,7 @@ export function objectTexts(
   for (const o of os.results) {
     const order = presentOrder(toOrder(o), lines.get(o[O.id]) ?? [], hold);
     const text = JSON.stringify(o.creator ? { ...order, key: JSON.parse(o.creator as string) } : order);
-    out.set(`order:${o.id}`, tooLarge(text) ? truncated("order_id", o.id) : text);
+    out.set(`order:${o[O.id]}`, tooLarge(text) ? truncated("order_id", o[O.id]) : text);
   }
   for (const [id, text] of productTexts(ps.results)) {
     // product_id first, as the thin payload had it: receivers that read only the id keep working.
