@@ -1,6 +1,8 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
+import { apiKeys } from "../db/schema";
 import type { AppEnv, Credential } from "../env";
+import { sqlNames } from "../platform/columns";
 import { ApiError } from "../platform/errors";
 import { ROUTE_SCOPES } from "./scopes";
 import { VERIFY_TTL_MS } from "./verify";
@@ -33,6 +35,7 @@ function publicMethods(path: string): string[] {
 // A preflight carries no key (browsers send no custom header values in it), so it is answered
 // from the union of every live publishable key's origins; the real request is then held to its
 // own key's list. Cached per isolate like key verification, with the same bound.
+const K = sqlNames(apiKeys);
 let origins: { set: Set<string>; until: number } | undefined;
 
 /** For tests: forget the cached origins. */
@@ -43,8 +46,8 @@ export function clearOriginCache() {
 async function allowedAnywhere(c: Context<AppEnv>, origin: string, now: number): Promise<boolean> {
   if (!origins || origins.until <= now) {
     const { results } = await c.env.DB.prepare(
-      `SELECT DISTINCT o.value AS origin FROM api_keys AS k, json_each(k.allowed_origins) AS o
-       WHERE k.type = 'publishable' AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > ?1)`,
+      `SELECT DISTINCT o.value AS origin FROM ${K.$} AS k, json_each(k.${K.allowedOrigins}) AS o
+       WHERE k.${K.type} = 'publishable' AND k.${K.revokedAt} IS NULL AND (k.${K.expiresAt} IS NULL OR k.${K.expiresAt} > ?1)`,
     )
       .bind(now)
       .all<{ origin: string }>();

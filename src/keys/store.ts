@@ -1,5 +1,8 @@
+import { eq, sql } from "drizzle-orm";
 import type { DB } from "../db/client";
-import { stmt } from "../platform/d1";
+import { apiKeys } from "../db/schema";
+import { sqlNames } from "../platform/columns";
+import { rowMapper, stmt } from "../platform/d1";
 import { randomHex } from "../platform/hash";
 import type { KeyInput } from "./schema";
 import { MAX_KEYS } from "./schema";
@@ -16,18 +19,23 @@ function newKey(type: KeyInput["type"]): string {
   return (type === "secret" ? SECRET_PREFIX : PUBLISHABLE_PREFIX) + randomHex(24);
 }
 
-type Row = {
-  id: number;
-  name: string;
-  type: string;
-  prefix: string;
-  scopes: string;
-  allowed_origins: string;
-  expires_at: number | null;
-  created_at: number;
-  last_used_at: number | null;
-  revoked_at: number | null;
+const k = apiKeys;
+const K = sqlNames(apiKeys);
+
+/** What a key's answer shows: every column but its hash. */
+const SHOWN = {
+  id: k.id,
+  name: k.name,
+  type: k.type,
+  prefix: k.prefix,
+  scopes: k.scopes,
+  allowedOrigins: k.allowedOrigins,
+  expiresAt: k.expiresAt,
+  createdAt: k.createdAt,
+  lastUsedAt: k.lastUsedAt,
+  revokedAt: k.revokedAt,
 };
+type Row = Omit<typeof apiKeys.$inferSelect, "hash">;
 
 function present(r: Row) {
   return {
@@ -36,26 +44,33 @@ function present(r: Row) {
     type: r.type,
     prefix: r.prefix,
     scopes: JSON.parse(r.scopes) as string[],
-    allowed_origins: JSON.parse(r.allowed_origins) as string[],
-    expires_at: iso(r.expires_at),
-    created_at: iso(r.created_at),
-    last_used_at: isoMinute(r.last_used_at),
-    revoked: r.revoked_at !== null,
-    revoked_at: iso(r.revoked_at),
+    allowed_origins: JSON.parse(r.allowedOrigins) as string[],
+    expires_at: iso(r.expiresAt),
+    created_at: iso(r.createdAt),
+    last_used_at: isoMinute(r.lastUsedAt),
+    revoked: r.revokedAt !== null,
+    revoked_at: iso(r.revokedAt),
   };
 }
 
-const COLUMNS = "id, name, type, prefix, scopes, allowed_origins, expires_at, created_at, last_used_at, revoked_at";
+const COLUMNS = Object.values(SHOWN)
+  .map((c) => c.name)
+  .join(", ");
+const toRow = rowMapper(apiKeys);
+
+// The bound on live keys is part of the INSERT, so concurrent creations cannot pass it together.
+const INSERT = `
+INSERT INTO ${K.$} (${K.name}, ${K.type}, ${K.prefix}, ${K.hash}, ${K.scopes}, ${K.allowedOrigins}, ${K.expiresAt}, ${K.createdAt})
+SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8
+WHERE (SELECT count(*) FROM ${K.$} WHERE ${K.revokedAt} IS NULL) < ${MAX_KEYS}
+RETURNING ${COLUMNS}`;
 
 /** Creates a key; answers it with the key itself (shown this once), or null at MAX_KEYS live keys. */
 export async function createKey(db: DB, k: KeyInput, now: number) {
   const key = newKey(k.type);
   const row = await stmt(
     db,
-    `INSERT INTO api_keys (name, type, prefix, hash, scopes, allowed_origins, expires_at, created_at)
-     SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8
-     WHERE (SELECT count(*) FROM api_keys WHERE revoked_at IS NULL) < ${MAX_KEYS}
-     RETURNING ${COLUMNS}`,
+    INSERT,
     k.name,
     k.type,
     key.slice(0, 11),
@@ -64,22 +79,22 @@ export async function createKey(db: DB, k: KeyInput, now: number) {
     JSON.stringify(k.allowed_origins ?? []),
     k.expires_at === undefined ? null : Date.parse(k.expires_at),
     now,
-  ).first<Row>();
-  return row && { ...present(row), key };
+  ).first();
+  return row && { ...present(toRow(row)), key };
 }
 
 export async function listKeys(db: DB) {
-  const { results } = await stmt(db, `SELECT ${COLUMNS} FROM api_keys ORDER BY id`).all<Row>();
-  return results.map(present);
+  const rows = await db.select(SHOWN).from(k).orderBy(k.id).all();
+  return rows.map(present);
 }
 
 /** Revokes a key (again is fine); false when there is no such key. */
 export async function revokeKey(db: DB, id: number, now: number): Promise<boolean> {
-  const row = await stmt(
-    db,
-    "UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?2) WHERE id = ?1 RETURNING id",
-    id,
-    now,
-  ).first();
-  return row !== null;
+  const row = await db
+    .update(k)
+    .set({ revokedAt: sql`coalesce(${k.revokedAt}, ${now})` })
+    .where(eq(k.id, id))
+    .returning({ id: k.id })
+    .get();
+  return row !== undefined;
 }

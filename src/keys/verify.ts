@@ -1,7 +1,9 @@
 import type { Context } from "hono";
 import { timingSafeEqual } from "hono/utils/buffer";
+import { apiKeys as apiKeysTable } from "../db/schema";
 import type { AppEnv, Credential } from "../env";
 import { apiKeys } from "../platform/auth";
+import { sqlNames } from "../platform/columns";
 import { sha256 } from "../platform/hash";
 import { sessionCookie, sessionCredential } from "../sessions/store";
 import { ALL_SCOPES } from "./scopes";
@@ -44,8 +46,10 @@ type KeyRow = {
 };
 
 // One statement both finds a live key and records its use (at most once per TTL per isolate).
-const LOOKUP = `UPDATE api_keys SET last_used_at = ?2 WHERE hash = ?1 AND revoked_at IS NULL
-  RETURNING id, name, type, hash, scopes, allowed_origins, expires_at`;
+const K = sqlNames(apiKeysTable);
+const LOOKUP = `UPDATE ${K.$} SET ${K.lastUsedAt} = ?2 WHERE ${K.hash} = ?1 AND ${K.revokedAt} IS NULL
+  RETURNING ${K.id} AS id, ${K.name} AS name, ${K.type} AS type, ${K.hash} AS hash, ${K.scopes} AS scopes,
+    ${K.allowedOrigins} AS allowed_origins, ${K.expiresAt} AS expires_at`;
 
 async function storedKey(c: Context<AppEnv>, key: string, now: number): Promise<Credential | null> {
   const hash = await sha256(key);

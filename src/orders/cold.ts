@@ -108,13 +108,13 @@ const INSERT_LINES = `${WITH_LINES}
 
 // The new orders' lines take their stock (?1 the tokens); the floors are CHECK constraints.
 const NEW_LINES = `
-  SELECT l.${L.productId} AS product_id, l.${L.variantId} AS variant_id, l.${L.qty} AS qty
+  SELECT l.${L.productId} AS pid, l.${L.variantId} AS vid, l.${L.qty} AS qty
   FROM ${L.$} AS l JOIN ${O.$} AS r ON r.${O.id} = l.${L.orderId}
   WHERE r.${O.token} IN (SELECT value FROM json_each(?1))`;
 const take = (table: { $: string; id: string }, stock: string, variant: boolean) => `
   UPDATE ${table.$} SET ${stock} = ${table.$}.${stock} - t.q
-  FROM (SELECT ${variant ? "variant_id" : "product_id"} AS id, sum(qty) AS q FROM (${NEW_LINES})
-        WHERE variant_id IS ${variant ? "NOT " : ""}NULL GROUP BY 1) AS t
+  FROM (SELECT ${variant ? "vid" : "pid"} AS id, sum(qty) AS q FROM (${NEW_LINES})
+        WHERE vid IS ${variant ? "NOT " : ""}NULL GROUP BY 1) AS t
   WHERE ${table.$}.${table.id} = t.id`;
 const TAKE_VARIANT_STOCK = take(V, V.qty, true);
 const TAKE_PRODUCT_STOCK = take(P, P.stock, false);

@@ -1,6 +1,8 @@
 import { getTableColumns } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { DB } from "../db/client";
+import { products, staleReads } from "../db/schema";
+import { sqlNames } from "./columns";
 import { changedMeanwhile } from "./errors";
 
 // The write paths batch INSERT/UPDATE ... SELECT FROM json_each(?) statements, which Drizzle's
@@ -66,14 +68,17 @@ export function isConstraintError(e: unknown): boolean {
   );
 }
 
+const S = sqlNames(staleReads);
+const P = sqlNames(products);
+
 /**
  * Fails the batch it is in when any of `read` (products with the updated_at the request saw) has
  * changed or gone since, through the always-false CHECK of stale_reads (src/db/schema.ts).
  */
 export const STALE_READ_GUARD = `
-  INSERT INTO stale_reads (product_id)
-  SELECT j.value->>'id' FROM json_each(?1) AS j LEFT JOIN products AS p ON p.id = j.value->>'id'
-  WHERE p.id IS NULL OR p.updated_at <> j.value->>'updated_at'`;
+  INSERT INTO ${S.$} (${S.productId})
+  SELECT j.value->>'id' FROM json_each(?1) AS j LEFT JOIN ${P.$} AS p ON p.${P.id} = j.value->>'id'
+  WHERE p.${P.id} IS NULL OR p.${P.updatedAt} <> j.value->>'updated_at'`;
 
 /**
  * D1 refuses a string value over 1,000,000 bytes, and a request of many lines or variants can bind

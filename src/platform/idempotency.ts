@@ -1,6 +1,9 @@
+import { eq } from "drizzle-orm";
 import { createMiddleware } from "hono/factory";
 import type { DB } from "../db/client";
+import { idempotencyKeys, orders } from "../db/schema";
 import type { AppEnv } from "../env";
+import { sqlNames } from "./columns";
 import { runBatch, stmt } from "./d1";
 import { ApiError } from "./errors";
 
@@ -14,12 +17,15 @@ import { ApiError } from "./errors";
 
 export type Idem = { key: string; hash: string };
 
+const I = sqlNames(idempotencyKeys);
+const O = sqlNames(orders);
+
 /** Records are kept 24 hours (docs/security.md, "Guarantees"), then purged by the scheduled job. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
 export async function purgeIdempotencyKeys(d1: D1Database, now = Date.now()) {
   await d1
-    .prepare("DELETE FROM idempotency_keys WHERE created_at < ?1")
+    .prepare(`DELETE FROM ${I.$} WHERE ${I.createdAt} < ?1`)
     .bind(now - IDEMPOTENCY_TTL_MS)
     .run();
 }
@@ -38,8 +44,11 @@ async function sha256(text: string) {
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+// SQLite's words for a second claim of a key: "UNIQUE constraint failed: idempotency_keys.key".
+const CONFLICT = `${I.$}.${I.key}`;
+
 export function isIdempotencyConflict(e: unknown): boolean {
-  for (let x = e; x instanceof Error; x = x.cause) if (/idempotency_keys\.key/.test(x.message)) return true;
+  for (let x = e; x instanceof Error; x = x.cause) if (x.message.includes(CONFLICT)) return true;
   return false;
 }
 
@@ -71,10 +80,10 @@ export async function runClaimed(
 /** Statements that claim the key: an expired record of the same key is replaced, a live one fails. */
 export function recordStatements(db: DB, idem: Idem, status: number, template: unknown, now: number) {
   return [
-    stmt(db, "DELETE FROM idempotency_keys WHERE key = ?1 AND created_at < ?2", idem.key, now - IDEMPOTENCY_TTL_MS),
+    stmt(db, `DELETE FROM ${I.$} WHERE ${I.key} = ?1 AND ${I.createdAt} < ?2`, idem.key, now - IDEMPOTENCY_TTL_MS),
     stmt(
       db,
-      "INSERT INTO idempotency_keys (key, request_hash, status, body, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+      `INSERT INTO ${I.$} (${I.key}, ${I.requestHash}, ${I.status}, ${I.body}, ${I.createdAt}) VALUES (?1, ?2, ?3, ?4, ?5)`,
       idem.key,
       idem.hash,
       status,
@@ -89,7 +98,7 @@ export function completeStatements(db: DB, idem: Idem, status: number, template:
   return [
     stmt(
       db,
-      "UPDATE idempotency_keys SET status = ?3, body = ?4 WHERE key = ?1 AND request_hash = ?2",
+      `UPDATE ${I.$} SET ${I.status} = ?3, ${I.body} = ?4 WHERE ${I.key} = ?1 AND ${I.requestHash} = ?2`,
       idem.key,
       idem.hash,
       status,
@@ -111,11 +120,11 @@ export function snapshotStatement(db: DB, idem: Idem, snapshot: string, ...param
   const key = params.length + 1;
   return stmt(
     db,
-    `UPDATE idempotency_keys SET body = (
-       SELECT iif(length(CAST(s AS BLOB)) + length(CAST(body AS BLOB)) > ${MAX_SNAPSHOT_BYTES}, body,
-         json_object('$answer', json(body), '$snapshot', json(s)))
+    `UPDATE ${I.$} SET ${I.body} = (
+       SELECT iif(length(CAST(s AS BLOB)) + length(CAST(${I.body} AS BLOB)) > ${MAX_SNAPSHOT_BYTES}, ${I.body},
+         json_object('$answer', json(${I.body}), '$snapshot', json(s)))
        FROM (SELECT (${snapshot}) AS s))
-     WHERE key = ?${key} AND request_hash = ?${key + 1}`,
+     WHERE ${I.key} = ?${key} AND ${I.requestHash} = ?${key + 1}`,
     ...params,
     idem.key,
     idem.hash,
@@ -157,13 +166,14 @@ function fillOrders(v: unknown, orders: Map<string, number>): unknown {
  * (which never changes); anything else is the resolver's.
  */
 export async function replay(db: DB, idem: Idem, resolve?: Resolver) {
-  const row = await stmt(db, "SELECT request_hash, status, body FROM idempotency_keys WHERE key = ?1", idem.key).first<{
-    request_hash: string;
-    status: number;
-    body: string;
-  }>();
+  const i = idempotencyKeys;
+  const row = await db
+    .select({ requestHash: i.requestHash, status: i.status, body: i.body })
+    .from(i)
+    .where(eq(i.key, idem.key))
+    .get();
   if (!row) return undefined;
-  if (row.request_hash !== idem.hash) {
+  if (row.requestHash !== idem.hash) {
     throw new ApiError(422, "this Idempotency-Key was used with a different request");
   }
   const stored = JSON.parse(row.body);
@@ -174,7 +184,7 @@ export async function replay(db: DB, idem: Idem, resolve?: Resolver) {
   if (refs.size) {
     const { results } = await stmt(
       db,
-      "SELECT id, token FROM orders WHERE token IN (SELECT value FROM json_each(?1))",
+      `SELECT ${O.id} AS id, ${O.token} AS token FROM ${O.$} WHERE ${O.token} IN (SELECT value FROM json_each(?1))`,
       JSON.stringify([...refs]),
     ).all<{ id: number; token: string }>();
     body = fillOrders(body, new Map(results.map((r) => [r.token, r.id])));

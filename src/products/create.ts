@@ -1,6 +1,7 @@
 import { inArray, sql } from "drizzle-orm";
 import type { DB } from "../db/client";
-import { skus } from "../db/schema";
+import { products, skus } from "../db/schema";
+import { sqlNames } from "../platform/columns";
 import { afterLostRace, fitsOneValue, isConstraintError, jsonChunks, runBatch, stmt } from "../platform/d1";
 import { type Claim, type Idem, runClaimed } from "../platform/idempotency";
 import { committed, newEvent, outboxStatement, type PendingEvent } from "../webhooks/outbox";
@@ -73,7 +74,7 @@ async function readProducts(db: DB, where: string, ...params: unknown[]) {
 }
 
 export async function getProduct(db: DB, id: number): Promise<ProductOut | undefined> {
-  return (await readProducts(db, "p.id = ?1", id)).products[0];
+  return (await readProducts(db, `p.${P.id} = ?1`, id)).products[0];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -218,6 +219,8 @@ function givesValues(e: VariantEntry, names: readonly string[]): "" | undefined 
 }
 
 /** Where a create's SKU was given (Planned.skuAt). */
+const P = sqlNames(products);
+
 const skuPath = (at: number) => (at < 0 ? "sku" : `variants.add[${at}].sku`);
 
 /**
@@ -262,7 +265,7 @@ async function slugOwners(db: DB, wanted: string[]): Promise<Map<string, number>
   if (!wanted.length) return new Map();
   const { results } = await stmt(
     db,
-    "SELECT slug, id FROM products WHERE slug IN (SELECT value FROM json_each(?1))",
+    `SELECT ${P.slug} AS slug, ${P.id} AS id FROM ${P.$} WHERE ${P.slug} IN (SELECT value FROM json_each(?1))`,
     JSON.stringify(wanted),
   ).all<{ slug: string; id: number }>();
   return new Map(results.map((r) => [r.slug, r.id]));
@@ -341,7 +344,7 @@ export async function createProducts(
     const head = recorder?.claim(planned) ?? [];
     if (!ready.length && !head.length) break;
     const tokens = JSON.stringify(ready.map((p) => p.product.token));
-    const byToken = "p.token IN (SELECT value FROM json_each(?1))";
+    const byToken = `p.${P.token} IN (SELECT value FROM json_each(?1))`;
     events = ready.map((p) => newEvent("product.add", { productToken: p.product.token, keyId: options.keyId }));
     // Every product's variants in one packed list, split only when too long for one bound value.
     const rows = ready.flatMap((p, i) => packedRows(p.variants, i));

@@ -1,4 +1,6 @@
 import type { DB } from "../db/client";
+import { events, products, skus, staleReads, variants } from "../db/schema";
+import { sqlNames } from "../platform/columns";
 import { afterLostRace, isConstraintError, runBatch, stmt } from "../platform/d1";
 import { runClaimed } from "../platform/idempotency";
 import { type PendingEvent, subscribed } from "../webhooks/outbox";
@@ -15,31 +17,37 @@ import type { ProductDelete } from "./schema";
 type Item = { index: number; data: ProductDelete };
 type Outcome = ItemOutcome<number>;
 
+const P = sqlNames(products);
+const V = sqlNames(variants);
+const K = sqlNames(skus);
+const E = sqlNames(events);
+const S = sqlNames(staleReads);
+
 // ?1 [{"i", "pid"?, "sku"?, "eid"}]. The product each item names, if it names one.
 const TARGETS = `
   SELECT j.value->>'i' AS i, j.value->>'eid' AS eid, j.value->>'sku' AS sku, j.value->>'pid' AS asked,
     iif(j.value->>'pid' IS NOT NULL,
-      (SELECT id FROM products WHERE id = j.value->>'pid'
-         AND (j.value->>'sku' IS NULL OR sku IS j.value->>'sku')),
-      (SELECT product_id FROM skus WHERE sku = j.value->>'sku' AND variant_id IS NULL)) AS pid
+      (SELECT ${P.id} FROM ${P.$} WHERE ${P.id} = j.value->>'pid'
+         AND (j.value->>'sku' IS NULL OR ${P.sku} IS j.value->>'sku')),
+      (SELECT ${K.productId} FROM ${K.$} WHERE ${K.sku} = j.value->>'sku' AND ${K.variantId} IS NULL)) AS pid
   FROM json_each(?1) AS j`;
 // What the answer needs to word each item's failure.
 const RESOLVE = `
-  SELECT t.i, t.pid, t.sku, t.asked, k.product_id AS owner, k.variant_id AS variant,
-    EXISTS (SELECT 1 FROM products WHERE id = t.asked) AS found
-  FROM (${TARGETS}) AS t LEFT JOIN skus AS k ON k.sku = t.sku ORDER BY t.i`;
+  SELECT t.i, t.pid, t.sku, t.asked, k.${K.productId} AS owner, k.${K.variantId} AS variant,
+    EXISTS (SELECT 1 FROM ${P.$} WHERE ${P.id} = t.asked) AS found
+  FROM (${TARGETS}) AS t LEFT JOIN ${K.$} AS k ON k.${K.sku} = t.sku ORDER BY t.i`;
 const EVENTS = `
-  INSERT INTO events (id, type, product_id, created_at, key_id)
+  INSERT INTO ${E.$} (${E.id}, ${E.type}, ${E.productId}, ${E.createdAt}, ${E.keyId})
   SELECT min(eid), 'product.delete', pid, ?2, ?3 FROM (${TARGETS})
   WHERE pid IS NOT NULL AND ${subscribed("'product.delete'")} GROUP BY pid
-  RETURNING id, product_id`;
-const DELETE_VARIANTS = `DELETE FROM variants WHERE product_id IN (SELECT pid FROM (${TARGETS}))`;
-const DELETE_PRODUCTS = `DELETE FROM products WHERE id IN (SELECT pid FROM (${TARGETS}))`;
+  RETURNING ${E.id} AS id, ${E.productId} AS product_id`;
+const DELETE_VARIANTS = `DELETE FROM ${V.$} WHERE ${V.productId} IN (SELECT pid FROM (${TARGETS}))`;
+const DELETE_PRODUCTS = `DELETE FROM ${P.$} WHERE ${P.id} IN (SELECT pid FROM (${TARGETS}))`;
 // Keyed requests decide from a read: the batch fails (always-false CHECK) if a product it is about
 // to delete went meanwhile, and the request decides again.
 const GONE = `
-  INSERT INTO stale_reads (product_id) SELECT t.pid FROM (${TARGETS}) AS t
-  WHERE t.pid IS NULL OR NOT EXISTS (SELECT 1 FROM products WHERE id = t.pid)`;
+  INSERT INTO ${S.$} (${S.productId}) SELECT t.pid FROM (${TARGETS}) AS t
+  WHERE t.pid IS NULL OR NOT EXISTS (SELECT 1 FROM ${P.$} WHERE ${P.id} = t.pid)`;
 
 const NO_SELECTOR = "product_id: give product_id or sku to name the product to delete";
 

@@ -2,6 +2,7 @@ import { getTableColumns } from "drizzle-orm";
 import type { DB } from "../db/client";
 import { toProduct } from "../db/rows";
 import { products, variants } from "../db/schema";
+import { sqlNames } from "../platform/columns";
 import { runBatch } from "../platform/d1";
 import { type Idem, snapshotStatement } from "../platform/idempotency";
 import type { ProductRef } from "./create";
@@ -19,6 +20,8 @@ const jsonRow = (alias: string, table: typeof products | typeof variants) =>
     .map((c) => `'${c.name}', ${alias}.${c.name}`)
     .join(", ")})`;
 
+const P = sqlNames(products);
+const V = sqlNames(variants);
 const PRODUCT_JSON = jsonRow("p", products);
 const VARIANT_JSON = jsonRow("v", variants);
 
@@ -28,10 +31,10 @@ const VARIANT_JSON = jsonRow("v", variants);
  */
 export function productSnapshot(db: DB, idem: Idem, where: string, ...params: unknown[]) {
   const select = `json_object(
-    'products', (SELECT json_group_array(${PRODUCT_JSON}) FROM products AS p WHERE ${where}),
+    'products', (SELECT json_group_array(${PRODUCT_JSON}) FROM ${P.$} AS p WHERE ${where}),
     'variants', (SELECT json_group_array(${VARIANT_JSON}) FROM (
-      SELECT v.* FROM variants AS v JOIN products AS p ON p.id = v.product_id WHERE ${where}
-      ORDER BY v.product_id, v.position, v.id) AS v))`;
+      SELECT v.* FROM ${V.$} AS v JOIN ${P.$} AS p ON p.${P.id} = v.${V.productId} WHERE ${where}
+      ORDER BY v.${V.productId}, v.${V.position}, v.${V.id}) AS v))`;
   return snapshotStatement(db, idem, `SELECT ${select}`, ...params);
 }
 
@@ -71,7 +74,7 @@ export async function resolveProducts(db: DB, template: unknown, snapshot: unkno
   } else {
     const tokens = [...refs].filter((r) => typeof r === "string");
     const ids = [...refs].filter((r) => typeof r === "number");
-    const wanted = "(p.token IN (SELECT value FROM json_each(?1)) OR p.id IN (SELECT value FROM json_each(?2)))";
+    const wanted = `(p.${P.token} IN (SELECT value FROM json_each(?1)) OR p.${P.id} IN (SELECT value FROM json_each(?2)))`;
     const [ps, vs] = await runBatch(db, productReads(db, wanted, JSON.stringify(tokens), JSON.stringify(ids)));
     ({ rows, products: out } = presentReads(ps, vs));
   }

@@ -1,8 +1,10 @@
 import { Hono } from "hono";
 import { z } from "zod";
+import { products } from "../db/schema";
 import type { AppEnv } from "../env";
 import { publicView } from "../keys/public";
 import { jsonBody } from "../platform/body";
+import { sqlNames } from "../platform/columns";
 import { stmt } from "../platform/d1";
 import { ApiError } from "../platform/errors";
 import { id } from "../platform/fields";
@@ -18,8 +20,11 @@ import { countProducts, listProducts, parseProductQuery } from "./list";
 import { ownJson, productText, publicJson } from "./own-json";
 import { productCreate, productDelete, productUpdate } from "./schema";
 import { updateProducts } from "./update/index";
-import { ifMatchTags, productETag, VERSION_SQL } from "./version";
+import { ifMatchTags, productETag, VERSION_OF } from "./version";
 import { productIdempotency, writeProducts } from "./write";
+
+const P = sqlNames(products);
+const BY_ID = `p.${P.id} = ?1`;
 
 export const productsRoute = new Hono<AppEnv>()
   .use(storeUrl)
@@ -58,8 +63,8 @@ export const productsRoute = new Hono<AppEnv>()
     // a quarter of this read's CPU.
     const db = c.var.db;
     const [found, version] = await db.$client.batch<Record<string, unknown>>([
-      pub ? publicJson(db, pub, "p.id = ?1", product_id) : ownJson(db, "p.id = ?1", product_id),
-      stmt(db, `SELECT ${VERSION_SQL} AS version FROM products AS p WHERE p.id = ?1`, product_id),
+      pub ? publicJson(db, pub, BY_ID, product_id) : ownJson(db, BY_ID, product_id),
+      stmt(db, VERSION_OF, product_id),
     ]);
     // A hidden product does not exist for a storefront (publicJson yields no row for it).
     if (!found.results.length) throw new ApiError(404, `product ${product_id} not found`);

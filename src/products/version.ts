@@ -1,4 +1,6 @@
+import { products, productVersions } from "../db/schema";
 import type { PublicView } from "../keys/public";
+import { sqlNames } from "../platform/columns";
 import { etagOf } from "../platform/hash";
 import type { IfMatch } from "./create";
 
@@ -6,8 +8,14 @@ import type { IfMatch } from "./create";
 // product_versions with every change of the product or its variants (drizzle/0010_stock_version.sql),
 // so the ETag of GET /v1/products/{id} changes when that product changes or sells, and only then.
 
+const PV = sqlNames(productVersions);
+const P = sqlNames(products);
+
 /** SQL: the version of product `p` (the alias the statement gives it). */
-export const VERSION_SQL = "(SELECT version FROM product_versions WHERE product_id = p.id)";
+export const VERSION_SQL = `(SELECT ${PV.version} FROM ${PV.$} WHERE ${PV.productId} = p.${P.id})`;
+
+/** SQL: the version of product ?1, as `version`. */
+export const VERSION_OF = `SELECT ${VERSION_SQL} AS version FROM ${P.$} AS p WHERE p.${P.id} = ?1`;
 
 /** The ETag of one product's answer: of its id and version, and what the caller may see. */
 export function productETag(id: number, version: unknown, view?: PublicView): string {

@@ -1,9 +1,12 @@
+import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Context } from "hono";
 import { getCookie } from "hono/cookie";
 import type { DB } from "../db/client";
+import { apiKeys as apiKeysTable, sessions } from "../db/schema";
 import type { AppEnv, Credential } from "../env";
 import { ALL_SCOPES } from "../keys/scopes";
 import { apiKeys } from "../platform/auth";
+import { sqlNames } from "../platform/columns";
 import { stmt } from "../platform/d1";
 import { ApiError } from "../platform/errors";
 import { randomHex, sha256 } from "../platform/hash";
@@ -58,12 +61,17 @@ type Row = {
 };
 
 // A live session of a live secret key: revoked or expired keys end their sessions at once.
-const LIVE = "s.revoked_at IS NULL AND s.expires_at > ?2 AND coalesce(s.last_seen_at, s.created_at) > ?2 - ?3";
-const LOOKUP = `SELECT s.id, s.key_id, s.key_hash, s.csrf, s.expires_at, coalesce(s.last_seen_at, s.created_at) AS seen,
-    k.name, k.scopes, k.expires_at AS key_expires_at
-  FROM sessions AS s LEFT JOIN api_keys AS k ON k.id = s.key_id
-  WHERE s.id = ?1 AND ${LIVE}
-    AND (s.key_id IS NULL OR (k.type = 'secret' AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > ?2)))`;
+const S = sqlNames(sessions);
+const K = sqlNames(apiKeysTable);
+const SEEN = `coalesce(s.${S.lastSeenAt}, s.${S.createdAt})`;
+const LIVE = `s.${S.revokedAt} IS NULL AND s.${S.expiresAt} > ?2 AND ${SEEN} > ?2 - ?3`;
+const LOOKUP = `SELECT s.${S.id} AS id, s.${S.keyId} AS key_id, s.${S.keyHash} AS key_hash, s.${S.csrf} AS csrf,
+    s.${S.expiresAt} AS expires_at, ${SEEN} AS seen,
+    k.${K.name} AS name, k.${K.scopes} AS scopes, k.${K.expiresAt} AS key_expires_at
+  FROM ${S.$} AS s LEFT JOIN ${K.$} AS k ON k.${K.id} = s.${S.keyId}
+  WHERE s.${S.id} = ?1 AND ${LIVE}
+    AND (s.${S.keyId} IS NULL OR (k.${K.type} = 'secret' AND k.${K.revokedAt} IS NULL AND (k.${K.expiresAt} IS NULL OR k.${K.expiresAt} > ?2)))`;
+const SEEN_NOW = `UPDATE ${S.$} SET ${S.lastSeenAt} = ?2 WHERE ${S.id} = ?1`;
 
 /** The credential a session cookie stands for, or null when it is unknown, ended or its key is gone. */
 export async function sessionCredential(c: Context<AppEnv>, cookie: string, now: number): Promise<Credential | null> {
@@ -74,7 +82,7 @@ export async function sessionCredential(c: Context<AppEnv>, cookie: string, now:
     .first<Row>();
   if (!row) return null;
   const stale = now - row.seen >= SEEN_EVERY_MS;
-  if (stale) await c.env.DB.prepare("UPDATE sessions SET last_seen_at = ?2 WHERE id = ?1").bind(row.id, now).run();
+  if (stale) await c.env.DB.prepare(SEEN_NOW).bind(row.id, now).run();
   const session = {
     id: row.id,
     csrf: row.csrf,
@@ -142,7 +150,7 @@ export async function createSession(
   const expiresAt = now + SESSION_TTL_MS;
   const insert = stmt(
     db,
-    `INSERT INTO sessions (id, key_id, key_hash, csrf, created_at, expires_at, last_seen_at, user_agent)
+    `INSERT INTO ${S.$} (${S.id}, ${S.keyId}, ${S.keyHash}, ${S.csrf}, ${S.createdAt}, ${S.expiresAt}, ${S.lastSeenAt}, ${S.userAgent})
      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?5, ?7)`,
     await sha256(id),
     key.keyId,
@@ -158,7 +166,7 @@ export async function createSession(
 }
 
 const revokeStatement = (db: DB, idHash: string, now: number) =>
-  stmt(db, "UPDATE sessions SET revoked_at = ?2 WHERE id = ?1 AND revoked_at IS NULL", idHash, now);
+  stmt(db, `UPDATE ${S.$} SET ${S.revokedAt} = ?2 WHERE ${S.id} = ?1 AND ${S.revokedAt} IS NULL`, idHash, now);
 
 /** Ends a session at once (sign-out, or the keys page's end button); answers whether it was live. */
 export async function revokeSession(db: DB, idHash: string, now: number): Promise<boolean> {
@@ -168,14 +176,16 @@ export async function revokeSession(db: DB, idHash: string, now: number): Promis
 
 /** Ends every session of one key (sign-out everywhere): a stored key by id, API_KEY by its entry's hash. */
 export async function revokeKeySessions(db: DB, key: { keyId: number | null; keyHash: string | null }, now: number) {
-  const r = await stmt(
-    db,
-    `UPDATE sessions SET revoked_at = ?3 WHERE revoked_at IS NULL
-       AND (CASE WHEN ?1 IS NULL THEN key_id IS NULL AND key_hash = ?2 ELSE key_id = ?1 END)`,
-    key.keyId,
-    key.keyHash,
-    now,
-  ).run();
+  const s = sessions;
+  const ofKey =
+    key.keyId === null
+      ? and(isNull(s.keyId), key.keyHash === null ? sql`0` : eq(s.keyHash, key.keyHash))
+      : eq(s.keyId, key.keyId);
+  const r = await db
+    .update(s)
+    .set({ revokedAt: now })
+    .where(and(isNull(s.revokedAt), ofKey))
+    .run();
   return r.meta.changes;
 }
 
@@ -183,11 +193,11 @@ export async function revokeKeySessions(db: DB, key: { keyId: number | null; key
 export async function listSessions(db: DB, now: number, idle: number, current?: string) {
   const { results } = await stmt(
     db,
-    `SELECT s.id, s.key_id, CASE WHEN s.key_id IS NULL THEN 'API_KEY' ELSE k.name END AS key_name,
-       s.created_at, coalesce(s.last_seen_at, s.created_at) AS seen, s.expires_at, s.user_agent
-     FROM sessions AS s LEFT JOIN api_keys AS k ON k.id = s.key_id
-     WHERE ${LIVE} AND (s.key_id IS NULL OR k.revoked_at IS NULL)
-     ORDER BY s.created_at DESC LIMIT 500`,
+    `SELECT s.${S.id} AS id, s.${S.keyId} AS key_id, CASE WHEN s.${S.keyId} IS NULL THEN 'API_KEY' ELSE k.${K.name} END AS key_name,
+       s.${S.createdAt} AS created_at, ${SEEN} AS seen, s.${S.expiresAt} AS expires_at, s.${S.userAgent} AS user_agent
+     FROM ${S.$} AS s LEFT JOIN ${K.$} AS k ON k.${K.id} = s.${S.keyId}
+     WHERE ${LIVE} AND (s.${S.keyId} IS NULL OR k.${K.revokedAt} IS NULL)
+     ORDER BY s.${S.createdAt} DESC LIMIT 500`,
     null,
     now,
     idle,
@@ -215,7 +225,7 @@ export async function listSessions(db: DB, now: number, idle: number, current?: 
 /** The cron's part: sessions ended over a day ago are forgotten. */
 export async function purgeSessions(d1: D1Database, now: number) {
   await d1
-    .prepare("DELETE FROM sessions WHERE expires_at < ?1 OR revoked_at < ?1")
+    .prepare(`DELETE FROM ${S.$} WHERE ${S.expiresAt} < ?1 OR ${S.revokedAt} < ?1`)
     .bind(now - 86_400_000)
     .run();
 }

@@ -1,6 +1,7 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { DB } from "../db/client";
 import { shippingMethods } from "../db/schema";
+import { sqlNames } from "../platform/columns";
 import { rowMapper, stmt } from "../platform/d1";
 import { toMoney } from "../products/present";
 import { MAX_METHODS, type MethodInput, type MethodPatch } from "./schema";
@@ -40,8 +41,9 @@ export async function listMethods(db: DB, opts: { visibleOnly: boolean; country?
 const toMethod = rowMapper(shippingMethods);
 
 // One statement: the count and the insert cannot interleave with another create.
-const CREATE = `INSERT INTO shipping_methods (name, price, free_over, countries, visible, created_at, updated_at)
-  SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?6 WHERE (SELECT count(*) FROM shipping_methods) < ${MAX_METHODS}
+const S = sqlNames(shippingMethods);
+const CREATE = `INSERT INTO ${S.$} (${S.name}, ${S.price}, ${S.freeOver}, ${S.countries}, ${S.visible}, ${S.createdAt}, ${S.updatedAt})
+  SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?6 WHERE (SELECT count(*) FROM ${S.$}) < ${MAX_METHODS}
   RETURNING *`;
 
 /** Creates a method; null at MAX_METHODS. */

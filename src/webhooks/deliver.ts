@@ -1,5 +1,7 @@
 import { getDb } from "../db/client";
+import { apiKeys, events, webhookDeliveries, webhookEndpoints } from "../db/schema";
 import type { Bindings } from "../env";
+import { sqlNames } from "../platform/columns";
 import { runBatch, stmt } from "../platform/d1";
 import { ATTEMPT_TIMEOUT_MS, type AttemptResult, attempt, type EventKey, type Target } from "./attempt";
 import { dataText, type Objects, objectStatements, objectTexts } from "./payload";
@@ -66,6 +68,11 @@ const TIMED_OUT = "timeout:";
 type Job = Target & { secret: string; attempt: number; msg: Message<unknown>; fanOut: boolean };
 type Done = Job & AttemptResult & { outcome: Outcome };
 
+const E = sqlNames(events);
+const W = sqlNames(webhookEndpoints);
+const D = sqlNames(webhookDeliveries);
+const K = sqlNames(apiKeys);
+
 // One row per (event, endpoint) to deliver, the pair only: what an attempt needs of the event and
 // of the endpoint comes once each (EVENTS, ENDPOINTS). A full batch is 200 pairs over 10 events and
 // 20 endpoints, and D1's binding builds an object of every row's every column: with 10 columns a
@@ -73,48 +80,50 @@ type Done = Job & AttemptResult & { outcome: Outcome };
 // (bench/README.md, "This round (ninth)").
 // An endpoint takes the events of its types that happened after it was registered.
 const FAN_OUT = `
-SELECT e.id AS event_id, w.id AS endpoint_id
-FROM events e JOIN webhook_endpoints w
-  ON w.disabled_at IS NULL AND w.created_at <= e.created_at
-  AND EXISTS (SELECT 1 FROM json_each(w.events) t WHERE t.value IN ('*', e.type))
-WHERE e.id IN (SELECT value FROM json_each(?1))
-ORDER BY e.created_at, w.id`;
+SELECT e.${E.id} AS event_id, w.${W.id} AS endpoint_id
+FROM ${E.$} e JOIN ${W.$} w
+  ON w.${W.disabledAt} IS NULL AND w.${W.createdAt} <= e.${E.createdAt}
+  AND EXISTS (SELECT 1 FROM json_each(w.${W.events}) t WHERE t.value IN ('*', e.${E.type}))
+WHERE e.${E.id} IN (SELECT value FROM json_each(?1))
+ORDER BY e.${E.createdAt}, w.${W.id}`;
 
 // A deleted or disabled endpoint yields no row: its pending retries end quietly.
 const DIRECT = `
-SELECT j.key AS i, e.id AS event_id, w.id AS endpoint_id
+SELECT j.key AS i, e.${E.id} AS event_id, w.${W.id} AS endpoint_id
 FROM json_each(?1) j
-JOIN events e ON e.id = j.value->>'event_id'
-JOIN webhook_endpoints w ON w.id = j.value->>'endpoint_id' AND w.disabled_at IS NULL`;
+JOIN ${E.$} e ON e.${E.id} = j.value->>'event_id'
+JOIN ${W.$} w ON w.${W.id} = j.value->>'endpoint_id' AND w.${W.disabledAt} IS NULL`;
 
 /** The events' rows by id (?1, a JSON array), with the key that caused each. */
 export const EVENTS = `
-SELECT e.id AS event_id, e.type, e.order_id, e.product_id, e.created_at AS event_at,
-  (SELECT json_object('id', k.id, 'name', k.name) FROM api_keys k WHERE k.id = e.key_id) AS event_key
-FROM events e WHERE e.id IN (SELECT value FROM json_each(?1))`;
+SELECT e.${E.id} AS event_id, e.${E.type} AS type, e.${E.orderId} AS order_id, e.${E.productId} AS product_id,
+  e.${E.createdAt} AS event_at,
+  (SELECT json_object('id', k.${K.id}, 'name', k.${K.name}) FROM ${K.$} k WHERE k.${K.id} = e.${E.keyId}) AS event_key
+FROM ${E.$} e WHERE e.${E.id} IN (SELECT value FROM json_each(?1))`;
 
 // Every enabled endpoint: at most MAX_ENDPOINTS rows.
-const ENDPOINTS = "SELECT id AS endpoint_id, url, format, secret FROM webhook_endpoints WHERE disabled_at IS NULL";
+const ENDPOINTS = `SELECT ${W.id} AS endpoint_id, ${W.url} AS url, ${W.format} AS format, ${W.secret} AS secret
+FROM ${W.$} WHERE ${W.disabledAt} IS NULL`;
 
 const MARK_DISPATCHED = `
-UPDATE events SET dispatched_at = ?2 WHERE dispatched_at IS NULL AND id IN (SELECT value FROM json_each(?1))`;
+UPDATE ${E.$} SET ${E.dispatchedAt} = ?2 WHERE ${E.dispatchedAt} IS NULL AND ${E.id} IN (SELECT value FROM json_each(?1))`;
 
 // The EXISTS keeps an endpoint deleted during the attempts from failing the whole INSERT.
 const RECORD = `
-INSERT INTO webhook_deliveries
-  (endpoint_id, event_id, event_type, attempt, status, error, duration_ms, outcome, created_at)
+INSERT INTO ${D.$}
+  (${D.endpointId}, ${D.eventId}, ${D.eventType}, ${D.attempt}, ${D.status}, ${D.error}, ${D.durationMs}, ${D.outcome}, ${D.createdAt})
 SELECT j.value->>'w', j.value->>'e', j.value->>'t', j.value->>'a', j.value->>'s', j.value->>'x',
   j.value->>'d', j.value->>'o', ?2
-FROM json_each(?1) j WHERE EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = j.value->>'w')`;
+FROM json_each(?1) j WHERE EXISTS (SELECT 1 FROM ${W.$} WHERE ${W.id} = j.value->>'w')`;
 
 // Every event message of the batch has had its first attempts made, deferred to messages of
 // their own, or found no endpoint: the sweep need not send it again (sweep.ts).
 const FANNED_OUT = `
-UPDATE events SET fanned_out_at = ?2 WHERE fanned_out_at IS NULL AND id IN (SELECT value FROM json_each(?1))`;
+UPDATE ${E.$} SET ${E.fannedOutAt} = ?2 WHERE ${E.fannedOutAt} IS NULL AND ${E.id} IN (SELECT value FROM json_each(?1))`;
 
 const DISABLE = `
-UPDATE webhook_endpoints SET disabled_at = ?2, disabled_reason = 'the receiver answered 410 Gone'
-WHERE disabled_at IS NULL AND id IN (SELECT value FROM json_each(?1))`;
+UPDATE ${W.$} SET ${W.disabledAt} = ?2, ${W.disabledReason} = 'the receiver answered 410 Gone'
+WHERE ${W.disabledAt} IS NULL AND ${W.id} IN (SELECT value FROM json_each(?1))`;
 
 const isEventMessage = (b: unknown): b is EventMessage =>
   typeof b === "object" && b !== null && typeof (b as EventMessage).event_id === "string";

@@ -1,35 +1,56 @@
+import { eq } from "drizzle-orm";
 import type { DB } from "../db/client";
-import { runBatch, stmt } from "../platform/d1";
+import { events, webhookDeliveries, webhookEndpoints } from "../db/schema";
+import { sqlNames } from "../platform/columns";
+import { rowMapper, runBatch, stmt } from "../platform/d1";
 import { type EndpointInput, type Format, MAX_ENDPOINTS } from "./schema";
 import { newSecret } from "./sign";
 
 // The endpoint API's services (docs/webhooks.md, "Webhooks"). The secret is written once and read back only
 // by the consumer that signs with it: no SELECT here names the column, so no answer can carry it.
 
+const W = sqlNames(webhookEndpoints);
+const D = sqlNames(webhookDeliveries);
+const E = sqlNames(events);
+
 const iso = (ms: unknown) => (typeof ms === "number" ? new Date(ms).toISOString() : null);
 
-type Row = Record<string, unknown>;
+const w = webhookEndpoints;
+/** What an endpoint's answer shows: every column but its secret. */
+const SHOWN = {
+  id: w.id,
+  url: w.url,
+  events: w.events,
+  format: w.format,
+  disabledAt: w.disabledAt,
+  disabledReason: w.disabledReason,
+  createdAt: w.createdAt,
+};
+type Row = Omit<typeof webhookEndpoints.$inferSelect, "secret">;
 
 function present(r: Row) {
   return {
-    id: r.id as number,
-    url: r.url as string,
-    events: JSON.parse(r.events as string) as string[],
+    id: r.id,
+    url: r.url,
+    events: JSON.parse(r.events) as string[],
     format: r.format as Format,
-    enabled: r.disabled_at === null,
-    disabled_at: iso(r.disabled_at),
-    disabled_reason: (r.disabled_reason as string | null) ?? null,
-    created_at: iso(r.created_at) as string,
+    enabled: r.disabledAt === null,
+    disabled_at: iso(r.disabledAt),
+    disabled_reason: r.disabledReason ?? null,
+    created_at: iso(r.createdAt) as string,
   };
 }
 export type EndpointOut = ReturnType<typeof present>;
 
-const COLUMNS = "id, url, events, format, disabled_at, disabled_reason, created_at";
+const COLUMNS = Object.values(SHOWN)
+  .map((c) => c.name)
+  .join(", ");
+const toRow = rowMapper(webhookEndpoints);
 
 // The bound on endpoints is part of the INSERT, so concurrent registrations cannot pass it together.
 const INSERT = `
-INSERT INTO webhook_endpoints (url, events, format, secret, created_at)
-SELECT ?1, ?2, ?3, ?4, ?5 WHERE (SELECT count(*) FROM webhook_endpoints) < ?6
+INSERT INTO ${W.$} (${W.url}, ${W.events}, ${W.format}, ${W.secret}, ${W.createdAt})
+SELECT ?1, ?2, ?3, ?4, ?5 WHERE (SELECT count(*) FROM ${W.$}) < ?6
 RETURNING ${COLUMNS}`;
 
 /** The new endpoint with its secret, or undefined when MAX_ENDPOINTS already exist. */
@@ -44,48 +65,47 @@ export async function createEndpoint(db: DB, input: EndpointInput, now: number) 
     secret,
     now,
     MAX_ENDPOINTS,
-  ).first<Row>();
-  return row ? { ...present(row), secret } : undefined;
+  ).first();
+  return row ? { ...present(toRow(row)), secret } : undefined;
 }
 
 export async function listEndpoints(db: DB) {
-  const { results } = await stmt(db, `SELECT ${COLUMNS} FROM webhook_endpoints ORDER BY id`).all<Row>();
-  return results.map(present);
+  const rows = await db.select(SHOWN).from(w).orderBy(w.id).all();
+  return rows.map(present);
 }
 
 /** True when the endpoint existed; its delivery log goes with it (ON DELETE CASCADE). */
 export async function deleteEndpoint(db: DB, id: number) {
-  const row = await stmt(db, "DELETE FROM webhook_endpoints WHERE id = ? RETURNING id", id).first();
-  return row !== null;
+  const row = await db.delete(w).where(eq(w.id, id)).returning({ id: w.id }).get();
+  return row !== undefined;
 }
+
+const ENDPOINT = `SELECT ${W.id} FROM ${W.$} WHERE ${W.id} = ?`;
+const DELIVERIES = `
+SELECT d.${D.eventId}, d.${D.eventType}, d.${D.attempt}, d.${D.status}, d.${D.error}, d.${D.durationMs}, d.${D.outcome},
+  d.${D.createdAt}, e.${E.orderId}, e.${E.productId}
+FROM ${D.$} AS d LEFT JOIN ${E.$} AS e ON e.${E.id} = d.${D.eventId}
+WHERE d.${D.endpointId} = ? ORDER BY d.${D.id} DESC LIMIT ?`;
 
 /** The latest attempts to one endpoint, newest first; undefined when there is no such endpoint. */
 export async function listDeliveries(db: DB, endpointId: number, limit: number) {
   const [found, attempts] = await runBatch(db, [
-    stmt(db, "SELECT id FROM webhook_endpoints WHERE id = ?", endpointId),
-    stmt(
-      db,
-      `SELECT d.event_id, d.event_type, d.attempt, d.status, d.error, d.duration_ms, d.outcome, d.created_at,
-         e.order_id, e.product_id
-       FROM webhook_deliveries AS d LEFT JOIN events AS e ON e.id = d.event_id
-       WHERE d.endpoint_id = ? ORDER BY d.id DESC LIMIT ?`,
-      endpointId,
-      limit,
-    ),
+    stmt(db, ENDPOINT, endpointId),
+    stmt(db, DELIVERIES, endpointId, limit),
   ]);
   if (!found.results.length) return undefined;
   return attempts.results.map((r) => ({
-    event_id: r.event_id as string,
-    event_type: r.event_type as string,
+    event_id: r[D.eventId] as string,
+    event_type: r[D.eventType] as string,
     // What the event is about, so a list names it (null for a test delivery).
-    order_id: (r.order_id as number | null) ?? null,
-    product_id: (r.product_id as number | null) ?? null,
-    attempt: r.attempt as number,
-    status: (r.status as number | null) ?? null,
-    error: (r.error as string | null) ?? null,
-    duration_ms: r.duration_ms as number,
-    outcome: r.outcome as string,
-    created_at: iso(r.created_at) as string,
+    order_id: (r[E.orderId] as number | null) ?? null,
+    product_id: (r[E.productId] as number | null) ?? null,
+    attempt: r[D.attempt] as number,
+    status: (r[D.status] as number | null) ?? null,
+    error: (r[D.error] as string | null) ?? null,
+    duration_ms: r[D.durationMs] as number,
+    outcome: r[D.outcome] as string,
+    created_at: iso(r[D.createdAt]) as string,
   }));
 }
 
@@ -96,8 +116,8 @@ export async function listDeliveries(db: DB, endpointId: number, limit: number) 
  */
 export async function resendEvent(db: DB, retries: Queue, endpointId: number, eventId: string) {
   const [endpoint, event] = await runBatch(db, [
-    stmt(db, "SELECT id FROM webhook_endpoints WHERE id = ?", endpointId),
-    stmt(db, "SELECT id FROM events WHERE id = ?", eventId),
+    stmt(db, ENDPOINT, endpointId),
+    stmt(db, `SELECT ${E.id} FROM ${E.$} WHERE ${E.id} = ?`, eventId),
   ]);
   if (!endpoint.results.length || !event.results.length) return false;
   await retries.send({ event_id: eventId, endpoint_id: endpointId, attempt: 1 });

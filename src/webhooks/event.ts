@@ -1,5 +1,7 @@
 import type { DB } from "../db/client";
+import { webhookEndpoints } from "../db/schema";
 import type { Bindings } from "../env";
+import { sqlNames } from "../platform/columns";
 import { runBatch, stmt } from "../platform/d1";
 import { requestOf } from "./attempt";
 import { EVENTS, eventPart } from "./deliver";
@@ -10,7 +12,8 @@ import { objectStatements, objectTexts } from "./payload";
 // delivery reads its object when it is made (payload.ts), so this is what a delivery made now
 // sends, the object as it is now; one round trip, the consumer's own statements.
 
-const ENDPOINT = "SELECT url, format FROM webhook_endpoints WHERE id = ?";
+const W = sqlNames(webhookEndpoints);
+const ENDPOINT = `SELECT ${W.url} AS url, ${W.format} AS format FROM ${W.$} WHERE ${W.id} = ?`;
 
 /**
  * The event as the endpoint receives it, as JSON text (the body spliced in as the consumer

@@ -1,5 +1,7 @@
 import type { DB } from "../db/client";
+import { events as eventsTable, orders, products, webhookEndpoints } from "../db/schema";
 import type { Bindings } from "../env";
+import { sqlNames } from "../platform/columns";
 import { stmt } from "../platform/d1";
 
 // The outbox (docs/webhooks.md, "Webhooks"). A write path adds `outboxStatement` to the same D1 batch as the
@@ -30,6 +32,11 @@ export function newEvent(type: EventType, resource: Omit<PendingEvent, "id" | "t
   return { id: crypto.randomUUID(), type, ...resource };
 }
 
+const W = sqlNames(webhookEndpoints);
+const E = sqlNames(eventsTable);
+const O = sqlNames(orders);
+const P = sqlNames(products);
+
 /**
  * SQL: whether an enabled endpoint takes events of `type` (an SQL expression). Every INSERT INTO
  * events is conditioned on it (docs/webhooks.md, "Webhooks"): an event no endpoint subscribes to would never
@@ -38,20 +45,20 @@ export function newEvent(type: EventType, resource: Omit<PendingEvent, "id" | "t
  * free plan counts them) and no outbox rows on its writes.
  */
 export const subscribed = (type: string) => `EXISTS (
-  SELECT 1 FROM webhook_endpoints AS w, json_each(w.events) AS t
-  WHERE w.disabled_at IS NULL AND t.value IN ('*', ${type}))`;
+  SELECT 1 FROM ${W.$} AS w, json_each(w.${W.events}) AS t
+  WHERE w.${W.disabledAt} IS NULL AND t.value IN ('*', ${type}))`;
 
 // One statement whatever the number of events: they travel as one JSON parameter (D1 allows 100
 // bound parameters per statement), and token references resolve inside the batch. RETURNING
 // names the events written, for `committed`.
 const INSERT_EVENTS = `
-INSERT INTO events (id, type, order_id, product_id, created_at, key_id)
+INSERT INTO ${E.$} (${E.id}, ${E.type}, ${E.orderId}, ${E.productId}, ${E.createdAt}, ${E.keyId})
 SELECT e.value->>'id', e.value->>'type',
-  COALESCE(e.value->>'orderId', (SELECT id FROM orders WHERE token = e.value->>'orderToken')),
-  COALESCE(e.value->>'productId', (SELECT id FROM products WHERE token = e.value->>'productToken')),
+  COALESCE(e.value->>'orderId', (SELECT ${O.id} FROM ${O.$} WHERE ${O.token} = e.value->>'orderToken')),
+  COALESCE(e.value->>'productId', (SELECT ${P.id} FROM ${P.$} WHERE ${P.token} = e.value->>'productToken')),
   ?2, e.value->>'keyId'
 FROM json_each(?1) e WHERE ${subscribed("e.value->>'type'")}
-RETURNING id AS event_id`;
+RETURNING ${E.id} AS event_id`;
 
 /**
  * The events of `events` that a committed batch wrote: its events INSERTs answer `event_id` for

@@ -1,8 +1,9 @@
 import type { DB } from "../db/client";
-import { orderLines, orders } from "../db/schema";
+import { apiKeys, events, orderLines, orders } from "../db/schema";
 import type { Bindings } from "../env";
 import { holds } from "../orders/hold";
 import { presentOrder } from "../orders/read";
+import { sqlNames } from "../platform/columns";
 import { rowMapper, stmt } from "../platform/d1";
 import { useStoreUrl } from "../products/categories";
 import { productTexts, productTextsSql } from "../products/list";
@@ -27,13 +28,18 @@ const tooLarge = (text: string) =>
   text.length > PAYLOAD_MAX_BYTES ||
   (text.length * 3 > PAYLOAD_MAX_BYTES && utf8.encode(text).length > PAYLOAD_MAX_BYTES);
 
+const E = sqlNames(events);
+const O = sqlNames(orders);
+const L = sqlNames(orderLines);
+const K = sqlNames(apiKeys);
+
 // The events' objects, by the ids of the events the batch delivers (?1, a JSON array).
 const EVENT_IDS = "SELECT value FROM json_each(?1)";
-const ORDERS_OF = `SELECT order_id FROM events WHERE id IN (${EVENT_IDS}) AND order_id IS NOT NULL`;
-const PRODUCTS_OF = `SELECT product_id FROM events WHERE id IN (${EVENT_IDS}) AND product_id IS NOT NULL`;
-const ORDERS = `SELECT o.*, (SELECT json_object('id', k.id, 'name', k.name) FROM api_keys AS k WHERE k.id = o.key_id)
-  AS creator FROM orders AS o WHERE o.id IN (${ORDERS_OF})`;
-const LINES = `SELECT l.* FROM order_lines AS l WHERE l.order_id IN (${ORDERS_OF}) ORDER BY l.order_id, l.position`;
+const ORDERS_OF = `SELECT ${E.orderId} FROM ${E.$} WHERE ${E.id} IN (${EVENT_IDS}) AND ${E.orderId} IS NOT NULL`;
+const PRODUCTS_OF = `SELECT ${E.productId} FROM ${E.$} WHERE ${E.id} IN (${EVENT_IDS}) AND ${E.productId} IS NOT NULL`;
+const ORDERS = `SELECT o.*, (SELECT json_object('id', k.${K.id}, 'name', k.${K.name}) FROM ${K.$} AS k WHERE k.${K.id} = o.${O.keyId})
+  AS creator FROM ${O.$} AS o WHERE o.${O.id} IN (${ORDERS_OF})`;
+const LINES = `SELECT l.* FROM ${L.$} AS l WHERE l.${L.orderId} IN (${ORDERS_OF}) ORDER BY l.${L.orderId}, l.${L.position}`;
 
 /** The three statements that read the objects of the events `eventIds`, for the load batch. */
 export function objectStatements(db: DB, env: Pick<Bindings, "STORE_URL">, eventIds: string[]) {
@@ -57,15 +63,15 @@ export function objectTexts(
   const out: Objects = new Map();
   const lines = new Map<unknown, ReturnType<typeof toLine>[]>();
   for (const l of ls.results) {
-    const list = lines.get(l.order_id);
+    const list = lines.get(l[L.orderId]);
     if (list) list.push(toLine(l));
-    else lines.set(l.order_id, [toLine(l)]);
+    else lines.set(l[L.orderId], [toLine(l)]);
   }
   const hold = holds(env);
   for (const o of os.results) {
-    const order = presentOrder(toOrder(o), lines.get(o.id) ?? [], hold);
+    const order = presentOrder(toOrder(o), lines.get(o[O.id]) ?? [], hold);
     const text = JSON.stringify(o.creator ? { ...order, key: JSON.parse(o.creator as string) } : order);
-    out.set(`order:${o.id}`, tooLarge(text) ? truncated("order_id", o.id) : text);
+    out.set(`order:${o[O.id]}`, tooLarge(text) ? truncated("order_id", o[O.id]) : text);
   }
   for (const [id, text] of productTexts(ps.results)) {
     // product_id first, as the thin payload had it: receivers that read only the id keep working.

@@ -1,5 +1,7 @@
 import { getDb } from "../db/client";
+import { events, webhookDeliveries } from "../db/schema";
 import type { Bindings } from "../env";
+import { sqlNames } from "../platform/columns";
 import { runBatch, stmt } from "../platform/d1";
 import type { EventMessage } from "./deliver";
 
@@ -29,24 +31,27 @@ export const RETENTION_MS = 30 * 86_400_000;
 /** Rows of each table dropped per run at most: 288 runs a day keep up with 288,000 a day. */
 export const PURGE_LIMIT = 1000;
 
+const E = sqlNames(events);
+const D = sqlNames(webhookDeliveries);
+
 const PURGE_EVENTS = `
-DELETE FROM events WHERE id IN (
-  SELECT id FROM events WHERE dispatched_at IS NOT NULL AND dispatched_at < ?1 LIMIT ?2)`;
+DELETE FROM ${E.$} WHERE ${E.id} IN (
+  SELECT ${E.id} FROM ${E.$} WHERE ${E.dispatchedAt} IS NOT NULL AND ${E.dispatchedAt} < ?1 LIMIT ?2)`;
 // Ids grow with time, so the oldest rows are the first ones the scan meets.
 const PURGE_DELIVERIES = `
-DELETE FROM webhook_deliveries WHERE id IN (
-  SELECT id FROM webhook_deliveries WHERE created_at < ?1 ORDER BY id LIMIT ?2)`;
+DELETE FROM ${D.$} WHERE ${D.id} IN (
+  SELECT ${D.id} FROM ${D.$} WHERE ${D.createdAt} < ?1 ORDER BY ${D.id} LIMIT ?2)`;
 
 // Lost sends (never dispatched), then lost fan-outs (dispatched, never recorded), oldest first.
 const PICK = `
 SELECT id FROM (
-  SELECT id, created_at AS at FROM events WHERE dispatched_at IS NULL AND created_at <= ?1
+  SELECT ${E.id} AS id, ${E.createdAt} AS at FROM ${E.$} WHERE ${E.dispatchedAt} IS NULL AND ${E.createdAt} <= ?1
   UNION ALL
-  SELECT id, dispatched_at AS at FROM events
-  WHERE fanned_out_at IS NULL AND dispatched_at IS NOT NULL AND dispatched_at <= ?3 AND created_at > ?4
+  SELECT ${E.id}, ${E.dispatchedAt} AS at FROM ${E.$}
+  WHERE ${E.fannedOutAt} IS NULL AND ${E.dispatchedAt} IS NOT NULL AND ${E.dispatchedAt} <= ?3 AND ${E.createdAt} > ?4
 ) ORDER BY at LIMIT ?2`;
 const MARK = `
-UPDATE events SET dispatched_at = ?2 WHERE fanned_out_at IS NULL AND id IN (SELECT value FROM json_each(?1))`;
+UPDATE ${E.$} SET ${E.dispatchedAt} = ?2 WHERE ${E.fannedOutAt} IS NULL AND ${E.id} IN (SELECT value FROM json_each(?1))`;
 
 /** Re-sends lost events (returns how many) and drops old rows. Never throws: the next run tries again. */
 export async function sweepEvents(env: Bindings, now = Date.now()): Promise<number> {

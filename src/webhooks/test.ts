@@ -1,5 +1,6 @@
+import { eq } from "drizzle-orm";
 import type { DB } from "../db/client";
-import { stmt } from "../platform/d1";
+import { webhookDeliveries, webhookEndpoints } from "../db/schema";
 import { attempt } from "./attempt";
 import { signingKey } from "./sign";
 import { urlProblem } from "./url";
@@ -10,11 +11,14 @@ import { urlProblem } from "./url";
 
 export const TEST_EVENT = "webhook.test";
 
-type Endpoint = { id: number; url: string; format: string; secret: string };
-
 /** Sends the test; answers the attempt as the delivery log shows it, or null when there is no such endpoint. */
 export async function testEndpoint(db: DB, id: number, allowLocal: boolean, now: number) {
-  const e = await stmt(db, "SELECT id, url, format, secret FROM webhook_endpoints WHERE id = ?1", id).first<Endpoint>();
+  const w = webhookEndpoints;
+  const e = await db
+    .select({ id: w.id, url: w.url, format: w.format, secret: w.secret })
+    .from(w)
+    .where(eq(w.id, id))
+    .get();
   if (!e) return null;
   const eventId = `test_${crypto.randomUUID()}`;
   // The URL rules hold at every delivery, the test included.
@@ -35,19 +39,20 @@ export async function testEndpoint(db: DB, id: number, allowLocal: boolean, now:
         await signingKey(e.secret),
       );
   const outcome = r.status !== null && r.status >= 200 && r.status < 300 ? "delivered" : "failed";
-  await stmt(
-    db,
-    `INSERT INTO webhook_deliveries (endpoint_id, event_id, event_type, attempt, status, error, duration_ms, outcome, created_at)
-     VALUES (?1, ?2, ?3, 1, ?4, ?5, ?6, ?7, ?8)`,
-    e.id,
-    eventId,
-    TEST_EVENT,
-    r.status,
-    r.error,
-    r.durationMs,
-    outcome,
-    now,
-  ).run();
+  await db
+    .insert(webhookDeliveries)
+    .values({
+      endpointId: e.id,
+      eventId,
+      eventType: TEST_EVENT,
+      attempt: 1,
+      status: r.status,
+      error: r.error,
+      durationMs: r.durationMs,
+      outcome,
+      createdAt: now,
+    })
+    .run();
   return {
     event_id: eventId,
     event_type: TEST_EVENT,

@@ -211,7 +211,7 @@ export async function writeVariants(
   const { mode } = list;
   const sync = mode === MODE.sync ? 1 : 0;
   const change = [newEvent("product.update", { productId: id, keyId: options.keyId })];
-  const read = (options.minimal ? minimalJson : ownJson)(db, "p.id = ?1", id);
+  const read = (options.minimal ? minimalJson : ownJson)(db, `p.${P.id} = ?1`, id);
   const results = await runChecked(db, [
     stmt(db, list.stock ? PLAN_STOCK : PLAN, id, list.entries, list.names && JSON.stringify(list.names), mode),
     stmt(db, GUARD, id),

@@ -95,6 +95,6 @@ export function writeBatch(db: DB, plans: Plan[], now: number, events: PendingEv
     stmt(db, INSERT_VARIANTS, json(plans.flatMap((p) => p.inserts)), now),
     stmt(db, SYNC_NO_MINUS, ids),
     outboxStatement(db, events, now),
-    ...reads(db, "p.id IN (SELECT value FROM json_each(?1))", ids),
+    ...reads(db, `p.${P.id} IN (SELECT value FROM json_each(?1))`, ids),
   ];
 }
