@@ -7,7 +7,7 @@ import { get, post, put, uid } from "./helpers";
 // (src/products/update/variants-sql.ts) unless the batch refuses it, and then the JavaScript plan
 // decides and words it. The two must agree: on random products and lists, the same request sent to
 // two identical products, one by the SQL path and one forced onto the JavaScript path (an
-// Idempotency-Key takes it), answers the same status, errors and product, and leaves the same
+// If-Match takes it), answers the same status, errors and product, and leaves the same
 // variants. About half of the lists are refused (missing or
 // extra option values, two entries on one variant, repeated combinations, negative stock under
 // disable_minusqty, another product's SKU, renamed options, unknown variant ids, an expected_qty
@@ -44,6 +44,16 @@ const slotValues = fc.array(fc.constantFrom(...VALUES), { minLength: 4, maxLengt
 
 const scenario = fc.record({
   mode: fc.constantFrom("sync" as const, "update" as const, "add" as const),
+  // Product fields beside the list, written in the same batch (a new variant takes the new price).
+  fields: fc.record(
+    {
+      title: fc.constantFrom("Renamed", "Synced again"),
+      price: fc.integer({ min: 0, max: 5000 }),
+      description: fc.option(fc.constantFrom("Soft", "x".repeat(300)), { nil: null }),
+      images: fc.constantFrom(null, ["https://img.example/p.png"]),
+    },
+    { requiredKeys: [] },
+  ),
   k: fc.integer({ min: 1, max: 3 }),
   noMinus: fc.boolean(),
   existing: fc.array(
@@ -203,13 +213,13 @@ describe("a variant sync or update planned in SQL agrees with the JavaScript pla
         const w = wrapD1();
         const ra = await put(
           "/v1/products",
-          { product_id: ia, variants: list(a, sa.ids, sa.qtys) },
+          { product_id: ia, ...s.fields, variants: list(a, sa.ids, sa.qtys) },
           { env: { DB: w.db } },
         );
         const rb = await put(
           "/v1/products",
-          { product_id: ib, variants: list(b, sb.ids, sb.qtys) },
-          { headers: { "idempotency-key": uid("k") } },
+          { product_id: ib, ...s.fields, variants: list(b, sb.ids, sb.qtys) },
+          { headers: { "if-match": "*" } },
         );
         if (ra.status === 200 && w.counts.calls === 1) fast++;
         expect(ra.status, `${ra.text}\n${rb.text}`).toBe(rb.status);
@@ -276,5 +286,24 @@ describe("a variant sync or update planned in SQL agrees with the JavaScript pla
     ]);
     const again = await put("/v1/products", { product_id: id, variants: { add: [{ variant_option1_value: "xxl" }] } });
     expect(again.status).toBe(409);
+    // Product fields beside the list and an Idempotency-Key: the same one round trip, and a retry
+    // with the key answers what the first request did without writing again.
+    const key = uid("key");
+    const body = {
+      product_id: id,
+      title: "Retitled",
+      price: 250,
+      variants: { add: [{ variant_option1_value: "3xl" }] },
+    };
+    const w3 = wrapD1();
+    const keyed = await put("/v1/products", body, { env: { DB: w3.db }, headers: { "idempotency-key": key } });
+    expect(keyed.status, keyed.text).toBe(200);
+    expect(w3.counts.calls).toBe(1);
+    const product = keyed.json.products[0];
+    expect([product.title, product.variants.at(-1).price]).toEqual(["Retitled", 250]);
+    const replay = await put("/v1/products", body, { headers: { "idempotency-key": key } });
+    expect(replay.status).toBe(200);
+    expect(replay.json).toEqual(keyed.json);
+    expect((await get(`/v1/products/${id}`)).json.variants).toHaveLength(4);
   });
 });

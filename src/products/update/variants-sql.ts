@@ -1,16 +1,19 @@
 import type { DB } from "../../db/client";
 import { products, skus, staleReads, variantSync, variants } from "../../db/schema";
 import { optionColumn, sqlNames } from "../../platform/columns";
-import { fitsOneValue, runChecked, stmt } from "../../platform/d1";
+import { fitsOneValue, isConstraintError, stmt } from "../../platform/d1";
+import { runClaimed } from "../../platform/idempotency";
 import { committed, newEvent, outboxStatement } from "../../webhooks/outbox";
-import type { ItemOutcome, WriteOptions, Written } from "../create";
+import type { ItemOutcome, Recorder, WriteOptions, Written } from "../create";
 import { STOCK } from "../entries";
+import { PRODUCT_FIELD_NAMES } from "../fields";
 import { minimalJson, ownJson, productText } from "../own-json";
 import { ADJUST, at, COLUMN_OF, EXPECTED, type Field, given, packed, SLOTS, VARIANT_ID, value } from "../packed";
 import { MAX_VARIANTS } from "../schema";
 import { MAX_ANSWER_BYTES, SIZE_SQL } from "../size";
 import { sharedNames } from "../variants";
 import type { UpdateItem } from "./select";
+import { UPDATE_PRODUCT_FIELDS } from "./write";
 
 // A product's variant list written in SQL, in ONE round trip (docs/products.md, "Limits"): the
 // requests a sales channel or stock tool sends for a product of up to 2,048 variants,
@@ -174,14 +177,24 @@ const SIZE_GUARD = `
 
 const CLEAR = `DELETE FROM ${S.$}`;
 
+// Product fields the batch writes beside the list, as given (./write.ts): none of them changes a
+// variant, a SKU or the stock's floor, which the JavaScript plan checks across the request.
+const BESIDE = new Set<string>(
+  PRODUCT_FIELD_NAMES.filter((n) => n !== "sku" && n !== "stock" && n !== "disable_minusqty"),
+);
+
 /** The item this path takes, with its list bound as packed entries; undefined: the JavaScript path. */
-export function variantsInSql(items: UpdateItem[], idempotent: boolean) {
-  if (items.length !== 1 || idempotent) return undefined;
+export function variantsInSql(items: UpdateItem[]) {
+  if (items.length !== 1) return undefined;
   const [item] = items;
   const d = item.data;
   if (d.product_id === undefined) return undefined;
+  let product: Record<string, unknown> | undefined;
   for (const [key, v] of Object.entries(d)) {
-    if (v !== undefined && key !== "product_id" && key !== "variants") return undefined;
+    if (v === undefined || key === "product_id" || key === "variants") continue;
+    if (!BESIDE.has(key)) return undefined;
+    product ??= { id: d.product_id };
+    product[key] = key === "images" && v === null ? [] : v;
   }
   const { sync, add, update } = d.variants ?? {};
   if ((sync ? 1 : 0) + (add ? 1 : 0) + (update ? 1 : 0) !== 1) return undefined;
@@ -194,41 +207,56 @@ export function variantsInSql(items: UpdateItem[], idempotent: boolean) {
   if (!fitsOneValue(packedList)) return undefined;
   const stock = update?.some((e) => e.adjust !== undefined || e.expected_qty !== undefined) ?? false;
   const mode = sync ? MODE.sync : add ? MODE.add : MODE.update;
-  return { item, productId: d.product_id, mode, entries: packedList, names: names ?? null, stock };
+  const fields = product && JSON.stringify([product]);
+  return { item, productId: d.product_id, mode, entries: packedList, names: names ?? null, stock, fields };
 }
 
 /**
- * Writes the list in one batch; undefined when the batch refused it (nothing was written) and the
- * JavaScript path must decide and word the outcome.
+ * Writes the list in one batch, with the request's Idempotency-Key record when it has one;
+ * undefined when the batch refused it (nothing was written) and the JavaScript path must decide
+ * and word the outcome.
  */
 export async function writeVariants(
   db: DB,
   list: NonNullable<ReturnType<typeof variantsInSql>>,
   now: number,
   options: WriteOptions,
+  recorder?: Recorder,
 ): Promise<Written | undefined> {
   const id = list.productId;
   const { mode } = list;
   const sync = mode === MODE.sync ? 1 : 0;
   const change = [newEvent("product.update", { productId: id, keyId: options.keyId })];
   const read = (options.minimal ? minimalJson : ownJson)(db, "p.id = ?1", id);
-  const results = await runChecked(db, [
-    stmt(db, list.stock ? PLAN_STOCK : PLAN, id, list.entries, list.names && JSON.stringify(list.names), mode),
-    stmt(db, GUARD, id),
-    ...(sync ? [stmt(db, DELETE_UNMATCHED, id)] : []),
-    // An add changes no variant it has.
-    ...(mode === MODE.add ? [] : [stmt(db, PARK)]),
-    stmt(db, UPDATE_PRODUCT, id, now),
-    ...(mode === MODE.add ? [] : [stmt(db, list.stock ? UPDATE_MATCHED_STOCK : UPDATE_MATCHED, now, sync)]),
-    ...(mode === MODE.update ? [] : [stmt(db, INSERT_NEW, now)]),
-    ...(mode === MODE.add ? [stmt(db, COUNT_GUARD, id)] : []),
-    stmt(db, SIZE_GUARD, id),
-    outboxStatement(db, change, now),
-    read,
-    stmt(db, CLEAR),
-  ]);
-  if (!results) return undefined;
-  const product = productText(results[results.length - 2]);
+  // The record's answer names the product, resolved from the snapshot stored with it (as ./index.ts records).
+  const head = recorder?.claim(new Map([[list.item.index, { ok: true, product: { $product: id } }]])) ?? [];
+  const tail = recorder ? [recorder.snapshot("p.id = ?1", id)] : [];
+  let results: D1Result<Record<string, unknown>>[];
+  try {
+    results = await runClaimed(db, recorder?.idem, head, [
+      stmt(db, list.stock ? PLAN_STOCK : PLAN, id, list.entries, list.names && JSON.stringify(list.names), mode),
+      stmt(db, GUARD, id),
+      // Before the variants: a new variant without a price takes the product's new one.
+      ...(list.fields ? [stmt(db, UPDATE_PRODUCT_FIELDS, list.fields)] : []),
+      ...(sync ? [stmt(db, DELETE_UNMATCHED, id)] : []),
+      // An add changes no variant it has.
+      ...(mode === MODE.add ? [] : [stmt(db, PARK)]),
+      stmt(db, UPDATE_PRODUCT, id, now),
+      ...(mode === MODE.add ? [] : [stmt(db, list.stock ? UPDATE_MATCHED_STOCK : UPDATE_MATCHED, now, sync)]),
+      ...(mode === MODE.update ? [] : [stmt(db, INSERT_NEW, now)]),
+      ...(mode === MODE.add ? [stmt(db, COUNT_GUARD, id)] : []),
+      stmt(db, SIZE_GUARD, id),
+      outboxStatement(db, change, now),
+      read,
+      ...tail,
+      stmt(db, CLEAR),
+    ]);
+  } catch (e) {
+    // A key claimed meanwhile was thrown as IdempotencyConflict by runClaimed.
+    if (isConstraintError(e)) return undefined;
+    throw e;
+  }
+  const product = productText(results[results.length - 2 - tail.length]);
   const outcomes = new Map<number, ItemOutcome>([[list.item.index, { ok: true, product }]]);
   return { outcomes, events: committed(change, results) };
 }
