@@ -55,6 +55,9 @@ const scenario = fc.record({
     { requiredKeys: [] },
   ),
   k: fc.integer({ min: 1, max: 3 }),
+  // A list whose entries all give other option names (a sync renames), and a product with no variants yet.
+  renames: fc.nat(3).map((n) => n === 0),
+  bare: fc.nat(5).map((n) => n === 0),
   noMinus: fc.boolean(),
   existing: fc.array(
     fc.record({ values: slotValues, sku: fc.nat(4).map((n) => n > 0), qty: fc.integer({ min: 0, max: 9 }) }),
@@ -135,6 +138,7 @@ async function seed(s: Scenario, prefix: string) {
     });
     return [e];
   });
+  if (s.bare && s.mode !== "update") add.length = 0;
   const r = await post("/v1/products", {
     title: "Synced",
     price: 700,
@@ -170,8 +174,8 @@ function entryOf(e: Entry, i: number, s: Scenario, prefix: string, foreign: stri
     out[`variant_option${n + 1}_value`] = e.picked[n];
   }
   if (e.names !== "none") {
-    for (let n = 0; n < s.k; n++)
-      out[`variant_option${n + 1}_name`] = e.names === "renamed" ? `${NAMES[n]}!` : NAMES[n];
+    const renamed = e.names === "renamed" || s.renames;
+    for (let n = 0; n < s.k; n++) out[`variant_option${n + 1}_name`] = renamed ? `${NAMES[n]}!` : NAMES[n];
   }
   if (e.qty !== undefined) out.qty = e.qty;
   if (e.price !== undefined) out.price = e.price;

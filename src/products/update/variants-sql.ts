@@ -51,8 +51,10 @@ const col = (f: Field) => V[COLUMN_OF[f]];
 
 /**
  * ?1 product id, ?2 the packed entries, ?3 the option names they give (null: none), ?4 the list
- * (MODE). Entries of a product whose names differ, or that has no slug yet (the JavaScript plan
- * derives one), give no rows, which the guard refuses. A sync matches by SKU, else by the values
+ * (MODE). The names are the product's unless a sync gives others (a rename: every entry then
+ * gives values, unless the count of options stays) or it has none yet (its first variants).
+ * Entries of an add or update whose names differ, or of a product that has no slug yet (the
+ * JavaScript plan derives one), give no rows, which the guard refuses. A sync matches by SKU, else by the values
  * (an entry naming a variant by SKU without values keeps its values); an update by id, changing
  * the values it gives; an add matches nothing (a combination or an own SKU that exists is refused)
  * and places its entries after the product's last variant.
@@ -61,13 +63,13 @@ const plan = (stock: boolean) => `
   INSERT INTO ${S.$} (${S.entry}, ${S.productId}, ${S.variantId}, ${each(so, ", ")}, ${S.bad}, ${S.data})
   WITH e AS MATERIALIZED (
     SELECT j.key + iif(?4 = ${MODE.add}, (SELECT coalesce(max(v.${V.position}), -1) + 1 FROM ${V.$} AS v
-        WHERE v.${V.productId} = ?1), 0) AS entry, j.value AS data, p.${P.id} AS pid, json_array_length(p.${P.optionNames}) AS n,
-      ${at("j.value", "sku")} AS sku, j.value->>'$[${VARIANT_ID}]' AS variant_id,
+        WHERE v.${V.productId} = ?1), 0) AS entry, j.value AS data, p.${P.id} AS pid, json_array_length(coalesce(?3, p.${P.optionNames})) AS n,
+      json_array_length(p.${P.optionNames}) AS cur, ${at("j.value", "sku")} AS sku, j.value->>'$[${VARIANT_ID}]' AS variant_id,
       ${stock ? `j.value->>'$[${ADJUST}]'` : "NULL"} AS adjust, ${stock ? `j.value->>'$[${EXPECTED}]'` : "NULL"} AS expected,
       ${each((n) => `${at("j.value", value(n))} AS v${n}`, ", ")}
     FROM ${P.$} AS p, json_each(?2) AS j
-    WHERE p.${P.id} = ?1 AND p.${P.slug} IS NOT NULL AND json_array_length(p.${P.optionNames}) > 0
-      AND (?3 IS NULL OR json(?3) = json(p.${P.optionNames}))
+    WHERE p.${P.id} = ?1 AND p.${P.slug} IS NOT NULL AND json_array_length(coalesce(?3, p.${P.optionNames})) > 0
+      AND (?3 IS NULL OR ?4 = ${MODE.sync} OR json(?3) = json(p.${P.optionNames}) OR p.${P.optionNames} = '[]')
   ), t AS (
     SELECT e.*, ${each((n) => `iif(n >= ${n}, coalesce(v${n}, ''), '') AS t${n}`, ", ")},
       (${each((n) => `v${n} IS NULL`, " AND ")}) AS novalues,
@@ -91,7 +93,7 @@ const plan = (stock: boolean) => `
       ELSE r.vid IS NULL OR r.extra
         OR (r.expected IS NOT NULL AND m.${V.qty} IS NOT r.expected)
         OR (r.adjust IS NOT NULL AND (${given("r.data", "qty")} OR abs(m.${V.qty} + r.adjust) > ${STOCK})) END, r.data
-  FROM (SELECT *, ?4 = ${MODE.sync} AND sku IS NOT NULL AND vid IS NOT NULL AND novalues AS keeps FROM r) AS r
+  FROM (SELECT *, ?4 = ${MODE.sync} AND sku IS NOT NULL AND vid IS NOT NULL AND novalues AND n = cur AS keeps FROM r) AS r
   LEFT JOIN ${V.$} AS m ON m.${V.id} = r.vid`;
 // Lists without `adjust` or `expected_qty` (most) read neither: 2,048 lookups fewer in SQLite.
 const PLAN = plan(false);
@@ -122,10 +124,10 @@ const PARK = `
   FROM ${S.$} AS s WHERE ${V.$}.${V.id} = s.${S.variantId} AND (${newSku} OR ${newValues})`;
 
 // With disable_minusqty on, a negative stock of the product's own is cleared: its variants' qty is
-// its stock now (as ./plan.ts does).
+// its stock now (as ./plan.ts does). ?3: the option names the entries give (a sync's rename, a first list).
 const UPDATE_PRODUCT = `
   UPDATE ${P.$} SET ${P.stock} = iif(${P.disableMinusqty} = 1 AND ${P.stock} < 0, 0, ${P.stock}),
-    ${P.updatedAt} = max(?2, ${P.updatedAt} + 1)
+    ${P.optionNames} = coalesce(?3, ${P.optionNames}), ${P.updatedAt} = max(?2, ${P.updatedAt} + 1)
   WHERE ${P.id} = ?1`;
 
 // Fields an entry leaves out keep their value; null clears one (images to none).
@@ -228,20 +230,21 @@ export async function writeVariants(
   const sync = mode === MODE.sync ? 1 : 0;
   const change = [newEvent("product.update", { productId: id, keyId: options.keyId })];
   const read = (options.minimal ? minimalJson : ownJson)(db, "p.id = ?1", id);
+  const names = list.names && JSON.stringify(list.names);
   // The record's answer names the product, resolved from the snapshot stored with it (as ./index.ts records).
   const head = recorder?.claim(new Map([[list.item.index, { ok: true, product: { $product: id } }]])) ?? [];
   const tail = recorder ? [recorder.snapshot("p.id = ?1", id)] : [];
   let results: D1Result<Record<string, unknown>>[];
   try {
     results = await runClaimed(db, recorder?.idem, head, [
-      stmt(db, list.stock ? PLAN_STOCK : PLAN, id, list.entries, list.names && JSON.stringify(list.names), mode),
+      stmt(db, list.stock ? PLAN_STOCK : PLAN, id, list.entries, names, mode),
       stmt(db, GUARD, id),
       // Before the variants: a new variant without a price takes the product's new one.
       ...(list.fields ? [stmt(db, UPDATE_PRODUCT_FIELDS, list.fields)] : []),
       ...(sync ? [stmt(db, DELETE_UNMATCHED, id)] : []),
       // An add changes no variant it has.
       ...(mode === MODE.add ? [] : [stmt(db, PARK)]),
-      stmt(db, UPDATE_PRODUCT, id, now),
+      stmt(db, UPDATE_PRODUCT, id, now, names),
       ...(mode === MODE.add ? [] : [stmt(db, list.stock ? UPDATE_MATCHED_STOCK : UPDATE_MATCHED, now, sync)]),
       ...(mode === MODE.update ? [] : [stmt(db, INSERT_NEW, now)]),
       ...(mode === MODE.add ? [stmt(db, COUNT_GUARD, id)] : []),
