@@ -51,6 +51,7 @@ const scenario = fc.record({
       price: fc.integer({ min: 0, max: 5000 }),
       description: fc.option(fc.constantFrom("Soft", "x".repeat(300)), { nil: null }),
       images: fc.constantFrom(null, ["https://img.example/p.png"]),
+      categories: fc.constantFrom(null, [["Shoes"]], [["Shoes", "Boots"], ["Sale"]]),
     },
     { requiredKeys: [] },
   ),
@@ -309,5 +310,25 @@ describe("a variant sync or update planned in SQL agrees with the JavaScript pla
     expect(replay.status).toBe(200);
     expect(replay.json).toEqual(keyed.json);
     expect((await get(`/v1/products/${id}`)).json.variants).toHaveLength(4);
+    // A slug beside the list: written in the same batch; one another product has is refused whole.
+    const slug = uid("slug").toLowerCase();
+    const w4 = wrapD1();
+    const slugged = await put(
+      "/v1/products",
+      { product_id: id, slug, variants: { update: [{ variant_id: product.variants[0].variant_id, qty: 7 }] } },
+      { env: { DB: w4.db } },
+    );
+    expect(slugged.status, slugged.text).toBe(200);
+    expect(w4.counts.calls).toBe(1);
+    expect([slugged.json.products[0].slug, slugged.json.products[0].variants[0].qty]).toEqual([slug, 7]);
+    const other = await post("/v1/products", { title: "Other", price: 1 });
+    const taken = await put("/v1/products", {
+      product_id: other.json.products[0].product_id,
+      slug,
+      variants: { add: [{ variant_option1_name: "Size", variant_option1_value: "s" }] },
+    });
+    expect(taken.status, taken.text).toBe(409);
+    expect(taken.json.errors[0]).toMatch(/^slug: /);
+    expect((await get(`/v1/products/${other.json.products[0].product_id}`)).json.variants).toEqual([]);
   });
 });

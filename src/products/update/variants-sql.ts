@@ -4,6 +4,7 @@ import { optionColumn, sqlNames } from "../../platform/columns";
 import { fitsOneValue, isConstraintError, stmt } from "../../platform/d1";
 import { runClaimed } from "../../platform/idempotency";
 import { committed, newEvent, outboxStatement } from "../../webhooks/outbox";
+import { tooManyPaths } from "../categories";
 import type { ItemOutcome, Recorder, WriteOptions, Written } from "../create";
 import { STOCK } from "../entries";
 import { PRODUCT_FIELD_NAMES } from "../fields";
@@ -180,10 +181,21 @@ const SIZE_GUARD = `
 const CLEAR = `DELETE FROM ${S.$}`;
 
 // Product fields the batch writes beside the list, as given (./write.ts): none of them changes a
-// variant, a SKU or the stock's floor, which the JavaScript plan checks across the request.
+// variant, a SKU or the stock's floor, which the JavaScript plan checks across the request. Also
+// the categories as given and a slug (the unique index refuses a taken one); a head category
+// (merged into the stored paths) and a slug derived again take the JavaScript plan.
 const BESIDE = new Set<string>(
   PRODUCT_FIELD_NAMES.filter((n) => n !== "sku" && n !== "stock" && n !== "disable_minusqty"),
 );
+
+/** A body key's value as the product row of UPDATE_PRODUCT_FIELDS takes it; undefined: not here. */
+function beside(key: string, v: unknown): unknown {
+  if (BESIDE.has(key)) return key === "images" && v === null ? [] : v;
+  if (key === "slug") return typeof v === "string" ? v : undefined;
+  if (key !== "categories") return undefined;
+  const paths = (v ?? []) as string[][];
+  return tooManyPaths(paths) ? undefined : paths;
+}
 
 /** The item this path takes, with its list bound as packed entries; undefined: the JavaScript path. */
 export function variantsInSql(items: UpdateItem[]) {
@@ -194,9 +206,10 @@ export function variantsInSql(items: UpdateItem[]) {
   let product: Record<string, unknown> | undefined;
   for (const [key, v] of Object.entries(d)) {
     if (v === undefined || key === "product_id" || key === "variants") continue;
-    if (!BESIDE.has(key)) return undefined;
+    const value = beside(key, v);
+    if (value === undefined) return undefined;
     product ??= { id: d.product_id };
-    product[key] = key === "images" && v === null ? [] : v;
+    product[key] = value;
   }
   const { sync, add, update } = d.variants ?? {};
   if ((sync ? 1 : 0) + (add ? 1 : 0) + (update ? 1 : 0) !== 1) return undefined;
