@@ -63,11 +63,11 @@ describe("concurrent value-only syncs of one product", () => {
     expect(calls).toEqual(Array(8).fill(1));
   });
 
-  it("8 writers planned in JavaScript (disable_minusqty with the sync) land in one round trip pair each, one writer's state whole", async () => {
+  it("8 writers planned in JavaScript (slug: null with the sync) land in one round trip pair each, one writer's state whole", async () => {
     const calls = await eightWriters((skus, id, i) => ({
       product_id: id,
-      // A field the SQL plan leaves to the JavaScript plan; the same value, so no writer changes the structure.
-      disable_minusqty: 0,
+      // A slug derived again, which the SQL plan leaves to the JavaScript plan; the same for every writer.
+      slug: null,
       variants: { sync: syncOf(skus, i + 1) },
     }));
     // No writer lost a race: one read and one write each (a lost race reads and writes again).

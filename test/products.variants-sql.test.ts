@@ -52,6 +52,7 @@ const scenario = fc.record({
       description: fc.option(fc.constantFrom("Soft", "x".repeat(300)), { nil: null }),
       images: fc.constantFrom(null, ["https://img.example/p.png"]),
       categories: fc.constantFrom(null, [["Shoes"]], [["Shoes", "Boots"], ["Sale"]]),
+      disable_minusqty: fc.constantFrom(0, 1),
     },
     { requiredKeys: [] },
   ),
@@ -59,6 +60,8 @@ const scenario = fc.record({
   // A list whose entries all give other option names (a sync renames), and a product with no variants yet.
   renames: fc.nat(3).map((n) => n === 0),
   bare: fc.nat(5).map((n) => n === 0),
+  // The product's own SKU beside the list: a new one, one of its variants' (taken unless synced away), none.
+  productSku: fc.constantFrom("keep", "keep", "new", "variant", "clear"),
   noMinus: fc.boolean(),
   existing: fc.array(
     fc.record({ values: slotValues, sku: fc.nat(4).map((n) => n > 0), qty: fc.integer({ min: 0, max: 9 }) }),
@@ -184,6 +187,11 @@ function entryOf(e: Entry, i: number, s: Scenario, prefix: string, foreign: stri
   return { ...out, ...e.more };
 }
 
+function productSku(s: Scenario, prefix: string) {
+  if (s.productSku === "keep") return {};
+  return { sku: s.productSku === "clear" ? null : s.productSku === "new" ? `${prefix}p2` : `${prefix}e0` };
+}
+
 /** What two runs must share: ids, SKU prefixes and times taken out. */
 function normal(text: unknown, prefix: string, id: number) {
   return JSON.parse(
@@ -218,12 +226,12 @@ describe("a variant sync or update planned in SQL agrees with the JavaScript pla
         const w = wrapD1();
         const ra = await put(
           "/v1/products",
-          { product_id: ia, ...s.fields, variants: list(a, sa.ids, sa.qtys) },
+          { product_id: ia, ...s.fields, ...productSku(s, a), variants: list(a, sa.ids, sa.qtys) },
           { env: { DB: w.db } },
         );
         const rb = await put(
           "/v1/products",
-          { product_id: ib, ...s.fields, variants: list(b, sb.ids, sb.qtys) },
+          { product_id: ib, ...s.fields, ...productSku(s, b), variants: list(b, sb.ids, sb.qtys) },
           { headers: { "if-match": "*" } },
         );
         if (ra.status === 200 && w.counts.calls === 1) fast++;
@@ -330,5 +338,29 @@ describe("a variant sync or update planned in SQL agrees with the JavaScript pla
     expect(taken.status, taken.text).toBe(409);
     expect(taken.json.errors[0]).toMatch(/^slug: /);
     expect((await get(`/v1/products/${other.json.products[0].product_id}`)).json.variants).toEqual([]);
+    // disable_minusqty beside the list: a variant the list leaves at a negative qty refuses it whole.
+    const minus = await put("/v1/products", {
+      product_id: id,
+      variants: { update: [{ variant_id: product.variants[1].variant_id, qty: -2 }] },
+    });
+    expect(minus.status, minus.text).toBe(200);
+    const flagged = await put("/v1/products", {
+      product_id: id,
+      disable_minusqty: 1,
+      variants: { update: [{ variant_id: product.variants[0].variant_id, qty: 3 }] },
+    });
+    expect(flagged.status, flagged.text).toBe(409);
+    expect(flagged.json.errors).toEqual([
+      `disable_minusqty: stock is negative for variant ${product.variants[1].variant_id}; set their stock first`,
+    ]);
+    const w5 = wrapD1();
+    const fixed = await put(
+      "/v1/products",
+      { product_id: id, disable_minusqty: 1, variants: { sync: [{ sku: `${prefix}0`, qty: 1 }] } },
+      { env: { DB: w5.db } },
+    );
+    expect(fixed.status, fixed.text).toBe(200);
+    expect(w5.counts.calls).toBe(1);
+    expect((await get(`/v1/products/${id}`)).json).toMatchObject({ disable_minusqty: "1", variants: [{ qty: 1 }] });
   });
 });

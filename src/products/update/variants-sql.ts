@@ -125,9 +125,10 @@ const PARK = `
   FROM ${S.$} AS s WHERE ${V.$}.${V.id} = s.${S.variantId} AND (${newSku} OR ${newValues})`;
 
 // With disable_minusqty on, a negative stock of the product's own is cleared: its variants' qty is
-// its stock now (as ./plan.ts does). ?3: the option names the entries give (a sync's rename, a first list).
+// its stock now (as ./plan.ts does). ?3: the option names the entries give (a sync's rename, a
+// first list); ?4: the disable_minusqty the body gives, which the next statement writes.
 const UPDATE_PRODUCT = `
-  UPDATE ${P.$} SET ${P.stock} = iif(${P.disableMinusqty} = 1 AND ${P.stock} < 0, 0, ${P.stock}),
+  UPDATE ${P.$} SET ${P.stock} = iif(coalesce(?4, ${P.disableMinusqty}) = 1 AND ${P.stock} < 0, 0, ${P.stock}),
     ${P.optionNames} = coalesce(?3, ${P.optionNames}), ${P.updatedAt} = max(?2, ${P.updatedAt} + 1)
   WHERE ${P.id} = ?1`;
 
@@ -178,15 +179,16 @@ const SIZE_GUARD = `
   INSERT INTO ${STALE.$} (${STALE.productId})
   SELECT p.${P.id} FROM ${P.$} AS p WHERE p.${P.id} = ?1 AND ${SIZE_SQL} > ${MAX_ANSWER_BYTES}`;
 
+const FOLLOW_FLAG = `UPDATE ${V.$} SET ${V.noMinus} = ?2 WHERE ${V.productId} = ?1 AND ${V.noMinus} <> ?2`;
+
 const CLEAR = `DELETE FROM ${S.$}`;
 
-// Product fields the batch writes beside the list, as given (./write.ts): none of them changes a
-// variant, a SKU or the stock's floor, which the JavaScript plan checks across the request. Also
-// the categories as given and a slug (the unique index refuses a taken one); a head category
-// (merged into the stored paths) and a slug derived again take the JavaScript plan.
-const BESIDE = new Set<string>(
-  PRODUCT_FIELD_NAMES.filter((n) => n !== "sku" && n !== "stock" && n !== "disable_minusqty"),
-);
+// Product fields the batch writes beside the list, as given (./write.ts); a SKU or slug another
+// product or variant has meets the registry or the unique index, a disable_minusqty that a
+// negative qty does not allow meets the stock floor. Not `stock` (a product with variants has none
+// of its own: the JavaScript plan words that); categories as given, but not a head category
+// (merged into the stored paths), and a slug, but not one derived again.
+const BESIDE = new Set<string>(PRODUCT_FIELD_NAMES.filter((n) => n !== "stock"));
 
 /** A body key's value as the product row of UPDATE_PRODUCT_FIELDS takes it; undefined: not here. */
 function beside(key: string, v: unknown): unknown {
@@ -244,6 +246,7 @@ export async function writeVariants(
   const change = [newEvent("product.update", { productId: id, keyId: options.keyId })];
   const read = (options.minimal ? minimalJson : ownJson)(db, "p.id = ?1", id);
   const names = list.names && JSON.stringify(list.names);
+  const flag = list.item.data.disable_minusqty ?? null;
   // The record's answer names the product, resolved from the snapshot stored with it (as ./index.ts records).
   const head = recorder?.claim(new Map([[list.item.index, { ok: true, product: { $product: id } }]])) ?? [];
   const tail = recorder ? [recorder.snapshot("p.id = ?1", id)] : [];
@@ -252,14 +255,17 @@ export async function writeVariants(
     results = await runClaimed(db, recorder?.idem, head, [
       stmt(db, list.stock ? PLAN_STOCK : PLAN, id, list.entries, names, mode),
       stmt(db, GUARD, id),
-      // Before the variants: a new variant without a price takes the product's new one.
-      ...(list.fields ? [stmt(db, UPDATE_PRODUCT_FIELDS, list.fields)] : []),
       ...(sync ? [stmt(db, DELETE_UNMATCHED, id)] : []),
       // An add changes no variant it has.
       ...(mode === MODE.add ? [] : [stmt(db, PARK)]),
-      stmt(db, UPDATE_PRODUCT, id, now, names),
+      stmt(db, UPDATE_PRODUCT, id, now, names, flag),
+      // After the variants that go or change their SKU free it, before those that take one (the
+      // product's old SKU too); a new variant without a price takes the product's new one.
+      ...(list.fields ? [stmt(db, UPDATE_PRODUCT_FIELDS, list.fields)] : []),
       ...(mode === MODE.add ? [] : [stmt(db, list.stock ? UPDATE_MATCHED_STOCK : UPDATE_MATCHED, now, sync)]),
       ...(mode === MODE.update ? [] : [stmt(db, INSERT_NEW, now)]),
+      // The variants the list leaves as they are follow a flag the body sets (a negative qty meets the floor).
+      ...(flag === null ? [] : [stmt(db, FOLLOW_FLAG, id, flag)]),
       ...(mode === MODE.add ? [stmt(db, COUNT_GUARD, id)] : []),
       stmt(db, SIZE_GUARD, id),
       outboxStatement(db, change, now),
