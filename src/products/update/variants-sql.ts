@@ -18,7 +18,8 @@ import { UPDATE_PRODUCT_FIELDS } from "./write";
 
 // A product's variant list written in SQL, in ONE round trip (docs/products.md, "Limits"): the
 // requests a sales channel or stock tool sends for a product of up to 2,048 variants,
-// `{product_id, variants: {sync | add | update: [...]}}` (one list) and nothing else. The JavaScript plan (./plan.ts) reads the product and
+// `{product_id, variants: {sync | add | update: [...]}}` (one list), with product fields beside it
+// (all but `stock`) and an Idempotency-Key or not. The JavaScript plan (./plan.ts) reads the product and
 // every variant into objects, matches and checks them one by one and sends the rows back; for
 // 2,048 variants that was most of a 26 ms request. Here the batch matches the list against the
 // variants where they are (a sync by SKU through the registry, else by option values through the
@@ -29,9 +30,10 @@ import { UPDATE_PRODUCT_FIELDS } from "./write";
 // disable_minusqty, an `expected_qty` the stored qty is not, `adjust` beside `qty` or past the
 // largest count, an answer past 2 MiB) fails the batch through a constraint, so nothing is
 // written, and the caller then takes the JavaScript path, which words the errors (the same
-// division as orders' cold path, docs/orders.md, "Orders"). Option renames, selections by SKU,
-// Idempotency-Key and every other field go the JavaScript way. test/products.variants-sql.test.ts holds
-// both paths equal on random catalogs and lists.
+// division as orders' cold path, docs/orders.md, "Orders"). Selections by SKU or variant id,
+// several items, two lists, If-Match and the forms docs/design.md ("Writes") lists go the
+// JavaScript way. test/products.variants-sql.test.ts holds both paths equal on random catalogs,
+// lists and product fields.
 
 const each = (f: (n: number) => string, sep: string) => SLOTS.map(f).join(sep);
 
