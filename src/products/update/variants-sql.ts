@@ -64,15 +64,19 @@ const col = (f: Field) => V[COLUMN_OF[f]];
  */
 const plan = (stock: boolean) => `
   INSERT INTO ${S.$} (${S.entry}, ${S.productId}, ${S.variantId}, ${each(so, ", ")}, ${S.bad}, ${S.data})
-  WITH e AS MATERIALIZED (
-    SELECT j.key + iif(?4 = ${MODE.add}, (SELECT coalesce(max(v.${V.position}), -1) + 1 FROM ${V.$} AS v
-        WHERE v.${V.productId} = ?1), 0) AS entry, j.value AS data, p.${P.id} AS pid, json_array_length(coalesce(?3, p.${P.optionNames})) AS n,
-      json_array_length(p.${P.optionNames}) AS cur, ${at("j.value", "sku")} AS sku, j.value->>'$[${VARIANT_ID}]' AS variant_id,
+  WITH p AS MATERIALIZED (
+    SELECT p.${P.id} AS pid, json_array_length(coalesce(?3, p.${P.optionNames})) AS n,
+      json_array_length(p.${P.optionNames}) AS cur,
+      iif(?4 = ${MODE.add}, (SELECT coalesce(max(v.${V.position}), -1) + 1 FROM ${V.$} AS v WHERE v.${V.productId} = ?1), 0) AS first
+    FROM ${P.$} AS p
+    WHERE p.${P.id} = ?1 AND p.${P.slug} IS NOT NULL
+      AND (?3 IS NULL OR ?4 = ${MODE.sync} OR json(?3) = json(p.${P.optionNames}) OR p.${P.optionNames} = '[]')
+  ), e AS MATERIALIZED (
+    SELECT j.key + p.first AS entry, j.value AS data, p.pid, p.n, p.cur,
+      ${at("j.value", "sku")} AS sku, j.value->>'$[${VARIANT_ID}]' AS variant_id,
       ${stock ? `j.value->>'$[${ADJUST}]'` : "NULL"} AS adjust, ${stock ? `j.value->>'$[${EXPECTED}]'` : "NULL"} AS expected,
       ${each((n) => `${at("j.value", value(n))} AS v${n}`, ", ")}
-    FROM ${P.$} AS p, json_each(?2) AS j
-    WHERE p.${P.id} = ?1 AND p.${P.slug} IS NOT NULL AND json_array_length(coalesce(?3, p.${P.optionNames})) > 0
-      AND (?3 IS NULL OR ?4 = ${MODE.sync} OR json(?3) = json(p.${P.optionNames}) OR p.${P.optionNames} = '[]')
+    FROM p, json_each(?2) AS j WHERE p.n > 0
   ), t AS (
     SELECT e.*, ${each((n) => `iif(n >= ${n}, coalesce(v${n}, ''), '') AS t${n}`, ", ")},
       (${each((n) => `v${n} IS NULL`, " AND ")}) AS novalues,
