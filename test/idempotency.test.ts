@@ -223,6 +223,51 @@ describe("a replay answers the stored first answer, never the current state", ()
     expect(again.json).toEqual(first.json);
   });
 
+  it("PUT of a variant list (one batch, the SQL plan): a replay after a later change answers the first answer", async () => {
+    const sku = uid();
+    const p = (
+      await post("/v1/products", {
+        title: "Listed",
+        price: 5,
+        variants: { add: [{ sku, variant_option1_name: "Size", variant_option1_value: "S", qty: 1 }] },
+      })
+    ).json.products[0];
+    const headers = keyed();
+    const body = { product_id: p.product_id, title: "Synced", variants: { sync: [{ sku, qty: 4 }] } };
+    const { db, counts } = wrapD1();
+    const first = await call("PUT", "/v1/products", { body, headers, env: { DB: db } });
+    expect(first.status, first.text).toBe(200);
+    expect(counts.calls).toBe(1);
+    await call("PUT", "/v1/products", { body: { product_id: p.product_id, variants: { sync: [{ sku, qty: 9 }] } } });
+    const again = await call("PUT", "/v1/products", { body, headers });
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.json).toEqual(first.json);
+    expect(again.json.products[0]).toMatchObject({ title: "Synced", variants: [{ sku, qty: 4 }] });
+  });
+
+  it("PUT of a variant list: of 10 concurrent requests with one key exactly one takes effect", async () => {
+    const sku = uid();
+    const p = (
+      await post("/v1/products", {
+        title: "Raced",
+        price: 5,
+        variants: { add: [{ sku, variant_option1_name: "Size", variant_option1_value: "S", qty: 0 }] },
+      })
+    ).json.products[0];
+    const key = uid("key");
+    const body = {
+      product_id: p.product_id,
+      variants: { update: [{ variant_id: p.variants[0].variant_id, adjust: 1 }] },
+    };
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => call("PUT", "/v1/products", { body, headers: { "idempotency-key": key } })),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200));
+    expect(answers.filter((a) => a.headers.get("idempotent-replayed") === "true")).toHaveLength(9);
+    const now = await call("GET", `/v1/products/${p.product_id}`);
+    expect(now.json.variants[0].qty).toBe(1);
+  });
+
   it("records the snapshot in the same batch as the change: one round trip for a keyed create", async () => {
     const { db, counts } = wrapD1();
     const r = await post("/v1/products", { title: "One trip", price: 1 }, { headers: keyed(), env: { DB: db } });

@@ -7,7 +7,7 @@ import { get, post, put, uid } from "./helpers";
 // (src/products/update/variants-sql.ts) unless the batch refuses it, and then the JavaScript plan
 // decides and words it. The two must agree: on random products and lists, the same request sent to
 // two identical products, one by the SQL path and one forced onto the JavaScript path (an
-// Idempotency-Key takes it), answers the same status, errors and product, and leaves the same
+// If-Match takes it), answers the same status, errors and product, and leaves the same
 // variants. About half of the lists are refused (missing or
 // extra option values, two entries on one variant, repeated combinations, negative stock under
 // disable_minusqty, another product's SKU, renamed options, unknown variant ids, an expected_qty
@@ -44,7 +44,24 @@ const slotValues = fc.array(fc.constantFrom(...VALUES), { minLength: 4, maxLengt
 
 const scenario = fc.record({
   mode: fc.constantFrom("sync" as const, "update" as const, "add" as const),
+  // Product fields beside the list, written in the same batch (a new variant takes the new price).
+  fields: fc.record(
+    {
+      title: fc.constantFrom("Renamed", "Synced again"),
+      price: fc.integer({ min: 0, max: 5000 }),
+      description: fc.option(fc.constantFrom("Soft", "x".repeat(300)), { nil: null }),
+      images: fc.constantFrom(null, ["https://img.example/p.png"]),
+      categories: fc.constantFrom(null, [["Shoes"]], [["Shoes", "Boots"], ["Sale"]]),
+      disable_minusqty: fc.constantFrom(0, 1),
+    },
+    { requiredKeys: [] },
+  ),
   k: fc.integer({ min: 1, max: 3 }),
+  // A list whose entries all give other option names (a sync renames), and a product with no variants yet.
+  renames: fc.nat(3).map((n) => n === 0),
+  bare: fc.nat(5).map((n) => n === 0),
+  // The product's own SKU beside the list: a new one, one of its variants' (taken unless synced away), none.
+  productSku: fc.constantFrom("keep", "keep", "new", "variant", "clear"),
   noMinus: fc.boolean(),
   existing: fc.array(
     fc.record({ values: slotValues, sku: fc.nat(4).map((n) => n > 0), qty: fc.integer({ min: 0, max: 9 }) }),
@@ -125,6 +142,7 @@ async function seed(s: Scenario, prefix: string) {
     });
     return [e];
   });
+  if (s.bare && s.mode !== "update") add.length = 0;
   const r = await post("/v1/products", {
     title: "Synced",
     price: 700,
@@ -160,13 +178,18 @@ function entryOf(e: Entry, i: number, s: Scenario, prefix: string, foreign: stri
     out[`variant_option${n + 1}_value`] = e.picked[n];
   }
   if (e.names !== "none") {
-    for (let n = 0; n < s.k; n++)
-      out[`variant_option${n + 1}_name`] = e.names === "renamed" ? `${NAMES[n]}!` : NAMES[n];
+    const renamed = e.names === "renamed" || s.renames;
+    for (let n = 0; n < s.k; n++) out[`variant_option${n + 1}_name`] = renamed ? `${NAMES[n]}!` : NAMES[n];
   }
   if (e.qty !== undefined) out.qty = e.qty;
   if (e.price !== undefined) out.price = e.price;
   if (e.image) out.images = [`https://img.example/${e.picked.join("")}.png`];
   return { ...out, ...e.more };
+}
+
+function productSku(s: Scenario, prefix: string) {
+  if (s.productSku === "keep") return {};
+  return { sku: s.productSku === "clear" ? null : s.productSku === "new" ? `${prefix}p2` : `${prefix}e0` };
 }
 
 /** What two runs must share: ids, SKU prefixes and times taken out. */
@@ -203,13 +226,13 @@ describe("a variant sync or update planned in SQL agrees with the JavaScript pla
         const w = wrapD1();
         const ra = await put(
           "/v1/products",
-          { product_id: ia, variants: list(a, sa.ids, sa.qtys) },
+          { product_id: ia, ...s.fields, ...productSku(s, a), variants: list(a, sa.ids, sa.qtys) },
           { env: { DB: w.db } },
         );
         const rb = await put(
           "/v1/products",
-          { product_id: ib, variants: list(b, sb.ids, sb.qtys) },
-          { headers: { "idempotency-key": uid("k") } },
+          { product_id: ib, ...s.fields, ...productSku(s, b), variants: list(b, sb.ids, sb.qtys) },
+          { headers: { "if-match": "*" } },
         );
         if (ra.status === 200 && w.counts.calls === 1) fast++;
         expect(ra.status, `${ra.text}\n${rb.text}`).toBe(rb.status);
@@ -276,5 +299,68 @@ describe("a variant sync or update planned in SQL agrees with the JavaScript pla
     ]);
     const again = await put("/v1/products", { product_id: id, variants: { add: [{ variant_option1_value: "xxl" }] } });
     expect(again.status).toBe(409);
+    // Product fields beside the list and an Idempotency-Key: the same one round trip, and a retry
+    // with the key answers what the first request did without writing again.
+    const key = uid("key");
+    const body = {
+      product_id: id,
+      title: "Retitled",
+      price: 250,
+      variants: { add: [{ variant_option1_value: "3xl" }] },
+    };
+    const w3 = wrapD1();
+    const keyed = await put("/v1/products", body, { env: { DB: w3.db }, headers: { "idempotency-key": key } });
+    expect(keyed.status, keyed.text).toBe(200);
+    expect(w3.counts.calls).toBe(1);
+    const product = keyed.json.products[0];
+    expect([product.title, product.variants.at(-1).price]).toEqual(["Retitled", 250]);
+    const replay = await put("/v1/products", body, { headers: { "idempotency-key": key } });
+    expect(replay.status).toBe(200);
+    expect(replay.json).toEqual(keyed.json);
+    expect((await get(`/v1/products/${id}`)).json.variants).toHaveLength(4);
+    // A slug beside the list: written in the same batch; one another product has is refused whole.
+    const slug = uid("slug").toLowerCase();
+    const w4 = wrapD1();
+    const slugged = await put(
+      "/v1/products",
+      { product_id: id, slug, variants: { update: [{ variant_id: product.variants[0].variant_id, qty: 7 }] } },
+      { env: { DB: w4.db } },
+    );
+    expect(slugged.status, slugged.text).toBe(200);
+    expect(w4.counts.calls).toBe(1);
+    expect([slugged.json.products[0].slug, slugged.json.products[0].variants[0].qty]).toEqual([slug, 7]);
+    const other = await post("/v1/products", { title: "Other", price: 1 });
+    const taken = await put("/v1/products", {
+      product_id: other.json.products[0].product_id,
+      slug,
+      variants: { add: [{ variant_option1_name: "Size", variant_option1_value: "s" }] },
+    });
+    expect(taken.status, taken.text).toBe(409);
+    expect(taken.json.errors[0]).toMatch(/^slug: /);
+    expect((await get(`/v1/products/${other.json.products[0].product_id}`)).json.variants).toEqual([]);
+    // disable_minusqty beside the list: a variant the list leaves at a negative qty refuses it whole.
+    const minus = await put("/v1/products", {
+      product_id: id,
+      variants: { update: [{ variant_id: product.variants[1].variant_id, qty: -2 }] },
+    });
+    expect(minus.status, minus.text).toBe(200);
+    const flagged = await put("/v1/products", {
+      product_id: id,
+      disable_minusqty: 1,
+      variants: { update: [{ variant_id: product.variants[0].variant_id, qty: 3 }] },
+    });
+    expect(flagged.status, flagged.text).toBe(409);
+    expect(flagged.json.errors).toEqual([
+      `disable_minusqty: stock is negative for variant ${product.variants[1].variant_id}; set their stock first`,
+    ]);
+    const w5 = wrapD1();
+    const fixed = await put(
+      "/v1/products",
+      { product_id: id, disable_minusqty: 1, variants: { sync: [{ sku: `${prefix}0`, qty: 1 }] } },
+      { env: { DB: w5.db } },
+    );
+    expect(fixed.status, fixed.text).toBe(200);
+    expect(w5.counts.calls).toBe(1);
+    expect((await get(`/v1/products/${id}`)).json).toMatchObject({ disable_minusqty: "1", variants: [{ qty: 1 }] });
   });
 });

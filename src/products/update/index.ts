@@ -55,10 +55,11 @@ export async function updateProducts(
   // An If-Match write depends on the version it reads, which only the plan below guards.
   const stock = !ifMatch && stockItems(items);
   if (stock) return stockUpdate(db, stock, now, recorder, options.keyId ?? null);
-  // A sync or update of one product's variants is planned in SQL when it can be (./variants-sql.ts);
-  // a refusal there wrote nothing, and the JavaScript plan below decides and words it.
-  const list = !ifMatch && variantsInSql(items, recorder !== undefined);
-  const written = list && (await writeVariants(db, list, now, options));
+  // A sync, add or update of one product's variants (with product fields beside it, with or without
+  // an Idempotency-Key) is planned in SQL when it can be (./variants-sql.ts); a refusal there wrote
+  // nothing, and the JavaScript plan below decides and words it.
+  const list = !ifMatch && variantsInSql(items);
+  const written = list && (await writeVariants(db, list, now, options, recorder));
   if (written) return written;
   const outcomes = new Map<number, ItemOutcome>();
   const events: PendingEvent[] = [];

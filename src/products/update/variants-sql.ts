@@ -1,20 +1,25 @@
 import type { DB } from "../../db/client";
 import { products, skus, staleReads, variantSync, variants } from "../../db/schema";
 import { optionColumn, sqlNames } from "../../platform/columns";
-import { fitsOneValue, runChecked, stmt } from "../../platform/d1";
+import { fitsOneValue, isConstraintError, stmt } from "../../platform/d1";
+import { runClaimed } from "../../platform/idempotency";
 import { committed, newEvent, outboxStatement } from "../../webhooks/outbox";
-import type { ItemOutcome, WriteOptions, Written } from "../create";
+import { tooManyPaths } from "../categories";
+import type { ItemOutcome, Recorder, WriteOptions, Written } from "../create";
 import { STOCK } from "../entries";
+import { PRODUCT_FIELD_NAMES } from "../fields";
 import { minimalJson, ownJson, productText } from "../own-json";
 import { ADJUST, at, COLUMN_OF, EXPECTED, type Field, given, packed, SLOTS, VARIANT_ID, value } from "../packed";
 import { MAX_VARIANTS } from "../schema";
 import { MAX_ANSWER_BYTES, SIZE_SQL } from "../size";
 import { sharedNames } from "../variants";
 import type { UpdateItem } from "./select";
+import { UPDATE_PRODUCT_FIELDS } from "./write";
 
 // A product's variant list written in SQL, in ONE round trip (docs/products.md, "Limits"): the
 // requests a sales channel or stock tool sends for a product of up to 2,048 variants,
-// `{product_id, variants: {sync | add | update: [...]}}` (one list) and nothing else. The JavaScript plan (./plan.ts) reads the product and
+// `{product_id, variants: {sync | add | update: [...]}}` (one list), with product fields beside it
+// (all but `stock`) and an Idempotency-Key or not. The JavaScript plan (./plan.ts) reads the product and
 // every variant into objects, matches and checks them one by one and sends the rows back; for
 // 2,048 variants that was most of a 26 ms request. Here the batch matches the list against the
 // variants where they are (a sync by SKU through the registry, else by option values through the
@@ -25,9 +30,10 @@ import type { UpdateItem } from "./select";
 // disable_minusqty, an `expected_qty` the stored qty is not, `adjust` beside `qty` or past the
 // largest count, an answer past 2 MiB) fails the batch through a constraint, so nothing is
 // written, and the caller then takes the JavaScript path, which words the errors (the same
-// division as orders' cold path, docs/orders.md, "Orders"). Option renames, selections by SKU,
-// Idempotency-Key and every other field go the JavaScript way. test/products.variants-sql.test.ts holds
-// both paths equal on random catalogs and lists.
+// division as orders' cold path, docs/orders.md, "Orders"). Selections by SKU or variant id,
+// several items, two lists, If-Match and the forms docs/design.md ("Writes") lists go the
+// JavaScript way. test/products.variants-sql.test.ts holds both paths equal on random catalogs,
+// lists and product fields.
 
 const each = (f: (n: number) => string, sep: string) => SLOTS.map(f).join(sep);
 
@@ -48,23 +54,29 @@ const col = (f: Field) => V[COLUMN_OF[f]];
 
 /**
  * ?1 product id, ?2 the packed entries, ?3 the option names they give (null: none), ?4 the list
- * (MODE). Entries of a product whose names differ, or that has no slug yet (the JavaScript plan
- * derives one), give no rows, which the guard refuses. A sync matches by SKU, else by the values
+ * (MODE). The names are the product's unless a sync gives others (a rename: every entry then
+ * gives values, unless the count of options stays) or it has none yet (its first variants).
+ * Entries of an add or update whose names differ, or of a product that has no slug yet (the
+ * JavaScript plan derives one), give no rows, which the guard refuses. A sync matches by SKU, else by the values
  * (an entry naming a variant by SKU without values keeps its values); an update by id, changing
  * the values it gives; an add matches nothing (a combination or an own SKU that exists is refused)
  * and places its entries after the product's last variant.
  */
 const plan = (stock: boolean) => `
   INSERT INTO ${S.$} (${S.entry}, ${S.productId}, ${S.variantId}, ${each(so, ", ")}, ${S.bad}, ${S.data})
-  WITH e AS MATERIALIZED (
-    SELECT j.key + iif(?4 = ${MODE.add}, (SELECT coalesce(max(v.${V.position}), -1) + 1 FROM ${V.$} AS v
-        WHERE v.${V.productId} = ?1), 0) AS entry, j.value AS data, p.${P.id} AS pid, json_array_length(p.${P.optionNames}) AS n,
+  WITH p AS MATERIALIZED (
+    SELECT p.${P.id} AS pid, json_array_length(coalesce(?3, p.${P.optionNames})) AS n,
+      json_array_length(p.${P.optionNames}) AS cur,
+      iif(?4 = ${MODE.add}, (SELECT coalesce(max(v.${V.position}), -1) + 1 FROM ${V.$} AS v WHERE v.${V.productId} = ?1), 0) AS first
+    FROM ${P.$} AS p
+    WHERE p.${P.id} = ?1 AND p.${P.slug} IS NOT NULL
+      AND (?3 IS NULL OR ?4 = ${MODE.sync} OR json(?3) = json(p.${P.optionNames}) OR p.${P.optionNames} = '[]')
+  ), e AS MATERIALIZED (
+    SELECT j.key + p.first AS entry, j.value AS data, p.pid, p.n, p.cur,
       ${at("j.value", "sku")} AS sku, j.value->>'$[${VARIANT_ID}]' AS variant_id,
       ${stock ? `j.value->>'$[${ADJUST}]'` : "NULL"} AS adjust, ${stock ? `j.value->>'$[${EXPECTED}]'` : "NULL"} AS expected,
       ${each((n) => `${at("j.value", value(n))} AS v${n}`, ", ")}
-    FROM ${P.$} AS p, json_each(?2) AS j
-    WHERE p.${P.id} = ?1 AND p.${P.slug} IS NOT NULL AND json_array_length(p.${P.optionNames}) > 0
-      AND (?3 IS NULL OR json(?3) = json(p.${P.optionNames}))
+    FROM p, json_each(?2) AS j WHERE p.n > 0
   ), t AS (
     SELECT e.*, ${each((n) => `iif(n >= ${n}, coalesce(v${n}, ''), '') AS t${n}`, ", ")},
       (${each((n) => `v${n} IS NULL`, " AND ")}) AS novalues,
@@ -88,7 +100,7 @@ const plan = (stock: boolean) => `
       ELSE r.vid IS NULL OR r.extra
         OR (r.expected IS NOT NULL AND m.${V.qty} IS NOT r.expected)
         OR (r.adjust IS NOT NULL AND (${given("r.data", "qty")} OR abs(m.${V.qty} + r.adjust) > ${STOCK})) END, r.data
-  FROM (SELECT *, ?4 = ${MODE.sync} AND sku IS NOT NULL AND vid IS NOT NULL AND novalues AS keeps FROM r) AS r
+  FROM (SELECT *, ?4 = ${MODE.sync} AND sku IS NOT NULL AND vid IS NOT NULL AND novalues AND n = cur AS keeps FROM r) AS r
   LEFT JOIN ${V.$} AS m ON m.${V.id} = r.vid`;
 // Lists without `adjust` or `expected_qty` (most) read neither: 2,048 lookups fewer in SQLite.
 const PLAN = plan(false);
@@ -119,10 +131,11 @@ const PARK = `
   FROM ${S.$} AS s WHERE ${V.$}.${V.id} = s.${S.variantId} AND (${newSku} OR ${newValues})`;
 
 // With disable_minusqty on, a negative stock of the product's own is cleared: its variants' qty is
-// its stock now (as ./plan.ts does).
+// its stock now (as ./plan.ts does). ?3: the option names the entries give (a sync's rename, a
+// first list); ?4: the disable_minusqty the body gives, which the next statement writes.
 const UPDATE_PRODUCT = `
-  UPDATE ${P.$} SET ${P.stock} = iif(${P.disableMinusqty} = 1 AND ${P.stock} < 0, 0, ${P.stock}),
-    ${P.updatedAt} = max(?2, ${P.updatedAt} + 1)
+  UPDATE ${P.$} SET ${P.stock} = iif(coalesce(?4, ${P.disableMinusqty}) = 1 AND ${P.stock} < 0, 0, ${P.stock}),
+    ${P.optionNames} = coalesce(?3, ${P.optionNames}), ${P.updatedAt} = max(?2, ${P.updatedAt} + 1)
   WHERE ${P.id} = ?1`;
 
 // Fields an entry leaves out keep their value; null clears one (images to none).
@@ -172,16 +185,39 @@ const SIZE_GUARD = `
   INSERT INTO ${STALE.$} (${STALE.productId})
   SELECT p.${P.id} FROM ${P.$} AS p WHERE p.${P.id} = ?1 AND ${SIZE_SQL} > ${MAX_ANSWER_BYTES}`;
 
+const FOLLOW_FLAG = `UPDATE ${V.$} SET ${V.noMinus} = ?2 WHERE ${V.productId} = ?1 AND ${V.noMinus} <> ?2`;
+
 const CLEAR = `DELETE FROM ${S.$}`;
 
+// Product fields the batch writes beside the list, as given (./write.ts); a SKU or slug another
+// product or variant has meets the registry or the unique index, a disable_minusqty that a
+// negative qty does not allow meets the stock floor. Not `stock` (a product with variants has none
+// of its own: the JavaScript plan words that); categories as given, but not a head category
+// (merged into the stored paths), and a slug, but not one derived again.
+const BESIDE = new Set<string>(PRODUCT_FIELD_NAMES.filter((n) => n !== "stock"));
+
+/** A body key's value as the product row of UPDATE_PRODUCT_FIELDS takes it; undefined: not here. */
+function beside(key: string, v: unknown): unknown {
+  if (BESIDE.has(key)) return key === "images" && v === null ? [] : v;
+  if (key === "slug") return typeof v === "string" ? v : undefined;
+  if (key !== "categories") return undefined;
+  const paths = (v ?? []) as string[][];
+  return tooManyPaths(paths) ? undefined : paths;
+}
+
 /** The item this path takes, with its list bound as packed entries; undefined: the JavaScript path. */
-export function variantsInSql(items: UpdateItem[], idempotent: boolean) {
-  if (items.length !== 1 || idempotent) return undefined;
+export function variantsInSql(items: UpdateItem[]) {
+  if (items.length !== 1) return undefined;
   const [item] = items;
   const d = item.data;
   if (d.product_id === undefined) return undefined;
+  let product: Record<string, unknown> | undefined;
   for (const [key, v] of Object.entries(d)) {
-    if (v !== undefined && key !== "product_id" && key !== "variants") return undefined;
+    if (v === undefined || key === "product_id" || key === "variants") continue;
+    const value = beside(key, v);
+    if (value === undefined) return undefined;
+    product ??= { id: d.product_id };
+    product[key] = value;
   }
   const { sync, add, update } = d.variants ?? {};
   if ((sync ? 1 : 0) + (add ? 1 : 0) + (update ? 1 : 0) !== 1) return undefined;
@@ -194,41 +230,61 @@ export function variantsInSql(items: UpdateItem[], idempotent: boolean) {
   if (!fitsOneValue(packedList)) return undefined;
   const stock = update?.some((e) => e.adjust !== undefined || e.expected_qty !== undefined) ?? false;
   const mode = sync ? MODE.sync : add ? MODE.add : MODE.update;
-  return { item, productId: d.product_id, mode, entries: packedList, names: names ?? null, stock };
+  const fields = product && JSON.stringify([product]);
+  return { item, productId: d.product_id, mode, entries: packedList, names: names ?? null, stock, fields };
 }
 
 /**
- * Writes the list in one batch; undefined when the batch refused it (nothing was written) and the
- * JavaScript path must decide and word the outcome.
+ * Writes the list in one batch, with the request's Idempotency-Key record when it has one;
+ * undefined when the batch refused it (nothing was written) and the JavaScript path must decide
+ * and word the outcome.
  */
 export async function writeVariants(
   db: DB,
   list: NonNullable<ReturnType<typeof variantsInSql>>,
   now: number,
   options: WriteOptions,
+  recorder?: Recorder,
 ): Promise<Written | undefined> {
   const id = list.productId;
   const { mode } = list;
   const sync = mode === MODE.sync ? 1 : 0;
   const change = [newEvent("product.update", { productId: id, keyId: options.keyId })];
   const read = (options.minimal ? minimalJson : ownJson)(db, `p.${P.id} = ?1`, id);
-  const results = await runChecked(db, [
-    stmt(db, list.stock ? PLAN_STOCK : PLAN, id, list.entries, list.names && JSON.stringify(list.names), mode),
-    stmt(db, GUARD, id),
-    ...(sync ? [stmt(db, DELETE_UNMATCHED, id)] : []),
-    // An add changes no variant it has.
-    ...(mode === MODE.add ? [] : [stmt(db, PARK)]),
-    stmt(db, UPDATE_PRODUCT, id, now),
-    ...(mode === MODE.add ? [] : [stmt(db, list.stock ? UPDATE_MATCHED_STOCK : UPDATE_MATCHED, now, sync)]),
-    ...(mode === MODE.update ? [] : [stmt(db, INSERT_NEW, now)]),
-    ...(mode === MODE.add ? [stmt(db, COUNT_GUARD, id)] : []),
-    stmt(db, SIZE_GUARD, id),
-    outboxStatement(db, change, now),
-    read,
-    stmt(db, CLEAR),
-  ]);
-  if (!results) return undefined;
-  const product = productText(results[results.length - 2]);
+  const names = list.names && JSON.stringify(list.names);
+  const flag = list.item.data.disable_minusqty ?? null;
+  // The record's answer names the product, resolved from the snapshot stored with it (as ./index.ts records).
+  const head = recorder?.claim(new Map([[list.item.index, { ok: true, product: { $product: id } }]])) ?? [];
+  const tail = recorder ? [recorder.snapshot(`p.${P.id} = ?1`, id)] : [];
+  let results: D1Result<Record<string, unknown>>[];
+  try {
+    results = await runClaimed(db, recorder?.idem, head, [
+      stmt(db, list.stock ? PLAN_STOCK : PLAN, id, list.entries, names, mode),
+      stmt(db, GUARD, id),
+      ...(sync ? [stmt(db, DELETE_UNMATCHED, id)] : []),
+      // An add changes no variant it has.
+      ...(mode === MODE.add ? [] : [stmt(db, PARK)]),
+      stmt(db, UPDATE_PRODUCT, id, now, names, flag),
+      // After the variants that go or change their SKU free it, before those that take one (the
+      // product's old SKU too); a new variant without a price takes the product's new one.
+      ...(list.fields ? [stmt(db, UPDATE_PRODUCT_FIELDS, list.fields)] : []),
+      ...(mode === MODE.add ? [] : [stmt(db, list.stock ? UPDATE_MATCHED_STOCK : UPDATE_MATCHED, now, sync)]),
+      ...(mode === MODE.update ? [] : [stmt(db, INSERT_NEW, now)]),
+      // The variants the list leaves as they are follow a flag the body sets (a negative qty meets the floor).
+      ...(flag === null ? [] : [stmt(db, FOLLOW_FLAG, id, flag)]),
+      ...(mode === MODE.add ? [stmt(db, COUNT_GUARD, id)] : []),
+      stmt(db, SIZE_GUARD, id),
+      outboxStatement(db, change, now),
+      read,
+      ...tail,
+      stmt(db, CLEAR),
+    ]);
+  } catch (e) {
+    // A key claimed meanwhile was thrown as IdempotencyConflict by runClaimed.
+    if (isConstraintError(e)) return undefined;
+    throw e;
+  }
+  const product = productText(results[results.length - 2 - tail.length]);
   const outcomes = new Map<number, ItemOutcome>([[list.item.index, { ok: true, product }]]);
   return { outcomes, events: committed(change, results) };
 }

@@ -37,14 +37,20 @@ const PARK_VARIANTS = `
 const PRODUCT_SCALARS = SCALAR_FIELDS;
 // updated_at always moves forward on every write, even two in one millisecond (the orders'
 // catalog cache and clients' conditional reads rely on it); the guard no longer reads it.
-const UPDATE_PRODUCTS = `
-  UPDATE ${P.$} SET ${PRODUCT_SCALARS.map((c) => keep(P.$, c) + adjusted(c)).join(", ")},
+const PRODUCT_SET = `${PRODUCT_SCALARS.map((c) => keep(P.$, c) + adjusted(c)).join(", ")},
     ${keep(P.$, "images", P.images, true)}, ${keep(P.$, "option_names", P.optionNames, true)},
     ${keep(P.$, "slug", P.slug)}, ${keep(P.$, "categories", P.categories, true)},
     ${P.metadata} = CASE WHEN json_type(j.value, '$.metadata') IS NULL THEN ${P.$}.${P.metadata}
-      WHEN json_type(j.value, '$.metadata') = 'object' THEN j.value->'metadata' ELSE NULL END,
-    ${P.updatedAt} = max(?2, ${P.$}.${P.updatedAt} + 1)
+      WHEN json_type(j.value, '$.metadata') = 'object' THEN j.value->'metadata' ELSE NULL END`;
+const UPDATE_PRODUCTS = `
+  UPDATE ${P.$} SET ${PRODUCT_SET}, ${P.updatedAt} = max(?2, ${P.$}.${P.updatedAt} + 1)
   FROM json_each(?1) AS j WHERE ${P.$}.${P.id} = j.value->>'id'`;
+/**
+ * The same, for product rows (?1) whose batch moves updated_at in a statement of its own: the
+ * fields a variant list's SQL plan writes beside it (./variants-sql.ts).
+ */
+export const UPDATE_PRODUCT_FIELDS = `
+  UPDATE ${P.$} SET ${PRODUCT_SET} FROM json_each(?1) AS j WHERE ${P.$}.${P.id} = j.value->>'id'`;
 
 /** A plan's variant row keys (./states.ts) and the columns they set. */
 const VARIANT_SCALARS: [string, string][] = [
