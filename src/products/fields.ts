@@ -44,6 +44,11 @@ type Described<C extends string> = {
   computed?: true;
 };
 
+type VariantField = Described<VariantColumn> & {
+  /** SQL of what a new variant stores when its entry leaves the field out (`p` its product); left out: NULL. */
+  absent?: string;
+};
+
 type ProductField = Described<ProductColumn> & {
   /** What a create stores when the body leaves the field out; required fields have none. */
   initial?: unknown;
@@ -140,7 +145,8 @@ export const PRODUCT_FIELDS = {
 /** A variant's fields, in the order of its validator. */
 export const VARIANT_FIELDS = {
   sku: { column: "sku", kind: SKU, write: "clearable", modelled: "text" },
-  price: { column: "price", kind: MONEY, write: "optional", modelled: "money2" },
+  // A variant without a price of its own is sold at its product's.
+  price: { column: "price", kind: MONEY, write: "optional", modelled: "money2", absent: `p.${products.price.name}` },
   purchase_price: { column: "purchasePrice", kind: MONEY, write: "clearable", modelled: "money2", shown: false },
   before_price: { column: "beforePrice", kind: MONEY, write: "clearable", modelled: "money2" },
   qty: {
@@ -150,15 +156,16 @@ export const VARIANT_FIELDS = {
     modelled: "signedDigits",
     shown: "stock",
     about: "Stock of this variant.",
+    absent: "0",
   },
   qty_location: { column: "qtyLocation", kind: text(255), write: "clearable", modelled: "text", shown: false },
   gtin: { column: "gtin", kind: IDENTIFIER, write: "clearable", modelled: "text" },
   supplier_sku: { column: "supplierSku", kind: IDENTIFIER, write: "clearable", modelled: "text", shown: false },
   weight: { column: "weight", kind: GRAMS, write: "clearable", modelled: "weight" },
   // The modelled dialect answers it inverted, as `hidden` (./modelled-json.ts).
-  visible: { column: "visible", kind: FLAG, write: "optional" },
-  images: { column: "images", kind: IMAGES, write: "clearable", modelled: "images" },
-} as const satisfies Record<string, Described<VariantColumn>>;
+  visible: { column: "visible", kind: FLAG, write: "optional", absent: "1" },
+  images: { column: "images", kind: IMAGES, write: "clearable", modelled: "images", absent: "'[]'" },
+} as const satisfies Record<string, VariantField>;
 
 type Products = typeof PRODUCT_FIELDS;
 type Variants = typeof VARIANT_FIELDS;

@@ -1,7 +1,7 @@
 import { products, variants } from "../db/schema";
 import { optionColumn, sqlNames } from "../platform/columns";
 import { fieldValueSql, PRODUCT_FIELD_NAMES } from "./fields";
-import { at, COLUMN_OF, type Field, OWNER, POSITION, SLOTS, value } from "./packed";
+import { at, COLUMN_OF, OWNER, POSITION, SLOTS, value, WRITTEN } from "./packed";
 
 // The statements that insert products and variants (./create.ts, ./update/write.ts), over lists
 // bound as one JSON value each, with tables and columns named through the schema (src/platform/columns.ts).
@@ -19,19 +19,6 @@ export const INSERT_PRODUCTS = `
   SELECT p.value->>'token', ${PRODUCT_FIELD_NAMES.map((name) => fieldValueSql("p.value", name)).join(", ")},
     p.value->'option_names', p.value->>'slug', p.value->'categories', ?2, ?2, ?3
   FROM json_each(?1) AS p`;
-/** The packed fields a variant is written from, in the columns' order, with what it takes when one is absent. */
-const WRITTEN: [Field, string?][] = [
-  ["price", `p.${P.price}`],
-  ["before_price"],
-  ["purchase_price"],
-  ["qty", "0"],
-  ["qty_location"],
-  ["gtin"],
-  ["supplier_sku"],
-  ["weight"],
-  ["visible", "1"],
-  ["images", "'[]'"],
-];
 const writtenColumns = WRITTEN.map(([f]) => V[COLUMN_OF[f]]).join(", ");
 
 /**

@@ -1,6 +1,7 @@
 import type { variants } from "../db/schema";
+import { VARIANT_FIELDS, type VariantFieldName } from "./fields";
 import { OPTION_SLOTS as SLOTS, type VariantEntry, type VariantUpdateEntry } from "./schema";
-import { VARIANT_VALUES } from "./variants";
+import { VARIANT_VALUES, type VariantValue } from "./variants";
 
 export { SLOTS };
 
@@ -9,32 +10,23 @@ export { SLOTS };
 // fields it gives (an update's null clears a field; absent keeps it), then the variant id of an
 // update. Arrays of values serialise at about a third of the CPU of the entry objects and half
 // their bytes, which the binding copies again when it sends the batch.
-export const FIELDS = [
+export type Field = "sku" | `variant_option${1 | 2 | 3 | 4 | 5}_value` | VariantValue | "images";
+/** The variant's fields (./fields.ts) with its option values after its SKU, images last. */
+export const FIELDS: readonly Field[] = [
   "sku",
   ...SLOTS.map((n) => `variant_option${n}_value` as const),
   ...VARIANT_VALUES,
   "images",
-] as const;
-export type Field = (typeof FIELDS)[number];
+];
 /** The variants column (its schema property, src/db/schema.ts) each field is stored in. */
-export const COLUMN_OF = {
-  sku: "sku",
-  variant_option1_value: "option1",
-  variant_option2_value: "option2",
-  variant_option3_value: "option3",
-  variant_option4_value: "option4",
-  variant_option5_value: "option5",
-  price: "price",
-  before_price: "beforePrice",
-  purchase_price: "purchasePrice",
-  qty: "qty",
-  qty_location: "qtyLocation",
-  gtin: "gtin",
-  supplier_sku: "supplierSku",
-  weight: "weight",
-  visible: "visible",
-  images: "images",
-} as const satisfies Record<Field, keyof typeof variants._.columns>;
+export const COLUMN_OF = Object.fromEntries([
+  ...Object.entries(VARIANT_FIELDS).map(([name, f]) => [name, f.column]),
+  ...SLOTS.map((n) => [`variant_option${n}_value`, `option${n}`]),
+]) as Record<Field, keyof typeof variants._.columns>;
+/** What a new variant is written from, its SKU aside, each with the SQL it takes when absent. */
+export const WRITTEN = (Object.entries(VARIANT_FIELDS) as [VariantFieldName, { absent?: string }][])
+  .filter(([name]) => name !== "sku")
+  .map(([name, f]): [Field, string?] => [name, f.absent]);
 const GIVEN = FIELDS.length;
 export const VARIANT_ID = GIVEN + 1;
 /** SQL: field `f` of the entry array `data` (images as their JSON text). */
@@ -61,29 +53,15 @@ export function packedRows(entries: (VariantEntry | VariantUpdateEntry)[], owner
   const out = new Array(entries.length);
   for (let i = 0; i < entries.length; i++) {
     const e = entries[i] as VariantUpdateEntry;
-    // FIELDS' order, then the mask and the variant id (the differential tests fail on any slip).
-    const row = [
-      e.sku,
-      e.variant_option1_value,
-      e.variant_option2_value,
-      e.variant_option3_value,
-      e.variant_option4_value,
-      e.variant_option5_value,
-      e.price,
-      e.before_price,
-      e.purchase_price,
-      e.qty,
-      e.qty_location,
-      e.gtin,
-      e.supplier_sku,
-      e.weight,
-      e.visible,
-      e.images,
-      0,
-      e.variant_id,
-    ];
+    // FIELDS' order, then the mask and the variant id.
+    const row: unknown[] = new Array(GIVEN + 2);
     let mask = 0;
-    for (let f = 0; f < GIVEN; f++) if (row[f] !== undefined) mask |= 1 << f;
+    for (let f = 0; f < GIVEN; f++) {
+      const v = e[FIELDS[f] as keyof VariantUpdateEntry];
+      row[f] = v;
+      if (v !== undefined) mask |= 1 << f;
+    }
+    row[GIVEN + 1] = e.variant_id;
     row[GIVEN] = mask;
     if (owner !== undefined) row.push(i, owner);
     else if (e.adjust !== undefined || e.expected_qty !== undefined) row.push(e.adjust, e.expected_qty);

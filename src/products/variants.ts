@@ -1,3 +1,4 @@
+import { VARIANT_FIELDS, type VariantFieldName } from "./fields";
 import { OPTION_SLOTS, type VariantEntry } from "./schema";
 
 // Option rules (docs/products.md, "Updating products"): a product has up to five option names shared by its variants;
@@ -7,18 +8,11 @@ type Named = Partial<Record<`variant_option${1 | 2 | 3 | 4 | 5}_${"name" | "valu
 
 // The option keys, built once: a key built per lookup is a new string every time, and this runs
 // for every entry of a sync of up to 2,048 variants.
-/** A variant's own value fields, in the order writes list them (SKU, options and images aside). */
-export const VARIANT_VALUES = [
-  "price",
-  "before_price",
-  "purchase_price",
-  "qty",
-  "qty_location",
-  "gtin",
-  "supplier_sku",
-  "weight",
-  "visible",
-] as const;
+/** A variant's own value fields (./fields.ts), SKU and images aside, in the description's order. */
+export type VariantValue = Exclude<VariantFieldName, "sku" | "images">;
+export const VARIANT_VALUES = (Object.keys(VARIANT_FIELDS) as VariantFieldName[]).filter(
+  (f): f is VariantValue => f !== "sku" && f !== "images",
+);
 
 export const NAME_KEYS = OPTION_SLOTS.map((n) => `variant_option${n}_name` as const);
 export const VALUE_KEYS = OPTION_SLOTS.map((n) => `variant_option${n}_value` as const);

@@ -9,7 +9,19 @@ import type { ItemOutcome, Recorder, WriteOptions, Written } from "../create";
 import { STOCK } from "../entries";
 import { PRODUCT_FIELD_NAMES } from "../fields";
 import { minimalJson, ownJson, productText } from "../own-json";
-import { ADJUST, at, COLUMN_OF, EXPECTED, type Field, given, packed, SLOTS, VARIANT_ID, value } from "../packed";
+import {
+  ADJUST,
+  at,
+  COLUMN_OF,
+  EXPECTED,
+  type Field,
+  given,
+  packed,
+  SLOTS,
+  VARIANT_ID,
+  value,
+  WRITTEN,
+} from "../packed";
 import { MAX_VARIANTS } from "../schema";
 import { MAX_ANSWER_BYTES, SIZE_SQL } from "../size";
 import { sharedNames } from "../variants";
@@ -154,19 +166,7 @@ const UPDATE_MATCHED = updateMatched(false);
 const UPDATE_MATCHED_STOCK = updateMatched(true);
 
 /** The packed fields a new variant takes as given, with what it takes when one is absent. */
-const NEW_FIELDS: [Field, string?][] = [
-  ["sku"],
-  ["price", `p.${P.price}`],
-  ["before_price"],
-  ["purchase_price"],
-  ["qty", "0"],
-  ["qty_location"],
-  ["gtin"],
-  ["supplier_sku"],
-  ["weight"],
-  ["visible", "1"],
-  ["images", "'[]'"],
-];
+const NEW_FIELDS: [Field, string?][] = [["sku"], ...WRITTEN];
 const INSERT_NEW = `
   INSERT INTO ${V.$} (${V.productId}, ${each(vo, ", ")}, ${NEW_FIELDS.map(([f]) => col(f)).join(", ")},
     ${V.noMinus}, ${V.position}, ${V.createdAt}, ${V.updatedAt})
