@@ -1,4 +1,6 @@
 import type { DB } from "../../db/client";
+import { products, productVersions } from "../../db/schema";
+import { sqlNames } from "../../platform/columns";
 import { afterLostRace, isConstraintError, runBatch, stmt } from "../../platform/d1";
 import { runClaimed } from "../../platform/idempotency";
 import { committed, newEvent, type PendingEvent } from "../../webhooks/outbox";
@@ -13,12 +15,14 @@ import { writeBatch } from "./write";
 
 export type { UpdateItem } from "./select";
 
-const VERSIONS =
-  "SELECT product_id, version FROM product_versions WHERE product_id IN (SELECT value FROM json_each(?1))";
+const P = sqlNames(products);
+const PV = sqlNames(productVersions);
+const VERSIONS = `SELECT ${PV.productId} AS product_id, ${PV.version} AS version FROM ${PV.$}
+  WHERE ${PV.productId} IN (SELECT value FROM json_each(?1))`;
 
 /** The 412 of an If-Match that names another version: the product as it is now, and its ETag. */
 async function changedSince(db: DB, id: number, ifMatch: IfMatch): Promise<ItemOutcome> {
-  const [ps, vs, v] = await runBatch(db, [...productReads(db, "p.id = ?1", id), stmt(db, VERSIONS, `[${id}]`)]);
+  const [ps, vs, v] = await runBatch(db, [...productReads(db, `p.${P.id} = ?1`, id), stmt(db, VERSIONS, `[${id}]`)]);
   const current = presentReads(ps, vs).products[0];
   ifMatch.etag = productETag(id, v.results[0]?.version);
   return {
@@ -126,7 +130,7 @@ export async function updateProducts(
       for (const p of plans) planned.set(p.index, { ok: true, product: { $product: p.productId } });
       head = recorded ? recorder.complete(planned) : recorder.claim(planned);
       const ids = JSON.stringify([...touched, ...plans.map((p) => p.productId)]);
-      tail = [recorder.snapshot("p.id IN (SELECT value FROM json_each(?1))", ids)];
+      tail = [recorder.snapshot(`p.${P.id} IN (SELECT value FROM json_each(?1))`, ids)];
     }
     // The version the write leaves, for the answer's ETag: read in the batch, so no later change slips in.
     if (ifMatch) tail.push(stmt(db, VERSIONS, JSON.stringify(plans.map((p) => p.productId))));

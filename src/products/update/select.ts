@@ -1,5 +1,7 @@
 import type { DB } from "../../db/client";
 import { toProduct, toVariant } from "../../db/rows";
+import { products, skus, variants } from "../../db/schema";
+import { sqlNames } from "../../platform/columns";
 import { runBatch, stmt } from "../../platform/d1";
 import type { ItemOutcome } from "../create";
 import type { ProductRow, VariantRow } from "../present";
@@ -37,16 +39,22 @@ export const fail = (status: Status, message: string): Failed => ({ ok: false, s
 // Read
 
 // Every product a selector can point at: by id, through one of its variants, or through a SKU.
+const P = sqlNames(products);
+const V = sqlNames(variants);
+const K = sqlNames(skus);
 const TARGETS = `
-  SELECT id FROM products WHERE id IN (SELECT value FROM json_each(?1))
-  UNION SELECT product_id FROM variants WHERE id IN (SELECT value FROM json_each(?2))
-  UNION SELECT product_id FROM skus WHERE sku IN (SELECT value FROM json_each(?3))`;
+  SELECT ${P.id} FROM ${P.$} WHERE ${P.id} IN (SELECT value FROM json_each(?1))
+  UNION SELECT ${V.productId} FROM ${V.$} WHERE ${V.id} IN (SELECT value FROM json_each(?2))
+  UNION SELECT ${K.productId} FROM ${K.$} WHERE ${K.sku} IN (SELECT value FROM json_each(?3))`;
 // answer_size: the product's answer size estimate as stored (docs/products.md, "Updating products").
+// Rows keep the columns' SQL names (src/db/rows.ts maps them).
 const READ_PRODUCTS = `SELECT p.*, ${SIZE_SQL} AS answer_size, ${STRUCTURE_SQL} AS structure, ${VERSION_SQL} AS version
-  FROM products AS p WHERE p.id IN (${TARGETS})`;
-const READ_VARIANTS = `SELECT * FROM variants WHERE product_id IN (${TARGETS}) ORDER BY product_id, position, id`;
-const READ_OWNERS = "SELECT * FROM skus WHERE sku IN (SELECT value FROM json_each(?1))";
-const READ_SLUGS = "SELECT slug, id FROM products WHERE slug IN (SELECT value FROM json_each(?1))";
+  FROM ${P.$} AS p WHERE p.${P.id} IN (${TARGETS})`;
+const READ_VARIANTS = `SELECT * FROM ${V.$} WHERE ${V.productId} IN (${TARGETS})
+  ORDER BY ${V.productId}, ${V.position}, ${V.id}`;
+const READ_OWNERS = `SELECT ${K.sku} AS sku, ${K.productId} AS product_id, ${K.variantId} AS variant_id FROM ${K.$}
+  WHERE ${K.sku} IN (SELECT value FROM json_each(?1))`;
+const READ_SLUGS = `SELECT ${P.slug} AS slug, ${P.id} AS id FROM ${P.$} WHERE ${P.slug} IN (SELECT value FROM json_each(?1))`;
 
 export type Snapshot = {
   products: Map<number, ProductRow>;
