@@ -1,9 +1,9 @@
 import { defineConfig } from "drizzle-kit";
 
-// Migrations are generated here and applied by `wrangler d1 migrations apply` (contract 7),
+// Migrations are generated here and applied by `wrangler d1 migrations apply` (docs/operations.md),
 // so drizzle-kit needs no database credentials.
 export default defineConfig({
   dialect: "sqlite",
-  schema: "./src/db/schema.ts",
+  schema: ["./src/db/schema/catalog.ts", "./src/db/schema/orders.ts", "./src/db/schema/service.ts"],
   out: "./drizzle",
 });

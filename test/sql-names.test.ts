@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import * as schema from "../src/db/schema";
 
 // SQL through the schema (CONTRIBUTING.md, end of "Adding an order field"): statements written as
-// text name their tables through src/db/schema.ts (sqlNames in src/platform/columns.ts, or
+// text name their tables through src/db/schema/ (sqlNames in src/platform/columns.ts, or
 // Drizzle's builder), so that renaming a table or a column changes every statement with it or is
 // a type error. This test reads every
 // source file and fails, naming the file and line, where SQL text names a table of the schema
@@ -25,7 +25,7 @@ const sources = import.meta.glob<string>("../src/**/*.ts", { query: "?raw", impo
  */
 const ALLOWED: Record<string, string> = {};
 
-/** Each table's SQL name, to the name src/db/schema.ts exports it under. */
+/** Each table's SQL name, to the name src/db/schema/ exports it under. */
 const exported = new Map(
   Object.entries(schema)
     .filter(([, v]) => is(v, Table))

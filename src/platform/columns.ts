@@ -2,7 +2,7 @@ import { getTableColumns, getTableName, type Table } from "drizzle-orm";
 
 // SQL written as text (D1 statements over json_each, which Drizzle's query builder cannot
 // express) names its tables and columns through the Drizzle schema with these, so that renaming
-// a column's key in src/db/schema.ts is a type error here, and renaming its SQL name changes
+// a column's key in src/db/schema/ is a type error here, and renaming its SQL name changes
 // every statement with it.
 
 /** A table's SQL names: `$` the table's, and each column key's (`n.createdAt` is "created_at"). */

@@ -73,7 +73,7 @@ const P = sqlNames(products);
 
 /**
  * Fails the batch it is in when any of `read` (products with the updated_at the request saw) has
- * changed or gone since, through the always-false CHECK of stale_reads (src/db/schema.ts).
+ * changed or gone since, through the always-false CHECK of stale_reads (src/db/schema/catalog.ts).
  */
 export const STALE_READ_GUARD = `
   INSERT INTO ${S.$} (${S.productId})

@@ -28,7 +28,7 @@ type ProductColumn = keyof typeof products.$inferSelect;
 type VariantColumn = keyof typeof variants.$inferSelect;
 
 type Described<C extends string> = {
-  /** The table's key (src/db/schema.ts) of the column; the field's name is the column's name. */
+  /** The table's key (src/db/schema/) of the column; the field's name is the column's name. */
   column: C;
   /** Its validator, and how each dialect answers it (./kinds.ts). */
   kind: Kind;

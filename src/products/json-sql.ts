@@ -9,7 +9,7 @@ import { type PublicView, shownTo } from "../keys/public";
 /** A key and the SQL of its value. */
 export type Field = [key: string, sql: string];
 
-/** `alias.name` of a Drizzle column: SQL that names columns through the schema (src/db/schema.ts). */
+/** `alias.name` of a Drizzle column: SQL that names columns through the schema (src/db/schema/). */
 export const col = (alias: string, c: { name: string }) => `${alias}.${c.name}`;
 /** The SQL names of the products and variants tables, through the schema. */
 export const PRODUCTS = getTableName(products);

@@ -18,7 +18,7 @@ export const FIELDS: readonly Field[] = [
   ...VARIANT_VALUES,
   "images",
 ];
-/** The variants column (its schema property, src/db/schema.ts) each field is stored in. */
+/** The variants column (its schema property, src/db/schema/) each field is stored in. */
 export const COLUMN_OF = Object.fromEntries([
   ...Object.entries(VARIANT_FIELDS).map(([name, f]) => [name, f.column]),
   ...SLOTS.map((n) => [`variant_option${n}_value`, `option${n}`]),

@@ -29,7 +29,7 @@ export const STRUCTURE_SQL = `(
   FROM (SELECT * FROM ${V.$} WHERE ${V.$}.${V.productId} = p.${P.id} ORDER BY ${V.$}.${V.id}) AS v)`;
 
 /**
- * Fails the batch through the always-false CHECK of stale_reads (src/db/schema.ts) when a product
+ * Fails the batch through the always-false CHECK of stale_reads (src/db/schema/catalog.ts) when a product
  * of `?1` (rows `{id, structure, price?, stock?, categories?, slug?, version?, expect?}`) is gone, or its
  * structure, or (when the row gives them) its price, stock, categories, slug or version, is not what
  * the plan was made from, or a count it expects (`expect`: [variant id or null, qty]) is not the stored one.
