@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { basic, call, createProduct, get, post, uid } from "./helpers";
 
-/** The order of interface.md 2.1-2.6 with every field, on real SKUs of this test's catalog. */
+/** An order with every field of docs/orders.md "Creating orders", on real SKUs of this test's catalog. */
 function exampleOrder(sku: string, variantSku: string, extra: Record<string, unknown> = {}) {
   return {
     order_id: "create",

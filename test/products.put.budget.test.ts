@@ -4,7 +4,7 @@ import { MAX_VARIANTS } from "../src/products/schema";
 import { wrapD1 } from "./d1-wrap";
 import { createProduct, get, put, uid } from "./helpers";
 
-// Contract 7: a PUT costs one read and one write round trip, and its number of SQL statements
+// A PUT costs one read and one write round trip, and its number of SQL statements
 // does not grow with the number of variants or products.
 
 const colour = (value: string, extra: Record<string, unknown> = {}) => ({

@@ -804,7 +804,7 @@ export interface components {
             /** @description A free-form JSON object, at most 16 KiB serialised, stored as given. */
             metadata?: Record<string, never>;
         };
-        /** @description A product with its variants (interface.md 2.7). */
+        /** @description A product with its variants. */
         Product: {
             product_id: number;
             sku: string | null;
@@ -854,7 +854,7 @@ export interface components {
             /** @description ISO 8601 time in UTC. */
             updated_at: string;
         };
-        /** @description A variant as GET /v1/products/{product_id} returns it (interface.md 2.8). */
+        /** @description A variant as GET /v1/products/{product_id} returns it. */
         Variant: {
             variant_id: number;
             sku: string | null;

@@ -121,7 +121,7 @@ export function componentSchemas(): Record<string, Json> {
   return out;
 }
 
-// Example bodies. interface.md describes its fields in tables and gives no literal JSON, so these
+// Example bodies. The modelled API describes its fields in tables and gives no literal JSON, so these
 // are made from its field tables (2.1-2.8) with the placeholders it uses for personal data.
 export const EXAMPLES = {
   productCreate: {

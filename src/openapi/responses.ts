@@ -78,7 +78,7 @@ export const variantOut = z
       { variant_id: idInt, options: optionFields },
     ),
   )
-  .meta({ description: "A variant as GET /v1/products/{product_id} returns it (interface.md 2.8)." });
+  .meta({ description: "A variant as GET /v1/products/{product_id} returns it." });
 
 export const productOut = z
   .object(
@@ -102,7 +102,7 @@ export const productOut = z
       },
     ),
   )
-  .meta({ description: "A product with its variants (interface.md 2.7)." });
+  .meta({ description: "A product with its variants." });
 
 const messages = z.array(z.string());
 

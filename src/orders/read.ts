@@ -100,7 +100,7 @@ const ORDER_SPECIALS: Record<SpecialPath, (o: OrderRow, ctx: OrderCtx) => unknow
 const ORDER_ANSWER = steps(ORDER_FIELDS, (p) => ORDER_FIELDS[p as PlainPath].column, ORDER_SPECIALS);
 
 /**
- * An order as GET /v1/orders/{id} returns it: request field names (interface.md 2.1) where they
+ * An order as GET /v1/orders/{id} returns it: request field names (docs/orders.md, "Creating orders") where they
  * exist, built from its description (fields.ts).
  */
 export function presentOrder(o: OrderRow, lines: LineRow[], holds?: Holds): OrderOut {

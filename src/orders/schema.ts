@@ -5,7 +5,7 @@ import { block, topFields } from "./fields";
 
 export { type Address, email, isE164, PHONE_ERROR, PHONE_NOTICE, phone } from "./inputs";
 
-// Wire schema of interface.md 2.1-2.6 (one element of the POST /v1/orders array) with the limits
+// Wire schema of an order (one element of the POST /v1/orders array, docs/orders.md "Creating orders") with the limits
 // of docs/orders.md, "Orders". Field names are the ones real sales channels send (Quickbutik v1).
 
 export const MAX_LINES = 500;

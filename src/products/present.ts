@@ -147,7 +147,7 @@ const PRODUCT_GETTERS = OWN_PRODUCT.map((k) => {
   return [k, f && !f.computed ? getter(f, f.column) : undefined] as const;
 });
 
-/** A product as GET /v1/products/{id} returns it: interface.md 2.7 names, variants as 2.8. */
+/** A product as GET /v1/products/{id} returns it (docs/products.md), variants included. */
 export function presentProduct(p: ProductRow, vs: VariantOutRow[]): ProductOut {
   let stock = p.stock;
   if (vs.length) {

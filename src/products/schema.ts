@@ -5,7 +5,7 @@ import { categoryName, categoryPaths, slug } from "./categories";
 import { type Field, PRODUCT_FIELDS, type Shape, VARIANT_FIELDS } from "./fields";
 import { stock } from "./kinds";
 
-// Wire schemas of interface.md 2.7 (product) and 2.8 (variant entry), field names as the API
+// Wire schemas of a product and a variant entry (docs/products.md), field names as the API
 // this is modelled on sends them. `create` mode is POST /v1/products; `update` mode is PUT, where
 // every field is optional and `null` clears an optional one (docs/products.md, "Updating products").
 

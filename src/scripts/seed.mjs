@@ -39,7 +39,7 @@ const auth = `Basic ${Buffer.from(`${key}:${key}`).toString("base64")}`;
 
 const sizes = ["S", "M", "L"];
 const colours = ["Black", "White"];
-/** The demo catalog: interface.md field names; one product with colour and size variants. */
+/** The demo catalog, in the API's field names (docs/products.md); one product with colour and size variants. */
 const CATALOG = [
   {
     sku: "DEMO-TEE",
