@@ -5,7 +5,7 @@ import { useState } from "preact/hooks";
 import { PUBLISHABLE_SCOPES, SCOPES as SECRET_SCOPES } from "../../src/keys/scope-names";
 import { api, currentSession } from "./api";
 import type { Key, ListedSession } from "./types";
-import { CheckList, CopyButton, Message, Title, useAction, useLoad, when } from "./ui";
+import { CheckList, ConfirmButton, CopyButton, Message, Title, useAction, useLoad, when } from "./ui";
 
 export function KeysPage() {
   const { data, error, reload } = useLoad(() => api<{ keys: Key[] }>("GET", "/v1/keys").then((r) => r.body.keys), []);
@@ -135,7 +135,6 @@ function Sessions() {
 }
 
 function KeyRow({ k, reload }: { k: Key; reload: () => void }) {
-  const [confirm, setConfirm] = useState(false);
   const action = useAction();
   const mine = currentSession()?.key.id === k.id;
   const revoke = () =>
@@ -165,20 +164,7 @@ function KeyRow({ k, reload }: { k: Key; reload: () => void }) {
       <td>{when(k.last_used_at) || "never"}</td>
       <td>{when(k.expires_at) || "never"}</td>
       <td>
-        {confirm ? (
-          <>
-            <button type="button" class="danger" disabled={action.busy} onClick={revoke}>
-              Revoke {k.name}
-            </button>
-            <button type="button" onClick={() => setConfirm(false)}>
-              Keep
-            </button>
-          </>
-        ) : (
-          <button type="button" class="danger" onClick={() => setConfirm(true)}>
-            Revoke…
-          </button>
-        )}
+        <ConfirmButton label="Revoke" action={`Revoke ${k.name}`} busy={action.busy} onConfirm={revoke} />
         <Message error={action.error} />
       </td>
     </tr>

@@ -303,15 +303,7 @@ function Lines({ order }: { order: Order }) {
         <tbody>
           {order.products.map((l) => (
             <tr>
-              <td>
-                {l.title}
-                {l.options.length > 0 && (
-                  <>
-                    {" "}
-                    <span class="muted">{l.options.map((o) => o.value).join(" / ")}</span>
-                  </>
-                )}
-              </td>
+              <LineTitle line={l} />
               <td>{l.sku}</td>
               <td class="num">{l.qty}</td>
               <td class="num">{money(l.price)}</td>
@@ -372,15 +364,7 @@ function LinesEditor({ order, busy, change }: OrderProps) {
           <tbody>
             {order.products.map((l, i) => (
               <tr>
-                <td>
-                  {l.title}
-                  {l.options.length > 0 && (
-                    <>
-                      {" "}
-                      <span class="muted">{l.options.map((o) => o.value).join(" / ")}</span>
-                    </>
-                  )}
-                </td>
+                <LineTitle line={l} />
                 <td>{l.sku}</td>
                 <td class="num">
                   <input
@@ -424,5 +408,20 @@ function LinesEditor({ order, busy, change }: OrderProps) {
         Save lines
       </button>
     </form>
+  );
+}
+
+/** A line's cell: its title, and its option values after it. */
+function LineTitle({ line }: { line: Order["products"][number] }) {
+  return (
+    <td>
+      {line.title}
+      {line.options.length > 0 && (
+        <>
+          {" "}
+          <span class="muted">{line.options.map((o) => o.value).join(" / ")}</span>
+        </>
+      )}
+    </td>
   );
 }

@@ -3,7 +3,7 @@
 // countries or visibility, delete one.
 import { useState } from "preact/hooks";
 import { api, currentSession } from "./api";
-import { Message, money, parseMoney, Title, useAction, useDirty, useLoad } from "./ui";
+import { ConfirmButton, Message, money, parseMoney, Title, useAction, useDirty, useLoad } from "./ui";
 
 type Method = {
   id: number;
@@ -76,7 +76,6 @@ const can = () => currentSession()?.key.scopes.includes("orders:write") ?? false
 
 function MethodCard({ m, reload }: { m: Method; reload: () => Promise<void> }) {
   const [editing, setEditing] = useState(false);
-  const [confirm, setConfirm] = useState(false);
   const action = useAction();
   const currency = currentSession()?.currency ?? "";
   const remove = () =>
@@ -112,21 +111,13 @@ function MethodCard({ m, reload }: { m: Method; reload: () => Promise<void> }) {
           <button type="button" onClick={() => setEditing(true)}>
             Change…
           </button>
-          {confirm ? (
-            <>
-              <span>Delete {m.name}? Past orders keep what they were charged.</span>
-              <button type="button" class="danger" disabled={action.busy} onClick={remove}>
-                Delete
-              </button>
-              <button type="button" onClick={() => setConfirm(false)}>
-                Keep
-              </button>
-            </>
-          ) : (
-            <button type="button" class="danger" onClick={() => setConfirm(true)}>
-              Delete…
-            </button>
-          )}
+          <ConfirmButton
+            label="Delete"
+            action="Delete"
+            question={`Delete ${m.name}? Past orders keep what they were charged.`}
+            busy={action.busy}
+            onConfirm={remove}
+          />
         </div>
       )}
     </>

@@ -230,3 +230,40 @@ export function CheckList({
     </>
   );
 }
+
+/**
+ * A destructive action asked twice: "Revoke…" shows the question (if any), the action and Keep.
+ * `label` names the first button (an ellipsis is added), `action` the second.
+ */
+export function ConfirmButton({
+  label,
+  action,
+  question,
+  busy,
+  onConfirm,
+}: {
+  label: string;
+  action: string;
+  question?: string;
+  busy: boolean;
+  onConfirm: () => void;
+}) {
+  const [asking, setAsking] = useState(false);
+  if (!asking)
+    return (
+      <button type="button" class="danger" onClick={() => setAsking(true)}>
+        {label}…
+      </button>
+    );
+  return (
+    <>
+      {question && <span>{question}</span>}
+      <button type="button" class="danger" disabled={busy} onClick={onConfirm}>
+        {action}
+      </button>
+      <button type="button" onClick={() => setAsking(false)}>
+        Keep
+      </button>
+    </>
+  );
+}

@@ -6,7 +6,7 @@ import { useState } from "preact/hooks";
 import { EVENT_TYPES as EVENTS } from "../../src/webhooks/events";
 import { api } from "./api";
 import type { Delivery, Webhook } from "./types";
-import { CheckList, CopyButton, Message, Title, useAction, useLoad, when } from "./ui";
+import { CheckList, ConfirmButton, CopyButton, Message, Title, useAction, useLoad, when } from "./ui";
 
 export function WebhooksPage() {
   const { data, error, reload } = useLoad(
@@ -41,7 +41,6 @@ export function WebhooksPage() {
 }
 
 function Endpoint({ w, open, toggle, reload }: { w: Webhook; open: boolean; toggle: () => void; reload: () => void }) {
-  const [confirm, setConfirm] = useState(false);
   const [tests, setTests] = useState(0);
   const action = useAction();
   const test = () =>
@@ -82,21 +81,13 @@ function Endpoint({ w, open, toggle, reload }: { w: Webhook; open: boolean; togg
         <button type="button" disabled={action.busy} onClick={test}>
           Send test
         </button>
-        {confirm ? (
-          <>
-            <span>Remove this endpoint and its delivery log?</span>
-            <button type="button" class="danger" disabled={action.busy} onClick={remove}>
-              Remove
-            </button>
-            <button type="button" onClick={() => setConfirm(false)}>
-              Keep
-            </button>
-          </>
-        ) : (
-          <button type="button" class="danger" onClick={() => setConfirm(true)}>
-            Remove…
-          </button>
-        )}
+        <ConfirmButton
+          label="Remove"
+          action="Remove"
+          question="Remove this endpoint and its delivery log?"
+          busy={action.busy}
+          onConfirm={remove}
+        />
       </div>
       {open && <Deliveries key={tests} id={w.id} />}
     </>
