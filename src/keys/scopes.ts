@@ -99,3 +99,13 @@ export function authorize(c: Context<AppEnv>, cred: Credential): RouteRule | und
   if (!cred.scopes.includes(rule.scope)) throw new ApiError(403, `this key lacks the scope ${rule.scope}`);
   return rule;
 }
+
+/** The credential of the API_KEY variable's key (docs/keys.md): every scope, no origin list, no expiry. */
+export const bootstrapCredential = (): Credential => ({
+  keyId: null,
+  name: "API_KEY",
+  type: "secret",
+  scopes: ALL_SCOPES,
+  allowedOrigins: [],
+  expiresAt: null,
+});

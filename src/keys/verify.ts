@@ -6,7 +6,7 @@ import { apiKeys } from "../platform/auth";
 import { sqlNames } from "../platform/columns";
 import { sha256 } from "../platform/hash";
 import { sessionCookie, sessionCredential } from "../sessions/store";
-import { ALL_SCOPES } from "./scopes";
+import { bootstrapCredential } from "./scopes";
 
 /**
  * How long an isolate trusts what it learned about a stored key: a revocation (or expiry of a
@@ -82,15 +82,6 @@ function bootstrap(c: Context<AppEnv>, key: string): Promise<boolean> {
   );
 }
 
-const BOOTSTRAP = (): Credential => ({
-  keyId: null,
-  name: "API_KEY",
-  type: "secret",
-  scopes: ALL_SCOPES,
-  allowedOrigins: [],
-  expiresAt: null,
-});
-
 /** The key a Basic header carries: user name and password equal (docs/api.md, "Authentication"). */
 function basicKey(header: string): string | null {
   const m = /^basic +([A-Za-z0-9+/]+=*) *$/i.exec(header);
@@ -122,7 +113,7 @@ export async function verifySecretKey(c: Context<AppEnv>, key: string, now = Dat
     const cred = await storedKey(c, key, now);
     if (cred?.type === "secret") return cred;
   }
-  return (await bootstrap(c, key)) ? BOOTSTRAP() : null;
+  return (await bootstrap(c, key)) ? bootstrapCredential() : null;
 }
 
 export async function resolveCredential(c: Context<AppEnv>, now = Date.now()): Promise<Credential | null> {

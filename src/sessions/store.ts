@@ -4,7 +4,7 @@ import { getCookie } from "hono/cookie";
 import type { DB } from "../db/client";
 import { apiKeys as apiKeysTable, sessions } from "../db/schema";
 import type { AppEnv, Credential } from "../env";
-import { ALL_SCOPES } from "../keys/scopes";
+import { bootstrapCredential } from "../keys/scopes";
 import { apiKeys } from "../platform/auth";
 import { sqlNames } from "../platform/columns";
 import { stmt } from "../platform/d1";
@@ -104,15 +104,7 @@ export async function sessionCredential(c: Context<AppEnv>, cookie: string, now:
   // The bootstrap key's session lives only while that entry is still in API_KEY (rotation ends it).
   const configured = await Promise.all(apiKeys(c.env.API_KEY).map(sha256));
   if (!configured.includes(row.key_hash ?? "")) return null;
-  return {
-    keyId: null,
-    name: "API_KEY",
-    type: "secret",
-    scopes: ALL_SCOPES,
-    allowedOrigins: [],
-    expiresAt: null,
-    session,
-  };
+  return { ...bootstrapCredential(), session };
 }
 
 /** 403 when the browser says the request comes from another site's page. */
