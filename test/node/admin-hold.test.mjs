@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { byText, driver } from "./admin-page.mjs";
+import { driver, signIn } from "./admin-page.mjs";
 import { openPage } from "./playwright-page.mjs";
 import { callServer, startServer } from "./serve.mjs";
 
@@ -43,10 +43,7 @@ test("an unpaid order past its hold reads as cancelled by the store, stock retur
 
   page = await openPage(`${server.base}/admin`);
   const d = driver(page);
-  await page.waitFor(`document.querySelector("#key")`, 30_000);
-  await d.fill(`document.querySelector("#key")`, server.key);
-  await d.click(byText("button", "Sign in"));
-  await page.waitFor(`document.querySelector("header nav")`, 20_000);
+  await signIn(page, server.key);
   await d.go(`#/orders/${id}`, `Order #${id}`);
   const history = await page.evaluate(`document.querySelector("ol.history").textContent`);
   assert.match(history, /Cancelled .*: unpaid hold expired; stock returned by the store/);

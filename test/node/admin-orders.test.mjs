@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before, test } from "node:test";
-import { byText, driver } from "./admin-page.mjs";
+import { byText, driver, signIn } from "./admin-page.mjs";
 import { openPage, problems } from "./playwright-page.mjs";
 import { callServer, startServer } from "./serve.mjs";
 
@@ -34,14 +34,6 @@ async function review(/** @type {string} */ name) {
     assert.deepEqual(await d.axe(), [], `${name} at ${width} px`);
   }
   await d.width(1280);
-}
-
-async function signIn(/** @type {typeof page} */ p, /** @type {string} */ key) {
-  const dr = driver(p);
-  await p.waitFor(`document.querySelector("#key")`, 30_000);
-  await dr.fill(`document.querySelector("#key")`, key);
-  await dr.click(byText("button", "Sign in"));
-  await p.waitFor(`document.querySelector("header nav")`, 20_000);
 }
 
 before(async () => {

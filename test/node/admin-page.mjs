@@ -72,3 +72,12 @@ export function driver(page) {
     },
   };
 }
+
+/** Signs in on the admin's sign-in page with `key` and waits for its navigation. @param {Page} page @param {string} key */
+export async function signIn(page, key) {
+  const d = driver(page);
+  await page.waitFor(`document.querySelector("#key")`, 30_000);
+  await d.fill(`document.querySelector("#key")`, key);
+  await d.click(byText("button", "Sign in"));
+  await page.waitFor(`document.querySelector("header nav")`, 20_000);
+}

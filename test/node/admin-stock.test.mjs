@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { byText, driver } from "./admin-page.mjs";
+import { driver, signIn } from "./admin-page.mjs";
 import { openPage, problems } from "./playwright-page.mjs";
 import { callServer, startServer } from "./serve.mjs";
 
@@ -67,10 +67,7 @@ before(async () => {
   [jug, shirt] = made.products.map((/** @type {any} */ p) => p.product_id);
   page = await openPage(`${server.base}/admin`);
   d = driver(page);
-  await page.waitFor(`document.querySelector("#key")`, 30_000);
-  await d.fill(`document.querySelector("#key")`, server.key);
-  await d.click(byText("button", "Sign in"));
-  await page.waitFor(`document.querySelector("header nav")`, 20_000);
+  await signIn(page, server.key);
 });
 
 after(async () => {
