@@ -1,8 +1,8 @@
-import { getTableName } from "drizzle-orm";
 import { createMiddleware } from "hono/factory";
 import { z } from "zod";
 import { productCategories, products } from "../db/schema";
 import type { AppEnv } from "../env";
+import { sqlNames } from "../platform/columns";
 import { checked } from "../platform/fields";
 import { text } from "../platform/query";
 
@@ -127,8 +127,10 @@ export const productUrl = (s: string | null) => (s && storeBase ? storeBase + s 
 /** STORE_URL's base as an SQL string literal: configuration, not request input. */
 export const storeBaseSql = () => `'${storeBase.replaceAll("'", "''")}'`;
 
-const SLUG = `p.${products.slug.name}`;
-const CATEGORIES = `p.${products.categories.name}`;
+const P = sqlNames(products);
+const PC = sqlNames(productCategories);
+const SLUG = `p.${P.slug}`;
+const CATEGORIES = `p.${P.categories}`;
 
 /** url: STORE_URL's base and the slug; "" without either. */
 export const urlSql = () => {
@@ -153,8 +155,7 @@ export const categoryQuery = text(1300)
  * path) match that category and its sub-categories. Both are an index lookup in product_categories.
  */
 export function categoryFilter(names: string[], param: (v: string) => string) {
-  const pc = productCategories;
-  const col = (names.length > 1 ? pc.path : pc.name).name;
-  return `p.${products.id.name} IN (SELECT ${pc.productId.name} FROM ${getTableName(pc)}
+  const col = names.length > 1 ? PC.path : PC.name;
+  return `p.${P.id} IN (SELECT ${PC.productId} FROM ${PC.$}
     WHERE ${col} = ${param(names.join(PATH_SEPARATOR))})`;
 }

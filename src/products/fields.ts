@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { products, variants } from "../db/schema";
+import { sqlNames } from "../platform/columns";
 import type { clearable, opt, req } from "../platform/fields";
 import {
   COUNT,
@@ -24,8 +25,8 @@ import {
 // schemas and what a publishable key sees (src/keys/public.ts). Leaving a described field out of
 // an answer's key order below is a type error.
 
-type ProductColumn = keyof typeof products.$inferSelect;
-type VariantColumn = keyof typeof variants.$inferSelect;
+export type ProductColumn = keyof typeof products.$inferSelect;
+export type VariantColumn = keyof typeof variants.$inferSelect;
 
 type Described<C extends string> = {
   /** The table's key (src/db/schema/) of the column; the field's name is the column's name. */
@@ -146,7 +147,13 @@ export const PRODUCT_FIELDS = {
 export const VARIANT_FIELDS = {
   sku: { column: "sku", kind: SKU, write: "clearable", modelled: "text" },
   // A variant without a price of its own is sold at its product's.
-  price: { column: "price", kind: MONEY, write: "optional", modelled: "money2", absent: `p.${products.price.name}` },
+  price: {
+    column: "price",
+    kind: MONEY,
+    write: "optional",
+    modelled: "money2",
+    absent: `p.${sqlNames(products).price}`,
+  },
   purchase_price: { column: "purchasePrice", kind: MONEY, write: "clearable", modelled: "money2", shown: false },
   before_price: { column: "beforePrice", kind: MONEY, write: "clearable", modelled: "money2" },
   qty: {

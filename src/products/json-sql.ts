@@ -1,6 +1,6 @@
-import { getTableName } from "drizzle-orm";
 import { products, variants } from "../db/schema";
 import { type PublicView, shownTo } from "../keys/public";
+import { sqlNames } from "../platform/columns";
 
 // What the two builders of product JSON in SQL (./own-json.ts, ./modelled-json.ts) share: an
 // object as a list of [key, SQL] fields, and what a publishable key sees of it
@@ -12,8 +12,8 @@ export type Field = [key: string, sql: string];
 /** `alias.name` of a Drizzle column: SQL that names columns through the schema (src/db/schema/). */
 export const col = (alias: string, c: { name: string }) => `${alias}.${c.name}`;
 /** The SQL names of the products and variants tables, through the schema. */
-export const PRODUCTS = getTableName(products);
-export const VARIANTS = getTableName(variants);
+export const PRODUCTS = sqlNames(products).$;
+export const VARIANTS = sqlNames(variants).$;
 
 /**
  * The fields of an answer's key order (src/products/fields.ts): a described field's SQL by

@@ -2,6 +2,7 @@ import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { DB } from "../db/client";
 import { products, variants as variantsTable } from "../db/schema";
 import type { PublicView } from "../keys/public";
+import { sqlNames } from "../platform/columns";
 import { stmt } from "../platform/d1";
 import { carriedSql } from "../platform/quotes";
 import { storeBaseSql } from "./categories";
@@ -63,12 +64,12 @@ const VARIANT_FIELDS = ordered<OwnVariantSpecial>(
 });
 
 // The variants of the products row `p`, and their stock sums.
-const v = variantsTable;
-const OF_PRODUCT = `FROM ${VARIANTS} WHERE ${v.productId.name} = ${P(products.id)}`;
-const STOCK = `coalesce((SELECT sum(${v.qty.name}) ${OF_PRODUCT}), ${P(products.stock)})`;
+const v = sqlNames(variantsTable);
+const OF_PRODUCT = `FROM ${VARIANTS} WHERE ${v.productId} = ${P(products.id)}`;
+const STOCK = `coalesce((SELECT sum(${v.qty}) ${OF_PRODUCT}), ${P(products.stock)})`;
 /** A storefront's stock of a product with variants: that of the variants it sees. */
 const SHOWN_STOCK = `iif(EXISTS (SELECT 1 ${OF_PRODUCT}),
-  (SELECT coalesce(sum(${v.qty.name}), 0) ${OF_PRODUCT} AND ${v.visible.name} = 1), ${P(products.stock)})`;
+  (SELECT coalesce(sum(${v.qty}), 0) ${OF_PRODUCT} AND ${v.visible} = 1), ${P(products.stock)})`;
 const VARIANT_COUNT = `(SELECT count(*) ${OF_PRODUCT})`;
 
 const PRODUCT = ordered<OwnProductSpecial>(OWN_PRODUCT, productOwn);
@@ -88,7 +89,7 @@ const PRODUCT_FIELDS = (url: string, variants: string, stock: string): Field[] =
 // variants has their qty summed as its stock.
 const variants = (view: PublicView | undefined) =>
   `(SELECT json_group_array(${object(seen(VARIANT_FIELDS, view, V(variantsTable.qty)))} ORDER BY ${V(variantsTable.position)}, ${V(variantsTable.id)})
-  FROM (SELECT * ${OF_PRODUCT}${view ? ` AND ${v.visible.name} = 1` : ""}) AS v)`;
+  FROM (SELECT * ${OF_PRODUCT}${view ? ` AND ${v.visible} = 1` : ""}) AS v)`;
 
 /** What productText reads besides the text: the product's id and token, and its variants' count. */
 const HEAD = `${P(products.id)}, ${P(products.token)}, ${VARIANT_COUNT} AS variants`;
@@ -125,8 +126,8 @@ function productJson(db: DB, view: PublicView | undefined, where: string, ...par
 
 /** The minimal answer (read.ts presentMinimal) of a product. */
 const MINIMAL = `json_object('product_id', ${P(products.id)}, 'sku', ${P(products.sku)}, 'updated_at', ${iso(P(products.updatedAt))},
-  'variants', (SELECT coalesce(json_group_array(json_object('variant_id', ${V(v.id)}, 'sku', ${V(v.sku)})), '[]')
-    FROM (SELECT ${v.id.name}, ${v.sku.name} ${OF_PRODUCT} ORDER BY ${v.position.name}, ${v.id.name}) AS v))`;
+  'variants', (SELECT coalesce(json_group_array(json_object('variant_id', ${V(variantsTable.id)}, 'sku', ${V(variantsTable.sku)})), '[]')
+    FROM (SELECT ${v.id}, ${v.sku} ${OF_PRODUCT} ORDER BY ${v.position}, ${v.id}) AS v))`;
 
 /** The minimal answer (read.ts presentMinimal) of the same products. */
 export function minimalJson(db: DB, where: string, ...params: unknown[]) {

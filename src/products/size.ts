@@ -1,6 +1,13 @@
-import { getTableName } from "drizzle-orm";
 import { products, variants } from "../db/schema";
-import { type Field, PRODUCT_FIELDS, productColumn, TEXT_FIELDS, VARIANT_FIELDS, variantColumn } from "./fields";
+import { optionColumn, sqlNames } from "../platform/columns";
+import {
+  type Field,
+  PRODUCT_FIELDS,
+  type ProductColumn,
+  TEXT_FIELDS,
+  VARIANT_FIELDS,
+  type VariantColumn,
+} from "./fields";
 import type { VariantEntry } from "./schema";
 import { VALUE_KEYS } from "./variants";
 
@@ -21,34 +28,30 @@ export const VARIANT_ALLOWANCE = 640;
 
 /** A product's plain text fields (a create's estimate reads them by name); its text columns, JSON ones included. */
 export const PRODUCT_TEXT_COLUMNS = TEXT_FIELDS.map(([name]) => name);
+const P = sqlNames(products);
+const V = sqlNames(variants);
 const PRODUCT_TEXT = [
   ...Object.values(PRODUCT_FIELDS as Record<string, Field>)
     .filter((f) => f.kind.text)
-    .map((f) => productColumn(f)),
-  products.slug,
-  products.categories,
-].map((c) => c.name);
+    .map((f) => P[f.column as ProductColumn]),
+  P.slug,
+  P.categories,
+];
 /** A variant's text columns: its described text fields' and its option values. */
 const VARIANT_TEXT = [
   ...Object.values(VARIANT_FIELDS as Record<string, Field>)
     .filter((f) => f.kind.text)
-    .map((f) => variantColumn(f)),
-  variants.option1,
-  variants.option2,
-  variants.option3,
-  variants.option4,
-  variants.option5,
-].map((c) => c.name);
+    .map((f) => V[f.column as VariantColumn]),
+  ...[1, 2, 3, 4, 5].map((n) => optionColumn(V, n)),
+];
 
 const bytesOf = (col: string) => `length(CAST(coalesce(${col}, '') AS BLOB))`;
 
 /** The estimate for the product row `p`, as an SQL expression. */
 export const SIZE_SQL = `(${PRODUCT_ALLOWANCE} + ${PRODUCT_TEXT.map((c) => bytesOf(`p.${c}`)).join(" + ")}
-  + coalesce((SELECT sum(${VARIANT_ALLOWANCE} + ${bytesOf(`p.${products.optionNames.name}`)} + ${VARIANT_TEXT.map((c) =>
+  + coalesce((SELECT sum(${VARIANT_ALLOWANCE} + ${bytesOf(`p.${P.optionNames}`)} + ${VARIANT_TEXT.map((c) =>
     bytesOf(`sv.${c}`),
-  ).join(
-    " + ",
-  )}) FROM ${getTableName(variants)} AS sv WHERE sv.${variants.productId.name} = p.${products.id.name}), 0))`;
+  ).join(" + ")}) FROM ${V.$} AS sv WHERE sv.${V.productId} = p.${P.id}), 0))`;
 
 const ASCII = /^[\x20-\x7e]*$/;
 const encoder = new TextEncoder();
