@@ -1,4 +1,5 @@
 import { type orders, type products, variants } from "../db/schema";
+import { optionColumn, sqlNames } from "../platform/columns";
 import { productUrl } from "./categories";
 import {
   type Field,
@@ -8,7 +9,7 @@ import {
   type PRODUCT_FIELDS,
   productField,
   type VARIANT_FIELDS,
-  variantColumn,
+  type VariantColumn,
   variantField,
 } from "./fields";
 import { parseList } from "./kinds";
@@ -57,18 +58,19 @@ type Variants_ = (vs: VariantOutRow[], names: (string | null)[], get: Get[]) => 
 
 // A variant's answer: its keys in order, each with the JavaScript that reads it from a raw variant
 // row `v` (the option names `n` resolved once per product; `get[i]` a described field's getter).
-const OPTION_COLUMNS = [variants.option1, variants.option2, variants.option3, variants.option4, variants.option5].map(
-  (c) => c.name,
-);
+const V = sqlNames(variants);
+const OPTION_COLUMNS = [1, 2, 3, 4, 5].map((n) => optionColumn(V, n));
 const GETS: Get[] = [];
 const PARTS: string[] = [];
 for (const k of OWN_VARIANT) {
   const f = variantField(k);
   if (f) {
-    const column = JSON.stringify(variantColumn(f).name);
-    GETS.push(getter(f, variantColumn(f).name));
+    const column = V[f.column as VariantColumn];
+    GETS.push(getter(f, column));
     // A plain value is read where it is; a converted one (money, images) through its getter.
-    PARTS.push(`${JSON.stringify(k)}: ${f.kind.own.js ? `get[${GETS.length - 1}](v)` : `v[${column}]`}`);
+    PARTS.push(
+      `${JSON.stringify(k)}: ${f.kind.own.js ? `get[${GETS.length - 1}](v)` : `v[${JSON.stringify(column)}]`}`,
+    );
   } else if (k === "options") {
     OPTION_COLUMNS.forEach((c, j) => {
       PARTS.push(`${JSON.stringify(OPTION_KEYS[2 * j])}: n[${j}]`);
@@ -80,14 +82,16 @@ for (const k of OWN_VARIANT) {
 /**
  * Presents a product's variants straight from D1's rows: no mapped row object in between, and
  * the option names resolved once per product rather than per variant. This runs for every variant
- * of every product answer, up to 2,048 of them: one object literal with every key in its final
- * order is about 50 times faster than setting the keys one by one (0.2 ms against 10 for 2,048
- * variants in node), so the literal is made once from the description, while this module is
- * evaluated (startup, the only time Workers allow it, as for the validators: src/platform/validate.ts).
+ * of a presented product, up to 2,048 of them: one object literal with every key in its final
+ * order costs 0.3 ms for 2,048 variants in workerd where setting the keys one by one costs 3 to 4
+ * (docs/design.md, "Fields, described once"), so the literal is made once from the description,
+ * while this module is evaluated (startup, the only time Workers allow it, as for the validators:
+ * src/platform/validate.ts).
  */
-const presentVariants: Variants_ = literal() ?? byKey;
+const LITERAL = literal();
+const presentVariants: Variants_ = LITERAL ?? byKey;
 /** Both ways (literal undefined where code generation was refused): tests hold them equal. */
-export const variantPresenters = { literal: literal(), byKey, gets: GETS };
+export const variantPresenters = { literal: LITERAL, byKey, gets: GETS };
 
 function literal(): Variants_ | undefined {
   try {
