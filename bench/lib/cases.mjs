@@ -690,37 +690,26 @@ export function cases(ids) {
   // 2,048 variants (a new product per request, so last: they would join the products page) and a
   // variants.update of all 2,048 by id.
   list.push(
-    {
-      id: `update-${MAX_VARIANTS}`,
-      label: `PUT /v1/products variants.update of ${MAX_VARIANTS} variants by id`,
+    // A variants.update of all 2,048 by id, setting every count (update) or adding 1 or 2 to it
+    // (adjust, a relative change: docs/stock.md).
+    .../** @type {{ id: string, label: string, change: (i: number) => object }[]} */ ([
+      { id: "update", label: "", change: (i) => ({ qty: 20 + (i % 2) }) },
+      { id: "adjust", label: ", adjust", change: (i) => ({ adjust: 1 + (i % 2) }) },
+    ]).map(({ id, label, change }) => ({
+      id: `${id}-${MAX_VARIANTS}`,
+      label: `PUT /v1/products variants.update of ${MAX_VARIANTS} variants by id${label}`,
       method: "PUT",
       path: "/v1/products",
-      body: (i) =>
+      body: (/** @type {number} */ i) =>
         JSON.stringify({
           product_id: ids.syncIds[MAX_VARIANTS],
           variants: {
-            update: ids.syncVariantIds[MAX_VARIANTS].map((variant_id) => ({ variant_id, qty: 20 + (i % 2) })),
+            update: ids.syncVariantIds[MAX_VARIANTS].map((variant_id) => ({ variant_id, ...change(i) })),
           },
         }),
       load: false,
       cpuIterations: 10,
-    },
-    {
-      // The same by relative adjustment (docs/stock.md): each request adds 1 or 2 to every count.
-      id: `adjust-${MAX_VARIANTS}`,
-      label: `PUT /v1/products variants.update of ${MAX_VARIANTS} variants by id, adjust`,
-      method: "PUT",
-      path: "/v1/products",
-      body: (i) =>
-        JSON.stringify({
-          product_id: ids.syncIds[MAX_VARIANTS],
-          variants: {
-            update: ids.syncVariantIds[MAX_VARIANTS].map((variant_id) => ({ variant_id, adjust: 1 + (i % 2) })),
-          },
-        }),
-      load: false,
-      cpuIterations: 10,
-    },
+    })),
     {
       id: `create-${MAX_VARIANTS}`,
       label: `POST /v1/products with ${MAX_VARIANTS} variants over five options`,
