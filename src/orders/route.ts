@@ -15,10 +15,11 @@ import { dispatch, type PendingEvent, waiterOf } from "../webhooks/outbox";
 import { createOrders, type OrderOutcome } from "./create";
 import { holds } from "./hold";
 import { listOrders, parseOrderQuery } from "./list";
+import type { UpdateOutcome } from "./outcome";
 import { forStorefront, getOrder } from "./read";
 import { isE164, type OrderInput, orderCreate, orderUpdate, PHONE_NOTICE } from "./schema";
 import { priceFields, tokenDays, tokenReads } from "./storefront";
-import { type UpdateOutcome, updateOrders } from "./update";
+import { updateOrders } from "./update";
 
 const STATUS_NOTICE = "ignored field status: a new order is always unpaid";
 

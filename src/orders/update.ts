@@ -16,15 +16,24 @@ import { runClaimed } from "../platform/idempotency";
 import { committed, newEvent, type PendingEvent } from "../webhooks/outbox";
 import { type Catalog, catalogStatements, type Selector, toCatalog } from "./catalog";
 import { EDITS, editsLines, LINE_EDITS, lineStatements, planLines } from "./edit";
-import { orderColumn, SETTABLE, valueAt } from "./fields";
 import type { Totals } from "./lines";
-import { CLIENT_FLAGS, type OrderUpdate } from "./schema";
+import {
+  answer,
+  fail,
+  flagNotices,
+  notFound,
+  onCancelled,
+  setsFields,
+  statusNotices,
+  toChange,
+  toOrder,
+  type UpdateOutcome,
+} from "./outcome";
+import type { OrderUpdate } from "./schema";
 import {
   type Actor,
-  CANCELLED_IS_FINAL,
   candidateEvent,
   goneLinesStatement,
-  goneNotices,
   linesHistoryStatement,
   readOrdersStatement,
   type StatusChange,
@@ -32,7 +41,6 @@ import {
   statusEvent,
   statusStatements,
 } from "./status";
-import type { TaxLine } from "./totals";
 
 // PUT /v1/orders (docs/orders.md, "Orders"): each element changes one order, atomically, in one batch.
 // Status changes without line edits take ONE round trip for the whole request: their statements
@@ -41,21 +49,6 @@ import type { TaxLine } from "./totals";
 // must be known before its batch runs) are planned from a read and written in a batch that fails
 // unless the order still has the version it was read with, so a lost race rolls back whole and
 // is planned again.
-
-export type UpdateOutcome =
-  | {
-      ok: true;
-      orderId: number;
-      status: string;
-      currency: string;
-      subtotal: number;
-      shipping: number;
-      discount: number;
-      total: number;
-      tax: TaxLine[];
-      notices: string[];
-    }
-  | { ok: false; status: 400 | 404 | 409 | 503; errors: string[]; notices: string[] };
 
 export type UpdateRecorder = {
   idem: Idem;
@@ -84,81 +77,11 @@ const P = sqlNames(products);
 const V = sqlNames(variants);
 const S = sqlNames(staleReads);
 
-const toOrder = rowMapper(orders);
 const toLine = rowMapper(orderLines);
-type OrderRow = ReturnType<typeof toOrder>;
 type LineRow = ReturnType<typeof toLine>;
 
 const KEPT_CHANGING =
   "order_id: the order or its items kept changing while this element was applied; nothing of it was written, retry it";
-
-const fail = (status: 400 | 404 | 409 | 503, errors: string[], notices: string[]): UpdateOutcome => ({
-  ok: false,
-  status,
-  errors,
-  notices,
-});
-const notFound = (id: number, notices: string[]) => fail(404, [`order_id: order ${id} not found`], notices);
-
-/** Whether the element gives a field a PUT sets (fields.ts SETTABLE), or at least their block. */
-const setsFields = (u: OrderUpdate) =>
-  u.shipping_info !== undefined || SETTABLE.some((f) => valueAt(u, f.path) !== undefined);
-
-function toChange(u: OrderUpdate): StatusChange {
-  return {
-    orderId: u.order_id,
-    status: u.status,
-    restock: u.restock ?? true,
-    set: Object.fromEntries(SETTABLE.map((f) => [orderColumn(f.column).name, valueAt(u, f.path) ?? null])),
-    cancelReason: u.cancel_reason,
-    skipWebhook: u.skip_webhook ?? false,
-  };
-}
-
-/** Notices every element gets whatever happens: the client flags this service does not act on. */
-function flagNotices(u: OrderUpdate): string[] {
-  const given = CLIENT_FLAGS.filter((f) => u[f] !== undefined);
-  if (!given.length) return [];
-  return [`${given.join(", ")}: accepted; this service sends no e-mail and captures no payment`];
-}
-
-/**
- * The answer for an order that is cancelled already: cancelling again (or asking nothing) is a
- * no-op, anything else is refused.
- */
-function onCancelled(u: OrderUpdate, pre: Pick<OrderRow, "id">, base: UpdateOutcome, notices: string[]) {
-  const asks = (u.status !== undefined && u.status !== "cancelled") || setsFields(u) || editsLines(u);
-  if (asks) return fail(409, [CANCELLED_IS_FINAL], notices);
-  notices.push(`status: order ${pre.id} is already cancelled; nothing changed`);
-  return base;
-}
-
-/** Notices of a status change, from the order as it was before it. */
-function statusNotices(pre: OrderRow, u: OrderUpdate, gone: Record<string, unknown>[], notices: string[]) {
-  if (!u.status) return;
-  if (u.status === pre.status) {
-    notices.push(`status: the order is already ${pre.status}; nothing changed`);
-    return;
-  }
-  if (u.status !== "cancelled") return;
-  if (u.restock === false) notices.push("restock: false: no stock was returned");
-  else notices.push(...goneNotices(gone));
-}
-
-function answer(pre: OrderRow, status: string, totals: Totals | undefined, notices: string[]): UpdateOutcome {
-  return {
-    ok: true,
-    orderId: pre.id,
-    status,
-    currency: pre.currency,
-    subtotal: totals?.subtotal ?? pre.subtotal,
-    shipping: pre.shippingPrice,
-    discount: totals?.discount ?? pre.discount,
-    total: totals?.total ?? pre.total,
-    tax: totals?.tax ?? (JSON.parse(pre.tax) as TaxLine[]),
-    notices,
-  };
-}
 
 type Items = { index: number; data: OrderUpdate }[];
 
