@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { completeDocument } from "../src/openapi/complete";
-import { EXAMPLES } from "../src/openapi/document";
+import { EXAMPLES } from "../src/openapi/examples";
 import { modelledOrderList, modelledProductList, modelledProductLookup, productCount } from "../src/openapi/modelled";
 import { errorEnvelope, orderOut, orderResults, productOut, productWriteResult } from "../src/openapi/responses";
 import { orderCreate } from "../src/orders/schema";
