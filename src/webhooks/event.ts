@@ -4,7 +4,7 @@ import type { Bindings } from "../env";
 import { sqlNames } from "../platform/columns";
 import { runBatch, stmt } from "../platform/d1";
 import { requestOf } from "./attempt";
-import { EVENTS, eventPart } from "./deliver";
+import { EVENTS, eventPart } from "./jobs";
 import { objectStatements, objectTexts } from "./payload";
 
 // What a delivery of one event to one endpoint carries (docs/webhooks.md, "Reading a delivery"):
