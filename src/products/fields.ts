@@ -23,7 +23,7 @@ import {
 // create's insert and the update's columns, the presenter (./present.ts), the answers SQLite builds
 // in both dialects (./own-json.ts, ./modelled-json.ts), the size estimates, the OpenAPI response
 // schemas and what a publishable key sees (src/keys/public.ts). Leaving a described field out of
-// an answer's key order below is a type error.
+// an answer's key order (./key-order.ts) is a type error.
 
 export type ProductColumn = keyof typeof products.$inferSelect;
 export type VariantColumn = keyof typeof variants.$inferSelect;
@@ -193,178 +193,20 @@ true satisfies [Misnamed<Products, typeof products> | Misnamed<Variants, typeof 
 export type ProductFieldName = keyof Products;
 export type VariantFieldName = keyof Variants;
 
-// The answers' key orders: described fields by name, and the entries each builder adds itself
-// (ids, dates, categories, URLs, option values, stock sums...). A described field missing from the
-// order of a dialect that answers it is a type error ("missing"); so is a name that is neither.
-
-type Plain<D, Dialect extends "own" | "modelled"> = {
-  [K in keyof D]: D[K] extends { computed: true }
-    ? never
-    : Dialect extends "modelled"
-      ? D[K] extends { modelled: string }
-        ? K
-        : never
-      : K;
-}[keyof D] &
-  string;
-
-/** `list` if it names every plain field of its dialect (`Need`) and otherwise only `Special`s. */
-const order =
-  <Need extends string, Special extends string>() =>
-  <const L extends readonly (Need | Special)[]>(
-    list: L & ([Exclude<Need, L[number]>] extends [never] ? unknown : { missing: Exclude<Need, L[number]> }),
-  ) =>
-    list as L;
-
-/** What the own dialect's builders add to a product's described fields. */
-export type OwnProductSpecial =
-  | "product_id"
-  | "stock"
-  | "categories"
-  | "slug"
-  | "url"
-  | "variants"
-  | "created_at"
-  | "updated_at";
-/** GET /v1/products/{id}: a product. */
-export const OWN_PRODUCT = order<Plain<Products, "own">, OwnProductSpecial>()([
-  "product_id",
-  "sku",
-  "title",
-  "price",
-  "before_price",
-  "purchase_price",
-  "tax_rate",
-  "stock",
-  "qty_location",
-  "disable_minusqty",
-  "visible",
-  "description",
-  "gtin",
-  "supplier_name",
-  "supplier_sku",
-  "datafield_1",
-  "datafield_2",
-  "datafield_3",
-  "seo_description",
-  "seo_title",
-  "brand",
-  "weight",
-  "images",
-  "categories",
-  "slug",
-  "url",
-  "metadata",
-  "variants",
-  "created_at",
-  "updated_at",
-]);
-
-type OptionKey = `variant_option${1 | 2 | 3 | 4 | 5}_${"name" | "value"}`;
-export const OPTION_KEYS = [1, 2, 3, 4, 5].flatMap((n) => [
-  `variant_option${n}_name`,
-  `variant_option${n}_value`,
-]) as OptionKey[];
-
-export type OwnVariantSpecial = "variant_id" | "options";
-/** A variant of GET /v1/products/{id}. */
-export const OWN_VARIANT = order<Plain<Variants, "own">, OwnVariantSpecial>()([
-  "variant_id",
-  "sku",
-  // variant_option1_name, variant_option1_value, ... variant_option5_value (OPTION_KEYS).
-  "options",
-  "price",
-  "before_price",
-  "purchase_price",
-  "qty",
-  "qty_location",
-  "gtin",
-  "supplier_sku",
-  "weight",
-  "visible",
-  "images",
-]);
-
-export type ModelledProductSpecial =
-  | "id"
-  | "hasVariants"
-  | "qty"
-  | "stock"
-  | "date_modified"
-  | "url"
-  | "headcategory_name"
-  | "categories";
-/** The modelled dialect's product in a list; with include_details, MODELLED_DETAILS follow. */
-export const MODELLED_BASE = order<never, ModelledProductSpecial | Plain<Products, "modelled">>()([
-  "id",
-  "sku",
-  "hasVariants",
-  "title",
-  "visible",
-  "qty",
-  "stock",
-  "price",
-  "before_price",
-  "purchase_price",
-  "tax_rate",
-  "weight",
-  "gtin",
-  "qty_location",
-  "disable_minusqty",
-  "supplier_name",
-  "supplier_sku",
-  "date_modified",
-  "url",
-  "headcategory_name",
-  "categories",
-]);
-
-/** The detail fields (include_details=true) after MODELLED_BASE's, then the variants. */
-export const MODELLED_DETAILS = order<Exclude<Plain<Products, "modelled">, (typeof MODELLED_BASE)[number]>, never>()([
-  "description",
-  "seo_title",
-  "seo_description",
-  "datafield_1",
-  "datafield_2",
-  "datafield_3",
-  "brand",
-  "images",
-]);
-
-export type ModelledVariantSpecial =
-  | "id"
-  | "product_id"
-  | "image_id"
-  | "hidden"
-  | "preorder"
-  | "preselected"
-  | "min_purchase_quantity"
-  | "max_purchase_quantity"
-  | "disable_minusqty"
-  | "values";
-/** A variant in the modelled dialect. */
-export const MODELLED_VARIANT = order<Plain<Variants, "modelled">, ModelledVariantSpecial>()([
-  "id",
-  "product_id",
-  "sku",
-  "price",
-  "before_price",
-  "purchase_price",
-  "qty",
-  "weight",
-  "gtin",
-  "supplier_sku",
-  "qty_location",
-  "image_id",
-  "images",
-  "hidden",
-  "preorder",
-  "preselected",
-  "min_purchase_quantity",
-  "max_purchase_quantity",
-  "disable_minusqty",
-  "values",
-]);
+// The answers' key orders are in ./key-order.ts, checked against these descriptions; they are
+// exported from here too, so that this module stays the one import for a field.
+export {
+  MODELLED_BASE,
+  MODELLED_DETAILS,
+  MODELLED_VARIANT,
+  type ModelledProductSpecial,
+  type ModelledVariantSpecial,
+  OPTION_KEYS,
+  OWN_PRODUCT,
+  OWN_VARIANT,
+  type OwnProductSpecial,
+  type OwnVariantSpecial,
+} from "./key-order";
 
 // What the rest of the code reads of the description.
 
