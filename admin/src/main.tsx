@@ -6,7 +6,8 @@ import { type ApiError, can, currentSession, loadSession, onSessionChange, signI
 import { KeysPage } from "./keys";
 import { OrderPage } from "./orders";
 import { OrdersPage } from "./orders-list";
-import { ProductPage, ProductsPage } from "./products";
+import { ProductPage } from "./products";
+import { ProductsPage } from "./products-list";
 import { ShippingPage } from "./shipping";
 import type { Session } from "./types";
 import { Message, Title, useRoute } from "./ui";

@@ -1,127 +1,14 @@
-// Products: the list (search, stock at a glance, low stock marked per variant at a threshold the
-// merchant sets) and one product's edit form: title, price, stock, visibility, and its variants'
-// stock and prices, saved in one PUT. Prices take a decimal comma or point. A stock field takes a
-// change ("+5", "-2") or a new count; both go to the API as an `adjust`, a count with the figure
-// it was typed against as `expected_qty` (docs/stock.md), so a sale made meanwhile is never
-// overwritten: the page says the figure changed and keeps what was typed (docs/admin.md).
+// A product's edit form (the list is ./products-list.tsx): title, price, stock, visibility, and
+// its variants' stock and prices, saved in one PUT. Prices take a decimal comma or point. A stock
+// field takes a change ("+5", "-2") or a new count; both go to the API as an `adjust`, a count
+// with the figure it was typed against as `expected_qty` (docs/stock.md), so a sale made
+// meanwhile is never overwritten: the page says the figure changed and keeps what was typed
+// (docs/admin.md).
 import { useState } from "preact/hooks";
-import { api, can, currentSession } from "./api";
-import { Pager, SearchForm, usePagedList } from "./list";
-import type { Product, ProductRow, Variant } from "./types";
-import { Message, money, moneyInput, parseMoney, placeErrors, Title, useAction, useDirty, useLoad } from "./ui";
-
-const PAGE = 50;
-const LOW_KEY = "edge-store-admin-low-stock";
-/**
- * At or below this many in stock, a product or variant is marked low (docs/admin.md,
- * "Products"): 5 unless the merchant set another figure in this browser.
- */
-export let LOW_STOCK = (() => {
-  const n = Number(localStorage.getItem(LOW_KEY) ?? "5");
-  return Number.isInteger(n) && n >= 0 ? n : 5;
-})();
-
-const currency = () => currentSession()?.currency ?? "";
-
-const Stock = ({ n }: { n: number | string }) => (
-  <span class={Number(n) <= LOW_STOCK ? "low" : ""}>
-    {n}
-    {Number(n) <= LOW_STOCK && (
-      <>
-        {" "}
-        <span class="badge low-badge">low</span>
-      </>
-    )}
-  </span>
-);
-
-export function ProductsPage() {
-  const list = usePagedList<ProductRow>("/v1/products", PAGE, { include_details: "true" });
-  const [low, setLow] = useState(String(LOW_STOCK));
-  const { data, error, loading } = list;
-  const lowOf = (p: ProductRow) => (p.variants ?? []).filter((v) => Number(v.qty) <= LOW_STOCK);
-  return (
-    <>
-      <Title>Products</Title>
-      <SearchForm list={list} id="psearch" label="Title, SKU or GTIN">
-        <div>
-          <label for="low">Low stock at or below</label>
-          <input
-            id="low"
-            class="qty"
-            type="number"
-            min={0}
-            value={low}
-            onInput={(e) => {
-              const v = e.currentTarget.value;
-              setLow(v);
-              if (/^\d+$/.test(v)) {
-                LOW_STOCK = Number(v);
-                localStorage.setItem(LOW_KEY, v);
-              }
-            }}
-          />
-        </div>
-      </SearchForm>
-      <Message error={error} />
-      {loading && <p role="status">Loading…</p>}
-      {data && (
-        <>
-          <div class="scroll" tabindex={0}>
-            <table class="list">
-              <caption class="sr-only">Products; stock of {LOW_STOCK} or less is marked low</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Product</th>
-                  <th scope="col">SKU</th>
-                  <th scope="col" class="num">
-                    Price
-                  </th>
-                  <th scope="col" class="num">
-                    Stock
-                  </th>
-                  <th scope="col">Visible</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.rows.map((p) => (
-                  <tr class={Number(p.stock) <= LOW_STOCK || lowOf(p).length ? "row-low" : ""}>
-                    <td>
-                      <a href={`#/products/${p.id}`}>{p.title}</a>
-                      {p.hasVariants === "1" && (
-                        <>
-                          {" "}
-                          <span class="muted">(variants)</span>
-                        </>
-                      )}
-                    </td>
-                    <td>{p.sku}</td>
-                    <td class="num">{money(p.price, currency())}</td>
-                    <td class="num">
-                      <Stock n={p.stock} />
-                      {lowOf(p).map((v) => (
-                        <div class="low-variant">
-                          {variantName(v)}: <Stock n={v.qty} />
-                        </div>
-                      ))}
-                    </td>
-                    <td>{p.visible === "1" ? "yes" : "hidden"}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          {data.rows.length === 0 && <p>No products match.</p>}
-          <Pager list={list} />
-        </>
-      )}
-    </>
-  );
-}
-
-/** A listed variant's name: its option values, else its SKU. */
-const variantName = (v: NonNullable<ProductRow["variants"]>[number]) =>
-  v.values?.map((x) => x.val).join(" / ") || v.sku || `#${v.id}`;
+import { api, can } from "./api";
+import { currency, LOW_STOCK, Stock } from "./products-list";
+import type { Product, Variant } from "./types";
+import { Message, moneyInput, parseMoney, placeErrors, Title, useAction, useDirty, useLoad } from "./ui";
 
 const optionText = (v: Variant) =>
   [1, 2, 3, 4, 5]
