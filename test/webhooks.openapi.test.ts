@@ -19,7 +19,8 @@ describe("OpenAPI: webhooks", () => {
     conforms(endpointCreated, created.json);
     await env.DB.prepare(
       `INSERT INTO webhook_deliveries (endpoint_id, event_id, event_type, attempt, status, error, duration_ms, outcome, created_at)
-       VALUES (?, 'ev', 'order.new', 1, NULL, 'timeout: no answer within 10 s', 10000, 'retrying', 1)`,
+       VALUES (?1, 'ev', 'order.new', 1, NULL, 'timeout: no answer within 10 s', 10000, 'retrying', 1),
+              (?1, 'test_1', 'webhook.test', 1, 204, NULL, 12, 'delivered', 2)`,
     )
       .bind(created.json.id)
       .run();

@@ -3751,8 +3751,11 @@ export interface operations {
                         deliveries: {
                             /** @description The event's id: the webhook-id header of every attempt. */
                             event_id: string;
-                            /** @enum {string} */
-                            event_type: "order.created" | "order.new" | "order.done" | "order.cancelled" | "product.add" | "product.update" | "product.delete";
+                            /**
+                             * @description webhook.test: a test send (POST /v1/webhooks/{id}/test).
+                             * @enum {string}
+                             */
+                            event_type: "order.created" | "order.new" | "order.done" | "order.cancelled" | "product.add" | "product.update" | "product.delete" | "webhook.test";
                             /** @description The order the event is about (order events). */
                             order_id: number | null;
                             /** @description The product the event is about (product events). */

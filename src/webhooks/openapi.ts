@@ -5,6 +5,7 @@ import { USER_AGENT } from "./attempt";
 import { MAX_ATTEMPTS, RETRY_DELAYS } from "./deliver";
 import { EVENT_TYPES } from "./outbox";
 import { FORMATS, MAX_ENDPOINTS } from "./schema";
+import { TEST_EVENT } from "./test";
 import { MAX_URL_LENGTH } from "./url";
 
 // The webhook routes of the OpenAPI document (src/openapi/document.ts spreads `webhooksPaths` into
@@ -42,7 +43,9 @@ export const deliveryList = z.object({
   deliveries: z.array(
     z.object({
       event_id: z.string().meta({ description: "The event's id: the webhook-id header of every attempt." }),
-      event_type: eventType,
+      event_type: z
+        .enum([...EVENT_TYPES, TEST_EVENT])
+        .meta({ description: `${TEST_EVENT}: a test send (POST /v1/webhooks/{id}/test).` }),
       order_id: idInt.nullable().meta({ description: "The order the event is about (order events)." }),
       product_id: idInt.nullable().meta({ description: "The product the event is about (product events)." }),
       attempt: z.number().int().min(1).max(MAX_ATTEMPTS),
