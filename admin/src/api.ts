@@ -2,7 +2,7 @@
 // browser sends by itself. Every tab reads the browser's one session (and its CSRF token) from
 // GET /v1/sessions/current; nothing of it is kept in web storage, and the key itself never is
 // (docs/admin.md, "Sessions"). Tabs tell each other of a sign-in or sign-out.
-import type { Session } from "./types";
+import type { Session, SessionKey } from "./types";
 
 let session: Session | null = null;
 
@@ -133,4 +133,4 @@ export async function signOut(everywhere = false) {
   }
 }
 
-export const can = (scope: string) => session?.key.scopes.includes(scope) ?? false;
+export const can = (scope: SessionKey["scopes"][number]) => session?.key.scopes.includes(scope) ?? false;

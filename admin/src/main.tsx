@@ -19,7 +19,7 @@ const PAGES = [
   { id: "shipping", label: "Shipping", scope: "orders:read" },
   { id: "webhooks", label: "Webhooks", scope: "webhooks" },
   { id: "keys", label: "Keys", scope: "keys" },
-];
+] as const;
 
 function SignInForm({ onIn }: { onIn: () => void }) {
   const [key, setKey] = useState("");

@@ -12,7 +12,9 @@ import { Message, money, Title, useAction, useDirty, useLoad, when } from "./ui"
 const who = (c: Address | null) => [c?.firstname, c?.lastname].filter(Boolean).join(" ");
 const address = (d: Address | null) =>
   d &&
-  [who(d), d.company, d.address, d.address2, [d.zipcode, d.city].filter(Boolean).join(" "), d.country].filter(Boolean);
+  [who(d), d.company_name, d.address, d.address2, [d.zipcode, d.city].filter(Boolean).join(" "), d.country].filter(
+    Boolean,
+  );
 
 export function OrderPage({ id }: { id: string }) {
   const { data: o, error, reload } = useLoad(() => api<Order>("GET", `/v1/orders/${id}`).then((r) => r.body), [id]);
@@ -139,7 +141,7 @@ export function OrderPage({ id }: { id: string }) {
               Created <time>{when(o.created_at)}</time>
               {o.key && <span class="muted"> by key {o.key.name}</span>}
             </li>
-            {o.history.map((h) => (
+            {(o.history ?? []).map((h) => (
               <li>
                 {CHANGES[h.change] ?? h.change} <time>{when(h.at)}</time>
                 {h.change === "cancelled" && (
@@ -155,7 +157,7 @@ export function OrderPage({ id }: { id: string }) {
                 </span>
               </li>
             ))}
-            {o.date_cancelled && !o.history.some((h) => h.change === "cancelled") && (
+            {o.date_cancelled && !o.history?.some((h) => h.change === "cancelled") && (
               <li>
                 Cancelled <time>{when(o.date_cancelled)}</time>
                 {o.cancel_reason && `: ${o.cancel_reason}`}

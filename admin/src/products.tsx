@@ -11,7 +11,7 @@ import type { Product, Variant } from "./types";
 import { Message, moneyInput, parseMoney, placeErrors, Title, useAction, useDirty, useLoad } from "./ui";
 
 const optionText = (v: Variant) =>
-  [1, 2, 3, 4, 5]
+  ([1, 2, 3, 4, 5] as const)
     .map((i) => v[`variant_option${i}_value`])
     .filter(Boolean)
     .join(" / ");
