@@ -1,11 +1,12 @@
 // The order list (docs/admin.md, "Orders"): quick views, a created range, sort, search, the
 // total count, all kept in the page's address (so Back and a reload restore them); rows selected
-// for bulk Mark paid, Ship, Cancel and Export CSV. At 360 px each order is a card.
+// for bulk Mark paid, Ship, Cancel and Export CSV (./orders-csv.ts). At 360 px each order is a card.
 import { useState } from "preact/hooks";
 import { api, can } from "./api";
 import { actionsFor, CancelForm } from "./order-actions";
+import { download, ordersCsv } from "./orders-csv";
 import type { OrderRow } from "./types";
-import { Message, money, statusName, Title, useAction, useLoad, when } from "./ui";
+import { Message, money, orderState, Title, useAction, useLoad, when } from "./ui";
 
 const PAGE = 25;
 
@@ -45,13 +46,6 @@ const go = (q: URLSearchParams) => {
   for (const [k, v] of [...q]) if (!v) q.delete(k);
   location.hash = `#/orders${q.size ? `?${q}` : ""}`;
 };
-
-/** An order's state in the merchant's words: shipped orders never paid are on invoice. */
-export function orderState(status: string, datePaid: string | null): { name: string; label: string } {
-  const name = statusName(status);
-  if (name === "done") return datePaid ? { name, label: "shipped" } : { name: "invoice", label: "shipped, unpaid" };
-  return { name, label: name };
-}
 
 export function OrdersPage({ query }: { query: URLSearchParams }) {
   ordersListHash = `#/orders${query.size ? `?${query}` : ""}`;
@@ -229,87 +223,6 @@ export function OrdersPage({ query }: { query: URLSearchParams }) {
       )}
     </>
   );
-}
-
-/** What a packer or an accountant needs, one row per order line. */
-const CSV_COLUMNS = [
-  "order",
-  "date",
-  "status",
-  "paid",
-  "customer",
-  "email",
-  "phone",
-  "ship_to",
-  "address",
-  "zipcode",
-  "city",
-  "country",
-  "shipping",
-  "tracking",
-  "sku",
-  "item",
-  "variant",
-  "qty",
-  "unit_price",
-  "line_total",
-  "order_total",
-  "tax",
-  "currency",
-  "payment",
-];
-
-const cell = (v: string | number) => {
-  const s = String(v);
-  // Quoted when needed (RFC 4180); a leading = + - @ is text, not a spreadsheet formula (a
-  // phone number such as +46701234567 stays as it is).
-  const safe = /^[=+\-@]/.test(s) && !/^[+-][\d\s]+$/.test(s) ? `'${s}` : s;
-  return /[",\n\r]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
-};
-
-export function ordersCsv(orders: OrderRow[]): string {
-  const lines = [CSV_COLUMNS.join(",")];
-  for (const o of orders) {
-    const to = o.customer.shipping_details;
-    for (const l of o.products) {
-      const row = [
-        o.order_id,
-        o.date_created,
-        orderState(o.status, o.date_paid).label,
-        o.date_paid ? "yes" : "no",
-        o.customer.full_name,
-        o.customer.email,
-        o.customer.phone,
-        to.full_name || to.company_name,
-        [to.address, to.address2].filter(Boolean).join(", "),
-        to.zipcode,
-        to.city,
-        to.country,
-        o.shipping_name,
-        o.tracking_number,
-        l.sku,
-        l.title,
-        l.variant,
-        l.qty,
-        l.price,
-        (Math.round(Number(l.price) * 100 * l.qty) / 100).toFixed(2),
-        o.total_amount,
-        o.tax_amount,
-        o.currency,
-        o.paymethod.method,
-      ];
-      lines.push(row.map(cell).join(","));
-    }
-  }
-  return `${lines.join("\r\n")}\r\n`;
-}
-
-function download(name: string, text: string) {
-  const a = document.createElement("a");
-  a.href = URL.createObjectURL(new Blob([text], { type: "text/csv;charset=utf-8" }));
-  a.download = name;
-  a.click();
-  setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
 }
 
 type Results = { results: Record<string, { success: boolean; errors: string[] }> };

@@ -5,9 +5,9 @@
 import { useState } from "preact/hooks";
 import { api, can } from "./api";
 import { actionsFor, CancelForm } from "./order-actions";
-import { orderState, ordersListHash } from "./orders-list";
+import { ordersListHash } from "./orders-list";
 import type { Address, Order } from "./types";
-import { Message, money, Title, useAction, useDirty, useLoad, when } from "./ui";
+import { Message, money, orderState, Title, useAction, useDirty, useLoad, when } from "./ui";
 
 const who = (c: Address | null) => [c?.firstname, c?.lastname].filter(Boolean).join(" ");
 const address = (d: Address | null) =>

@@ -88,6 +88,13 @@ const STATUS_NAMES: Record<string, string> = { "-1": "unpaid", 1: "paid", 2: "do
 /** An order's status, from a code ("-1", "1", ...) or a name. */
 export const statusName = (s: string) => STATUS_NAMES[s] ?? s;
 
+/** An order's state in the merchant's words: shipped orders never paid are on invoice. */
+export function orderState(status: string, datePaid: string | null): { name: string; label: string } {
+  const name = statusName(status);
+  if (name === "done") return datePaid ? { name, label: "shipped" } : { name: "invoice", label: "shipped, unpaid" };
+  return { name, label: name };
+}
+
 export const Status = ({ status }: { status: string }) => (
   <span class={`badge status-${statusName(status)}`}>{statusName(status)}</span>
 );

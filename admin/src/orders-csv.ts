@@ -1,0 +1,85 @@
+// The order list's CSV export (docs/admin.md, "Orders"): one row per order line, with what a
+// packer or an accountant needs, safe to open in a spreadsheet.
+import type { OrderRow } from "./types";
+import { orderState } from "./ui";
+
+/** What a packer or an accountant needs, one row per order line. */
+const CSV_COLUMNS = [
+  "order",
+  "date",
+  "status",
+  "paid",
+  "customer",
+  "email",
+  "phone",
+  "ship_to",
+  "address",
+  "zipcode",
+  "city",
+  "country",
+  "shipping",
+  "tracking",
+  "sku",
+  "item",
+  "variant",
+  "qty",
+  "unit_price",
+  "line_total",
+  "order_total",
+  "tax",
+  "currency",
+  "payment",
+];
+
+const cell = (v: string | number) => {
+  const s = String(v);
+  // Quoted when needed (RFC 4180); a leading = + - @ is text, not a spreadsheet formula (a
+  // phone number such as +46701234567 stays as it is).
+  const safe = /^[=+\-@]/.test(s) && !/^[+-][\d\s]+$/.test(s) ? `'${s}` : s;
+  return /[",\n\r]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
+};
+
+export function ordersCsv(orders: OrderRow[]): string {
+  const lines = [CSV_COLUMNS.join(",")];
+  for (const o of orders) {
+    const to = o.customer.shipping_details;
+    for (const l of o.products) {
+      const row = [
+        o.order_id,
+        o.date_created,
+        orderState(o.status, o.date_paid).label,
+        o.date_paid ? "yes" : "no",
+        o.customer.full_name,
+        o.customer.email,
+        o.customer.phone,
+        to.full_name || to.company_name,
+        [to.address, to.address2].filter(Boolean).join(", "),
+        to.zipcode,
+        to.city,
+        to.country,
+        o.shipping_name,
+        o.tracking_number,
+        l.sku,
+        l.title,
+        l.variant,
+        l.qty,
+        l.price,
+        (Math.round(Number(l.price) * 100 * l.qty) / 100).toFixed(2),
+        o.total_amount,
+        o.tax_amount,
+        o.currency,
+        o.paymethod.method,
+      ];
+      lines.push(row.map(cell).join(","));
+    }
+  }
+  return `${lines.join("\r\n")}\r\n`;
+}
+
+export function download(name: string, text: string) {
+  const a = document.createElement("a");
+  a.href = URL.createObjectURL(new Blob([text], { type: "text/csv;charset=utf-8" }));
+  a.download = name;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
+}
