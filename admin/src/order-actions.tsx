@@ -1,8 +1,18 @@
 // What the order page and the order list's bulk bar share (docs/admin.md, "Orders"): which
 // actions an order's state allows, and the cancel form, so one order and several are cancelled
-// the same way: a reason required once shipped, restock not pre-ticked for goods that left.
+// the same way: a reason required once shipped, restock not pre-ticked for goods that left. Also
+// what the order page's parts that change the order take (orders.tsx, order-lines.tsx).
 import { useState } from "preact/hooks";
+import type { Order } from "./types";
 import { statusName, useDirty } from "./ui";
+
+/** Sends a PUT /v1/orders element for the order, says `ok` when it went through, labels refused fields. */
+export type Change = (
+  body: Record<string, unknown>,
+  ok: string,
+  label?: (path: string) => string | undefined,
+) => Promise<boolean | undefined>;
+export type OrderProps = { order: Order; busy: boolean; change: Change };
 
 /** The actions an order's status allows ("unpaid", "paid", "done", "cancelled" or their codes). */
 export function actionsFor(status: string) {
