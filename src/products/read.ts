@@ -1,33 +1,27 @@
-import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { DB } from "../db/client";
 import { toProduct } from "../db/rows";
 import { products, variants } from "../db/schema";
+import { optionColumn, sqlNames } from "../platform/columns";
 import { stmt } from "../platform/d1";
-import { VARIANT_FIELDS, variantColumn } from "./fields";
-import { col, PRODUCTS, VARIANTS } from "./json-sql";
+import { VARIANT_FIELDS } from "./fields";
 import { presentProducts, type VariantOutRow } from "./present";
 
 // Only the variant columns an answer shows: every column of every row is built into an object by
 // D1's binding before the Worker sees it, so the ones no answer reads are not selected.
 // The described fields' (src/products/fields.ts) and what the presenter adds: id, product, options.
-const v = variants;
+const P = sqlNames(products);
+const V = sqlNames(variants);
 const VARIANT_COLUMNS = [
-  v.id,
-  v.productId,
-  v.option1,
-  v.option2,
-  v.option3,
-  v.option4,
-  v.option5,
-  ...Object.values(VARIANT_FIELDS).map((f) => variantColumn(f)),
+  V.id,
+  V.productId,
+  ...[1, 2, 3, 4, 5].map((n) => optionColumn(V, n)),
+  ...Object.values(VARIANT_FIELDS).map((f) => V[f.column]),
 ]
-  .map((c) => col("v", c))
+  .map((c) => `v.${c}`)
   .join(", ");
-const P = (c: SQLiteColumn) => col("p", c);
-const V = (c: SQLiteColumn) => col("v", c);
 /** The variants of the products `where` selects, joined to them. */
-const JOINED = `FROM ${VARIANTS} AS v JOIN ${PRODUCTS} AS p ON ${P(products.id)} = ${V(v.productId)}`;
-const VARIANT_ORDER = `${V(v.productId)}, ${V(v.position)}, ${V(v.id)}`;
+const JOINED = `FROM ${V.$} AS v JOIN ${P.$} AS p ON p.${P.id} = v.${V.productId}`;
+const VARIANT_ORDER = `v.${V.productId}, v.${V.position}, v.${V.id}`;
 
 /**
  * The two statements that read products and their variants, for a condition on the product `p`
@@ -39,7 +33,7 @@ const VARIANT_ORDER = `${V(v.productId)}, ${V(v.position)}, ${V(v.id)}`;
  */
 export function productReads(db: DB, where: string, ...params: unknown[]) {
   return [
-    stmt(db, `SELECT p.* FROM ${PRODUCTS} AS p WHERE ${where} ORDER BY ${P(products.id)} DESC`, ...params),
+    stmt(db, `SELECT p.* FROM ${P.$} AS p WHERE ${where} ORDER BY p.${P.id} DESC`, ...params),
     stmt(db, `SELECT ${VARIANT_COLUMNS} ${JOINED} WHERE ${where} ORDER BY ${VARIANT_ORDER}`, ...params),
   ];
 }
@@ -59,13 +53,13 @@ export function minimalReads(db: DB, where: string, ...params: unknown[]) {
   return [
     stmt(
       db,
-      `SELECT ${[products.id, products.token, products.sku, products.updatedAt].map(P).join(", ")}
-       FROM ${PRODUCTS} AS p WHERE ${where} ORDER BY ${P(products.id)} DESC`,
+      `SELECT ${[P.id, P.token, P.sku, P.updatedAt].map((c) => `p.${c}`).join(", ")}
+       FROM ${P.$} AS p WHERE ${where} ORDER BY p.${P.id} DESC`,
       ...params,
     ),
     stmt(
       db,
-      `SELECT ${[v.id, v.productId, v.sku].map(V).join(", ")} ${JOINED} WHERE ${where} ORDER BY ${VARIANT_ORDER}`,
+      `SELECT ${[V.id, V.productId, V.sku].map((c) => `v.${c}`).join(", ")} ${JOINED} WHERE ${where} ORDER BY ${VARIANT_ORDER}`,
       ...params,
     ),
   ];
