@@ -47,7 +47,7 @@ function ownSchema(f: Field, c: SQLiteColumn) {
 }
 
 /**
- * The shape of an answer's key order (src/products/fields.ts): described fields from their
+ * The shape of an answer's key order (src/products/key-order.ts): described fields from their
  * description, every other key from `special` (one schema, or several keys in its place).
  */
 export function orderedShape<S extends string>(

@@ -16,7 +16,7 @@ export const PRODUCTS = sqlNames(products).$;
 export const VARIANTS = sqlNames(variants).$;
 
 /**
- * The fields of an answer's key order (src/products/fields.ts): a described field's SQL by
+ * The fields of an answer's key order (src/products/key-order.ts): a described field's SQL by
  * `described`, found once; every other key's (one SQL, or several fields in its place) from the
  * `special` given to the function returned.
  */
