@@ -85,6 +85,7 @@ export function statusNotices(pre: OrderRow, u: OrderUpdate, gone: Record<string
   else notices.push(...goneNotices(gone));
 }
 
+/** A successful element's answer: the order with its new status, and new totals after line edits. */
 export function answer(pre: OrderRow, status: string, totals: Totals | undefined, notices: string[]): UpdateOutcome {
   return {
     ok: true,
