@@ -42,8 +42,8 @@ import { UPDATE_PRODUCT_FIELDS } from "./write";
 // combination or own SKU that exists, more than 2,048 variants, negative stock under
 // disable_minusqty, an `expected_qty` the stored qty is not, `adjust` beside `qty` or past the
 // largest count, an answer past 2 MiB) fails the batch through a constraint, so nothing is
-// written, and the caller then takes the JavaScript path, which words the errors (the same
-// division as orders' cold path, docs/orders.md, "Orders"). Selections by SKU or variant id,
+// written; a read batch then runs the same PLAN, reads what it matched and words the errors
+// (./refusals.ts, `diagnose` below): the entries are matched by this plan only. Selections by SKU or variant id,
 // several items, two lists, If-Match and the forms docs/design.md ("Writes") lists go the
 // JavaScript way. test/products.variants-sql.test.ts holds both paths equal on random catalogs,
 // lists and product fields.
@@ -121,7 +121,9 @@ const PLAN_STOCK = plan(true);
 
 // Fails the batch (stale_reads' always-false CHECK) when the plan is not one the JavaScript plan
 // would accept: no rows (see PLAN), an invalid entry, or two entries on one variant (a sync
-// refuses them; an update applies them in order, which one UPDATE cannot).
+// refuses them; an update applies them in order, which one UPDATE cannot, so ./refusals.ts sends
+// such an update to ./plan.ts). An update entry of an unknown variant has a row (its values ''
+// where it gives none), so the read that words a refusal runs PLAN without failing.
 const GUARD = `
   INSERT INTO ${STALE.$} (${STALE.productId})
   SELECT ?1 WHERE NOT EXISTS (SELECT 1 FROM ${S.$})
