@@ -43,9 +43,9 @@ import { UPDATE_PRODUCT_FIELDS } from "./write";
 // disable_minusqty, an `expected_qty` the stored qty is not, `adjust` beside `qty` or past the
 // largest count, an answer past 2 MiB) fails the batch through a constraint, so nothing is
 // written; a read batch then runs the same PLAN, reads what it matched and words the errors
-// (./refusals.ts, `diagnose` below): the entries are matched by this plan only. Selections by SKU or variant id,
-// several items, two lists, If-Match and the forms docs/design.md ("Writes") lists go the
-// JavaScript way. test/products.variants-sql.test.ts holds both paths equal on random catalogs,
+// (./refusals.ts, `diagnose` below), so the entries are matched by this plan only. Selections by
+// SKU or variant id, several items, two lists, If-Match and the forms docs/design.md ("Writes")
+// lists go the JavaScript way. test/products.variants-sql.test.ts holds both paths equal on random catalogs,
 // lists and product fields.
 
 const each = (f: (n: number) => string, sep: string) => SLOTS.map(f).join(sep);
@@ -282,7 +282,7 @@ async function diagnose(db: DB, list: List): Promise<Refusal> {
     ...snapshotReads(db, items),
     stmt(db, CLEAR),
   ]);
-  const snap = snapshotOf(read);
+  const snap = snapshotOf(read.slice(0, -1));
   const t = select(list.item, snap);
   if ("ok" in t) return t;
   return refusal(
