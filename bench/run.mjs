@@ -413,7 +413,8 @@ async function main() {
           { method: c.method, path: pathOf(c, i), body: c.body?.(i), headers: c.headers },
           c.heap,
         );
-        if (r.status < 200 || r.status > 299) throw new Error(`${c.id}: answered ${r.status} while profiled`);
+        if (c.status ? r.status !== c.status : r.status < 200 || r.status > 299)
+          throw new Error(`${c.id}: answered ${r.status} while profiled`);
         if (i < PROFILE.warmup) continue;
         if (PROFILES_DIR)
           writeFileSync(path.join(PROFILES_DIR, `${c.id}-${i - PROFILE.warmup}.cpuprofile`), JSON.stringify(r.profile));

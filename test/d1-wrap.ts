@@ -1,6 +1,13 @@
 import { env } from "cloudflare:workers";
 
-export type D1Counts = { calls: number; statements: number; statementsPerCall: number[]; maxParamBytes: number };
+export type D1Counts = {
+  calls: number;
+  statements: number;
+  statementsPerCall: number[];
+  /** Each call's statements, as their SQL text. */
+  queries: string[][];
+  maxParamBytes: number;
+};
 
 /**
  * A D1 binding that counts round trips (a batch or a single statement's first/all/run/raw is one
@@ -9,17 +16,19 @@ export type D1Counts = { calls: number; statements: number; statementsPerCall: n
  */
 export function wrapD1(options: { failCall?: number; before?: (call: number) => Promise<void> } = {}) {
   const real = env.DB;
-  const counts: D1Counts = { calls: 0, statements: 0, statementsPerCall: [], maxParamBytes: 0 };
+  const counts: D1Counts = { calls: 0, statements: 0, statementsPerCall: [], queries: [], maxParamBytes: 0 };
+  const sqlOf = new WeakMap<object, string>();
   const unwrap = new WeakMap<object, D1PreparedStatement>();
 
-  const call = (statements: number) => {
+  const call = (queries: string[]) => {
     counts.calls++;
-    counts.statements += statements;
-    counts.statementsPerCall.push(statements);
+    counts.statements += queries.length;
+    counts.statementsPerCall.push(queries.length);
+    counts.queries.push(queries);
     if (counts.calls === options.failCall) throw new Error("D1_ERROR: injected fault: Network connection lost.");
   };
 
-  const wrapStmt = (stmt: D1PreparedStatement): D1PreparedStatement => {
+  const wrapStmt = (stmt: D1PreparedStatement, sql: string): D1PreparedStatement => {
     const proxy = new Proxy(stmt, {
       get(target, prop) {
         if (prop === "bind") {
@@ -28,12 +37,12 @@ export function wrapD1(options: { failCall?: number; before?: (call: number) => 
               if (typeof a === "string")
                 counts.maxParamBytes = Math.max(counts.maxParamBytes, new TextEncoder().encode(a).length);
             }
-            return wrapStmt(target.bind(...args));
+            return wrapStmt(target.bind(...args), sql);
           };
         }
         if (prop === "first" || prop === "all" || prop === "run" || prop === "raw") {
           return async (...args: unknown[]) => {
-            call(1);
+            call([sql]);
             await options.before?.(counts.calls);
             return (target as any)[prop](...args);
           };
@@ -43,6 +52,7 @@ export function wrapD1(options: { failCall?: number; before?: (call: number) => 
       },
     });
     unwrap.set(proxy, stmt);
+    sqlOf.set(proxy, sql);
     return proxy;
   };
 
@@ -50,10 +60,10 @@ export function wrapD1(options: { failCall?: number; before?: (call: number) => 
     get(target, prop, self) {
       // The app opens a D1 session per request (src/platform/session.ts): keep it on this proxy.
       if (prop === "withSession") return () => self;
-      if (prop === "prepare") return (query: string) => wrapStmt(target.prepare(query));
+      if (prop === "prepare") return (query: string) => wrapStmt(target.prepare(query), query);
       if (prop === "batch") {
         return async (stmts: D1PreparedStatement[]) => {
-          call(stmts.length);
+          call(stmts.map((s) => sqlOf.get(s) ?? ""));
           await options.before?.(counts.calls);
           return target.batch(stmts.map((s) => unwrap.get(s) ?? s));
         };
@@ -65,6 +75,7 @@ export function wrapD1(options: { failCall?: number; before?: (call: number) => 
   return {
     db,
     counts,
-    reset: () => Object.assign(counts, { calls: 0, statements: 0, statementsPerCall: [], maxParamBytes: 0 }),
+    reset: () =>
+      Object.assign(counts, { calls: 0, statements: 0, statementsPerCall: [], queries: [], maxParamBytes: 0 }),
   };
 }

@@ -4,12 +4,12 @@ import { wrapD1 } from "./d1-wrap";
 import { get, post, put, uid } from "./helpers";
 
 // A sync, add or update of one product's variants is planned in SQL in one round trip
-// (src/products/update/variants-sql.ts) unless the batch refuses it, and then the JavaScript plan
-// decides and words it. The two must agree: on random products and lists, the same request sent to
-// two identical products, one by the SQL path and one forced onto the JavaScript path (an
-// If-Match takes it), answers the same status, errors and product, and leaves the same
-// variants. About half of the lists are refused (missing or
-// extra option values, two entries on one variant, repeated combinations, negative stock under
+// (src/products/update/variants-sql.ts); a refusal is worded from a read that runs the same plan
+// (src/products/update/refusals.ts). Both must agree with the JavaScript plan: on random products
+// and lists, the same request sent to two identical products, one by the SQL path and one forced
+// onto the JavaScript path (an If-Match takes it), answers the same status, errors and product,
+// and leaves the same variants. About half of the lists are refused (missing or extra option
+// values, two entries on one variant, repeated combinations, negative stock under
 // disable_minusqty, another product's SKU, renamed options, unknown variant ids, an expected_qty
 // that is not the stored one, an adjust beside a qty or below zero under disable_minusqty).
 

@@ -25,6 +25,7 @@ export const ORDER_PAGE = 100;
  *   bySize?: boolean,
  *   requests?: number,
  *   headers?: Record<string, string>,
+ *   status?: number,
  *   verify?: (t: Target, invocations: number) => Promise<{ ok: boolean, text: string }>,
  * }} Case
  *
@@ -562,6 +563,25 @@ export function cases(ids) {
     load: false,
     cpuIterations: 10,
   });
+  // The same sync refused: one entry takes the SKU of another product (the sync-10 one's own),
+  // which only the SKU registry's constraint finds; the answer words it (`status`: 409).
+  list.push({
+    id: `sync-${MAX_VARIANTS}-refused`,
+    label: `PUT /v1/products sync ${MAX_VARIANTS} variants, refused (another product's SKU)`,
+    method: "PUT",
+    path: "/v1/products",
+    body: (() => {
+      const taken = [11, 12].map((qty) => {
+        const entries = variantEntries(`S${MAX_VARIANTS}`, MAX_VARIANTS, qty);
+        entries[MAX_VARIANTS / 2].sku = `SYNC${SYNC_SIZES[0]}`;
+        return JSON.stringify({ product_id: ids.syncIds[MAX_VARIANTS], variants: { sync: entries } });
+      });
+      return /** @param {number} i */ (i) => taken[i % 2];
+    })(),
+    status: 409,
+    load: false,
+    cpuIterations: 0,
+  });
   // The largest sync answered with Prefer: return=minimal (docs/products.md, "Updating products").
   for (const n of [MAX_VARIANTS]) {
     list.push({
@@ -789,7 +809,7 @@ export async function probe(t, c) {
   const r = await request(t, c.method, pathOf(c, -1), c.body?.(0));
   if (r.status === 404 && /^no route /.test(r.json?.error ?? ""))
     return { ok: false, reason: "n/a (endpoint not merged)" };
-  if (r.status < 200 || r.status > 299) {
+  if (c.status ? r.status !== c.status : r.status < 200 || r.status > 299) {
     const why = r.json?.errors?.[0] ?? r.json?.error ?? r.text.slice(0, 120);
     return { ok: false, reason: `error ${r.status}: ${why}` };
   }

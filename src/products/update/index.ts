@@ -60,8 +60,8 @@ export async function updateProducts(
   const stock = !ifMatch && stockItems(items);
   if (stock) return stockUpdate(db, stock, now, recorder, options.keyId ?? null);
   // A sync, add or update of one product's variants (with product fields beside it, with or without
-  // an Idempotency-Key) is planned in SQL when it can be (./variants-sql.ts); a refusal there wrote
-  // nothing, and the JavaScript plan below decides and words it.
+  // an Idempotency-Key) is planned in SQL when it can be (./variants-sql.ts), which also words its
+  // refusals (./refusals.ts); undefined: a list it does not take after all, planned below.
   const list = !ifMatch && variantsInSql(items);
   const written = list && (await writeVariants(db, list, now, options, recorder));
   if (written) return written;

@@ -81,17 +81,25 @@ function namedSkus(d: ProductUpdate): string[] {
 }
 
 export async function readSnapshot(db: DB, items: UpdateItem[]): Promise<Snapshot> {
+  return snapshotOf(await runBatch(db, snapshotReads(db, items)));
+}
+
+/** The statements of a round's read, in the order snapshotOf takes their results. */
+export function snapshotReads(db: DB, items: UpdateItem[]): D1PreparedStatement[] {
   const ids = (pick: (d: ProductUpdate) => unknown) =>
     JSON.stringify(items.flatMap(({ data }) => (pick(data) === undefined ? [] : [pick(data)])));
   const pids = ids((d) => d.product_id);
   const vids = ids((d) => d.variant_id);
   const selectors = ids((d) => (d.variant_id === undefined && d.product_id === undefined ? d.sku : undefined));
-  const [ps, vs, os, ss] = await runBatch(db, [
+  return [
     stmt(db, READ_PRODUCTS, pids, vids, selectors),
     stmt(db, READ_VARIANTS, pids, vids, selectors),
     stmt(db, READ_OWNERS, JSON.stringify(items.flatMap((i) => namedSkus(i.data)))),
     stmt(db, READ_SLUGS, JSON.stringify(items.flatMap((i) => (i.data.slug ? [i.data.slug] : [])))),
-  ]);
+  ];
+}
+
+export function snapshotOf([ps, vs, os, ss]: D1Result<Record<string, unknown>>[]): Snapshot {
   const snap: Snapshot = {
     products: new Map(),
     variants: new Map(),

@@ -1,7 +1,7 @@
 import type { DB } from "../../db/client";
 import { products, skus, staleReads, variantSync, variants } from "../../db/schema";
 import { optionColumn, sqlNames } from "../../platform/columns";
-import { fitsOneValue, isConstraintError, stmt } from "../../platform/d1";
+import { afterLostRace, fitsOneValue, isConstraintError, runBatch, stmt } from "../../platform/d1";
 import { runClaimed } from "../../platform/idempotency";
 import { committed, newEvent, outboxStatement } from "../../webhooks/outbox";
 import { tooManyPaths } from "../categories";
@@ -25,7 +25,8 @@ import {
 import { MAX_VARIANTS } from "../schema";
 import { MAX_ANSWER_BYTES, SIZE_SQL } from "../size";
 import { sharedNames } from "../variants";
-import type { UpdateItem } from "./select";
+import { type Refusal, refusal } from "./refusals";
+import { select, snapshotOf, snapshotReads, type UpdateItem } from "./select";
 import { UPDATE_PRODUCT_FIELDS } from "./write";
 
 // A product's variant list written in SQL, in ONE round trip (docs/products.md, "Limits"): the
@@ -41,10 +42,10 @@ import { UPDATE_PRODUCT_FIELDS } from "./write";
 // combination or own SKU that exists, more than 2,048 variants, negative stock under
 // disable_minusqty, an `expected_qty` the stored qty is not, `adjust` beside `qty` or past the
 // largest count, an answer past 2 MiB) fails the batch through a constraint, so nothing is
-// written, and the caller then takes the JavaScript path, which words the errors (the same
-// division as orders' cold path, docs/orders.md, "Orders"). Selections by SKU or variant id,
-// several items, two lists, If-Match and the forms docs/design.md ("Writes") lists go the
-// JavaScript way. test/products.variants-sql.test.ts holds both paths equal on random catalogs,
+// written; a read batch then runs the same PLAN, reads what it matched and words the errors
+// (./refusals.ts, `diagnose` below), so the entries are matched by this plan only. Selections by
+// SKU or variant id, several items, two lists, If-Match and the forms docs/design.md ("Writes")
+// lists go the JavaScript way. test/products.variants-sql.test.ts holds both paths equal on random catalogs,
 // lists and product fields.
 
 const each = (f: (n: number) => string, sep: string) => SLOTS.map(f).join(sep);
@@ -104,7 +105,7 @@ const plan = (stock: boolean) => `
     FROM t
   )
   SELECT r.entry, r.pid, r.vid,
-    ${each((n) => `CASE WHEN ?4 = ${MODE.update} THEN coalesce(r.v${n}, m.${vo(n)}) WHEN r.keeps THEN m.${vo(n)} ELSE r.t${n} END`, ", ")},
+    ${each((n) => `CASE WHEN ?4 = ${MODE.update} THEN coalesce(r.v${n}, m.${vo(n)}, '') WHEN r.keeps THEN m.${vo(n)} ELSE r.t${n} END`, ", ")},
     r.data IS NULL OR CASE ?4
       WHEN ${MODE.sync} THEN NOT r.keeps AND (r.missing OR r.extra)
       WHEN ${MODE.add} THEN r.missing OR r.extra OR r.vid IS NOT NULL OR (r.sku IS NOT NULL AND EXISTS (
@@ -120,7 +121,9 @@ const PLAN_STOCK = plan(true);
 
 // Fails the batch (stale_reads' always-false CHECK) when the plan is not one the JavaScript plan
 // would accept: no rows (see PLAN), an invalid entry, or two entries on one variant (a sync
-// refuses them; an update applies them in order, which one UPDATE cannot).
+// refuses them; an update applies them in order, which one UPDATE cannot, so ./refusals.ts sends
+// such an update to ./plan.ts). An update entry of an unknown variant has a row (its values ''
+// where it gives none), so the read that words a refusal runs PLAN without failing.
 const GUARD = `
   INSERT INTO ${STALE.$} (${STALE.productId})
   SELECT ?1 WHERE NOT EXISTS (SELECT 1 FROM ${S.$})
@@ -234,14 +237,65 @@ export function variantsInSql(items: UpdateItem[]) {
   return { item, productId: d.product_id, mode, entries: packedList, names: names ?? null, stock, fields };
 }
 
+type List = NonNullable<ReturnType<typeof variantsInSql>>;
+
 /**
- * Writes the list in one batch, with the request's Idempotency-Key record when it has one;
- * undefined when the batch refused it (nothing was written) and the JavaScript path must decide
- * and word the outcome.
+ * Writes the list in one batch, with the request's Idempotency-Key record when it has one. A
+ * refused batch wrote nothing: a read batch then finds and words the refusal (./refusals.ts), and
+ * the refusal is recorded under the key; when the read finds nothing refused (a concurrent writer
+ * changed the product in between) the write is tried again. Undefined: a list the plan does not
+ * take after all (see "plan" in ./refusals.ts), which the JavaScript path plans.
  */
 export async function writeVariants(
   db: DB,
-  list: NonNullable<ReturnType<typeof variantsInSql>>,
+  list: List,
+  now: number,
+  options: WriteOptions,
+  recorder?: Recorder,
+): Promise<Written | undefined> {
+  for (let attempt = 1; ; attempt++) {
+    const written = await write(db, list, now, options, recorder);
+    if (written) return written;
+    const refused = await diagnose(db, list);
+    if (refused === "plan") return undefined;
+    if (refused) {
+      const outcome = new Map([[list.item.index, refused]]);
+      if (recorder) {
+        const none = recorder.snapshot(`p.${P.id} IN (SELECT value FROM json_each(?1))`, "[]");
+        await runClaimed(db, recorder.idem, recorder.claim(outcome), [none]);
+      }
+      return { outcomes: outcome, events: [] };
+    }
+    await afterLostRace(attempt, "the product");
+  }
+}
+
+const MATCHES = `SELECT ${S.variantId} AS vid FROM ${S.$} ORDER BY ${S.entry}`;
+
+/** Runs the plan again, reads what it matched and what the wording needs, and words the refusal. */
+async function diagnose(db: DB, list: List): Promise<Refusal> {
+  const items = [list.item];
+  const names = list.names && JSON.stringify(list.names);
+  const [, matched, ...read] = await runBatch(db, [
+    stmt(db, PLAN, list.productId, list.entries, names, list.mode),
+    stmt(db, MATCHES),
+    ...snapshotReads(db, items),
+    stmt(db, CLEAR),
+  ]);
+  const snap = snapshotOf(read.slice(0, -1));
+  const t = select(list.item, snap);
+  if ("ok" in t) return t;
+  return refusal(
+    t,
+    snap,
+    matched.results.map((r) => (r.vid === null ? null : Number(r.vid))),
+  );
+}
+
+/** One attempt of the write batch; undefined when a constraint refused it. */
+async function write(
+  db: DB,
+  list: List,
   now: number,
   options: WriteOptions,
   recorder?: Recorder,

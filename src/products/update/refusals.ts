@@ -1,0 +1,232 @@
+import { skuTaken } from "../create";
+import { PRODUCT_FIELD_NAMES } from "../fields";
+import { optionNames, type VariantRow } from "../present";
+import { MAX_VARIANTS, OPTION_SLOTS, type VariantEntry, type VariantUpdateEntry } from "../schema";
+import { MAX_ANSWER_BYTES, tooLarge } from "../size";
+import { agreedNames, comboKey, type Located, namesOf, sameNames, VALUE_KEYS, valuesOf } from "../variants";
+import { categoriesAndSlug } from "./categories";
+import { type Failed, Failures, fail, type Snapshot, type Target } from "./select";
+import { sizeAfter } from "./size";
+import { applyEntry, created, fromRow, set, type VariantState } from "./states";
+
+// The words of a variant list the SQL plan refused (./variants-sql.ts). The batch that refused it
+// wrote nothing and said only that a constraint failed; a read batch then runs the same PLAN,
+// reads which stored variant each entry matched (`matches`, in list order) beside the product,
+// its variants and the owners of the SKUs and slug the body names (./select.ts's reads), and this
+// file words what the batch refused, with the errors, order and status of ./plan.ts, without
+// matching the entries again: an entry's variant is the one the plan found.
+
+/** What the read says: the errors; "plan" for a list the SQL plan does not take (./plan.ts plans
+ * it); undefined when nothing is refused now (a concurrent writer changed the product since). */
+export type Refusal = Failed | "plan" | undefined;
+
+const showValues = (values: string[]) => `(${values.filter((v, i) => v !== "" || i === 0).join(", ")})`;
+const belowZero = (path: string, what: string, from: number, to: number) =>
+  `${path}: would take the qty of ${what} from ${from} to ${to}; it cannot go below 0 while disable_minusqty is on`;
+const located = <T>(list: T[] | undefined, name: string): Located<T>[] =>
+  (list ?? []).map((entry, i) => ({ entry, path: `variants.${name}[${i}]` }));
+
+export function refusal(t: Target, snap: Snapshot, matches: (number | null)[]): Refusal {
+  const d = t.item.data;
+  const p = t.product;
+  // A product without a slug gets one derived, which the SQL plan does not do.
+  if (p.slug === null) return "plan";
+  const f = new Failures();
+  const product: Record<string, unknown> = { id: p.id };
+  for (const key of PRODUCT_FIELD_NAMES) {
+    const v = d[key];
+    if (v !== undefined) product[key] = key === "images" && v === null ? [] : v;
+  }
+  categoriesAndSlug(t, snap, product, f, {});
+
+  // Option names: the product's, a sync's own, or the entries' when the product has none.
+  const sync = located(d.variants?.sync, "sync");
+  const add = located(d.variants?.add, "add");
+  const update = located(d.variants?.update, "update");
+  const agreed = agreedNames([...sync, ...add, ...update]);
+  for (const e of agreed.errors) f.add(400, e);
+  const current = optionNames(p);
+  let names = current;
+  if (d.variants?.sync) names = agreedNames(sync).names ?? (sync.length ? current : []);
+  if (!names.length && agreed.names) names = agreed.names;
+  else if (agreed.names && !sameNames(names, agreed.names)) {
+    for (const { entry, path } of [...add, ...update]) {
+      const given = namesOf(entry).names;
+      if (given && !sameNames(given, names)) {
+        f.add(
+          400,
+          `${path}.variant_option1_name: option names differ from the product's (${names.join(", ")}); rename options with variants.sync`,
+        );
+      }
+    }
+  }
+  if (f.any) return f.outcome();
+  // Without option names the plan matches nothing (every entry lacks them); otherwise it gave a
+  // row per entry.
+  const count = sync.length + add.length + update.length;
+  const matched = names.length ? matches : new Array<null>(count).fill(null);
+  if (matched.length !== count) return "plan";
+  // An update naming a variant twice is applied in order, which the SQL plan does not do.
+  const ids = matched.filter((m) => m !== null);
+  if (update.length && new Set(ids).size !== ids.length) return "plan";
+
+  const stored = snap.variants.get(p.id) ?? [];
+  const price = (product.price as number | undefined) ?? p.price;
+  const c: Context = { matches: matched, snap, stored, names, price, productId: p.id, f };
+  const deleted: VariantRow[] = [];
+  let states: VariantState[];
+  if (sync.length) states = synced(sync, c, current.length, deleted);
+  else if (add.length) states = added(add, c);
+  else states = updated(update, c);
+  finalState(t, snap, product, states, f);
+  if (f.any) return f.outcome();
+  const finalNames = states.length ? names : [];
+  if (!sameNames(finalNames, current)) product.option_names = finalNames;
+  const size = sizeAfter(snap.sizes.get(p.id) ?? 0, p, product, deleted, states);
+  return size > MAX_ANSWER_BYTES ? fail(413, tooLarge(`product ${p.id}`, size)) : undefined;
+}
+
+/** What the checks of one list share: the plan's matches, the read, the option names, the price
+ * a new variant takes, and the errors. */
+type Context = {
+  matches: (number | null)[];
+  snap: Snapshot;
+  stored: VariantRow[];
+  names: string[];
+  price: number;
+  productId: number;
+  f: Failures;
+};
+
+/** A sync's states in list order; `deleted` takes the variants no entry matched. */
+function synced(sync: Located<VariantEntry>[], c: Context, options: number, deleted: VariantRow[]) {
+  const { matches, snap, names, f } = c;
+  const matched = new Map<number, string>();
+  const states: VariantState[] = [];
+  sync.forEach(({ entry, path }, i) => {
+    const row = matches[i] === null ? undefined : snap.variantById.get(matches[i] as number);
+    // An entry naming its variant by SKU without values keeps the variant's values.
+    const keeps = entry.sku && row && names.length === options && !VALUE_KEYS.some((k) => entry[k] !== undefined);
+    const v = keeps ? { values: fromRow(row).cur.values, errors: [] } : valuesOf(entry, names, path);
+    for (const e of v.errors) f.add(400, e);
+    if (!v.values) return;
+    const other = row && matched.get(row.id);
+    if (row && other) {
+      f.add(
+        409,
+        entry.sku
+          ? `${path}.sku: matches variant ${row.id} (SKU ${entry.sku}), already matched by ${other}`
+          : `${path}: same option values as ${other}`,
+      );
+    } else if (row) {
+      matched.set(row.id, path);
+      const s = fromRow(row);
+      applyEntry(s, entry, path, f);
+      set(s, "values", v.values, path);
+      set(s, "position", i, path);
+      states.push(s);
+    } else states.push(created(entry, v.values, c.price, i, path));
+  });
+  for (const row of c.stored) if (!matched.has(row.id)) deleted.push(row);
+  return states;
+}
+
+/** The stored variants, then an add's entries after the last of them. */
+function added(add: Located<VariantEntry>[], c: Context) {
+  const { matches, snap, names, f } = c;
+  const states = c.stored.map(fromRow);
+  // Earlier entries of the list, which the plan did not match against.
+  const combos = new Map<string, string>();
+  const skus = new Map<string, string>();
+  let position = states.reduce((m, s) => Math.max(m, s.cur.position), -1);
+  add.forEach(({ entry, path }, i) => {
+    const v = valuesOf(entry, names, path);
+    for (const e of v.errors) f.add(400, e);
+    if (!v.values) return;
+    const key = comboKey(v.values);
+    const dup = combos.get(key) ?? (matches[i] === null ? undefined : `variant ${matches[i]}`);
+    if (dup) f.add(409, `${path}: option combination ${showValues(v.values)} already exists (${dup})`);
+    if (entry.sku) {
+      const owner = snap.owners.get(entry.sku);
+      const own = owner && owner.productId === c.productId && owner.variantId !== null;
+      const skuDup = skus.get(entry.sku) ?? (own ? `variant ${owner.variantId}` : undefined);
+      if (skuDup) f.add(409, `${path}.sku: SKU ${entry.sku} already exists (${skuDup})`);
+      skus.set(entry.sku, path);
+    }
+    combos.set(key, path);
+    states.push(created(entry, v.values, c.price, ++position, path));
+  });
+  return states;
+}
+
+/** The stored variants with an update's entries applied. */
+function updated(update: Located<VariantUpdateEntry>[], c: Context) {
+  const { matches, names, f } = c;
+  const states = c.stored.map(fromRow);
+  const byId = new Map(states.map((s) => [s.id as number, s]));
+  update.forEach(({ entry, path }, i) => {
+    const s = matches[i] === null ? undefined : byId.get(matches[i] as number);
+    if (!s) {
+      f.add(404, `${path}.variant_id: variant ${entry.variant_id} is not a variant of product ${c.productId}`);
+      return;
+    }
+    applyEntry(s, entry, path, f);
+    const values = [...s.cur.values];
+    let changed = false;
+    for (const n of OPTION_SLOTS) {
+      const v = entry[VALUE_KEYS[n - 1]];
+      if (v === undefined) continue;
+      if (n > names.length) f.add(400, `${path}.variant_option${n}_value: the product has no option ${n}`);
+      values[n - 1] = v;
+      changed = true;
+    }
+    if (changed) set(s, "values", values, path);
+  });
+  return states;
+}
+
+/** The checks of the product as the list leaves it: what the batch's constraints refuse. */
+function finalState(t: Target, snap: Snapshot, product: Record<string, unknown>, states: VariantState[], f: Failures) {
+  const p = t.product;
+  if (states.length > MAX_VARIANTS) {
+    f.add(400, `variants: a product has at most ${MAX_VARIANTS} variants; this request would leave ${states.length}`);
+  }
+  for (const s of states) {
+    if (!s.expected || !s.row) continue;
+    const { qty, path } = s.expected;
+    if (s.row.qty !== qty) f.add(409, `${path}: ${s.label} has qty ${s.row.qty}, not ${qty}`);
+  }
+  const negative: string[] = [];
+  if (((product.disable_minusqty as number | undefined) ?? p.disableMinusqty) === 1) {
+    for (const s of states) {
+      if (s.cur.qty >= 0) continue;
+      if (s.adjust !== undefined) f.add(409, belowZero(s.qtyPath ?? s.label, s.label, s.cur.qty - s.adjust, s.cur.qty));
+      else if (s.qtyPath) f.add(400, `${s.qtyPath}: must not be negative while disable_minusqty is on`);
+      else negative.push(s.cur.sku ?? s.label);
+    }
+    // A product with variants has no stock of its own: the write clears a negative one.
+    if (p.stock < 0 && !states.length) negative.push(p.sku ?? `product ${p.id}`);
+  }
+  // Only when nothing failed yet: an add entry already reported its clash with the same variant.
+  const seen = new Map<string, string>();
+  for (const s of f.any ? [] : states) {
+    const key = comboKey(s.cur.values);
+    const other = seen.get(key);
+    if (other) f.add(409, `${s.label}: option combination ${showValues(s.cur.values)} is also used by ${other}`);
+    else seen.set(key, s.label);
+  }
+  if (negative.length) {
+    f.add(409, `disable_minusqty: stock is negative for ${negative.join(", ")}; set their stock first`);
+  }
+  const finalSku = "sku" in product ? (product.sku as string | null) : p.sku;
+  const skus: Located<string>[] = finalSku === null ? [] : [{ entry: finalSku, path: "sku" }];
+  for (const s of states) if (s.cur.sku !== null) skus.push({ entry: s.cur.sku, path: s.skuPath });
+  const used = new Map<string, string>();
+  for (const { entry: sku, path } of skus) {
+    const other = used.get(sku);
+    const owner = snap.owners.get(sku);
+    if (other) f.add(409, `${path}: SKU ${sku} is also used by ${other}`);
+    else if (owner && owner.productId !== p.id) f.add(409, skuTaken(path, sku, owner.productId));
+    used.set(sku, path);
+  }
+}

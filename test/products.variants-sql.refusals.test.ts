@@ -1,0 +1,157 @@
+import { describe, expect, it } from "vitest";
+import { wrapD1 } from "./d1-wrap";
+import { get, post, put, uid } from "./helpers";
+
+// A list the SQL plan refuses (src/products/update/variants-sql.ts) is worded from one more read
+// batch that runs the same plan (src/products/update/refusals.ts), not planned again in JavaScript:
+// the refused write, then that read, and nothing else (a third call records the answer under an
+// Idempotency-Key). A read that finds nothing refused (a concurrent writer changed the product in
+// between) tries the write again. test/products.variants-sql.test.ts holds the wording equal to
+// the JavaScript plan's on random lists.
+
+type Json = Record<string, any>;
+const size = (v: string, extra: Json = {}) => ({ variant_option1_name: "Size", variant_option1_value: v, ...extra });
+
+async function product(prefix: string, extra: Json = {}) {
+  const r = await post("/v1/products", {
+    title: "Refused",
+    price: 100,
+    variants: { add: ["s", "m", "l"].map((v, i) => size(v, { sku: `${prefix}${i}`, qty: i })) },
+    ...extra,
+  });
+  expect(r.status, r.text).toBe(200);
+  return r.json.products[0] as Json;
+}
+
+/** The second call is the plan's read: the plan into the scratch table first, the scratch table cleared last. */
+function wordedByThePlan(queries: string[][]) {
+  const read = queries[1];
+  expect(read[0]).toMatch(/^\s*INSERT INTO variant_sync/);
+  expect(read.at(-1)).toBe("DELETE FROM variant_sync");
+}
+
+/** What a case's list and errors name: the SKU prefix, the variants, another product and its SKU. */
+type Case = { p: string; v: number[]; other: string; otherId: number; id: number };
+
+describe("a variant list the SQL plan refuses", () => {
+  it.each<[string, (c: Case) => Json, number, (c: Case) => string[]]>([
+    [
+      "another product's SKU",
+      (c) => ({ sync: [size("s", { sku: c.other })] }),
+      409,
+      (c) => [`variants.sync[0].sku: SKU ${c.other} is already used by product ${c.otherId}`],
+    ],
+    [
+      "a SKU used twice as the list leaves the product",
+      (c) => ({ update: [{ variant_id: c.v[1], sku: `${c.p}0` }] }),
+      409,
+      (c) => [`variants.update[0].sku: SKU ${c.p}0 is also used by variant ${c.v[0]}`],
+    ],
+    [
+      "a combination repeated as the list leaves the product",
+      (c) => ({ update: [{ variant_id: c.v[2], variant_option1_value: "s" }] }),
+      409,
+      (c) => [`variant ${c.v[2]}: option combination (s) is also used by variant ${c.v[0]}`],
+    ],
+    [
+      "two entries on one variant and a missing value",
+      (c) => ({ sync: [size("s"), { sku: `${c.p}0`, qty: 1 }, { variant_option1_name: "Size" }] }),
+      409,
+      (c) => [
+        `variants.sync[1].sku: matches variant ${c.v[0]} (SKU ${c.p}0), already matched by variants.sync[0]`,
+        `variants.sync[2].variant_option1_value: is required (option "Size")`,
+      ],
+    ],
+    [
+      "an unknown variant and an expected_qty that is not the stored one",
+      (c) => ({
+        update: [
+          { variant_id: 2_000_000_000, qty: 1 },
+          { variant_id: c.v[1], expected_qty: 5, adjust: 1 },
+        ],
+      }),
+      404,
+      (c) => [
+        `variants.update[0].variant_id: variant 2000000000 is not a variant of product ${c.id}`,
+        `variants.update[1].expected_qty: variant ${c.v[1]} has qty 1, not 5`,
+      ],
+    ],
+  ])("words %s from the plan's read, in two round trips", async (_name, list, status, errors) => {
+    const p = `${uid("W")}-`;
+    const other = uid("OTHER");
+    const otherId = (await post("/v1/products", { title: "Other", price: 1, sku: other })).json.products[0].product_id;
+    const made = await product(p);
+    const c: Case = { p, v: (made.variants as Json[]).map((v) => v.variant_id), other, otherId, id: made.product_id };
+    const before = (await get(`/v1/products/${c.id}`)).json;
+    const w = wrapD1();
+    const r = await put(
+      "/v1/products",
+      { product_id: c.id, title: "Not written", variants: list(c) },
+      { env: { DB: w.db } },
+    );
+    expect(r.status, r.text).toBe(status);
+    expect(r.json.errors).toEqual(errors(c));
+    expect(w.counts.calls).toBe(2);
+    wordedByThePlan(w.counts.queries);
+    expect((await get(`/v1/products/${c.id}`)).json).toEqual(before);
+  });
+
+  it("words an answer that would pass 2 MiB from the plan's read (413)", async () => {
+    // 25 variants of 50 long image URLs each: about 0.8 MB a list, each one bound value.
+    const url = (v: string, i: number) => `https://img.example.com/${v}/${i}/${"x".repeat(560)}.jpg`;
+    const add = (from: number) =>
+      Array.from({ length: 25 }, (_, k) =>
+        size(`v${from + k}`, { images: Array.from({ length: 50 }, (_, i) => ({ url: url(`v${from + k}`, i) })) }),
+      );
+    const id = (await post("/v1/products", { title: "Big", price: 1, variants: { add: add(0) } })).json.products[0]
+      .product_id;
+    expect((await put("/v1/products", { product_id: id, variants: { add: add(25) } })).status).toBe(200);
+    const w = wrapD1();
+    const r = await put("/v1/products", { product_id: id, variants: { add: add(50) } }, { env: { DB: w.db } });
+    expect(r.status, r.text.slice(0, 300)).toBe(413);
+    expect(r.json.errors).toEqual([
+      expect.stringMatching(new RegExp(`^product ${id}: this change would make its answer`)),
+    ]);
+    expect(w.counts.calls).toBe(2);
+    wordedByThePlan(w.counts.queries);
+    expect((await get(`/v1/products/${id}`)).json.variants).toHaveLength(50);
+  });
+
+  it("records the refusal under an Idempotency-Key in a third call, and a retry answers it", async () => {
+    const prefix = `${uid("K")}-`;
+    const p = await product(prefix);
+    const key = uid("key");
+    const body = { product_id: p.product_id, variants: { add: [size("m")] } };
+    const w = wrapD1();
+    const r = await put("/v1/products", body, { env: { DB: w.db }, headers: { "idempotency-key": key } });
+    expect(r.status, r.text).toBe(409);
+    expect(r.json.errors).toEqual([
+      `variants.add[0]: option combination (m) already exists (variant ${p.variants[1].variant_id})`,
+    ]);
+    expect(w.counts.calls).toBe(3);
+    wordedByThePlan(w.counts.queries);
+    const replay = await put("/v1/products", body, { headers: { "idempotency-key": key } });
+    expect([replay.status, replay.json]).toEqual([409, r.json]);
+  });
+
+  it("writes the list when a concurrent writer lifted the refusal before the read", async () => {
+    const prefix = `${uid("C")}-`;
+    const sku = uid("MOVING");
+    const other = (await post("/v1/products", { title: "Other", price: 1, sku })).json.products[0].product_id;
+    const p = await product(prefix);
+    // Between the refused write and the plan's read, the other product gives the SKU up.
+    const w = wrapD1({
+      before: async (call) => {
+        if (call === 2) expect((await put("/v1/products", { product_id: other, sku: null })).status).toBe(200);
+      },
+    });
+    const r = await put(
+      "/v1/products",
+      { product_id: p.product_id, variants: { sync: [size("s", { sku, qty: 9 })] } },
+      { env: { DB: w.db } },
+    );
+    expect(r.status, r.text).toBe(200);
+    expect(r.json.products[0].variants.map((v: Json) => [v.sku, v.qty])).toEqual([[sku, 9]]);
+    expect(w.counts.calls).toBe(3);
+  });
+});
