@@ -1,14 +1,16 @@
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
+import { jsPlanOnly } from "../src/products/update/index";
 import { wrapD1 } from "./d1-wrap";
 import { get, post, put, uid } from "./helpers";
 
 // A sync, add or update of one product's variants is planned in SQL in one round trip
 // (src/products/update/variants-sql.ts) unless the batch refuses it, and then the JavaScript plan
 // decides and words it. The two must agree: on random products and lists, the same request sent to
-// two identical products, one by the SQL path and one forced onto the JavaScript path (an
-// If-Match takes it), answers the same status, errors and product, and leaves the same
-// variants. About half of the lists are refused (missing or
+// two identical products, one by the SQL path and one forced onto the JavaScript path
+// (`jsPlanOnly`), answers the same status, errors, ETag and product, and leaves the same
+// variants; the item names its product by id, by a variant id or by a SKU, with or without an
+// If-Match (`*`, the product's ETag or a stale one), and an update may name a variant twice. About half of the lists are refused (missing or
 // extra option values, two entries on one variant, repeated combinations, negative stock under
 // disable_minusqty, another product's SKU, renamed options, unknown variant ids, an expected_qty
 // that is not the stored one, an adjust beside a qty or below zero under disable_minusqty).
@@ -43,6 +45,9 @@ type Entry = {
 const slotValues = fc.array(fc.constantFrom(...VALUES), { minLength: 4, maxLength: 4 });
 
 const scenario = fc.record({
+  // How the item names its product, and an If-Match: none, any, the product's ETag or a stale one.
+  select: fc.constantFrom("id", "id", "id", "variant", "sku-product", "sku-variant"),
+  ifMatch: fc.constantFrom("none", "none", "none", "*", "current", "stale"),
   mode: fc.constantFrom("sync" as const, "update" as const, "add" as const),
   // Product fields beside the list, written in the same batch (a new variant takes the new price).
   fields: fc.record(
@@ -154,6 +159,7 @@ async function seed(s: Scenario, prefix: string) {
   const product = r.json.products[0];
   return {
     id: product.product_id as number,
+    skus: (product.variants as { sku: string | null }[]).map((v) => v.sku),
     ids: (product.variants as { variant_id: number }[]).map((v) => v.variant_id),
     qtys: (product.variants as { qty: number }[]).map((v) => v.qty),
   };
@@ -187,6 +193,23 @@ function entryOf(e: Entry, i: number, s: Scenario, prefix: string, foreign: stri
   return { ...out, ...e.more };
 }
 
+/** The item's selector and, but for a selection by SKU, the product's own SKU beside the list. */
+function selection(s: Scenario, prefix: string, seeded: Awaited<ReturnType<typeof seed>>) {
+  const sku = seeded.skus.find((k) => k !== null);
+  if (s.select === "variant" && seeded.ids.length) return { variant_id: seeded.ids[0] };
+  if (s.select === "sku-product") return { sku: `${prefix}p` };
+  if (s.select === "sku-variant" && sku) return { sku };
+  return { product_id: seeded.id, ...productSku(s, prefix) };
+}
+
+/** The If-Match header of the scenario for the product as seeded. */
+async function ifMatch(s: Scenario, id: number): Promise<Record<string, string>> {
+  if (s.ifMatch === "none") return {};
+  if (s.ifMatch === "*") return { "if-match": "*" };
+  if (s.ifMatch === "stale") return { "if-match": '"0123456789abcdef"' };
+  return { "if-match": String((await get(`/v1/products/${id}`)).headers.get("etag")) };
+}
+
 function productSku(s: Scenario, prefix: string) {
   if (s.productSku === "keep") return {};
   return { sku: s.productSku === "clear" ? null : s.productSku === "new" ? `${prefix}p2` : `${prefix}e0` };
@@ -206,6 +229,10 @@ function normal(text: unknown, prefix: string, id: number) {
 }
 
 describe("a variant sync or update planned in SQL agrees with the JavaScript plan", () => {
+  afterEach(() => {
+    jsPlanOnly.on = false;
+  });
+
   it("on random products and lists, in status, errors, answer and stored variants", async () => {
     const foreign = uid("FOREIGN");
     await post("/v1/products", { title: "Other", price: 1, sku: foreign });
@@ -223,22 +250,39 @@ describe("a variant sync or update planned in SQL agrees with the JavaScript pla
             entryOf(e as Entry, i, s, prefix, foreign, ids, qtys),
           ),
         });
+        // A selected variant would take the price (and the JavaScript plan the item): the other fields.
+        const { price: _, ...others } = s.fields;
+        const fields = s.select === "id" ? s.fields : others;
         const w = wrapD1();
         const ra = await put(
           "/v1/products",
-          { product_id: ia, ...s.fields, ...productSku(s, a), variants: list(a, sa.ids, sa.qtys) },
-          { env: { DB: w.db } },
+          { ...selection(s, a, sa), ...fields, variants: list(a, sa.ids, sa.qtys) },
+          { env: { DB: w.db }, headers: await ifMatch(s, ia) },
         );
+        const headers = await ifMatch(s, ib);
+        jsPlanOnly.on = true;
         const rb = await put(
           "/v1/products",
-          { product_id: ib, ...s.fields, ...productSku(s, b), variants: list(b, sb.ids, sb.qtys) },
-          { headers: { "if-match": "*" } },
+          { ...selection(s, b, sb), ...fields, variants: list(b, sb.ids, sb.qtys) },
+          { headers },
         );
-        if (ra.status === 200 && w.counts.calls === 1) fast++;
+        jsPlanOnly.on = false;
+        // One round trip, after a read of one statement for an If-Match naming a tag or a selection by
+        // variant or SKU (the JavaScript plan's read is a batch of four).
+        const [first, second] = w.counts.statementsPerCall;
+        if (ra.status === 200 && (second === undefined || (first === 1 && w.counts.calls === 2))) fast++;
         expect(ra.status, `${ra.text}\n${rb.text}`).toBe(rb.status);
         expect(normal(ra.json, a, ia)).toEqual(normal(rb.json, b, ib));
         const [ga, gb] = [await get(`/v1/products/${ia}`), await get(`/v1/products/${ib}`)];
         expect(normal(ga.json, a, ia)).toEqual(normal(gb.json, b, ib));
+        // The ETag a write under If-Match answers is the product's as the write left it.
+        expect(ra.headers.has("etag")).toBe(rb.headers.has("etag"));
+        if (ra.status === 200 && s.ifMatch !== "none") {
+          expect([ra.headers.get("etag"), rb.headers.get("etag")]).toEqual([
+            ga.headers.get("etag"),
+            gb.headers.get("etag"),
+          ]);
+        }
       }),
       { numRuns: 200 },
     );
@@ -362,5 +406,82 @@ describe("a variant sync or update planned in SQL agrees with the JavaScript pla
     expect(fixed.status, fixed.text).toBe(200);
     expect(w5.counts.calls).toBe(1);
     expect((await get(`/v1/products/${id}`)).json).toMatchObject({ disable_minusqty: "1", variants: [{ qty: 1 }] });
+  });
+
+  it("takes the SQL plan for If-Match, a selection by SKU or variant id and an update naming a variant twice", async () => {
+    const prefix = `${uid("M")}-`;
+    const p = await post("/v1/products", {
+      title: "Moved forms",
+      price: 100,
+      sku: `${prefix}p`,
+      variants: {
+        add: ["s", "m"].map((v, i) => ({
+          sku: `${prefix}${i}`,
+          variant_option1_name: "Size",
+          variant_option1_value: v,
+        })),
+      },
+    });
+    const id = p.json.products[0].product_id;
+    const [v0, v1] = p.json.products[0].variants.map((v: { variant_id: number }) => v.variant_id);
+    const send = async (body: unknown, headers: Record<string, string> = {}) => {
+      const w = wrapD1();
+      const r = await put("/v1/products", body, { env: { DB: w.db }, headers });
+      expect(r.status, r.text).toBe(200);
+      return { r, perCall: w.counts.statementsPerCall };
+    };
+    // If-Match: * in the one batch; a tag after a read of its version; the answer's ETag is the new one.
+    const any = await send({ product_id: id, variants: { update: [{ variant_id: v0, qty: 1 }] } }, { "if-match": "*" });
+    expect(any.perCall).toHaveLength(1);
+    const etag = String((await get(`/v1/products/${id}`)).headers.get("etag"));
+    expect(any.r.headers.get("etag")).toBe(etag);
+    const tagged = await send(
+      { product_id: id, variants: { update: [{ variant_id: v0, qty: 2 }] } },
+      { "if-match": etag },
+    );
+    expect(tagged.perCall[0]).toBe(1);
+    expect(tagged.perCall).toHaveLength(2);
+    expect(tagged.r.headers.get("etag")).toBe((await get(`/v1/products/${id}`)).headers.get("etag"));
+    const stale = await put(
+      "/v1/products",
+      { product_id: id, variants: { update: [{ variant_id: v0, qty: 3 }] } },
+      {
+        headers: { "if-match": etag },
+      },
+    );
+    expect(stale.status).toBe(412);
+    // A selection by the product's SKU, by a variant's SKU or by a variant id: a read, then the batch.
+    for (const selector of [{ sku: `${prefix}p` }, { sku: `${prefix}1` }, { variant_id: v1 }]) {
+      const selected = await send({
+        ...selector,
+        title: "Selected",
+        variants: { update: [{ variant_id: v1, qty: 4 }] },
+      });
+      expect(selected.perCall.map((n) => n > 1)).toEqual([false, true]);
+      expect(selected.r.json.products[0]).toMatchObject({ title: "Selected", variants: [{ qty: 2 }, { qty: 4 }] });
+    }
+    // An update naming one variant twice, applied in order: later fields win, an adjust moves the count set before it.
+    const twice = await send({
+      product_id: id,
+      variants: {
+        update: [
+          { variant_id: v0, qty: 10, price: 5 },
+          { variant_id: v1, adjust: 1 },
+          { variant_id: v0, adjust: -3, sku: `${prefix}x` },
+          { variant_id: v1, adjust: 2 },
+        ],
+      },
+    });
+    expect(twice.perCall).toHaveLength(1);
+    expect(
+      twice.r.json.products[0].variants.map((v: { sku: string; qty: number; price: number }) => [
+        v.sku,
+        v.qty,
+        v.price,
+      ]),
+    ).toEqual([
+      [`${prefix}x`, 7, 5],
+      [`${prefix}1`, 7, 100],
+    ]);
   });
 });

@@ -4,13 +4,14 @@ import { sqlNames } from "../../platform/columns";
 import { afterLostRace, isConstraintError, runBatch, stmt } from "../../platform/d1";
 import { runClaimed } from "../../platform/idempotency";
 import { committed, newEvent, type PendingEvent } from "../../webhooks/outbox";
-import type { IfMatch, ItemOutcome, ProductRef, Recorder, WriteOptions } from "../create";
+import type { IfMatch, ItemOutcome, ProductRef, Recorder, WriteOptions, Written } from "../create";
 import { presentReads, productReads, readBack } from "../read";
 import { productETag } from "../version";
 import { type Plan, plan } from "./plan";
 import { fail, readSnapshot, select, type UpdateItem } from "./select";
 import { stockItems, stockUpdate } from "./stock";
-import { variantsInSql, writeVariants } from "./variants-sql";
+import { resolve, variantsInSql } from "./variants-route";
+import { writeVariants } from "./variants-sql";
 import { writeBatch } from "./write";
 
 export type { UpdateItem } from "./select";
@@ -53,18 +54,33 @@ export async function updateProducts(
   now: number,
   recorder?: Recorder,
   options: WriteOptions = {},
-): Promise<{ outcomes: Map<number, ItemOutcome>; events: PendingEvent[] }> {
-  const back = readBack(options.minimal);
+): Promise<Written> {
   const { ifMatch } = options;
-  // An If-Match write depends on the version it reads, which only the plan below guards.
+  // An If-Match write depends on the version it reads, which the plans below guard.
   const stock = !ifMatch && stockItems(items);
   if (stock) return stockUpdate(db, stock, now, recorder, options.keyId ?? null);
-  // A sync, add or update of one product's variants (with product fields beside it, with or without
-  // an Idempotency-Key) is planned in SQL when it can be (./variants-sql.ts); a refusal there wrote
-  // nothing, and the JavaScript plan below decides and words it.
-  const list = !ifMatch && variantsInSql(items);
-  const written = list && (await writeVariants(db, list, now, options, recorder));
+  // A body carrying a variant list is planned in SQL when it can be (./variants-route.ts); a
+  // refusal there wrote nothing, and the JavaScript plan below decides and words it.
+  const list = !jsPlanOnly.on && variantsInSql(items);
+  const resolved = list && (await resolve(db, list, ifMatch));
+  const written = resolved && (await writeVariants(db, list, resolved, now, options, recorder));
   if (written) return written;
+  return updateInJs(db, items, now, recorder, options);
+}
+
+/** Tests set it to hold the SQL plan to the JavaScript one (test/products.variants-sql.test.ts). */
+export const jsPlanOnly = { on: false };
+
+/** The JavaScript plan's rounds (see updateProducts). */
+async function updateInJs(
+  db: DB,
+  items: UpdateItem[],
+  now: number,
+  recorder: Recorder | undefined,
+  options: WriteOptions,
+): Promise<Written> {
+  const back = readBack(options.minimal);
+  const { ifMatch } = options;
   const outcomes = new Map<number, ItemOutcome>();
   const events: PendingEvent[] = [];
   // Every product a batch of this request changed, for the snapshot of the last one.

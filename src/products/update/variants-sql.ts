@@ -1,56 +1,39 @@
 import type { DB } from "../../db/client";
-import { products, skus, staleReads, variantSync, variants } from "../../db/schema";
+import { products, productVersions, skus, staleReads, variantSync, variants } from "../../db/schema";
 import { optionColumn, sqlNames } from "../../platform/columns";
-import { fitsOneValue, isConstraintError, stmt } from "../../platform/d1";
+import { isConstraintError, stmt } from "../../platform/d1";
 import { runClaimed } from "../../platform/idempotency";
 import { committed, newEvent, outboxStatement } from "../../webhooks/outbox";
-import { tooManyPaths } from "../categories";
 import type { ItemOutcome, Recorder, WriteOptions, Written } from "../create";
 import { STOCK } from "../entries";
-import { PRODUCT_FIELD_NAMES } from "../fields";
 import { minimalJson, ownJson, productText } from "../own-json";
-import {
-  ADJUST,
-  at,
-  COLUMN_OF,
-  EXPECTED,
-  type Field,
-  given,
-  packed,
-  SLOTS,
-  VARIANT_ID,
-  value,
-  WRITTEN,
-} from "../packed";
+import { ADJUST, at, COLUMN_OF, EXPECTED, type Field, given, SLOTS, VARIANT_ID, value, WRITTEN } from "../packed";
 import { MAX_VARIANTS } from "../schema";
 import { MAX_ANSWER_BYTES, SIZE_SQL } from "../size";
-import { sharedNames } from "../variants";
-import type { UpdateItem } from "./select";
+import { productETag, VERSION_OF } from "../version";
+import { MODE, type Resolved, type SqlList } from "./variants-route";
 import { UPDATE_PRODUCT_FIELDS } from "./write";
 
 // A product's variant list written in SQL, in ONE round trip (docs/products.md, "Limits"): the
-// requests a sales channel or stock tool sends for a product of up to 2,048 variants,
-// `{product_id, variants: {sync | add | update: [...]}}` (one list), with product fields beside it
-// (all but `stock`) and an Idempotency-Key or not. The JavaScript plan (./plan.ts) reads the product and
-// every variant into objects, matches and checks them one by one and sends the rows back; for
-// 2,048 variants that was most of a 26 ms request. Here the batch matches the list against the
-// variants where they are (a sync by SKU through the registry, else by option values through the
-// unique combination index; an update by variant id; an add matches nothing), writes the match into a scratch table, and applies it with fixed statements.
-// Whatever the JavaScript plan would refuse (a missing or extra option value, two entries matching
-// one variant, a variant id of another product, another product's SKU, a repeated combination, an added
-// combination or own SKU that exists, more than 2,048 variants, negative stock under
-// disable_minusqty, an `expected_qty` the stored qty is not, `adjust` beside `qty` or past the
-// largest count, an answer past 2 MiB) fails the batch through a constraint, so nothing is
-// written, and the caller then takes the JavaScript path, which words the errors (the same
-// division as orders' cold path, docs/orders.md, "Orders"). Selections by SKU or variant id,
-// several items, two lists, If-Match and the forms docs/design.md ("Writes") lists go the
-// JavaScript way. test/products.variants-sql.test.ts holds both paths equal on random catalogs,
-// lists and product fields.
+// items ./variants-route.ts routes here, `{product_id | variant_id | sku, variants: {sync | add |
+// update: [...]}}` (one list) with product fields beside it (all but `stock`), an If-Match and
+// an Idempotency-Key or not. The JavaScript plan (./plan.ts) reads the product and every variant
+// into objects, matches and checks them one by one and sends the rows back; for 2,048 variants
+// that was most of a 26 ms request. Here the batch matches the list against the variants where
+// they are (a sync by SKU through the registry, else by option values through the unique
+// combination index; an update by variant id; an add matches nothing), writes the match into a
+// scratch table, and applies it with fixed statements. Whatever the JavaScript plan would refuse
+// (a missing or extra option value, two entries matching one variant, a variant id of another
+// product, another product's SKU, a repeated combination, an added combination or own SKU that
+// exists, more than 2,048 variants, negative stock under disable_minusqty, an `expected_qty` the
+// stored qty is not, `adjust` beside `qty` or past the largest count, an answer past 2 MiB, a
+// version other than the If-Match's or a selected variant gone) fails the batch through a
+// constraint, so nothing is written, and the caller then takes the JavaScript path, which words
+// the errors (the same division as orders' cold path, docs/orders.md, "Orders").
+// test/products.variants-sql.test.ts holds both paths equal on random catalogs, lists, selectors,
+// If-Match headers and product fields.
 
 const each = (f: (n: number) => string, sep: string) => SLOTS.map(f).join(sep);
-
-/** Which list the plan reads (?4 of PLAN). */
-const MODE = { update: 0, sync: 1, add: 2 } as const;
 
 // Tables and columns through the schema (src/platform/columns.ts).
 const P = sqlNames(products);
@@ -58,6 +41,7 @@ const V = sqlNames(variants);
 const S = sqlNames(variantSync);
 const K = sqlNames(skus);
 const STALE = sqlNames(staleReads);
+const PV = sqlNames(productVersions);
 /** Option slot n's column of the variants (vo) and of the scratch table (so). */
 const vo = (n: number) => optionColumn(V, n);
 const so = (n: number) => optionColumn(S, n);
@@ -189,76 +173,58 @@ const FOLLOW_FLAG = `UPDATE ${V.$} SET ${V.noMinus} = ?2 WHERE ${V.productId} = 
 
 const CLEAR = `DELETE FROM ${S.$}`;
 
-// Product fields the batch writes beside the list, as given (./write.ts); a SKU or slug another
-// product or variant has meets the registry or the unique index, a disable_minusqty that a
-// negative qty does not allow meets the stock floor. Not `stock` (a product with variants has none
-// of its own: the JavaScript plan words that); categories as given, but not a head category
-// (merged into the stored paths), and a slug, but not one derived again.
-const BESIDE = new Set<string>(PRODUCT_FIELD_NAMES.filter((n) => n !== "stock"));
+// The conditions of a resolved item (./variants-route.ts): the version an If-Match named, and the
+// variant or SKU owner a selection read, still as read when the batch runs.
+const VERSION_GUARD = `
+  INSERT INTO ${STALE.$} (${STALE.productId})
+  SELECT ?1 WHERE (SELECT ${PV.version} FROM ${PV.$} WHERE ${PV.productId} = ?1) IS NOT ?2`;
+const SELECTED_GUARD = `
+  INSERT INTO ${STALE.$} (${STALE.productId})
+  SELECT ?1 WHERE NOT EXISTS (SELECT 1 FROM ${V.$} WHERE ${V.id} = ?2 AND ${V.productId} = ?1)`;
+const OWNER_GUARD = `
+  INSERT INTO ${STALE.$} (${STALE.productId})
+  SELECT ?1 WHERE NOT EXISTS (SELECT 1 FROM ${K.$} WHERE ${K.sku} = ?2 AND ${K.productId} = ?1 AND ${K.variantId} IS ?3)`;
 
-/** A body key's value as the product row of UPDATE_PRODUCT_FIELDS takes it; undefined: not here. */
-function beside(key: string, v: unknown): unknown {
-  if (BESIDE.has(key)) return key === "images" && v === null ? [] : v;
-  if (key === "slug") return typeof v === "string" ? v : undefined;
-  if (key !== "categories") return undefined;
-  const paths = (v ?? []) as string[][];
-  return tooManyPaths(paths) ? undefined : paths;
-}
-
-/** The item this path takes, with its list bound as packed entries; undefined: the JavaScript path. */
-export function variantsInSql(items: UpdateItem[]) {
-  if (items.length !== 1) return undefined;
-  const [item] = items;
-  const d = item.data;
-  if (d.product_id === undefined) return undefined;
-  let product: Record<string, unknown> | undefined;
-  for (const [key, v] of Object.entries(d)) {
-    if (v === undefined || key === "product_id" || key === "variants") continue;
-    const value = beside(key, v);
-    if (value === undefined) return undefined;
-    product ??= { id: d.product_id };
-    product[key] = value;
-  }
-  const { sync, add, update } = d.variants ?? {};
-  if ((sync ? 1 : 0) + (add ? 1 : 0) + (update ? 1 : 0) !== 1) return undefined;
-  const entries = sync ?? add ?? update;
-  if (!entries?.length) return undefined;
-  const names = sharedNames(entries);
-  if (names === false) return undefined;
-  // A list too large for one bound value (long image lists) takes the JavaScript path, which splits it.
-  const packedList = packed(entries);
-  if (!fitsOneValue(packedList)) return undefined;
-  const stock = update?.some((e) => e.adjust !== undefined || e.expected_qty !== undefined) ?? false;
-  const mode = sync ? MODE.sync : add ? MODE.add : MODE.update;
-  const fields = product && JSON.stringify([product]);
-  return { item, productId: d.product_id, mode, entries: packedList, names: names ?? null, stock, fields };
+/** The statements that re-check what `resolve` read. */
+function conditions(db: DB, r: Resolved): D1PreparedStatement[] {
+  const out = r.version === undefined ? [] : [stmt(db, VERSION_GUARD, r.productId, r.version)];
+  const s = r.selected;
+  if (s && "sku" in s) out.push(stmt(db, OWNER_GUARD, r.productId, s.sku, s.variantId));
+  else if (s) out.push(stmt(db, SELECTED_GUARD, r.productId, s.variantId));
+  return out;
 }
 
 /**
  * Writes the list in one batch, with the request's Idempotency-Key record when it has one;
  * undefined when the batch refused it (nothing was written) and the JavaScript path must decide
- * and word the outcome.
+ * and word the outcome. With If-Match, sets its ETag from the version the batch leaves.
  */
 export async function writeVariants(
   db: DB,
-  list: NonNullable<ReturnType<typeof variantsInSql>>,
+  list: SqlList,
+  resolved: Resolved,
   now: number,
   options: WriteOptions,
   recorder?: Recorder,
 ): Promise<Written | undefined> {
-  const id = list.productId;
+  const id = resolved.productId;
   const { mode } = list;
+  const { ifMatch } = options;
   const sync = mode === MODE.sync ? 1 : 0;
   const change = [newEvent("product.update", { productId: id, keyId: options.keyId })];
   const read = (options.minimal ? minimalJson : ownJson)(db, `p.${P.id} = ?1`, id);
   const names = list.names && JSON.stringify(list.names);
   const flag = list.item.data.disable_minusqty ?? null;
+  const fields = list.product && JSON.stringify([{ id, ...list.product }]);
   // The record's answer names the product, resolved from the snapshot stored with it (as ./index.ts records).
   const head = recorder?.claim(new Map([[list.item.index, { ok: true, product: { $product: id } }]])) ?? [];
   const tail = recorder ? [recorder.snapshot(`p.${P.id} = ?1`, id)] : [];
+  // The version the batch leaves, for the answer's ETag.
+  const version = ifMatch ? [stmt(db, VERSION_OF, id)] : [];
   let results: D1Result<Record<string, unknown>>[];
   try {
     results = await runClaimed(db, recorder?.idem, head, [
+      ...conditions(db, resolved),
       stmt(db, list.stock ? PLAN_STOCK : PLAN, id, list.entries, names, mode),
       stmt(db, GUARD, id),
       ...(sync ? [stmt(db, DELETE_UNMATCHED, id)] : []),
@@ -267,7 +233,7 @@ export async function writeVariants(
       stmt(db, UPDATE_PRODUCT, id, now, names, flag),
       // After the variants that go or change their SKU free it, before those that take one (the
       // product's old SKU too); a new variant without a price takes the product's new one.
-      ...(list.fields ? [stmt(db, UPDATE_PRODUCT_FIELDS, list.fields)] : []),
+      ...(fields ? [stmt(db, UPDATE_PRODUCT_FIELDS, fields)] : []),
       ...(mode === MODE.add ? [] : [stmt(db, list.stock ? UPDATE_MATCHED_STOCK : UPDATE_MATCHED, now, sync)]),
       ...(mode === MODE.update ? [] : [stmt(db, INSERT_NEW, now)]),
       // The variants the list leaves as they are follow a flag the body sets (a negative qty meets the floor).
@@ -275,6 +241,7 @@ export async function writeVariants(
       ...(mode === MODE.add ? [stmt(db, COUNT_GUARD, id)] : []),
       stmt(db, SIZE_GUARD, id),
       outboxStatement(db, change, now),
+      ...version,
       read,
       ...tail,
       stmt(db, CLEAR),
@@ -284,7 +251,9 @@ export async function writeVariants(
     if (isConstraintError(e)) return undefined;
     throw e;
   }
-  const product = productText(results[results.length - 2 - tail.length]);
+  const at = results.length - 2 - tail.length;
+  if (ifMatch) ifMatch.etag = productETag(id, results[at - 1].results[0]?.version);
+  const product = productText(results[at]);
   const outcomes = new Map<number, ItemOutcome>([[list.item.index, { ok: true, product }]]);
   return { outcomes, events: committed(change, results) };
 }
