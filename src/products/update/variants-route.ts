@@ -7,7 +7,7 @@ import type { IfMatch } from "../create";
 import { STOCK } from "../entries";
 import { PRODUCT_FIELD_NAMES, PRODUCT_ONLY_FIELDS } from "../fields";
 import { packed } from "../packed";
-import type { VariantUpdateEntry } from "../schema";
+import type { VariantEntry, VariantUpdateEntry } from "../schema";
 import { sharedNames } from "../variants";
 import { productETag, VERSION_SQL } from "../version";
 import type { UpdateItem } from "./select";
@@ -17,6 +17,11 @@ import type { UpdateItem } from "./select";
 
 /** Which list the plan reads (?4 of the plan). */
 export const MODE = { update: 0, sync: 1, add: 2 } as const;
+const LISTS = [
+  ["sync", MODE.sync],
+  ["add", MODE.add],
+  ["update", MODE.update],
+] as const;
 
 // Product fields the batch writes beside the list, as given (./write.ts); a SKU or slug another
 // product or variant has meets the registry or the unique index, a disable_minusqty that a
@@ -64,21 +69,33 @@ export function variantsInSql(items: UpdateItem[]) {
     product ??= {};
     product[key] = value;
   }
-  const { sync, add, update } = d.variants ?? {};
-  if ((sync ? 1 : 0) + (add ? 1 : 0) + (update ? 1 : 0) !== 1) return undefined;
-  const given = sync ?? add ?? update;
-  if (!given?.length) return undefined;
-  const entries = update ? merged(update) : given;
-  if (!entries) return undefined;
-  // The entries as given must agree on option names (a merged entry keeps only the last ones).
-  const names = sharedNames(given);
-  if (names === false) return undefined;
-  // A list too large for one bound value (long image lists) takes the JavaScript path, which splits it.
-  const packedList = packed(entries);
-  if (!fitsOneValue(packedList)) return undefined;
-  const stock = update?.some((e) => e.adjust !== undefined || e.expected_qty !== undefined) ?? false;
-  const mode = sync ? MODE.sync : add ? MODE.add : MODE.update;
-  return { item, selector, mode, entries: packedList, names: names ?? null, stock, product };
+  // The lists in the order the JavaScript plan applies them: each is planned against what the one
+  // before it left, in the same batch.
+  // An empty add or update changes nothing; an empty sync (which deletes every variant) is left to
+  // the JavaScript plan.
+  const given = LISTS.flatMap(([key, mode]) => {
+    const entries: (VariantEntry | VariantUpdateEntry)[] | undefined = d.variants?.[key];
+    return entries && (entries.length || mode === MODE.sync) ? [{ mode, given: entries }] : [];
+  });
+  if (!given.length || !given[0].given.length) return undefined;
+  // The entries of every list must agree on option names (a merged entry keeps only the last ones).
+  if (given.length > 1 && sharedNames(given.flatMap((l) => l.given)) === false) return undefined;
+  // An update's expected_qty is of the count as read, which a sync before it may change.
+  const { sync, update } = d.variants ?? {};
+  if (sync && update?.some((e) => e.expected_qty !== undefined)) return undefined;
+  const lists = [];
+  for (const { mode, given: entries } of given) {
+    const names = sharedNames(entries);
+    if (names === false) return undefined;
+    const list = mode === MODE.update ? merged(entries as VariantUpdateEntry[]) : entries;
+    if (!list) return undefined;
+    // A list too large for one bound value (long image lists) takes the JavaScript path, which splits it.
+    const packedList = packed(list);
+    if (!fitsOneValue(packedList)) return undefined;
+    const stock = mode === MODE.update && update?.some((e) => e.adjust !== undefined || e.expected_qty !== undefined);
+    lists.push({ mode, entries: packedList, names: names ?? null, stock: stock ?? false });
+  }
+  return { item, selector, lists, product };
 }
 
 export type SqlList = NonNullable<ReturnType<typeof variantsInSql>>;

@@ -131,7 +131,8 @@ const PARK = `
 // first list); ?4: the disable_minusqty the body gives, which the next statement writes.
 const UPDATE_PRODUCT = `
   UPDATE ${P.$} SET ${P.stock} = iif(coalesce(?4, ${P.disableMinusqty}) = 1 AND ${P.stock} < 0, 0, ${P.stock}),
-    ${P.optionNames} = coalesce(?3, ${P.optionNames}), ${P.updatedAt} = max(?2, ${P.updatedAt} + 1)
+    ${P.optionNames} = coalesce(?3, ${P.optionNames}),
+    ${P.updatedAt} = coalesce(max(?2, ${P.updatedAt} + 1), ${P.updatedAt})
   WHERE ${P.id} = ?1`;
 
 // Fields an entry leaves out keep their value; null clears one (images to none).
@@ -208,12 +209,9 @@ export async function writeVariants(
   recorder?: Recorder,
 ): Promise<Written | undefined> {
   const id = resolved.productId;
-  const { mode } = list;
   const { ifMatch } = options;
-  const sync = mode === MODE.sync ? 1 : 0;
   const change = [newEvent("product.update", { productId: id, keyId: options.keyId })];
   const read = (options.minimal ? minimalJson : ownJson)(db, `p.${P.id} = ?1`, id);
-  const names = list.names && JSON.stringify(list.names);
   const flag = list.item.data.disable_minusqty ?? null;
   const fields = list.product && JSON.stringify([{ id, ...list.product }]);
   // The record's answer names the product, resolved from the snapshot stored with it (as ./index.ts records).
@@ -221,24 +219,34 @@ export async function writeVariants(
   const tail = recorder ? [recorder.snapshot(`p.${P.id} = ?1`, id)] : [];
   // The version the batch leaves, for the answer's ETag.
   const version = ifMatch ? [stmt(db, VERSION_OF, id)] : [];
-  let results: D1Result<Record<string, unknown>>[];
-  try {
-    results = await runClaimed(db, recorder?.idem, head, [
-      ...conditions(db, resolved),
-      stmt(db, list.stock ? PLAN_STOCK : PLAN, id, list.entries, names, mode),
+  // Each list as the one before it left the variants (sync, add, update: ./plan.ts's order).
+  const lists = list.lists.flatMap(({ mode, entries, names, stock }, i) => {
+    const sync = mode === MODE.sync ? 1 : 0;
+    const given = names && JSON.stringify(names);
+    return [
+      ...(i ? [stmt(db, CLEAR)] : []),
+      stmt(db, stock ? PLAN_STOCK : PLAN, id, entries, given, mode),
       stmt(db, GUARD, id),
       ...(sync ? [stmt(db, DELETE_UNMATCHED, id)] : []),
       // An add changes no variant it has.
       ...(mode === MODE.add ? [] : [stmt(db, PARK)]),
-      stmt(db, UPDATE_PRODUCT, id, now, names, flag),
+      // updated_at moves once.
+      stmt(db, UPDATE_PRODUCT, id, i ? null : now, given, flag),
       // After the variants that go or change their SKU free it, before those that take one (the
       // product's old SKU too); a new variant without a price takes the product's new one.
-      ...(fields ? [stmt(db, UPDATE_PRODUCT_FIELDS, fields)] : []),
-      ...(mode === MODE.add ? [] : [stmt(db, list.stock ? UPDATE_MATCHED_STOCK : UPDATE_MATCHED, now, sync)]),
+      ...(fields && !i ? [stmt(db, UPDATE_PRODUCT_FIELDS, fields)] : []),
+      ...(mode === MODE.add ? [] : [stmt(db, stock ? UPDATE_MATCHED_STOCK : UPDATE_MATCHED, now, sync)]),
       ...(mode === MODE.update ? [] : [stmt(db, INSERT_NEW, now)]),
-      // The variants the list leaves as they are follow a flag the body sets (a negative qty meets the floor).
+    ];
+  });
+  let results: D1Result<Record<string, unknown>>[];
+  try {
+    results = await runClaimed(db, recorder?.idem, head, [
+      ...conditions(db, resolved),
+      ...lists,
+      // The variants the lists leave as they are follow a flag the body sets (a negative qty meets the floor).
       ...(flag === null ? [] : [stmt(db, FOLLOW_FLAG, id, flag)]),
-      ...(mode === MODE.add ? [stmt(db, COUNT_GUARD, id)] : []),
+      ...(list.lists.some((l) => l.mode === MODE.add) ? [stmt(db, COUNT_GUARD, id)] : []),
       stmt(db, SIZE_GUARD, id),
       outboxStatement(db, change, now),
       ...version,
