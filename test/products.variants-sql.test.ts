@@ -103,7 +103,7 @@ type Mode = (typeof MODES)[number];
 
 const scenario = fc.record({
   // Now and then a second list in the item (applied after the first if it comes later in sync, add, update).
-  then: fc.option(fc.record({ mode: fc.constantFrom(...MODES), entries }), { nil: undefined, freq: 3 }),
+  next: fc.option(fc.record({ mode: fc.constantFrom(...MODES), entries }), { nil: undefined, freq: 3 }),
   // How the item names its product, and an If-Match: none, any, the product's ETag or a stale one.
   select: fc.constantFrom("id", "id", "id", "variant", "sku-product", "sku-variant"),
   ifMatch: fc.constantFrom("none", "none", "none", "*", "current", "stale"),
@@ -265,7 +265,7 @@ describe("a variant sync or update planned in SQL agrees with the JavaScript pla
             entryOf(e, i, { ...s, mode }, prefix, foreign, ids, qtys),
           );
         // A second list after the first, as the JavaScript plan orders them (sync, add, update).
-        const then = s.then && MODES.indexOf(s.then.mode) > MODES.indexOf(s.mode) ? s.then : undefined;
+        const then = s.next && MODES.indexOf(s.next.mode) > MODES.indexOf(s.mode) ? s.next : undefined;
         const list = (prefix: string, ids: number[], qtys: number[]) => ({
           [s.mode]: one(s.mode, s.entries as Entry[], prefix, ids, qtys),
           ...(then ? { [then.mode]: one(then.mode, then.entries as Entry[], prefix, ids, qtys) } : {}),
