@@ -1,12 +1,12 @@
 import type { DB } from "../../db/client";
 import { products, skus, variants } from "../../db/schema";
 import { sqlNames } from "../../platform/columns";
-import { fitsOneValue, stmt } from "../../platform/d1";
+import { fitsOneValue, jsonChunks, stmt } from "../../platform/d1";
 import { tooManyPaths } from "../categories";
 import type { IfMatch } from "../create";
 import { STOCK } from "../entries";
 import { PRODUCT_FIELD_NAMES, PRODUCT_ONLY_FIELDS } from "../fields";
-import { packed } from "../packed";
+import { packed, packedRows } from "../packed";
 import type { VariantEntry, VariantUpdateEntry } from "../schema";
 import { sharedNames } from "../variants";
 import { productETag, VERSION_SQL } from "../version";
@@ -89,11 +89,18 @@ export function variantsInSql(items: UpdateItem[]) {
     if (names === false) return undefined;
     const list = mode === MODE.update ? merged(entries as VariantUpdateEntry[]) : entries;
     if (!list) return undefined;
-    // A list too large for one bound value (long image lists) takes the JavaScript path, which splits it.
-    const packedList = packed(list);
-    if (!fitsOneValue(packedList)) return undefined;
+    // A list too large for one bound value (long image lists) is bound in parts, each with its first entry's place.
+    const whole = packed(list);
+    let from = 0;
+    const parts: [string, number][] = fitsOneValue(whole)
+      ? [[whole, 0]]
+      : jsonChunks(packedRows(list)).map((part) => {
+          const at = from;
+          from += (JSON.parse(part) as unknown[]).length;
+          return [part, at];
+        });
     const stock = mode === MODE.update && update?.some((e) => e.adjust !== undefined || e.expected_qty !== undefined);
-    lists.push({ mode, entries: packedList, names: names ?? null, stock: stock ?? false });
+    lists.push({ mode, entries: parts, names: names ?? null, stock: stock ?? false });
   }
   return { item, selector, lists, product };
 }

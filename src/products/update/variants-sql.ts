@@ -50,7 +50,7 @@ const col = (f: Field) => V[COLUMN_OF[f]];
 
 /**
  * ?1 product id, ?2 the packed entries, ?3 the option names they give (null: none), ?4 the list
- * (MODE). The names are the product's unless a sync gives others (a rename: every entry then
+ * (MODE), ?5 the place of ?2's first entry in the list. The names are the product's unless a sync gives others (a rename: every entry then
  * gives values, unless the count of options stays) or it has none yet (its first variants).
  * Entries of an add or update whose names differ, or of a product that has no slug yet (the
  * JavaScript plan derives one), give no rows, which the guard refuses. A sync matches by SKU, else by the values
@@ -68,7 +68,7 @@ const plan = (stock: boolean) => `
     WHERE p.${P.id} = ?1 AND p.${P.slug} IS NOT NULL
       AND (?3 IS NULL OR ?4 = ${MODE.sync} OR json(?3) = json(p.${P.optionNames}) OR p.${P.optionNames} = '[]')
   ), e AS MATERIALIZED (
-    SELECT j.key + p.first AS entry, j.value AS data, p.pid, p.n, p.cur,
+    SELECT j.key + p.first + ?5 AS entry, j.value AS data, p.pid, p.n, p.cur,
       ${at("j.value", "sku")} AS sku, j.value->>'$[${VARIANT_ID}]' AS variant_id,
       ${stock ? `j.value->>'$[${ADJUST}]'` : "NULL"} AS adjust, ${stock ? `j.value->>'$[${EXPECTED}]'` : "NULL"} AS expected,
       ${each((n) => `${at("j.value", value(n))} AS v${n}`, ", ")}
@@ -225,7 +225,8 @@ export async function writeVariants(
     const given = names && JSON.stringify(names);
     return [
       ...(i ? [stmt(db, CLEAR)] : []),
-      stmt(db, stock ? PLAN_STOCK : PLAN, id, entries, given, mode),
+      // A list past one bound value is planned a part at a time, each from its first entry's place.
+      ...entries.map(([part, from]) => stmt(db, stock ? PLAN_STOCK : PLAN, id, part, given, mode, from)),
       stmt(db, GUARD, id),
       ...(sync ? [stmt(db, DELETE_UNMATCHED, id)] : []),
       // An add changes no variant it has.
