@@ -2,7 +2,7 @@ import type { DB } from "../../db/client";
 import { products, skus, variants } from "../../db/schema";
 import { sqlNames } from "../../platform/columns";
 import { fitsOneValue, jsonChunks, stmt } from "../../platform/d1";
-import { tooManyPaths } from "../categories";
+import { tooManyPaths, withHead } from "../categories";
 import type { IfMatch } from "../create";
 import { STOCK } from "../entries";
 import { PRODUCT_FIELD_NAMES, PRODUCT_ONLY_FIELDS } from "../fields";
@@ -26,8 +26,8 @@ const LISTS = [
 // Product fields the batch writes beside the list, as given (./write.ts); a SKU or slug another
 // product or variant has meets the registry or the unique index, a disable_minusqty that a
 // negative qty does not allow meets the stock floor. Not `stock` (a product with variants has none
-// of its own: the JavaScript plan words that); categories as given, but not a head category
-// (merged into the stored paths), and a slug, but not one derived again.
+// of its own: the JavaScript plan words that); categories as given, with a head category placed
+// among them (not one merged into the stored paths), and a slug (null: derived from the title given).
 const BESIDE = new Set<string>(PRODUCT_FIELD_NAMES.filter((n) => n !== "stock"));
 // A variant selected by variant_id or SKU takes the body's variant fields (price, sku, ...): those
 // bodies stay with the JavaScript plan; product-only fields go to its product either way.
@@ -60,11 +60,19 @@ export function variantsInSql(items: UpdateItem[]) {
   if (!selector) return undefined;
   const byId = "productId" in selector;
   let product: Record<string, unknown> | undefined;
+  let deriveSlug = false;
   for (const [key, v] of Object.entries(d)) {
     if (v === undefined || key === "product_id" || key === "variants") continue;
     if (!byId && (key === "variant_id" || (key === "sku" && "sku" in selector))) continue;
     if (!byId && BESIDE.has(key) && !PRODUCT_ONLY.has(key)) return undefined;
-    const value = beside(key, v);
+    // A head category with the paths given is placed among them here (none is no change); a slug
+    // derived again, from the title given (the stored one is the JavaScript plan's to read).
+    if (key === "headcategory_name" && (v === null || d.categories !== undefined)) continue;
+    if (key === "slug" && v === null && typeof d.title === "string") {
+      deriveSlug = true;
+      continue;
+    }
+    const value = beside(key, key === "categories" ? withHead((v ?? []) as string[][], d.headcategory_name) : v);
     if (value === undefined) return undefined;
     product ??= {};
     product[key] = value;
@@ -102,6 +110,7 @@ export function variantsInSql(items: UpdateItem[]) {
     const stock = mode === MODE.update && update?.some((e) => e.adjust !== undefined || e.expected_qty !== undefined);
     lists.push({ mode, entries: parts, names: names ?? null, stock: stock ?? false });
   }
+  if (deriveSlug) product = { ...product, slug: null };
   return { item, selector, lists, product };
 }
 

@@ -4,6 +4,7 @@ import { optionColumn, sqlNames } from "../../platform/columns";
 import { isConstraintError, stmt } from "../../platform/d1";
 import { runClaimed } from "../../platform/idempotency";
 import { committed, newEvent, outboxStatement } from "../../webhooks/outbox";
+import { derivedSlug } from "../categories";
 import type { ItemOutcome, Recorder, WriteOptions, Written } from "../create";
 import { STOCK } from "../entries";
 import { minimalJson, ownJson, productText } from "../own-json";
@@ -213,7 +214,10 @@ export async function writeVariants(
   const change = [newEvent("product.update", { productId: id, keyId: options.keyId })];
   const read = (options.minimal ? minimalJson : ownJson)(db, `p.${P.id} = ?1`, id);
   const flag = list.item.data.disable_minusqty ?? null;
-  const fields = list.product && JSON.stringify([{ id, ...list.product }]);
+  const product: Record<string, unknown> | undefined = list.product && { id, ...list.product };
+  // slug: null derives it again from the title (./variants-route.ts).
+  if (product?.slug === null) product.slug = derivedSlug(String(product.title), id);
+  const fields = product && JSON.stringify([product]);
   // The record's answer names the product, resolved from the snapshot stored with it (as ./index.ts records).
   const head = recorder?.claim(new Map([[list.item.index, { ok: true, product: { $product: id } }]])) ?? [];
   const tail = recorder ? [recorder.snapshot(`p.${P.id} = ?1`, id)] : [];
@@ -262,7 +266,6 @@ export async function writeVariants(
   }
   const at = results.length - 2 - tail.length;
   if (ifMatch) ifMatch.etag = productETag(id, results[at - 1].results[0]?.version);
-  const product = productText(results[at]);
-  const outcomes = new Map<number, ItemOutcome>([[list.item.index, { ok: true, product }]]);
+  const outcomes = new Map<number, ItemOutcome>([[list.item.index, { ok: true, product: productText(results[at]) }]]);
   return { outcomes, events: committed(change, results) };
 }
