@@ -37,7 +37,8 @@ async function changedSince(db: DB, id: number, ifMatch: IfMatch): Promise<ItemO
 }
 
 // PUT /v1/products (docs/products.md, "Updating products"). Stock-tool bodies take their own one-batch path
-// (./stock.ts). Otherwise, per round: one read batch (the selected products, their variants, the
+// (./stock.ts), one item carrying a variant list the SQL plan (./variants-sql.ts; docs/design.md,
+// "Writes", lists the forms). Otherwise, per round: one read batch (the selected products, their variants, the
 // owners of every SKU the body names), a plan per product in JS, then one write batch for all of
 // them. Lists travel as one JSON parameter each, so the number of statements is fixed whatever the
 // number of products or variants (docs/security.md, "Guarantees").

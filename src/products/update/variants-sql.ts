@@ -105,7 +105,7 @@ const PLAN_STOCK = plan(true);
 
 // Fails the batch (stale_reads' always-false CHECK) when the plan is not one the JavaScript plan
 // would accept: no rows (see PLAN), an invalid entry, or two entries on one variant (a sync
-// refuses them; an update applies them in order, which one UPDATE cannot).
+// refuses them; an update's are merged before they travel, ./variants-route.ts).
 const GUARD = `
   INSERT INTO ${STALE.$} (${STALE.productId})
   SELECT ?1 WHERE NOT EXISTS (SELECT 1 FROM ${S.$})
