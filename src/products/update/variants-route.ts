@@ -119,9 +119,10 @@ export type SqlList = NonNullable<ReturnType<typeof variantsInSql>>;
 /**
  * An update list naming one variant more than once, as one entry per variant, as the JavaScript
  * plan applies them in order (./states.ts, applyEntry): a later field wins; a `qty` sets the count
- * and an `adjust` after it moves that count (a count again), an `adjust` before it is dropped; the
- * amounts of `adjust`s without a count add up; the first `expected_qty` holds. Undefined (the
- * JavaScript plan) when an entry gives `qty` and `adjust` (refused) or a count passes the largest.
+ * and an `adjust` after it moves that count (a count again); the amounts of `adjust`s without a
+ * count add up; the first `expected_qty` holds. Undefined (the JavaScript plan) when an entry gives
+ * `qty` and `adjust` (refused), a count passes the largest, or a count follows an `adjust` or
+ * amounts of both signs add up (below).
  */
 function merged(list: VariantUpdateEntry[]): VariantUpdateEntry[] | undefined {
   const at = new Map<number, number>();
@@ -138,6 +139,12 @@ function merged(list: VariantUpdateEntry[]): VariantUpdateEntry[] | undefined {
     const m = { ...out[first] } as Record<string, unknown>;
     if (m.qty !== undefined && m.adjust !== undefined) return undefined;
     if (e.qty !== undefined && e.adjust !== undefined) return undefined;
+    // The JavaScript plan checks every count an adjust reaches against the largest: the batch checks
+    // the last only, which bounds the others unless an adjust is dropped or one goes back.
+    const relative = m.qty === undefined ? (m.adjust as number | undefined) : undefined;
+    if (relative !== undefined && (e.qty !== undefined || Math.sign(e.adjust ?? relative) !== Math.sign(relative))) {
+      return undefined;
+    }
     for (const [k, v] of Object.entries(e)) {
       if (v === undefined || k === "adjust" || k === "expected_qty") continue;
       m[k] = v;
