@@ -4,13 +4,14 @@ import { sqlNames } from "../../platform/columns";
 import { afterLostRace, isConstraintError, runBatch, stmt } from "../../platform/d1";
 import { runClaimed } from "../../platform/idempotency";
 import { committed, newEvent, type PendingEvent } from "../../webhooks/outbox";
-import type { IfMatch, ItemOutcome, ProductRef, Recorder, WriteOptions } from "../create";
+import type { IfMatch, ItemOutcome, ProductRef, Recorder, WriteOptions, Written } from "../create";
 import { presentReads, productReads, readBack } from "../read";
 import { productETag } from "../version";
 import { type Plan, plan } from "./plan";
 import { fail, readSnapshot, select, type UpdateItem } from "./select";
 import { stockItems, stockUpdate } from "./stock";
-import { variantsInSql, writeVariants } from "./variants-sql";
+import { resolve, variantsInSql } from "./variants-route";
+import { writeVariants } from "./variants-sql";
 import { writeBatch } from "./write";
 
 export type { UpdateItem } from "./select";
@@ -36,7 +37,8 @@ async function changedSince(db: DB, id: number, ifMatch: IfMatch): Promise<ItemO
 }
 
 // PUT /v1/products (docs/products.md, "Updating products"). Stock-tool bodies take their own one-batch path
-// (./stock.ts). Otherwise, per round: one read batch (the selected products, their variants, the
+// (./stock.ts), one item carrying a variant list the SQL plan (./variants-sql.ts; docs/design.md,
+// "Writes", lists the forms). Otherwise, per round: one read batch (the selected products, their variants, the
 // owners of every SKU the body names), a plan per product in JS, then one write batch for all of
 // them. Lists travel as one JSON parameter each, so the number of statements is fixed whatever the
 // number of products or variants (docs/security.md, "Guarantees").
@@ -53,18 +55,33 @@ export async function updateProducts(
   now: number,
   recorder?: Recorder,
   options: WriteOptions = {},
-): Promise<{ outcomes: Map<number, ItemOutcome>; events: PendingEvent[] }> {
-  const back = readBack(options.minimal);
+): Promise<Written> {
   const { ifMatch } = options;
-  // An If-Match write depends on the version it reads, which only the plan below guards.
+  // An If-Match write depends on the version it reads, which the plans below guard.
   const stock = !ifMatch && stockItems(items);
   if (stock) return stockUpdate(db, stock, now, recorder, options.keyId ?? null);
-  // A sync, add or update of one product's variants (with product fields beside it, with or without
-  // an Idempotency-Key) is planned in SQL when it can be (./variants-sql.ts), which also words its
-  // refusals (./refusals.ts); undefined: a list it does not take after all, planned below.
-  const list = !ifMatch && variantsInSql(items);
-  const written = list && (await writeVariants(db, list, now, options, recorder));
+  // A body carrying a variant list is planned in SQL when it can be (./variants-route.ts), which
+  // also words its refusals (./refusals.ts); undefined: a list it does not take after all, planned below.
+  const list = !jsPlanOnly.on && variantsInSql(items);
+  const resolved = list && (await resolve(db, list, ifMatch));
+  const written = resolved && (await writeVariants(db, list, resolved, now, options, recorder));
   if (written) return written;
+  return updateInJs(db, items, now, recorder, options);
+}
+
+/** Tests set it to hold the SQL plan to the JavaScript one (test/products.variants-sql.test.ts). */
+export const jsPlanOnly = { on: false };
+
+/** The JavaScript plan's rounds (see updateProducts). */
+async function updateInJs(
+  db: DB,
+  items: UpdateItem[],
+  now: number,
+  recorder: Recorder | undefined,
+  options: WriteOptions,
+): Promise<Written> {
+  const back = readBack(options.minimal);
+  const { ifMatch } = options;
   const outcomes = new Map<number, ItemOutcome>();
   const events: PendingEvent[] = [];
   // Every product a batch of this request changed, for the snapshot of the last one.

@@ -1,57 +1,44 @@
 import type { DB } from "../../db/client";
-import { products, skus, staleReads, variantSync, variants } from "../../db/schema";
+import { products, productVersions, skus, staleReads, variantSync, variants } from "../../db/schema";
 import { optionColumn, sqlNames } from "../../platform/columns";
-import { afterLostRace, fitsOneValue, isConstraintError, runBatch, stmt } from "../../platform/d1";
+import { afterLostRace, isConstraintError, runBatch, stmt } from "../../platform/d1";
 import { runClaimed } from "../../platform/idempotency";
 import { committed, newEvent, outboxStatement } from "../../webhooks/outbox";
-import { tooManyPaths } from "../categories";
+import { derivedSlug } from "../categories";
 import type { ItemOutcome, Recorder, WriteOptions, Written } from "../create";
 import { STOCK } from "../entries";
-import { PRODUCT_FIELD_NAMES } from "../fields";
 import { minimalJson, ownJson, productText } from "../own-json";
-import {
-  ADJUST,
-  at,
-  COLUMN_OF,
-  EXPECTED,
-  type Field,
-  given,
-  packed,
-  SLOTS,
-  VARIANT_ID,
-  value,
-  WRITTEN,
-} from "../packed";
+import { ADJUST, at, COLUMN_OF, EXPECTED, type Field, given, SLOTS, VARIANT_ID, value, WRITTEN } from "../packed";
 import { MAX_VARIANTS } from "../schema";
 import { MAX_ANSWER_BYTES, SIZE_SQL } from "../size";
-import { sharedNames } from "../variants";
+import { productETag, VERSION_OF } from "../version";
 import { type Refusal, refusal } from "./refusals";
-import { select, snapshotOf, snapshotReads, type UpdateItem } from "./select";
+import { select, snapshotOf, snapshotReads } from "./select";
+import { MODE, type Resolved, type SqlList } from "./variants-route";
 import { UPDATE_PRODUCT_FIELDS } from "./write";
 
 // A product's variant list written in SQL, in ONE round trip (docs/products.md, "Limits"): the
-// requests a sales channel or stock tool sends for a product of up to 2,048 variants,
-// `{product_id, variants: {sync | add | update: [...]}}` (one list), with product fields beside it
-// (all but `stock`) and an Idempotency-Key or not. The JavaScript plan (./plan.ts) reads the product and
-// every variant into objects, matches and checks them one by one and sends the rows back; for
-// 2,048 variants that was most of a 26 ms request. Here the batch matches the list against the
-// variants where they are (a sync by SKU through the registry, else by option values through the
-// unique combination index; an update by variant id; an add matches nothing), writes the match into a scratch table, and applies it with fixed statements.
-// Whatever the JavaScript plan would refuse (a missing or extra option value, two entries matching
-// one variant, a variant id of another product, another product's SKU, a repeated combination, an added
-// combination or own SKU that exists, more than 2,048 variants, negative stock under
-// disable_minusqty, an `expected_qty` the stored qty is not, `adjust` beside `qty` or past the
-// largest count, an answer past 2 MiB) fails the batch through a constraint, so nothing is
-// written; a read batch then runs the same PLAN, reads what it matched and words the errors
-// (./refusals.ts, `diagnose` below), so the entries are matched by this plan only. Selections by
-// SKU or variant id, several items, two lists, If-Match and the forms docs/design.md ("Writes")
-// lists go the JavaScript way. test/products.variants-sql.test.ts holds both paths equal on random catalogs,
-// lists and product fields.
+// items ./variants-route.ts routes here, `{product_id | variant_id | sku, variants: {sync | add |
+// update: [...]}}` (one list) with product fields beside it (all but `stock`), an If-Match and
+// an Idempotency-Key or not. The JavaScript plan (./plan.ts) reads the product and every variant
+// into objects, matches and checks them one by one and sends the rows back; for 2,048 variants
+// that was most of a 26 ms request. Here the batch matches the list against the variants where
+// they are (a sync by SKU through the registry, else by option values through the unique
+// combination index; an update by variant id; an add matches nothing), writes the match into a
+// scratch table, and applies it with fixed statements. Whatever the JavaScript plan would refuse
+// (a missing or extra option value, two entries matching one variant, a variant id of another
+// product, another product's SKU, a repeated combination, an added combination or own SKU that
+// exists, more than 2,048 variants, negative stock under disable_minusqty, an `expected_qty` the
+// stored qty is not, `adjust` beside `qty` or past the largest count, an answer past 2 MiB, a
+// version other than the If-Match's or a selected variant gone) fails the batch through a
+// constraint, so nothing is written; a read batch then runs the same PLAN, reads what it matched
+// and words the errors (./refusals.ts, `diagnose` below), so the entries are matched by this plan
+// only. The forms ./refusals.ts does not word yet (two lists, a selection, an If-Match's tag) are
+// worded by the JavaScript plan.
+// test/products.variants-sql.test.ts holds both paths equal on random catalogs, lists, selectors,
+// If-Match headers and product fields.
 
 const each = (f: (n: number) => string, sep: string) => SLOTS.map(f).join(sep);
-
-/** Which list the plan reads (?4 of PLAN). */
-const MODE = { update: 0, sync: 1, add: 2 } as const;
 
 // Tables and columns through the schema (src/platform/columns.ts).
 const P = sqlNames(products);
@@ -59,6 +46,7 @@ const V = sqlNames(variants);
 const S = sqlNames(variantSync);
 const K = sqlNames(skus);
 const STALE = sqlNames(staleReads);
+const PV = sqlNames(productVersions);
 /** Option slot n's column of the variants (vo) and of the scratch table (so). */
 const vo = (n: number) => optionColumn(V, n);
 const so = (n: number) => optionColumn(S, n);
@@ -67,7 +55,7 @@ const col = (f: Field) => V[COLUMN_OF[f]];
 
 /**
  * ?1 product id, ?2 the packed entries, ?3 the option names they give (null: none), ?4 the list
- * (MODE). The names are the product's unless a sync gives others (a rename: every entry then
+ * (MODE), ?5 the place of ?2's first entry in the list. The names are the product's unless a sync gives others (a rename: every entry then
  * gives values, unless the count of options stays) or it has none yet (its first variants).
  * Entries of an add or update whose names differ, or of a product that has no slug yet (the
  * JavaScript plan derives one), give no rows, which the guard refuses. A sync matches by SKU, else by the values
@@ -85,7 +73,7 @@ const plan = (stock: boolean) => `
     WHERE p.${P.id} = ?1 AND p.${P.slug} IS NOT NULL
       AND (?3 IS NULL OR ?4 = ${MODE.sync} OR json(?3) = json(p.${P.optionNames}) OR p.${P.optionNames} = '[]')
   ), e AS MATERIALIZED (
-    SELECT j.key + p.first AS entry, j.value AS data, p.pid, p.n, p.cur,
+    SELECT j.key + p.first + ?5 AS entry, j.value AS data, p.pid, p.n, p.cur,
       ${at("j.value", "sku")} AS sku, j.value->>'$[${VARIANT_ID}]' AS variant_id,
       ${stock ? `j.value->>'$[${ADJUST}]'` : "NULL"} AS adjust, ${stock ? `j.value->>'$[${EXPECTED}]'` : "NULL"} AS expected,
       ${each((n) => `${at("j.value", value(n))} AS v${n}`, ", ")}
@@ -121,9 +109,9 @@ const PLAN_STOCK = plan(true);
 
 // Fails the batch (stale_reads' always-false CHECK) when the plan is not one the JavaScript plan
 // would accept: no rows (see PLAN), an invalid entry, or two entries on one variant (a sync
-// refuses them; an update applies them in order, which one UPDATE cannot, so ./refusals.ts sends
-// such an update to ./plan.ts). An update entry of an unknown variant has a row (its values ''
-// where it gives none), so the read that words a refusal runs PLAN without failing.
+// refuses them; an update's are merged before they travel, ./variants-route.ts). An update entry
+// of an unknown variant has a row (its values '' where it gives none), so the read that words a
+// refusal runs PLAN without failing.
 const GUARD = `
   INSERT INTO ${STALE.$} (${STALE.productId})
   SELECT ?1 WHERE NOT EXISTS (SELECT 1 FROM ${S.$})
@@ -150,7 +138,8 @@ const PARK = `
 // first list); ?4: the disable_minusqty the body gives, which the next statement writes.
 const UPDATE_PRODUCT = `
   UPDATE ${P.$} SET ${P.stock} = iif(coalesce(?4, ${P.disableMinusqty}) = 1 AND ${P.stock} < 0, 0, ${P.stock}),
-    ${P.optionNames} = coalesce(?3, ${P.optionNames}), ${P.updatedAt} = max(?2, ${P.updatedAt} + 1)
+    ${P.optionNames} = coalesce(?3, ${P.optionNames}),
+    ${P.updatedAt} = coalesce(max(?2, ${P.updatedAt} + 1), ${P.updatedAt})
   WHERE ${P.id} = ?1`;
 
 // Fields an entry leaves out keep their value; null clears one (images to none).
@@ -192,71 +181,47 @@ const FOLLOW_FLAG = `UPDATE ${V.$} SET ${V.noMinus} = ?2 WHERE ${V.productId} = 
 
 const CLEAR = `DELETE FROM ${S.$}`;
 
-// Product fields the batch writes beside the list, as given (./write.ts); a SKU or slug another
-// product or variant has meets the registry or the unique index, a disable_minusqty that a
-// negative qty does not allow meets the stock floor. Not `stock` (a product with variants has none
-// of its own: the JavaScript plan words that); categories as given, but not a head category
-// (merged into the stored paths), and a slug, but not one derived again.
-const BESIDE = new Set<string>(PRODUCT_FIELD_NAMES.filter((n) => n !== "stock"));
+// The conditions of a resolved item (./variants-route.ts): the version an If-Match named, and the
+// variant or SKU owner a selection read, still as read when the batch runs.
+const VERSION_GUARD = `
+  INSERT INTO ${STALE.$} (${STALE.productId})
+  SELECT ?1 WHERE (SELECT ${PV.version} FROM ${PV.$} WHERE ${PV.productId} = ?1) IS NOT ?2`;
+const SELECTED_GUARD = `
+  INSERT INTO ${STALE.$} (${STALE.productId})
+  SELECT ?1 WHERE NOT EXISTS (SELECT 1 FROM ${V.$} WHERE ${V.id} = ?2 AND ${V.productId} = ?1)`;
+const OWNER_GUARD = `
+  INSERT INTO ${STALE.$} (${STALE.productId})
+  SELECT ?1 WHERE NOT EXISTS (SELECT 1 FROM ${K.$} WHERE ${K.sku} = ?2 AND ${K.productId} = ?1 AND ${K.variantId} IS ?3)`;
 
-/** A body key's value as the product row of UPDATE_PRODUCT_FIELDS takes it; undefined: not here. */
-function beside(key: string, v: unknown): unknown {
-  if (BESIDE.has(key)) return key === "images" && v === null ? [] : v;
-  if (key === "slug") return typeof v === "string" ? v : undefined;
-  if (key !== "categories") return undefined;
-  const paths = (v ?? []) as string[][];
-  return tooManyPaths(paths) ? undefined : paths;
+/** The statements that re-check what `resolve` read. */
+function conditions(db: DB, r: Resolved): D1PreparedStatement[] {
+  const out = r.version === undefined ? [] : [stmt(db, VERSION_GUARD, r.productId, r.version)];
+  const s = r.selected;
+  if (s && "sku" in s) out.push(stmt(db, OWNER_GUARD, r.productId, s.sku, s.variantId));
+  else if (s) out.push(stmt(db, SELECTED_GUARD, r.productId, s.variantId));
+  return out;
 }
-
-/** The item this path takes, with its list bound as packed entries; undefined: the JavaScript path. */
-export function variantsInSql(items: UpdateItem[]) {
-  if (items.length !== 1) return undefined;
-  const [item] = items;
-  const d = item.data;
-  if (d.product_id === undefined) return undefined;
-  let product: Record<string, unknown> | undefined;
-  for (const [key, v] of Object.entries(d)) {
-    if (v === undefined || key === "product_id" || key === "variants") continue;
-    const value = beside(key, v);
-    if (value === undefined) return undefined;
-    product ??= { id: d.product_id };
-    product[key] = value;
-  }
-  const { sync, add, update } = d.variants ?? {};
-  if ((sync ? 1 : 0) + (add ? 1 : 0) + (update ? 1 : 0) !== 1) return undefined;
-  const entries = sync ?? add ?? update;
-  if (!entries?.length) return undefined;
-  const names = sharedNames(entries);
-  if (names === false) return undefined;
-  // A list too large for one bound value (long image lists) takes the JavaScript path, which splits it.
-  const packedList = packed(entries);
-  if (!fitsOneValue(packedList)) return undefined;
-  const stock = update?.some((e) => e.adjust !== undefined || e.expected_qty !== undefined) ?? false;
-  const mode = sync ? MODE.sync : add ? MODE.add : MODE.update;
-  const fields = product && JSON.stringify([product]);
-  return { item, productId: d.product_id, mode, entries: packedList, names: names ?? null, stock, fields };
-}
-
-type List = NonNullable<ReturnType<typeof variantsInSql>>;
 
 /**
- * Writes the list in one batch, with the request's Idempotency-Key record when it has one. A
- * refused batch wrote nothing: a read batch then finds and words the refusal (./refusals.ts), and
- * the refusal is recorded under the key; when the read finds nothing refused (a concurrent writer
- * changed the product in between) the write is tried again. Undefined: a list the plan does not
- * take after all (see "plan" in ./refusals.ts), which the JavaScript path plans.
+ * Writes the list in one batch, with the request's Idempotency-Key record when it has one; with
+ * If-Match, sets its ETag from the version the batch leaves. A refused batch wrote nothing: a read
+ * batch then finds and words the refusal (./refusals.ts), and the refusal is recorded under the
+ * key; when the read finds nothing refused (a concurrent writer changed the product in between)
+ * the write is tried again. Undefined: a refusal ./refusals.ts does not word, which the
+ * JavaScript path words.
  */
 export async function writeVariants(
   db: DB,
-  list: List,
+  list: SqlList,
+  resolved: Resolved,
   now: number,
   options: WriteOptions,
   recorder?: Recorder,
 ): Promise<Written | undefined> {
   for (let attempt = 1; ; attempt++) {
-    const written = await write(db, list, now, options, recorder);
+    const written = await write(db, list, resolved, now, options, recorder);
     if (written) return written;
-    const refused = await diagnose(db, list);
+    const refused = await diagnose(db, list, resolved);
     if (refused === "plan") return undefined;
     if (refused) {
       const outcome = new Map([[list.item.index, refused]]);
@@ -273,15 +238,16 @@ export async function writeVariants(
 const MATCHES = `SELECT ${S.variantId} AS vid FROM ${S.$} ORDER BY ${S.entry}`;
 
 /** Runs the plan again, reads what it matched and what the wording needs, and words the refusal. */
-async function diagnose(db: DB, list: List): Promise<Refusal> {
+async function diagnose(db: DB, list: SqlList, resolved: Resolved): Promise<Refusal> {
+  if (list.lists.length !== 1 || resolved.version !== undefined || resolved.selected) return "plan";
+  const [{ mode, entries, names, stock }] = list.lists;
+  const given = names && JSON.stringify(names);
+  const plans = entries.map(([part, from]) =>
+    stmt(db, stock ? PLAN_STOCK : PLAN, resolved.productId, part, given, mode, from),
+  );
   const items = [list.item];
-  const names = list.names && JSON.stringify(list.names);
-  const [, matched, ...read] = await runBatch(db, [
-    stmt(db, PLAN, list.productId, list.entries, names, list.mode),
-    stmt(db, MATCHES),
-    ...snapshotReads(db, items),
-    stmt(db, CLEAR),
-  ]);
+  const results = await runBatch(db, [...plans, stmt(db, MATCHES), ...snapshotReads(db, items), stmt(db, CLEAR)]);
+  const [matched, ...read] = results.slice(plans.length);
   const snap = snapshotOf(read.slice(0, -1));
   const t = select(list.item, snap);
   if ("ok" in t) return t;
@@ -295,40 +261,58 @@ async function diagnose(db: DB, list: List): Promise<Refusal> {
 /** One attempt of the write batch; undefined when a constraint refused it. */
 async function write(
   db: DB,
-  list: List,
+  list: SqlList,
+  resolved: Resolved,
   now: number,
   options: WriteOptions,
   recorder?: Recorder,
 ): Promise<Written | undefined> {
-  const id = list.productId;
-  const { mode } = list;
-  const sync = mode === MODE.sync ? 1 : 0;
+  const id = resolved.productId;
+  const { ifMatch } = options;
   const change = [newEvent("product.update", { productId: id, keyId: options.keyId })];
   const read = (options.minimal ? minimalJson : ownJson)(db, `p.${P.id} = ?1`, id);
-  const names = list.names && JSON.stringify(list.names);
   const flag = list.item.data.disable_minusqty ?? null;
+  const product: Record<string, unknown> | undefined = list.product && { id, ...list.product };
+  // slug: null derives it again from the title (./variants-route.ts).
+  if (product?.slug === null) product.slug = derivedSlug(String(product.title), id);
+  const fields = product && JSON.stringify([product]);
   // The record's answer names the product, resolved from the snapshot stored with it (as ./index.ts records).
   const head = recorder?.claim(new Map([[list.item.index, { ok: true, product: { $product: id } }]])) ?? [];
   const tail = recorder ? [recorder.snapshot(`p.${P.id} = ?1`, id)] : [];
-  let results: D1Result<Record<string, unknown>>[];
-  try {
-    results = await runClaimed(db, recorder?.idem, head, [
-      stmt(db, list.stock ? PLAN_STOCK : PLAN, id, list.entries, names, mode),
+  // The version the batch leaves, for the answer's ETag.
+  const version = ifMatch ? [stmt(db, VERSION_OF, id)] : [];
+  // Each list as the one before it left the variants (sync, add, update: ./plan.ts's order).
+  const lists = list.lists.flatMap(({ mode, entries, names, stock }, i) => {
+    const sync = mode === MODE.sync ? 1 : 0;
+    const given = names && JSON.stringify(names);
+    return [
+      ...(i ? [stmt(db, CLEAR)] : []),
+      // A list past one bound value is planned a part at a time, each from its first entry's place.
+      ...entries.map(([part, from]) => stmt(db, stock ? PLAN_STOCK : PLAN, id, part, given, mode, from)),
       stmt(db, GUARD, id),
       ...(sync ? [stmt(db, DELETE_UNMATCHED, id)] : []),
       // An add changes no variant it has.
       ...(mode === MODE.add ? [] : [stmt(db, PARK)]),
-      stmt(db, UPDATE_PRODUCT, id, now, names, flag),
+      // updated_at moves once.
+      stmt(db, UPDATE_PRODUCT, id, i ? null : now, given, flag),
       // After the variants that go or change their SKU free it, before those that take one (the
       // product's old SKU too); a new variant without a price takes the product's new one.
-      ...(list.fields ? [stmt(db, UPDATE_PRODUCT_FIELDS, list.fields)] : []),
-      ...(mode === MODE.add ? [] : [stmt(db, list.stock ? UPDATE_MATCHED_STOCK : UPDATE_MATCHED, now, sync)]),
+      ...(fields && !i ? [stmt(db, UPDATE_PRODUCT_FIELDS, fields)] : []),
+      ...(mode === MODE.add ? [] : [stmt(db, stock ? UPDATE_MATCHED_STOCK : UPDATE_MATCHED, now, sync)]),
       ...(mode === MODE.update ? [] : [stmt(db, INSERT_NEW, now)]),
-      // The variants the list leaves as they are follow a flag the body sets (a negative qty meets the floor).
+    ];
+  });
+  let results: D1Result<Record<string, unknown>>[];
+  try {
+    results = await runClaimed(db, recorder?.idem, head, [
+      ...conditions(db, resolved),
+      ...lists,
+      // The variants the lists leave as they are follow a flag the body sets (a negative qty meets the floor).
       ...(flag === null ? [] : [stmt(db, FOLLOW_FLAG, id, flag)]),
-      ...(mode === MODE.add ? [stmt(db, COUNT_GUARD, id)] : []),
+      ...(list.lists.some((l) => l.mode === MODE.add) ? [stmt(db, COUNT_GUARD, id)] : []),
       stmt(db, SIZE_GUARD, id),
       outboxStatement(db, change, now),
+      ...version,
       read,
       ...tail,
       stmt(db, CLEAR),
@@ -338,7 +322,8 @@ async function write(
     if (isConstraintError(e)) return undefined;
     throw e;
   }
-  const product = productText(results[results.length - 2 - tail.length]);
-  const outcomes = new Map<number, ItemOutcome>([[list.item.index, { ok: true, product }]]);
+  const at = results.length - 2 - tail.length;
+  if (ifMatch) ifMatch.etag = productETag(id, results[at - 1].results[0]?.version);
+  const outcomes = new Map<number, ItemOutcome>([[list.item.index, { ok: true, product: productText(results[at]) }]]);
   return { outcomes, events: committed(change, results) };
 }
