@@ -5,7 +5,7 @@ import { useState } from "preact/hooks";
 import { PUBLISHABLE_SCOPES, SCOPES as SECRET_SCOPES } from "../../src/keys/scope-names";
 import { api, currentSession } from "./api";
 import type { Key, ListedSession } from "./types";
-import { CheckList, ConfirmButton, CopyButton, Message, Title, useAction, useLoad, when } from "./ui";
+import { CheckList, ConfirmButton, CopyButton, Heads, Message, Title, useAction, useLoad, when } from "./ui";
 
 export function KeysPage() {
   const { data, error, reload } = useLoad(() => api<{ keys: Key[] }>("GET", "/v1/keys").then((r) => r.body.keys), []);
@@ -20,18 +20,7 @@ export function KeysPage() {
           <div class="scroll" tabindex={0}>
             <table class="list">
               <caption class="sr-only">Live keys</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Key</th>
-                  <th scope="col">Scopes</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">Expires</th>
-                  <th scope="col">
-                    <span class="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
+              <Heads columns={["Name", "Key", "Scopes", "Last used", "Expires", ["Actions", "hidden"]]} />
               <tbody>
                 {live.map((k) => (
                   <KeyRow k={k} reload={reload} />
@@ -96,18 +85,7 @@ function Sessions() {
         <div class="scroll" tabindex={0}>
           <table class="list sessions">
             <caption class="sr-only">Live sessions of every key, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Key</th>
-                <th scope="col">Browser</th>
-                <th scope="col">Signed in</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Ends</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
+            <Heads columns={["Key", "Browser", "Signed in", "Last used", "Ends", ["Actions", "hidden"]]} />
             <tbody>
               {data.map((s) => (
                 <tr>

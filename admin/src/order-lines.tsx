@@ -3,27 +3,13 @@
 import { useState } from "preact/hooks";
 import type { OrderProps } from "./order-actions";
 import type { Order } from "./types";
-import { money, useDirty } from "./ui";
+import { Heads, money, useDirty } from "./ui";
 
 export function Lines({ order }: { order: Order }) {
   return (
     <div class="scroll" tabindex={0}>
       <table class="list">
-        <thead>
-          <tr>
-            <th scope="col">Item</th>
-            <th scope="col">SKU</th>
-            <th scope="col" class="num">
-              Qty
-            </th>
-            <th scope="col" class="num">
-              Price
-            </th>
-            <th scope="col" class="num">
-              Total
-            </th>
-          </tr>
-        </thead>
+        <Heads columns={["Item", "SKU", ["Qty", "num"], ["Price", "num"], ["Total", "num"]]} />
         <tbody>
           {order.products.map((l) => (
             <tr>
@@ -70,21 +56,7 @@ export function LinesEditor({ order, busy, change }: OrderProps) {
     <form onSubmit={save}>
       <div class="scroll" tabindex={0}>
         <table class="list">
-          <thead>
-            <tr>
-              <th scope="col">Item</th>
-              <th scope="col">SKU</th>
-              <th scope="col" class="num">
-                Qty (0 removes)
-              </th>
-              <th scope="col" class="num">
-                Price
-              </th>
-              <th scope="col" class="num">
-                Total
-              </th>
-            </tr>
-          </thead>
+          <Heads columns={["Item", "SKU", ["Qty (0 removes)", "num"], ["Price", "num"], ["Total", "num"]]} />
           <tbody>
             {order.products.map((l, i) => (
               <tr>

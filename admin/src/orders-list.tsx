@@ -6,7 +6,7 @@ import { api, can } from "./api";
 import { actionsFor, CancelForm } from "./order-actions";
 import { download, ordersCsv } from "./orders-csv";
 import type { OrderRow } from "./types";
-import { Message, money, orderState, Title, useAction, useLoad, when } from "./ui";
+import { Heads, Message, money, orderState, Title, useAction, useLoad, when } from "./ui";
 
 const PAGE = 25;
 
@@ -145,25 +145,17 @@ export function OrdersPage({ query }: { query: URLSearchParams }) {
       {data && rows.length > 0 && (
         <table class="list orders">
           <caption class="sr-only">Orders, {sort[0].toLowerCase()}</caption>
-          <thead>
-            <tr>
-              <th scope="col">
-                <input
-                  type="checkbox"
-                  aria-label="Select every order on this page"
-                  checked={chosen.length === rows.length}
-                  onChange={(e) => setSelected(new Set(e.currentTarget.checked ? rows.map((o) => o.order_id) : []))}
-                />
-              </th>
-              <th scope="col">Order</th>
-              <th scope="col">Date</th>
-              <th scope="col">Customer</th>
-              <th scope="col">Status</th>
-              <th scope="col" class="num">
-                Total
-              </th>
-            </tr>
-          </thead>
+          <Heads
+            lead={
+              <input
+                type="checkbox"
+                aria-label="Select every order on this page"
+                checked={chosen.length === rows.length}
+                onChange={(e) => setSelected(new Set(e.currentTarget.checked ? rows.map((o) => o.order_id) : []))}
+              />
+            }
+            columns={["Order", "Date", "Customer", "Status", ["Total", "num"]]}
+          />
           <tbody>
             {rows.map((o) => {
               const st = orderState(o.status, o.date_paid);

@@ -4,7 +4,7 @@ import { useState } from "preact/hooks";
 import { currentSession } from "./api";
 import { Pager, SearchForm, usePagedList } from "./list";
 import type { ProductRow } from "./types";
-import { Message, money, Title } from "./ui";
+import { Heads, Message, money, Title } from "./ui";
 
 const PAGE = 50;
 const LOW_KEY = "edge-store-admin-low-stock";
@@ -67,19 +67,7 @@ export function ProductsPage() {
           <div class="scroll" tabindex={0}>
             <table class="list">
               <caption class="sr-only">Products; stock of {LOW_STOCK} or less is marked low</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Product</th>
-                  <th scope="col">SKU</th>
-                  <th scope="col" class="num">
-                    Price
-                  </th>
-                  <th scope="col" class="num">
-                    Stock
-                  </th>
-                  <th scope="col">Visible</th>
-                </tr>
-              </thead>
+              <Heads columns={["Product", "SKU", ["Price", "num"], ["Stock", "num"], "Visible"]} />
               <tbody>
                 {data.rows.map((p) => (
                   <tr class={Number(p.stock) <= LOW_STOCK || lowOf(p).length ? "row-low" : ""}>

@@ -8,7 +8,7 @@ import { useState } from "preact/hooks";
 import { api, can } from "./api";
 import { currency, LOW_STOCK, Stock } from "./products-list";
 import type { Product, Variant } from "./types";
-import { Message, moneyInput, parseMoney, placeErrors, Title, useAction, useDirty, useLoad } from "./ui";
+import { Heads, Message, moneyInput, parseMoney, placeErrors, Title, useAction, useDirty, useLoad } from "./ui";
 
 const optionText = (v: Variant) =>
   ([1, 2, 3, 4, 5] as const)
@@ -286,18 +286,7 @@ function ProductForm({
           <div class="scroll" tabindex={0}>
             <table class="list">
               <caption>Variants</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Variant</th>
-                  <th scope="col">SKU</th>
-                  <th scope="col" class="num">
-                    Stock
-                  </th>
-                  <th scope="col" class="num">
-                    Price
-                  </th>
-                </tr>
-              </thead>
+              <Heads columns={["Variant", "SKU", ["Stock", "num"], ["Price", "num"]]} />
               <tbody>
                 {p.variants.map((v, i) => (
                   <tr class={v.qty <= LOW_STOCK ? "row-low" : ""}>

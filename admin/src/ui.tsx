@@ -274,3 +274,31 @@ export function ConfirmButton({
     </>
   );
 }
+
+/** A column of a table's head: its name, or its name with `num` (a figure, aligned right) or `hidden` (heard only). */
+export type Column = string | [string, "num" | "hidden"];
+
+/** A table's head row; `lead` is a first cell of its own (a select-all box). */
+export function Heads({ columns, lead }: { columns: Column[]; lead?: ComponentChildren }) {
+  return (
+    <thead>
+      <tr>
+        {lead && <th scope="col">{lead}</th>}
+        {columns.map((c) => {
+          const [name, kind] = typeof c === "string" ? [c] : c;
+          if (kind === "hidden")
+            return (
+              <th scope="col">
+                <span class="sr-only">{name}</span>
+              </th>
+            );
+          return (
+            <th scope="col" class={kind}>
+              {name}
+            </th>
+          );
+        })}
+      </tr>
+    </thead>
+  );
+}

@@ -6,7 +6,7 @@ import { useState } from "preact/hooks";
 import { EVENT_TYPES as EVENTS } from "../../src/webhooks/events";
 import { api } from "./api";
 import type { Delivery, Webhook } from "./types";
-import { CheckList, ConfirmButton, CopyButton, Message, Title, useAction, useLoad, when } from "./ui";
+import { CheckList, ConfirmButton, CopyButton, Heads, Message, Title, useAction, useLoad, when } from "./ui";
 
 export function WebhooksPage() {
   const { data, error, reload } = useLoad(
@@ -120,25 +120,17 @@ function Deliveries({ id }: { id: number }) {
         <div class="scroll" tabindex={0}>
           <table class="list">
             <caption class="sr-only">Recent deliveries, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Event</th>
-                <th scope="col" class="num">
-                  Attempt
-                </th>
-                <th scope="col" class="num">
-                  HTTP
-                </th>
-                <th scope="col" class="num">
-                  Time
-                </th>
-                <th scope="col">Outcome</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
+            <Heads
+              columns={[
+                "When",
+                "Event",
+                ["Attempt", "num"],
+                ["HTTP", "num"],
+                ["Time", "num"],
+                "Outcome",
+                ["Actions", "hidden"],
+              ]}
+            />
             <tbody>
               {data.map((d, i) => (
                 <>
