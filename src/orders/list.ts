@@ -226,13 +226,15 @@ export async function listOrders(
   const order = orderJsonSql(withDetails);
   const [page, next, counted] = await db.$client.batch<Record<string, unknown>>([
     // Each order's text is carried (src/platform/quotes.ts); SQLite builds only the first chunk's.
+    // `+ 0`: a bare bound LIMIT would have SQLite prepare the statement again at every request
+    // (docs/design.md, "What a page's SQL costs").
     stmt(
       db,
       `SELECT o.${O.id} AS id, o.k, o.est, iif(o.n = 1 OR o.upto <= ${ORDER_CHUNK_BYTES}, ${carriedSql(order)}, NULL) AS j
        FROM (SELECT o.*, row_number() OVER (ORDER BY ${sort}) AS n,
                sum(o.est) OVER (ORDER BY ${sort} ROWS UNBOUNDED PRECEDING) AS upto
              FROM (SELECT o.*, o.${column} AS k, ${estimateSql(withDetails)} AS est
-                   FROM ${O.$} AS o ${filter} ORDER BY ${sort} LIMIT ${lim} OFFSET ${off}) AS o) AS o
+                   FROM ${O.$} AS o ${filter} ORDER BY ${sort} LIMIT ${lim} + 0 OFFSET ${off}) AS o) AS o
        ORDER BY o.n`,
       ...params.values,
     ),
