@@ -26,7 +26,11 @@ const belowZero = (path: string, what: string, from: number, to: number) =>
 const located = <T>(list: T[] | undefined, name: string): Located<T>[] =>
   (list ?? []).map((entry, i) => ({ entry, path: `variants.${name}[${i}]` }));
 
-export function refusal(t: Target, snap: Snapshot, matches: (number | null)[]): Refusal {
+/**
+ * `lean`: the read has only the columns the checks read (./select.ts, `leanReads`); "full" when
+ * nothing else is refused, as the answer size needs the others.
+ */
+export function refusal(t: Target, snap: Snapshot, matches: (number | null)[], lean: boolean): Refusal | "full" {
   const d = t.item.data;
   const p = t.product;
   // A product without a slug gets one derived, which the SQL plan does not do.
@@ -80,6 +84,7 @@ export function refusal(t: Target, snap: Snapshot, matches: (number | null)[]): 
   else states = updated(update, c);
   finalState(t, snap, product, states, f);
   if (f.any) return f.outcome();
+  if (lean) return "full";
   const finalNames = states.length ? names : [];
   if (!sameNames(finalNames, current)) product.option_names = finalNames;
   const size = sizeAfter(snap.sizes.get(p.id) ?? 0, p, product, deleted, states);

@@ -26,7 +26,7 @@ import { MAX_VARIANTS } from "../schema";
 import { MAX_ANSWER_BYTES, SIZE_SQL } from "../size";
 import { sharedNames } from "../variants";
 import { type Refusal, refusal } from "./refusals";
-import { select, snapshotOf, snapshotReads, type UpdateItem } from "./select";
+import { leanReads, leanSnapshotOf, select, snapshotOf, snapshotReads, type UpdateItem } from "./select";
 import { UPDATE_PRODUCT_FIELDS } from "./write";
 
 // A product's variant list written in SQL, in ONE round trip (docs/products.md, "Limits"): the
@@ -270,26 +270,32 @@ export async function writeVariants(
   }
 }
 
-const MATCHES = `SELECT ${S.variantId} AS vid FROM ${S.$} ORDER BY ${S.entry}`;
+// The plan's match of each entry, in list order, as one JSON text (./select.ts, LEAN_VARIANTS).
+const MATCHES = `SELECT json_group_array(vid) AS list FROM (SELECT ${S.variantId} AS vid FROM ${S.$} ORDER BY ${S.entry})`;
 
-/** Runs the plan again, reads what it matched and what the wording needs, and words the refusal. */
+/**
+ * Runs the plan again, reads what it matched and what the wording needs, and words the refusal:
+ * from the lean read first, and from the full one when only the answer size can be refused.
+ */
 async function diagnose(db: DB, list: List): Promise<Refusal> {
-  const items = [list.item];
+  const lean = await diagnosed(db, list, true);
+  if (lean !== "full") return lean;
+  const full = await diagnosed(db, list, false);
+  return full === "full" ? undefined : full;
+}
+
+async function diagnosed(db: DB, list: List, lean: boolean): Promise<Refusal | "full"> {
   const names = list.names && JSON.stringify(list.names);
   const [, matched, ...read] = await runBatch(db, [
     stmt(db, PLAN, list.productId, list.entries, names, list.mode),
     stmt(db, MATCHES),
-    ...snapshotReads(db, items),
+    ...(lean ? leanReads(db, list.item, list.mode === MODE.add) : snapshotReads(db, [list.item])),
     stmt(db, CLEAR),
   ]);
-  const snap = snapshotOf(read.slice(0, -1));
+  const snap = (lean ? leanSnapshotOf : snapshotOf)(read.slice(0, -1));
   const t = select(list.item, snap);
   if ("ok" in t) return t;
-  return refusal(
-    t,
-    snap,
-    matched.results.map((r) => (r.vid === null ? null : Number(r.vid))),
-  );
+  return refusal(t, snap, JSON.parse(String(matched.results[0].list)) as (number | null)[], lean);
 }
 
 /** One attempt of the write batch; undefined when a constraint refused it. */
