@@ -5,6 +5,7 @@ import { MAX_VARIANTS, OPTION_SLOTS, type VariantEntry, type VariantUpdateEntry 
 import { MAX_ANSWER_BYTES, tooLarge } from "../size";
 import { agreedNames, comboKey, type Located, namesOf, sameNames, VALUE_KEYS, valuesOf } from "../variants";
 import { categoriesAndSlug } from "./categories";
+import type { Read } from "./refusal-read";
 import { type Failed, Failures, fail, type Snapshot, type Target } from "./select";
 import { sizeAfter } from "./size";
 import { applyEntry, created, fromRow, set, type VariantState } from "./states";
@@ -30,7 +31,7 @@ const located = <T>(list: T[] | undefined, name: string): Located<T>[] =>
  * `lean`: the read has only the columns the checks read (./select.ts, `leanReads`); "full" when
  * nothing else is refused, as the answer size needs the others.
  */
-export function refusal(t: Target, snap: Snapshot, matches: (number | null)[], lean: boolean): Refusal | "full" {
+export function refusal(t: Target, { snap, matches, only }: Read, lean: boolean): Refusal | "full" {
   const d = t.item.data;
   const p = t.product;
   // A product without a slug gets one derived, which the SQL plan does not do.
@@ -76,13 +77,14 @@ export function refusal(t: Target, snap: Snapshot, matches: (number | null)[], l
 
   const stored = snap.variants.get(p.id) ?? [];
   const price = (product.price as number | undefined) ?? p.price;
-  const c: Context = { matches: matched, snap, stored, names, price, productId: p.id, f };
+  const c: Context = { matches: matched, snap, stored, names, price, productId: p.id, f, only };
   const deleted: VariantRow[] = [];
   let states: VariantState[];
   if (sync.length) states = synced(sync, c, current.length, deleted);
   else if (add.length) states = added(add, c);
   else states = updated(update, c);
-  finalState(t, snap, product, states, f);
+  // A lean sync's entries that are not read each leave a variant no check refuses.
+  finalState(t, snap, product, states, only ? sync.length - only.size : 0, f);
   if (f.any) return f.outcome();
   if (lean) return "full";
   const finalNames = states.length ? names : [];
@@ -101,6 +103,8 @@ type Context = {
   price: number;
   productId: number;
   f: Failures;
+  /** A lean sync's entries read (./refusal-read.ts); undefined: all. */
+  only?: Set<number>;
 };
 
 /** A sync's states in list order; `deleted` takes the variants no entry matched. */
@@ -109,6 +113,7 @@ function synced(sync: Located<VariantEntry>[], c: Context, options: number, dele
   const matched = new Map<number, string>();
   const states: VariantState[] = [];
   sync.forEach(({ entry, path }, i) => {
+    if (c.only && !c.only.has(i)) return;
     const row = matches[i] === null ? undefined : snap.variantById.get(matches[i] as number);
     // An entry naming its variant by SKU without values keeps the variant's values.
     const keeps = entry.sku && row && names.length === options && !VALUE_KEYS.some((k) => entry[k] !== undefined);
@@ -190,11 +195,22 @@ function updated(update: Located<VariantUpdateEntry>[], c: Context) {
   return states;
 }
 
-/** The checks of the product as the list leaves it: what the batch's constraints refuse. */
-function finalState(t: Target, snap: Snapshot, product: Record<string, unknown>, states: VariantState[], f: Failures) {
+/**
+ * The checks of the product as the list leaves it: what the batch's constraints refuse. `sound`:
+ * how many variants it leaves beside `states` that no check refuses.
+ */
+function finalState(
+  t: Target,
+  snap: Snapshot,
+  product: Record<string, unknown>,
+  states: VariantState[],
+  sound: number,
+  f: Failures,
+) {
   const p = t.product;
-  if (states.length > MAX_VARIANTS) {
-    f.add(400, `variants: a product has at most ${MAX_VARIANTS} variants; this request would leave ${states.length}`);
+  const count = states.length + sound;
+  if (count > MAX_VARIANTS) {
+    f.add(400, `variants: a product has at most ${MAX_VARIANTS} variants; this request would leave ${count}`);
   }
   for (const s of states) {
     if (!s.expected || !s.row) continue;
@@ -210,7 +226,7 @@ function finalState(t: Target, snap: Snapshot, product: Record<string, unknown>,
       else negative.push(s.cur.sku ?? s.label);
     }
     // A product with variants has no stock of its own: the write clears a negative one.
-    if (p.stock < 0 && !states.length) negative.push(p.sku ?? `product ${p.id}`);
+    if (p.stock < 0 && !count) negative.push(p.sku ?? `product ${p.id}`);
   }
   // Only when nothing failed yet: an add entry already reported its clash with the same variant.
   const seen = new Map<string, string>();

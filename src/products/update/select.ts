@@ -1,7 +1,7 @@
 import type { DB } from "../../db/client";
 import { toProduct, toVariant } from "../../db/rows";
 import { products, skus, variants } from "../../db/schema";
-import { optionColumn, sqlNames } from "../../platform/columns";
+import { sqlNames } from "../../platform/columns";
 import { runBatch, stmt } from "../../platform/d1";
 import type { ItemOutcome } from "../create";
 import type { ProductRow, VariantRow } from "../present";
@@ -48,13 +48,13 @@ const TARGETS = `
   UNION SELECT ${K.productId} FROM ${K.$} WHERE ${K.sku} IN (SELECT value FROM json_each(?3))`;
 // answer_size: the product's answer size estimate as stored (docs/products.md, "Updating products").
 // Rows keep the columns' SQL names (src/db/rows.ts maps them).
-const READ_PRODUCTS = `SELECT p.*, ${SIZE_SQL} AS answer_size, ${STRUCTURE_SQL} AS structure, ${VERSION_SQL} AS version
+export const READ_PRODUCTS = `SELECT p.*, ${SIZE_SQL} AS answer_size, ${STRUCTURE_SQL} AS structure, ${VERSION_SQL} AS version
   FROM ${P.$} AS p WHERE p.${P.id} IN (${TARGETS})`;
 const READ_VARIANTS = `SELECT * FROM ${V.$} WHERE ${V.productId} IN (${TARGETS})
   ORDER BY ${V.productId}, ${V.position}, ${V.id}`;
 const READ_OWNERS = `SELECT ${K.sku} AS sku, ${K.productId} AS product_id, ${K.variantId} AS variant_id FROM ${K.$}
   WHERE ${K.sku} IN (SELECT value FROM json_each(?1))`;
-const READ_SLUGS = `SELECT ${P.slug} AS slug, ${P.id} AS id FROM ${P.$} WHERE ${P.slug} IN (SELECT value FROM json_each(?1))`;
+export const READ_SLUGS = `SELECT ${P.slug} AS slug, ${P.id} AS id FROM ${P.$} WHERE ${P.slug} IN (SELECT value FROM json_each(?1))`;
 
 export type Snapshot = {
   products: Map<number, ProductRow>;
@@ -72,7 +72,7 @@ export type Snapshot = {
 };
 
 /** The SKUs a body names (as selector or new value), so their owners are known before planning. */
-function namedSkus(d: ProductUpdate): string[] {
+export function namedSkus(d: ProductUpdate): string[] {
   const out: string[] = d.sku ? [d.sku] : [];
   for (const list of [d.variants?.sync, d.variants?.add, d.variants?.update]) {
     for (const e of list ?? []) if (e.sku) out.push(e.sku);
@@ -125,77 +125,6 @@ export function snapshotOf([ps, vs, os, ss]: D1Result<Record<string, unknown>>[]
   }
   for (const o of os.results) {
     snap.owners.set(String(o.sku), { productId: Number(o.product_id), variantId: o.variant_id as number | null });
-  }
-  return snap;
-}
-
-// The read a refused variant list of one product is worded from (./refusals.ts, ./variants-sql.ts):
-// the product as READ_PRODUCTS reads it; its variants with only the columns the checks read, as one
-// JSON text (a row object of every column per variant cost more than the checks: about 13 ms of
-// 2,048 in Node); and only the owners of the body's SKUs that a check can name (another product's;
-// the product's own in an add), as one JSON text too. The columns left out are blanks (LEAN), so
-// the answer size, which reads them, is checked on the full read (`snapshotReads`).
-const LEAN_VARIANTS = `SELECT json_group_array(json_array(${V.id}, ${V.sku}, ${V.qty}, ${V.position},
-  ${[1, 2, 3, 4, 5].map((n) => optionColumn(V, n)).join(", ")})) AS list
-  FROM (SELECT * FROM ${V.$} WHERE ${V.productId} = ?1 ORDER BY ${V.position}, ${V.id})`;
-const LEAN_OWNERS = `SELECT json_group_array(json_array(${K.sku}, ${K.productId}, ${K.variantId})) AS list FROM ${K.$}
-  WHERE ${K.sku} IN (SELECT value FROM json_each(?1)) AND (${K.productId} <> ?2 OR ?3)`;
-
-/** The columns of a variant the lean read leaves out. */
-const LEAN = {
-  price: 0,
-  beforePrice: null,
-  purchasePrice: null,
-  qtyLocation: null,
-  gtin: null,
-  supplierSku: null,
-  weight: null,
-  visible: 1,
-  images: "[]",
-  noMinus: 0,
-  createdAt: 0,
-  updatedAt: 0,
-} as const;
-
-/** The statements of the lean read of `item`'s product (its `product_id`); `own`: an add's. */
-export function leanReads(db: DB, item: UpdateItem, own: boolean): D1PreparedStatement[] {
-  const d = item.data;
-  return [
-    stmt(db, READ_PRODUCTS, JSON.stringify([d.product_id]), "[]", "[]"),
-    stmt(db, LEAN_VARIANTS, d.product_id),
-    stmt(db, LEAN_OWNERS, JSON.stringify(namedSkus(d)), d.product_id, own ? 1 : 0),
-    stmt(db, READ_SLUGS, JSON.stringify(d.slug ? [d.slug] : [])),
-  ];
-}
-
-type LeanVariant = [number, string | null, number, number, string, string, string, string, string];
-type LeanOwner = [string, number, number | null];
-
-export function leanSnapshotOf([ps, vs, os, ss]: D1Result<Record<string, unknown>>[]): Snapshot {
-  const snap = snapshotOf([ps, { ...vs, results: [] }, { ...os, results: [] }, ss]);
-  const id = ps.results.length ? Number(ps.results[0][P.id]) : undefined;
-  const list = id === undefined ? undefined : snap.variants.get(id);
-  for (const [vid, sku, qty, position, option1, option2, option3, option4, option5] of JSON.parse(
-    String(vs.results[0]?.list ?? "[]"),
-  ) as LeanVariant[]) {
-    const v: VariantRow = {
-      ...LEAN,
-      id: vid,
-      productId: id as number,
-      sku,
-      qty,
-      position,
-      option1,
-      option2,
-      option3,
-      option4,
-      option5,
-    };
-    list?.push(v);
-    snap.variantById.set(vid, v);
-  }
-  for (const [sku, productId, variantId] of JSON.parse(String(os.results[0]?.list ?? "[]")) as LeanOwner[]) {
-    snap.owners.set(sku, { productId, variantId });
   }
   return snap;
 }

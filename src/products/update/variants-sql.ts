@@ -25,8 +25,9 @@ import {
 import { MAX_VARIANTS } from "../schema";
 import { MAX_ANSWER_BYTES, SIZE_SQL } from "../size";
 import { sharedNames } from "../variants";
+import { readOf, refusalReads } from "./refusal-read";
 import { type Refusal, refusal } from "./refusals";
-import { leanReads, leanSnapshotOf, select, snapshotOf, snapshotReads, type UpdateItem } from "./select";
+import { select, type UpdateItem } from "./select";
 import { UPDATE_PRODUCT_FIELDS } from "./write";
 
 // A product's variant list written in SQL, in ONE round trip (docs/products.md, "Limits"): the
@@ -270,12 +271,10 @@ export async function writeVariants(
   }
 }
 
-// The plan's match of each entry, in list order, as one JSON text (./select.ts, LEAN_VARIANTS).
-const MATCHES = `SELECT json_group_array(vid) AS list FROM (SELECT ${S.variantId} AS vid FROM ${S.$} ORDER BY ${S.entry})`;
-
 /**
  * Runs the plan again, reads what it matched and what the wording needs, and words the refusal:
- * from the lean read first, and from the full one when only the answer size can be refused.
+ * from the lean read first, and from the full one when only the answer size can be refused
+ * (./refusal-read.ts).
  */
 async function diagnose(db: DB, list: List): Promise<Refusal> {
   const lean = await diagnosed(db, list, true);
@@ -286,16 +285,19 @@ async function diagnose(db: DB, list: List): Promise<Refusal> {
 
 async function diagnosed(db: DB, list: List, lean: boolean): Promise<Refusal | "full"> {
   const names = list.names && JSON.stringify(list.names);
-  const [, matched, ...read] = await runBatch(db, [
+  const { sync, add, update } = list.item.data.variants ?? {};
+  const count = (sync ?? add ?? update ?? []).length;
+  const of = { item: list.item, sync: list.mode === MODE.sync, add: list.mode === MODE.add, count };
+  const [, ...results] = await runBatch(db, [
     stmt(db, PLAN, list.productId, list.entries, names, list.mode),
-    stmt(db, MATCHES),
-    ...(lean ? leanReads(db, list.item, list.mode === MODE.add) : snapshotReads(db, [list.item])),
+    ...refusalReads(db, of, lean),
     stmt(db, CLEAR),
   ]);
-  const snap = (lean ? leanSnapshotOf : snapshotOf)(read.slice(0, -1));
-  const t = select(list.item, snap);
+  const read = readOf(results.slice(0, -1), of, lean);
+  if (read === "full") return read;
+  const t = select(list.item, read.snap);
   if ("ok" in t) return t;
-  return refusal(t, snap, JSON.parse(String(matched.results[0].list)) as (number | null)[], lean);
+  return refusal(t, read, lean);
 }
 
 /** One attempt of the write batch; undefined when a constraint refused it. */
