@@ -97,6 +97,45 @@ describe("a variant list the SQL plan refuses", () => {
     expect((await get(`/v1/products/${c.id}`)).json).toEqual(before);
   });
 
+  // A sync's read has only the entries a check can refuse (src/products/update/refusal-read.ts):
+  // the others must not change the words. The JavaScript plan (taken by If-Match) is the reference.
+  it.each<[string, (p: string) => Json]>([
+    [
+      "an entry taking the product's own SKU, among sound ones",
+      (p) => ({
+        variants: { sync: ["s", "m", "l", "xl"].map((v, i) => size(v, { sku: i === 2 ? `${p}P` : `${p}${v}` })) },
+      }),
+    ],
+    [
+      "the SKU the body gives the product on an entry",
+      (p) => ({
+        sku: `${p}N`,
+        variants: { sync: ["s", "m", "l"].map((v) => size(v, { sku: v === "m" ? `${p}N` : `${p}${v}` })) },
+      }),
+    ],
+    [
+      "a combination repeated, a SKU repeated and a negative qty, in a list of 40",
+      (p) => ({
+        disable_minusqty: 1,
+        variants: {
+          sync: Array.from({ length: 40 }, (_, i) =>
+            size(i === 30 ? "v3" : `v${i}`, { sku: `${p}${i === 20 ? 10 : i}`, qty: i === 35 ? -1 : i }),
+          ),
+        },
+      }),
+    ],
+  ])("words %s as the JavaScript plan does", async (_name, body) => {
+    const p = `${uid("L")}-`;
+    const made = await product(p, { sku: `${p}P` });
+    const sent = { product_id: made.product_id, ...body(p) };
+    const w = wrapD1();
+    const r = await put("/v1/products", sent, { env: { DB: w.db } });
+    const js = await put("/v1/products", sent, { headers: { "if-match": "*" } });
+    expect(r.status, r.text).toBeGreaterThanOrEqual(400);
+    expect([r.status, r.json]).toEqual([js.status, js.json]);
+    expect(w.counts.calls).toBe(2);
+  });
+
   it("words an answer that would pass 2 MiB from the plan's read (413)", async () => {
     // 25 variants of 50 long image URLs each: about 0.8 MB a list, each one bound value.
     const url = (v: string, i: number) => `https://img.example.com/${v}/${i}/${"x".repeat(560)}.jpg`;
