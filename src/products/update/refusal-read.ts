@@ -26,7 +26,7 @@ import {
 // count: a refusal of one bad entry in 2,048 reads a row or two. An add or update reads every
 // stored variant (each stays in the product beside the list). The owners are those of the body's
 // SKUs that a check can name (another product's; the product's own in an add). The columns left
-// out are blanks (LEAN), so the answer size, which reads them, is checked on the full read
+// out are blanks (`leanRow`), so the answer size, which reads them, is checked on the full read
 // (./select.ts's snapshot reads, every variant with every column), as is a sync the plan gave no
 // row per entry.
 
@@ -67,22 +67,6 @@ const FLAGGED = `
     OR EXISTS (SELECT 1 FROM ${K.$} AS k WHERE k.${K.sku} = f.sku AND k.${K.productId} <> ?1)
     OR f.sku = (SELECT ${P.sku} FROM ${P.$} WHERE ${P.id} = ?1) OR f.sku = ?2`;
 
-/** The columns of a variant the lean read leaves out. */
-const LEAN = {
-  price: 0,
-  beforePrice: null,
-  purchasePrice: null,
-  qtyLocation: null,
-  gtin: null,
-  supplierSku: null,
-  weight: null,
-  visible: 1,
-  images: "[]",
-  noMinus: 0,
-  createdAt: 0,
-  updatedAt: 0,
-} as const;
-
 type LeanVariant = [number, string | null, number, number, string, string, string, string, string];
 type LeanOwner = [string, number, number | null];
 type Row = Record<string, unknown>;
@@ -109,6 +93,35 @@ export function refusalReads(db: DB, of: Of, lean: boolean): D1PreparedStatement
   ];
 }
 
+/** A variant of the lean read, the columns it leaves out blank. */
+function leanRow(v: LeanVariant, productId: number): VariantRow {
+  const [id, sku, qty, position, option1, option2, option3, option4, option5] = v;
+  return {
+    id,
+    productId,
+    sku,
+    option1,
+    option2,
+    option3,
+    option4,
+    option5,
+    price: 0,
+    beforePrice: null,
+    purchasePrice: null,
+    qty,
+    qtyLocation: null,
+    gtin: null,
+    supplierSku: null,
+    weight: null,
+    visible: 1,
+    images: "[]",
+    noMinus: 0,
+    position,
+    createdAt: 0,
+    updatedAt: 0,
+  };
+}
+
 const listOf = <T>(r: D1Result<Row>) => JSON.parse(String(r.results[0]?.list ?? "[]")) as T;
 
 export function readOf(results: D1Result<Row>[], of: Of, lean: boolean): Read | "full" {
@@ -119,21 +132,8 @@ export function readOf(results: D1Result<Row>[], of: Of, lean: boolean): Read | 
   const snap = snapshotOf([ps, none, none, ss]);
   const pid = of.item.data.product_id as number;
   const add = (v: LeanVariant) => {
-    const [id, sku, qty, position, option1, option2, option3, option4, option5] = v;
-    const row: VariantRow = {
-      ...LEAN,
-      id,
-      productId: pid,
-      sku,
-      qty,
-      position,
-      option1,
-      option2,
-      option3,
-      option4,
-      option5,
-    };
-    snap.variantById.set(id, row);
+    const row = leanRow(v, pid);
+    snap.variantById.set(row.id, row);
     return row;
   };
   snap.variants.get(pid)?.push(...listOf<LeanVariant[]>(vs).map(add));
