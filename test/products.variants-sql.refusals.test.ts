@@ -97,9 +97,9 @@ describe("a variant list the SQL plan refuses", () => {
     expect((await get(`/v1/products/${c.id}`)).json).toEqual(before);
   });
 
-  // A sync's read has only the entries a check can refuse (src/products/update/refusal-read.ts):
+  // A sync's or update's read has only what a check can refuse (src/products/update/refusal-read.ts):
   // the others must not change the words. The JavaScript plan (taken by If-Match) is the reference.
-  it.each<[string, (p: string) => Json]>([
+  it.each<[string, (p: string, v: number[]) => Json]>([
     [
       "an entry taking the product's own SKU, among sound ones",
       (p) => ({
@@ -124,10 +124,45 @@ describe("a variant list the SQL plan refuses", () => {
         },
       }),
     ],
+    [
+      "an update's SKU repeated and an expected_qty that is not the stored one",
+      (p, v) => ({
+        variants: {
+          update: [
+            { variant_id: v[0], sku: `${p}1` },
+            { variant_id: v[2], expected_qty: 7, adjust: 1 },
+          ],
+        },
+      }),
+    ],
+    [
+      "an update taking the product's own SKU and a negative qty under disable_minusqty",
+      (p, v) => ({
+        disable_minusqty: 1,
+        variants: {
+          update: [
+            { variant_id: v[1], sku: `${p}P` },
+            { variant_id: v[2], qty: -3 },
+          ],
+        },
+      }),
+    ],
+    [
+      "an update repeating a combination, past a sound entry",
+      (_p, v) => ({
+        variants: {
+          update: [
+            { variant_id: v[0], qty: 4 },
+            { variant_id: v[2], variant_option1_value: "m" },
+          ],
+        },
+      }),
+    ],
   ])("words %s as the JavaScript plan does", async (_name, body) => {
     const p = `${uid("L")}-`;
     const made = await product(p, { sku: `${p}P` });
-    const sent = { product_id: made.product_id, ...body(p) };
+    const v = (made.variants as Json[]).map((x) => x.variant_id as number);
+    const sent = { product_id: made.product_id, ...body(p, v) };
     const w = wrapD1();
     const r = await put("/v1/products", sent, { env: { DB: w.db } });
     const js = await put("/v1/products", sent, { headers: { "if-match": "*" } });

@@ -2,7 +2,8 @@ import type { DB } from "../../db/client";
 import { products, skus, variantSync, variants } from "../../db/schema";
 import { optionColumn, sqlNames } from "../../platform/columns";
 import { stmt } from "../../platform/d1";
-import { at, given, SLOTS } from "../packed";
+import { STOCK } from "../entries";
+import { ADJUST, at, EXPECTED, given, SLOTS } from "../packed";
 import type { VariantRow } from "../present";
 import {
   namedSkus,
@@ -78,20 +79,52 @@ export type Of = { item: UpdateItem; sync: boolean; add: boolean; count: number 
  * What the wording reads: the snapshot, the plan's match of each entry, and for a lean sync the
  * entries it read (`only`; the others are sound as they stand). "full": the lean read cannot tell.
  */
-export type Read = { snap: Snapshot; matches: (number | null)[]; only?: Set<number> };
+export type Read = { snap: Snapshot; matches: (number | null)[]; only?: Set<number>; sound: number };
 
 /** The statements after the plan's, in the order `readOf` takes their results. */
 export function refusalReads(db: DB, of: Of, lean: boolean): D1PreparedStatement[] {
   const d = of.item.data;
   if (!lean) return [stmt(db, MATCHES), ...snapshotReads(db, [of.item])];
   return [
-    of.sync ? stmt(db, FLAGGED, d.product_id, d.sku ?? null) : stmt(db, MATCHES),
+    of.add ? stmt(db, MATCHES) : stmt(db, of.sync ? FLAGGED : FLAGGED_UPDATE, d.product_id, d.sku ?? null),
     stmt(db, READ_PRODUCTS, JSON.stringify([d.product_id]), "[]", "[]"),
-    ...(of.sync ? [] : [stmt(db, LEAN_VARIANTS, d.product_id)]),
+    ...(of.add ? [stmt(db, LEAN_VARIANTS, d.product_id)] : []),
     stmt(db, LEAN_OWNERS, JSON.stringify(namedSkus(d)), d.product_id, of.add ? 1 : 0),
     stmt(db, READ_SLUGS, JSON.stringify(d.slug ? [d.slug] : [])),
   ];
 }
+
+// An update's stored variants a check can refuse as the list leaves them (each as LEAN_VARIANTS,
+// in the product's order), the entries on them and those of no variant of the product ([entry,
+// variant id]), how many variants the product has and how many rows the plan gave. ?1 the
+// product, ?2 the SKU the body gives it. u: each stored variant as the list leaves it, with the
+// entry on it (two entries on one variant give two rows: flagged, and planned in JavaScript).
+const FLAGGED_UPDATE = `
+  WITH u AS MATERIALIZED (
+    SELECT v.${V.id} AS id, v.${V.position} AS position, s.${S.entry} AS entry, s.${S.data} AS data, v.${V.qty} AS stored,
+      ${slots((n) => `coalesce(s.${so(n)}, v.${vo(n)}) AS o${n}`)},
+      iif(s.${S.entry} IS NOT NULL AND ${given("s.data", "sku")}, ${at("s.data", "sku")}, v.${V.sku}) AS sku,
+      iif(s.${S.entry} IS NOT NULL AND ${given("s.data", "qty")}, ${at("s.data", "qty")}, v.${V.qty})
+        + coalesce(s.${S.data}->>'$[${ADJUST}]', 0) AS qty,
+      s.${S.bad} AS bad
+    FROM ${V.$} AS v LEFT JOIN ${S.$} AS s ON s.${S.variantId} = v.${V.id}
+    WHERE v.${V.productId} = ?1
+  ), g AS MATERIALIZED (
+    SELECT * FROM u WHERE bad OR qty < 0 OR abs(qty) > ${STOCK}
+      OR (data->>'$[${EXPECTED}]' IS NOT NULL AND data->>'$[${EXPECTED}]' IS NOT stored)
+      OR (data->>'$[${ADJUST}]' IS NOT NULL AND ${given("data", "qty")})
+      OR id IN (SELECT id FROM u GROUP BY id HAVING count(*) > 1)
+      OR (${slots((n) => `o${n}`)}) IN (SELECT ${slots((n) => `o${n}`)} FROM u GROUP BY ${slots((n) => `o${n}`)} HAVING count(*) > 1)
+      OR sku IN (SELECT sku FROM u WHERE sku IS NOT NULL GROUP BY sku HAVING count(*) > 1)
+      OR EXISTS (SELECT 1 FROM ${K.$} AS k WHERE k.${K.sku} = u.sku AND k.${K.productId} <> ?1)
+      OR sku = (SELECT ${P.sku} FROM ${P.$} WHERE ${P.id} = ?1) OR sku = ?2
+  )
+  SELECT (SELECT count(*) FROM ${S.$}) AS planned, (SELECT count(*) FROM ${V.$} WHERE ${V.productId} = ?1) AS total,
+    (SELECT json_group_array(json_array(${V.id}, ${V.sku}, ${V.qty}, ${V.position}, ${slots(vo)})) FROM (
+      SELECT * FROM ${V.$} WHERE ${V.id} IN (SELECT id FROM g) ORDER BY ${V.position}, ${V.id})) AS list,
+    (SELECT json_group_array(json_array(entry, vid)) FROM (
+      SELECT entry, id AS vid FROM g WHERE entry IS NOT NULL
+      UNION ALL SELECT ${S.entry}, NULL FROM ${S.$} WHERE ${S.variantId} IS NULL)) AS entries`;
 
 /** A variant of the lean read, the columns it leaves out blank. */
 function leanRow(v: LeanVariant, productId: number): VariantRow {
@@ -125,10 +158,10 @@ function leanRow(v: LeanVariant, productId: number): VariantRow {
 const listOf = <T>(r: D1Result<Row>) => JSON.parse(String(r.results[0]?.list ?? "[]")) as T;
 
 export function readOf(results: D1Result<Row>[], of: Of, lean: boolean): Read | "full" {
-  if (!lean) return { snap: snapshotOf(results.slice(1)), matches: listOf(results[0]) };
+  if (!lean) return { snap: snapshotOf(results.slice(1)), matches: listOf(results[0]), sound: 0 };
   const [first, ps, ...rest] = results;
   const none = { ...first, results: [] };
-  const [vs, os, ss] = of.sync ? [none, ...rest] : rest;
+  const [vs, os, ss] = of.add ? rest : [none, ...rest];
   const snap = snapshotOf([ps, none, none, ss]);
   const pid = of.item.data.product_id as number;
   const add = (v: LeanVariant) => {
@@ -138,13 +171,23 @@ export function readOf(results: D1Result<Row>[], of: Of, lean: boolean): Read | 
   };
   snap.variants.get(pid)?.push(...listOf<LeanVariant[]>(vs).map(add));
   for (const [sku, productId, variantId] of listOf<LeanOwner[]>(os)) snap.owners.set(sku, { productId, variantId });
-  if (!of.sync) return { snap, matches: listOf(first) };
-  if (Number(first.results[0]?.planned) !== of.count) return "full";
+  if (of.add) return { snap, matches: listOf(first), sound: 0 };
+  const head = first.results[0] ?? {};
+  if (Number(head.planned) !== of.count) return "full";
   const matches = new Array<number | null>(of.count).fill(null);
   const only = new Set<number>();
-  for (const [entry, ...v] of listOf<[number, ...LeanVariant][]>(first)) {
-    only.add(entry);
-    if (v[0] !== null) matches[entry] = add(v).id;
+  if (of.sync) {
+    for (const [entry, ...v] of listOf<[number, ...LeanVariant][]>(first)) {
+      only.add(entry);
+      if (v[0] !== null) matches[entry] = add(v).id;
+    }
+    return { snap, matches, only, sound: of.count - only.size };
   }
-  return { snap, matches, only };
+  const stored = (JSON.parse(String(head.list)) as LeanVariant[]).map(add);
+  snap.variants.set(pid, stored);
+  for (const [entry, vid] of JSON.parse(String(head.entries)) as [number, number | null][]) {
+    only.add(entry);
+    matches[entry] = vid;
+  }
+  return { snap, matches, only, sound: Number(head.total) - stored.length };
 }

@@ -31,7 +31,7 @@ const located = <T>(list: T[] | undefined, name: string): Located<T>[] =>
  * `lean`: the read has only the columns the checks read (./select.ts, `leanReads`); "full" when
  * nothing else is refused, as the answer size needs the others.
  */
-export function refusal(t: Target, { snap, matches, only }: Read, lean: boolean): Refusal | "full" {
+export function refusal(t: Target, { snap, matches, only, sound }: Read, lean: boolean): Refusal | "full" {
   const d = t.item.data;
   const p = t.product;
   // A product without a slug gets one derived, which the SQL plan does not do.
@@ -83,8 +83,8 @@ export function refusal(t: Target, { snap, matches, only }: Read, lean: boolean)
   if (sync.length) states = synced(sync, c, current.length, deleted);
   else if (add.length) states = added(add, c);
   else states = updated(update, c);
-  // A lean sync's entries that are not read each leave a variant no check refuses.
-  finalState(t, snap, product, states, only ? sync.length - only.size : 0, f);
+  // A lean read leaves out the variants no check refuses (./refusal-read.ts).
+  finalState(t, snap, product, states, sound, f);
   if (f.any) return f.outcome();
   if (lean) return "full";
   const finalNames = states.length ? names : [];
@@ -103,7 +103,7 @@ type Context = {
   price: number;
   productId: number;
   f: Failures;
-  /** A lean sync's entries read (./refusal-read.ts); undefined: all. */
+  /** The entries a lean sync or update read (./refusal-read.ts); undefined: all. */
   only?: Set<number>;
 };
 
@@ -175,6 +175,7 @@ function updated(update: Located<VariantUpdateEntry>[], c: Context) {
   const states = c.stored.map(fromRow);
   const byId = new Map(states.map((s) => [s.id as number, s]));
   update.forEach(({ entry, path }, i) => {
+    if (c.only && !c.only.has(i)) return;
     const s = matches[i] === null ? undefined : byId.get(matches[i] as number);
     if (!s) {
       f.add(404, `${path}.variant_id: variant ${entry.variant_id} is not a variant of product ${c.productId}`);
