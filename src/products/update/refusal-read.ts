@@ -19,17 +19,18 @@ import {
 // (./variants-sql.ts, PLAN) in the batch that diagnoses the refusal, and what they give.
 //
 // The lean read (the first) has the product as ./select.ts reads it and, of the variants, only the
-// columns the checks read, each list as one JSON text (a row object per variant of every column
-// cost more than the checks). A sync reads only the entries a check can refuse, which SQL finds
-// over the plan's rows: an entry with a missing or extra value, a variant two entries match, a
-// final combination or SKU two entries share, a SKU another product or the product itself has, a
-// negative qty. Every other entry becomes a variant as it stands, so the checks need only its
-// count: a refusal of one bad entry in 2,048 reads a row or two. An add or update reads every
-// stored variant (each stays in the product beside the list). The owners are those of the body's
-// SKUs that a check can name (another product's; the product's own in an add). The columns left
-// out are blanks (`leanRow`), so the answer size, which reads them, is checked on the full read
-// (./select.ts's snapshot reads, every variant with every column), as is a sync the plan gave no
-// row per entry.
+// columns the checks read, as JSON text (a row object per variant of every column cost more than
+// the checks). A sync or an update reads only what a check can refuse, which SQL finds over the
+// plan's rows and the variants as the list leaves them: an entry with a missing or extra value or
+// of no variant of the product, a variant two entries match, a final combination or SKU two
+// variants share, a SKU another product or the product itself has, a negative qty or one past the
+// largest count, an update's expected_qty that is not the stored qty or adjust beside qty. Every
+// other variant is sound as it stands, so the checks need only their count: a refusal of one bad
+// entry in 2,048 reads a row or two. An add reads every stored variant (few checks could be
+// spared: its entries are new). The owners are those of the body's SKUs that a check can name
+// (another product's; the product's own in an add). The columns left out are blanks (`leanRow`),
+// so the answer size, which reads them, is checked on the full read (./select.ts's snapshot
+// reads, every variant with every column), as is a list the plan gave no row per entry.
 
 const P = sqlNames(products);
 const V = sqlNames(variants);
@@ -101,14 +102,15 @@ export function refusalReads(db: DB, of: Of, lean: boolean): D1PreparedStatement
 // entry on it (two entries on one variant give two rows: flagged, and planned in JavaScript).
 const FLAGGED_UPDATE = `
   WITH u AS MATERIALIZED (
-    SELECT v.${V.id} AS id, v.${V.position} AS position, s.${S.entry} AS entry, s.${S.data} AS data, v.${V.qty} AS stored,
-      ${slots((n) => `coalesce(s.${so(n)}, v.${vo(n)}) AS o${n}`)},
-      iif(s.${S.entry} IS NOT NULL AND ${given("s.data", "sku")}, ${at("s.data", "sku")}, v.${V.sku}) AS sku,
-      iif(s.${S.entry} IS NOT NULL AND ${given("s.data", "qty")}, ${at("s.data", "qty")}, v.${V.qty})
-        + coalesce(s.${S.data}->>'$[${ADJUST}]', 0) AS qty,
+    SELECT v.${V.id} AS id, s.${S.entry} AS entry, s.${S.data} AS data, v.${V.qty} AS stored,
+      ${slots((n) => `s.${so(n)} AS o${n}`)},
+      iif(${given("s.data", "sku")}, ${at("s.data", "sku")}, v.${V.sku}) AS sku,
+      iif(${given("s.data", "qty")}, ${at("s.data", "qty")}, v.${V.qty}) + coalesce(s.${S.data}->>'$[${ADJUST}]', 0) AS qty,
       s.${S.bad} AS bad
-    FROM ${V.$} AS v LEFT JOIN ${S.$} AS s ON s.${S.variantId} = v.${V.id}
-    WHERE v.${V.productId} = ?1
+    FROM ${S.$} AS s JOIN ${V.$} AS v ON v.${V.id} = s.${S.variantId}
+    UNION ALL
+    SELECT ${V.id}, NULL, NULL, ${V.qty}, ${slots(vo)}, ${V.sku}, ${V.qty}, 0 FROM ${V.$}
+    WHERE ${V.productId} = ?1 AND ${V.id} NOT IN (SELECT ${S.variantId} FROM ${S.$} WHERE ${S.variantId} IS NOT NULL)
   ), g AS MATERIALIZED (
     SELECT * FROM u WHERE bad OR qty < 0 OR abs(qty) > ${STOCK}
       OR (data->>'$[${EXPECTED}]' IS NOT NULL AND data->>'$[${EXPECTED}]' IS NOT stored)

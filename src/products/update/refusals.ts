@@ -13,9 +13,10 @@ import { applyEntry, created, fromRow, set, type VariantState } from "./states";
 // The words of a variant list the SQL plan refused (./variants-sql.ts). The batch that refused it
 // wrote nothing and said only that a constraint failed; a read batch then runs the same PLAN,
 // reads which stored variant each entry matched (`matches`, in list order) beside the product,
-// its variants and the owners of the SKUs and slug the body names (./select.ts's reads), and this
-// file words what the batch refused, with the errors, order and status of ./plan.ts, without
-// matching the entries again: an entry's variant is the one the plan found.
+// its variants and the owners of the SKUs and slug the body names (./refusal-read.ts: lean, only
+// what a check can refuse), and this file words what the batch refused, with the errors, order
+// and status of ./plan.ts, without matching the entries again: an entry's variant is the one the
+// plan found.
 
 /** What the read says: the errors; "plan" for a list the SQL plan does not take (./plan.ts plans
  * it); undefined when nothing is refused now (a concurrent writer changed the product since). */
@@ -28,8 +29,9 @@ const located = <T>(list: T[] | undefined, name: string): Located<T>[] =>
   (list ?? []).map((entry, i) => ({ entry, path: `variants.${name}[${i}]` }));
 
 /**
- * `lean`: the read has only the columns the checks read (./select.ts, `leanReads`); "full" when
- * nothing else is refused, as the answer size needs the others.
+ * `lean`: the read has only the columns the checks read, and of a sync or update only the entries
+ * and variants a check can refuse (`only`; `sound` counts the variants left out); "full" when
+ * nothing else is refused, as the answer size needs the rest (./refusal-read.ts).
  */
 export function refusal(t: Target, { snap, matches, only, sound }: Read, lean: boolean): Refusal | "full" {
   const d = t.item.data;
