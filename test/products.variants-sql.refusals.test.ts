@@ -5,8 +5,9 @@ import { get, post, put, uid } from "./helpers";
 // A list the SQL plan refuses (src/products/update/variants-sql.ts) is worded from one more read
 // batch that runs the same plan (src/products/update/refusals.ts), not planned again in JavaScript:
 // the refused write, then that read, and nothing else (a third call records the answer under an
-// Idempotency-Key). A read that finds nothing refused (a concurrent writer changed the product in
-// between) tries the write again. test/products.variants-sql.test.ts holds the wording equal to
+// Idempotency-Key). The read has only the columns the checks read; when it finds nothing refused
+// but the answer size could be, a full read follows, which finds the size refused, or nothing (a
+// concurrent writer changed the product in between): then the write is tried again. test/products.variants-sql.test.ts holds the wording equal to
 // the JavaScript plan's on random lists.
 
 type Json = Record<string, any>;
@@ -96,6 +97,80 @@ describe("a variant list the SQL plan refuses", () => {
     expect((await get(`/v1/products/${c.id}`)).json).toEqual(before);
   });
 
+  // A sync's or update's read has only what a check can refuse (src/products/update/refusal-read.ts):
+  // the others must not change the words. The JavaScript plan (taken by If-Match) is the reference.
+  it.each<[string, (p: string, v: number[]) => Json]>([
+    [
+      "an entry taking the product's own SKU, among sound ones",
+      (p) => ({
+        variants: { sync: ["s", "m", "l", "xl"].map((v, i) => size(v, { sku: i === 2 ? `${p}P` : `${p}${v}` })) },
+      }),
+    ],
+    [
+      "the SKU the body gives the product on an entry",
+      (p) => ({
+        sku: `${p}N`,
+        variants: { sync: ["s", "m", "l"].map((v) => size(v, { sku: v === "m" ? `${p}N` : `${p}${v}` })) },
+      }),
+    ],
+    [
+      "a combination repeated, a SKU repeated and a negative qty, in a list of 40",
+      (p) => ({
+        disable_minusqty: 1,
+        variants: {
+          sync: Array.from({ length: 40 }, (_, i) =>
+            size(i === 30 ? "v3" : `v${i}`, { sku: `${p}${i === 20 ? 10 : i}`, qty: i === 35 ? -1 : i }),
+          ),
+        },
+      }),
+    ],
+    [
+      "an update's SKU repeated and an expected_qty that is not the stored one",
+      (p, v) => ({
+        variants: {
+          update: [
+            { variant_id: v[0], sku: `${p}1` },
+            { variant_id: v[2], expected_qty: 7, adjust: 1 },
+          ],
+        },
+      }),
+    ],
+    [
+      "an update taking the product's own SKU and a negative qty under disable_minusqty",
+      (p, v) => ({
+        disable_minusqty: 1,
+        variants: {
+          update: [
+            { variant_id: v[1], sku: `${p}P` },
+            { variant_id: v[2], qty: -3 },
+          ],
+        },
+      }),
+    ],
+    [
+      "an update repeating a combination, past a sound entry",
+      (_p, v) => ({
+        variants: {
+          update: [
+            { variant_id: v[0], qty: 4 },
+            { variant_id: v[2], variant_option1_value: "m" },
+          ],
+        },
+      }),
+    ],
+  ])("words %s as the JavaScript plan does", async (_name, body) => {
+    const p = `${uid("L")}-`;
+    const made = await product(p, { sku: `${p}P` });
+    const v = (made.variants as Json[]).map((x) => x.variant_id as number);
+    const sent = { product_id: made.product_id, ...body(p, v) };
+    const w = wrapD1();
+    const r = await put("/v1/products", sent, { env: { DB: w.db } });
+    const js = await put("/v1/products", sent, { headers: { "if-match": "*" } });
+    expect(r.status, r.text).toBeGreaterThanOrEqual(400);
+    expect([r.status, r.json]).toEqual([js.status, js.json]);
+    expect(w.counts.calls).toBe(2);
+  });
+
   it("words an answer that would pass 2 MiB from the plan's read (413)", async () => {
     // 25 variants of 50 long image URLs each: about 0.8 MB a list, each one bound value.
     const url = (v: string, i: number) => `https://img.example.com/${v}/${i}/${"x".repeat(560)}.jpg`;
@@ -112,7 +187,8 @@ describe("a variant list the SQL plan refuses", () => {
     expect(r.json.errors).toEqual([
       expect.stringMatching(new RegExp(`^product ${id}: this change would make its answer`)),
     ]);
-    expect(w.counts.calls).toBe(2);
+    // The lean read, then the full one (the answer size reads every column).
+    expect(w.counts.calls).toBe(3);
     wordedByThePlan(w.counts.queries);
     expect((await get(`/v1/products/${id}`)).json.variants).toHaveLength(50);
   });
@@ -152,6 +228,7 @@ describe("a variant list the SQL plan refuses", () => {
     );
     expect(r.status, r.text).toBe(200);
     expect(r.json.products[0].variants.map((v: Json) => [v.sku, v.qty])).toEqual([[sku, 9]]);
-    expect(w.counts.calls).toBe(3);
+    // The refused write, the lean read, the full read, the write.
+    expect(w.counts.calls).toBe(4);
   });
 });

@@ -730,6 +730,28 @@ export function cases(ids) {
       load: false,
       cpuIterations: 10,
     })),
+    // The same update refused: one entry takes the SKU of another product (as sync-2048-refused),
+    // worded from the plan's read of every stored variant (docs/design.md, "Writes"; `status`: 409).
+    {
+      id: `update-${MAX_VARIANTS}-refused`,
+      label: `PUT /v1/products variants.update of ${MAX_VARIANTS} variants by id, refused (another product's SKU)`,
+      method: "PUT",
+      path: "/v1/products",
+      body: (/** @type {number} */ i) =>
+        JSON.stringify({
+          product_id: ids.syncIds[MAX_VARIANTS],
+          variants: {
+            update: ids.syncVariantIds[MAX_VARIANTS].map((variant_id, k) => ({
+              variant_id,
+              qty: 20 + (i % 2),
+              ...(k === MAX_VARIANTS / 2 ? { sku: `SYNC${SYNC_SIZES[0]}` } : {}),
+            })),
+          },
+        }),
+      status: 409,
+      load: false,
+      cpuIterations: 0,
+    },
     {
       id: `create-${MAX_VARIANTS}`,
       label: `POST /v1/products with ${MAX_VARIANTS} variants over five options`,

@@ -55,8 +55,9 @@ export function agreedNames(entries: Located<Named>[]): { names?: string[]; erro
   let from = "";
   const errors: string[] = [];
   for (const { entry, path } of entries) {
-    // Nearly every entry repeats the names the first one gave: confirm that without allocating.
-    if (names && givesExactly(entry, names)) continue;
+    // Nearly every entry repeats the names the first one gave, or (an update's) names none:
+    // confirm that without allocating.
+    if (names ? givesExactly(entry, names) : namesNone(entry)) continue;
     const r = namesOf(entry);
     if (r.error) errors.push(`${path}.${r.error}`);
     else if (r.names) {

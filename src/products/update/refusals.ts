@@ -5,6 +5,7 @@ import { MAX_VARIANTS, OPTION_SLOTS, type VariantEntry, type VariantUpdateEntry 
 import { MAX_ANSWER_BYTES, tooLarge } from "../size";
 import { agreedNames, comboKey, type Located, namesOf, sameNames, VALUE_KEYS, valuesOf } from "../variants";
 import { categoriesAndSlug } from "./categories";
+import type { Read } from "./refusal-read";
 import { type Failed, Failures, fail, type Snapshot, type Target } from "./select";
 import { sizeAfter } from "./size";
 import { applyEntry, created, fromRow, set, type VariantState } from "./states";
@@ -12,9 +13,10 @@ import { applyEntry, created, fromRow, set, type VariantState } from "./states";
 // The words of a variant list the SQL plan refused (./variants-sql.ts). The batch that refused it
 // wrote nothing and said only that a constraint failed; a read batch then runs the same PLAN,
 // reads which stored variant each entry matched (`matches`, in list order) beside the product,
-// its variants and the owners of the SKUs and slug the body names (./select.ts's reads), and this
-// file words what the batch refused, with the errors, order and status of ./plan.ts, without
-// matching the entries again: an entry's variant is the one the plan found.
+// its variants and the owners of the SKUs and slug the body names (./refusal-read.ts: lean, only
+// what a check can refuse), and this file words what the batch refused, with the errors, order
+// and status of ./plan.ts, without matching the entries again: an entry's variant is the one the
+// plan found.
 
 /** What the read says: the errors; "plan" for a list the SQL plan does not take (./plan.ts plans
  * it); undefined when nothing is refused now (a concurrent writer changed the product since). */
@@ -26,7 +28,12 @@ const belowZero = (path: string, what: string, from: number, to: number) =>
 const located = <T>(list: T[] | undefined, name: string): Located<T>[] =>
   (list ?? []).map((entry, i) => ({ entry, path: `variants.${name}[${i}]` }));
 
-export function refusal(t: Target, snap: Snapshot, matches: (number | null)[]): Refusal {
+/**
+ * `lean`: the read has only the columns the checks read, and of a sync or update only the entries
+ * and variants a check can refuse (`only`; `sound` counts the variants left out); "full" when
+ * nothing else is refused, as the answer size needs the rest (./refusal-read.ts).
+ */
+export function refusal(t: Target, { snap, matches, only, sound }: Read, lean: boolean): Refusal | "full" {
   const d = t.item.data;
   const p = t.product;
   // A product without a slug gets one derived, which the SQL plan does not do.
@@ -72,14 +79,16 @@ export function refusal(t: Target, snap: Snapshot, matches: (number | null)[]): 
 
   const stored = snap.variants.get(p.id) ?? [];
   const price = (product.price as number | undefined) ?? p.price;
-  const c: Context = { matches: matched, snap, stored, names, price, productId: p.id, f };
+  const c: Context = { matches: matched, snap, stored, names, price, productId: p.id, f, only };
   const deleted: VariantRow[] = [];
   let states: VariantState[];
   if (sync.length) states = synced(sync, c, current.length, deleted);
   else if (add.length) states = added(add, c);
   else states = updated(update, c);
-  finalState(t, snap, product, states, f);
+  // A lean read leaves out the variants no check refuses (./refusal-read.ts).
+  finalState(t, snap, product, states, sound, f);
   if (f.any) return f.outcome();
+  if (lean) return "full";
   const finalNames = states.length ? names : [];
   if (!sameNames(finalNames, current)) product.option_names = finalNames;
   const size = sizeAfter(snap.sizes.get(p.id) ?? 0, p, product, deleted, states);
@@ -96,6 +105,8 @@ type Context = {
   price: number;
   productId: number;
   f: Failures;
+  /** The entries a lean sync or update read (./refusal-read.ts); undefined: all. */
+  only?: Set<number>;
 };
 
 /** A sync's states in list order; `deleted` takes the variants no entry matched. */
@@ -104,6 +115,7 @@ function synced(sync: Located<VariantEntry>[], c: Context, options: number, dele
   const matched = new Map<number, string>();
   const states: VariantState[] = [];
   sync.forEach(({ entry, path }, i) => {
+    if (c.only && !c.only.has(i)) return;
     const row = matches[i] === null ? undefined : snap.variantById.get(matches[i] as number);
     // An entry naming its variant by SKU without values keeps the variant's values.
     const keeps = entry.sku && row && names.length === options && !VALUE_KEYS.some((k) => entry[k] !== undefined);
@@ -165,6 +177,7 @@ function updated(update: Located<VariantUpdateEntry>[], c: Context) {
   const states = c.stored.map(fromRow);
   const byId = new Map(states.map((s) => [s.id as number, s]));
   update.forEach(({ entry, path }, i) => {
+    if (c.only && !c.only.has(i)) return;
     const s = matches[i] === null ? undefined : byId.get(matches[i] as number);
     if (!s) {
       f.add(404, `${path}.variant_id: variant ${entry.variant_id} is not a variant of product ${c.productId}`);
@@ -185,11 +198,22 @@ function updated(update: Located<VariantUpdateEntry>[], c: Context) {
   return states;
 }
 
-/** The checks of the product as the list leaves it: what the batch's constraints refuse. */
-function finalState(t: Target, snap: Snapshot, product: Record<string, unknown>, states: VariantState[], f: Failures) {
+/**
+ * The checks of the product as the list leaves it: what the batch's constraints refuse. `sound`:
+ * how many variants it leaves beside `states` that no check refuses.
+ */
+function finalState(
+  t: Target,
+  snap: Snapshot,
+  product: Record<string, unknown>,
+  states: VariantState[],
+  sound: number,
+  f: Failures,
+) {
   const p = t.product;
-  if (states.length > MAX_VARIANTS) {
-    f.add(400, `variants: a product has at most ${MAX_VARIANTS} variants; this request would leave ${states.length}`);
+  const count = states.length + sound;
+  if (count > MAX_VARIANTS) {
+    f.add(400, `variants: a product has at most ${MAX_VARIANTS} variants; this request would leave ${count}`);
   }
   for (const s of states) {
     if (!s.expected || !s.row) continue;
@@ -205,7 +229,7 @@ function finalState(t: Target, snap: Snapshot, product: Record<string, unknown>,
       else negative.push(s.cur.sku ?? s.label);
     }
     // A product with variants has no stock of its own: the write clears a negative one.
-    if (p.stock < 0 && !states.length) negative.push(p.sku ?? `product ${p.id}`);
+    if (p.stock < 0 && !count) negative.push(p.sku ?? `product ${p.id}`);
   }
   // Only when nothing failed yet: an add entry already reported its clash with the same variant.
   const seen = new Map<string, string>();

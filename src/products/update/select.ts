@@ -48,13 +48,13 @@ const TARGETS = `
   UNION SELECT ${K.productId} FROM ${K.$} WHERE ${K.sku} IN (SELECT value FROM json_each(?3))`;
 // answer_size: the product's answer size estimate as stored (docs/products.md, "Updating products").
 // Rows keep the columns' SQL names (src/db/rows.ts maps them).
-const READ_PRODUCTS = `SELECT p.*, ${SIZE_SQL} AS answer_size, ${STRUCTURE_SQL} AS structure, ${VERSION_SQL} AS version
+export const READ_PRODUCTS = `SELECT p.*, ${SIZE_SQL} AS answer_size, ${STRUCTURE_SQL} AS structure, ${VERSION_SQL} AS version
   FROM ${P.$} AS p WHERE p.${P.id} IN (${TARGETS})`;
 const READ_VARIANTS = `SELECT * FROM ${V.$} WHERE ${V.productId} IN (${TARGETS})
   ORDER BY ${V.productId}, ${V.position}, ${V.id}`;
 const READ_OWNERS = `SELECT ${K.sku} AS sku, ${K.productId} AS product_id, ${K.variantId} AS variant_id FROM ${K.$}
   WHERE ${K.sku} IN (SELECT value FROM json_each(?1))`;
-const READ_SLUGS = `SELECT ${P.slug} AS slug, ${P.id} AS id FROM ${P.$} WHERE ${P.slug} IN (SELECT value FROM json_each(?1))`;
+export const READ_SLUGS = `SELECT ${P.slug} AS slug, ${P.id} AS id FROM ${P.$} WHERE ${P.slug} IN (SELECT value FROM json_each(?1))`;
 
 export type Snapshot = {
   products: Map<number, ProductRow>;
@@ -72,7 +72,7 @@ export type Snapshot = {
 };
 
 /** The SKUs a body names (as selector or new value), so their owners are known before planning. */
-function namedSkus(d: ProductUpdate): string[] {
+export function namedSkus(d: ProductUpdate): string[] {
   const out: string[] = d.sku ? [d.sku] : [];
   for (const list of [d.variants?.sync, d.variants?.add, d.variants?.update]) {
     for (const e of list ?? []) if (e.sku) out.push(e.sku);

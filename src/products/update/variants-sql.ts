@@ -12,8 +12,9 @@ import { ADJUST, at, COLUMN_OF, EXPECTED, type Field, given, SLOTS, VARIANT_ID, 
 import { MAX_VARIANTS } from "../schema";
 import { MAX_ANSWER_BYTES, SIZE_SQL } from "../size";
 import { productETag, VERSION_OF } from "../version";
+import { readOf, refusalReads } from "./refusal-read";
 import { type Refusal, refusal } from "./refusals";
-import { select, snapshotOf, snapshotReads } from "./select";
+import { select } from "./select";
 import { MODE, type Resolved, type SqlList } from "./variants-route";
 import { UPDATE_PRODUCT_FIELDS } from "./write";
 
@@ -235,27 +236,32 @@ export async function writeVariants(
   }
 }
 
-const MATCHES = `SELECT ${S.variantId} AS vid FROM ${S.$} ORDER BY ${S.entry}`;
-
-/** Runs the plan again, reads what it matched and what the wording needs, and words the refusal. */
+/**
+ * Runs the plan again, reads what it matched and what the wording needs, and words the refusal:
+ * from the lean read first, and from the full one when only the answer size can be refused
+ * (./refusal-read.ts).
+ */
 async function diagnose(db: DB, list: SqlList, resolved: Resolved): Promise<Refusal> {
   if (list.lists.length !== 1 || resolved.version !== undefined || resolved.selected) return "plan";
-  const [{ mode, entries, names, stock }] = list.lists;
+  const lean = await diagnosed(db, list, resolved.productId, true);
+  if (lean !== "full") return lean;
+  const full = await diagnosed(db, list, resolved.productId, false);
+  return full === "full" ? undefined : full;
+}
+
+async function diagnosed(db: DB, list: SqlList, id: number, lean: boolean): Promise<Refusal | "full"> {
+  const [{ mode, entries, names }] = list.lists;
   const given = names && JSON.stringify(names);
-  const plans = entries.map(([part, from]) =>
-    stmt(db, stock ? PLAN_STOCK : PLAN, resolved.productId, part, given, mode, from),
-  );
-  const items = [list.item];
-  const results = await runBatch(db, [...plans, stmt(db, MATCHES), ...snapshotReads(db, items), stmt(db, CLEAR)]);
-  const [matched, ...read] = results.slice(plans.length);
-  const snap = snapshotOf(read.slice(0, -1));
-  const t = select(list.item, snap);
+  const { sync, add, update } = list.item.data.variants ?? {};
+  const count = (sync ?? add ?? update ?? []).length;
+  const of = { item: list.item, sync: mode === MODE.sync, add: mode === MODE.add, count };
+  const plans = entries.map(([part, from]) => stmt(db, PLAN, id, part, given, mode, from));
+  const results = await runBatch(db, [...plans, ...refusalReads(db, of, lean), stmt(db, CLEAR)]);
+  const read = readOf(results.slice(plans.length, -1), of, lean);
+  if (read === "full") return read;
+  const t = select(list.item, read.snap);
   if ("ok" in t) return t;
-  return refusal(
-    t,
-    snap,
-    matched.results.map((r) => (r.vid === null ? null : Number(r.vid))),
-  );
+  return refusal(t, read, lean);
 }
 
 /** One attempt of the write batch; undefined when a constraint refused it. */
