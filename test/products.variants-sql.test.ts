@@ -131,6 +131,14 @@ const scenario = fc.record({
       ...(f.categories === undefined ? {} : { headcategory_name }),
       ...(f.title === undefined ? {} : { slug }),
     })),
+  // Now and then the product's own count beside the list (refused: it leaves the product with variants).
+  own: fc.oneof(
+    { weight: 20, arbitrary: fc.constant({}) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom({ stock: 3 }, { adjust: -2 }, { expected_stock: 0 }, { stock: 1, adjust: 1 }),
+    },
+  ),
   k: fc.integer({ min: 1, max: 3 }),
   // A list whose entries all give other option names (a sync renames), and a product with no variants yet.
   renames: fc.nat(3).map((n) => n === 0),
@@ -284,7 +292,7 @@ describe("a variant sync or update planned in SQL agrees with the JavaScript pla
         });
         // A selected variant would take the price (and the JavaScript plan the item): the other fields.
         const { price: _, ...others } = s.fields;
-        const fields = s.select === "id" ? s.fields : others;
+        const fields = s.select === "id" ? { ...s.fields, ...s.own } : others;
         const w = wrapD1();
         const ra = await put(
           "/v1/products",

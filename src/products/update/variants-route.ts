@@ -32,6 +32,9 @@ const BESIDE = new Set<string>(PRODUCT_FIELD_NAMES.filter((n) => n !== "stock"))
 // A variant selected by variant_id or SKU takes the body's variant fields (price, sku, ...): those
 // bodies stay with the JavaScript plan; product-only fields go to its product either way.
 const PRODUCT_ONLY = new Set<string>(PRODUCT_ONLY_FIELDS);
+// The product's own count beside a non-empty list, when the item names the product: always refused
+// (the list leaves it with variants, or an update names variants it does not have).
+const OWN_STOCK = new Set(["stock", "adjust", "expected_qty", "expected_stock"]);
 
 /** A body key's value as the product row of UPDATE_PRODUCT_FIELDS takes it; undefined: not here. */
 function beside(key: string, v: unknown): unknown {
@@ -61,8 +64,13 @@ export function variantsInSql(items: UpdateItem[]) {
   const byId = "productId" in selector;
   let product: Record<string, unknown> | undefined;
   let deriveSlug = false;
+  let own = false;
   for (const [key, v] of Object.entries(d)) {
     if (v === undefined || key === "product_id" || key === "variants") continue;
+    if (byId && OWN_STOCK.has(key)) {
+      own = true;
+      continue;
+    }
     if (!byId && (key === "variant_id" || (key === "sku" && "sku" in selector))) continue;
     if (!byId && BESIDE.has(key) && !PRODUCT_ONLY.has(key)) return undefined;
     // A head category with the paths given is placed among them here (none is no change); a slug
@@ -85,16 +93,18 @@ export function variantsInSql(items: UpdateItem[]) {
     const entries: (VariantEntry | VariantUpdateEntry)[] | undefined = d.variants?.[key];
     return entries && (entries.length || mode === MODE.sync) ? [{ mode, given: entries }] : [];
   });
+  // Entries that disagree on option names are refused whatever is stored: worded from a read of the
+  // product alone (./refusals.ts stops at these errors, before any match).
+  if (sharedNames(given.flatMap((l) => l.given)) === false) {
+    return { item, selector, lists: [], product, refused: "names" as Refused };
+  }
   if (!given.length || !given[0].given.length) return undefined;
-  // The entries of every list must agree on option names (a merged entry keeps only the last ones).
-  if (given.length > 1 && sharedNames(given.flatMap((l) => l.given)) === false) return undefined;
   // An update's expected_qty is of the count as read, which a sync before it may change.
   const { sync, update } = d.variants ?? {};
   if (sync && update?.some((e) => e.expected_qty !== undefined)) return undefined;
   const lists = [];
   for (const { mode, given: entries } of given) {
-    const names = sharedNames(entries);
-    if (names === false) return undefined;
+    const names = sharedNames(entries) || undefined;
     const list = mode === MODE.update ? merged(entries as VariantUpdateEntry[]) : entries;
     if (!list) return undefined;
     // A list too large for one bound value (long image lists) is bound in parts, each with its first entry's place.
@@ -111,8 +121,13 @@ export function variantsInSql(items: UpdateItem[]) {
     lists.push({ mode, entries: parts, names: names ?? null, stock: stock ?? false });
   }
   if (deriveSlug) product = { ...product, slug: null };
-  return { item, selector, lists, product };
+  // Not written: the read that words a refusal runs the plan for the matches (./variants-sql.ts, diagnose).
+  const refused: Refused | undefined = own ? "stock" : undefined;
+  return { item, selector, lists, product, refused };
 }
+
+/** Why the body is refused whatever is stored: its entries' option names, or the product's own count beside the list. */
+export type Refused = "names" | "stock";
 
 export type SqlList = NonNullable<ReturnType<typeof variantsInSql>>;
 

@@ -219,10 +219,11 @@ export async function writeVariants(
   recorder?: Recorder,
 ): Promise<Written | undefined> {
   for (let attempt = 1; ; attempt++) {
-    const written = await write(db, list, resolved, now, options, recorder);
+    // A body refused whatever is stored (./variants-route.ts, Refused) is not written.
+    const written = !list.refused && (await write(db, list, resolved, now, options, recorder));
     if (written) return written;
     const refused = await diagnose(db, list, resolved);
-    if (refused === "plan") return undefined;
+    if (refused === "plan" || (!refused && list.refused)) return undefined;
     if (refused) {
       const outcome = new Map([[list.item.index, refused]]);
       if (recorder) {
@@ -239,12 +240,15 @@ const MATCHES = `SELECT ${S.variantId} AS vid FROM ${S.$} ORDER BY ${S.entry}`;
 
 /** Runs the plan again, reads what it matched and what the wording needs, and words the refusal. */
 async function diagnose(db: DB, list: SqlList, resolved: Resolved): Promise<Refusal> {
-  if (list.lists.length !== 1 || resolved.version !== undefined || resolved.selected) return "plan";
-  const [{ mode, entries, names, stock }] = list.lists;
-  const given = names && JSON.stringify(names);
-  const plans = entries.map(([part, from]) =>
-    stmt(db, stock ? PLAN_STOCK : PLAN, resolved.productId, part, given, mode, from),
-  );
+  // A body refused as it is needs no batch's conditions; names that disagree need no matches.
+  const conditional = !list.refused && (resolved.version !== undefined || resolved.selected);
+  if (list.refused !== "names" && (list.lists.length !== 1 || conditional)) return "plan";
+  const plans = list.lists.flatMap(({ mode, entries, names, stock }) => {
+    const given = names && JSON.stringify(names);
+    return entries.map(([part, from]) =>
+      stmt(db, stock ? PLAN_STOCK : PLAN, resolved.productId, part, given, mode, from),
+    );
+  });
   const items = [list.item];
   const results = await runBatch(db, [...plans, stmt(db, MATCHES), ...snapshotReads(db, items), stmt(db, CLEAR)]);
   const [matched, ...read] = results.slice(plans.length);
