@@ -2,10 +2,11 @@ import type { DB } from "../../db/client";
 import { products, skus, variants } from "../../db/schema";
 import { sqlNames } from "../../platform/columns";
 import { fitsOneValue, jsonChunks, stmt } from "../../platform/d1";
-import { tooManyPaths, withHead } from "../categories";
+import { derivedSlug, tooManyPaths, withHead } from "../categories";
 import type { IfMatch } from "../create";
 import { STOCK } from "../entries";
 import { PRODUCT_FIELD_NAMES, PRODUCT_ONLY_FIELDS } from "../fields";
+import { parseList } from "../kinds";
 import { packed, packedRows } from "../packed";
 import type { VariantEntry, VariantUpdateEntry } from "../schema";
 import { sharedNames } from "../variants";
@@ -65,6 +66,7 @@ export function variantsInSql(items: UpdateItem[]) {
   let product: Record<string, unknown> | undefined;
   let deriveSlug = false;
   let own = false;
+  let stored: Stored | undefined;
   for (const [key, v] of Object.entries(d)) {
     if (v === undefined || key === "product_id" || key === "variants") continue;
     if (byId && OWN_STOCK.has(key)) {
@@ -73,11 +75,17 @@ export function variantsInSql(items: UpdateItem[]) {
     }
     if (!byId && (key === "variant_id" || (key === "sku" && "sku" in selector))) continue;
     if (!byId && BESIDE.has(key) && !PRODUCT_ONLY.has(key)) return undefined;
-    // A head category with the paths given is placed among them here (none is no change); a slug
-    // derived again, from the title given (the stored one is the JavaScript plan's to read).
+    // A head category with the paths given is placed among them here (none is no change), else
+    // among the stored paths `resolve` reads; a slug derived again, from the title given or the
+    // stored one `resolve` reads.
     if (key === "headcategory_name" && (v === null || d.categories !== undefined)) continue;
-    if (key === "slug" && v === null && typeof d.title === "string") {
-      deriveSlug = true;
+    if (key === "headcategory_name" && typeof v === "string") {
+      stored = { ...stored, head: v };
+      continue;
+    }
+    if (key === "slug" && v === null) {
+      if (typeof d.title === "string") deriveSlug = true;
+      else stored = { ...stored, slug: true };
       continue;
     }
     const value = beside(key, key === "categories" ? withHead((v ?? []) as string[][], d.headcategory_name) : v);
@@ -96,7 +104,7 @@ export function variantsInSql(items: UpdateItem[]) {
   // Entries that disagree on option names are refused whatever is stored: worded from a read of the
   // product alone (./refusals.ts stops at these errors, before any match).
   if (sharedNames(given.flatMap((l) => l.given)) === false) {
-    return { item, selector, lists: [], product, refused: "names" as Refused };
+    return { item, selector, lists: [], product, refused: "names" as Refused, stored };
   }
   if (!given.length || !given[0].given.length) return undefined;
   // An update's expected_qty is of the count as read, which a sync before it may change.
@@ -123,8 +131,12 @@ export function variantsInSql(items: UpdateItem[]) {
   if (deriveSlug) product = { ...product, slug: null };
   // Not written: the read that words a refusal runs the plan for the matches (./variants-sql.ts, diagnose).
   const refused: Refused | undefined = own ? "stock" : undefined;
-  return { item, selector, lists, product, refused };
+  return { item, selector, lists, product, refused, stored };
 }
+
+/** What the product fields beside the list derive from the stored product: a head category
+ * merged into its paths, a slug derived from its title. */
+type Stored = { head?: string; slug?: true };
 
 /** Why the body is refused whatever is stored: its entries' option names, or the product's own count beside the list. */
 export type Refused = "names" | "stock";
@@ -179,9 +191,10 @@ function merged(list: VariantUpdateEntry[]): VariantUpdateEntry[] | undefined {
 const P = sqlNames(products);
 const V = sqlNames(variants);
 const K = sqlNames(skus);
-// ?1 product id, ?2 variant id, ?3 SKU: the product one names, the variant a SKU names, its version.
+// ?1 product id, ?2 variant id, ?3 SKU: the product one names, the variant a SKU names, its
+// version, and what product fields beside the list derive from.
 const RESOLVE = `
-  SELECT p.${P.id} AS id, ${VERSION_SQL} AS version,
+  SELECT p.${P.id} AS id, ${VERSION_SQL} AS version, p.${P.categories} AS categories, p.${P.title} AS title,
     (SELECT k.${K.variantId} FROM ${K.$} AS k WHERE k.${K.sku} = ?3) AS variant
   FROM ${P.$} AS p WHERE p.${P.id} = coalesce(?1,
     (SELECT v.${V.productId} FROM ${V.$} AS v WHERE v.${V.id} = ?2),
@@ -194,6 +207,10 @@ export type Resolved = {
   version?: number;
   /** The variant a variant id selects, or the SKU's owner (null: the product's own SKU). */
   selected?: { variantId: number } | { sku: string; variantId: number | null };
+  /** The stored categories a head category was merged into, as read (the batch re-checks them). */
+  categories?: string;
+  /** Product fields derived from what was read (categories, slug), written beside the list's. */
+  fields?: Record<string, unknown>;
 };
 
 /**
@@ -204,17 +221,31 @@ export type Resolved = {
 export async function resolve(db: DB, list: SqlList, ifMatch?: IfMatch): Promise<Resolved | undefined> {
   const s = list.selector;
   const tags = ifMatch && !ifMatch.any;
-  if ("productId" in s && !tags) return { productId: s.productId };
+  if ("productId" in s && !tags && !list.stored) return { productId: s.productId };
   const row = await stmt(
     db,
     RESOLVE,
     "productId" in s ? s.productId : null,
     "variantId" in s ? s.variantId : null,
     "sku" in s ? s.sku : null,
-  ).first<{ id: number; version: number; variant: number | null }>();
+  ).first<{ id: number; version: number; variant: number | null; categories: string; title: string }>();
   if (!row) return undefined;
   if (tags && !ifMatch.tags.includes(productETag(row.id, row.version))) return undefined;
   const selected =
     "variantId" in s ? { variantId: s.variantId } : "sku" in s ? { sku: s.sku, variantId: row.variant } : undefined;
-  return { productId: row.id, ...(tags ? { version: row.version } : {}), ...(selected ? { selected } : {}) };
+  const out: Resolved = {
+    productId: row.id,
+    ...(tags ? { version: row.version } : {}),
+    ...(selected ? { selected } : {}),
+  };
+  const { head, slug } = list.stored ?? {};
+  if (head !== undefined) {
+    const categories = withHead(parseList(row.categories) as string[][], head);
+    // Past the bound on paths: the JavaScript plan words it.
+    if (tooManyPaths(categories)) return undefined;
+    out.categories = row.categories;
+    out.fields = { categories };
+  }
+  if (slug) out.fields = { ...out.fields, slug: derivedSlug(row.title, row.id) };
+  return out;
 }

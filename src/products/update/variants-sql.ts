@@ -189,6 +189,10 @@ const VERSION_GUARD = `
 const SELECTED_GUARD = `
   INSERT INTO ${STALE.$} (${STALE.productId})
   SELECT ?1 WHERE NOT EXISTS (SELECT 1 FROM ${V.$} WHERE ${V.id} = ?2 AND ${V.productId} = ?1)`;
+// The stored categories a head category was merged into (./variants-route.ts, resolve).
+const CATEGORIES_GUARD = `
+  INSERT INTO ${STALE.$} (${STALE.productId})
+  SELECT ?1 WHERE (SELECT ${P.categories} FROM ${P.$} WHERE ${P.id} = ?1) IS NOT ?2`;
 const OWNER_GUARD = `
   INSERT INTO ${STALE.$} (${STALE.productId})
   SELECT ?1 WHERE NOT EXISTS (SELECT 1 FROM ${K.$} WHERE ${K.sku} = ?2 AND ${K.productId} = ?1 AND ${K.variantId} IS ?3)`;
@@ -199,6 +203,7 @@ function conditions(db: DB, r: Resolved): D1PreparedStatement[] {
   const s = r.selected;
   if (s && "sku" in s) out.push(stmt(db, OWNER_GUARD, r.productId, s.sku, s.variantId));
   else if (s) out.push(stmt(db, SELECTED_GUARD, r.productId, s.variantId));
+  if (r.categories !== undefined) out.push(stmt(db, CATEGORIES_GUARD, r.productId, r.categories));
   return out;
 }
 
@@ -223,7 +228,9 @@ export async function writeVariants(
     const written = !list.refused && (await write(db, list, resolved, now, options, recorder));
     if (written) return written;
     const refused = await diagnose(db, list, resolved);
-    if (refused === "plan" || (!refused && list.refused)) return undefined;
+    // Nothing refused now: a concurrent change, which a body refused as it is or paths merged as read
+    // (a stale read) leave to the JavaScript plan.
+    if (refused === "plan" || (!refused && (list.refused || resolved.categories !== undefined))) return undefined;
     if (refused) {
       const outcome = new Map([[list.item.index, refused]]);
       if (recorder) {
@@ -276,7 +283,11 @@ async function write(
   const change = [newEvent("product.update", { productId: id, keyId: options.keyId })];
   const read = (options.minimal ? minimalJson : ownJson)(db, `p.${P.id} = ?1`, id);
   const flag = list.item.data.disable_minusqty ?? null;
-  const product: Record<string, unknown> | undefined = list.product && { id, ...list.product };
+  const product: Record<string, unknown> | undefined = (list.product || resolved.fields) && {
+    id,
+    ...list.product,
+    ...resolved.fields,
+  };
   // slug: null derives it again from the title (./variants-route.ts).
   if (product?.slug === null) product.slug = derivedSlug(String(product.title), id);
   const fields = product && JSON.stringify([product]);

@@ -1,0 +1,91 @@
+import { describe, expect, it } from "vitest";
+import { wrapD1 } from "./d1-wrap";
+import { get, post, put, uid } from "./helpers";
+
+// Product fields beside a variant list that derive from the stored product (a head category
+// merged into its stored paths, `slug: null` without a title): the SQL plan reads them first in
+// one statement (src/products/update/variants-route.ts, resolve) and its batch re-checks the
+// stored paths. test/products.variants-sql.test.ts holds them equal to the JavaScript plan.
+
+type Json = Record<string, any>;
+const size = (v: string, extra: Json = {}) => ({ variant_option1_name: "Size", variant_option1_value: v, ...extra });
+
+async function product(extra: Json = {}) {
+  const r = await post("/v1/products", {
+    title: "Stored Title",
+    price: 100,
+    categories: [["Shoes"], ["Sale", "Summer"]],
+    variants: { add: [size("s"), size("m")] },
+    ...extra,
+  });
+  expect(r.status, r.text).toBe(200);
+  return r.json.products[0] as Json;
+}
+
+describe("a variant list beside fields derived from the stored product", () => {
+  it.each<[string, Json, (p: Json) => void]>([
+    [
+      "a head category merged into the stored paths",
+      { headcategory_name: "Sale" },
+      (p) => expect(p.categories).toEqual([["Sale", "Summer"], ["Shoes"]]),
+    ],
+    [
+      "a new head category before the stored paths",
+      { headcategory_name: "New" },
+      (p) => expect(p.categories).toEqual([["New"], ["Shoes"], ["Sale", "Summer"]]),
+    ],
+    ["slug: null without a title", { slug: null }, (p) => expect(p.slug).toMatch(/^stored-title/)],
+  ])("writes %s in a read and one batch", async (_name, fields, check) => {
+    const p = await product({ slug: uid("kept") });
+    const w = wrapD1();
+    const r = await put(
+      "/v1/products",
+      { product_id: p.product_id, ...fields, variants: { sync: [size("s", { qty: 4 }), size("l")] } },
+      { env: { DB: w.db } },
+    );
+    expect(r.status, r.text).toBe(200);
+    expect(w.counts.statementsPerCall[0]).toBe(1);
+    expect(w.counts.calls).toBe(2);
+    const got = (await get(`/v1/products/${p.product_id}`)).json;
+    check(got);
+    expect(got.variants.map((v: Json) => [v.variant_option1_value, v.qty])).toEqual([
+      ["s", 4],
+      ["l", 0],
+    ]);
+    expect(r.json.products[0]).toEqual(got);
+  });
+
+  it("merges into the paths as they are when another write changed them after the read", async () => {
+    const p = await product();
+    const w = wrapD1({
+      before: async (call) => {
+        if (call === 2) {
+          const moved = await put("/v1/products", { product_id: p.product_id, categories: [["Boots"]] });
+          expect(moved.status).toBe(200);
+        }
+      },
+    });
+    const r = await put(
+      "/v1/products",
+      { product_id: p.product_id, headcategory_name: "Sale", variants: { sync: [size("m")] } },
+      { env: { DB: w.db } },
+    );
+    expect(r.status, r.text).toBe(200);
+    const got = (await get(`/v1/products/${p.product_id}`)).json;
+    expect(got.categories).toEqual([["Sale"], ["Boots"]]);
+    expect(got.variants.map((v: Json) => v.variant_option1_value)).toEqual(["m"]);
+  });
+
+  it("refuses a list beside a merged head category as the JavaScript plan words it, writing nothing", async () => {
+    const p = await product();
+    const before = (await get(`/v1/products/${p.product_id}`)).json;
+    const r = await put("/v1/products", {
+      product_id: p.product_id,
+      headcategory_name: "Sale",
+      variants: { sync: [size("s"), size("s")] },
+    });
+    expect(r.status, r.text).toBe(409);
+    expect(r.json.errors).toEqual(["variants.sync[1]: same option values as variants.sync[0]"]);
+    expect((await get(`/v1/products/${p.product_id}`)).json).toEqual(before);
+  });
+});
