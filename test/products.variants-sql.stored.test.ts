@@ -88,4 +88,30 @@ describe("a variant list beside fields derived from the stored product", () => {
     expect(r.json.errors).toEqual(["variants.sync[1]: same option values as variants.sync[0]"]);
     expect((await get(`/v1/products/${p.product_id}`)).json).toEqual(before);
   });
+
+  it("checks an update's expected_qty beside a sync against the count as stored, in one batch", async () => {
+    const p = await product();
+    const [s, m] = p.variants as Json[];
+    const body = (expected: number) => ({
+      product_id: p.product_id,
+      variants: {
+        sync: [size("s", { qty: 7 }), size("m")],
+        update: [{ variant_id: s.variant_id, expected_qty: expected, adjust: 1 }],
+      },
+    });
+    // The sync sets 7; the expected_qty names the count before it (0), and the adjust moves the 7.
+    const w = wrapD1();
+    const r = await put("/v1/products", body(0), { env: { DB: w.db } });
+    expect(r.status, r.text).toBe(200);
+    expect(w.counts.calls).toBe(1);
+    expect(r.json.products[0].variants.map((v: Json) => [v.variant_id, v.qty])).toEqual([
+      [s.variant_id, 8],
+      [m.variant_id, 0],
+    ]);
+    // Now stored 8: an expected_qty of 7 (what the sync sets) is refused, nothing written.
+    const refused = await put("/v1/products", body(7));
+    expect(refused.status, refused.text).toBe(409);
+    expect(refused.json.errors).toEqual([`variants.update[0].expected_qty: variant ${s.variant_id} has qty 8, not 7`]);
+    expect((await get(`/v1/products/${p.product_id}`)).json.variants[0].qty).toBe(8);
+  });
 });

@@ -107,14 +107,23 @@ export function variantsInSql(items: UpdateItem[]) {
     return { item, selector, lists: [], product, refused: "names" as Refused, stored };
   }
   if (!given.length || !given[0].given.length) return undefined;
-  // An update's expected_qty is of the count as read, which a sync before it may change.
+  // An update's expected_qty is of the count as read, which a sync before it may change: beside a
+  // sync, the batch checks them before the lists (`expected`, [variant id, qty] pairs).
   const { sync, update } = d.variants ?? {};
-  if (sync && update?.some((e) => e.expected_qty !== undefined)) return undefined;
+  const beforeSync = sync !== undefined && update?.some((e) => e.expected_qty !== undefined);
+  let expected: string | undefined;
   const lists = [];
   for (const { mode, given: entries } of given) {
     const names = sharedNames(entries) || undefined;
-    const list = mode === MODE.update ? merged(entries as VariantUpdateEntry[]) : entries;
+    let list = mode === MODE.update ? merged(entries as VariantUpdateEntry[]) : entries;
     if (!list) return undefined;
+    if (beforeSync && mode === MODE.update) {
+      const updates = list as VariantUpdateEntry[];
+      expected = JSON.stringify(
+        updates.flatMap((e) => (e.expected_qty === undefined ? [] : [[e.variant_id, e.expected_qty]])),
+      );
+      list = updates.map(({ expected_qty: _, ...e }) => e);
+    }
     // A list too large for one bound value (long image lists) is bound in parts, each with its first entry's place.
     const whole = packed(list);
     let from = 0;
@@ -125,13 +134,15 @@ export function variantsInSql(items: UpdateItem[]) {
           from += (JSON.parse(part) as unknown[]).length;
           return [part, at];
         });
-    const stock = mode === MODE.update && update?.some((e) => e.adjust !== undefined || e.expected_qty !== undefined);
+    const stock =
+      mode === MODE.update &&
+      update?.some((e) => e.adjust !== undefined || (!beforeSync && e.expected_qty !== undefined));
     lists.push({ mode, entries: parts, names: names ?? null, stock: stock ?? false });
   }
   if (deriveSlug) product = { ...product, slug: null };
   // Not written: the read that words a refusal runs the plan for the matches (./variants-sql.ts, diagnose).
   const refused: Refused | undefined = own ? "stock" : undefined;
-  return { item, selector, lists, product, refused, stored };
+  return { item, selector, lists, product, refused, stored, expected };
 }
 
 /** What the product fields beside the list derive from the stored product: a head category

@@ -189,6 +189,12 @@ const VERSION_GUARD = `
 const SELECTED_GUARD = `
   INSERT INTO ${STALE.$} (${STALE.productId})
   SELECT ?1 WHERE NOT EXISTS (SELECT 1 FROM ${V.$} WHERE ${V.id} = ?2 AND ${V.productId} = ?1)`;
+// ?2: [variant id, qty] pairs, update entries' expected_qty beside a sync, of the counts as stored
+// before the lists run (./plan.ts checks them against the read).
+const EXPECTED_GUARD = `
+  INSERT INTO ${STALE.$} (${STALE.productId})
+  SELECT ?1 FROM json_each(?2) AS j WHERE (SELECT v.${V.qty} FROM ${V.$} AS v
+    WHERE v.${V.id} = j.value->>0 AND v.${V.productId} = ?1) IS NOT j.value->>1`;
 // The stored categories a head category was merged into (./variants-route.ts, resolve).
 const CATEGORIES_GUARD = `
   INSERT INTO ${STALE.$} (${STALE.productId})
@@ -321,6 +327,7 @@ async function write(
   try {
     results = await runClaimed(db, recorder?.idem, head, [
       ...conditions(db, resolved),
+      ...(list.expected ? [stmt(db, EXPECTED_GUARD, id, list.expected)] : []),
       ...lists,
       // The variants the lists leave as they are follow a flag the body sets (a negative qty meets the floor).
       ...(flag === null ? [] : [stmt(db, FOLLOW_FLAG, id, flag)]),
