@@ -114,4 +114,38 @@ describe("a variant list beside fields derived from the stored product", () => {
     expect(refused.json.errors).toEqual([`variants.update[0].expected_qty: variant ${s.variant_id} has qty 8, not 7`]);
     expect((await get(`/v1/products/${p.product_id}`)).json.variants[0].qty).toBe(8);
   });
+
+  it("changes a variant selected by id with the fields beside the list first, in a read and one batch", async () => {
+    const p = await product();
+    const [s, m] = p.variants as Json[];
+    const w = wrapD1();
+    const r = await put(
+      "/v1/products",
+      {
+        variant_id: s.variant_id,
+        price: 250,
+        stock: 5,
+        expected_stock: 0,
+        gtin: "00012345",
+        // The sync keeps it (by its values) and changes its price again; the update adds to the 5.
+        variants: { sync: [size("s", { price: 300 }), size("m")], update: [{ variant_id: s.variant_id, adjust: 2 }] },
+      },
+      { env: { DB: w.db } },
+    );
+    expect(r.status, r.text).toBe(200);
+    expect(w.counts.calls).toBe(2);
+    expect(r.json.products[0].variants.map((v: Json) => [v.variant_id, v.price, v.qty, v.gtin])).toEqual([
+      [s.variant_id, 300, 7, "00012345"],
+      [m.variant_id, 100, 0, null],
+    ]);
+    // The count it expects is the stored one (7 now): another is refused, nothing written.
+    const refused = await put("/v1/products", {
+      variant_id: s.variant_id,
+      stock: 1,
+      expected_stock: 5,
+      variants: { sync: [size("s")] },
+    });
+    expect(refused.status, refused.text).toBe(409);
+    expect(refused.json.errors).toEqual([`expected_stock: variant ${s.variant_id} has qty 7, not 5`]);
+  });
 });

@@ -133,6 +133,20 @@ const scenario = fc.record({
       arbitrary: fc.constantFrom({ stock: 3 }, { adjust: -2 }, { expected_stock: 0 }, { stock: 1, adjust: 1 }),
     },
   ),
+  // A selected variant's own fields beside the list (they change it before the lists do).
+  variantFields: fc.record(
+    {
+      price: fc.integer({ min: 0, max: 5000 }),
+      stock: fc.integer({ min: -1, max: 9 }),
+      adjust: fc.integer({ min: -3, max: 3 }),
+      expected: fc.constantFrom("stored", "other"),
+      gtin: fc.constantFrom("00012345", null),
+      weight: fc.constantFrom(0, 12),
+      visible: fc.constantFrom(0, 1),
+      qty_location: fc.constantFrom("B-2", null),
+    },
+    { requiredKeys: [] },
+  ),
   k: fc.integer({ min: 1, max: 3 }),
   // A list whose entries all give other option names (a sync renames), and a product with no variants yet.
   renames: fc.nat(3).map((n) => n === 0),
@@ -288,17 +302,25 @@ describe("a variant sync or update planned in SQL agrees with the JavaScript pla
         // A selected variant would take the price (and the JavaScript plan the item): the other fields.
         const { price: _, ...others } = s.fields;
         const fields = s.select === "id" ? { ...s.fields, ...s.own } : others;
+        const { expected, ...variantFields } = s.variantFields;
+        const own = (qtys: number[]) =>
+          s.select !== "variant"
+            ? {}
+            : {
+                ...variantFields,
+                ...(expected ? { expected_stock: expected === "stored" ? qtys[0] : qtys[0] + 1 } : {}),
+              };
         const w = wrapD1();
         const ra = await put(
           "/v1/products",
-          { ...selection(s, a, sa), ...fields, variants: list(a, sa.ids, sa.qtys) },
+          { ...selection(s, a, sa), ...fields, ...own(sa.qtys), variants: list(a, sa.ids, sa.qtys) },
           { env: { DB: w.db }, headers: await ifMatch(s, ia) },
         );
         const headers = await ifMatch(s, ib);
         jsPlanOnly.on = true;
         const rb = await put(
           "/v1/products",
-          { ...selection(s, b, sb), ...fields, variants: list(b, sb.ids, sb.qtys) },
+          { ...selection(s, b, sb), ...fields, ...own(sb.qtys), variants: list(b, sb.ids, sb.qtys) },
           { headers },
         );
         jsPlanOnly.on = false;

@@ -67,6 +67,9 @@ export function variantsInSql(items: UpdateItem[]) {
   let deriveSlug = false;
   let own = false;
   let stored: Stored | undefined;
+  // A variant selected by id takes the body's variant fields first (./plan.ts, BODY_TO_VARIANT): a
+  // leading update entry of its own.
+  let lead: Record<string, unknown> | undefined;
   for (const [key, v] of Object.entries(d)) {
     if (v === undefined || key === "product_id" || key === "variants") continue;
     if (byId && OWN_STOCK.has(key)) {
@@ -74,6 +77,15 @@ export function variantsInSql(items: UpdateItem[]) {
       continue;
     }
     if (!byId && (key === "variant_id" || (key === "sku" && "sku" in selector))) continue;
+    if ("variantId" in selector && (OWN_STOCK.has(key) || (BESIDE.has(key) && !PRODUCT_ONLY.has(key)))) {
+      // Left to the JavaScript plan: a SKU (the list may free it only after the entry takes it), a
+      // count below 0 (the lists may lift it), both expected counts (refused).
+      if (key === "sku" || (typeof v === "number" && v < 0 && (key === "stock" || key === "adjust"))) return undefined;
+      if (key === "expected_stock" && d.expected_qty !== undefined) return undefined;
+      lead ??= { variant_id: selector.variantId };
+      lead[key === "stock" ? "qty" : key === "expected_stock" ? "expected_qty" : key] = v;
+      continue;
+    }
     if (!byId && BESIDE.has(key) && !PRODUCT_ONLY.has(key)) return undefined;
     // A head category with the paths given is placed among them here (none is no change), else
     // among the stored paths `resolve` reads; a slug derived again, from the title given or the
@@ -107,17 +119,21 @@ export function variantsInSql(items: UpdateItem[]) {
     return { item, selector, lists: [], product, refused: "names" as Refused, stored };
   }
   if (!given.length || !given[0].given.length) return undefined;
-  // An update's expected_qty is of the count as read, which a sync before it may change: beside a
-  // sync, the batch checks them before the lists (`expected`, [variant id, qty] pairs).
+  // An update's expected_qty is of the count as read, which a sync or the leading entry before it
+  // may change: the batch then checks them before the lists (`expected`, [variant id, qty] pairs).
   const { sync, update } = d.variants ?? {};
-  const beforeSync = sync !== undefined && update?.some((e) => e.expected_qty !== undefined);
+  const beforeSync = (sync !== undefined || lead) && update?.some((e) => e.expected_qty !== undefined);
+  // The first expected_qty of a variant holds (./states.ts): the leading entry's.
+  const twice = lead?.expected_qty !== undefined && update?.some((e) => e.variant_id === lead?.variant_id);
+  if (twice) return undefined;
+  if (lead) given.unshift({ mode: MODE.update, given: [lead as VariantUpdateEntry] });
   let expected: string | undefined;
   const lists = [];
-  for (const { mode, given: entries } of given) {
+  for (const [i, { mode, given: entries }] of given.entries()) {
     const names = sharedNames(entries) || undefined;
     let list = mode === MODE.update ? merged(entries as VariantUpdateEntry[]) : entries;
     if (!list) return undefined;
-    if (beforeSync && mode === MODE.update) {
+    if (beforeSync && mode === MODE.update && !(lead && i === 0)) {
       const updates = list as VariantUpdateEntry[];
       expected = JSON.stringify(
         updates.flatMap((e) => (e.expected_qty === undefined ? [] : [[e.variant_id, e.expected_qty]])),
@@ -136,8 +152,8 @@ export function variantsInSql(items: UpdateItem[]) {
         });
     const stock =
       mode === MODE.update &&
-      update?.some((e) => e.adjust !== undefined || (!beforeSync && e.expected_qty !== undefined));
-    lists.push({ mode, entries: parts, names: names ?? null, stock: stock ?? false });
+      (list as VariantUpdateEntry[]).some((e) => e.adjust !== undefined || e.expected_qty !== undefined);
+    lists.push({ mode, entries: parts, names: names ?? null, stock });
   }
   if (deriveSlug) product = { ...product, slug: null };
   // Not written: the read that words a refusal runs the plan for the matches (./variants-sql.ts, diagnose).
