@@ -27,11 +27,13 @@ const LISTS = [
 // Product fields the batch writes beside the list, as given (./write.ts); a SKU or slug another
 // product or variant has meets the registry or the unique index, a disable_minusqty that a
 // negative qty does not allow meets the stock floor. Not `stock` (a product with variants has none
-// of its own: the JavaScript plan words that); categories as given, with a head category placed
-// among them (not one merged into the stored paths), and a slug (null: derived from the title given).
+// of its own: refused, OWN_STOCK); categories as given, with a head category placed among them (one
+// merged into the stored paths, and a slug derived from the stored title: `resolve` reads them),
+// and a slug (null: derived from the title given).
 const BESIDE = new Set<string>(PRODUCT_FIELD_NAMES.filter((n) => n !== "stock"));
-// A variant selected by variant_id or SKU takes the body's variant fields (price, sku, ...): those
-// bodies stay with the JavaScript plan; product-only fields go to its product either way.
+// A variant selected by variant_id takes the body's variant fields (price, stock, ...) as a
+// leading update entry; selected by SKU (the product's or a variant's: known after a read), those
+// bodies stay with the JavaScript plan. Product-only fields go to its product either way.
 const PRODUCT_ONLY = new Set<string>(PRODUCT_ONLY_FIELDS);
 // The product's own count beside a non-empty list, when the item names the product: always refused
 // (the list leaves it with variants, or an update names variants it does not have).

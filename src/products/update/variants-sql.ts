@@ -19,7 +19,7 @@ import { UPDATE_PRODUCT_FIELDS } from "./write";
 
 // A product's variant list written in SQL, in ONE round trip (docs/products.md, "Limits"): the
 // items ./variants-route.ts routes here, `{product_id | variant_id | sku, variants: {sync | add |
-// update: [...]}}` (one list) with product fields beside it (all but `stock`), an If-Match and
+// update: [...]}}` (one list or several) with product fields beside it (all but `stock`), an If-Match and
 // an Idempotency-Key or not. The JavaScript plan (./plan.ts) reads the product and every variant
 // into objects, matches and checks them one by one and sends the rows back; for 2,048 variants
 // that was most of a 26 ms request. Here the batch matches the list against the variants where
@@ -34,7 +34,8 @@ import { UPDATE_PRODUCT_FIELDS } from "./write";
 // constraint, so nothing is written; a read batch then runs the same PLAN, reads what it matched
 // and words the errors (./refusals.ts, `diagnose` below), so the entries are matched by this plan
 // only. The forms ./refusals.ts does not word yet (two lists, a selection, an If-Match's tag) are
-// worded by the JavaScript plan.
+// worded by the JavaScript plan. A body refused whatever is stored (./variants-route.ts, Refused)
+// skips the write: the read words it.
 // test/products.variants-sql.test.ts holds both paths equal on random catalogs, lists, selectors,
 // If-Match headers and product fields.
 
