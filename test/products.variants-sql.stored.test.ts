@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { jsPlanOnly } from "../src/products/update";
 import { wrapD1 } from "./d1-wrap";
 import { get, post, put, uid } from "./helpers";
 
@@ -147,5 +148,38 @@ describe("a variant list beside fields derived from the stored product", () => {
     });
     expect(refused.status, refused.text).toBe(409);
     expect(refused.json.errors).toEqual([`expected_stock: variant ${s.variant_id} has qty 7, not 5`]);
+  });
+
+  it("deletes every variant with an empty sync in one batch, and refuses it under disable_minusqty with a negative stock", async () => {
+    const p = await product({ slug: uid("empty") });
+    const w = wrapD1();
+    const r = await put(
+      "/v1/products",
+      { product_id: p.product_id, title: "No variants", variants: { sync: [] } },
+      { env: { DB: w.db } },
+    );
+    expect(r.status, r.text).toBe(200);
+    expect(w.counts.calls).toBe(1);
+    expect(r.json.products[0]).toMatchObject({ title: "No variants", variants: [] });
+    const got = (await get(`/v1/products/${p.product_id}`)).json;
+    expect(got).toEqual(r.json.products[0]);
+
+    // A product whose own stock went negative while it had variants: leaving it without them under
+    // disable_minusqty is refused, as the JavaScript plan refuses it; nothing written.
+    const q = (await post("/v1/products", { title: "Negative", price: 1, stock: -3 })).json.products[0];
+    expect((await put("/v1/products", { product_id: q.product_id, variants: { add: [size("s")] } })).status).toBe(200);
+    const before = (await get(`/v1/products/${q.product_id}`)).json;
+    const body = { product_id: q.product_id, disable_minusqty: 1, variants: { sync: [] } };
+    const refused = await put("/v1/products", body);
+    expect(refused.status, refused.text).toBe(409);
+    expect(refused.json.errors).toEqual([
+      `disable_minusqty: stock is negative for product ${q.product_id}; set their stock first`,
+    ]);
+    expect((await get(`/v1/products/${q.product_id}`)).json).toEqual(before);
+    jsPlanOnly.on = true;
+    const js = await put("/v1/products", body).finally(() => {
+      jsPlanOnly.on = false;
+    });
+    expect([js.status, js.json.errors]).toEqual([409, refused.json.errors]);
   });
 });

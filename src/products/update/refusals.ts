@@ -81,7 +81,7 @@ export function refusal(t: Target, snap: Snapshot, matches: (number | null)[]): 
   const c: Context = { matches: matched, snap, stored, names, price, productId: p.id, f };
   const deleted: VariantRow[] = [];
   let states: VariantState[];
-  if (sync.length) states = synced(sync, c, current.length, deleted);
+  if (d.variants?.sync) states = synced(sync, c, current.length, deleted);
   else if (add.length) states = added(add, c);
   else states = updated(update, c);
   finalState(t, snap, product, states, f);

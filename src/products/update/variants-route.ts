@@ -120,7 +120,10 @@ export function variantsInSql(items: UpdateItem[]) {
   if (sharedNames(given.flatMap((l) => l.given)) === false) {
     return { item, selector, lists: [], product, refused: "names" as Refused, stored };
   }
-  if (!given.length || !given[0].given.length) return undefined;
+  // An empty sync alone deletes every variant (the product's own count beside it is the JavaScript
+  // plan's: it applies to the product, then without variants).
+  const empty = given.length === 1 && given[0].mode === MODE.sync && !given[0].given.length && !own && !lead;
+  if (!given.length || (!given[0].given.length && !empty)) return undefined;
   // An update's expected_qty is of the count as read, which a sync or the leading entry before it
   // may change: the batch then checks them before the lists (`expected`, [variant id, qty] pairs).
   const { sync, update } = d.variants ?? {};
@@ -155,7 +158,7 @@ export function variantsInSql(items: UpdateItem[]) {
     const stock =
       mode === MODE.update &&
       (list as VariantUpdateEntry[]).some((e) => e.adjust !== undefined || e.expected_qty !== undefined);
-    lists.push({ mode, entries: parts, names: names ?? null, stock });
+    lists.push({ mode, entries: list.length ? parts : [], names: list.length ? (names ?? null) : [], stock });
   }
   if (deriveSlug) product = { ...product, slug: null };
   // Not written: the read that words a refusal runs the plan for the matches (./variants-sql.ts, diagnose).

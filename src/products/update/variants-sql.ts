@@ -120,6 +120,11 @@ const GUARD = `
   UNION ALL SELECT min(${S.productId}) FROM ${S.$} WHERE ${S.variantId} IS NOT NULL
     GROUP BY ${S.variantId} HAVING count(*) > 1`;
 
+// An empty sync plans nothing: the product must be there, with a slug (see PLAN).
+const EMPTY_GUARD = `
+  INSERT INTO ${STALE.$} (${STALE.productId})
+  SELECT ?1 WHERE NOT EXISTS (SELECT 1 FROM ${P.$} WHERE ${P.id} = ?1 AND ${P.slug} IS NOT NULL)`;
+
 const DELETE_UNMATCHED = `
   DELETE FROM ${V.$} WHERE ${V.productId} = ?1
     AND ${V.id} NOT IN (SELECT ${S.variantId} FROM ${S.$} WHERE ${S.variantId} IS NOT NULL)`;
@@ -307,6 +312,16 @@ async function write(
   const lists = list.lists.flatMap(({ mode, entries, names, stock }, i) => {
     const sync = mode === MODE.sync ? 1 : 0;
     const given = names && JSON.stringify(names);
+    // An empty sync leaves the product without variants: its own negative stock is not cleared
+    // (the stock floor refuses it under disable_minusqty, as ./plan.ts does).
+    if (!entries.length) {
+      return [
+        stmt(db, EMPTY_GUARD, id),
+        stmt(db, DELETE_UNMATCHED, id),
+        stmt(db, UPDATE_PRODUCT, id, now, given, 0),
+        ...(fields ? [stmt(db, UPDATE_PRODUCT_FIELDS, fields)] : []),
+      ];
+    }
     return [
       ...(i ? [stmt(db, CLEAR)] : []),
       // A list past one bound value is planned a part at a time, each from its first entry's place.
