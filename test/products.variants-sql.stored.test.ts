@@ -182,4 +182,25 @@ describe("a variant list beside fields derived from the stored product", () => {
     });
     expect([js.status, js.json.errors]).toEqual([409, refused.json.errors]);
   });
+
+  it("applies the product's own stock, adjust and expected_stock beside an empty sync to the product", async () => {
+    const p = await product();
+    const w = wrapD1();
+    const body = { product_id: p.product_id, stock: 4, expected_stock: 0, variants: { sync: [] } };
+    const r = await put("/v1/products", body, { env: { DB: w.db } });
+    expect(r.status, r.text).toBe(200);
+    expect(w.counts.calls).toBe(1);
+    expect(r.json.products[0]).toMatchObject({ stock: 4, variants: [] });
+    const moved = await put("/v1/products", {
+      product_id: p.product_id,
+      adjust: -1,
+      expected_stock: 4,
+      variants: { sync: [] },
+    });
+    expect(moved.json.products[0]).toMatchObject({ stock: 3, variants: [] });
+    // The stored stock is 3 now: expecting 4 is refused.
+    const refused = await put("/v1/products", { ...body, expected_stock: 4 });
+    expect(refused.status, refused.text).toBe(409);
+    expect(refused.json.errors).toEqual([`expected_stock: product ${p.product_id} has stock 3, not 4`]);
+  });
 });

@@ -120,10 +120,22 @@ export function variantsInSql(items: UpdateItem[]) {
   if (sharedNames(given.flatMap((l) => l.given)) === false) {
     return { item, selector, lists: [], product, refused: "names" as Refused, stored };
   }
-  // An empty sync alone deletes every variant (the product's own count beside it is the JavaScript
-  // plan's: it applies to the product, then without variants).
-  const empty = given.length === 1 && given[0].mode === MODE.sync && !given[0].given.length && !own && !lead;
+  // An empty sync alone deletes every variant; the product's own count beside it then applies to
+  // the product (both counts, or both expected ones, are the JavaScript plan's to refuse).
+  const empty = given.length === 1 && given[0].mode === MODE.sync && !given[0].given.length && !lead;
   if (!given.length || (!given[0].given.length && !empty)) return undefined;
+  let ownExpected: number | undefined;
+  if (empty && own) {
+    if (d.stock !== undefined && d.adjust !== undefined) return undefined;
+    if (d.expected_qty !== undefined && d.expected_stock !== undefined) return undefined;
+    product = {
+      ...product,
+      ...(d.stock === undefined ? {} : { stock: d.stock }),
+      ...(d.adjust === undefined ? {} : { adjust: d.adjust }),
+    };
+    ownExpected = d.expected_qty ?? d.expected_stock;
+    own = false;
+  }
   // An update's expected_qty is of the count as read, which a sync or the leading entry before it
   // may change: the batch then checks them before the lists (`expected`, [variant id, qty] pairs).
   const { sync, update } = d.variants ?? {};
@@ -163,7 +175,7 @@ export function variantsInSql(items: UpdateItem[]) {
   if (deriveSlug) product = { ...product, slug: null };
   // Not written: the read that words a refusal runs the plan for the matches (./variants-sql.ts, diagnose).
   const refused: Refused | undefined = own ? "stock" : undefined;
-  return { item, selector, lists, product, refused, stored, expected };
+  return { item, selector, lists, product, refused, stored, expected, ownExpected };
 }
 
 /** What the product fields beside the list derive from the stored product: a head category

@@ -125,6 +125,11 @@ const EMPTY_GUARD = `
   INSERT INTO ${STALE.$} (${STALE.productId})
   SELECT ?1 WHERE NOT EXISTS (SELECT 1 FROM ${P.$} WHERE ${P.id} = ?1 AND ${P.slug} IS NOT NULL)`;
 
+// ?2: the product's own stock the item expects (beside an empty sync), as stored.
+const OWN_EXPECTED_GUARD = `
+  INSERT INTO ${STALE.$} (${STALE.productId})
+  SELECT ?1 WHERE (SELECT ${P.stock} FROM ${P.$} WHERE ${P.id} = ?1) IS NOT ?2`;
+
 const DELETE_UNMATCHED = `
   DELETE FROM ${V.$} WHERE ${V.productId} = ?1
     AND ${V.id} NOT IN (SELECT ${S.variantId} FROM ${S.$} WHERE ${S.variantId} IS NOT NULL)`;
@@ -317,6 +322,7 @@ async function write(
     if (!entries.length) {
       return [
         stmt(db, EMPTY_GUARD, id),
+        ...(list.ownExpected === undefined ? [] : [stmt(db, OWN_EXPECTED_GUARD, id, list.ownExpected)]),
         stmt(db, DELETE_UNMATCHED, id),
         stmt(db, UPDATE_PRODUCT, id, now, given, 0),
         ...(fields ? [stmt(db, UPDATE_PRODUCT_FIELDS, fields)] : []),
