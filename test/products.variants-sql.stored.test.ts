@@ -203,4 +203,44 @@ describe("a variant list beside fields derived from the stored product", () => {
     expect(refused.status, refused.text).toBe(409);
     expect(refused.json.errors).toEqual([`expected_stock: product ${p.product_id} has stock 3, not 4`]);
   });
+
+  it("merges a count after an adjust and adjusts that turn back, checking the counts reached on the way", async () => {
+    const p = await product();
+    const [s] = p.variants as Json[];
+    const id = s.variant_id;
+    const w = wrapD1();
+    const merged = [
+      { variant_id: id, adjust: 2 },
+      { variant_id: id, adjust: -1 },
+      { variant_id: id, qty: 6 },
+      { variant_id: id, adjust: -2 },
+    ];
+    const r = await put(
+      "/v1/products",
+      { product_id: p.product_id, variants: { update: merged } },
+      { env: { DB: w.db } },
+    );
+    expect(r.status, r.text).toBe(200);
+    expect(w.counts.calls).toBe(1);
+    expect(r.json.products[0].variants[0].qty).toBe(4);
+    // Near the largest count, an adjust on the way passes it, though the count after it does not.
+    expect(
+      (await put("/v1/products", { variant_id: id, stock: 999_999_999, variants: { sync: [size("s"), size("m")] } }))
+        .status,
+    ).toBe(200);
+    const past = [
+      { variant_id: id, adjust: 5 },
+      { variant_id: id, qty: 3 },
+    ];
+    const body = { product_id: p.product_id, variants: { update: past } };
+    const refused = await put("/v1/products", body);
+    expect(refused.status, refused.text).toBe(400);
+    expect(refused.json.errors).toEqual([`variants.update[0].adjust: would take qty to 1000000004, past 1000000000`]);
+    expect((await get(`/v1/products/${p.product_id}`)).json.variants[0].qty).toBe(999_999_999);
+    jsPlanOnly.on = true;
+    const js = await put("/v1/products", body).finally(() => {
+      jsPlanOnly.on = false;
+    });
+    expect([js.status, js.json.errors]).toEqual([400, refused.json.errors]);
+  });
 });

@@ -148,7 +148,8 @@ export function variantsInSql(items: UpdateItem[]) {
   const lists = [];
   for (const [i, { mode, given: entries }] of given.entries()) {
     const names = sharedNames(entries) || undefined;
-    let list = mode === MODE.update ? merged(entries as VariantUpdateEntry[]) : entries;
+    const ranges: [number, number][] = [];
+    let list = mode === MODE.update ? merged(entries as VariantUpdateEntry[], ranges) : entries;
     if (!list) return undefined;
     if (beforeSync && mode === MODE.update && !(lead && i === 0)) {
       const updates = list as VariantUpdateEntry[];
@@ -170,7 +171,9 @@ export function variantsInSql(items: UpdateItem[]) {
     const stock =
       mode === MODE.update &&
       (list as VariantUpdateEntry[]).some((e) => e.adjust !== undefined || e.expected_qty !== undefined);
-    lists.push({ mode, entries: list.length ? parts : [], names: list.length ? (names ?? null) : [], stock });
+    const entriesOf = list.length ? parts : [];
+    const checks = ranges.length ? JSON.stringify(ranges) : undefined;
+    lists.push({ mode, entries: entriesOf, names: list.length ? (names ?? null) : [], stock, ranges: checks });
   }
   if (deriveSlug) product = { ...product, slug: null };
   // Not written: the read that words a refusal runs the plan for the matches (./variants-sql.ts, diagnose).
@@ -192,10 +195,10 @@ export type SqlList = NonNullable<ReturnType<typeof variantsInSql>>;
  * plan applies them in order (./states.ts, applyEntry): a later field wins; a `qty` sets the count
  * and an `adjust` after it moves that count (a count again); the amounts of `adjust`s without a
  * count add up; the first `expected_qty` holds. Undefined (the JavaScript plan) when an entry gives
- * `qty` and `adjust` (refused), a count passes the largest, or a count follows an `adjust` or
- * amounts of both signs add up (below).
+ * `qty` and `adjust` (refused) or a count passes the largest. `ranges` takes the counts to check
+ * before the list (below).
  */
-function merged(list: VariantUpdateEntry[]): VariantUpdateEntry[] | undefined {
+function merged(list: VariantUpdateEntry[], ranges: [number, number][]): VariantUpdateEntry[] | undefined {
   const at = new Map<number, number>();
   let out: VariantUpdateEntry[] | undefined;
   for (let i = 0; i < list.length; i++) {
@@ -210,11 +213,13 @@ function merged(list: VariantUpdateEntry[]): VariantUpdateEntry[] | undefined {
     const m = { ...out[first] } as Record<string, unknown>;
     if (m.qty !== undefined && m.adjust !== undefined) return undefined;
     if (e.qty !== undefined && e.adjust !== undefined) return undefined;
-    // The JavaScript plan checks every count an adjust reaches against the largest: the batch checks
-    // the last only, which bounds the others unless an adjust is dropped or one goes back.
+    // The JavaScript plan checks every count an adjust reaches against the largest: the plan checks
+    // the last, which bounds those before it while the amounts go one way. Where a count replaces
+    // the amounts or one goes back, the count reached so far (the stored one moved by the amounts,
+    // as the lists before leave it) is checked by a guard before the list.
     const relative = m.qty === undefined ? (m.adjust as number | undefined) : undefined;
     if (relative !== undefined && (e.qty !== undefined || Math.sign(e.adjust ?? relative) !== Math.sign(relative))) {
-      return undefined;
+      ranges.push([e.variant_id, relative]);
     }
     for (const [k, v] of Object.entries(e)) {
       if (v === undefined || k === "adjust" || k === "expected_qty") continue;

@@ -125,6 +125,12 @@ const EMPTY_GUARD = `
   INSERT INTO ${STALE.$} (${STALE.productId})
   SELECT ?1 WHERE NOT EXISTS (SELECT 1 FROM ${P.$} WHERE ${P.id} = ?1 AND ${P.slug} IS NOT NULL)`;
 
+// ?2: [variant id, amount] pairs: counts an update list's merged entries reach on the way (the
+// stored count, as the lists before leave it, moved by the amounts so far), past the largest.
+const RANGE_GUARD = `
+  INSERT INTO ${STALE.$} (${STALE.productId})
+  SELECT ?1 FROM json_each(?2) AS j WHERE abs((SELECT v.${V.qty} FROM ${V.$} AS v
+    WHERE v.${V.id} = j.value->>0 AND v.${V.productId} = ?1) + (j.value->>1)) > ${STOCK}`;
 // ?2: the product's own stock the item expects (beside an empty sync), as stored.
 const OWN_EXPECTED_GUARD = `
   INSERT INTO ${STALE.$} (${STALE.productId})
@@ -314,7 +320,7 @@ async function write(
   // The version the batch leaves, for the answer's ETag.
   const version = ifMatch ? [stmt(db, VERSION_OF, id)] : [];
   // Each list as the one before it left the variants (sync, add, update: ./plan.ts's order).
-  const lists = list.lists.flatMap(({ mode, entries, names, stock }, i) => {
+  const lists = list.lists.flatMap(({ mode, entries, names, stock, ranges }, i) => {
     const sync = mode === MODE.sync ? 1 : 0;
     const given = names && JSON.stringify(names);
     // An empty sync leaves the product without variants: its own negative stock is not cleared
@@ -330,6 +336,7 @@ async function write(
     }
     return [
       ...(i ? [stmt(db, CLEAR)] : []),
+      ...(ranges ? [stmt(db, RANGE_GUARD, id, ranges)] : []),
       // A list past one bound value is planned a part at a time, each from its first entry's place.
       ...entries.map(([part, from]) => stmt(db, stock ? PLAN_STOCK : PLAN, id, part, given, mode, from)),
       stmt(db, GUARD, id),
