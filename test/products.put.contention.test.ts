@@ -63,12 +63,12 @@ describe("concurrent value-only syncs of one product", () => {
     expect(calls).toEqual(Array(8).fill(1));
   });
 
-  it("8 writers planned in JavaScript (a variant selected by SKU with its price) land in one round trip pair each, one writer's state whole", async () => {
+  it("8 writers planned in JavaScript (a variant selected by SKU with a count below 0) land in one round trip pair each, one writer's state whole", async () => {
     const calls = await eightWriters((skus, _id, i) => ({
-      // A variant selected by SKU with a variant field beside the list, which the SQL plan leaves to
-      // the JavaScript plan; the same for every writer.
+      // A variant selected by SKU with a count below 0 beside the list (the sync may lift it), which
+      // the SQL plan leaves to the JavaScript plan; the same for every writer.
       sku: skus[0],
-      price: 5,
+      stock: -1,
       variants: { sync: syncOf(skus, i + 1) },
     }));
     // No writer lost a race: one read and one write each (a lost race reads and writes again).

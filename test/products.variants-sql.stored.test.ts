@@ -243,4 +243,18 @@ describe("a variant list beside fields derived from the stored product", () => {
     });
     expect([js.status, js.json.errors]).toEqual([400, refused.json.errors]);
   });
+
+  it("changes a variant selected by SKU with the fields beside the list first, in a read and one batch", async () => {
+    const p = await product({ variants: { add: [size("s", { sku: uid("S") }), size("m")] } });
+    const [s, m] = p.variants as Json[];
+    const w = wrapD1();
+    const body = { sku: s.sku, price: 250, stock: 3, variants: { update: [{ variant_id: m.variant_id, qty: 2 }] } };
+    const r = await put("/v1/products", body, { env: { DB: w.db } });
+    expect(r.status, r.text).toBe(200);
+    expect(w.counts.calls).toBe(2);
+    expect(r.json.products[0].variants.map((v: Json) => [v.sku, v.price, v.qty])).toEqual([
+      [s.sku, 250, 3],
+      [null, 100, 2],
+    ]);
+  });
 });

@@ -307,24 +307,30 @@ describe("a variant sync or update planned in SQL agrees with the JavaScript pla
         const { price: _, ...others } = s.fields;
         const fields = s.select === "id" ? { ...s.fields, ...s.own } : others;
         const { expected, ...variantFields } = s.variantFields;
-        const own = (qtys: number[]) =>
-          s.select !== "variant"
-            ? {}
-            : {
-                ...variantFields,
-                ...(expected ? { expected_stock: expected === "stored" ? qtys[0] : qtys[0] + 1 } : {}),
-              };
+        // The selected variant: the first, or the first with a SKU.
+        const own = (seeded: Awaited<ReturnType<typeof seed>>) => {
+          if (s.select !== "variant" && s.select !== "sku-variant") return {};
+          const at =
+            s.select === "variant"
+              ? 0
+              : Math.max(
+                  0,
+                  seeded.skus.findIndex((k) => k !== null),
+                );
+          const qty = seeded.qtys[at];
+          return { ...variantFields, ...(expected ? { expected_stock: expected === "stored" ? qty : qty + 1 } : {}) };
+        };
         const w = wrapD1();
         const ra = await put(
           "/v1/products",
-          { ...selection(s, a, sa), ...fields, ...own(sa.qtys), variants: list(a, sa.ids, sa.qtys) },
+          { ...selection(s, a, sa), ...fields, ...own(sa), variants: list(a, sa.ids, sa.qtys) },
           { env: { DB: w.db }, headers: await ifMatch(s, ia) },
         );
         const headers = await ifMatch(s, ib);
         jsPlanOnly.on = true;
         const rb = await put(
           "/v1/products",
-          { ...selection(s, b, sb), ...fields, ...own(sb.qtys), variants: list(b, sb.ids, sb.qtys) },
+          { ...selection(s, b, sb), ...fields, ...own(sb), variants: list(b, sb.ids, sb.qtys) },
           { headers },
         );
         jsPlanOnly.on = false;

@@ -7,7 +7,7 @@ import type { IfMatch } from "../create";
 import { STOCK } from "../entries";
 import { PRODUCT_FIELD_NAMES, PRODUCT_ONLY_FIELDS } from "../fields";
 import { parseList } from "../kinds";
-import { packed, packedRows } from "../packed";
+import { packed, packedRows, VARIANT_ID } from "../packed";
 import type { VariantEntry, VariantUpdateEntry } from "../schema";
 import { sharedNames } from "../variants";
 import { productETag, VERSION_SQL } from "../version";
@@ -31,9 +31,9 @@ const LISTS = [
 // merged into the stored paths, and a slug derived from the stored title: `resolve` reads them),
 // and a slug (null: derived from the title given).
 const BESIDE = new Set<string>(PRODUCT_FIELD_NAMES.filter((n) => n !== "stock"));
-// A variant selected by variant_id takes the body's variant fields (price, stock, ...) as a
-// leading update entry; selected by SKU (the product's or a variant's: known after a read), those
-// bodies stay with the JavaScript plan. Product-only fields go to its product either way.
+// A variant selected by variant_id or SKU takes the body's variant fields (price, stock, ...) as a
+// leading update entry (a SKU's variant filled in by `resolve`; the product's own SKU leaves them
+// to the JavaScript plan). Product-only fields go to its product either way.
 const PRODUCT_ONLY = new Set<string>(PRODUCT_ONLY_FIELDS);
 // The product's own count beside a non-empty list, when the item names the product: always refused
 // (the list leaves it with variants, or an update names variants it does not have).
@@ -79,12 +79,13 @@ export function variantsInSql(items: UpdateItem[]) {
       continue;
     }
     if (!byId && (key === "variant_id" || (key === "sku" && "sku" in selector))) continue;
-    if ("variantId" in selector && (OWN_STOCK.has(key) || (BESIDE.has(key) && !PRODUCT_ONLY.has(key)))) {
+    if (!byId && (OWN_STOCK.has(key) || (BESIDE.has(key) && !PRODUCT_ONLY.has(key)))) {
       // Left to the JavaScript plan: a SKU (the list may free it only after the entry takes it), a
       // count below 0 (the lists may lift it), both expected counts (refused).
       if (key === "sku" || (typeof v === "number" && v < 0 && (key === "stock" || key === "adjust"))) return undefined;
       if (key === "expected_stock" && d.expected_qty !== undefined) return undefined;
-      lead ??= { variant_id: selector.variantId };
+      // Selected by SKU, the variant is known after `resolve` reads it (BY_SKU until then).
+      lead ??= { variant_id: "variantId" in selector ? selector.variantId : BY_SKU };
       lead[key === "stock" ? "qty" : key === "expected_stock" ? "expected_qty" : key] = v;
       continue;
     }
@@ -141,7 +142,9 @@ export function variantsInSql(items: UpdateItem[]) {
   const { sync, update } = d.variants ?? {};
   const beforeSync = (sync !== undefined || lead) && update?.some((e) => e.expected_qty !== undefined);
   // The first expected_qty of a variant holds (./states.ts): the leading entry's.
-  const twice = lead?.expected_qty !== undefined && update?.some((e) => e.variant_id === lead?.variant_id);
+  const twice =
+    lead?.expected_qty !== undefined &&
+    update?.some((e) => e.variant_id === lead?.variant_id || lead?.variant_id === BY_SKU);
   if (twice) return undefined;
   if (lead) given.unshift({ mode: MODE.update, given: [lead as VariantUpdateEntry] });
   let expected: string | undefined;
@@ -178,8 +181,11 @@ export function variantsInSql(items: UpdateItem[]) {
   if (deriveSlug) product = { ...product, slug: null };
   // Not written: the read that words a refusal runs the plan for the matches (./variants-sql.ts, diagnose).
   const refused: Refused | undefined = own ? "stock" : undefined;
-  return { item, selector, lists, product, refused, stored, expected, ownExpected };
+  return { item, selector, lists, product, refused, stored, expected, ownExpected, lead: lead !== undefined };
 }
+
+/** The leading entry's variant id until `resolve` reads the variant a SKU names. */
+const BY_SKU = -1;
 
 /** What the product fields beside the list derive from the stored product: a head category
  * merged into its paths, a slug derived from its title. */
@@ -287,6 +293,14 @@ export async function resolve(db: DB, list: SqlList, ifMatch?: IfMatch): Promise
     ...(tags ? { version: row.version } : {}),
     ...(selected ? { selected } : {}),
   };
+  if (list.lead && "sku" in s) {
+    // The product's own SKU: the fields are the product's, which the JavaScript plan plans.
+    if (row.variant === null) return undefined;
+    const [[part]] = list.lists[0].entries;
+    const entries = JSON.parse(part) as unknown[][];
+    entries[0][VARIANT_ID] = row.variant;
+    list.lists[0].entries = [[JSON.stringify(entries), 0]];
+  }
   const { head, slug } = list.stored ?? {};
   if (head !== undefined) {
     const categories = withHead(parseList(row.categories) as string[][], head);
