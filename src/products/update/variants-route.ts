@@ -69,8 +69,8 @@ export function variantsInSql(items: UpdateItem[]) {
   let deriveSlug = false;
   let own = false;
   let stored: Stored | undefined;
-  // A variant selected by id takes the body's variant fields first (./plan.ts, BODY_TO_VARIANT): a
-  // leading update entry of its own.
+  // A variant selected by id or SKU takes the body's variant fields first (./plan.ts,
+  // BODY_TO_VARIANT): a leading update entry of its own.
   let lead: Record<string, unknown> | undefined;
   for (const [key, v] of Object.entries(d)) {
     if (v === undefined || key === "product_id" || key === "variants") continue;
@@ -89,7 +89,6 @@ export function variantsInSql(items: UpdateItem[]) {
       lead[key === "stock" ? "qty" : key === "expected_stock" ? "expected_qty" : key] = v;
       continue;
     }
-    if (!byId && BESIDE.has(key) && !PRODUCT_ONLY.has(key)) return undefined;
     // A head category with the paths given is placed among them here (none is no change), else
     // among the stored paths `resolve` reads; a slug derived again, from the title given or the
     // stored one `resolve` reads.
@@ -110,8 +109,7 @@ export function variantsInSql(items: UpdateItem[]) {
   }
   // The lists in the order the JavaScript plan applies them: each is planned against what the one
   // before it left, in the same batch.
-  // An empty add or update changes nothing; an empty sync (which deletes every variant) is left to
-  // the JavaScript plan.
+  // An empty add or update changes nothing; an empty sync deletes every variant (below).
   const given = LISTS.flatMap(([key, mode]) => {
     const entries: (VariantEntry | VariantUpdateEntry)[] | undefined = d.variants?.[key];
     return entries && (entries.length || mode === MODE.sync) ? [{ mode, given: entries }] : [];
