@@ -115,10 +115,10 @@ describe("lost races", () => {
     );
     const r = await put(
       "/v1/products",
-      // With `slug: null` (derive it again), a field the SQL plan leaves to the JavaScript plan (read, then write).
+      // A variant selected by id with a SKU beside the list, which the SQL plan leaves to the JavaScript plan (read, then write).
       {
-        product_id: p.product_id,
-        slug: null,
+        variant_id: p.variants[1].variant_id,
+        sku: uid("MOVED"),
         variants: { update: [{ variant_id: p.variants[1].variant_id, qty: 4 }] },
       },
       { env: { DB: db } },
@@ -146,8 +146,8 @@ describe("lost races", () => {
     const { db } = wrapD1({ failCall: 2 });
     const r = await put(
       "/v1/products",
-      // `slug: null` takes the JavaScript plan: its write batch is the second call.
-      { product_id: p.product_id, slug: null, variants: { sync: [colour("c")] } },
+      // A variant selected by id with a SKU beside the list takes the JavaScript plan: its write batch is the second call.
+      { variant_id: p.variants[0].variant_id, sku: uid("MOVED"), variants: { sync: [colour("c")] } },
       { env: { DB: db } },
     );
     expect(r.status).toBe(503);

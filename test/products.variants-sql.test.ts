@@ -110,27 +110,47 @@ const scenario = fc.record({
   ifMatch: fc.constantFrom("none", "none", "none", "*", "current", "stale"),
   mode: fc.constantFrom("sync" as const, "update" as const, "add" as const),
   // Product fields beside the list, written in the same batch (a new variant takes the new price).
-  fields: fc
+  fields: fc.record(
+    {
+      title: fc.constantFrom("Renamed", "Synced again"),
+      price: fc.integer({ min: 0, max: 5000 }),
+      description: fc.option(fc.constantFrom("Soft", "x".repeat(300)), { nil: null }),
+      images: fc.constantFrom(null, ["https://img.example/p.png"]),
+      categories: fc.constantFrom(null, [["Shoes"]], [["Shoes", "Boots"], ["Sale"]]),
+      // A head category among the paths given or the stored ones, and a slug derived again from
+      // the title given or the stored one.
+      headcategory_name: fc.constantFrom(null, "Sale", "New"),
+      slug: fc.constant(null),
+      disable_minusqty: fc.constantFrom(0, 1),
+    },
+    { requiredKeys: [] },
+  ),
+  // Now and then the product's own count beside the list (refused: it leaves the product with variants).
+  own: fc.oneof(
+    { weight: 20, arbitrary: fc.constant({}) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom({ stock: 3 }, { adjust: -2 }, { expected_stock: 0 }, { stock: 1, adjust: 1 }),
+    },
+  ),
+  // Now and then an empty sync (every variant deleted).
+  emptySync: fc.nat(9).map((n) => n === 0),
+  // A selected variant's own fields beside the list (they change it before the lists do).
+  variantFields: fc
     .record(
       {
-        title: fc.constantFrom("Renamed", "Synced again"),
         price: fc.integer({ min: 0, max: 5000 }),
-        description: fc.option(fc.constantFrom("Soft", "x".repeat(300)), { nil: null }),
-        images: fc.constantFrom(null, ["https://img.example/p.png"]),
-        categories: fc.constantFrom(null, [["Shoes"]], [["Shoes", "Boots"], ["Sale"]]),
-        // A head category among the paths given, and a slug derived again from the title given (with
-        // the stored paths or title, the item is the JavaScript plan's alone: nothing to compare).
-        headcategory_name: fc.constantFrom(null, "Sale", "New"),
-        slug: fc.constant(null),
-        disable_minusqty: fc.constantFrom(0, 1),
+        stock: fc.integer({ min: -1, max: 9 }),
+        adjust: fc.integer({ min: -3, max: 3 }),
+        expected: fc.constantFrom("stored", "other"),
+        gtin: fc.constantFrom("00012345", null),
+        weight: fc.constantFrom(0, 12),
+        visible: fc.constantFrom(0, 1),
+        qty_location: fc.constantFrom("B-2", null),
       },
       { requiredKeys: [] },
     )
-    .map(({ headcategory_name, slug, ...f }) => ({
-      ...f,
-      ...(f.categories === undefined ? {} : { headcategory_name }),
-      ...(f.title === undefined ? {} : { slug }),
-    })),
+    .chain((f) => fc.constantFrom({}, {}, f)),
   k: fc.integer({ min: 1, max: 3 }),
   // A list whose entries all give other option names (a sync renames), and a product with no variants yet.
   renames: fc.nat(3).map((n) => n === 0),
@@ -170,6 +190,7 @@ async function seed(s: Scenario, prefix: string) {
     title: "Synced",
     price: 700,
     sku: `${prefix}p`,
+    categories: [["Shoes"], ["Sale", "Summer"]],
     disable_minusqty: s.noMinus ? 1 : 0,
     ...(add.length ? { variants: { add } } : {}),
   });
@@ -279,23 +300,37 @@ describe("a variant sync or update planned in SQL agrees with the JavaScript pla
         // A second list after the first, as the JavaScript plan orders them (sync, add, update).
         const then = s.next && MODES.indexOf(s.next.mode) > MODES.indexOf(s.mode) ? s.next : undefined;
         const list = (prefix: string, ids: number[], qtys: number[]) => ({
-          [s.mode]: one(s.mode, s.entries as Entry[], prefix, ids, qtys),
+          [s.mode]: s.mode === "sync" && s.emptySync ? [] : one(s.mode, s.entries as Entry[], prefix, ids, qtys),
           ...(then ? { [then.mode]: one(then.mode, then.entries as Entry[], prefix, ids, qtys) } : {}),
         });
         // A selected variant would take the price (and the JavaScript plan the item): the other fields.
         const { price: _, ...others } = s.fields;
-        const fields = s.select === "id" ? s.fields : others;
+        const fields = s.select === "id" ? { ...s.fields, ...s.own } : others;
+        const { expected, ...variantFields } = s.variantFields;
+        // The selected variant: the first, or the first with a SKU.
+        const own = (seeded: Awaited<ReturnType<typeof seed>>) => {
+          if (s.select !== "variant" && s.select !== "sku-variant") return {};
+          const at =
+            s.select === "variant"
+              ? 0
+              : Math.max(
+                  0,
+                  seeded.skus.findIndex((k) => k !== null),
+                );
+          const qty = seeded.qtys[at];
+          return { ...variantFields, ...(expected ? { expected_stock: expected === "stored" ? qty : qty + 1 } : {}) };
+        };
         const w = wrapD1();
         const ra = await put(
           "/v1/products",
-          { ...selection(s, a, sa), ...fields, variants: list(a, sa.ids, sa.qtys) },
+          { ...selection(s, a, sa), ...fields, ...own(sa), variants: list(a, sa.ids, sa.qtys) },
           { env: { DB: w.db }, headers: await ifMatch(s, ia) },
         );
         const headers = await ifMatch(s, ib);
         jsPlanOnly.on = true;
         const rb = await put(
           "/v1/products",
-          { ...selection(s, b, sb), ...fields, variants: list(b, sb.ids, sb.qtys) },
+          { ...selection(s, b, sb), ...fields, ...own(sb), variants: list(b, sb.ids, sb.qtys) },
           { headers },
         );
         jsPlanOnly.on = false;

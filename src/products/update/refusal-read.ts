@@ -74,7 +74,8 @@ type LeanOwner = [string, number, number | null];
 type Row = Record<string, unknown>;
 
 /** Which list the read is of. */
-export type Of = { item: UpdateItem; sync: boolean; add: boolean; count: number };
+/** The item, its product (as the route resolved it), its list's kind and how many entries it planned. */
+export type Of = { item: UpdateItem; productId: number; sync: boolean; add: boolean; count: number };
 
 /**
  * What the wording reads: the snapshot, the plan's match of each entry, and for a lean sync the
@@ -87,10 +88,13 @@ export function refusalReads(db: DB, of: Of, lean: boolean): D1PreparedStatement
   const d = of.item.data;
   if (!lean) return [stmt(db, MATCHES), ...snapshotReads(db, [of.item])];
   return [
-    of.add ? stmt(db, MATCHES) : stmt(db, of.sync ? FLAGGED : FLAGGED_UPDATE, d.product_id, d.sku ?? null),
-    stmt(db, READ_PRODUCTS, JSON.stringify([d.product_id]), "[]", "[]"),
-    ...(of.add ? [stmt(db, LEAN_VARIANTS, d.product_id)] : []),
-    stmt(db, LEAN_OWNERS, JSON.stringify(namedSkus(d)), d.product_id, of.add ? 1 : 0),
+    // The body's sku is a new value of the product's only when the item names it by id.
+    of.add
+      ? stmt(db, MATCHES)
+      : stmt(db, of.sync ? FLAGGED : FLAGGED_UPDATE, of.productId, d.product_id === undefined ? null : (d.sku ?? null)),
+    stmt(db, READ_PRODUCTS, JSON.stringify([of.productId]), "[]", "[]"),
+    ...(of.add ? [stmt(db, LEAN_VARIANTS, of.productId)] : []),
+    stmt(db, LEAN_OWNERS, JSON.stringify(namedSkus(d)), of.productId, of.add ? 1 : 0),
     stmt(db, READ_SLUGS, JSON.stringify(d.slug ? [d.slug] : [])),
   ];
 }
@@ -165,7 +169,7 @@ export function readOf(results: D1Result<Row>[], of: Of, lean: boolean): Read | 
   const none = { ...first, results: [] };
   const [vs, os, ss] = of.add ? rest : [none, ...rest];
   const snap = snapshotOf([ps, none, none, ss]);
-  const pid = of.item.data.product_id as number;
+  const pid = of.productId;
   const add = (v: LeanVariant) => {
     const row = leanRow(v, pid);
     snap.variantById.set(row.id, row);

@@ -23,8 +23,8 @@ import { applyEntry, created, fromRow, set, type VariantState } from "./states";
 export type Refusal = Failed | "plan" | undefined;
 
 const showValues = (values: string[]) => `(${values.filter((v, i) => v !== "" || i === 0).join(", ")})`;
-const belowZero = (path: string, what: string, from: number, to: number) =>
-  `${path}: would take the qty of ${what} from ${from} to ${to}; it cannot go below 0 while disable_minusqty is on`;
+const belowZero = (path: string, what: string, from: number, to: number, col = "qty") =>
+  `${path}: would take the ${col} of ${what} from ${from} to ${to}; it cannot go below 0 while disable_minusqty is on`;
 const located = <T>(list: T[] | undefined, name: string): Located<T>[] =>
   (list ?? []).map((entry, i) => ({ entry, path: `variants.${name}[${i}]` }));
 
@@ -45,6 +45,12 @@ export function refusal(t: Target, { snap, matches, only, sound }: Read, lean: b
     if (v !== undefined) product[key] = key === "images" && v === null ? [] : v;
   }
   categoriesAndSlug(t, snap, product, f, {});
+  if (d.stock !== undefined && d.adjust !== undefined) {
+    f.add(400, "adjust: give stock (the new count) or adjust (the change), not both");
+  }
+  if (d.expected_qty !== undefined && d.expected_stock !== undefined) {
+    f.add(400, "expected_stock: give expected_qty or expected_stock, not both");
+  }
 
   // Option names: the product's, a sync's own, or the entries' when the product has none.
   const sync = located(d.variants?.sync, "sync");
@@ -82,7 +88,7 @@ export function refusal(t: Target, { snap, matches, only, sound }: Read, lean: b
   const c: Context = { matches: matched, snap, stored, names, price, productId: p.id, f, only };
   const deleted: VariantRow[] = [];
   let states: VariantState[];
-  if (sync.length) states = synced(sync, c, current.length, deleted);
+  if (d.variants?.sync) states = synced(sync, c, current.length, deleted);
   else if (add.length) states = added(add, c);
   else states = updated(update, c);
   // A lean read leaves out the variants no check refuses (./refusal-read.ts).
@@ -215,6 +221,23 @@ function finalState(
   if (count > MAX_VARIANTS) {
     f.add(400, `variants: a product has at most ${MAX_VARIANTS} variants; this request would leave ${count}`);
   }
+  // The product's own count beside the list (./variants-route.ts routes it only to be refused).
+  const d = t.item.data;
+  const expectedPath = d.expected_stock === undefined ? "expected_qty" : "expected_stock";
+  const expected = d.expected_qty ?? d.expected_stock;
+  if (!t.variant && count) {
+    for (const [key, path] of [
+      ["stock", "stock"],
+      ["adjust", "adjust"],
+      ["expected_qty", expectedPath],
+    ] as const) {
+      if (d[key] === undefined && (key !== "expected_qty" || expected === undefined)) continue;
+      f.add(400, `${path}: the product has variants, whose qty is its stock: select a variant or use variants.update`);
+    }
+  }
+  if (!t.variant && !count && expected !== undefined && p.stock !== expected) {
+    f.add(409, `${expectedPath}: product ${p.id} has stock ${p.stock}, not ${expected}`);
+  }
   for (const s of states) {
     if (!s.expected || !s.row) continue;
     const { qty, path } = s.expected;
@@ -229,7 +252,13 @@ function finalState(
       else negative.push(s.cur.sku ?? s.label);
     }
     // A product with variants has no stock of its own: the write clears a negative one.
-    if (p.stock < 0 && !count) negative.push(p.sku ?? `product ${p.id}`);
+    const adjust = t.variant ? undefined : d.adjust;
+    const stock = ((product.stock as number | undefined) ?? p.stock) + (adjust ?? 0);
+    if (stock < 0) {
+      if (adjust !== undefined) f.add(409, belowZero("adjust", `product ${p.id}`, p.stock, stock, "stock"));
+      else if (product.stock !== undefined) f.add(400, "stock: must not be negative while disable_minusqty is on");
+      else if (!count) negative.push(p.sku ?? `product ${p.id}`);
+    }
   }
   // Only when nothing failed yet: an add entry already reported its clash with the same variant.
   const seen = new Map<string, string>();

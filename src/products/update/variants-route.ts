@@ -2,11 +2,12 @@ import type { DB } from "../../db/client";
 import { products, skus, variants } from "../../db/schema";
 import { sqlNames } from "../../platform/columns";
 import { fitsOneValue, jsonChunks, stmt } from "../../platform/d1";
-import { tooManyPaths, withHead } from "../categories";
+import { derivedSlug, tooManyPaths, withHead } from "../categories";
 import type { IfMatch } from "../create";
 import { STOCK } from "../entries";
 import { PRODUCT_FIELD_NAMES, PRODUCT_ONLY_FIELDS } from "../fields";
-import { packed, packedRows } from "../packed";
+import { parseList } from "../kinds";
+import { packed, packedRows, VARIANT_ID } from "../packed";
 import type { VariantEntry, VariantUpdateEntry } from "../schema";
 import { sharedNames } from "../variants";
 import { productETag, VERSION_SQL } from "../version";
@@ -26,12 +27,17 @@ const LISTS = [
 // Product fields the batch writes beside the list, as given (./write.ts); a SKU or slug another
 // product or variant has meets the registry or the unique index, a disable_minusqty that a
 // negative qty does not allow meets the stock floor. Not `stock` (a product with variants has none
-// of its own: the JavaScript plan words that); categories as given, with a head category placed
-// among them (not one merged into the stored paths), and a slug (null: derived from the title given).
+// of its own: refused, OWN_STOCK); categories as given, with a head category placed among them (one
+// merged into the stored paths, and a slug derived from the stored title: `resolve` reads them),
+// and a slug (null: derived from the title given).
 const BESIDE = new Set<string>(PRODUCT_FIELD_NAMES.filter((n) => n !== "stock"));
-// A variant selected by variant_id or SKU takes the body's variant fields (price, sku, ...): those
-// bodies stay with the JavaScript plan; product-only fields go to its product either way.
+// A variant selected by variant_id or SKU takes the body's variant fields (price, stock, ...) as a
+// leading update entry (a SKU's variant filled in by `resolve`; the product's own SKU leaves them
+// to the JavaScript plan). Product-only fields go to its product either way.
 const PRODUCT_ONLY = new Set<string>(PRODUCT_ONLY_FIELDS);
+// The product's own count beside a non-empty list, when the item names the product: always refused
+// (the list leaves it with variants, or an update names variants it does not have).
+const OWN_STOCK = new Set(["stock", "adjust", "expected_qty", "expected_stock"]);
 
 /** A body key's value as the product row of UPDATE_PRODUCT_FIELDS takes it; undefined: not here. */
 function beside(key: string, v: unknown): unknown {
@@ -61,15 +67,39 @@ export function variantsInSql(items: UpdateItem[]) {
   const byId = "productId" in selector;
   let product: Record<string, unknown> | undefined;
   let deriveSlug = false;
+  let own = false;
+  let stored: Stored | undefined;
+  // A variant selected by id or SKU takes the body's variant fields first (./plan.ts,
+  // BODY_TO_VARIANT): a leading update entry of its own.
+  let lead: Record<string, unknown> | undefined;
   for (const [key, v] of Object.entries(d)) {
     if (v === undefined || key === "product_id" || key === "variants") continue;
+    if (byId && OWN_STOCK.has(key)) {
+      own = true;
+      continue;
+    }
     if (!byId && (key === "variant_id" || (key === "sku" && "sku" in selector))) continue;
-    if (!byId && BESIDE.has(key) && !PRODUCT_ONLY.has(key)) return undefined;
-    // A head category with the paths given is placed among them here (none is no change); a slug
-    // derived again, from the title given (the stored one is the JavaScript plan's to read).
+    if (!byId && (OWN_STOCK.has(key) || (BESIDE.has(key) && !PRODUCT_ONLY.has(key)))) {
+      // Left to the JavaScript plan: a SKU (the list may free it only after the entry takes it), a
+      // count below 0 (the lists may lift it), both expected counts (refused).
+      if (key === "sku" || (typeof v === "number" && v < 0 && (key === "stock" || key === "adjust"))) return undefined;
+      if (key === "expected_stock" && d.expected_qty !== undefined) return undefined;
+      // Selected by SKU, the variant is known after `resolve` reads it (BY_SKU until then).
+      lead ??= { variant_id: "variantId" in selector ? selector.variantId : BY_SKU };
+      lead[key === "stock" ? "qty" : key === "expected_stock" ? "expected_qty" : key] = v;
+      continue;
+    }
+    // A head category with the paths given is placed among them here (none is no change), else
+    // among the stored paths `resolve` reads; a slug derived again, from the title given or the
+    // stored one `resolve` reads.
     if (key === "headcategory_name" && (v === null || d.categories !== undefined)) continue;
-    if (key === "slug" && v === null && typeof d.title === "string") {
-      deriveSlug = true;
+    if (key === "headcategory_name" && typeof v === "string") {
+      stored = { ...stored, head: v };
+      continue;
+    }
+    if (key === "slug" && v === null) {
+      if (typeof d.title === "string") deriveSlug = true;
+      else stored = { ...stored, slug: true };
       continue;
     }
     const value = beside(key, key === "categories" ? withHead((v ?? []) as string[][], d.headcategory_name) : v);
@@ -79,24 +109,56 @@ export function variantsInSql(items: UpdateItem[]) {
   }
   // The lists in the order the JavaScript plan applies them: each is planned against what the one
   // before it left, in the same batch.
-  // An empty add or update changes nothing; an empty sync (which deletes every variant) is left to
-  // the JavaScript plan.
+  // An empty add or update changes nothing; an empty sync deletes every variant (below).
   const given = LISTS.flatMap(([key, mode]) => {
     const entries: (VariantEntry | VariantUpdateEntry)[] | undefined = d.variants?.[key];
     return entries && (entries.length || mode === MODE.sync) ? [{ mode, given: entries }] : [];
   });
-  if (!given.length || !given[0].given.length) return undefined;
-  // The entries of every list must agree on option names (a merged entry keeps only the last ones).
-  if (given.length > 1 && sharedNames(given.flatMap((l) => l.given)) === false) return undefined;
-  // An update's expected_qty is of the count as read, which a sync before it may change.
+  // Entries that disagree on option names are refused whatever is stored: worded from a read of the
+  // product alone (./refusals.ts stops at these errors, before any match).
+  if (sharedNames(given.flatMap((l) => l.given)) === false) {
+    return { item, selector, lists: [], product, refused: "names" as Refused, stored };
+  }
+  // An empty sync alone deletes every variant; the product's own count beside it then applies to
+  // the product (both counts, or both expected ones, are the JavaScript plan's to refuse).
+  const empty = given.length === 1 && given[0].mode === MODE.sync && !given[0].given.length && !lead;
+  if (!given.length || (!given[0].given.length && !empty)) return undefined;
+  let ownExpected: number | undefined;
+  if (empty && own) {
+    if (d.stock !== undefined && d.adjust !== undefined) return undefined;
+    if (d.expected_qty !== undefined && d.expected_stock !== undefined) return undefined;
+    product = {
+      ...product,
+      ...(d.stock === undefined ? {} : { stock: d.stock }),
+      ...(d.adjust === undefined ? {} : { adjust: d.adjust }),
+    };
+    ownExpected = d.expected_qty ?? d.expected_stock;
+    own = false;
+  }
+  // An update's expected_qty is of the count as read, which a sync or the leading entry before it
+  // may change: the batch then checks them before the lists (`expected`, [variant id, qty] pairs).
   const { sync, update } = d.variants ?? {};
-  if (sync && update?.some((e) => e.expected_qty !== undefined)) return undefined;
+  const beforeSync = (sync !== undefined || lead) && update?.some((e) => e.expected_qty !== undefined);
+  // The first expected_qty of a variant holds (./states.ts): the leading entry's.
+  const twice =
+    lead?.expected_qty !== undefined &&
+    update?.some((e) => e.variant_id === lead?.variant_id || lead?.variant_id === BY_SKU);
+  if (twice) return undefined;
+  if (lead) given.unshift({ mode: MODE.update, given: [lead as VariantUpdateEntry] });
+  let expected: string | undefined;
   const lists = [];
-  for (const { mode, given: entries } of given) {
-    const names = sharedNames(entries);
-    if (names === false) return undefined;
-    const list = mode === MODE.update ? merged(entries as VariantUpdateEntry[]) : entries;
+  for (const [i, { mode, given: entries }] of given.entries()) {
+    const names = sharedNames(entries) || undefined;
+    const ranges: [number, number][] = [];
+    let list = mode === MODE.update ? merged(entries as VariantUpdateEntry[], ranges) : entries;
     if (!list) return undefined;
+    if (beforeSync && mode === MODE.update && !(lead && i === 0)) {
+      const updates = list as VariantUpdateEntry[];
+      expected = JSON.stringify(
+        updates.flatMap((e) => (e.expected_qty === undefined ? [] : [[e.variant_id, e.expected_qty]])),
+      );
+      list = updates.map(({ expected_qty: _, ...e }) => e);
+    }
     // A list too large for one bound value (long image lists) is bound in parts, each with its first entry's place.
     const whole = packed(list);
     let from = 0;
@@ -107,12 +169,28 @@ export function variantsInSql(items: UpdateItem[]) {
           from += (JSON.parse(part) as unknown[]).length;
           return [part, at];
         });
-    const stock = mode === MODE.update && update?.some((e) => e.adjust !== undefined || e.expected_qty !== undefined);
-    lists.push({ mode, entries: parts, names: names ?? null, stock: stock ?? false });
+    const stock =
+      mode === MODE.update &&
+      (list as VariantUpdateEntry[]).some((e) => e.adjust !== undefined || e.expected_qty !== undefined);
+    const entriesOf = list.length ? parts : [];
+    const checks = ranges.length ? JSON.stringify(ranges) : undefined;
+    lists.push({ mode, entries: entriesOf, names: list.length ? (names ?? null) : [], stock, ranges: checks });
   }
   if (deriveSlug) product = { ...product, slug: null };
-  return { item, selector, lists, product };
+  // Not written: the read that words a refusal runs the plan for the matches (./variants-sql.ts, diagnose).
+  const refused: Refused | undefined = own ? "stock" : undefined;
+  return { item, selector, lists, product, refused, stored, expected, ownExpected, lead: lead !== undefined };
 }
+
+/** The leading entry's variant id until `resolve` reads the variant a SKU names. */
+const BY_SKU = -1;
+
+/** What the product fields beside the list derive from the stored product: a head category
+ * merged into its paths, a slug derived from its title. */
+type Stored = { head?: string; slug?: true };
+
+/** Why the body is refused whatever is stored: its entries' option names, or the product's own count beside the list. */
+export type Refused = "names" | "stock";
 
 export type SqlList = NonNullable<ReturnType<typeof variantsInSql>>;
 
@@ -121,10 +199,10 @@ export type SqlList = NonNullable<ReturnType<typeof variantsInSql>>;
  * plan applies them in order (./states.ts, applyEntry): a later field wins; a `qty` sets the count
  * and an `adjust` after it moves that count (a count again); the amounts of `adjust`s without a
  * count add up; the first `expected_qty` holds. Undefined (the JavaScript plan) when an entry gives
- * `qty` and `adjust` (refused), a count passes the largest, or a count follows an `adjust` or
- * amounts of both signs add up (below).
+ * `qty` and `adjust` (refused) or a count passes the largest. `ranges` takes the counts to check
+ * before the list (below).
  */
-function merged(list: VariantUpdateEntry[]): VariantUpdateEntry[] | undefined {
+function merged(list: VariantUpdateEntry[], ranges: [number, number][]): VariantUpdateEntry[] | undefined {
   const at = new Map<number, number>();
   let out: VariantUpdateEntry[] | undefined;
   for (let i = 0; i < list.length; i++) {
@@ -139,11 +217,13 @@ function merged(list: VariantUpdateEntry[]): VariantUpdateEntry[] | undefined {
     const m = { ...out[first] } as Record<string, unknown>;
     if (m.qty !== undefined && m.adjust !== undefined) return undefined;
     if (e.qty !== undefined && e.adjust !== undefined) return undefined;
-    // The JavaScript plan checks every count an adjust reaches against the largest: the batch checks
-    // the last only, which bounds the others unless an adjust is dropped or one goes back.
+    // The JavaScript plan checks every count an adjust reaches against the largest: the plan checks
+    // the last, which bounds those before it while the amounts go one way. Where a count replaces
+    // the amounts or one goes back, the count reached so far (the stored one moved by the amounts,
+    // as the lists before leave it) is checked by a guard before the list.
     const relative = m.qty === undefined ? (m.adjust as number | undefined) : undefined;
     if (relative !== undefined && (e.qty !== undefined || Math.sign(e.adjust ?? relative) !== Math.sign(relative))) {
-      return undefined;
+      ranges.push([e.variant_id, relative]);
     }
     for (const [k, v] of Object.entries(e)) {
       if (v === undefined || k === "adjust" || k === "expected_qty") continue;
@@ -164,9 +244,10 @@ function merged(list: VariantUpdateEntry[]): VariantUpdateEntry[] | undefined {
 const P = sqlNames(products);
 const V = sqlNames(variants);
 const K = sqlNames(skus);
-// ?1 product id, ?2 variant id, ?3 SKU: the product one names, the variant a SKU names, its version.
+// ?1 product id, ?2 variant id, ?3 SKU: the product one names, the variant a SKU names, its
+// version, and what product fields beside the list derive from.
 const RESOLVE = `
-  SELECT p.${P.id} AS id, ${VERSION_SQL} AS version,
+  SELECT p.${P.id} AS id, ${VERSION_SQL} AS version, p.${P.categories} AS categories, p.${P.title} AS title,
     (SELECT k.${K.variantId} FROM ${K.$} AS k WHERE k.${K.sku} = ?3) AS variant
   FROM ${P.$} AS p WHERE p.${P.id} = coalesce(?1,
     (SELECT v.${V.productId} FROM ${V.$} AS v WHERE v.${V.id} = ?2),
@@ -179,6 +260,10 @@ export type Resolved = {
   version?: number;
   /** The variant a variant id selects, or the SKU's owner (null: the product's own SKU). */
   selected?: { variantId: number } | { sku: string; variantId: number | null };
+  /** The stored categories a head category was merged into, as read (the batch re-checks them). */
+  categories?: string;
+  /** Product fields derived from what was read (categories, slug), written beside the list's. */
+  fields?: Record<string, unknown>;
 };
 
 /**
@@ -189,17 +274,39 @@ export type Resolved = {
 export async function resolve(db: DB, list: SqlList, ifMatch?: IfMatch): Promise<Resolved | undefined> {
   const s = list.selector;
   const tags = ifMatch && !ifMatch.any;
-  if ("productId" in s && !tags) return { productId: s.productId };
+  if ("productId" in s && !tags && !list.stored) return { productId: s.productId };
   const row = await stmt(
     db,
     RESOLVE,
     "productId" in s ? s.productId : null,
     "variantId" in s ? s.variantId : null,
     "sku" in s ? s.sku : null,
-  ).first<{ id: number; version: number; variant: number | null }>();
+  ).first<{ id: number; version: number; variant: number | null; categories: string; title: string }>();
   if (!row) return undefined;
   if (tags && !ifMatch.tags.includes(productETag(row.id, row.version))) return undefined;
   const selected =
     "variantId" in s ? { variantId: s.variantId } : "sku" in s ? { sku: s.sku, variantId: row.variant } : undefined;
-  return { productId: row.id, ...(tags ? { version: row.version } : {}), ...(selected ? { selected } : {}) };
+  const out: Resolved = {
+    productId: row.id,
+    ...(tags ? { version: row.version } : {}),
+    ...(selected ? { selected } : {}),
+  };
+  if (list.lead && "sku" in s) {
+    // The product's own SKU: the fields are the product's, which the JavaScript plan plans.
+    if (row.variant === null) return undefined;
+    const [[part]] = list.lists[0].entries;
+    const entries = JSON.parse(part) as unknown[][];
+    entries[0][VARIANT_ID] = row.variant;
+    list.lists[0].entries = [[JSON.stringify(entries), 0]];
+  }
+  const { head, slug } = list.stored ?? {};
+  if (head !== undefined) {
+    const categories = withHead(parseList(row.categories) as string[][], head);
+    // Past the bound on paths: the JavaScript plan words it.
+    if (tooManyPaths(categories)) return undefined;
+    out.categories = row.categories;
+    out.fields = { categories };
+  }
+  if (slug) out.fields = { ...out.fields, slug: derivedSlug(row.title, row.id) };
+  return out;
 }

@@ -20,7 +20,7 @@ import { UPDATE_PRODUCT_FIELDS } from "./write";
 
 // A product's variant list written in SQL, in ONE round trip (docs/products.md, "Limits"): the
 // items ./variants-route.ts routes here, `{product_id | variant_id | sku, variants: {sync | add |
-// update: [...]}}` (one list) with product fields beside it (all but `stock`), an If-Match and
+// update: [...]}}` (one list or several) with product fields beside it (all but `stock`), an If-Match and
 // an Idempotency-Key or not. The JavaScript plan (./plan.ts) reads the product and every variant
 // into objects, matches and checks them one by one and sends the rows back; for 2,048 variants
 // that was most of a 26 ms request. Here the batch matches the list against the variants where
@@ -35,7 +35,8 @@ import { UPDATE_PRODUCT_FIELDS } from "./write";
 // constraint, so nothing is written; a read batch then runs the same PLAN, reads what it matched
 // and words the errors (./refusals.ts, `diagnose` below), so the entries are matched by this plan
 // only. The forms ./refusals.ts does not word yet (two lists, a selection, an If-Match's tag) are
-// worded by the JavaScript plan.
+// worded by the JavaScript plan. A body refused whatever is stored (./variants-route.ts, Refused)
+// skips the write: the read words it.
 // test/products.variants-sql.test.ts holds both paths equal on random catalogs, lists, selectors,
 // If-Match headers and product fields.
 
@@ -120,6 +121,22 @@ const GUARD = `
   UNION ALL SELECT min(${S.productId}) FROM ${S.$} WHERE ${S.variantId} IS NOT NULL
     GROUP BY ${S.variantId} HAVING count(*) > 1`;
 
+// An empty sync plans nothing: the product must be there, with a slug (see PLAN).
+const EMPTY_GUARD = `
+  INSERT INTO ${STALE.$} (${STALE.productId})
+  SELECT ?1 WHERE NOT EXISTS (SELECT 1 FROM ${P.$} WHERE ${P.id} = ?1 AND ${P.slug} IS NOT NULL)`;
+
+// ?2: [variant id, amount] pairs: counts an update list's merged entries reach on the way (the
+// stored count, as the lists before leave it, moved by the amounts so far), past the largest.
+const RANGE_GUARD = `
+  INSERT INTO ${STALE.$} (${STALE.productId})
+  SELECT ?1 FROM json_each(?2) AS j WHERE abs((SELECT v.${V.qty} FROM ${V.$} AS v
+    WHERE v.${V.id} = j.value->>0 AND v.${V.productId} = ?1) + (j.value->>1)) > ${STOCK}`;
+// ?2: the product's own stock the item expects (beside an empty sync), as stored.
+const OWN_EXPECTED_GUARD = `
+  INSERT INTO ${STALE.$} (${STALE.productId})
+  SELECT ?1 WHERE (SELECT ${P.stock} FROM ${P.$} WHERE ${P.id} = ?1) IS NOT ?2`;
+
 const DELETE_UNMATCHED = `
   DELETE FROM ${V.$} WHERE ${V.productId} = ?1
     AND ${V.id} NOT IN (SELECT ${S.variantId} FROM ${S.$} WHERE ${S.variantId} IS NOT NULL)`;
@@ -190,6 +207,16 @@ const VERSION_GUARD = `
 const SELECTED_GUARD = `
   INSERT INTO ${STALE.$} (${STALE.productId})
   SELECT ?1 WHERE NOT EXISTS (SELECT 1 FROM ${V.$} WHERE ${V.id} = ?2 AND ${V.productId} = ?1)`;
+// ?2: [variant id, qty] pairs, update entries' expected_qty beside a sync, of the counts as stored
+// before the lists run (./plan.ts checks them against the read).
+const EXPECTED_GUARD = `
+  INSERT INTO ${STALE.$} (${STALE.productId})
+  SELECT ?1 FROM json_each(?2) AS j WHERE (SELECT v.${V.qty} FROM ${V.$} AS v
+    WHERE v.${V.id} = j.value->>0 AND v.${V.productId} = ?1) IS NOT j.value->>1`;
+// The stored categories a head category was merged into (./variants-route.ts, resolve).
+const CATEGORIES_GUARD = `
+  INSERT INTO ${STALE.$} (${STALE.productId})
+  SELECT ?1 WHERE (SELECT ${P.categories} FROM ${P.$} WHERE ${P.id} = ?1) IS NOT ?2`;
 const OWNER_GUARD = `
   INSERT INTO ${STALE.$} (${STALE.productId})
   SELECT ?1 WHERE NOT EXISTS (SELECT 1 FROM ${K.$} WHERE ${K.sku} = ?2 AND ${K.productId} = ?1 AND ${K.variantId} IS ?3)`;
@@ -200,6 +227,7 @@ function conditions(db: DB, r: Resolved): D1PreparedStatement[] {
   const s = r.selected;
   if (s && "sku" in s) out.push(stmt(db, OWNER_GUARD, r.productId, s.sku, s.variantId));
   else if (s) out.push(stmt(db, SELECTED_GUARD, r.productId, s.variantId));
+  if (r.categories !== undefined) out.push(stmt(db, CATEGORIES_GUARD, r.productId, r.categories));
   return out;
 }
 
@@ -220,10 +248,13 @@ export async function writeVariants(
   recorder?: Recorder,
 ): Promise<Written | undefined> {
   for (let attempt = 1; ; attempt++) {
-    const written = await write(db, list, resolved, now, options, recorder);
+    // A body refused whatever is stored (./variants-route.ts, Refused) is not written.
+    const written = !list.refused && (await write(db, list, resolved, now, options, recorder));
     if (written) return written;
     const refused = await diagnose(db, list, resolved);
-    if (refused === "plan") return undefined;
+    // Nothing refused now: a concurrent change, which a body refused as it is or paths merged as read
+    // (a stale read) leave to the JavaScript plan.
+    if (refused === "plan" || (!refused && (list.refused || resolved.categories !== undefined))) return undefined;
     if (refused) {
       const outcome = new Map([[list.item.index, refused]]);
       if (recorder) {
@@ -242,19 +273,23 @@ export async function writeVariants(
  * (./refusal-read.ts).
  */
 async function diagnose(db: DB, list: SqlList, resolved: Resolved): Promise<Refusal> {
-  if (list.lists.length !== 1 || resolved.version !== undefined || resolved.selected) return "plan";
-  const lean = await diagnosed(db, list, resolved.productId, true);
+  // A body refused as it is needs no batch's conditions; names that disagree need no matches.
+  const conditional = !list.refused && (resolved.version !== undefined || resolved.selected);
+  if (list.refused !== "names" && (list.lists.length !== 1 || conditional)) return "plan";
+  // The lean read holds only other products' SKUs, so a selection is found again in the full one.
+  const lean = resolved.selected ? "full" : await diagnosed(db, list, resolved.productId, true);
   if (lean !== "full") return lean;
   const full = await diagnosed(db, list, resolved.productId, false);
   return full === "full" ? undefined : full;
 }
 
 async function diagnosed(db: DB, list: SqlList, id: number, lean: boolean): Promise<Refusal | "full"> {
-  const [{ mode, entries, names }] = list.lists;
+  // Entries that disagree on names travel as no list: their words need no match.
+  const { mode, entries, names } = list.lists[0] ?? { mode: MODE.update, entries: [], names: null };
   const given = names && JSON.stringify(names);
   const { sync, add, update } = list.item.data.variants ?? {};
-  const count = (sync ?? add ?? update ?? []).length;
-  const of = { item: list.item, sync: mode === MODE.sync, add: mode === MODE.add, count };
+  const count = list.lists.length ? (sync ?? add ?? update ?? []).length : 0;
+  const of = { item: list.item, productId: id, sync: mode === MODE.sync, add: mode === MODE.add, count };
   const plans = entries.map(([part, from]) => stmt(db, PLAN, id, part, given, mode, from));
   const results = await runBatch(db, [...plans, ...refusalReads(db, of, lean), stmt(db, CLEAR)]);
   const read = readOf(results.slice(plans.length, -1), of, lean);
@@ -278,7 +313,11 @@ async function write(
   const change = [newEvent("product.update", { productId: id, keyId: options.keyId })];
   const read = (options.minimal ? minimalJson : ownJson)(db, `p.${P.id} = ?1`, id);
   const flag = list.item.data.disable_minusqty ?? null;
-  const product: Record<string, unknown> | undefined = list.product && { id, ...list.product };
+  const product: Record<string, unknown> | undefined = (list.product || resolved.fields) && {
+    id,
+    ...list.product,
+    ...resolved.fields,
+  };
   // slug: null derives it again from the title (./variants-route.ts).
   if (product?.slug === null) product.slug = derivedSlug(String(product.title), id);
   const fields = product && JSON.stringify([product]);
@@ -288,11 +327,23 @@ async function write(
   // The version the batch leaves, for the answer's ETag.
   const version = ifMatch ? [stmt(db, VERSION_OF, id)] : [];
   // Each list as the one before it left the variants (sync, add, update: ./plan.ts's order).
-  const lists = list.lists.flatMap(({ mode, entries, names, stock }, i) => {
+  const lists = list.lists.flatMap(({ mode, entries, names, stock, ranges }, i) => {
     const sync = mode === MODE.sync ? 1 : 0;
     const given = names && JSON.stringify(names);
+    // An empty sync leaves the product without variants: its own negative stock is not cleared
+    // (the stock floor refuses it under disable_minusqty, as ./plan.ts does).
+    if (!entries.length) {
+      return [
+        stmt(db, EMPTY_GUARD, id),
+        ...(list.ownExpected === undefined ? [] : [stmt(db, OWN_EXPECTED_GUARD, id, list.ownExpected)]),
+        stmt(db, DELETE_UNMATCHED, id),
+        stmt(db, UPDATE_PRODUCT, id, now, given, 0),
+        ...(fields ? [stmt(db, UPDATE_PRODUCT_FIELDS, fields)] : []),
+      ];
+    }
     return [
       ...(i ? [stmt(db, CLEAR)] : []),
+      ...(ranges ? [stmt(db, RANGE_GUARD, id, ranges)] : []),
       // A list past one bound value is planned a part at a time, each from its first entry's place.
       ...entries.map(([part, from]) => stmt(db, stock ? PLAN_STOCK : PLAN, id, part, given, mode, from)),
       stmt(db, GUARD, id),
@@ -312,6 +363,7 @@ async function write(
   try {
     results = await runClaimed(db, recorder?.idem, head, [
       ...conditions(db, resolved),
+      ...(list.expected ? [stmt(db, EXPECTED_GUARD, id, list.expected)] : []),
       ...lists,
       // The variants the lists leave as they are follow a flag the body sets (a negative qty meets the floor).
       ...(flag === null ? [] : [stmt(db, FOLLOW_FLAG, id, flag)]),
