@@ -51,10 +51,13 @@ function selectorOf(d: UpdateItem["data"]): Selector | undefined {
   return typeof d.sku === "string" ? { sku: d.sku } : undefined;
 }
 
-/** The item this path takes, with its list bound as packed entries; undefined: the JavaScript path. */
+/** The one item of a body this path takes (./variants-sql.ts); several: ./variants-rounds.ts. */
 export function variantsInSql(items: UpdateItem[]) {
-  if (items.length !== 1) return undefined;
-  const [item] = items;
+  return items.length === 1 ? variantInSql(items[0]) : undefined;
+}
+
+/** The item as this path takes it, with its list bound as packed entries; undefined: the JavaScript path. */
+export function variantInSql(item: UpdateItem) {
   const d = item.data;
   const selector = selectorOf(d);
   if (!selector) return undefined;
@@ -97,15 +100,17 @@ export function variantsInSql(items: UpdateItem[]) {
     if (names === false) return undefined;
     const list = mode === MODE.update ? merged(entries as VariantUpdateEntry[]) : entries;
     if (!list) return undefined;
-    // A list too large for one bound value (long image lists) is bound in parts, each with its first entry's place.
+    // A list too large for one bound value (long image lists) is bound in parts, each with its
+    // first entry's place and its number of entries.
     const whole = packed(list);
     let from = 0;
-    const parts: [string, number][] = fitsOneValue(whole)
-      ? [[whole, 0]]
+    const parts: [string, number, number][] = fitsOneValue(whole)
+      ? [[whole, 0, list.length]]
       : jsonChunks(packedRows(list)).map((part) => {
           const at = from;
-          from += (JSON.parse(part) as unknown[]).length;
-          return [part, at];
+          const count = (JSON.parse(part) as unknown[]).length;
+          from += count;
+          return [part, at, count];
         });
     const stock = mode === MODE.update && update?.some((e) => e.adjust !== undefined || e.expected_qty !== undefined);
     lists.push({ mode, entries: parts, names: names ?? null, stock: stock ?? false });
@@ -114,7 +119,7 @@ export function variantsInSql(items: UpdateItem[]) {
   return { item, selector, lists, product };
 }
 
-export type SqlList = NonNullable<ReturnType<typeof variantsInSql>>;
+export type SqlList = NonNullable<ReturnType<typeof variantInSql>>;
 
 /**
  * An update list naming one variant more than once, as one entry per variant, as the JavaScript
