@@ -1,0 +1,124 @@
+import type { DB } from "../../db/client";
+import { products } from "../../db/schema";
+import { sqlNames } from "../../platform/columns";
+import { runClaimed } from "../../platform/idempotency";
+import type { PendingEvent } from "../../webhooks/outbox";
+import type { ItemOutcome, ProductRef, Recorder, WriteOptions } from "../create";
+import { ProductText } from "../own-json";
+import type { UpdateItem } from "./select";
+import { variantInSql } from "./variants-route";
+import { diagnose, type RoundItem, writeRound } from "./variants-sql";
+
+// A PUT of several items carrying variant lists, in the SQL plan's rounds (docs/design.md,
+// "Writes"): each round writes the first item of each product named, every item's list bound in
+// one JSON list, so the batch has the same statements for 2 items or 100; items naming a product
+// again go to later rounds, in order. A refused batch wrote nothing: one read batch runs the plan
+// again and words each item's refusal (./variants-sql.ts, `diagnose`), and the round is written
+// again without the refused items. What that read cannot word (the forms ./refusals.ts leaves to
+// the JavaScript plan, a refusal between two items of the round such as two claiming one new SKU,
+// a concurrent writer) is handed with the items not yet written to the JavaScript plan
+// (./index.ts), which words it as it does for any request; the record of the Idempotency-Key
+// travels with them.
+
+const P = sqlNames(products);
+
+/** Where the rounds leave the request: outcomes so far, and the items the JavaScript plan takes on. */
+export type Rounds = {
+  outcomes: Map<number, ItemOutcome>;
+  events: PendingEvent[];
+  /** The products a batch of this request changed, for the record's snapshot. */
+  touched: Set<number>;
+  /** Whether a batch claimed the Idempotency-Key's record. */
+  recorded: boolean;
+  rest: UpdateItem[];
+};
+
+/** The items as the rounds take them: two or more, each naming its product by id with a list it takes. */
+export function listsInSql(items: UpdateItem[]): RoundItem[] | undefined {
+  if (items.length < 2) return undefined;
+  const out: RoundItem[] = [];
+  for (const item of items) {
+    const list = variantInSql(item);
+    if (!list || !("productId" in list.selector)) return undefined;
+    out.push({ list, resolved: { productId: list.selector.productId } });
+  }
+  return out;
+}
+
+/**
+ * An outcome as an Idempotency-Key record or an answer of presented products takes it: a product
+ * SQLite built (carried text, src/platform/quotes.ts) parsed. Only requests of several rounds, or
+ * handed to the JavaScript plan, need it.
+ */
+export function plain(o: ItemOutcome): ItemOutcome {
+  if (!o.ok || !(o.product instanceof ProductText)) return o;
+  return { ok: true, product: JSON.parse(o.product.text.replaceAll("`", '"')) };
+}
+
+export async function writeRounds(
+  db: DB,
+  items: RoundItem[],
+  now: number,
+  recorder: Recorder | undefined,
+  options: WriteOptions,
+): Promise<Rounds> {
+  const state: Rounds = { outcomes: new Map(), events: [], touched: new Set(), recorded: false, rest: [] };
+  let pending = items;
+  while (pending.length) {
+    const named = new Set<number>();
+    let round: RoundItem[] = [];
+    const later: RoundItem[] = [];
+    for (const r of pending) {
+      (named.has(r.resolved.productId) ? later : round).push(r);
+      named.add(r.resolved.productId);
+    }
+    for (let rewritten = false; ; rewritten = true) {
+      const { head, tail } = record(recorder, state, round, !later.length);
+      if (!round.length) {
+        // Every item of the round refused: only the last records the answer.
+        if (head.length && !later.length) await runClaimed(db, recorder?.idem, head, tail);
+        break;
+      }
+      const written = await writeRound(db, round, now, options, head, tail, recorder?.idem);
+      if (written) {
+        state.recorded ||= head.length > 0;
+        for (const [i, o] of written.outcomes) state.outcomes.set(i, o);
+        state.events.push(...written.events);
+        for (const r of round) state.touched.add(r.resolved.productId);
+        break;
+      }
+      const refused = await diagnose(db, round);
+      const failed = round.filter((r) => {
+        const o = refused.get(r.list.item.index);
+        return o !== undefined && o !== "plan";
+      });
+      if (rewritten || !failed.length || [...refused.values()].includes("plan")) {
+        state.rest = [...round, ...later].map((r) => r.list.item).sort((a, b) => a.index - b.index);
+        return state;
+      }
+      for (const r of failed) state.outcomes.set(r.list.item.index, refused.get(r.list.item.index) as ItemOutcome);
+      round = round.filter((r) => !failed.includes(r));
+    }
+    pending = later;
+  }
+  return state;
+}
+
+/**
+ * The Idempotency-Key's statements around a round's batch: the key claimed with a "stopped
+ * partway" answer in the first batch of several rounds, and the whole answer (with the products
+ * as the batch leaves them) in the last, as ./index.ts records.
+ */
+function record(recorder: Recorder | undefined, state: Rounds, round: RoundItem[], last: boolean) {
+  const none = { head: [] as D1PreparedStatement[], tail: [] as D1PreparedStatement[] };
+  if (!recorder) return none;
+  if (!last) return state.recorded ? none : { head: recorder.pending(), tail: [] };
+  const planned = new Map<number, ItemOutcome<ProductRef>>();
+  for (const [i, o] of state.outcomes) planned.set(i, plain(o) as ItemOutcome<ProductRef>);
+  for (const r of round) planned.set(r.list.item.index, { ok: true, product: { $product: r.resolved.productId } });
+  const ids = JSON.stringify([...state.touched, ...round.map((r) => r.resolved.productId)]);
+  return {
+    head: state.recorded ? recorder.complete(planned) : recorder.claim(planned),
+    tail: [recorder.snapshot(`p.${P.id} IN (SELECT value FROM json_each(?1))`, ids)],
+  };
+}

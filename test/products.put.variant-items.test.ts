@@ -1,0 +1,114 @@
+import { describe, expect, it } from "vitest";
+import { wrapD1 } from "./d1-wrap";
+import { get, post, put, uid } from "./helpers";
+
+// A PUT of several items carrying variant lists takes the SQL plan's rounds
+// (src/products/update/variants-rounds.ts): one batch for the first item of each product named,
+// its statements the same for 2 items or 8; a refused item worded from one read and the round
+// written again without it; items naming one product in later rounds, in order.
+
+async function product(prefix: string) {
+  const r = await post("/v1/products", {
+    title: "Rounds",
+    price: 100,
+    variants: {
+      add: ["s", "m"].map((v) => ({
+        sku: `${prefix}${v}`,
+        variant_option1_name: "Size",
+        variant_option1_value: v,
+        qty: 1,
+      })),
+    },
+  });
+  expect(r.status, r.text).toBe(200);
+  return r.json.products[0] as { product_id: number; variants: { variant_id: number }[] };
+}
+
+const sync = (id: number, prefix: string, qty: number) => ({
+  product_id: id,
+  variants: {
+    sync: [
+      { sku: `${prefix}s`, qty },
+      { variant_option1_value: "l", sku: `${prefix}l` },
+    ],
+  },
+});
+
+describe("PUT /v1/products with several variant lists", () => {
+  it("takes one round trip of the same statements for 2 items or 8", async () => {
+    const counts = [];
+    for (const n of [2, 8]) {
+      const prefixes = Array.from({ length: n }, () => `${uid("I")}-`);
+      const ids = [];
+      for (const p of prefixes) ids.push((await product(p)).product_id);
+      const w = wrapD1();
+      const r = await put(
+        "/v1/products",
+        ids.map((id, i) => sync(id, prefixes[i], i)),
+        { env: { DB: w.db } },
+      );
+      expect(r.status, r.text).toBe(200);
+      expect(r.json.success).toBe(n);
+      expect(r.json.products.map((p: { variants: { sku: string; qty: number }[] }) => p.variants)).toEqual(
+        prefixes.map((p, i) => [
+          expect.objectContaining({ sku: `${p}s`, qty: i }),
+          expect.objectContaining({ sku: `${p}l`, qty: 0 }),
+        ]),
+      );
+      counts.push(w.counts.statementsPerCall);
+    }
+    expect(counts[0]).toHaveLength(1);
+    expect(counts[1]).toEqual(counts[0]);
+  });
+
+  it("words a refused item from one read and writes the others in the batch after it", async () => {
+    const [a, b, c] = [`${uid("J")}-`, `${uid("J")}-`, `${uid("J")}-`];
+    const [pa, pb, pc] = [await product(a), await product(b), await product(c)];
+    const w = wrapD1();
+    const r = await put(
+      "/v1/products",
+      [
+        sync(pa.product_id, a, 3),
+        // Two entries with the same option values: refused, the others written.
+        {
+          product_id: pb.product_id,
+          variants: { sync: [{ variant_option1_value: "s" }, { variant_option1_value: "s" }] },
+        },
+        sync(pc.product_id, c, 4),
+      ],
+      { env: { DB: w.db } },
+    );
+    expect(r.status, r.text).toBe(200);
+    expect(r.json.success).toBe(2);
+    expect(r.json.errors).toEqual(["[1].variants.sync[1]: same option values as variants.sync[0]"]);
+    // The refused batch, the read that words it, the batch without it.
+    expect(w.counts.calls).toBe(3);
+    expect((await get(`/v1/products/${pb.product_id}`)).json.variants.map((v: { sku: string }) => v.sku)).toEqual([
+      `${b}s`,
+      `${b}m`,
+    ]);
+    expect((await get(`/v1/products/${pc.product_id}`)).json.variants[0].qty).toBe(4);
+  });
+
+  it("applies items naming one product in order, a round each, and replays them under one key", async () => {
+    const [a, b] = [`${uid("K")}-`, `${uid("K")}-`];
+    const [pa, pb] = [await product(a), await product(b)];
+    const body = [
+      sync(pa.product_id, a, 5),
+      sync(pb.product_id, b, 6),
+      { product_id: pa.product_id, variants: { update: [{ variant_id: pa.variants[0].variant_id, adjust: 2 }] } },
+    ];
+    const key = uid("key");
+    const w = wrapD1();
+    const r = await put("/v1/products", body, { env: { DB: w.db }, headers: { "idempotency-key": key } });
+    expect(r.status, r.text).toBe(200);
+    expect(w.counts.calls).toBe(2);
+    // A product named again keeps its first place, in the state the last item left it.
+    const qtys = r.json.products.map((p: { variants: { qty: number }[] }) => p.variants[0].qty);
+    expect(qtys).toEqual([7, 6]);
+    const replay = await put("/v1/products", body, { headers: { "idempotency-key": key } });
+    expect(replay.status).toBe(200);
+    expect(replay.json).toEqual(r.json);
+    expect((await get(`/v1/products/${pa.product_id}`)).json.variants[0].qty).toBe(7);
+  });
+});
