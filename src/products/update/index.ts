@@ -10,9 +10,8 @@ import { productETag } from "../version";
 import { type Plan, plan } from "./plan";
 import { fail, readSnapshot, select, type UpdateItem } from "./select";
 import { stockItems, stockUpdate } from "./stock";
-import { listsInSql, plain, type Rounds, writeRounds } from "./variants-rounds";
+import { listsInSql, plain, type Rounds, writeRounds, writeVariants } from "./variants-rounds";
 import { resolve, variantsInSql } from "./variants-route";
-import { writeVariants } from "./variants-sql";
 import { writeBatch } from "./write";
 
 export type { UpdateItem } from "./select";
@@ -38,8 +37,8 @@ async function changedSince(db: DB, id: number, ifMatch: IfMatch): Promise<ItemO
 }
 
 // PUT /v1/products (docs/products.md, "Updating products"). Stock-tool bodies take their own one-batch path
-// (./stock.ts), one item carrying a variant list the SQL plan (./variants-sql.ts; docs/design.md,
-// "Writes", lists the forms). Otherwise, per round: one read batch (the selected products, their variants, the
+// (./stock.ts), items carrying variant lists the SQL plan (./variants-sql.ts, one item; several in
+// rounds, ./variants-rounds.ts; docs/design.md, "Writes", lists the forms). Otherwise, per round: one read batch (the selected products, their variants, the
 // owners of every SKU the body names), a plan per product in JS, then one write batch for all of
 // them. Lists travel as one JSON parameter each, so the number of statements is fixed whatever the
 // number of products or variants (docs/security.md, "Guarantees").

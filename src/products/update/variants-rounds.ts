@@ -1,13 +1,14 @@
 import type { DB } from "../../db/client";
 import { products } from "../../db/schema";
 import { sqlNames } from "../../platform/columns";
+import { afterLostRace } from "../../platform/d1";
 import { runClaimed } from "../../platform/idempotency";
 import type { PendingEvent } from "../../webhooks/outbox";
-import type { ItemOutcome, ProductRef, Recorder, WriteOptions } from "../create";
+import type { ItemOutcome, ProductRef, Recorder, WriteOptions, Written } from "../create";
 import { ProductText } from "../own-json";
 import type { UpdateItem } from "./select";
-import { variantInSql } from "./variants-route";
-import { diagnose, type RoundItem, writeRound } from "./variants-sql";
+import { type Resolved, type SqlList, variantInSql } from "./variants-route";
+import { diagnose, ROUND, type RoundItem, writeRound } from "./variants-sql";
 
 // A PUT of several items carrying variant lists, in the SQL plan's rounds (docs/design.md,
 // "Writes"): each round writes the first item of each product named, every item's list bound in
@@ -119,6 +120,42 @@ function record(recorder: Recorder | undefined, state: Rounds, round: RoundItem[
   const ids = JSON.stringify([...state.touched, ...round.map((r) => r.resolved.productId)]);
   return {
     head: state.recorded ? recorder.complete(planned) : recorder.claim(planned),
-    tail: [recorder.snapshot(`p.${P.id} IN (SELECT value FROM json_each(?1))`, ids)],
+    tail: [recorder.snapshot(`p.${P.id} IN (${ROUND})`, ids)],
   };
+}
+
+/**
+ * Writes one item's lists in one batch, with the request's Idempotency-Key record when it has one.
+ * A refused batch wrote nothing: a read batch then finds and words the refusal (./refusals.ts),
+ * and the refusal is recorded under the key; when the read finds nothing refused (a concurrent
+ * writer changed the product in between) the write is tried again. Undefined: a refusal
+ * ./refusals.ts does not word, which the JavaScript path words.
+ */
+export async function writeVariants(
+  db: DB,
+  list: SqlList,
+  resolved: Resolved,
+  now: number,
+  options: WriteOptions,
+  recorder?: Recorder,
+): Promise<Written | undefined> {
+  const round = [{ list, resolved }];
+  for (let attempt = 1; ; attempt++) {
+    // The record's answer names the product, resolved from the snapshot stored with it (as ./index.ts records).
+    const head = recorder?.claim(new Map([[list.item.index, { ok: true, product: { $product: resolved.productId } }]]));
+    const tail = recorder ? [recorder.snapshot(`p.${P.id} = ?1`, resolved.productId)] : [];
+    const written = await writeRound(db, round, now, options, head ?? [], tail, recorder?.idem);
+    if (written) return written;
+    const refused = (await diagnose(db, round)).get(list.item.index);
+    if (refused === "plan") return undefined;
+    if (refused) {
+      const outcome = new Map([[list.item.index, refused]]);
+      if (recorder) {
+        const none = recorder.snapshot(`p.${P.id} IN (${ROUND})`, "[]");
+        await runClaimed(db, recorder.idem, recorder.claim(outcome), [none]);
+      }
+      return { outcomes: outcome, events: [] };
+    }
+    await afterLostRace(attempt, "the product");
+  }
 }

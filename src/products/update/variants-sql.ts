@@ -1,11 +1,11 @@
 import type { DB } from "../../db/client";
 import { products, productVersions, skus, staleReads, variantSync, variants } from "../../db/schema";
 import { optionColumn, sqlNames } from "../../platform/columns";
-import { afterLostRace, isConstraintError, MAX_JSON_BYTES, runBatch, stmt } from "../../platform/d1";
+import { isConstraintError, MAX_JSON_BYTES, runBatch, stmt } from "../../platform/d1";
 import { type Idem, runClaimed } from "../../platform/idempotency";
 import { committed, newEvent, outboxStatement, type PendingEvent } from "../../webhooks/outbox";
 import { derivedSlug } from "../categories";
-import type { ItemOutcome, Recorder, WriteOptions, Written } from "../create";
+import type { ItemOutcome, WriteOptions } from "../create";
 import { STOCK } from "../entries";
 import { minimalJson, ownJson, ProductText } from "../own-json";
 import { ADJUST, at, COLUMN_OF, EXPECTED, type Field, given, SLOTS, VARIANT_ID, value, WRITTEN } from "../packed";
@@ -17,10 +17,10 @@ import { fail, select, snapshotOf, snapshotReads } from "./select";
 import { MODE, type Resolved, type SqlList } from "./variants-route";
 import { UPDATE_PRODUCT_FIELDS } from "./write";
 
-// A product's variant list written in SQL, in ONE round trip (docs/products.md, "Limits"): the
+// Products' variant lists written in SQL, in ONE round trip (docs/products.md, "Limits"): the
 // items ./variants-route.ts routes here, `{product_id | variant_id | sku, variants: {sync | add |
-// update: [...]}}` (one list) with product fields beside it (all but `stock`), an If-Match and
-// an Idempotency-Key or not. The JavaScript plan (./plan.ts) reads the product and every variant
+// update: [...]}}` with product fields beside it (all but `stock`), an If-Match and an
+// Idempotency-Key or not; several items (./variants-rounds.ts) share the batch's statements. The JavaScript plan (./plan.ts) reads the product and every variant
 // into objects, matches and checks them one by one and sends the rows back; for 2,048 variants
 // that was most of a 26 ms request. Here the batch matches the list against the variants where
 // they are (a sync by SKU through the registry, else by option values through the unique
@@ -36,7 +36,7 @@ import { UPDATE_PRODUCT_FIELDS } from "./write";
 // only. The forms ./refusals.ts does not word yet (two lists, a selection, an If-Match's tag) are
 // worded by the JavaScript plan.
 // test/products.variants-sql.test.ts holds both paths equal on random catalogs, lists, selectors,
-// If-Match headers and product fields.
+// If-Match headers, product fields and requests of several items.
 
 const each = (f: (n: number) => string, sep: string) => SLOTS.map(f).join(sep);
 
@@ -120,7 +120,7 @@ const PLAN = plan(false);
 const PLAN_STOCK = plan(true);
 
 /** The products of the round (?1 of the statements below: a JSON list of ids). */
-const ROUND = "SELECT value FROM json_each(?1)";
+export const ROUND = "SELECT value FROM json_each(?1)";
 
 // Fails the batch (stale_reads' always-false CHECK) when the plan is not one the JavaScript plan
 // would accept: no rows for a product (see PLAN), an invalid entry, or two entries on one variant
@@ -368,42 +368,6 @@ export async function writeRound(
     );
   }
   return { outcomes, events: committed(changes, results) };
-}
-
-/**
- * Writes one item's lists in one batch, with the request's Idempotency-Key record when it has one.
- * A refused batch wrote nothing: a read batch then finds and words the refusal (./refusals.ts),
- * and the refusal is recorded under the key; when the read finds nothing refused (a concurrent
- * writer changed the product in between) the write is tried again. Undefined: a refusal
- * ./refusals.ts does not word, which the JavaScript path words.
- */
-export async function writeVariants(
-  db: DB,
-  list: SqlList,
-  resolved: Resolved,
-  now: number,
-  options: WriteOptions,
-  recorder?: Recorder,
-): Promise<Written | undefined> {
-  const round = [{ list, resolved }];
-  for (let attempt = 1; ; attempt++) {
-    // The record's answer names the product, resolved from the snapshot stored with it (as ./index.ts records).
-    const head = recorder?.claim(new Map([[list.item.index, { ok: true, product: { $product: resolved.productId } }]]));
-    const tail = recorder ? [recorder.snapshot(`p.${P.id} = ?1`, resolved.productId)] : [];
-    const written = await writeRound(db, round, now, options, head ?? [], tail, recorder?.idem);
-    if (written) return written;
-    const refused = (await diagnose(db, round)).get(list.item.index);
-    if (refused === "plan") return undefined;
-    if (refused) {
-      const outcome = new Map([[list.item.index, refused]]);
-      if (recorder) {
-        const none = recorder.snapshot(`p.${P.id} IN (${ROUND})`, "[]");
-        await runClaimed(db, recorder.idem, recorder.claim(outcome), [none]);
-      }
-      return { outcomes: outcome, events: [] };
-    }
-    await afterLostRace(attempt, "the product");
-  }
 }
 
 const MATCHES = `SELECT ${S.productId} AS pid, ${S.variantId} AS vid FROM ${S.$} ORDER BY ${S.entry}`;
