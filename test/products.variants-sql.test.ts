@@ -560,10 +560,27 @@ const items = fc.array(
     s: scenario,
     again: fc.oneof({ weight: 3, arbitrary: fc.constant(-1) }, { weight: 1, arbitrary: fc.nat(2) }),
     // The product SKU of the item before: one it claims as new, or one of its variants' (which its sync may free).
+    // Half of the items drawn without the entries' refused forms, so requests also pass whole.
+    clean: fc.boolean(),
     steal: fc.constantFrom(undefined, undefined, undefined, undefined, undefined, "p2", "e0"),
   }),
   { minLength: 2, maxLength: 4 },
 );
+
+/** An item's scenario with entries the JavaScript plan accepts but for clashes between them. */
+function cleaned(s: Scenario): Scenario {
+  const entry = (e: Entry): Entry => ({
+    ...e,
+    sku: e.sku.kind === "foreign" || e.sku.kind === "clear" ? { kind: "none" } : e.sku,
+    target: Math.max(e.target, 0),
+    values: "all",
+    names: "same",
+    qty: e.qty === undefined ? undefined : Math.abs(e.qty),
+    adjust: undefined,
+    expected: undefined,
+  });
+  return { ...s, next: undefined, entries: (s.entries as Entry[]).map(entry) as Scenario["entries"] };
+}
 
 describe("several items with variant lists planned in SQL agree with the JavaScript plan", () => {
   afterEach(() => {
@@ -588,8 +605,9 @@ describe("several items with variant lists planned in SQL agree with the JavaScr
           seeded.set(j, [await seed(drawn[j].s, `${ra}${j}-`), await seed(drawn[j].s, `${rb}${j}-`)]);
         }
         const body = (run: 0 | 1, base: string) =>
-          drawn.map(({ s: own, steal }, j) => {
+          drawn.map(({ s: drawnItem, steal, clean }, j) => {
             const o = owner[j];
+            const own = clean ? cleaned(drawnItem) : drawnItem;
             const s = { ...own, k: drawn[o].s.k, renames: drawn[o].s.renames, select: "id" as const };
             const product = seeded.get(o)?.[run] as Awaited<ReturnType<typeof seed>>;
             const prefix = `${base}${o}-`;
