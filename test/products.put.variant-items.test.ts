@@ -151,3 +151,32 @@ describe("items of one round are each planned against the catalog as read", () =
     for (const { product } of [sql, js]) expect([product.sku, product.variants[0].qty]).toEqual(["<a>m", 9]);
   });
 });
+
+describe("a body of items with and without lists", () => {
+  it("writes the lists in the rounds and the other items after them, the key completed once", async () => {
+    const [a, b] = [`${uid("M")}-`, `${uid("M")}-`];
+    const [pa, pb] = [await product(a), await product(b)];
+    const body = [sync(pa.product_id, a, 3), { product_id: pb.product_id, title: "Plain" }];
+    const key = uid("key");
+    const w = wrapD1();
+    const r = await put("/v1/products", body, { env: { DB: w.db }, headers: { "idempotency-key": key } });
+    expect(r.status, r.text).toBe(200);
+    expect(r.json.products.map((p: { title: string; variants: unknown[] }) => [p.title, p.variants.length])).toEqual([
+      ["Rounds", 2],
+      ["Plain", 2],
+    ]);
+    // The rounds' batch, then the general plan's read and write.
+    expect(w.counts.calls).toBe(3);
+    const replay = await put("/v1/products", body, { headers: { "idempotency-key": key } });
+    expect(replay.json).toEqual(r.json);
+    // An item naming a product the rounds write: the whole body in the general plan, in order.
+    const w2 = wrapD1();
+    const ordered = await put(
+      "/v1/products",
+      [sync(pa.product_id, a, 4), { product_id: pa.product_id, title: "Later" }],
+      { env: { DB: w2.db } },
+    );
+    expect(ordered.json.products[0]).toMatchObject({ title: "Later", variants: [{ qty: 4 }, { qty: 0 }] });
+    expect(w2.counts.queries.some((q) => q[0].includes("answer_size"))).toBe(true);
+  });
+});

@@ -651,10 +651,9 @@ describe("several items with variant lists planned in SQL agree with the JavaScr
       }),
       { numRuns: 60 },
     );
-    // About a third of the requests are carried whole by the rounds (14 to 25 of 60 in runs, with
-    // 10 to 20 items written): the others hold a form only the JavaScript plan words.
-    console.log("ROUNDS", { runs, fast, written });
-    expect(fast).toBeGreaterThan(runs / 6);
-    expect(written).toBeGreaterThan(0);
+    // About half of the requests are carried whole by the rounds (30 to 36 of 60 in runs, with 32
+    // to 44 items written): the others hold a form only the JavaScript plan words.
+    expect(fast).toBeGreaterThan(runs / 4);
+    expect(written).toBeGreaterThan(runs / 4);
   }, 180_000);
 });

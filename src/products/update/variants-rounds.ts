@@ -19,7 +19,10 @@ import { diagnose, ROUND, type RoundItem, writeRound } from "./variants-sql";
 // the JavaScript plan, a refusal between two items of the round such as two claiming one new SKU,
 // a concurrent writer) is handed with the items not yet written to the JavaScript plan
 // (./index.ts), which words it as it does for any request; the record of the Idempotency-Key
-// travels with them.
+// travels with them. Items the rounds do not take (no list, or a list only the JavaScript plan
+// takes) follow in the JavaScript plan when each names by id a product the rounds do not write,
+// so each product's items stay in order; two items claiming one SKU, one in each plan, are then
+// refused as another product's SKU rather than as a clash between items of the request.
 
 const P = sqlNames(products);
 
@@ -34,16 +37,23 @@ export type Rounds = {
   rest: UpdateItem[];
 };
 
-/** The items as the rounds take them: two or more, each naming its product by id with a list it takes. */
-export function listsInSql(items: UpdateItem[]): RoundItem[] | undefined {
+/**
+ * The items the rounds take (each naming its product by id, with a list they take) and the others
+ * of a body of several, which the JavaScript plan takes after them; undefined when an item the
+ * rounds do not take may name a product they write (it would not be applied in order).
+ */
+export function listsInSql(items: UpdateItem[]): { sql: RoundItem[]; rest: UpdateItem[] } | undefined {
   if (items.length < 2) return undefined;
-  const out: RoundItem[] = [];
+  const sql: RoundItem[] = [];
+  const rest: UpdateItem[] = [];
   for (const item of items) {
     const list = variantInSql(item);
-    if (!list || !("productId" in list.selector)) return undefined;
-    out.push({ list, resolved: { productId: list.selector.productId } });
+    if (list && "productId" in list.selector) sql.push({ list, resolved: { productId: list.selector.productId } });
+    else rest.push(item);
   }
-  return out;
+  const written = new Set(sql.map((r) => r.resolved.productId));
+  const apart = rest.every((i) => i.data.product_id !== undefined && !written.has(i.data.product_id));
+  return sql.length && apart ? { sql, rest } : undefined;
 }
 
 /**
@@ -56,15 +66,16 @@ export function plain(o: ItemOutcome): ItemOutcome {
   return { ok: true, product: JSON.parse(o.product.text.replaceAll("`", '"')) };
 }
 
+/** Writes the items in rounds; `rest`, the items the JavaScript plan takes after them. */
 export async function writeRounds(
   db: DB,
-  items: RoundItem[],
+  { sql, rest }: { sql: RoundItem[]; rest: UpdateItem[] },
   now: number,
   recorder: Recorder | undefined,
   options: WriteOptions,
 ): Promise<Rounds> {
-  const state: Rounds = { outcomes: new Map(), events: [], touched: new Set(), recorded: false, rest: [] };
-  let pending = items;
+  const state: Rounds = { outcomes: new Map(), events: [], touched: new Set(), recorded: false, rest };
+  let pending = sql;
   while (pending.length) {
     const named = new Set<number>();
     let round: RoundItem[] = [];
@@ -74,10 +85,11 @@ export async function writeRounds(
       named.add(r.resolved.productId);
     }
     for (let rewritten = false; ; rewritten = true) {
-      const { head, tail } = record(recorder, state, round, !later.length);
+      const last = !later.length && !rest.length;
+      const { head, tail } = record(recorder, state, round, last);
       if (!round.length) {
         // Every item of the round refused: only the last records the answer.
-        if (head.length && !later.length) await runClaimed(db, recorder?.idem, head, tail);
+        if (head.length && last) await runClaimed(db, recorder?.idem, head, tail);
         break;
       }
       const written = await writeRound(db, round, now, options, head, tail, recorder?.idem);
@@ -94,7 +106,8 @@ export async function writeRounds(
         return o !== undefined && o !== "plan";
       });
       if (rewritten || !failed.length || [...refused.values()].includes("plan")) {
-        state.rest = [...round, ...later].map((r) => r.list.item).sort((a, b) => a.index - b.index);
+        const handed = [...round, ...later].map((r) => r.list.item);
+        state.rest = [...handed, ...rest].sort((a, b) => a.index - b.index);
         return state;
       }
       for (const r of failed) state.outcomes.set(r.list.item.index, refused.get(r.list.item.index) as ItemOutcome);
