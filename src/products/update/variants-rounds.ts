@@ -3,9 +3,11 @@ import { products } from "../../db/schema";
 import { sqlNames } from "../../platform/columns";
 import { afterLostRace } from "../../platform/d1";
 import { runClaimed } from "../../platform/idempotency";
+import { uncarried } from "../../platform/quotes";
 import type { PendingEvent } from "../../webhooks/outbox";
 import type { ItemOutcome, ProductRef, Recorder, WriteOptions, Written } from "../create";
 import { ProductText } from "../own-json";
+import type { ProductOut } from "../present";
 import type { UpdateItem } from "./select";
 import { type Resolved, type SqlList, variantInSql } from "./variants-route";
 import { diagnose, ROUND, type RoundItem, writeRound } from "./variants-sql";
@@ -63,7 +65,7 @@ export function listsInSql(items: UpdateItem[]): { sql: RoundItem[]; rest: Updat
  */
 export function plain(o: ItemOutcome): ItemOutcome {
   if (!o.ok || !(o.product instanceof ProductText)) return o;
-  return { ok: true, product: JSON.parse(o.product.text.replaceAll("`", '"')) };
+  return { ok: true, product: uncarried(o.product.text) as ProductOut };
 }
 
 /** Writes the items in rounds; `rest`, the items the JavaScript plan takes after them. */
