@@ -22,9 +22,8 @@ import { diagnose, ROUND, type RoundItem, writeRound } from "./variants-sql";
 // a concurrent writer) is handed with the items not yet written to the JavaScript plan
 // (./index.ts), which words it as it does for any request; the record of the Idempotency-Key
 // travels with them. Items the rounds do not take (no list, or a list only the JavaScript plan
-// takes) follow in the JavaScript plan when each names by id a product the rounds do not write,
-// so each product's items stay in order; two items claiming one SKU, one in each plan, are then
-// refused as another product's SKU rather than as a clash between items of the request.
+// takes) follow in the JavaScript plan when each names by id a product the rounds do not write
+// (so each product's items stay in order) and no SKU or slug an item of the rounds gives.
 
 const P = sqlNames(products);
 
@@ -55,7 +54,20 @@ export function listsInSql(items: UpdateItem[]): { sql: RoundItem[]; rest: Updat
   }
   const written = new Set(sql.map((r) => r.resolved.productId));
   const apart = rest.every((i) => i.data.product_id !== undefined && !written.has(i.data.product_id));
-  return sql.length && apart ? { sql, rest } : undefined;
+  // Which of two items claiming one SKU or slug gets it is the JavaScript plan's to decide.
+  const claimed = new Set(sql.flatMap((r) => claims(r.list.item)));
+  const clash = rest.some((i) => claims(i).some((c) => claimed.has(c)));
+  return sql.length && apart && !clash ? { sql, rest } : undefined;
+}
+
+/** The SKUs and slug an item gives. */
+function claims({ data: d }: UpdateItem): string[] {
+  const out = typeof d.slug === "string" ? [`slug ${d.slug}`] : [];
+  if (typeof d.sku === "string") out.push(`sku ${d.sku}`);
+  for (const l of [d.variants?.sync, d.variants?.add, d.variants?.update]) {
+    for (const e of l ?? []) if (typeof e.sku === "string") out.push(`sku ${e.sku}`);
+  }
+  return out;
 }
 
 /**
