@@ -36,11 +36,11 @@ async function changedSince(db: DB, id: number, ifMatch: IfMatch): Promise<ItemO
   };
 }
 
-// PUT /v1/products (docs/products.md, "Updating products"). Stock-tool bodies take their own one-batch path
-// (./stock.ts), items carrying variant lists the SQL plan (./variants-sql.ts, one item; several in
-// rounds, ./variants-rounds.ts; docs/design.md, "Writes", lists the forms). Otherwise, per round: one read batch (the selected products, their variants, the
-// owners of every SKU the body names), a plan per product in JS, then one write batch for all of
-// them. Lists travel as one JSON parameter each, so the number of statements is fixed whatever the
+// PUT /v1/products (docs/products.md, "Updating products"). Stock-tool bodies take their own
+// one-batch path (./stock.ts), items carrying variant lists the SQL plan (./variants-sql.ts, one
+// item; several in rounds, ./variants-rounds.ts; docs/design.md, "Writes", lists the forms).
+// Otherwise, per round: one read batch (the selected products, their variants, the owners of
+// every SKU the body names), a plan per product in JS, then one write batch for all of them. Lists travel as one JSON parameter each, so the number of statements is fixed whatever the
 // number of products or variants (docs/security.md, "Guarantees").
 
 /**

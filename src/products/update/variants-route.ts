@@ -12,8 +12,9 @@ import { sharedNames } from "../variants";
 import { productETag, VERSION_SQL } from "../version";
 import type { UpdateItem } from "./select";
 
-// Which PUT items the SQL plan (./variants-sql.ts) takes, and what it binds for them; the rest
-// take the JavaScript plan (./plan.ts), and so does whatever the SQL plan's batch refuses.
+// Which PUT items the SQL plan (./variants-sql.ts; several items: ./variants-rounds.ts) takes, and
+// what it binds for them; the rest take the JavaScript plan (./plan.ts), and so does whatever the
+// SQL plan's batch refuses that ./refusals.ts does not word.
 
 /** Which list the plan reads (?4 of the plan). */
 export const MODE = { update: 0, sync: 1, add: 2 } as const;
