@@ -1,7 +1,7 @@
 import type { DB } from "../../db/client";
-import { products } from "../../db/schema";
+import { products, skus, staleReads } from "../../db/schema";
 import { sqlNames } from "../../platform/columns";
-import { afterLostRace } from "../../platform/d1";
+import { afterLostRace, jsonChunks, stmt } from "../../platform/d1";
 import { runClaimed } from "../../platform/idempotency";
 import { uncarried } from "../../platform/quotes";
 import type { PendingEvent } from "../../webhooks/outbox";
@@ -26,6 +26,36 @@ import { diagnose, ROUND, type RoundItem, writeRound } from "./variants-sql";
 // (so each product's items stay in order) and no SKU or slug an item of the rounds gives.
 
 const P = sqlNames(products);
+const K = sqlNames(skus);
+const STALE = sqlNames(staleReads);
+
+// Items of one round are each planned against the catalog as read, as the JavaScript plan plans
+// them: a SKU (?1: [[product id, SKU]]) or slug (?2) another product has as the batch begins is
+// refused, though another item of the round frees it.
+const CLAIMS_GUARD = `
+  INSERT INTO ${STALE.$} (${STALE.productId})
+  SELECT k.${K.productId} FROM json_each(?1) AS r JOIN ${K.$} AS k ON k.${K.sku} = r.value->>1
+    WHERE k.${K.productId} <> r.value->>0
+  UNION ALL SELECT p.${P.id} FROM json_each(?2) AS r JOIN ${P.$} AS p ON p.${P.slug} = r.value->>1
+    WHERE p.${P.id} <> r.value->>0`;
+
+/** The SKUs and slugs the items of a round give, for CLAIMS_GUARD. */
+function claimsGuard(db: DB, round: RoundItem[]): D1PreparedStatement[] {
+  if (round.length < 2) return [];
+  const skus: [number, string][] = [];
+  const slugs: [number, string][] = [];
+  for (const { list, resolved } of round) {
+    const d = list.item.data;
+    const id = resolved.productId;
+    if (typeof d.sku === "string") skus.push([id, d.sku]);
+    if (typeof d.slug === "string") slugs.push([id, d.slug]);
+    for (const l of [d.variants?.sync, d.variants?.add, d.variants?.update]) {
+      for (const e of l ?? []) if (typeof e.sku === "string") skus.push([id, e.sku]);
+    }
+  }
+  if (!skus.length && !slugs.length) return [];
+  return jsonChunks(skus).map((part, i) => stmt(db, CLAIMS_GUARD, part, i ? "[]" : JSON.stringify(slugs)));
+}
 
 /** Where the rounds leave the request: outcomes so far, and the items the JavaScript plan takes on. */
 export type Rounds = {
@@ -106,7 +136,8 @@ export async function writeRounds(
         if (head.length && last) await runClaimed(db, recorder?.idem, head, tail);
         break;
       }
-      const written = await writeRound(db, round, now, options, head, tail, recorder?.idem);
+      const guards = claimsGuard(db, round);
+      const written = await writeRound(db, round, now, options, head, tail, recorder?.idem, guards);
       if (written) {
         state.recorded ||= head.length > 0;
         for (const [i, o] of written.outcomes) state.outcomes.set(i, o);

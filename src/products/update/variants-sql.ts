@@ -1,7 +1,7 @@
 import type { DB } from "../../db/client";
 import { products, productVersions, skus, staleReads, variantSync, variants } from "../../db/schema";
 import { optionColumn, sqlNames } from "../../platform/columns";
-import { isConstraintError, jsonChunks, MAX_JSON_BYTES, runBatch, stmt } from "../../platform/d1";
+import { isConstraintError, MAX_JSON_BYTES, runBatch, stmt } from "../../platform/d1";
 import { type Idem, runClaimed } from "../../platform/idempotency";
 import { committed, newEvent, outboxStatement, type PendingEvent } from "../../webhooks/outbox";
 import { derivedSlug } from "../categories";
@@ -193,34 +193,6 @@ const COUNT_GUARD = `
   SELECT r.value FROM json_each(?1) AS r
   WHERE (SELECT count(*) FROM ${V.$} WHERE ${V.productId} = r.value) > ${MAX_VARIANTS}`;
 
-// Items of one round are each planned against the catalog as read, as the JavaScript plan plans
-// them: a SKU (?1: [[product id, SKU]]) or slug (?2) another product has as the batch begins is
-// refused, though another item of the round frees it.
-const CLAIMS_GUARD = `
-  INSERT INTO ${STALE.$} (${STALE.productId})
-  SELECT k.${K.productId} FROM json_each(?1) AS r JOIN ${K.$} AS k ON k.${K.sku} = r.value->>1
-    WHERE k.${K.productId} <> r.value->>0
-  UNION ALL SELECT p.${P.id} FROM json_each(?2) AS r JOIN ${P.$} AS p ON p.${P.slug} = r.value->>1
-    WHERE p.${P.id} <> r.value->>0`;
-
-/** The SKUs and slugs the items of a round give, for CLAIMS_GUARD. */
-function claims(db: DB, round: RoundItem[]): D1PreparedStatement[] {
-  if (round.length < 2) return [];
-  const skus: [number, string][] = [];
-  const slugs: [number, string][] = [];
-  for (const { list, resolved } of round) {
-    const d = list.item.data;
-    const id = resolved.productId;
-    if (typeof d.sku === "string") skus.push([id, d.sku]);
-    if (typeof d.slug === "string") slugs.push([id, d.slug]);
-    for (const l of [d.variants?.sync, d.variants?.add, d.variants?.update]) {
-      for (const e of l ?? []) if (typeof e.sku === "string") skus.push([id, e.sku]);
-    }
-  }
-  if (!skus.length && !slugs.length) return [];
-  return jsonChunks(skus).map((part, i) => stmt(db, CLAIMS_GUARD, part, i ? "[]" : JSON.stringify(slugs)));
-}
-
 const SIZE_GUARD = `
   INSERT INTO ${STALE.$} (${STALE.productId})
   SELECT p.${P.id} FROM ${P.$} AS p WHERE p.${P.id} IN (${ROUND}) AND ${SIZE_SQL} > ${MAX_ANSWER_BYTES}`;
@@ -339,8 +311,8 @@ export type RoundWritten = { outcomes: Map<number, ItemOutcome>; events: Pending
 /**
  * One attempt of the write batch of a round (items naming distinct products), with `head` and
  * `tail` (the request's Idempotency-Key record) around it; undefined when a constraint refused it,
- * which rolled back the whole batch. With If-Match (one item), sets its ETag from the version the
- * batch leaves.
+ * which rolled back the whole batch; `guards` run before it writes. With If-Match (one item),
+ * sets its ETag from the version the batch leaves.
  */
 export async function writeRound(
   db: DB,
@@ -350,6 +322,7 @@ export async function writeRound(
   head: D1PreparedStatement[],
   tail: D1PreparedStatement[],
   idem?: Idem,
+  guards: D1PreparedStatement[] = [],
 ): Promise<RoundWritten | undefined> {
   const ids = round.map((r) => r.resolved.productId);
   const { ifMatch } = options;
@@ -366,7 +339,7 @@ export async function writeRound(
   try {
     results = await runClaimed(db, idem, head, [
       ...round.flatMap((r) => conditions(db, r.resolved)),
-      ...claims(db, round),
+      ...guards,
       ...lists(db, round, now),
       // The variants the lists leave as they are follow a flag the body sets (a negative qty meets the floor).
       ...(flags.length ? [stmt(db, FOLLOW_FLAG, JSON.stringify(flags))] : []),
