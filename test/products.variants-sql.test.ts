@@ -653,9 +653,10 @@ describe("several items with variant lists planned in SQL agree with the JavaScr
       }),
       { numRuns: 60 },
     );
-    // About half of the requests are carried whole by the rounds (30 to 36 of 60 in runs, with 32
-    // to 44 items written): the others hold a form only the JavaScript plan words.
-    expect(fast).toBeGreaterThan(runs / 4);
-    expect(written).toBeGreaterThan(runs / 4);
+    // A third to a half of the requests are carried whole by the rounds (14 to 36 of 60 in runs,
+    // with 14 to 44 items written): the others hold a form only the JavaScript plan words, or an
+    // item without a list that gives a SKU an item of the rounds gives.
+    expect(fast).toBeGreaterThan(runs / 6);
+    expect(written).toBeGreaterThan(runs / 6);
   }, 180_000);
 });
