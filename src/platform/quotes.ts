@@ -15,6 +15,9 @@ import swapModule from "./quotes.wasm";
 /** SQL: the JSON text `expr` as carried (double quotes as backticks, its backticks escaped). */
 export const carriedSql = (expr: string) => `replace(replace(${expr}, char(96), '\\u0060'), char(34), char(96))`;
 
+/** The value of a carried JSON text, for the rare answer that mixes it with presented values. */
+export const uncarried = (text: string): unknown => JSON.parse(text.replaceAll("`", '"'));
+
 /** JSON text built in the Worker, made safe to join with carried text: its backticks escaped. */
 export const escapeBackticks = (json: string) => (json.includes("`") ? json.replaceAll("`", "\\u0060") : json);
 

@@ -10,8 +10,8 @@ import { productETag } from "../version";
 import { type Plan, plan } from "./plan";
 import { fail, readSnapshot, select, type UpdateItem } from "./select";
 import { stockItems, stockUpdate } from "./stock";
+import { listsInSql, plain, type Rounds, writeRounds, writeVariants } from "./variants-rounds";
 import { resolve, variantsInSql } from "./variants-route";
-import { writeVariants } from "./variants-sql";
 import { writeBatch } from "./write";
 
 export type { UpdateItem } from "./select";
@@ -36,11 +36,11 @@ async function changedSince(db: DB, id: number, ifMatch: IfMatch): Promise<ItemO
   };
 }
 
-// PUT /v1/products (docs/products.md, "Updating products"). Stock-tool bodies take their own one-batch path
-// (./stock.ts), one item carrying a variant list the SQL plan (./variants-sql.ts; docs/design.md,
-// "Writes", lists the forms). Otherwise, per round: one read batch (the selected products, their variants, the
-// owners of every SKU the body names), a plan per product in JS, then one write batch for all of
-// them. Lists travel as one JSON parameter each, so the number of statements is fixed whatever the
+// PUT /v1/products (docs/products.md, "Updating products"). Stock-tool bodies take their own
+// one-batch path (./stock.ts), items carrying variant lists the SQL plan (./variants-sql.ts, one
+// item; several in rounds, ./variants-rounds.ts; docs/design.md, "Writes", lists the forms).
+// Otherwise, per round: one read batch (the selected products, their variants, the owners of
+// every SKU the body names), a plan per product in JS, then one write batch for all of them. Lists travel as one JSON parameter each, so the number of statements is fixed whatever the
 // number of products or variants (docs/security.md, "Guarantees").
 
 /**
@@ -66,7 +66,12 @@ export async function updateProducts(
   const resolved = list && (await resolve(db, list, ifMatch));
   const written = resolved && (await writeVariants(db, list, resolved, now, options, recorder));
   if (written) return written;
-  return updateInJs(db, items, now, recorder, options);
+  // Several items with lists: the SQL plan's rounds (./variants-rounds.ts), which hand what they
+  // do not word to the JavaScript plan with the record's state.
+  const rounds = !jsPlanOnly.on && !ifMatch && listsInSql(items);
+  if (!rounds) return updateInJs(db, items, now, recorder, options);
+  const done = await writeRounds(db, rounds, now, recorder, options);
+  return done.rest.length ? updateInJs(db, done.rest, now, recorder, options, done) : done;
 }
 
 /** Tests set it to hold the SQL plan to the JavaScript one (test/products.variants-sql.test.ts). */
@@ -79,16 +84,18 @@ async function updateInJs(
   now: number,
   recorder: Recorder | undefined,
   options: WriteOptions,
+  from?: Rounds,
 ): Promise<Written> {
   const back = readBack(options.minimal);
   const { ifMatch } = options;
-  const outcomes = new Map<number, ItemOutcome>();
-  const events: PendingEvent[] = [];
+  // After the SQL plan's rounds, their outcomes as presented products (answered beside these).
+  const outcomes = new Map<number, ItemOutcome>([...(from?.outcomes ?? [])].map(([i, o]) => [i, plain(o)]));
+  const events: PendingEvent[] = from?.events ?? [];
   // Every product a batch of this request changed, for the snapshot of the last one.
-  const touched = new Set<number>();
+  const touched = new Set<number>(from?.touched);
   let pending = items;
   let attempt = 0;
-  let recorded = false;
+  let recorded = from?.recorded ?? false;
   while (pending.length) {
     const snap = await readSnapshot(db, pending);
     const plans: Plan[] = [];

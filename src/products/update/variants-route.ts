@@ -13,8 +13,9 @@ import { sharedNames } from "../variants";
 import { productETag, VERSION_SQL } from "../version";
 import type { UpdateItem } from "./select";
 
-// Which PUT items the SQL plan (./variants-sql.ts) takes, and what it binds for them; the rest
-// take the JavaScript plan (./plan.ts), and so does whatever the SQL plan's batch refuses.
+// Which PUT items the SQL plan (./variants-sql.ts; several items: ./variants-rounds.ts) takes, and
+// what it binds for them; the rest take the JavaScript plan (./plan.ts), and so does whatever the
+// SQL plan's batch refuses that ./refusals.ts does not word.
 
 /** Which list the plan reads (?4 of the plan). */
 export const MODE = { update: 0, sync: 1, add: 2 } as const;
@@ -57,10 +58,13 @@ function selectorOf(d: UpdateItem["data"]): Selector | undefined {
   return typeof d.sku === "string" ? { sku: d.sku } : undefined;
 }
 
-/** The item this path takes, with its list bound as packed entries; undefined: the JavaScript path. */
+/** The one item of a body this path takes (./variants-sql.ts); several: ./variants-rounds.ts. */
 export function variantsInSql(items: UpdateItem[]) {
-  if (items.length !== 1) return undefined;
-  const [item] = items;
+  return items.length === 1 ? variantInSql(items[0]) : undefined;
+}
+
+/** The item as this path takes it, with its list bound as packed entries; undefined: the JavaScript path. */
+export function variantInSql(item: UpdateItem) {
   const d = item.data;
   const selector = selectorOf(d);
   if (!selector) return undefined;
@@ -159,15 +163,17 @@ export function variantsInSql(items: UpdateItem[]) {
       );
       list = updates.map(({ expected_qty: _, ...e }) => e);
     }
-    // A list too large for one bound value (long image lists) is bound in parts, each with its first entry's place.
+    // A list too large for one bound value (long image lists) is bound in parts, each with its
+    // first entry's place and its number of entries.
     const whole = packed(list);
     let from = 0;
-    const parts: [string, number][] = fitsOneValue(whole)
-      ? [[whole, 0]]
+    const parts: [string, number, number][] = fitsOneValue(whole)
+      ? [[whole, 0, list.length]]
       : jsonChunks(packedRows(list)).map((part) => {
           const at = from;
-          from += (JSON.parse(part) as unknown[]).length;
-          return [part, at];
+          const count = (JSON.parse(part) as unknown[]).length;
+          from += count;
+          return [part, at, count];
         });
     const stock =
       mode === MODE.update &&
@@ -192,7 +198,7 @@ type Stored = { head?: string; slug?: true };
 /** Why the body is refused whatever is stored: its entries' option names, or the product's own count beside the list. */
 export type Refused = "names" | "stock";
 
-export type SqlList = NonNullable<ReturnType<typeof variantsInSql>>;
+export type SqlList = NonNullable<ReturnType<typeof variantInSql>>;
 
 /**
  * An update list naming one variant more than once, as one entry per variant, as the JavaScript
@@ -297,7 +303,7 @@ export async function resolve(db: DB, list: SqlList, ifMatch?: IfMatch): Promise
     const [[part]] = list.lists[0].entries;
     const entries = JSON.parse(part) as unknown[][];
     entries[0][VARIANT_ID] = row.variant;
-    list.lists[0].entries = [[JSON.stringify(entries), 0]];
+    list.lists[0].entries = [[JSON.stringify(entries), 0, entries.length]];
   }
   const { head, slug } = list.stored ?? {};
   if (head !== undefined) {

@@ -1,27 +1,25 @@
 import type { DB } from "../../db/client";
 import { products, productVersions, skus, staleReads, variantSync, variants } from "../../db/schema";
 import { optionColumn, sqlNames } from "../../platform/columns";
-import { afterLostRace, isConstraintError, runBatch, stmt } from "../../platform/d1";
-import { runClaimed } from "../../platform/idempotency";
-import { committed, newEvent, outboxStatement } from "../../webhooks/outbox";
+import { isConstraintError, MAX_JSON_BYTES, stmt } from "../../platform/d1";
+import { type Idem, runClaimed } from "../../platform/idempotency";
+import { committed, newEvent, outboxStatement, type PendingEvent } from "../../webhooks/outbox";
 import { derivedSlug } from "../categories";
-import type { ItemOutcome, Recorder, WriteOptions, Written } from "../create";
+import type { ItemOutcome, WriteOptions } from "../create";
 import { STOCK } from "../entries";
-import { minimalJson, ownJson, productText } from "../own-json";
+import { minimalJson, ownJson, ProductText } from "../own-json";
 import { ADJUST, at, COLUMN_OF, EXPECTED, type Field, given, SLOTS, VARIANT_ID, value, WRITTEN } from "../packed";
 import { MAX_VARIANTS } from "../schema";
 import { MAX_ANSWER_BYTES, SIZE_SQL } from "../size";
 import { productETag, VERSION_OF } from "../version";
-import { readOf, refusalReads } from "./refusal-read";
-import { type Refusal, refusal } from "./refusals";
-import { select } from "./select";
+import { fail } from "./select";
 import { MODE, type Resolved, type SqlList } from "./variants-route";
 import { UPDATE_PRODUCT_FIELDS } from "./write";
 
-// A product's variant list written in SQL, in ONE round trip (docs/products.md, "Limits"): the
+// Products' variant lists written in SQL, in ONE round trip (docs/products.md, "Limits"): the
 // items ./variants-route.ts routes here, `{product_id | variant_id | sku, variants: {sync | add |
-// update: [...]}}` (one list or several) with product fields beside it (all but `stock`), an If-Match and
-// an Idempotency-Key or not. The JavaScript plan (./plan.ts) reads the product and every variant
+// update: [...]}}` with product fields beside it (all but `stock`), an If-Match and an
+// Idempotency-Key or not; several items (./variants-rounds.ts) share the batch's statements. The JavaScript plan (./plan.ts) reads the product and every variant
 // into objects, matches and checks them one by one and sends the rows back; for 2,048 variants
 // that was most of a 26 ms request. Here the batch matches the list against the variants where
 // they are (a sync by SKU through the registry, else by option values through the unique
@@ -35,10 +33,9 @@ import { UPDATE_PRODUCT_FIELDS } from "./write";
 // constraint, so nothing is written; a read batch then runs the same PLAN, reads what it matched
 // and words the errors (./refusals.ts, `diagnose` below), so the entries are matched by this plan
 // only. The forms ./refusals.ts does not word yet (two lists, a selection, an If-Match's tag) are
-// worded by the JavaScript plan. A body refused whatever is stored (./variants-route.ts, Refused)
-// skips the write: the read words it.
+// worded by the JavaScript plan.
 // test/products.variants-sql.test.ts holds both paths equal on random catalogs, lists, selectors,
-// If-Match headers and product fields.
+// If-Match headers, product fields and requests of several items.
 
 const each = (f: (n: number) => string, sep: string) => SLOTS.map(f).join(sep);
 
@@ -56,30 +53,42 @@ const so = (n: number) => optionColumn(S, n);
 const col = (f: Field) => V[COLUMN_OF[f]];
 
 /**
- * ?1 product id, ?2 the packed entries, ?3 the option names they give (null: none), ?4 the list
- * (MODE), ?5 the place of ?2's first entry in the list. The names are the product's unless a sync gives others (a rename: every entry then
- * gives values, unless the count of options stays) or it has none yet (its first variants).
- * Entries of an add or update whose names differ, or of a product that has no slug yet (the
- * JavaScript plan derives one), give no rows, which the guard refuses. A sync matches by SKU, else by the values
- * (an entry naming a variant by SKU without values keeps its values); an update by id, changing
- * the values it gives; an add matches nothing (a combination or an own SKU that exists is refused)
+ * An entry's place in the scratch table: its item's place in the round times PLACE, plus its
+ * position (the entry's place in its list, after the product's last variant for an add).
+ */
+const PLACE = 4_294_967_296;
+
+/**
+ * ?1 the round's items [{p: product id, m: list (MODE), n: the option names the entries give
+ * (null: none), f: the place of the first entry in its list, s: the place of the first in ?2, c:
+ * their number, o: the item's place in the round}], ?2 their packed entries, one list. The
+ * names are the product's unless a sync gives others (a rename: every entry then gives values,
+ * unless the count of options stays) or it has none yet (its first variants). Entries of an add
+ * or update whose names differ, or of a product that has no slug yet (the JavaScript plan derives
+ * one), give no rows, which the guard refuses. A sync matches by SKU, else by the values (an
+ * entry naming a variant by SKU without values keeps its values); an update by id, changing the
+ * values it gives; an add matches nothing (a combination or an own SKU that exists is refused)
  * and places its entries after the product's last variant.
  */
 const plan = (stock: boolean) => `
   INSERT INTO ${S.$} (${S.entry}, ${S.productId}, ${S.variantId}, ${each(so, ", ")}, ${S.bad}, ${S.data})
-  WITH p AS MATERIALIZED (
-    SELECT p.${P.id} AS pid, json_array_length(coalesce(?3, p.${P.optionNames})) AS n,
-      json_array_length(p.${P.optionNames}) AS cur,
-      iif(?4 = ${MODE.add}, (SELECT coalesce(max(v.${V.position}), -1) + 1 FROM ${V.$} AS v WHERE v.${V.productId} = ?1), 0) AS first
-    FROM ${P.$} AS p
-    WHERE p.${P.id} = ?1 AND p.${P.slug} IS NOT NULL
-      AND (?3 IS NULL OR ?4 = ${MODE.sync} OR json(?3) = json(p.${P.optionNames}) OR p.${P.optionNames} = '[]')
+  WITH i AS MATERIALIZED (
+    SELECT i.value->>'p' AS pid, i.value->>'m' AS mode, i.value->>'n' AS names, i.value->>'f' AS off,
+      i.value->>'s' AS start, i.value->>'c' AS cnt, i.value->>'o' AS ord
+    FROM json_each(?1) AS i
+  ), p AS MATERIALIZED (
+    SELECT p.${P.id} AS pid, i.mode, i.off, i.start, i.cnt, i.ord,
+      json_array_length(coalesce(i.names, p.${P.optionNames})) AS n, json_array_length(p.${P.optionNames}) AS cur,
+      iif(i.mode = ${MODE.add}, (SELECT coalesce(max(v.${V.position}), -1) + 1 FROM ${V.$} AS v WHERE v.${V.productId} = p.${P.id}), 0) AS first
+    FROM i JOIN ${P.$} AS p ON p.${P.id} = i.pid
+    WHERE p.${P.slug} IS NOT NULL
+      AND (i.names IS NULL OR i.mode = ${MODE.sync} OR json(i.names) = json(p.${P.optionNames}) OR p.${P.optionNames} = '[]')
   ), e AS MATERIALIZED (
-    SELECT j.key + p.first + ?5 AS entry, j.value AS data, p.pid, p.n, p.cur,
+    SELECT p.ord * ${PLACE} + j.key - p.start + p.first + p.off AS entry, j.value AS data, p.pid, p.n, p.cur, p.mode,
       ${at("j.value", "sku")} AS sku, j.value->>'$[${VARIANT_ID}]' AS variant_id,
       ${stock ? `j.value->>'$[${ADJUST}]'` : "NULL"} AS adjust, ${stock ? `j.value->>'$[${EXPECTED}]'` : "NULL"} AS expected,
       ${each((n) => `${at("j.value", value(n))} AS v${n}`, ", ")}
-    FROM p, json_each(?2) AS j WHERE p.n > 0
+    FROM p, json_each(?2) AS j WHERE p.n > 0 AND j.key >= p.start AND j.key < p.start + p.cnt
   ), t AS (
     SELECT e.*, ${each((n) => `iif(n >= ${n}, coalesce(v${n}, ''), '') AS t${n}`, ", ")},
       (${each((n) => `v${n} IS NULL`, " AND ")}) AS novalues,
@@ -88,35 +97,38 @@ const plan = (stock: boolean) => `
     FROM e
   ), r AS MATERIALIZED (
     SELECT t.*, CASE
-      WHEN ?4 = ${MODE.update} THEN (SELECT v.${V.id} FROM ${V.$} AS v WHERE v.${V.id} = t.variant_id AND v.${V.productId} = t.pid)
-      WHEN ?4 = ${MODE.sync} AND sku IS NOT NULL THEN (SELECT k.${K.variantId} FROM ${K.$} AS k WHERE k.${K.sku} = t.sku AND k.${K.productId} = t.pid)
+      WHEN t.mode = ${MODE.update} THEN (SELECT v.${V.id} FROM ${V.$} AS v WHERE v.${V.id} = t.variant_id AND v.${V.productId} = t.pid)
+      WHEN t.mode = ${MODE.sync} AND sku IS NOT NULL THEN (SELECT k.${K.variantId} FROM ${K.$} AS k WHERE k.${K.sku} = t.sku AND k.${K.productId} = t.pid)
       ELSE (SELECT v.${V.id} FROM ${V.$} AS v WHERE v.${V.productId} = t.pid AND ${each((n) => `v.${vo(n)} = t.t${n}`, " AND ")})
     END AS vid
     FROM t
   )
   SELECT r.entry, r.pid, r.vid,
-    ${each((n) => `CASE WHEN ?4 = ${MODE.update} THEN coalesce(r.v${n}, m.${vo(n)}, '') WHEN r.keeps THEN m.${vo(n)} ELSE r.t${n} END`, ", ")},
-    r.data IS NULL OR CASE ?4
+    ${each((n) => `CASE WHEN r.mode = ${MODE.update} THEN coalesce(r.v${n}, m.${vo(n)}, '') WHEN r.keeps THEN m.${vo(n)} ELSE r.t${n} END`, ", ")},
+    r.data IS NULL OR CASE r.mode
       WHEN ${MODE.sync} THEN NOT r.keeps AND (r.missing OR r.extra)
       WHEN ${MODE.add} THEN r.missing OR r.extra OR r.vid IS NOT NULL OR (r.sku IS NOT NULL AND EXISTS (
         SELECT 1 FROM ${K.$} AS k WHERE k.${K.sku} = r.sku AND k.${K.productId} = r.pid))
       ELSE r.vid IS NULL OR r.extra
         OR (r.expected IS NOT NULL AND m.${V.qty} IS NOT r.expected)
         OR (r.adjust IS NOT NULL AND (${given("r.data", "qty")} OR abs(m.${V.qty} + r.adjust) > ${STOCK})) END, r.data
-  FROM (SELECT *, ?4 = ${MODE.sync} AND sku IS NOT NULL AND vid IS NOT NULL AND novalues AND n = cur AS keeps FROM r) AS r
+  FROM (SELECT *, mode = ${MODE.sync} AND sku IS NOT NULL AND vid IS NOT NULL AND novalues AND n = cur AS keeps FROM r) AS r
   LEFT JOIN ${V.$} AS m ON m.${V.id} = r.vid`;
 // Lists without `adjust` or `expected_qty` (most) read neither: 2,048 lookups fewer in SQLite.
 const PLAN = plan(false);
 const PLAN_STOCK = plan(true);
 
+/** The products of the round (?1 of the statements below: a JSON list of ids). */
+export const ROUND = "SELECT value FROM json_each(?1)";
+
 // Fails the batch (stale_reads' always-false CHECK) when the plan is not one the JavaScript plan
-// would accept: no rows (see PLAN), an invalid entry, or two entries on one variant (a sync
-// refuses them; an update's are merged before they travel, ./variants-route.ts). An update entry
-// of an unknown variant has a row (its values '' where it gives none), so the read that words a
-// refusal runs PLAN without failing.
+// would accept: no rows for a product (see PLAN), an invalid entry, or two entries on one variant
+// (a sync refuses them; an update's are merged before they travel, ./variants-route.ts). An
+// update entry of an unknown variant has a row (its values '' where it gives none), so the read
+// that words a refusal runs PLAN without failing.
 const GUARD = `
   INSERT INTO ${STALE.$} (${STALE.productId})
-  SELECT ?1 WHERE NOT EXISTS (SELECT 1 FROM ${S.$})
+  SELECT r.value FROM json_each(?1) AS r WHERE NOT EXISTS (SELECT 1 FROM ${S.$} WHERE ${S.productId} = r.value)
   UNION ALL SELECT ${S.productId} FROM ${S.$} WHERE ${S.bad}
   UNION ALL SELECT min(${S.productId}) FROM ${S.$} WHERE ${S.variantId} IS NOT NULL
     GROUP BY ${S.variantId} HAVING count(*) > 1`;
@@ -137,8 +149,9 @@ const OWN_EXPECTED_GUARD = `
   INSERT INTO ${STALE.$} (${STALE.productId})
   SELECT ?1 WHERE (SELECT ${P.stock} FROM ${P.$} WHERE ${P.id} = ?1) IS NOT ?2`;
 
+// ?1: the products whose list is a sync.
 const DELETE_UNMATCHED = `
-  DELETE FROM ${V.$} WHERE ${V.productId} = ?1
+  DELETE FROM ${V.$} WHERE ${V.productId} IN (${ROUND})
     AND ${V.id} NOT IN (SELECT ${S.variantId} FROM ${S.$} WHERE ${S.variantId} IS NOT NULL)`;
 
 // SQLite checks UNIQUE per row, so variants whose SKU or option values change are parked first
@@ -152,25 +165,28 @@ const PARK = `
   FROM ${S.$} AS s WHERE ${V.$}.${V.id} = s.${S.variantId} AND (${newSku} OR ${newValues})`;
 
 // With disable_minusqty on, a negative stock of the product's own is cleared: its variants' qty is
-// its stock now (as ./plan.ts does). ?3: the option names the entries give (a sync's rename, a
-// first list); ?4: the disable_minusqty the body gives, which the next statement writes.
+// its stock now (as ./plan.ts does). ?1: [{p: product id, n: the option names the entries give (a
+// sync's rename, a first list), d: the disable_minusqty the body gives, which the next statement
+// writes}]; ?2: the time, or null when an earlier list of the batch moved it.
 const UPDATE_PRODUCT = `
-  UPDATE ${P.$} SET ${P.stock} = iif(coalesce(?4, ${P.disableMinusqty}) = 1 AND ${P.stock} < 0, 0, ${P.stock}),
-    ${P.optionNames} = coalesce(?3, ${P.optionNames}),
+  UPDATE ${P.$} SET ${P.stock} = iif(coalesce(r.value->>'d', ${P.disableMinusqty}) = 1 AND ${P.stock} < 0, 0, ${P.stock}),
+    ${P.optionNames} = coalesce(r.value->>'n', ${P.optionNames}),
     ${P.updatedAt} = coalesce(max(?2, ${P.updatedAt} + 1), ${P.updatedAt})
-  WHERE ${P.id} = ?1`;
+  FROM json_each(?1) AS r WHERE ${P.$}.${P.id} = r.value->>'p'`;
 
 // Fields an entry leaves out keep their value; null clears one (images to none).
 const kept = (f: Field, cleared = "NULL") =>
   `${col(f)} = iif(${given("s.data", f)}, coalesce(${at("s.data", f)}, ${cleared}), ${V.$}.${col(f)})`;
-// An entry's `adjust` (never given with its qty) moves the count as the batch finds it (docs/stock.md).
+// An entry's `adjust` (never given with its qty) moves the count as the batch finds it
+// (docs/stock.md). ?2: the products whose list is a sync, which places the variants in its order.
 const updateMatched = (stock: boolean) => `
   UPDATE ${V.$} SET ${each((n) => `${vo(n)} = s.${so(n)}`, ", ")},
     ${(["sku", "price", "before_price", "purchase_price", "qty_location", "gtin", "supplier_sku", "weight", "visible"] as const).map((f) => kept(f)).join(", ")},
     ${kept("qty")}${stock ? ` + coalesce(s.${S.data}->>'$[${ADJUST}]', 0)` : ""},
     ${kept("images", "'[]'")},
     ${V.noMinus} = (SELECT ${P.disableMinusqty} FROM ${P.$} WHERE ${P.$}.${P.id} = ${V.$}.${V.productId}),
-    ${V.position} = iif(?2, s.${S.entry}, ${V.$}.${V.position}), ${V.updatedAt} = ?1
+    ${V.position} = iif(s.${S.productId} IN (SELECT value FROM json_each(?2)), s.${S.entry} % ${PLACE}, ${V.$}.${V.position}),
+    ${V.updatedAt} = ?1
   FROM ${S.$} AS s WHERE ${V.$}.${V.id} = s.${S.variantId}`;
 const UPDATE_MATCHED = updateMatched(false);
 const UPDATE_MATCHED_STOCK = updateMatched(true);
@@ -182,22 +198,26 @@ const INSERT_NEW = `
     ${V.noMinus}, ${V.position}, ${V.createdAt}, ${V.updatedAt})
   SELECT p.${P.id}, ${each((n) => `s.${so(n)}`, ", ")},
     ${NEW_FIELDS.map(([f, absent]) => (absent ? `coalesce(${at("s.data", f)}, ${absent})` : at("s.data", f))).join(", ")},
-    p.${P.disableMinusqty}, s.${S.entry}, ?1, ?1
+    p.${P.disableMinusqty}, s.${S.entry} % ${PLACE}, ?1, ?1
   FROM ${S.$} AS s JOIN ${P.$} AS p ON p.${P.id} = s.${S.productId}
   WHERE s.${S.variantId} IS NULL ORDER BY s.${S.entry}`;
 
-// An add may take the product past MAX_VARIANTS.
+// An add may take the product past MAX_VARIANTS (?1: the products with an add).
 const COUNT_GUARD = `
   INSERT INTO ${STALE.$} (${STALE.productId})
-  SELECT ?1 WHERE (SELECT count(*) FROM ${V.$} WHERE ${V.productId} = ?1) > ${MAX_VARIANTS}`;
+  SELECT r.value FROM json_each(?1) AS r
+  WHERE (SELECT count(*) FROM ${V.$} WHERE ${V.productId} = r.value) > ${MAX_VARIANTS}`;
 
 const SIZE_GUARD = `
   INSERT INTO ${STALE.$} (${STALE.productId})
-  SELECT p.${P.id} FROM ${P.$} AS p WHERE p.${P.id} = ?1 AND ${SIZE_SQL} > ${MAX_ANSWER_BYTES}`;
+  SELECT p.${P.id} FROM ${P.$} AS p WHERE p.${P.id} IN (${ROUND}) AND ${SIZE_SQL} > ${MAX_ANSWER_BYTES}`;
 
-const FOLLOW_FLAG = `UPDATE ${V.$} SET ${V.noMinus} = ?2 WHERE ${V.productId} = ?1 AND ${V.noMinus} <> ?2`;
+// ?1: [[product id, the disable_minusqty its body sets]].
+const FOLLOW_FLAG = `
+  UPDATE ${V.$} SET ${V.noMinus} = r.value->>1 FROM json_each(?1) AS r
+  WHERE ${V.$}.${V.productId} = r.value->>0 AND ${V.$}.${V.noMinus} <> r.value->>1`;
 
-const CLEAR = `DELETE FROM ${S.$}`;
+export const CLEAR = `DELETE FROM ${S.$}`;
 
 // The conditions of a resolved item (./variants-route.ts): the version an If-Match named, and the
 // variant or SKU owner a selection read, still as read when the batch runs.
@@ -221,155 +241,150 @@ const OWNER_GUARD = `
   INSERT INTO ${STALE.$} (${STALE.productId})
   SELECT ?1 WHERE NOT EXISTS (SELECT 1 FROM ${K.$} WHERE ${K.sku} = ?2 AND ${K.productId} = ?1 AND ${K.variantId} IS ?3)`;
 
-/** The statements that re-check what `resolve` read. */
-function conditions(db: DB, r: Resolved): D1PreparedStatement[] {
+/** The statements that re-check what `resolve` read, and the counts an item expects as stored. */
+function conditions(db: DB, { list, resolved: r }: RoundItem): D1PreparedStatement[] {
   const out = r.version === undefined ? [] : [stmt(db, VERSION_GUARD, r.productId, r.version)];
   const s = r.selected;
   if (s && "sku" in s) out.push(stmt(db, OWNER_GUARD, r.productId, s.sku, s.variantId));
   else if (s) out.push(stmt(db, SELECTED_GUARD, r.productId, s.variantId));
   if (r.categories !== undefined) out.push(stmt(db, CATEGORIES_GUARD, r.productId, r.categories));
+  if (list.expected) out.push(stmt(db, EXPECTED_GUARD, r.productId, list.expected));
   return out;
 }
 
-/**
- * Writes the list in one batch, with the request's Idempotency-Key record when it has one; with
- * If-Match, sets its ETag from the version the batch leaves. A refused batch wrote nothing: a read
- * batch then finds and words the refusal (./refusals.ts), and the refusal is recorded under the
- * key; when the read finds nothing refused (a concurrent writer changed the product in between)
- * the write is tried again. Undefined: a refusal ./refusals.ts does not word, which the
- * JavaScript path words.
- */
-export async function writeVariants(
-  db: DB,
-  list: SqlList,
-  resolved: Resolved,
-  now: number,
-  options: WriteOptions,
-  recorder?: Recorder,
-): Promise<Written | undefined> {
-  for (let attempt = 1; ; attempt++) {
-    // A body refused whatever is stored (./variants-route.ts, Refused) is not written.
-    const written = !list.refused && (await write(db, list, resolved, now, options, recorder));
-    if (written) return written;
-    const refused = await diagnose(db, list, resolved);
-    // Nothing refused now: a concurrent change, which a body refused as it is or paths merged as read
-    // (a stale read) leave to the JavaScript plan.
-    if (refused === "plan" || (!refused && (list.refused || resolved.categories !== undefined))) return undefined;
-    if (refused) {
-      const outcome = new Map([[list.item.index, refused]]);
-      if (recorder) {
-        const none = recorder.snapshot(`p.${P.id} IN (SELECT value FROM json_each(?1))`, "[]");
-        await runClaimed(db, recorder.idem, recorder.claim(outcome), [none]);
-      }
-      return { outcomes: outcome, events: [] };
-    }
-    await afterLostRace(attempt, "the product");
-  }
-}
+/** An item of a round: its lists as routed (./variants-route.ts) and its product. */
+export type RoundItem = { list: SqlList; resolved: Resolved };
 
 /**
- * Runs the plan again, reads what it matched and what the wording needs, and words the refusal:
- * from the lean read first, and from the full one when only the answer size can be refused
- * (./refusal-read.ts).
+ * PLAN over each item's k-th list: the items' entries bound as one list, in as few statements as
+ * the bound values allow (one but for lists of long image lists).
  */
-async function diagnose(db: DB, list: SqlList, resolved: Resolved): Promise<Refusal> {
-  // A body refused as it is needs no batch's conditions; names that disagree need no matches.
-  const conditional = !list.refused && (resolved.version !== undefined || resolved.selected);
-  if (list.refused !== "names" && (list.lists.length !== 1 || conditional)) return "plan";
-  // The lean read holds only other products' SKUs, so a selection is found again in the full one.
-  const lean = resolved.selected ? "full" : await diagnosed(db, list, resolved.productId, true);
-  if (lean !== "full") return lean;
-  const full = await diagnosed(db, list, resolved.productId, false);
-  return full === "full" ? undefined : full;
-}
-
-async function diagnosed(db: DB, list: SqlList, id: number, lean: boolean): Promise<Refusal | "full"> {
-  // Entries that disagree on names travel as no list: their words need no match.
-  const { mode, entries, names } = list.lists[0] ?? { mode: MODE.update, entries: [], names: null };
-  const given = names && JSON.stringify(names);
-  const { sync, add, update } = list.item.data.variants ?? {};
-  const count = list.lists.length ? (sync ?? add ?? update ?? []).length : 0;
-  const of = { item: list.item, productId: id, sync: mode === MODE.sync, add: mode === MODE.add, count };
-  const plans = entries.map(([part, from]) => stmt(db, PLAN, id, part, given, mode, from));
-  const results = await runBatch(db, [...plans, ...refusalReads(db, of, lean), stmt(db, CLEAR)]);
-  const read = readOf(results.slice(plans.length, -1), of, lean);
-  if (read === "full") return read;
-  const t = select(list.item, read.snap);
-  if ("ok" in t) return t;
-  return refusal(t, read, lean);
-}
-
-/** One attempt of the write batch; undefined when a constraint refused it. */
-async function write(
-  db: DB,
-  list: SqlList,
-  resolved: Resolved,
-  now: number,
-  options: WriteOptions,
-  recorder?: Recorder,
-): Promise<Written | undefined> {
-  const id = resolved.productId;
-  const { ifMatch } = options;
-  const change = [newEvent("product.update", { productId: id, keyId: options.keyId })];
-  const read = (options.minimal ? minimalJson : ownJson)(db, `p.${P.id} = ?1`, id);
-  const flag = list.item.data.disable_minusqty ?? null;
-  const product: Record<string, unknown> | undefined = (list.product || resolved.fields) && {
-    id,
-    ...list.product,
-    ...resolved.fields,
+export function plans(db: DB, round: RoundItem[], k: number): D1PreparedStatement[] {
+  const out: D1PreparedStatement[] = [];
+  let meta: Record<string, unknown>[] = [];
+  let parts: string[] = [];
+  let size = 0;
+  let count = 0;
+  let stock = false;
+  const flush = () => {
+    if (meta.length) out.push(stmt(db, stock ? PLAN_STOCK : PLAN, JSON.stringify(meta), `[${parts.join(",")}]`));
+    [meta, parts, size, count, stock] = [[], [], 0, 0, false];
   };
-  // slug: null derives it again from the title (./variants-route.ts).
-  if (product?.slug === null) product.slug = derivedSlug(String(product.title), id);
-  const fields = product && JSON.stringify([product]);
-  // The record's answer names the product, resolved from the snapshot stored with it (as ./index.ts records).
-  const head = recorder?.claim(new Map([[list.item.index, { ok: true, product: { $product: id } }]])) ?? [];
-  const tail = recorder ? [recorder.snapshot(`p.${P.id} = ?1`, id)] : [];
-  // The version the batch leaves, for the answer's ETag.
-  const version = ifMatch ? [stmt(db, VERSION_OF, id)] : [];
-  // Each list as the one before it left the variants (sync, add, update: ./plan.ts's order).
-  const lists = list.lists.flatMap(({ mode, entries, names, stock, ranges }, i) => {
-    const sync = mode === MODE.sync ? 1 : 0;
-    const given = names && JSON.stringify(names);
-    // An empty sync leaves the product without variants: its own negative stock is not cleared
-    // (the stock floor refuses it under disable_minusqty, as ./plan.ts does).
-    if (!entries.length) {
-      return [
+  round.forEach(({ list, resolved }, o) => {
+    const l = list.lists[k];
+    if (!l) return;
+    for (const [part, from, c] of l.entries) {
+      if (meta.length && size + part.length > MAX_JSON_BYTES / 3) flush();
+      meta.push({ p: resolved.productId, m: l.mode, n: l.names, f: from, s: count, c, o });
+      if (c) parts.push(part.slice(1, -1));
+      size += part.length;
+      count += c;
+      stock ||= l.stock;
+    }
+  });
+  flush();
+  return out;
+}
+
+/** The statements that apply the round's lists, each list as the one before it left the variants. */
+function lists(db: DB, round: RoundItem[], now: number): D1PreparedStatement[] {
+  const ids = (items: RoundItem[]) => JSON.stringify(items.map((r) => r.resolved.productId));
+  const out: D1PreparedStatement[] = [];
+  for (let k = 0; round.some((r) => r.list.lists[k]); k++) {
+    const at = round.filter((r) => r.list.lists[k]);
+    const mode = (r: RoundItem) => r.list.lists[k].mode;
+    const syncs = at.filter((r) => mode(r) === MODE.sync);
+    const changes = at.some((r) => mode(r) !== MODE.add);
+    const stock = at.some((r) => r.list.lists[k].stock);
+    // An empty sync plans nothing and leaves the product without variants: its own negative stock
+    // is not cleared (the stock floor refuses it under disable_minusqty, as ./plan.ts does).
+    const empty = at.filter((r) => !r.list.lists[k].entries.length);
+    const flags = at.map((r) => ({
+      p: r.resolved.productId,
+      n: r.list.lists[k].names,
+      d: empty.includes(r) ? 0 : (r.list.item.data.disable_minusqty ?? null),
+    }));
+    out.push(
+      ...(k ? [stmt(db, CLEAR)] : []),
+      ...empty.flatMap(({ list, resolved: { productId: id } }) => [
         stmt(db, EMPTY_GUARD, id),
         ...(list.ownExpected === undefined ? [] : [stmt(db, OWN_EXPECTED_GUARD, id, list.ownExpected)]),
-        stmt(db, DELETE_UNMATCHED, id),
-        stmt(db, UPDATE_PRODUCT, id, now, given, 0),
-        ...(fields ? [stmt(db, UPDATE_PRODUCT_FIELDS, fields)] : []),
-      ];
-    }
-    return [
-      ...(i ? [stmt(db, CLEAR)] : []),
-      ...(ranges ? [stmt(db, RANGE_GUARD, id, ranges)] : []),
-      // A list past one bound value is planned a part at a time, each from its first entry's place.
-      ...entries.map(([part, from]) => stmt(db, stock ? PLAN_STOCK : PLAN, id, part, given, mode, from)),
-      stmt(db, GUARD, id),
-      ...(sync ? [stmt(db, DELETE_UNMATCHED, id)] : []),
+      ]),
+      // The running counts of an update's merged entries, as the lists before leave the variants.
+      ...at.flatMap(({ list, resolved }) => {
+        const { ranges } = list.lists[k];
+        return ranges ? [stmt(db, RANGE_GUARD, resolved.productId, ranges)] : [];
+      }),
+      ...plans(db, round, k),
+      stmt(db, GUARD, ids(at.filter((r) => !empty.includes(r)))),
+      ...(syncs.length ? [stmt(db, DELETE_UNMATCHED, ids(syncs))] : []),
       // An add changes no variant it has.
-      ...(mode === MODE.add ? [] : [stmt(db, PARK)]),
+      ...(changes ? [stmt(db, PARK)] : []),
       // updated_at moves once.
-      stmt(db, UPDATE_PRODUCT, id, i ? null : now, given, flag),
+      stmt(db, UPDATE_PRODUCT, JSON.stringify(flags), k ? null : now),
       // After the variants that go or change their SKU free it, before those that take one (the
       // product's old SKU too); a new variant without a price takes the product's new one.
-      ...(fields && !i ? [stmt(db, UPDATE_PRODUCT_FIELDS, fields)] : []),
-      ...(mode === MODE.add ? [] : [stmt(db, stock ? UPDATE_MATCHED_STOCK : UPDATE_MATCHED, now, sync)]),
-      ...(mode === MODE.update ? [] : [stmt(db, INSERT_NEW, now)]),
-    ];
+      ...(k ? [] : productFields(db, round)),
+      ...(changes ? [stmt(db, stock ? UPDATE_MATCHED_STOCK : UPDATE_MATCHED, now, ids(syncs))] : []),
+      ...(at.some((r) => mode(r) !== MODE.update) ? [stmt(db, INSERT_NEW, now)] : []),
+    );
+  }
+  return out;
+}
+
+/** The product fields the items give beside their lists; slug: null derives it again from the title. */
+function productFields(db: DB, round: RoundItem[]): D1PreparedStatement[] {
+  const rows = round.flatMap(({ list, resolved }) => {
+    if (!list.product && !resolved.fields) return [];
+    const id = resolved.productId;
+    const product: Record<string, unknown> = { id, ...list.product, ...resolved.fields };
+    if (product.slug === null) product.slug = derivedSlug(String(product.title), id);
+    return [product];
   });
+  return rows.length ? [stmt(db, UPDATE_PRODUCT_FIELDS, JSON.stringify(rows))] : [];
+}
+
+/** What a round's write batch wrote: each item's product, or undefined when a constraint refused it. */
+export type RoundWritten = { outcomes: Map<number, ItemOutcome>; events: PendingEvent[] };
+
+/**
+ * One attempt of the write batch of a round (items naming distinct products), with `head` and
+ * `tail` (the request's Idempotency-Key record) around it; undefined when a constraint refused it,
+ * which rolled back the whole batch; `guards` run before it writes. With If-Match (one item),
+ * sets its ETag from the version the batch leaves.
+ */
+export async function writeRound(
+  db: DB,
+  round: RoundItem[],
+  now: number,
+  options: WriteOptions,
+  head: D1PreparedStatement[],
+  tail: D1PreparedStatement[],
+  idem?: Idem,
+  guards: D1PreparedStatement[] = [],
+): Promise<RoundWritten | undefined> {
+  const ids = round.map((r) => r.resolved.productId);
+  const { ifMatch } = options;
+  const changes = ids.map((productId) => newEvent("product.update", { productId, keyId: options.keyId }));
+  const read = (options.minimal ? minimalJson : ownJson)(db, `p.${P.id} IN (${ROUND})`, JSON.stringify(ids));
+  const flags = round.flatMap(({ list, resolved }) => {
+    const flag = list.item.data.disable_minusqty;
+    return flag === undefined || flag === null ? [] : [[resolved.productId, flag]];
+  });
+  const adds = round.filter((r) => r.list.lists.some((l) => l.mode === MODE.add));
+  // The version the batch leaves, for the answer's ETag.
+  const version = ifMatch ? [stmt(db, VERSION_OF, ids[0])] : [];
   let results: D1Result<Record<string, unknown>>[];
   try {
-    results = await runClaimed(db, recorder?.idem, head, [
-      ...conditions(db, resolved),
-      ...(list.expected ? [stmt(db, EXPECTED_GUARD, id, list.expected)] : []),
-      ...lists,
+    results = await runClaimed(db, idem, head, [
+      ...round.flatMap((r) => conditions(db, r)),
+      ...guards,
+      ...lists(db, round, now),
       // The variants the lists leave as they are follow a flag the body sets (a negative qty meets the floor).
-      ...(flag === null ? [] : [stmt(db, FOLLOW_FLAG, id, flag)]),
-      ...(list.lists.some((l) => l.mode === MODE.add) ? [stmt(db, COUNT_GUARD, id)] : []),
-      stmt(db, SIZE_GUARD, id),
-      outboxStatement(db, change, now),
+      ...(flags.length ? [stmt(db, FOLLOW_FLAG, JSON.stringify(flags))] : []),
+      ...(adds.length ? [stmt(db, COUNT_GUARD, JSON.stringify(adds.map((r) => r.resolved.productId)))] : []),
+      stmt(db, SIZE_GUARD, JSON.stringify(ids)),
+      outboxStatement(db, changes, now),
       ...version,
       read,
       ...tail,
@@ -381,7 +396,20 @@ async function write(
     throw e;
   }
   const at = results.length - 2 - tail.length;
-  if (ifMatch) ifMatch.etag = productETag(id, results[at - 1].results[0]?.version);
-  const outcomes = new Map<number, ItemOutcome>([[list.item.index, { ok: true, product: productText(results[at]) }]]);
-  return { outcomes, events: committed(change, results) };
+  if (ifMatch) ifMatch.etag = productETag(ids[0], results[at - 1].results[0]?.version);
+  const texts = new Map(results[at].results.map((row) => [Number(row.id), row]));
+  const outcomes = new Map<number, ItemOutcome>();
+  for (const { list, resolved } of round) {
+    const row = texts.get(resolved.productId);
+    outcomes.set(
+      list.item.index,
+      row
+        ? { ok: true, product: new ProductText(Number(row.id), row.json as string, Number(row.variants)) }
+        : fail(404, `product ${resolved.productId} was deleted meanwhile`),
+    );
+  }
+  return { outcomes, events: committed(changes, results) };
 }
+
+/** The scratch table's matches in list order, per product (./diagnose.ts). */
+export const MATCHES = `SELECT ${S.productId} AS pid, ${S.variantId} AS vid FROM ${S.$} ORDER BY ${S.entry}`;

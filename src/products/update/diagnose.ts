@@ -1,0 +1,79 @@
+import type { DB } from "../../db/client";
+import { runBatch, stmt } from "../../platform/d1";
+import { readOf, refusalReads } from "./refusal-read";
+import { type Refusal, refusal } from "./refusals";
+import { select, snapshotOf, snapshotReads } from "./select";
+import { MODE, type Resolved, type SqlList } from "./variants-route";
+import { CLEAR, MATCHES, plans, type RoundItem } from "./variants-sql";
+
+// What a refused batch of the SQL plan refused (docs/design.md, "Writes"): the batch wrote
+// nothing and said only that a constraint failed; a read batch runs the same plan again into the
+// scratch table, reads what the wording needs and empties the table, and ./refusals.ts words it
+// from the plan's matches. "plan": a form ./refusals.ts does not word yet (two lists, a
+// selection, an If-Match's tag), which the JavaScript plan words; undefined: nothing is refused
+// now (a concurrent writer changed the product in between).
+
+/**
+ * One item's refusal: from the lean read first, and from the full one when only the answer size
+ * can be refused (./refusal-read.ts).
+ */
+export async function diagnose(db: DB, list: SqlList, resolved: Resolved): Promise<Refusal> {
+  // A body refused as it is needs no batch's conditions; names that disagree need no matches.
+  const conditional = !list.refused && (resolved.version !== undefined || resolved.selected);
+  if (list.refused !== "names" && (list.lists.length !== 1 || conditional)) return "plan";
+  // The lean read holds only other products' SKUs, so a selection is found again in the full one.
+  const lean = resolved.selected ? "full" : await diagnosed(db, { list, resolved }, true);
+  if (lean !== "full") return lean;
+  const full = await diagnosed(db, { list, resolved }, false);
+  return full === "full" ? undefined : full;
+}
+
+async function diagnosed(db: DB, item: RoundItem, lean: boolean): Promise<Refusal | "full"> {
+  const { list, resolved } = item;
+  // Entries that disagree on names travel as no list: their words need no match.
+  const mode = list.lists[0]?.mode ?? MODE.update;
+  const { sync, add, update } = list.item.data.variants ?? {};
+  const count = list.lists.length ? (sync ?? add ?? update ?? []).length : 0;
+  const of = {
+    item: list.item,
+    productId: resolved.productId,
+    sync: mode === MODE.sync,
+    add: mode === MODE.add,
+    count,
+  };
+  const ps = plans(db, [item], 0);
+  const results = await runBatch(db, [...ps, ...refusalReads(db, of, lean), stmt(db, CLEAR)]);
+  const read = readOf(results.slice(ps.length, -1), of, lean);
+  if (read === "full") return read;
+  const t = select(list.item, read.snap);
+  if ("ok" in t) return t;
+  return refusal(t, read, lean);
+}
+
+/** Each item's refusal of a refused round of several (./variants-rounds.ts), from one full read. */
+export async function diagnoseRound(db: DB, round: RoundItem[]): Promise<Map<number, Refusal>> {
+  const out = new Map<number, Refusal>();
+  const worded = round.filter(({ list, resolved }) => {
+    const ok = list.lists.length === 1 && resolved.version === undefined && !resolved.selected;
+    if (!ok) out.set(list.item.index, "plan");
+    return ok;
+  });
+  if (!worded.length) return out;
+  const ps = plans(db, worded, 0);
+  const items = worded.map((r) => r.list.item);
+  const results = await runBatch(db, [...ps, stmt(db, MATCHES), ...snapshotReads(db, items), stmt(db, CLEAR)]);
+  const [matched, ...read] = results.slice(ps.length);
+  const snap = snapshotOf(read.slice(0, -1));
+  const matches = new Map<number, (number | null)[]>();
+  for (const r of matched.results) {
+    const pid = Number(r.pid);
+    if (!matches.has(pid)) matches.set(pid, []);
+    matches.get(pid)?.push(r.vid === null ? null : Number(r.vid));
+  }
+  for (const { list, resolved } of worded) {
+    const t = select(list.item, snap);
+    const words = "ok" in t ? t : refusal(t, { snap, matches: matches.get(resolved.productId) ?? [], sound: 0 }, false);
+    out.set(list.item.index, words === "full" ? undefined : words);
+  }
+  return out;
+}
