@@ -13,6 +13,7 @@ import { MAX_VARIANTS } from "../schema";
 import { MAX_ANSWER_BYTES, SIZE_SQL } from "../size";
 import { productETag, VERSION_OF } from "../version";
 import { fail } from "./select";
+import { conditions, EMPTY_GUARD, OWN_EXPECTED_GUARD, RANGE_GUARD } from "./variants-guards";
 import { MODE, type Resolved, type SqlList } from "./variants-route";
 import { UPDATE_PRODUCT_FIELDS } from "./write";
 
@@ -45,7 +46,7 @@ const V = sqlNames(variants);
 const S = sqlNames(variantSync);
 const K = sqlNames(skus);
 const STALE = sqlNames(staleReads);
-const PV = sqlNames(productVersions);
+const _PV = sqlNames(productVersions);
 /** Option slot n's column of the variants (vo) and of the scratch table (so). */
 const vo = (n: number) => optionColumn(V, n);
 const so = (n: number) => optionColumn(S, n);
@@ -133,22 +134,6 @@ const GUARD = `
   UNION ALL SELECT min(${S.productId}) FROM ${S.$} WHERE ${S.variantId} IS NOT NULL
     GROUP BY ${S.variantId} HAVING count(*) > 1`;
 
-// An empty sync plans nothing: the product must be there, with a slug (see PLAN).
-const EMPTY_GUARD = `
-  INSERT INTO ${STALE.$} (${STALE.productId})
-  SELECT ?1 WHERE NOT EXISTS (SELECT 1 FROM ${P.$} WHERE ${P.id} = ?1 AND ${P.slug} IS NOT NULL)`;
-
-// ?2: [variant id, amount] pairs: counts an update list's merged entries reach on the way (the
-// stored count, as the lists before leave it, moved by the amounts so far), past the largest.
-const RANGE_GUARD = `
-  INSERT INTO ${STALE.$} (${STALE.productId})
-  SELECT ?1 FROM json_each(?2) AS j WHERE abs((SELECT v.${V.qty} FROM ${V.$} AS v
-    WHERE v.${V.id} = j.value->>0 AND v.${V.productId} = ?1) + (j.value->>1)) > ${STOCK}`;
-// ?2: the product's own stock the item expects (beside an empty sync), as stored.
-const OWN_EXPECTED_GUARD = `
-  INSERT INTO ${STALE.$} (${STALE.productId})
-  SELECT ?1 WHERE (SELECT ${P.stock} FROM ${P.$} WHERE ${P.id} = ?1) IS NOT ?2`;
-
 // ?1: the products whose list is a sync.
 const DELETE_UNMATCHED = `
   DELETE FROM ${V.$} WHERE ${V.productId} IN (${ROUND})
@@ -218,39 +203,6 @@ const FOLLOW_FLAG = `
   WHERE ${V.$}.${V.productId} = r.value->>0 AND ${V.$}.${V.noMinus} <> r.value->>1`;
 
 export const CLEAR = `DELETE FROM ${S.$}`;
-
-// The conditions of a resolved item (./variants-route.ts): the version an If-Match named, and the
-// variant or SKU owner a selection read, still as read when the batch runs.
-const VERSION_GUARD = `
-  INSERT INTO ${STALE.$} (${STALE.productId})
-  SELECT ?1 WHERE (SELECT ${PV.version} FROM ${PV.$} WHERE ${PV.productId} = ?1) IS NOT ?2`;
-const SELECTED_GUARD = `
-  INSERT INTO ${STALE.$} (${STALE.productId})
-  SELECT ?1 WHERE NOT EXISTS (SELECT 1 FROM ${V.$} WHERE ${V.id} = ?2 AND ${V.productId} = ?1)`;
-// ?2: [variant id, qty] pairs, update entries' expected_qty beside a sync, of the counts as stored
-// before the lists run (./plan.ts checks them against the read).
-const EXPECTED_GUARD = `
-  INSERT INTO ${STALE.$} (${STALE.productId})
-  SELECT ?1 FROM json_each(?2) AS j WHERE (SELECT v.${V.qty} FROM ${V.$} AS v
-    WHERE v.${V.id} = j.value->>0 AND v.${V.productId} = ?1) IS NOT j.value->>1`;
-// The stored categories a head category was merged into (./variants-route.ts, resolve).
-const CATEGORIES_GUARD = `
-  INSERT INTO ${STALE.$} (${STALE.productId})
-  SELECT ?1 WHERE (SELECT ${P.categories} FROM ${P.$} WHERE ${P.id} = ?1) IS NOT ?2`;
-const OWNER_GUARD = `
-  INSERT INTO ${STALE.$} (${STALE.productId})
-  SELECT ?1 WHERE NOT EXISTS (SELECT 1 FROM ${K.$} WHERE ${K.sku} = ?2 AND ${K.productId} = ?1 AND ${K.variantId} IS ?3)`;
-
-/** The statements that re-check what `resolve` read, and the counts an item expects as stored. */
-function conditions(db: DB, { list, resolved: r }: RoundItem): D1PreparedStatement[] {
-  const out = r.version === undefined ? [] : [stmt(db, VERSION_GUARD, r.productId, r.version)];
-  const s = r.selected;
-  if (s && "sku" in s) out.push(stmt(db, OWNER_GUARD, r.productId, s.sku, s.variantId));
-  else if (s) out.push(stmt(db, SELECTED_GUARD, r.productId, s.variantId));
-  if (r.categories !== undefined) out.push(stmt(db, CATEGORIES_GUARD, r.productId, r.categories));
-  if (list.expected) out.push(stmt(db, EXPECTED_GUARD, r.productId, list.expected));
-  return out;
-}
 
 /** An item of a round: its lists as routed (./variants-route.ts) and its product. */
 export type RoundItem = { list: SqlList; resolved: Resolved };
