@@ -254,7 +254,7 @@ function heapText(w) {
  * request), and the loop around a D1 query or a cache delete must read as the loop twice, not
  * plus the wait on local D1 or the cache's stand-in. The loop is also timed from outside,
  * unprofiled (wall time, net of the empty route's): the profile must read what the isolate took,
- * whatever speed V8 runs the loop at in this isolate (bench/README.md, "This round (ninth)").
+ * whatever speed V8 runs the loop at in this isolate (the ninth round in bench/README.md's history).
  * @param {Awaited<ReturnType<typeof connect>>} cdp
  * @param {string} base
  */
@@ -409,7 +409,7 @@ async function main() {
       let slowest;
       // A read's plain-SQL baseline, read right after each of the case's requests: taken a minute
       // apart, the two medians met different loads from other processes and their ratio swung
-      // from 1.0 to 2.8 for the same code (bench/README.md, "This round"). Not a write's: its
+      // from 1.0 to 2.8 for the same code (bench/rounds.md, "The write plans and the page's SQL"). Not a write's: its
       // baseline writes the case's product, so each would find what the other just wrote.
       const plain = c.d1Baseline && c.method === "GET" ? all.find((b) => b.id === c.d1Baseline) : undefined;
       /** @type {number[]} */

@@ -20,7 +20,7 @@ import { seed } from "./seed";
  * holds the isolate about 1 ms while local dev's log plumbing takes the line (200 lines in one
  * request: 150 to 300 ms of wall time, with no profiler attached), a cost no deployed Worker pays
  * that the profile counted as the request's own: 0.3 to 0.8 ms of each case's mean, more of its
- * p90 (bench/README.md, "This round (ninth)"). Each line is still built by the store and joined
+ * p90 (the ninth round in bench/README.md's history). Each line is still built by the store and joined
  * here as a console takes it. console.error, the failure path, prints as before.
  */
 const kept: string[] = [];

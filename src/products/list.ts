@@ -85,7 +85,7 @@ export type ProductListAnswer = {
    * The answer's JSON text, carried (src/platform/quotes.ts), in chunks of SQLite's pieces, never
    * parsed or joined; each chunk's pieces are encoded one after another. (Joined, a page of
    * megabytes is copied once more only to be encoded; a Blob of the pieces cost more still, about
-   * 1.3 ms on a page of 500 products, bench/README.md "This round (seventh)".)
+   * 1.3 ms on a page of 500 products, the seventh round in bench/README.md's history.)
    */
   chunks: CarriedChunks;
   link?: string;

@@ -111,7 +111,7 @@ export function productParts(withDetails: boolean, url: string, view?: PublicVie
  * The variants' count and stock sum that the parts read as p.vc and p.vq (a storefront's stock is
  * that of the variants it sees, `visibleOnly`), and the product's option names as p.option_name0
  * to 4: read from its JSON once per product, not five times per variant (about 5 ms of SQL on the
- * products page of 500, bench/README.md "This round").
+ * products page of 500, bench/rounds.md "The write plans and the page's SQL").
  */
 export const variantTotals = (visibleOnly: boolean) => {
   const of = `FROM ${VARIANTS} AS v WHERE ${V(variants.productId)} = ${P(products.id)}`;

@@ -23,7 +23,7 @@ const K = sqlNames(apiKeys);
 // of the endpoint comes once each (EVENTS, ENDPOINTS). A full batch is 200 pairs over 10 events and
 // 20 endpoints, and D1's binding builds an object of every row's every column: with 10 columns a
 // pair its decoding took 0.47 to 0.62 ms of the invocation's CPU, now 0.24 to 0.36
-// (bench/README.md, "This round (ninth)").
+// (the ninth round in bench/README.md's history).
 // An endpoint takes the events of its types that happened after it was registered.
 const FAN_OUT = `
 SELECT e.${E.id} AS event_id, w.${W.id} AS endpoint_id
