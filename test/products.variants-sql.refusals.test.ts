@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { wrapD1 } from "./d1-wrap";
+import { type Json, product, size } from "./fixtures/sizes";
 import { get, post, put, uid } from "./helpers";
 
 // A list the SQL plan refuses (src/products/update/variants-sql.ts) is worded from one more read
@@ -9,20 +10,6 @@ import { get, post, put, uid } from "./helpers";
 // but the answer size could be, a full read follows, which finds the size refused, or nothing (a
 // concurrent writer changed the product in between): then the write is tried again. test/products.variants-sql.test.ts holds the wording equal to
 // the JavaScript plan's on random lists.
-
-type Json = Record<string, any>;
-const size = (v: string, extra: Json = {}) => ({ variant_option1_name: "Size", variant_option1_value: v, ...extra });
-
-async function product(prefix: string, extra: Json = {}) {
-  const r = await post("/v1/products", {
-    title: "Refused",
-    price: 100,
-    variants: { add: ["s", "m", "l"].map((v, i) => size(v, { sku: `${prefix}${i}`, qty: i })) },
-    ...extra,
-  });
-  expect(r.status, r.text).toBe(200);
-  return r.json.products[0] as Json;
-}
 
 /** The second call is the plan's read: the plan into the scratch table first, the scratch table cleared last. */
 function wordedByThePlan(queries: string[][]) {

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { jsPlanOnly } from "../src/products/update";
 import { wrapD1 } from "./d1-wrap";
+import { type Json, product, size } from "./fixtures/sizes";
 import { get, post, put, uid } from "./helpers";
 
 // Bodies refused whatever is stored (src/products/update/variants-route.ts, Refused): the
@@ -8,20 +9,6 @@ import { get, post, put, uid } from "./helpers";
 // that disagree on option names. They are not written: one read batch words them
 // (src/products/update/refusals.ts) with the JavaScript plan's errors, order and status, which
 // each case checks against that plan too (forced with jsPlanOnly).
-
-type Json = Record<string, any>;
-const size = (v: string, extra: Json = {}) => ({ variant_option1_name: "Size", variant_option1_value: v, ...extra });
-
-async function product(prefix: string, extra: Json = {}) {
-  const r = await post("/v1/products", {
-    title: "Refused",
-    price: 100,
-    variants: { add: ["s", "m", "l"].map((v, i) => size(v, { sku: `${prefix}${i}`, qty: i })) },
-    ...extra,
-  });
-  expect(r.status, r.text).toBe(200);
-  return r.json.products[0] as Json;
-}
 
 type Case = { id: number; v: number[]; p: string };
 

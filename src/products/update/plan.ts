@@ -3,11 +3,11 @@ import { PRODUCT_FIELD_NAMES, PRODUCT_ONLY_FIELDS } from "../fields";
 import { optionNames, type VariantRow } from "../present";
 import { MAX_VARIANTS, OPTION_SLOTS } from "../schema";
 import { MAX_ANSWER_BYTES, tooLarge } from "../size";
-import { agreedNames, comboKey, type Located, namesOf, sameNames, VALUE_KEYS, valuesOf } from "../variants";
+import { comboKey, type Located, sameNames, VALUE_KEYS, valuesOf } from "../variants";
 import { categoriesAndSlug } from "./categories";
 import { type Failed, Failures, fail, type Snapshot, type Target } from "./select";
 import { sizeAfter } from "./size";
-import { adjustQty, applyEntry, created, fromRow, set, type VariantState, writes } from "./states";
+import { adjustQty, applyEntry, created, fromRow, listNames, set, type VariantState, writes } from "./states";
 
 // The plan of one product's update (docs/products.md, "Updating products"): decided in JS from the round's
 // snapshot, without database access, as rows for the statements of the write batch.
@@ -65,9 +65,6 @@ export type Plan = {
   slugClaim?: string;
 };
 
-const located = <T>(list: T[] | undefined, name: string): Located<T>[] =>
-  (list ?? []).map((entry, i) => ({ entry, path: `variants.${name}[${i}]` }));
-
 /** Everything about one product's update, decided from the snapshot; no database access. */
 export function plan(t: Target, snap: Snapshot): Plan | Failed {
   const d = t.item.data;
@@ -107,28 +104,8 @@ export function plan(t: Target, snap: Snapshot): Plan | Failed {
     adjustQty(s, d.adjust, "adjust", f);
   } else if (d.adjust !== undefined) product.adjust = d.adjust;
 
-  // Option names (docs/products.md, "Updating products"): all entries of the request agree; sync may rename, add and
-  // update must use the product's names, unless it has none yet.
-  const sync = located(d.variants?.sync, "sync");
-  const add = located(d.variants?.add, "add");
-  const update = located(d.variants?.update, "update");
-  const agreed = agreedNames([...sync, ...add, ...update]);
-  for (const e of agreed.errors) f.add(400, e);
   const current = optionNames(p);
-  let names = current;
-  if (d.variants?.sync) names = agreedNames(sync).names ?? (sync.length ? current : []);
-  if (!names.length && agreed.names) names = agreed.names;
-  else if (agreed.names && !sameNames(names, agreed.names)) {
-    for (const { entry, path } of [...add, ...update]) {
-      const given = namesOf(entry).names;
-      if (given && !sameNames(given, names)) {
-        f.add(
-          400,
-          `${path}.variant_option1_name: option names differ from the product's (${names.join(", ")}); rename options with variants.sync`,
-        );
-      }
-    }
-  }
+  const { sync, add, update, names } = listNames(d, current, f);
   if (f.any) return f.outcome();
   const newPrice = (product.price as number | undefined) ?? p.price;
 

@@ -3,12 +3,12 @@ import { PRODUCT_FIELD_NAMES } from "../fields";
 import { optionNames, type VariantRow } from "../present";
 import { MAX_VARIANTS, OPTION_SLOTS, type VariantEntry, type VariantUpdateEntry } from "../schema";
 import { MAX_ANSWER_BYTES, tooLarge } from "../size";
-import { agreedNames, comboKey, type Located, namesOf, sameNames, VALUE_KEYS, valuesOf } from "../variants";
+import { comboKey, type Located, sameNames, VALUE_KEYS, valuesOf } from "../variants";
 import { categoriesAndSlug } from "./categories";
 import type { Read } from "./refusal-read";
 import { type Failed, Failures, fail, type Snapshot, type Target } from "./select";
 import { sizeAfter } from "./size";
-import { applyEntry, created, fromRow, set, type VariantState } from "./states";
+import { applyEntry, created, fromRow, listNames, set, type VariantState } from "./states";
 
 // The words of a variant list the SQL plan refused (./variants-sql.ts). The batch that refused it
 // wrote nothing and said only that a constraint failed; a read batch then runs the same PLAN,
@@ -25,9 +25,6 @@ export type Refusal = Failed | "plan" | undefined;
 const showValues = (values: string[]) => `(${values.filter((v, i) => v !== "" || i === 0).join(", ")})`;
 const belowZero = (path: string, what: string, from: number, to: number, col = "qty") =>
   `${path}: would take the ${col} of ${what} from ${from} to ${to}; it cannot go below 0 while disable_minusqty is on`;
-const located = <T>(list: T[] | undefined, name: string): Located<T>[] =>
-  (list ?? []).map((entry, i) => ({ entry, path: `variants.${name}[${i}]` }));
-
 /**
  * `lean`: the read has only the columns the checks read, and of a sync or update only the entries
  * and variants a check can refuse (`only`; `sound` counts the variants left out); "full" when
@@ -52,27 +49,8 @@ export function refusal(t: Target, { snap, matches, only, sound }: Read, lean: b
     f.add(400, "expected_stock: give expected_qty or expected_stock, not both");
   }
 
-  // Option names: the product's, a sync's own, or the entries' when the product has none.
-  const sync = located(d.variants?.sync, "sync");
-  const add = located(d.variants?.add, "add");
-  const update = located(d.variants?.update, "update");
-  const agreed = agreedNames([...sync, ...add, ...update]);
-  for (const e of agreed.errors) f.add(400, e);
   const current = optionNames(p);
-  let names = current;
-  if (d.variants?.sync) names = agreedNames(sync).names ?? (sync.length ? current : []);
-  if (!names.length && agreed.names) names = agreed.names;
-  else if (agreed.names && !sameNames(names, agreed.names)) {
-    for (const { entry, path } of [...add, ...update]) {
-      const given = namesOf(entry).names;
-      if (given && !sameNames(given, names)) {
-        f.add(
-          400,
-          `${path}.variant_option1_name: option names differ from the product's (${names.join(", ")}); rename options with variants.sync`,
-        );
-      }
-    }
-  }
+  const { sync, add, update, names } = listNames(d, current, f);
   if (f.any) return f.outcome();
   // Without option names the plan matches nothing (every entry lacks them); otherwise it gave a
   // row per entry.

@@ -1,7 +1,7 @@
 import type { PresentedVariant, VariantRow } from "../present";
 import { parseList, variantValues } from "../present";
-import { OPTION_SLOTS, type VariantEntry, type VariantUpdateEntry } from "../schema";
-import { comboKey, VARIANT_VALUES, variantColumns } from "../variants";
+import { OPTION_SLOTS, type ProductUpdate, type VariantEntry, type VariantUpdateEntry } from "../schema";
+import { agreedNames, comboKey, type Located, namesOf, sameNames, VARIANT_VALUES, variantColumns } from "../variants";
 import type { Failures } from "./select";
 
 // A product's variants as an update plan (./plan.ts) changes them: each an existing row with its
@@ -139,4 +139,35 @@ export function writes(productId: number, states: VariantState[]) {
     if (sku || options) park.push({ id: s.id, sku, options });
   }
   return { park, updates, inserts };
+}
+
+const located = <T>(list: T[] | undefined, name: string): Located<T>[] =>
+  (list ?? []).map((entry, i) => ({ entry, path: `variants.${name}[${i}]` }));
+
+/**
+ * An item's lists with each entry's path, and the option names they leave the product with (docs/products.md,
+ * "Updating products"): all entries of the request agree; a sync may rename; add and update use
+ * the product's names (`current`), unless it has none yet. Disagreements are added to `f`.
+ */
+export function listNames(d: ProductUpdate, current: string[], f: Failures) {
+  const sync = located(d.variants?.sync, "sync");
+  const add = located(d.variants?.add, "add");
+  const update = located(d.variants?.update, "update");
+  const agreed = agreedNames([...sync, ...add, ...update]);
+  for (const e of agreed.errors) f.add(400, e);
+  let names = current;
+  if (d.variants?.sync) names = agreedNames(sync).names ?? (sync.length ? current : []);
+  if (!names.length && agreed.names) names = agreed.names;
+  else if (agreed.names && !sameNames(names, agreed.names)) {
+    for (const { entry, path } of [...add, ...update]) {
+      const given = namesOf(entry).names;
+      if (given && !sameNames(given, names)) {
+        f.add(
+          400,
+          `${path}.variant_option1_name: option names differ from the product's (${names.join(", ")}); rename options with variants.sync`,
+        );
+      }
+    }
+  }
+  return { sync, add, update, names };
 }
