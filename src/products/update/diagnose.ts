@@ -9,8 +9,8 @@ import { CLEAR, MATCHES, plans, type RoundItem } from "./variants-sql";
 // What a refused batch of the SQL plan refused (docs/design.md, "Writes"): the batch wrote
 // nothing and said only that a constraint failed; a read batch runs the same plan again into the
 // scratch table, reads what the wording needs and empties the table, and ./refusals.ts words it
-// from the plan's matches. "plan": a form ./refusals.ts does not word yet (two lists, a
-// selection, an If-Match's tag), which the JavaScript plan words; undefined: nothing is refused
+// from the plan's matches. "plan": a form ./refusals.ts does not word yet (two lists, an
+// If-Match's tag), which the JavaScript plan words; undefined: nothing is refused
 // now (a concurrent writer changed the product in between).
 
 /**
@@ -19,7 +19,7 @@ import { CLEAR, MATCHES, plans, type RoundItem } from "./variants-sql";
  */
 export async function diagnose(db: DB, list: SqlList, resolved: Resolved): Promise<Refusal> {
   // A body refused as it is needs no batch's conditions; names that disagree need no matches.
-  const conditional = !list.refused && (resolved.version !== undefined || resolved.selected);
+  const conditional = !list.refused && resolved.version !== undefined;
   if (list.refused !== "names" && (list.lists.length !== 1 || conditional)) return "plan";
   // The lean read holds only other products' SKUs, so a selection is found again in the full one.
   const lean = resolved.selected ? "full" : await diagnosed(db, { list, resolved }, true);

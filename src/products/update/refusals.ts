@@ -1,5 +1,5 @@
 import { skuTaken } from "../create";
-import { PRODUCT_FIELD_NAMES } from "../fields";
+import { PRODUCT_FIELD_NAMES, PRODUCT_ONLY_FIELDS } from "../fields";
 import { optionNames, type VariantRow } from "../present";
 import { MAX_VARIANTS, OPTION_SLOTS, type VariantEntry, type VariantUpdateEntry } from "../schema";
 import { MAX_ANSWER_BYTES, tooLarge } from "../size";
@@ -37,7 +37,9 @@ export function refusal(t: Target, { snap, matches, only, sound }: Read, lean: b
   if (p.slug === null) return "plan";
   const f = new Failures();
   const product: Record<string, unknown> = { id: p.id };
-  for (const key of PRODUCT_FIELD_NAMES) {
+  // A selected variant takes the body's variant fields; a SKU that selected is no new value.
+  for (const key of t.variant ? PRODUCT_ONLY_FIELDS : PRODUCT_FIELD_NAMES) {
+    if (key === "sku" && t.bySku) continue;
     const v = d[key];
     if (v !== undefined) product[key] = key === "images" && v === null ? [] : v;
   }
