@@ -218,4 +218,37 @@ describe("a variant list the SQL plan refuses", () => {
     // The refused write, the lean read, the full read, the write.
     expect(w.counts.calls).toBe(4);
   });
+  it("answers an If-Match tag the product no longer has with 412 from one version read, and words other refusals under a tag", async () => {
+    const p = await product(`${uid("T")}-`);
+    const etag = String((await get(`/v1/products/${p.product_id}`)).headers.get("etag"));
+    expect((await put("/v1/products", { product_id: p.product_id, title: "Moved on" })).status).toBe(200);
+    const body = { product_id: p.product_id, variants: { update: [{ variant_id: p.variants[0].variant_id, qty: 4 }] } };
+    const w = wrapD1();
+    const stale = await put("/v1/products", body, { env: { DB: w.db }, headers: { "if-match": etag } });
+    expect(stale.status, stale.text).toBe(412);
+    expect(stale.json.errors).toEqual([
+      `If-Match: product ${p.product_id} changed since that ETag; products holds it as it is now, with its ETag in the ETag header`,
+    ]);
+    const now = await get(`/v1/products/${p.product_id}`);
+    expect(stale.headers.get("etag")).toBe(now.headers.get("etag"));
+    // The resolve read (the version), then the product as it is now: no write, no general plan.
+    expect(w.counts.calls).toBe(2);
+    expect(w.counts.queries[1][0]).toMatch(/^SELECT p\.\* FROM products AS p WHERE p\.id = \?1/);
+    // With the product's own tag, a refusal is worded from the plan's read as without one.
+    const w2 = wrapD1();
+    const refused = await put(
+      "/v1/products",
+      { product_id: p.product_id, variants: { add: [size("s")] } },
+      { env: { DB: w2.db }, headers: { "if-match": String(now.headers.get("etag")) } },
+    );
+    expect(refused.status, refused.text).toBe(409);
+    expect(refused.json.errors).toEqual([
+      `variants.add[0]: option combination (s) already exists (variant ${p.variants[0].variant_id})`,
+    ]);
+    expect(
+      w2.counts.queries.some(
+        (q) => q[0].match(/^\s*INSERT INTO variant_sync/) && q.at(-1) === "DELETE FROM variant_sync",
+      ),
+    ).toBe(true);
+  });
 });

@@ -1,5 +1,6 @@
 import type { DB } from "../../db/client";
 import { runBatch, stmt } from "../../platform/d1";
+import { VERSION_OF } from "../version";
 import { readOf, refusalReads } from "./refusal-read";
 import { type Refusal, refusal } from "./refusals";
 import { select, snapshotOf, snapshotReads } from "./select";
@@ -9,18 +10,22 @@ import { CLEAR, MATCHES, plans, type RoundItem } from "./variants-sql";
 // What a refused batch of the SQL plan refused (docs/design.md, "Writes"): the batch wrote
 // nothing and said only that a constraint failed; a read batch runs the same plan again into the
 // scratch table, reads what the wording needs and empties the table, and ./refusals.ts words it
-// from the plan's matches. "plan": a form ./refusals.ts does not word yet (two lists, an
-// If-Match's tag), which the JavaScript plan words; undefined: nothing is refused
+// from the plan's matches. "plan": a form ./refusals.ts does not word yet (two lists), which the
+// JavaScript plan words; undefined: nothing is refused
 // now (a concurrent writer changed the product in between).
 
 /**
  * One item's refusal: from the lean read first, and from the full one when only the answer size
  * can be refused (./refusal-read.ts).
  */
-export async function diagnose(db: DB, list: SqlList, resolved: Resolved): Promise<Refusal> {
-  // A body refused as it is needs no batch's conditions; names that disagree need no matches.
-  const conditional = !list.refused && resolved.version !== undefined;
-  if (list.refused !== "names" && (list.lists.length !== 1 || conditional)) return "plan";
+export async function diagnose(db: DB, list: SqlList, resolved: Resolved): Promise<Refusal | "changed"> {
+  // Names that disagree need no matches.
+  if (list.refused !== "names" && list.lists.length !== 1) return "plan";
+  // "changed": the If-Match's version is no longer the product's (its guard refused the batch).
+  if (resolved.version !== undefined && !list.refused) {
+    const [now] = await runBatch(db, [stmt(db, VERSION_OF, resolved.productId)]);
+    if (Number(now.results[0]?.version) !== resolved.version) return "changed";
+  }
   // The lean read holds only other products' SKUs, so a selection is found again in the full one.
   const lean = resolved.selected ? "full" : await diagnosed(db, { list, resolved }, true);
   if (lean !== "full") return lean;

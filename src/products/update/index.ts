@@ -1,12 +1,13 @@
 import type { DB } from "../../db/client";
-import { products, productVersions } from "../../db/schema";
+import { products } from "../../db/schema";
 import { sqlNames } from "../../platform/columns";
-import { afterLostRace, isConstraintError, runBatch, stmt } from "../../platform/d1";
+import { afterLostRace, isConstraintError, stmt } from "../../platform/d1";
 import { runClaimed } from "../../platform/idempotency";
 import { committed, newEvent, type PendingEvent } from "../../webhooks/outbox";
-import type { IfMatch, ItemOutcome, ProductRef, Recorder, WriteOptions, Written } from "../create";
-import { presentReads, productReads, readBack } from "../read";
+import type { ItemOutcome, ProductRef, Recorder, WriteOptions, Written } from "../create";
+import { type presentReads, readBack } from "../read";
 import { productETag } from "../version";
+import { changedSince, VERSIONS } from "./changed";
 import { type Plan, plan } from "./plan";
 import { fail, readSnapshot, select, type UpdateItem } from "./select";
 import { stockItems, stockUpdate } from "./stock";
@@ -17,24 +18,6 @@ import { writeBatch } from "./write";
 export type { UpdateItem } from "./select";
 
 const P = sqlNames(products);
-const PV = sqlNames(productVersions);
-const VERSIONS = `SELECT ${PV.productId} AS product_id, ${PV.version} AS version FROM ${PV.$}
-  WHERE ${PV.productId} IN (SELECT value FROM json_each(?1))`;
-
-/** The 412 of an If-Match that names another version: the product as it is now, and its ETag. */
-async function changedSince(db: DB, id: number, ifMatch: IfMatch): Promise<ItemOutcome> {
-  const [ps, vs, v] = await runBatch(db, [...productReads(db, `p.${P.id} = ?1`, id), stmt(db, VERSIONS, `[${id}]`)]);
-  const current = presentReads(ps, vs).products[0];
-  ifMatch.etag = productETag(id, v.results[0]?.version);
-  return {
-    ok: false,
-    status: 412,
-    errors: [
-      `If-Match: product ${id} changed since that ETag; products holds it as it is now, with its ETag in the ETag header`,
-    ],
-    ...(current ? { current } : {}),
-  };
-}
 
 // PUT /v1/products (docs/products.md, "Updating products"). Stock-tool bodies take their own
 // one-batch path (./stock.ts), items carrying variant lists the SQL plan (./variants-sql.ts, one

@@ -5,9 +5,10 @@ import { afterLostRace, jsonChunks, stmt } from "../../platform/d1";
 import { runClaimed } from "../../platform/idempotency";
 import { uncarried } from "../../platform/quotes";
 import type { PendingEvent } from "../../webhooks/outbox";
-import type { ItemOutcome, ProductRef, Recorder, WriteOptions, Written } from "../create";
+import type { IfMatch, ItemOutcome, ProductRef, Recorder, WriteOptions, Written } from "../create";
 import { ProductText } from "../own-json";
 import type { ProductOut } from "../present";
+import { changedSince } from "./changed";
 import { diagnose, diagnoseRound } from "./diagnose";
 import type { UpdateItem } from "./select";
 import { type Resolved, type SqlList, variantInSql } from "./variants-route";
@@ -207,10 +208,14 @@ export async function writeVariants(
     // The record's answer names the product, resolved from the snapshot stored with it (as ./index.ts records).
     const head = recorder?.claim(new Map([[list.item.index, { ok: true, product: { $product: resolved.productId } }]]));
     const tail = recorder ? [recorder.snapshot(`p.${P.id} = ?1`, resolved.productId)] : [];
-    // A body refused whatever is stored (./variants-route.ts, Refused) is not written.
-    const written = !list.refused && (await writeRound(db, round, now, options, head ?? [], tail, recorder?.idem));
+    // A body refused whatever is stored (./variants-route.ts, Refused), or under an If-Match the
+    // product's version no longer meets, is not written.
+    const skip = list.refused || resolved.changed;
+    const written = !skip && (await writeRound(db, round, now, options, head ?? [], tail, recorder?.idem));
     if (written) return written;
-    const refused = await diagnose(db, list, resolved);
+    const diagnosis = resolved.changed ? "changed" : await diagnose(db, list, resolved);
+    const refused =
+      diagnosis === "changed" ? await changedSince(db, resolved.productId, options.ifMatch as IfMatch) : diagnosis;
     // Nothing refused now: a concurrent change, which a body refused as it is or paths merged as read
     // (a stale read) leave to the JavaScript plan.
     if (refused === "plan" || (!refused && (list.refused || resolved.categories !== undefined))) return undefined;

@@ -270,12 +270,14 @@ export type Resolved = {
   categories?: string;
   /** Product fields derived from what was read (categories, slug), written beside the list's. */
   fields?: Record<string, unknown>;
+  /** The If-Match names none of the product's versions: the answer is the 412, nothing is written. */
+  changed?: true;
 };
 
 /**
  * The product and the conditions of the batch: a read first only for a selection by variant id or
- * SKU, or an If-Match naming tags (its version); undefined when the JavaScript plan must answer
- * (nothing selected, or another version: it words the 404 or 412 as it reads them).
+ * SKU, or an If-Match naming tags (its version; `changed` when it names none of them); undefined
+ * when the JavaScript plan must answer (nothing selected: it words the 404 as it reads it).
  */
 export async function resolve(db: DB, list: SqlList, ifMatch?: IfMatch): Promise<Resolved | undefined> {
   const s = list.selector;
@@ -289,7 +291,7 @@ export async function resolve(db: DB, list: SqlList, ifMatch?: IfMatch): Promise
     "sku" in s ? s.sku : null,
   ).first<{ id: number; version: number; variant: number | null; categories: string; title: string }>();
   if (!row) return undefined;
-  if (tags && !ifMatch.tags.includes(productETag(row.id, row.version))) return undefined;
+  if (tags && !ifMatch.tags.includes(productETag(row.id, row.version))) return { productId: row.id, changed: true };
   const selected =
     "variantId" in s ? { variantId: s.variantId } : "sku" in s ? { sku: s.sku, variantId: row.variant } : undefined;
   const out: Resolved = {
