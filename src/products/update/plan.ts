@@ -1,13 +1,23 @@
 import { skuTaken } from "../create";
 import { PRODUCT_FIELD_NAMES, PRODUCT_ONLY_FIELDS } from "../fields";
 import { optionNames, type VariantRow } from "../present";
-import { MAX_VARIANTS, OPTION_SLOTS } from "../schema";
+import { MAX_VARIANTS } from "../schema";
 import { MAX_ANSWER_BYTES, tooLarge } from "../size";
 import { comboKey, type Located, sameNames, VALUE_KEYS, valuesOf } from "../variants";
 import { categoriesAndSlug } from "./categories";
 import { type Failed, Failures, fail, type Snapshot, type Target } from "./select";
 import { sizeAfter } from "./size";
-import { adjustQty, applyEntry, created, fromRow, listNames, set, type VariantState, writes } from "./states";
+import {
+  adjustQty,
+  applyEntry,
+  created,
+  fromRow,
+  listNames,
+  set,
+  updateEntry,
+  type VariantState,
+  writes,
+} from "./states";
 
 // The plan of one product's update (docs/products.md, "Updating products"): decided in JS from the round's
 // snapshot, without database access, as rows for the statements of the write batch.
@@ -178,17 +188,7 @@ export function plan(t: Target, snap: Snapshot): Plan | Failed {
       f.add(404, `${path}.variant_id: variant ${entry.variant_id} is not a variant of product ${p.id}`);
       continue;
     }
-    applyEntry(s, entry, path, f);
-    const values = [...s.cur.values];
-    let changed = false;
-    for (const n of OPTION_SLOTS) {
-      const v = entry[VALUE_KEYS[n - 1]];
-      if (v === undefined) continue;
-      if (n > names.length) f.add(400, `${path}.variant_option${n}_value: the product has no option ${n}`);
-      values[n - 1] = v;
-      changed = true;
-    }
-    if (changed) set(s, "values", values, path);
+    updateEntry(s, entry, path, names, f);
   }
 
   // The state after the request, checked whole.

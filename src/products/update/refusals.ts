@@ -1,14 +1,14 @@
 import { skuTaken } from "../create";
 import { PRODUCT_FIELD_NAMES, PRODUCT_ONLY_FIELDS } from "../fields";
 import { optionNames, type VariantRow } from "../present";
-import { MAX_VARIANTS, OPTION_SLOTS, type VariantEntry, type VariantUpdateEntry } from "../schema";
+import { MAX_VARIANTS, type VariantEntry, type VariantUpdateEntry } from "../schema";
 import { MAX_ANSWER_BYTES, tooLarge } from "../size";
 import { comboKey, type Located, sameNames, VALUE_KEYS, valuesOf } from "../variants";
 import { categoriesAndSlug } from "./categories";
 import type { Read } from "./refusal-read";
 import { type Failed, Failures, fail, type Snapshot, type Target } from "./select";
 import { sizeAfter } from "./size";
-import { applyEntry, created, fromRow, listNames, set, type VariantState } from "./states";
+import { applyEntry, created, fromRow, listNames, set, updateEntry, type VariantState } from "./states";
 
 // The words of a variant list the SQL plan refused (./variants-sql.ts). The batch that refused it
 // wrote nothing and said only that a constraint failed; a read batch then runs the same PLAN,
@@ -169,17 +169,7 @@ function updated(update: Located<VariantUpdateEntry>[], c: Context) {
       f.add(404, `${path}.variant_id: variant ${entry.variant_id} is not a variant of product ${c.productId}`);
       return;
     }
-    applyEntry(s, entry, path, f);
-    const values = [...s.cur.values];
-    let changed = false;
-    for (const n of OPTION_SLOTS) {
-      const v = entry[VALUE_KEYS[n - 1]];
-      if (v === undefined) continue;
-      if (n > names.length) f.add(400, `${path}.variant_option${n}_value: the product has no option ${n}`);
-      values[n - 1] = v;
-      changed = true;
-    }
-    if (changed) set(s, "values", values, path);
+    updateEntry(s, entry, path, names, f);
   });
   return states;
 }

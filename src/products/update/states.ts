@@ -1,7 +1,16 @@
 import type { PresentedVariant, VariantRow } from "../present";
 import { parseList, variantValues } from "../present";
 import { OPTION_SLOTS, type ProductUpdate, type VariantEntry, type VariantUpdateEntry } from "../schema";
-import { agreedNames, comboKey, type Located, namesOf, sameNames, VARIANT_VALUES, variantColumns } from "../variants";
+import {
+  agreedNames,
+  comboKey,
+  type Located,
+  namesOf,
+  sameNames,
+  VALUE_KEYS,
+  VARIANT_VALUES,
+  variantColumns,
+} from "../variants";
 import type { Failures } from "./select";
 
 // A product's variants as an update plan (./plan.ts) changes them: each an existing row with its
@@ -170,4 +179,19 @@ export function listNames(d: ProductUpdate, current: string[], f: Failures) {
     }
   }
   return { sync, add, update, names };
+}
+
+/** An update entry applied to its variant: the fields it gives, and option values only for the product's options. */
+export function updateEntry(s: VariantState, entry: VariantUpdateEntry, path: string, names: string[], f: Failures) {
+  applyEntry(s, entry, path, f);
+  const values = [...s.cur.values];
+  let changed = false;
+  for (const n of OPTION_SLOTS) {
+    const v = entry[VALUE_KEYS[n - 1]];
+    if (v === undefined) continue;
+    if (n > names.length) f.add(400, `${path}.variant_option${n}_value: the product has no option ${n}`);
+    values[n - 1] = v;
+    changed = true;
+  }
+  if (changed) set(s, "values", values, path);
 }
