@@ -1,4 +1,3 @@
-import { skuTaken } from "../create";
 import { PRODUCT_FIELD_NAMES, PRODUCT_ONLY_FIELDS } from "../fields";
 import { optionNames, type VariantRow } from "../present";
 import { MAX_VARIANTS } from "../schema";
@@ -11,9 +10,11 @@ import {
   adjustQty,
   applyEntry,
   created,
+  finalChecks,
   fromRow,
   listNames,
   set,
+  showValues,
   updateEntry,
   type VariantState,
   writes,
@@ -45,8 +46,6 @@ const BODY_TO_VARIANT = [
 /** An adjustment refused by the stock floor, with the count it found. */
 const belowZero = (path: string, what: string, col: string, from: number, to: number) =>
   `${path}: would take the ${col} of ${what} from ${from} to ${to}; it cannot go below 0 while disable_minusqty is on`;
-
-const showValues = (values: string[]) => `(${values.filter((v, i) => v !== "" || i === 0).join(", ")})`;
 
 export type Plan = {
   index: number;
@@ -241,30 +240,7 @@ export function plan(t: Target, snap: Snapshot): Plan | Failed {
       } else negative.push(p.sku ?? `product ${p.id}`);
     }
   }
-  // Only when nothing failed yet: an add entry already reported its clash with the same variant.
-  const seen = new Map<string, string>();
-  for (const s of f.any ? [] : states) {
-    const key = comboKey(s.cur.values);
-    const other = seen.get(key);
-    if (other) f.add(409, `${s.label}: option combination ${showValues(s.cur.values)} is also used by ${other}`);
-    else seen.set(key, s.label);
-  }
-  if (negative.length) {
-    f.add(409, `disable_minusqty: stock is negative for ${negative.join(", ")}; set their stock first`);
-  }
-  const finalSku = "sku" in product ? (product.sku as string | null) : p.sku;
-  const skus: Located<string>[] = finalSku === null ? [] : [{ entry: finalSku, path: "sku" }];
-  for (const s of states) if (s.cur.sku !== null) skus.push({ entry: s.cur.sku, path: s.skuPath });
-  const used = new Map<string, string>();
-  const claims: Located<string>[] = [];
-  for (const { entry: sku, path } of skus) {
-    const other = used.get(sku);
-    const owner = snap.owners.get(sku);
-    if (other) f.add(409, `${path}: SKU ${sku} is also used by ${other}`);
-    else if (owner && owner.productId !== p.id) f.add(409, skuTaken(path, sku, owner.productId));
-    else if (!owner) claims.push({ entry: sku, path });
-    used.set(sku, path);
-  }
+  const claims = finalChecks(states, product, p, snap, negative, f);
   if (f.any) return f.outcome();
 
   const finalNames = states.length ? names : [];

@@ -1,4 +1,3 @@
-import { skuTaken } from "../create";
 import { PRODUCT_FIELD_NAMES, PRODUCT_ONLY_FIELDS } from "../fields";
 import { optionNames, type VariantRow } from "../present";
 import { MAX_VARIANTS, type VariantEntry, type VariantUpdateEntry } from "../schema";
@@ -8,7 +7,17 @@ import { categoriesAndSlug } from "./categories";
 import type { Read } from "./refusal-read";
 import { type Failed, Failures, fail, type Snapshot, type Target } from "./select";
 import { sizeAfter } from "./size";
-import { applyEntry, created, fromRow, listNames, set, updateEntry, type VariantState } from "./states";
+import {
+  applyEntry,
+  created,
+  finalChecks,
+  fromRow,
+  listNames,
+  set,
+  showValues,
+  updateEntry,
+  type VariantState,
+} from "./states";
 
 // The words of a variant list the SQL plan refused (./variants-sql.ts). The batch that refused it
 // wrote nothing and said only that a constraint failed; a read batch then runs the same PLAN,
@@ -22,7 +31,6 @@ import { applyEntry, created, fromRow, listNames, set, updateEntry, type Variant
  * it); undefined when nothing is refused now (a concurrent writer changed the product since). */
 export type Refusal = Failed | "plan" | undefined;
 
-const showValues = (values: string[]) => `(${values.filter((v, i) => v !== "" || i === 0).join(", ")})`;
 const belowZero = (path: string, what: string, from: number, to: number, col = "qty") =>
   `${path}: would take the ${col} of ${what} from ${from} to ${to}; it cannot go below 0 while disable_minusqty is on`;
 /**
@@ -230,26 +238,5 @@ function finalState(
       else if (!count) negative.push(p.sku ?? `product ${p.id}`);
     }
   }
-  // Only when nothing failed yet: an add entry already reported its clash with the same variant.
-  const seen = new Map<string, string>();
-  for (const s of f.any ? [] : states) {
-    const key = comboKey(s.cur.values);
-    const other = seen.get(key);
-    if (other) f.add(409, `${s.label}: option combination ${showValues(s.cur.values)} is also used by ${other}`);
-    else seen.set(key, s.label);
-  }
-  if (negative.length) {
-    f.add(409, `disable_minusqty: stock is negative for ${negative.join(", ")}; set their stock first`);
-  }
-  const finalSku = "sku" in product ? (product.sku as string | null) : p.sku;
-  const skus: Located<string>[] = finalSku === null ? [] : [{ entry: finalSku, path: "sku" }];
-  for (const s of states) if (s.cur.sku !== null) skus.push({ entry: s.cur.sku, path: s.skuPath });
-  const used = new Map<string, string>();
-  for (const { entry: sku, path } of skus) {
-    const other = used.get(sku);
-    const owner = snap.owners.get(sku);
-    if (other) f.add(409, `${path}: SKU ${sku} is also used by ${other}`);
-    else if (owner && owner.productId !== p.id) f.add(409, skuTaken(path, sku, owner.productId));
-    used.set(sku, path);
-  }
+  finalChecks(states, product, p, snap, negative, f);
 }

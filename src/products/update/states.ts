@@ -1,4 +1,5 @@
-import type { PresentedVariant, VariantRow } from "../present";
+import { skuTaken } from "../create";
+import type { PresentedVariant, ProductRow, VariantRow } from "../present";
 import { parseList, variantValues } from "../present";
 import { OPTION_SLOTS, type ProductUpdate, type VariantEntry, type VariantUpdateEntry } from "../schema";
 import {
@@ -11,7 +12,7 @@ import {
   VARIANT_VALUES,
   variantColumns,
 } from "../variants";
-import type { Failures } from "./select";
+import type { Failures, Snapshot } from "./select";
 
 // A product's variants as an update plan (./plan.ts) changes them: each an existing row with its
 // changes or a new one, then the rows of the write batch's statements (./write.ts).
@@ -194,4 +195,48 @@ export function updateEntry(s: VariantState, entry: VariantUpdateEntry, path: st
     changed = true;
   }
   if (changed) set(s, "values", values, path);
+}
+
+/** Option values as errors show them: the product's options, empty ones after the first left out. */
+export const showValues = (values: string[]) => `(${values.filter((v, i) => v !== "" || i === 0).join(", ")})`;
+
+/**
+ * The checks of what a request leaves that the general plan and the refusal wording (./refusals.ts)
+ * share, in their order: a combination two variants have, the negative counts gathered under
+ * disable_minusqty, a SKU used twice or another product's. Returns the SKUs no product has yet
+ * (the general plan's claims across the items of a round).
+ */
+export function finalChecks(
+  states: VariantState[],
+  product: Record<string, unknown>,
+  p: ProductRow,
+  snap: Pick<Snapshot, "owners">,
+  negative: string[],
+  f: Failures,
+): Located<string>[] {
+  // Only when nothing failed yet: an add entry already reported its clash with the same variant.
+  const seen = new Map<string, string>();
+  for (const s of f.any ? [] : states) {
+    const key = comboKey(s.cur.values);
+    const other = seen.get(key);
+    if (other) f.add(409, `${s.label}: option combination ${showValues(s.cur.values)} is also used by ${other}`);
+    else seen.set(key, s.label);
+  }
+  if (negative.length) {
+    f.add(409, `disable_minusqty: stock is negative for ${negative.join(", ")}; set their stock first`);
+  }
+  const finalSku = "sku" in product ? (product.sku as string | null) : p.sku;
+  const skus: Located<string>[] = finalSku === null ? [] : [{ entry: finalSku, path: "sku" }];
+  for (const s of states) if (s.cur.sku !== null) skus.push({ entry: s.cur.sku, path: s.skuPath });
+  const used = new Map<string, string>();
+  const claims: Located<string>[] = [];
+  for (const { entry: sku, path } of skus) {
+    const other = used.get(sku);
+    const owner = snap.owners.get(sku);
+    if (other) f.add(409, `${path}: SKU ${sku} is also used by ${other}`);
+    else if (owner && owner.productId !== p.id) f.add(409, skuTaken(path, sku, owner.productId));
+    else if (!owner) claims.push({ entry: sku, path });
+    used.set(sku, path);
+  }
+  return claims;
 }
