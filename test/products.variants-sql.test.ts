@@ -595,8 +595,8 @@ const items = fc.array(
     s: scenario,
     again: fc.oneof({ weight: 3, arbitrary: fc.constant(-1) }, { weight: 1, arbitrary: fc.nat(2) }),
     // The product SKU of the item before: one it claims as new, or one of its variants' (which its sync may free).
-    // Half of the items drawn without the entries' refused forms, so requests also pass whole.
-    clean: fc.boolean(),
+    // Three items in four drawn without the entries' refused forms, so requests also pass whole.
+    clean: fc.nat(3).map((n) => n > 0),
     // Now and then an item without a list (the JavaScript plan's, after the rounds or beside them).
     bare: fc.nat(5).map((n) => n === 0),
     steal: fc.constantFrom(undefined, undefined, undefined, undefined, undefined, "p2", "e0"),
@@ -704,11 +704,11 @@ describe("several items with variant lists planned in SQL agree with the JavaScr
       }),
       { numRuns: 60 },
     );
-    // About a quarter of the requests are carried whole by the rounds (9 to 17 of 60 in runs, with
-    // 9 to 18 items written): the others hold a form only the JavaScript plan takes or words (a
+    // A third to a half of the requests are carried whole by the rounds (18 to 29 of 60 in runs, with
+    // 26 to 33 items written): the others hold a form only the JavaScript plan takes or words (a
     // read of the stored product first, a refused body, two lists), or an item without a list that
-    // gives a SKU. A tenth leaves room for the draw's spread.
-    expect(fast).toBeGreaterThan(runs / 10);
-    expect(written).toBeGreaterThan(runs / 10);
+    // gives a SKU. A sixth leaves room for the draw's spread.
+    expect(fast).toBeGreaterThan(runs / 6);
+    expect(written).toBeGreaterThan(runs / 6);
   }, 180_000);
 });
