@@ -1,4 +1,3 @@
-import { PRODUCT_FIELD_NAMES, PRODUCT_ONLY_FIELDS } from "../fields";
 import { optionNames, type VariantRow } from "../present";
 import { MAX_VARIANTS } from "../schema";
 import { MAX_ANSWER_BYTES, tooLarge } from "../size";
@@ -9,10 +8,12 @@ import { sizeAfter } from "./size";
 import {
   adjustQty,
   applyEntry,
+  countsTwice,
   created,
   finalChecks,
   fromRow,
   listNames,
+  productOf,
   set,
   showValues,
   updateEntry,
@@ -26,10 +27,6 @@ import {
 // ---------------------------------------------------------------------------------------------
 // Plan
 
-// Fields that always belong to the product, also when a variant was selected (docs/products.md,
-// "Updating products"), and all of the product's own.
-const PRODUCT_ONLY = PRODUCT_ONLY_FIELDS;
-const PRODUCT_FIELDS = PRODUCT_FIELD_NAMES;
 /** Body fields that change a selected variant, and the variant column each sets. */
 const BODY_TO_VARIANT = [
   ["sku", "sku"],
@@ -80,24 +77,13 @@ export function plan(t: Target, snap: Snapshot): Plan | Failed {
   const p = t.product;
   const f = new Failures();
 
-  const product: Record<string, unknown> = { id: p.id };
-  for (const key of t.variant ? PRODUCT_ONLY : PRODUCT_FIELDS) {
-    // When sku selected the target, the body's sku is the selector, not a new value.
-    if (key === "sku" && t.bySku) continue;
-    const v = d[key];
-    if (v !== undefined) product[key] = key === "images" && v === null ? [] : v;
-  }
+  const product = productOf(t);
   // What the plan derives from the categories or slug it read, for the guard.
   const depends: Pick<Plan["guard"], "categories" | "slug"> = {};
   const slugClaim = categoriesAndSlug(t, snap, product, f, depends);
 
   // The count's guards of the item's own stock (docs/stock.md).
-  if (d.stock !== undefined && d.adjust !== undefined) {
-    f.add(400, "adjust: give stock (the new count) or adjust (the change), not both");
-  }
-  if (d.expected_qty !== undefined && d.expected_stock !== undefined) {
-    f.add(400, "expected_stock: give expected_qty or expected_stock, not both");
-  }
+  countsTwice(d, f);
   const expectedPath = d.expected_stock === undefined ? "expected_qty" : "expected_stock";
   const expected = d.expected_qty ?? d.expected_stock;
 

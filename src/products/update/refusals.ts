@@ -1,4 +1,3 @@
-import { PRODUCT_FIELD_NAMES, PRODUCT_ONLY_FIELDS } from "../fields";
 import { optionNames, type VariantRow } from "../present";
 import { MAX_VARIANTS, type VariantEntry, type VariantUpdateEntry } from "../schema";
 import { MAX_ANSWER_BYTES, tooLarge } from "../size";
@@ -9,10 +8,12 @@ import { type Failed, Failures, fail, type Snapshot, type Target } from "./selec
 import { sizeAfter } from "./size";
 import {
   applyEntry,
+  countsTwice,
   created,
   finalChecks,
   fromRow,
   listNames,
+  productOf,
   set,
   showValues,
   updateEntry,
@@ -44,20 +45,9 @@ export function refusal(t: Target, { snap, matches, only, sound }: Read, lean: b
   // A product without a slug gets one derived, which the SQL plan does not do.
   if (p.slug === null) return "plan";
   const f = new Failures();
-  const product: Record<string, unknown> = { id: p.id };
-  // A selected variant takes the body's variant fields; a SKU that selected is no new value.
-  for (const key of t.variant ? PRODUCT_ONLY_FIELDS : PRODUCT_FIELD_NAMES) {
-    if (key === "sku" && t.bySku) continue;
-    const v = d[key];
-    if (v !== undefined) product[key] = key === "images" && v === null ? [] : v;
-  }
+  const product = productOf(t);
   categoriesAndSlug(t, snap, product, f, {});
-  if (d.stock !== undefined && d.adjust !== undefined) {
-    f.add(400, "adjust: give stock (the new count) or adjust (the change), not both");
-  }
-  if (d.expected_qty !== undefined && d.expected_stock !== undefined) {
-    f.add(400, "expected_stock: give expected_qty or expected_stock, not both");
-  }
+  countsTwice(d, f);
 
   const current = optionNames(p);
   const { sync, add, update, names } = listNames(d, current, f);

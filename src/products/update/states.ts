@@ -1,4 +1,5 @@
 import { skuTaken } from "../create";
+import { PRODUCT_FIELD_NAMES, PRODUCT_ONLY_FIELDS } from "../fields";
 import type { PresentedVariant, ProductRow, VariantRow } from "../present";
 import { parseList, variantValues } from "../present";
 import { OPTION_SLOTS, type ProductUpdate, type VariantEntry, type VariantUpdateEntry } from "../schema";
@@ -12,7 +13,7 @@ import {
   VARIANT_VALUES,
   variantColumns,
 } from "../variants";
-import type { Failures, Snapshot } from "./select";
+import type { Failures, Snapshot, Target } from "./select";
 
 // A product's variants as an update plan (./plan.ts) changes them: each an existing row with its
 // changes or a new one, then the rows of the write batch's statements (./write.ts).
@@ -239,4 +240,29 @@ export function finalChecks(
     used.set(sku, path);
   }
   return claims;
+}
+
+/**
+ * The product row an item's body sets: its product fields, or only the product's own when it
+ * selects a variant (which takes the rest); a SKU that selected the target is no new value.
+ */
+export function productOf(t: Target): Record<string, unknown> {
+  const d = t.item.data;
+  const product: Record<string, unknown> = { id: t.product.id };
+  for (const key of t.variant ? PRODUCT_ONLY_FIELDS : PRODUCT_FIELD_NAMES) {
+    if (key === "sku" && t.bySku) continue;
+    const v = d[key];
+    if (v !== undefined) product[key] = key === "images" && v === null ? [] : v;
+  }
+  return product;
+}
+
+/** A count and a change of the item's own stock, or both expected counts, given at once (docs/stock.md). */
+export function countsTwice(d: ProductUpdate, f: Failures) {
+  if (d.stock !== undefined && d.adjust !== undefined) {
+    f.add(400, "adjust: give stock (the new count) or adjust (the change), not both");
+  }
+  if (d.expected_qty !== undefined && d.expected_stock !== undefined) {
+    f.add(400, "expected_stock: give expected_qty or expected_stock, not both");
+  }
 }
