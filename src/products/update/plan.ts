@@ -13,6 +13,7 @@ import {
   finalChecks,
   fromRow,
   listNames,
+  ownCountsRefused,
   productOf,
   set,
   showValues,
@@ -181,14 +182,7 @@ export function plan(t: Target, snap: Snapshot): Plan | Failed {
     f.add(400, `variants: a product has at most ${MAX_VARIANTS} variants; this request would leave ${states.length}`);
   }
   if (!t.variant && states.length) {
-    for (const [key, path] of [
-      ["stock", "stock"],
-      ["adjust", "adjust"],
-      ["expected_qty", expectedPath],
-    ] as const) {
-      if (d[key] === undefined && (key !== "expected_qty" || expected === undefined)) continue;
-      f.add(400, `${path}: the product has variants, whose qty is its stock: select a variant or use variants.update`);
-    }
+    ownCountsRefused(d, f);
   }
   // Conditions on the stored counts, as read; the write's guard holds them until it commits.
   const expect: [number | null, number][] = [];

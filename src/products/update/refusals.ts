@@ -13,6 +13,7 @@ import {
   finalChecks,
   fromRow,
   listNames,
+  ownCountsRefused,
   productOf,
   set,
   showValues,
@@ -194,14 +195,7 @@ function finalState(
   const expectedPath = d.expected_stock === undefined ? "expected_qty" : "expected_stock";
   const expected = d.expected_qty ?? d.expected_stock;
   if (!t.variant && count) {
-    for (const [key, path] of [
-      ["stock", "stock"],
-      ["adjust", "adjust"],
-      ["expected_qty", expectedPath],
-    ] as const) {
-      if (d[key] === undefined && (key !== "expected_qty" || expected === undefined)) continue;
-      f.add(400, `${path}: the product has variants, whose qty is its stock: select a variant or use variants.update`);
-    }
+    ownCountsRefused(d, f);
   }
   if (!t.variant && !count && expected !== undefined && p.stock !== expected) {
     f.add(409, `${expectedPath}: product ${p.id} has stock ${p.stock}, not ${expected}`);

@@ -266,3 +266,17 @@ export function countsTwice(d: ProductUpdate, f: Failures) {
     f.add(400, "expected_stock: give expected_qty or expected_stock, not both");
   }
 }
+
+/** The item's own counts beside variants, whose qty is the product's stock: each refused. */
+export function ownCountsRefused(d: ProductUpdate, f: Failures) {
+  const expectedPath = d.expected_stock === undefined ? "expected_qty" : "expected_stock";
+  for (const [given, path] of [
+    [d.stock, "stock"],
+    [d.adjust, "adjust"],
+    [d.expected_qty ?? d.expected_stock, expectedPath],
+  ] as const) {
+    if (given !== undefined) {
+      f.add(400, `${path}: the product has variants, whose qty is its stock: select a variant or use variants.update`);
+    }
+  }
+}
