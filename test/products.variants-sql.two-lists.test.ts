@@ -162,6 +162,24 @@ describe("an item with two or three lists, refused", () => {
     }
   });
 
+  it("words a selected variant's adjust past the largest count before the lists' checks", async () => {
+    for (const js of [false, true]) {
+      const c = await twin();
+      const top = { product_id: c.id, variants: { update: [{ variant_id: c.v[0], qty: 999_999_999 }] } };
+      expect((await put("/v1/products", top)).status).toBe(200);
+      const before = (await get(`/v1/products/${c.id}`)).json;
+      const w = wrapD1();
+      jsPlanOnly.on = js;
+      const body = { variant_id: c.v[0], adjust: 5, variants: { sync: [size("s"), size("s")] } };
+      const r = await put("/v1/products", body, { env: { DB: w.db } });
+      jsPlanOnly.on = false;
+      expect(r.status, r.text).toBe(400);
+      expect(r.json.errors).toEqual(["adjust: would take qty to 1000000004, past 1000000000"]);
+      expect((await get(`/v1/products/${c.id}`)).json).toEqual(before);
+      if (!js) wordedByThePlan(w.counts.queries[2]);
+    }
+  });
+
   it("words more than 2,048 variants after a sync and an add", async () => {
     const body = (c: Case) => ({
       product_id: c.id,

@@ -63,6 +63,11 @@ export function refusal(
   const product = productOf(t);
   const slug = categoriesAndSlug(t, snap, product, f, {});
   countsTwice(d, f);
+  // A selected variant takes the body's variant fields before the lists (of several: the leading
+  // entry; beside one list, only product-only fields, so nothing changes), as ./plan.ts orders them.
+  const stored = snap.variants.get(p.id) ?? [];
+  const before = t.variant || several ? stored.map(fromRow) : [];
+  if (t.variant) selectedVariant(t, before, f);
 
   const current = optionNames(p);
   const { sync, add, update, names } = listNames(d, current, f);
@@ -71,18 +76,18 @@ export function refusal(
   // row per entry (of several lists, per entry of the sync: the first list matched as stored).
   const count = several ? sync.length : sync.length + add.length + update.length;
   const matched = names.length ? matches : new Array<null>(count).fill(null);
-  if (matched.length !== count && (!several || d.variants?.sync)) return "plan";
+  const syncs = d.variants?.sync !== undefined;
+  if (matched.length !== count && (!several || syncs)) return "plan";
   // An update naming a variant twice is applied in order, which the SQL plan does not do.
   const ids = matched.filter((m) => m !== null);
   if (!several && update.length && new Set(ids).size !== ids.length) return "plan";
 
-  const stored = snap.variants.get(p.id) ?? [];
   const price = (product.price as number | undefined) ?? p.price;
-  const c: Context = { matches: matched, snap, stored, names, price, productId: p.id, f, only };
+  const c: Context = { matches: matched, snap, stored, names, price, productId: p.id, f, only, syncs };
   const deleted: VariantRow[] = [];
   let states: VariantState[];
-  if (several) states = composed(t, sync, add, update, c, current.length, deleted);
-  else if (d.variants?.sync) states = synced(sync, c, current.length, deleted);
+  if (several) states = composed(before, sync, add, update, c, current.length, deleted);
+  else if (syncs) states = synced(sync, c, current.length, deleted);
   else if (add.length) states = added(add, c);
   else states = updated(update, c);
   // A lean read leaves out the variants no check refuses (./refusal-read.ts).
@@ -98,15 +103,15 @@ export function refusal(
 }
 
 /**
- * Two or three lists, applied in order as ./plan.ts applies them: the selected variant's fields,
- * the sync from the plan's matches (the first list matches the variants as stored, which the
- * leading entry leaves as they were: it gives no SKU or values), then an add and an update on the
- * states the lists before leave (an add's combination or SKU is another's as the sync left them,
- * an update's variant one the sync kept), which the plan's matches against the stored variants
- * would not say.
+ * Two or three lists, applied in order as ./plan.ts applies them to the stored variants' states
+ * (`before`, with the selected variant's fields): the sync from the plan's matches (the first
+ * list matches the variants as stored, which the leading entry leaves as they were: it gives no
+ * SKU or values), then an add and an update on the states the lists before leave (an add's
+ * combination or SKU is another's as the sync left them, an update's variant one the sync kept),
+ * which the plan's matches against the stored variants would not say.
  */
 function composed(
-  t: Target,
+  before: VariantState[],
   sync: Located<VariantEntry>[],
   add: Located<VariantEntry>[],
   update: Located<VariantUpdateEntry>[],
@@ -114,11 +119,9 @@ function composed(
   options: number,
   deleted: VariantRow[],
 ): VariantState[] {
-  let states = c.stored.map(fromRow);
-  if (t.variant) selectedVariant(t, states, c.f);
-  if (t.item.data.variants?.sync) {
-    const kept = new Map(states.map((s) => [s.id as number, s]));
-    states = synced(sync, c, options, deleted, kept);
+  let states = before;
+  if (c.syncs) {
+    states = synced(sync, c, options, deleted, new Map(before.map((s) => [s.id as number, s])));
   }
   addEntries(states, add, c.names, c.price, c.f);
   updateEntries(states, update, c.names, c.productId, c.f);
@@ -137,6 +140,8 @@ type Context = {
   f: Failures;
   /** The entries a lean sync or update read (./refusal-read.ts); undefined: all. */
   only?: Set<number>;
+  /** Whether the item has a sync list (of several, the first after a leading entry). */
+  syncs: boolean;
 };
 
 /**
