@@ -311,3 +311,36 @@ describe("a round of several items, refused", () => {
     }
   });
 });
+
+describe("a round refused again", () => {
+  it("is worded from a second read when a concurrent writer refuses what the first found sound", async () => {
+    const [a, b] = [await twin(), await twin()];
+    const n = uid("NEW");
+    let racer = 0;
+    // Between the read that words the first refusal and the round written again, another product takes the SKU.
+    const w = wrapD1({
+      before: async (call) => {
+        if (call === 3)
+          racer = (await post("/v1/products", { title: "Racer", price: 1, sku: n })).json.products[0].product_id;
+      },
+    });
+    const before = (await get(`/v1/products/${b.id}`)).json;
+    const r = await put(
+      "/v1/products",
+      [
+        { product_id: a.id, variants: { sync: [size("s"), size("s")] } },
+        { product_id: b.id, variants: { add: [size("xl", { sku: n })] } },
+      ],
+      { env: { DB: w.db } },
+    );
+    expect(r.json.errors).toEqual([
+      "[0].variants.sync[1]: same option values as variants.sync[0]",
+      `[1].variants.add[0].sku: SKU ${n} is already used by product ${racer}`,
+    ]);
+    expect(r.status, r.text).toBe(409);
+    // Refused, read, refused again, read again: no read of the general plan.
+    expect(w.counts.calls).toBe(4);
+    wordedByThePlan(w.counts.queries[3]);
+    expect((await get(`/v1/products/${b.id}`)).json).toEqual(before);
+  });
+});
