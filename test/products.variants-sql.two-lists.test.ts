@@ -180,6 +180,26 @@ describe("an item with two or three lists, refused", () => {
     }
   });
 
+  it("leaves to the general plan a refusal its read finds sound: an expected count of a selected variant the sync deletes", async () => {
+    // The SQL plan checks the leading entry's expected count before the sync; the general plan
+    // checks the counts of the variants the request leaves, so the sync's deletion drops it.
+    const body = (c: Case) => ({
+      sku: `${c.p}0`,
+      expected_stock: 5,
+      qty_location: "B-2",
+      variants: { sync: [size("xl", { sku: `${c.p}n` })] },
+    });
+    for (const js of [false, true]) {
+      const { c, r, w } = await both(body, js);
+      expect(r.status, r.text).toBe(200);
+      expect(r.json.products[0].variants.map((v: Json) => v.sku)).toEqual([`${c.p}n`]);
+      if (js) continue;
+      // The selected variant's read, the refused batch, the read that finds it sound, the general plan.
+      wordedByThePlan(w.counts.queries[2]);
+      expect(w.counts.calls).toBeGreaterThan(3);
+    }
+  });
+
   it("words more than 2,048 variants after a sync and an add", async () => {
     const body = (c: Case) => ({
       product_id: c.id,

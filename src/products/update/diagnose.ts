@@ -34,7 +34,8 @@ export async function diagnose(db: DB, list: SqlList, resolved: Resolved): Promi
   const lean = resolved.selected || several ? "full" : await diagnosed(db, { list, resolved }, true);
   if (lean !== "full") return lean;
   const full = await diagnosed(db, { list, resolved }, false);
-  return full !== "full" ? full : several ? "plan" : undefined;
+  const words = full === "full" ? undefined : full;
+  return words === undefined && several ? "plan" : words;
 }
 
 /** The list whose matches the wording reads: the first, or the one after a leading entry. */
