@@ -19,11 +19,11 @@ import { ROUND, type RoundItem, writeRound } from "./variants-sql";
 // one JSON list, so the batch has the same statements for 2 items or 100; items naming a product
 // again go to later rounds, in order. A refused batch wrote nothing: one read batch runs the plan
 // again and words each item's refusal (./variants-sql.ts, `diagnose`), and the round is written
-// again without the refused items. What that read cannot word (the forms ./refusals.ts leaves to
-// the JavaScript plan, a refusal between two items of the round such as two claiming one new SKU,
-// a concurrent writer) is handed with the items not yet written to the JavaScript plan
-// (./index.ts), which words it as it does for any request; the record of the Idempotency-Key
-// travels with them. Items the rounds do not take (no list, or a list only the JavaScript plan
+// again without the refused items (two items claiming one new SKU or slug: the later one, as the
+// JavaScript plan words it; ./claims.ts). What that read cannot word (the forms ./refusals.ts
+// leaves to the JavaScript plan, a concurrent writer) is handed with the items not yet written to
+// the JavaScript plan (./index.ts), which words it as it does for any request; the record of the
+// Idempotency-Key travels with them. Items the rounds do not take (no list, or a list only the JavaScript plan
 // takes) follow in the JavaScript plan when each names by id a product the rounds do not write
 // (so each product's items stay in order) and gives no SKU or slug (it would see what the rounds
 // freed, where the JavaScript plan reads the catalog once for every item).
@@ -134,7 +134,7 @@ export async function writeRounds(
       (named.has(r.resolved.productId) ? later : round).push(r);
       named.add(r.resolved.productId);
     }
-    for (let rewritten = false; ; rewritten = true) {
+    for (;;) {
       const last = !later.length && !rest.length;
       const { head, tail } = record(recorder, state, round, last);
       if (!round.length) {
@@ -156,7 +156,9 @@ export async function writeRounds(
         const o = refused.get(r.list.item.index);
         return o !== undefined && o !== "plan";
       });
-      if (rewritten || !failed.length || [...refused.values()].includes("plan")) {
+      // Nothing worded (a concurrent writer, or a refusal the read does not find): the JavaScript
+      // plan reads afresh. A round refused again is read again, without the items worded before.
+      if (!failed.length || [...refused.values()].includes("plan")) {
         const handed = [...round, ...later].map((r) => r.list.item);
         state.rest = [...handed, ...rest].sort((a, b) => a.index - b.index);
         return state;
