@@ -65,3 +65,44 @@ export function conditions(db: DB, { list, resolved: r }: RoundItem): D1Prepared
   if (list.expected) out.push(stmt(db, EXPECTED_GUARD, r.productId, list.expected));
   return out;
 }
+
+// The same conditions for the items of a round of several (./variants-rounds.ts), each a fixed
+// statement over one JSON list of the round's items, so their number does not grow with the items.
+const r0 = "r.value->>0";
+const VERSIONS_GUARD = `
+  INSERT INTO ${STALE.$} (${STALE.productId})
+  SELECT ${r0} FROM json_each(?1) AS r
+  WHERE (SELECT ${PV.version} FROM ${PV.$} WHERE ${PV.productId} = ${r0}) IS NOT r.value->>1`;
+const SELECTED_ROUND = `
+  INSERT INTO ${STALE.$} (${STALE.productId})
+  SELECT ${r0} FROM json_each(?1) AS r
+  WHERE NOT EXISTS (SELECT 1 FROM ${V.$} WHERE ${V.id} = r.value->>1 AND ${V.productId} = ${r0})`;
+const OWNERS_ROUND = `
+  INSERT INTO ${STALE.$} (${STALE.productId})
+  SELECT ${r0} FROM json_each(?1) AS r WHERE NOT EXISTS (SELECT 1 FROM ${K.$}
+    WHERE ${K.sku} = r.value->>1 AND ${K.productId} = ${r0} AND ${K.variantId} IS r.value->>2)`;
+const CATEGORIES_ROUND = `
+  INSERT INTO ${STALE.$} (${STALE.productId})
+  SELECT ${r0} FROM json_each(?1) AS r
+  WHERE (SELECT ${P.categories} FROM ${P.$} WHERE ${P.id} = ${r0}) IS NOT r.value->>1`;
+// ?1: [product id, [[variant id, qty]]] per item.
+const EXPECTED_ROUND = `
+  INSERT INTO ${STALE.$} (${STALE.productId})
+  SELECT ${r0} FROM json_each(?1) AS r, json_each(r.value->1) AS j WHERE (SELECT v.${V.qty} FROM ${V.$} AS v
+    WHERE v.${V.id} = j.value->>0 AND v.${V.productId} = ${r0}) IS NOT j.value->>1`;
+
+/** `conditions` of every item of a round, one statement per kind of condition. */
+export function roundConditions(db: DB, round: RoundItem[]): D1PreparedStatement[] {
+  if (round.length === 1) return conditions(db, round[0]);
+  const rows: unknown[][][] = [[], [], [], [], []];
+  for (const { list, resolved: r } of round) {
+    const s = r.selected;
+    if (r.version !== undefined) rows[0].push([r.productId, r.version]);
+    if (s && "sku" in s) rows[1].push([r.productId, s.sku, s.variantId]);
+    else if (s) rows[2].push([r.productId, s.variantId]);
+    if (r.categories !== undefined) rows[3].push([r.productId, r.categories]);
+    if (list.expected) rows[4].push([r.productId, JSON.parse(list.expected)]);
+  }
+  const sqls = [VERSIONS_GUARD, OWNERS_ROUND, SELECTED_ROUND, CATEGORIES_ROUND, EXPECTED_ROUND];
+  return rows.flatMap((list, i) => (list.length ? [stmt(db, sqls[i], JSON.stringify(list))] : []));
+}

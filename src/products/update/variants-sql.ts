@@ -13,7 +13,7 @@ import { MAX_VARIANTS } from "../schema";
 import { MAX_ANSWER_BYTES, SIZE_SQL } from "../size";
 import { productETag, VERSION_OF } from "../version";
 import { fail } from "./select";
-import { conditions, EMPTY_GUARD, OWN_EXPECTED_GUARD, RANGE_GUARD } from "./variants-guards";
+import { EMPTY_GUARD, OWN_EXPECTED_GUARD, RANGE_GUARD, roundConditions } from "./variants-guards";
 import { MODE, type Resolved, type SqlList } from "./variants-route";
 import { UPDATE_PRODUCT_FIELDS } from "./write";
 
@@ -328,7 +328,7 @@ export async function writeRound(
   let results: D1Result<Record<string, unknown>>[];
   try {
     results = await runClaimed(db, idem, head, [
-      ...round.flatMap((r) => conditions(db, r)),
+      ...roundConditions(db, round),
       ...guards,
       ...lists(db, round, now),
       // The variants the lists leave as they are follow a flag the body sets (a negative qty meets the floor).
