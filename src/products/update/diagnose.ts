@@ -59,7 +59,8 @@ async function diagnosed(db: DB, item: RoundItem, lean: boolean): Promise<Refusa
 export async function diagnoseRound(db: DB, round: RoundItem[]): Promise<Map<number, Refusal>> {
   const out = new Map<number, Refusal>();
   const worded = round.filter(({ list, resolved }) => {
-    const ok = list.lists.length === 1 && resolved.version === undefined && !resolved.selected;
+    // Entries that disagree on names need no match; a selection is found again in the read.
+    const ok = (list.lists.length === 1 || list.refused === "names") && resolved.version === undefined;
     if (!ok) out.set(list.item.index, "plan");
     return ok;
   });
@@ -77,6 +78,11 @@ export async function diagnoseRound(db: DB, round: RoundItem[]): Promise<Map<num
   }
   for (const { list, resolved } of worded) {
     const t = select(list.item, snap);
+    // A selection that names another product now: the JavaScript plan reads and words it afresh.
+    if (!("ok" in t) && t.product.id !== resolved.productId) {
+      out.set(list.item.index, "plan");
+      continue;
+    }
     const words = "ok" in t ? t : refusal(t, { snap, matches: matches.get(resolved.productId) ?? [], sound: 0 }, false);
     out.set(list.item.index, words === "full" ? undefined : words);
   }

@@ -10,16 +10,21 @@ import { ProductText } from "../own-json";
 import type { ProductOut } from "../present";
 import { changedSince } from "./changed";
 import { diagnose, diagnoseRound } from "./diagnose";
-import type { UpdateItem } from "./select";
+import type { Refusal } from "./refusals";
+import type { Failed, UpdateItem } from "./select";
+import { readRoundItems } from "./variants-round-read";
 import { type Resolved, type SqlList, variantInSql } from "./variants-route";
 import { ROUND, type RoundItem, writeRound } from "./variants-sql";
 
 // A PUT of several items carrying variant lists, in the SQL plan's rounds (docs/design.md,
 // "Writes"): each round writes the first item of each product named, every item's list bound in
 // one JSON list, so the batch has the same statements for 2 items or 100; items naming a product
-// again go to later rounds, in order. A refused batch wrote nothing: one read batch runs the plan
-// again and words each item's refusal (./variants-sql.ts, `diagnose`), and the round is written
-// again without the refused items. What that read cannot word (the forms ./refusals.ts leaves to
+// again go to later rounds, in order. Items selecting their product by variant id or SKU, or
+// deriving fields from the stored product, are read first, all in one statement
+// (./variants-round-read.ts), and the batch re-checks what was read. Items refused as they are
+// (./variants-route.ts, Refused) are worded from one read before their round writes. A refused
+// batch wrote nothing: one read batch runs the plan again and words each item's refusal
+// (./diagnose.ts, `diagnoseRound`), and the round is written again without the refused items. What that read cannot word (the forms ./refusals.ts leaves to
 // the JavaScript plan, a refusal between two items of the round such as two claiming one new SKU,
 // a concurrent writer) is handed with the items not yet written to the JavaScript plan
 // (./index.ts), which words it as it does for any request; the record of the Idempotency-Key
@@ -72,28 +77,31 @@ export type Rounds = {
 };
 
 /**
- * The items the rounds take (each naming its product by id, with a list they take) and the others
- * of a body of several, which the JavaScript plan takes after them; undefined when an item the
- * rounds do not take may name a product they write (it would not be applied in order).
+ * The items the rounds take (each with a list they take, naming its product by id, variant id or
+ * SKU) and the others of a body of several, which the JavaScript plan takes after them; undefined
+ * when an item the rounds do not take may name a product they write (it would not be applied in
+ * order) or gives a SKU or slug.
  */
-export function listsInSql(items: UpdateItem[]): { sql: RoundItem[]; rest: UpdateItem[] } | undefined {
+export function listsInSql(items: UpdateItem[]): { sql: SqlList[]; rest: UpdateItem[] } | undefined {
   if (items.length < 2) return undefined;
-  const sql: RoundItem[] = [];
+  const sql: SqlList[] = [];
   const rest: UpdateItem[] = [];
   for (const item of items) {
     const list = variantInSql(item);
-    // Items that need a read first (./variants-route.ts, resolve) or are refused as they are: the JavaScript plan.
-    const simple = list && "productId" in list.selector && !list.stored && !list.refused && !list.lead;
-    if (list && simple && "productId" in list.selector)
-      sql.push({ list, resolved: { productId: list.selector.productId } });
+    if (list) sql.push(list);
     else rest.push(item);
   }
-  const written = new Set(sql.map((r) => r.resolved.productId));
-  const apart = rest.every((i) => i.data.product_id !== undefined && !written.has(i.data.product_id));
+  const byId = sql.flatMap(({ selector: s }) => ("productId" in s ? [s.productId] : []));
   // An item after the rounds giving a SKU or slug would see what the rounds freed; the JavaScript
   // plan reads every item's catalog as it was, so such a body is its to plan whole.
   const clash = rest.some((i) => claims(i).length > 0);
-  return sql.length && apart && !clash ? { sql, rest } : undefined;
+  return sql.length && apart(rest, byId) && !clash ? { sql, rest } : undefined;
+}
+
+/** Whether each item the JavaScript plan takes after the rounds names by id a product they do not write. */
+function apart(rest: UpdateItem[], written: number[]): boolean {
+  const ids = new Set(written);
+  return rest.every((i) => i.data.product_id !== undefined && !ids.has(i.data.product_id));
 }
 
 /** The SKUs and slug an item gives. */
@@ -119,20 +127,44 @@ export function plain(o: ItemOutcome): ItemOutcome {
 /** Writes the items in rounds; `rest`, the items the JavaScript plan takes after them. */
 export async function writeRounds(
   db: DB,
-  { sql, rest }: { sql: RoundItem[]; rest: UpdateItem[] },
+  { sql, rest }: { sql: SqlList[]; rest: UpdateItem[] },
   now: number,
   recorder: Recorder | undefined,
   options: WriteOptions,
 ): Promise<Rounds> {
   const state: Rounds = { outcomes: new Map(), events: [], touched: new Set(), recorded: false, rest };
+  // What the items select and derive, read for all of them at once (./variants-round-read.ts),
+  // before the first round and again before each later one whose items need it: as the JavaScript
+  // plan reads each round, a later item finds what the rounds before it left. Forms the read leaves
+  // to the JavaScript plan, or an item after the rounds naming a product a selection names, hand
+  // it the items not yet written; so does a first read whose selections all find nothing.
+  const hand = (items: SqlList[]) => {
+    state.rest = [...items.map((l) => l.item), ...rest].sort((a, b) => a.index - b.index);
+    return state;
+  };
   let pending = sql;
-  while (pending.length) {
+  for (let first = true; pending.length; first = false) {
+    const read = await readRoundItems(db, pending);
+    const ids = [...state.touched, ...(read?.items.map((r) => r.resolved.productId) ?? [])];
+    if (!read || (first && !read.items.length) || !apart(rest, ids)) return hand(pending);
+    for (const [i, o] of read.missing) state.outcomes.set(i, o);
     const named = new Set<number>();
     let round: RoundItem[] = [];
-    const later: RoundItem[] = [];
-    for (const r of pending) {
-      (named.has(r.resolved.productId) ? later : round).push(r);
+    const later: SqlList[] = [];
+    for (const r of read.items) {
+      if (named.has(r.resolved.productId)) later.push(r.list);
+      else round.push(r);
       named.add(r.resolved.productId);
+    }
+    // Items refused as they are hold their product for the round, as in the JavaScript plan, and
+    // are worded from one read before the round writes (the catalog as their round finds it).
+    const refused = round.filter((r) => r.list.refused);
+    if (refused.length) {
+      const words = await diagnoseRound(db, refused);
+      if (refused.some((r) => !worded(words.get(r.list.item.index))))
+        return hand([...round.map((r) => r.list), ...later]);
+      for (const r of refused) state.outcomes.set(r.list.item.index, words.get(r.list.item.index) as ItemOutcome);
+      round = round.filter((r) => !r.list.refused);
     }
     for (let rewritten = false; ; rewritten = true) {
       const last = !later.length && !rest.length;
@@ -151,23 +183,21 @@ export async function writeRounds(
         for (const r of round) state.touched.add(r.resolved.productId);
         break;
       }
-      const refused = await diagnoseRound(db, round);
-      const failed = round.filter((r) => {
-        const o = refused.get(r.list.item.index);
-        return o !== undefined && o !== "plan";
-      });
-      if (rewritten || !failed.length || [...refused.values()].includes("plan")) {
-        const handed = [...round, ...later].map((r) => r.list.item);
-        state.rest = [...handed, ...rest].sort((a, b) => a.index - b.index);
-        return state;
+      const diagnosed = await diagnoseRound(db, round);
+      const failed = round.filter((r) => worded(diagnosed.get(r.list.item.index)));
+      if (rewritten || !failed.length || [...diagnosed.values()].includes("plan")) {
+        return hand([...round.map((r) => r.list), ...later]);
       }
-      for (const r of failed) state.outcomes.set(r.list.item.index, refused.get(r.list.item.index) as ItemOutcome);
+      for (const r of failed) state.outcomes.set(r.list.item.index, diagnosed.get(r.list.item.index) as ItemOutcome);
       round = round.filter((r) => !failed.includes(r));
     }
     pending = later;
   }
   return state;
 }
+
+/** A refusal the read worded (not "plan", not nothing refused). */
+const worded = (r: Refusal): r is Failed => r !== undefined && r !== "plan";
 
 /**
  * The Idempotency-Key's statements around a round's batch: the key claimed with a "stopped
