@@ -79,8 +79,9 @@ export type Rounds = {
 /**
  * The items the rounds take (each with a list they take, naming its product by id, variant id or
  * SKU) and the others of a body of several, which the JavaScript plan takes after them; undefined
- * when an item the rounds do not take may name a product they write (it would not be applied in
- * order) or gives a SKU or slug.
+ * when an item the rounds do not take would not be planned as the JavaScript plan plans the body
+ * whole (`inOrder`), or gives a SKU or slug (it would see what the rounds freed or took, where
+ * the JavaScript plan reads the catalog for the items of a round at once).
  */
 export function listsInSql(items: UpdateItem[]): { sql: SqlList[]; rest: UpdateItem[] } | undefined {
   if (items.length < 2) return undefined;
@@ -91,17 +92,25 @@ export function listsInSql(items: UpdateItem[]): { sql: SqlList[]; rest: UpdateI
     if (list) sql.push(list);
     else rest.push(item);
   }
-  const byId = sql.flatMap(({ selector: s }) => ("productId" in s ? [s.productId] : []));
-  // An item after the rounds giving a SKU or slug would see what the rounds freed; the JavaScript
-  // plan reads every item's catalog as it was, so such a body is its to plan whole.
+  const byId = sql.flatMap(({ selector: s, item }) => ("productId" in s ? [{ productId: s.productId, item }] : []));
   const clash = rest.some((i) => claims(i).length > 0);
-  return sql.length && apart(rest, byId) && !clash ? { sql, rest } : undefined;
+  return sql.length && inOrder(rest, byId) && !clash ? { sql, rest } : undefined;
 }
 
-/** Whether each item the JavaScript plan takes after the rounds names by id a product they do not write. */
-function apart(rest: UpdateItem[], written: number[]): boolean {
-  const ids = new Set(written);
-  return rest.every((i) => i.data.product_id !== undefined && !ids.has(i.data.product_id));
+/**
+ * Whether each item the JavaScript plan takes after the rounds names its product by id and, when
+ * an item of the rounds names it too, comes after every such item (each product's items applied in
+ * order) and frees no SKU (no `sku` at all, no list): it follows them in a later round of the
+ * JavaScript plan, whose items of other products could have taken a SKU it freed.
+ */
+function inOrder(rest: UpdateItem[], written: { productId: number; item: UpdateItem }[]): boolean {
+  const lastOf = new Map<number, number>();
+  for (const { productId, item } of written) lastOf.set(productId, Math.max(item.index, lastOf.get(productId) ?? -1));
+  return rest.every(({ index, data: d }) => {
+    if (d.product_id === undefined) return false;
+    const last = lastOf.get(d.product_id);
+    return last === undefined || (last < index && d.sku === undefined && d.variants === undefined);
+  });
 }
 
 /** The SKUs and slug an item gives. */
@@ -145,16 +154,16 @@ export async function writeRounds(
   let pending = sql;
   for (let first = true; pending.length; first = false) {
     const read = await readRoundItems(db, pending);
-    const ids = [...state.touched, ...(read?.items.map((r) => r.resolved.productId) ?? [])];
-    if (!read || (first && !read.items.length) || !apart(rest, ids)) return hand(pending);
+    const named = read?.items.map((r) => ({ productId: r.resolved.productId, item: r.list.item })) ?? [];
+    if (!read || (first && !read.items.length) || !inOrder(rest, named)) return hand(pending);
     for (const [i, o] of read.missing) state.outcomes.set(i, o);
-    const named = new Set<number>();
+    const inRound = new Set<number>();
     let round: RoundItem[] = [];
     const later: SqlList[] = [];
     for (const r of read.items) {
-      if (named.has(r.resolved.productId)) later.push(r.list);
+      if (inRound.has(r.resolved.productId)) later.push(r.list);
       else round.push(r);
-      named.add(r.resolved.productId);
+      inRound.add(r.resolved.productId);
     }
     // Items refused as they are hold their product for the round, as in the JavaScript plan, and
     // are worded from one read before the round writes (the catalog as their round finds it).
