@@ -192,3 +192,30 @@ describe("several items, one refused as it is", () => {
     expect(r.calls).toHaveLength(2);
   });
 });
+
+describe("items without a list after the rounds", () => {
+  it("apply an item naming a product the rounds write after them, in order", async () => {
+    const r = await same(2, (p, made) => [
+      { sku: `${p[0]}s`, variants: { sync: [{ sku: `${p[0]}s`, qty: 2 }] } },
+      {
+        product_id: made[1].product_id,
+        variants: { update: [{ variant_id: made[1].variants[0].variant_id, qty: 3 }] },
+      },
+      { product_id: made[0].product_id, title: "After the sync", slug: null },
+    ]);
+    expect(r.json).toMatchObject({ success: 3, errors: [] });
+    expect(r.after[0]).toMatchObject({ title: "After the sync", slug: "after-the-sync", variants: [{ qty: 2 }] });
+    // The rounds' read and batch, then the general plan's read and batch for the last item.
+    expect(r.calls).toHaveLength(4);
+  });
+
+  it("leave the body to the general plan when such an item gives a SKU the rounds free", async () => {
+    const r = await same(2, (p, made) => [
+      { product_id: made[0].product_id, variants: { sync: [{ sku: `${p[0]}s` }] } },
+      // The SKU the first item syncs away: taken when the body is planned whole (as read).
+      { product_id: made[1].product_id, sku: `${p[0]}m` },
+    ]);
+    expect(r.json).toMatchObject({ success: 1, errors: ["[1].sku: SKU <0>m is already used by product <0>"] });
+    expect(r.calls).toEqual([4, expect.any(Number)]);
+  });
+});
