@@ -12,10 +12,10 @@ import type { RoundItem } from "./variants-sql";
 // variant id or SKU, or product fields derived from the stored product (a head category merged
 // into its paths, a slug from its title). One statement for every item of the body, its selectors
 // bound as one JSON list, reading what RESOLVE (./variants-route.ts) reads for one item; each
-// round's batch re-checks it (./variants-guards.ts, roundConditions). The catalog is read once,
-// before any round writes, as the JavaScript plan reads it for every item: a selection that finds
-// nothing is the 404 it answers. Items of a later round whose selection a round before changes
-// meet the re-check, and the refused round's read words them afresh (./diagnose.ts).
+// round's batch re-checks it (./variants-guards.ts, roundConditions). It runs before each round
+// whose items need it, as the JavaScript plan reads the catalog before each of its rounds: a
+// selection that finds nothing is the 404 it answers, and an item of a later round finds what the
+// rounds before it left (a SKU synced away, a title its slug derives from).
 
 const P = sqlNames(products);
 const V = sqlNames(variants);

@@ -24,14 +24,15 @@ import { ROUND, type RoundItem, writeRound } from "./variants-sql";
 // (./variants-round-read.ts), and the batch re-checks what was read. Items refused as they are
 // (./variants-route.ts, Refused) are worded from one read before their round writes. A refused
 // batch wrote nothing: one read batch runs the plan again and words each item's refusal
-// (./diagnose.ts, `diagnoseRound`), and the round is written again without the refused items. What that read cannot word (the forms ./refusals.ts leaves to
-// the JavaScript plan, a refusal between two items of the round such as two claiming one new SKU,
-// a concurrent writer) is handed with the items not yet written to the JavaScript plan
-// (./index.ts), which words it as it does for any request; the record of the Idempotency-Key
-// travels with them. Items the rounds do not take (no list, or a list only the JavaScript plan
-// takes) follow in the JavaScript plan when each names by id a product the rounds do not write
-// (so each product's items stay in order) and gives no SKU or slug (it would see what the rounds
-// freed, where the JavaScript plan reads the catalog once for every item).
+// (./diagnose.ts, `diagnoseRound`), and the round is written again without the refused items.
+// What that read cannot word (the forms ./refusals.ts leaves to the JavaScript plan, a refusal
+// between two items of the round such as two claiming one new SKU, a concurrent writer) is handed
+// with the items not yet written to the JavaScript plan (./index.ts), which words it as it does
+// for any request; the record of the Idempotency-Key travels with them. Items the rounds do not
+// take (no list, or a list only the JavaScript plan takes) follow in the JavaScript plan when
+// each names its product by id, gives no SKU or slug (it would see what the rounds freed, where
+// the JavaScript plan reads the catalog once for the items of a round) and, naming a product the
+// rounds write, comes after their items and frees no SKU (`inOrder`).
 
 const P = sqlNames(products);
 const K = sqlNames(skus);
