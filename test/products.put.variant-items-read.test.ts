@@ -48,7 +48,10 @@ async function run(
   const plain = (json: unknown) => {
     let text = JSON.stringify(json);
     prefixes.forEach((p, i) => {
-      text = text.replaceAll(p, `<${i}>`).replaceAll(`product ${made[i].product_id}`, `product <${i}>`);
+      text = text
+        .replaceAll(p, `<${i}>`)
+        .replaceAll(p.toLowerCase(), `<${i}l>`)
+        .replaceAll(`product ${made[i].product_id}`, `product <${i}>`);
     });
     return JSON.parse(
       text
@@ -201,21 +204,47 @@ describe("items without a list after the rounds", () => {
         product_id: made[1].product_id,
         variants: { update: [{ variant_id: made[1].variants[0].variant_id, qty: 3 }] },
       },
-      { product_id: made[0].product_id, title: "After the sync", slug: null },
+      { product_id: made[0].product_id, title: "After the sync", price: 120 },
     ]);
     expect(r.json).toMatchObject({ success: 3, errors: [] });
-    expect(r.after[0]).toMatchObject({ title: "After the sync", slug: "after-the-sync", variants: [{ qty: 2 }] });
+    expect(r.after[0]).toMatchObject({ title: "After the sync", price: 120, variants: [{ qty: 2 }] });
     // The rounds' read and batch, then the general plan's read and batch for the last item.
     expect(r.calls).toHaveLength(4);
   });
 
-  it("leave the body to the general plan when such an item gives a SKU the rounds free", async () => {
+  it("follow the rounds with an item giving a SKU or slug no product of the rounds has", async () => {
+    const r = await same(2, (p, made) => [
+      { product_id: made[0].product_id, variants: { sync: [{ sku: `${p[0]}s` }] } },
+      { product_id: made[1].product_id, sku: `${p[1]}p`, slug: `${p[1].toLowerCase()}slug` },
+    ]);
+    expect(r.json).toMatchObject({ success: 2, errors: [] });
+    expect(r.after[1]).toMatchObject({ sku: "<1>p", slug: "<1l>slug" });
+    // The rounds' batch, then the general plan's read and batch.
+    expect(r.calls).toHaveLength(3);
+  });
+
+  it("plan the body whole when such an item gives a SKU a product of the rounds has", async () => {
     const r = await same(2, (p, made) => [
       { product_id: made[0].product_id, variants: { sync: [{ sku: `${p[0]}s` }] } },
       // The SKU the first item syncs away: taken when the body is planned whole (as read).
       { product_id: made[1].product_id, sku: `${p[0]}m` },
     ]);
     expect(r.json).toMatchObject({ success: 1, errors: ["[1].sku: SKU <0>m is already used by product <0>"] });
-    expect(r.calls).toEqual([4, expect.any(Number)]);
+    expect(r.after[0]).toMatchObject({ variants: [{ sku: "<0>s" }] });
+  });
+
+  it("plan the body whole when such an item frees a SKU a later round could take", async () => {
+    const r = await same(2, (p, made) => [
+      { product_id: made[0].product_id, variants: { sync: [{ sku: `${p[0]}s` }] } },
+      // Frees <1>s ...
+      {
+        product_id: made[1].product_id,
+        variants: { sync: [], add: [{ variant_option1_name: "Size", variant_option1_value: "xl" }] },
+      },
+      // ... which the second item naming the first product takes, in a later round.
+      { product_id: made[0].product_id, variants: { add: [{ variant_option1_value: "l", sku: `${p[1]}s` }] } },
+    ]);
+    expect(r.json).toMatchObject({ success: 3, errors: [] });
+    expect(r.after[0]).toMatchObject({ variants: [{ sku: "<0>s" }, { sku: "<1>s" }] });
   });
 });

@@ -666,8 +666,8 @@ describe("several items with variant lists planned in SQL agree with the JavaScr
               ...(then ? { [then.mode]: one(then.mode, then.entries as Entry[]) } : {}),
             };
             const sku = steal && j > 0 ? { sku: `${base}${owner[j - 1]}-${steal}` } : {};
-            // An item without a list that gives a SKU sends the body to the JavaScript plan whole (it
-            // would see what the rounds freed): only the drawn steals give one.
+            // Only the drawn steals give an item without a list a SKU: one a product of the rounds
+            // has (the body is then the JavaScript plan's whole) or one an item before it claims.
             const named = bare ? { product_id: product.id } : selection(s, prefix, product);
             // As for one item: the product's own counts beside a list named by id (refused as it
             // is), a selected variant's own fields (a leading entry) and not the product's price.
@@ -713,10 +713,10 @@ describe("several items with variant lists planned in SQL agree with the JavaScr
       }),
       { numRuns: 60 },
     );
-    // About a third of the requests are carried whole by the rounds (80 of 250 in two runs, with 89
-    // and 101 items written): the others hold a refusal only the JavaScript plan words (two lists, a
-    // selected variant's own fields, a clash between items), or an item without a list that gives a
-    // SKU. A sixth leaves room for the draw's spread.
+    // About a third of the requests are carried whole by the rounds (105 and 104 of 300 in two runs,
+    // with 127 and 121 items written): the others hold a refusal only the JavaScript plan words (two
+    // lists, a selected variant's own fields, a clash between items), or an item without a list
+    // (which the JavaScript plan writes after the rounds). A sixth leaves room for the draw's spread.
     expect(fast).toBeGreaterThan(runs / 6);
     expect(written).toBeGreaterThan(runs / 6);
   }, 180_000);

@@ -48,6 +48,32 @@ const CLAIMS_GUARD = `
   UNION ALL SELECT p.${P.id} FROM json_each(?2) AS r JOIN ${P.$} AS p ON p.${P.slug} = r.value->>1
     WHERE p.${P.id} <> r.value->>0`;
 
+// A SKU (?1: [[product id, SKU]]) or slug (?2) an item after the rounds gives that a product the
+// rounds write (?3) has as the batch begins: they might free it before that item is planned, where
+// the JavaScript plan would plan it against the catalog as read. Nothing is written; the body is
+// the JavaScript plan's whole (`writeRounds`).
+const AFTER_CLAIMS_GUARD = `
+  INSERT INTO ${STALE.$} (${STALE.productId})
+  SELECT k.${K.productId} FROM json_each(?1) AS r JOIN ${K.$} AS k ON k.${K.sku} = r.value->>1
+    WHERE k.${K.productId} <> r.value->>0 AND k.${K.productId} IN (SELECT value FROM json_each(?3))
+  UNION ALL SELECT p.${P.id} FROM json_each(?2) AS r JOIN ${P.$} AS p ON p.${P.slug} = r.value->>1
+    WHERE p.${P.id} <> r.value->>0 AND p.${P.id} IN (SELECT value FROM json_each(?3))`;
+
+/** AFTER_CLAIMS_GUARD for the SKUs and slugs the items after the rounds give, against `ids`. */
+function afterClaimsGuard(db: DB, rest: UpdateItem[], ids: number[]): D1PreparedStatement[] {
+  const skus: [number, string][] = [];
+  const slugs: [number, string][] = [];
+  for (const { data: d } of rest) {
+    if (typeof d.sku === "string") skus.push([d.product_id as number, d.sku]);
+    if (typeof d.slug === "string") slugs.push([d.product_id as number, d.slug]);
+  }
+  if (!skus.length && !slugs.length) return [];
+  const parts = skus.length ? jsonChunks(skus) : ["[]"];
+  return parts.map((part, i) =>
+    stmt(db, AFTER_CLAIMS_GUARD, part, i ? "[]" : JSON.stringify(slugs), JSON.stringify(ids)),
+  );
+}
+
 /** The SKUs and slugs the items of a round give, for CLAIMS_GUARD. */
 function claimsGuard(db: DB, round: RoundItem[]): D1PreparedStatement[] {
   if (round.length < 2) return [];
@@ -94,7 +120,10 @@ export function listsInSql(items: UpdateItem[]): { sql: SqlList[]; rest: UpdateI
     else rest.push(item);
   }
   const byId = sql.flatMap(({ selector: s, item }) => ("productId" in s ? [{ productId: s.productId, item }] : []));
-  const clash = rest.some((i) => claims(i).length > 0);
+  // A SKU or slug an item of the rounds gives too: the JavaScript plan words the clash, or the
+  // later of them finds it taken by the earlier, as their rounds fall.
+  const given = new Set(sql.flatMap((l) => claims(l.item)));
+  const clash = rest.some((i) => claims(i).some((c) => given.has(c)));
   return sql.length && inOrder(rest, byId) && !clash ? { sql, rest } : undefined;
 }
 
@@ -110,9 +139,12 @@ function inOrder(rest: UpdateItem[], written: { productId: number; item: UpdateI
   return rest.every(({ index, data: d }) => {
     if (d.product_id === undefined) return false;
     const last = lastOf.get(d.product_id);
-    return last === undefined || (last < index && d.sku === undefined && d.variants === undefined);
+    return last === undefined || (last < index && !mayFree(d));
   });
 }
+
+/** Whether an item may free a SKU or slug (or take one): it gives a SKU, a slug or a list. */
+const mayFree = (d: UpdateItem["data"]) => d.sku !== undefined || d.slug !== undefined || d.variants !== undefined;
 
 /** The SKUs and slug an item gives. */
 function claims({ data: d }: UpdateItem): string[] {
@@ -148,8 +180,12 @@ export async function writeRounds(
   // plan reads each round, a later item finds what the rounds before it left. Forms the read leaves
   // to the JavaScript plan, or an item after the rounds naming a product a selection names, hand
   // it the items not yet written; so does a first read whose selections all find nothing.
+  // Before anything is written, the body is handed whole: items decided so far (a 404, a refusal)
+  // hold their products in the JavaScript plan's rounds, which then fall as they would have.
   const hand = (items: SqlList[]) => {
-    state.rest = [...items.map((l) => l.item), ...rest].sort((a, b) => a.index - b.index);
+    const whole = !state.recorded && !state.touched.size;
+    if (whole) state.outcomes.clear();
+    state.rest = [...(whole ? sql : items).map((l) => l.item), ...rest].sort((a, b) => a.index - b.index);
     return state;
   };
   let pending = sql;
@@ -166,6 +202,11 @@ export async function writeRounds(
       else round.push(r);
       inRound.add(r.resolved.productId);
     }
+    // The products of this round and the later ones, which may free what an item after them gives.
+    const ahead = read.items.map((r) => r.resolved.productId);
+    // An item after the rounds that frees a SKU or slug is planned in the JavaScript plan's round
+    // its product falls in, before later rounds of these items that could take it.
+    if (first && later.length && rest.some((i) => mayFree(i.data))) return hand(pending);
     // Items refused as they are hold their product for the round, as in the JavaScript plan, and
     // are worded from one read before the round writes (the catalog as their round finds it).
     const refused = round.filter((r) => r.list.refused);
@@ -184,7 +225,7 @@ export async function writeRounds(
         if (head.length && last) await runClaimed(db, recorder?.idem, head, tail);
         break;
       }
-      const guards = claimsGuard(db, round);
+      const guards = [...claimsGuard(db, round), ...afterClaimsGuard(db, rest, ahead)];
       const written = await writeRound(db, round, now, options, head, tail, recorder?.idem, guards);
       if (written) {
         state.recorded ||= head.length > 0;
