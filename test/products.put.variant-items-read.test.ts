@@ -132,6 +132,33 @@ describe("several items selected by SKU or variant id", () => {
   });
 });
 
+describe("the statements of a body of these forms", () => {
+  it("are the same for 2 items of each form or 8", async () => {
+    // Per product: selected by variant id with its own fields, a head category merged into the
+    // stored paths, and the product's own stock beside a list (refused as it is).
+    const forms = (p: string, m: Made, i: number) =>
+      [
+        { variant_id: m.variants[0].variant_id, price: 90, variants: { sync: [{ sku: `${p}s` }, { sku: `${p}m` }] } },
+        {
+          product_id: m.product_id,
+          headcategory_name: "Sale",
+          variants: { update: [{ variant_id: m.variants[1].variant_id, qty: i }] },
+        },
+        { product_id: m.product_id, stock: 1, variants: { add: [{ variant_option1_value: "xl" }] } },
+      ][i % 3];
+    const counts = [];
+    for (const n of [2, 8]) {
+      const r = await same(n * 3, (p, made) => made.map((m, i) => forms(p[i], m, i)));
+      expect((r.json as { success: number }).success).toBe(2 * n);
+      counts.push(r.calls);
+    }
+    // The read first, the read that words the refused items, the batch.
+    expect(counts[0]).toHaveLength(3);
+    expect(counts[0][0]).toBe(1);
+    expect(counts[1]).toEqual(counts[0]);
+  });
+});
+
 describe("several items deriving fields from the stored product", () => {
   it("merges a head category into the stored paths and derives a slug from the stored title", async () => {
     const r = await same(3, (p, made) => [
