@@ -13,7 +13,7 @@ import { MAX_VARIANTS } from "../schema";
 import { MAX_ANSWER_BYTES, SIZE_SQL } from "../size";
 import { productETag, VERSION_OF } from "../version";
 import { fail } from "./select";
-import { EMPTY_GUARD, OWN_EXPECTED_GUARD, RANGE_GUARD, roundConditions } from "./variants-guards";
+import { listGuards, roundConditions } from "./variants-guards";
 import { MODE, type Resolved, type SqlList } from "./variants-route";
 import { UPDATE_PRODUCT_FIELDS } from "./write";
 
@@ -257,15 +257,7 @@ function lists(db: DB, round: RoundItem[], now: number): D1PreparedStatement[] {
     }));
     out.push(
       ...(k ? [stmt(db, CLEAR)] : []),
-      ...empty.flatMap(({ list, resolved: { productId: id } }) => [
-        stmt(db, EMPTY_GUARD, id),
-        ...(list.ownExpected === undefined ? [] : [stmt(db, OWN_EXPECTED_GUARD, id, list.ownExpected)]),
-      ]),
-      // The running counts of an update's merged entries, as the lists before leave the variants.
-      ...at.flatMap(({ list, resolved }) => {
-        const { ranges } = list.lists[k];
-        return ranges ? [stmt(db, RANGE_GUARD, resolved.productId, ranges)] : [];
-      }),
+      ...listGuards(db, at, empty, k),
       ...plans(db, round, k),
       stmt(db, GUARD, ids(at.filter((r) => !empty.includes(r)))),
       ...(syncs.length ? [stmt(db, DELETE_UNMATCHED, ids(syncs))] : []),
