@@ -159,6 +159,33 @@ describe("the statements of a body of these forms", () => {
   });
 });
 
+describe("the guards before the lists of a round of several", () => {
+  it("are one statement each for 2 items or 8: empty syncs, own counts expected, counts on the way", async () => {
+    const forms = (m: Made, i: number) => {
+      const [v0] = m.variants.map((v) => v.variant_id);
+      return i % 2
+        ? { product_id: m.product_id, stock: 5, expected_stock: 0, variants: { sync: [] } }
+        : {
+            product_id: m.product_id,
+            variants: {
+              update: [
+                { variant_id: v0, adjust: 2 },
+                { variant_id: v0, adjust: -1 },
+              ],
+            },
+          };
+    };
+    const counts = [];
+    for (const n of [2, 8]) {
+      const r = await same(n * 2, (_p, made) => made.map((m, i) => forms(m, i)));
+      expect(r.status).toBe(200);
+      counts.push(r.calls);
+    }
+    expect(counts[0]).toHaveLength(1);
+    expect(counts[1]).toEqual(counts[0]);
+  });
+});
+
 describe("several items deriving fields from the stored product", () => {
   it("merges a head category into the stored paths and derives a slug from the stored title", async () => {
     const r = await same(3, (p, made) => [

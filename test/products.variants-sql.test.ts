@@ -662,7 +662,7 @@ describe("several items with variant lists planned in SQL agree with the JavaScr
               );
             const then = s.next && MODES.indexOf(s.next.mode) > MODES.indexOf(s.mode) ? s.next : undefined;
             const variants = {
-              [s.mode]: one(s.mode, s.entries as Entry[]),
+              [s.mode]: s.mode === "sync" && s.emptySync ? [] : one(s.mode, s.entries as Entry[]),
               ...(then ? { [then.mode]: one(then.mode, then.entries as Entry[]) } : {}),
             };
             const sku = steal && j > 0 ? { sku: `${base}${owner[j - 1]}-${steal}` } : {};
