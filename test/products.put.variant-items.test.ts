@@ -169,7 +169,7 @@ describe("a body of items with and without lists", () => {
     expect(w.counts.calls).toBe(3);
     const replay = await put("/v1/products", body, { headers: { "idempotency-key": key } });
     expect(replay.json).toEqual(r.json);
-    // An item naming a product the rounds write: the whole body in the general plan, in order.
+    // An item naming a product the rounds write, after them: the general plan's batches follow, in order.
     const w2 = wrapD1();
     const ordered = await put(
       "/v1/products",

@@ -595,7 +595,9 @@ describe("a variant sync or update planned in SQL agrees with the JavaScript pla
 
 // Several items in one request: each on its own, in the SQL plan's rounds (src/products/update/
 // variants-rounds.ts) against the JavaScript plan. Items are drawn as above, each naming its own
-// product by id or one an earlier item named (applied in order, in a later round), some claiming
+// product or one an earlier item named (applied in order, in a later round) by id, variant id or
+// SKU, with product fields derived from the stored product, a selected variant's own fields or
+// the product's own counts (refused as it is) beside the list, some claiming
 // a SKU the item before claims or frees (refused by the JavaScript plan: a clash between items,
 // or another product's SKU as read).
 const items = fc.array(
@@ -624,18 +626,11 @@ function cleaned(s: Scenario): Scenario {
     adjust: undefined,
     expected: undefined,
   });
-  // Nor the fields that need the stored product read first (a head category without paths, a slug
-  // derived from the stored title), which the rounds leave to the JavaScript plan.
-  const { headcategory_name, slug, ...fields } = s.fields;
   return {
     ...s,
     next: undefined,
     own: {},
-    fields: {
-      ...fields,
-      ...(fields.categories === undefined ? {} : { headcategory_name }),
-      ...(fields.title === undefined ? {} : { slug }),
-    },
+    variantFields: {},
     entries: (s.entries as Entry[]).map(entry) as Scenario["entries"],
   };
 }
@@ -666,7 +661,7 @@ describe("several items with variant lists planned in SQL agree with the JavaScr
           drawn.map(({ s: drawnItem, steal, clean, bare }, j) => {
             const o = owner[j];
             const own = clean ? cleaned(drawnItem) : drawnItem;
-            const s = { ...own, k: drawn[o].s.k, renames: drawn[o].s.renames, select: "id" as const };
+            const s = { ...own, k: drawn[o].s.k, renames: drawn[o].s.renames };
             const product = seeded.get(o)?.[run] as Awaited<ReturnType<typeof seed>>;
             const prefix = `${base}${o}-`;
             const one = (mode: Mode, list: Entry[]) =>
@@ -675,14 +670,28 @@ describe("several items with variant lists planned in SQL agree with the JavaScr
               );
             const then = s.next && MODES.indexOf(s.next.mode) > MODES.indexOf(s.mode) ? s.next : undefined;
             const variants = {
-              [s.mode]: one(s.mode, s.entries as Entry[]),
+              [s.mode]: s.mode === "sync" && s.emptySync ? [] : one(s.mode, s.entries as Entry[]),
               ...(then ? { [then.mode]: one(then.mode, then.entries as Entry[]) } : {}),
             };
             const sku = steal && j > 0 ? { sku: `${base}${owner[j - 1]}-${steal}` } : {};
-            // An item without a list that gives a SKU sends the body to the JavaScript plan whole (it
-            // would see what the rounds freed): only the drawn steals give one.
+            // Only the drawn steals give an item without a list a SKU: one a product of the rounds
+            // has (the body is then the JavaScript plan's whole) or one an item before it claims.
             const named = bare ? { product_id: product.id } : selection(s, prefix, product);
-            return { ...named, ...s.fields, ...sku, ...(bare ? {} : { variants }) };
+            // As for one item: the product's own counts beside a list named by id (refused as it
+            // is), a selected variant's own fields (a leading entry) and not the product's price.
+            const byId = bare || "product_id" in named;
+            const { price: _, ...others } = s.fields;
+            const fields = byId ? { ...s.fields, ...(bare ? {} : s.own) } : others;
+            const { expected, ...variantFields } = s.variantFields;
+            const at = "variant_id" in named ? 0 : product.skus.indexOf(named.sku as string);
+            const lead =
+              byId || at < 0
+                ? {}
+                : {
+                    ...variantFields,
+                    ...(expected ? { expected_stock: product.qtys[at] + (expected === "stored" ? 0 : 1) } : {}),
+                  };
+            return { ...named, ...fields, ...lead, ...sku, ...(bare ? {} : { variants }) };
           });
         const w = wrapD1();
         const a = await put("/v1/products", body(0, ra), { env: { DB: w.db } });
@@ -712,11 +721,12 @@ describe("several items with variant lists planned in SQL agree with the JavaScr
       }),
       { numRuns: 60 },
     );
-    // A quarter to a half of the requests are carried whole by the rounds (15 to 29 of 60 in twenty
-    // runs, with 15 to 38 items written): the others hold a form only the JavaScript plan takes or
-    // words (a read of the stored product first, a refused body, an update naming a variant
-    // twice), or an item without a list that gives a SKU. A sixth leaves room for the draw's spread.
+    // A quarter to a third of the requests are carried whole by the rounds: the others hold a
+    // refusal only the JavaScript plan words (a selected variant's leading entry, a form
+    // ./refusals.ts leaves to it), or an item without a list (which the JavaScript plan writes
+    // after the rounds). A sixth leaves room for the draw's spread. Of the items in them, 18 to 30
+    // were written in runs of 60, and 5 once: the rounds must have written some.
     expect(fast).toBeGreaterThan(runs / 6);
-    expect(written).toBeGreaterThan(runs / 6);
+    expect(written).toBeGreaterThan(runs / 20);
   }, 180_000);
 });

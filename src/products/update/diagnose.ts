@@ -71,7 +71,9 @@ async function diagnosed(db: DB, item: RoundItem, lean: boolean): Promise<Refusa
 export async function diagnoseRound(db: DB, round: RoundItem[]): Promise<Map<number, Refusal>> {
   const out = new Map<number, Refusal>();
   const worded = round.filter(({ list, resolved }) => {
-    const ok = resolved.version === undefined && !resolved.selected && !list.lead;
+    // A selection is found again in the read; a leading entry's item reads another list than the
+    // round's first, so the JavaScript plan words it.
+    const ok = resolved.version === undefined && !list.lead;
     if (!ok) out.set(list.item.index, "plan");
     return ok;
   });
@@ -90,6 +92,11 @@ export async function diagnoseRound(db: DB, round: RoundItem[]): Promise<Map<num
   const claimed = new RoundClaims();
   for (const { list, resolved } of worded) {
     const t = select(list.item, snap);
+    // A selection that names another product now: the JavaScript plan reads and words it afresh.
+    if (!("ok" in t) && t.product.id !== resolved.productId) {
+      out.set(list.item.index, "plan");
+      continue;
+    }
     const read = { snap, matches: matches.get(resolved.productId) ?? [], sound: 0 };
     const claims: Claims = { skus: [] };
     const words = "ok" in t ? t : refusal(t, read, false, list.lists.length > 1, claims);

@@ -289,9 +289,18 @@ export async function resolve(db: DB, list: SqlList, ifMatch?: IfMatch): Promise
     "productId" in s ? s.productId : null,
     "variantId" in s ? s.variantId : null,
     "sku" in s ? s.sku : null,
-  ).first<{ id: number; version: number; variant: number | null; categories: string; title: string }>();
+  ).first<ResolveRow>();
   if (!row) return undefined;
   if (tags && !ifMatch.tags.includes(productETag(row.id, row.version))) return { productId: row.id, changed: true };
+  return resolvedFrom(list, row, tags);
+}
+
+/** What RESOLVE reads of an item's product (./variants-round-read.ts reads it for several). */
+export type ResolveRow = { id: number; version: number; variant: number | null; categories: string; title: string };
+
+/** The product and the batch's conditions from what was read; undefined: the JavaScript plan's. */
+export function resolvedFrom(list: SqlList, row: ResolveRow, tags?: boolean): Resolved | undefined {
+  const s = list.selector;
   const selected =
     "variantId" in s ? { variantId: s.variantId } : "sku" in s ? { sku: s.sku, variantId: row.variant } : undefined;
   const out: Resolved = {

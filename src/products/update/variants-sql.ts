@@ -13,7 +13,7 @@ import { MAX_VARIANTS } from "../schema";
 import { MAX_ANSWER_BYTES, SIZE_SQL } from "../size";
 import { productETag, VERSION_OF } from "../version";
 import { fail } from "./select";
-import { conditions, EMPTY_GUARD, OWN_EXPECTED_GUARD, RANGE_GUARD } from "./variants-guards";
+import { listGuards, roundConditions } from "./variants-guards";
 import { MODE, type Resolved, type SqlList } from "./variants-route";
 import { UPDATE_PRODUCT_FIELDS } from "./write";
 
@@ -258,15 +258,7 @@ function lists(db: DB, round: RoundItem[], now: number): D1PreparedStatement[] {
     }));
     out.push(
       ...(k ? [stmt(db, CLEAR)] : []),
-      ...empty.flatMap(({ list, resolved: { productId: id } }) => [
-        stmt(db, EMPTY_GUARD, id),
-        ...(list.ownExpected === undefined ? [] : [stmt(db, OWN_EXPECTED_GUARD, id, list.ownExpected)]),
-      ]),
-      // The running counts of an update's merged entries, as the lists before leave the variants.
-      ...at.flatMap(({ list, resolved }) => {
-        const { ranges } = list.lists[k];
-        return ranges ? [stmt(db, RANGE_GUARD, resolved.productId, ranges)] : [];
-      }),
+      ...listGuards(db, at, empty, k),
       ...plans(db, round, k),
       stmt(db, GUARD, ids(at.filter((r) => !empty.includes(r)))),
       ...(syncs.length ? [stmt(db, DELETE_UNMATCHED, ids(syncs))] : []),
@@ -329,7 +321,7 @@ export async function writeRound(
   let results: D1Result<Record<string, unknown>>[];
   try {
     results = await runClaimed(db, idem, head, [
-      ...round.flatMap((r) => conditions(db, r)),
+      ...roundConditions(db, round),
       ...guards,
       ...lists(db, round, now),
       // The variants the lists leave as they are follow a flag the body sets (a negative qty meets the floor).
