@@ -19,18 +19,48 @@ import { CLEAR, MATCHES, plans, type RoundItem } from "./variants-sql";
  * can be refused (./refusal-read.ts).
  */
 export async function diagnose(db: DB, list: SqlList, resolved: Resolved): Promise<Refusal | "changed"> {
-  // Names that disagree need no matches.
-  if (list.refused !== "names" && list.lists.length !== 1) return "plan";
+  const own = byEntries(list);
+  // Refused bodies of no list need no matches (names that disagree, a count given twice).
+  if (!own && list.lists.length > 1) return "plan";
   // "changed": the If-Match's version is no longer the product's (its guard refused the batch).
-  if (resolved.version !== undefined && !list.refused) {
+  if (resolved.version !== undefined && !list.refused && !resolved.refused) {
     const [now] = await runBatch(db, [stmt(db, VERSION_OF, resolved.productId)]);
     if (Number(now.results[0]?.version) !== resolved.version) return "changed";
   }
+  if (own) return entriesRefusal(db, list, own);
   // The lean read holds only other products' SKUs, so a selection is found again in the full one.
   const lean = resolved.selected ? "full" : await diagnosed(db, { list, resolved }, true);
   if (lean !== "full") return lean;
   const full = await diagnosed(db, { list, resolved }, false);
   return full === "full" ? undefined : full;
+}
+
+/**
+ * Lists whose entries are matched without the plan: any after an empty sync (nothing is left to
+ * match), and an update alone naming a variant twice (matched by id; the plan merges its entries,
+ * the wording applies them in order).
+ */
+function byEntries({ item, lists, lead }: SqlList): "emptied" | "merged" | undefined {
+  const { sync, add, update } = item.data.variants ?? {};
+  if (lead || lists.length > (sync ? 2 : 1)) return undefined;
+  if (sync?.length === 0 && (add?.length || update?.length)) return "emptied";
+  const ids = new Set(update?.map((e) => e.variant_id));
+  return !sync && !add?.length && update && ids.size < update.length ? "merged" : undefined;
+}
+
+/** The refusal of lists matched without the plan (`byEntries`), from the full read alone. */
+async function entriesRefusal(db: DB, list: SqlList, by: "emptied" | "merged"): Promise<Refusal> {
+  const snap = snapshotOf(await runBatch(db, snapshotReads(db, [list.item])));
+  const t = select(list.item, snap);
+  if ("ok" in t) return t;
+  const { add = [], update = [] } = list.item.data.variants ?? {};
+  const of = (id: number) => (by === "merged" && snap.variantById.get(id)?.productId === t.product.id ? id : null);
+  const words = refusal(
+    t,
+    { snap, matches: [...add.map(() => null), ...update.map((e) => of(e.variant_id))], sound: 0 },
+    false,
+  );
+  return words === "full" ? undefined : words;
 }
 
 async function diagnosed(db: DB, item: RoundItem, lean: boolean): Promise<Refusal | "full"> {

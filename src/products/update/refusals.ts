@@ -7,6 +7,7 @@ import type { Read } from "./refusal-read";
 import { type Failed, Failures, fail, type Snapshot, type Target } from "./select";
 import { sizeAfter } from "./size";
 import {
+  adjustQty,
   applyEntry,
   countsTwice,
   created,
@@ -49,6 +50,7 @@ export function refusal(t: Target, { snap, matches, only, sound }: Read, lean: b
   const product = productOf(t);
   categoriesAndSlug(t, snap, product, f, {});
   countsTwice(d, f);
+  selectedCount(t, f);
 
   const current = optionNames(p);
   const { sync, add, update, names } = listNames(d, current, f);
@@ -58,16 +60,14 @@ export function refusal(t: Target, { snap, matches, only, sound }: Read, lean: b
   const count = sync.length + add.length + update.length;
   const matched = names.length ? matches : new Array<null>(count).fill(null);
   if (matched.length !== count) return "plan";
-  // An update naming a variant twice is applied in order, which the SQL plan does not do.
-  const ids = matched.filter((m) => m !== null);
-  if (update.length && new Set(ids).size !== ids.length) return "plan";
 
   const stored = snap.variants.get(p.id) ?? [];
   const price = (product.price as number | undefined) ?? p.price;
   const c: Context = { matches: matched, snap, stored, names, price, productId: p.id, f, only };
   const deleted: VariantRow[] = [];
   let states: VariantState[];
-  if (d.variants?.sync) states = synced(sync, c, current.length, deleted);
+  if (d.variants?.sync && !sync.length && (add.length || update.length)) states = emptied(add, update, c, deleted);
+  else if (d.variants?.sync) states = synced(sync, c, current.length, deleted);
   else if (add.length) states = added(add, c);
   else states = updated(update, c);
   // A lean read leaves out the variants no check refuses (./refusal-read.ts).
@@ -92,7 +92,35 @@ type Context = {
   f: Failures;
   /** The entries a lean sync or update read (./refusal-read.ts); undefined: all. */
   only?: Set<number>;
+  /** After an empty sync: the product's SKUs its variants had are free. */
+  emptied?: true;
 };
+
+/**
+ * A selected variant's count as the body's `stock` and `adjust` leave it, past the largest: the
+ * JavaScript plan's first check of the variant (./plan.ts, adjustQty), before the lists'.
+ */
+function selectedCount(t: Target, f: Failures) {
+  const d = t.item.data;
+  if (!t.variant || d.adjust === undefined) return;
+  const s = fromRow(t.variant);
+  if (d.stock !== undefined) set(s, "qty", d.stock, "stock");
+  adjustQty(s, d.adjust, "adjust", f);
+}
+
+/** After an empty sync (every variant deleted): an add's entries are the only variants, an update's name none. */
+function emptied(
+  add: Located<VariantEntry>[],
+  update: Located<VariantUpdateEntry>[],
+  c: Context,
+  deleted: VariantRow[],
+) {
+  deleted.push(...c.stored);
+  const none: Context = { ...c, stored: [], emptied: true };
+  const states = added(add, none);
+  updated(update, none);
+  return states;
+}
 
 /** A sync's states in list order; `deleted` takes the variants no entry matched. */
 function synced(sync: Located<VariantEntry>[], c: Context, options: number, deleted: VariantRow[]) {
@@ -145,7 +173,7 @@ function added(add: Located<VariantEntry>[], c: Context) {
     if (dup) f.add(409, `${path}: option combination ${showValues(v.values)} already exists (${dup})`);
     if (entry.sku) {
       const owner = snap.owners.get(entry.sku);
-      const own = owner && owner.productId === c.productId && owner.variantId !== null;
+      const own = !c.emptied && owner && owner.productId === c.productId && owner.variantId !== null;
       const skuDup = skus.get(entry.sku) ?? (own ? `variant ${owner.variantId}` : undefined);
       if (skuDup) f.add(409, `${path}.sku: SKU ${entry.sku} already exists (${skuDup})`);
       skus.set(entry.sku, path);

@@ -208,9 +208,9 @@ export async function writeVariants(
     // The record's answer names the product, resolved from the snapshot stored with it (as ./index.ts records).
     const head = recorder?.claim(new Map([[list.item.index, { ok: true, product: { $product: resolved.productId } }]]));
     const tail = recorder ? [recorder.snapshot(`p.${P.id} = ?1`, resolved.productId)] : [];
-    // A body refused whatever is stored (./variants-route.ts, Refused), or under an If-Match the
-    // product's version no longer meets, is not written.
-    const skip = list.refused || resolved.changed;
+    // A body refused whatever is stored (./variants-route.ts, Refused) or by what `resolve` read,
+    // or under an If-Match the product's version no longer meets, is not written.
+    const skip = list.refused || resolved.changed || resolved.refused;
     const written = !skip && (await writeRound(db, round, now, options, head ?? [], tail, recorder?.idem));
     if (written) return written;
     const diagnosis = resolved.changed ? "changed" : await diagnose(db, list, resolved);
