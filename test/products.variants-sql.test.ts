@@ -142,7 +142,7 @@ const scenario = fc.record({
         price: fc.integer({ min: 0, max: 5000 }),
         stock: fc.integer({ min: -1, max: 9 }),
         adjust: fc.integer({ min: -3, max: 3 }),
-        expected: fc.constantFrom("stored", "other"),
+        expected: fc.constantFrom("stored", "other", "both"),
         gtin: fc.constantFrom("00012345", null),
         weight: fc.constantFrom(0, 12),
         visible: fc.constantFrom(0, 1),
@@ -158,6 +158,8 @@ const scenario = fc.record({
   // The product's own SKU beside the list: a new one, one of its variants' (taken unless synced away), none.
   productSku: fc.constantFrom("keep", "keep", "new", "variant", "clear"),
   noMinus: fc.boolean(),
+  // Now and then as many category paths as a product may have (a head category merged past them is refused).
+  paths: fc.nat(7).map((n) => n === 0),
   existing: fc.array(
     fc.record({ values: slotValues, sku: fc.nat(4).map((n) => n > 0), qty: fc.integer({ min: 0, max: 9 }) }),
     {
@@ -190,7 +192,7 @@ async function seed(s: Scenario, prefix: string) {
     title: "Synced",
     price: 700,
     sku: `${prefix}p`,
-    categories: [["Shoes"], ["Sale", "Summer"]],
+    categories: s.paths ? Array.from({ length: 20 }, (_, i) => [`Path ${i}`]) : [["Shoes"], ["Sale", "Summer"]],
     disable_minusqty: s.noMinus ? 1 : 0,
     ...(add.length ? { variants: { add } } : {}),
   });
@@ -307,8 +309,16 @@ describe("a variant sync or update planned in SQL agrees with the JavaScript pla
         const { price: _, ...others } = s.fields;
         const fields = s.select === "id" ? { ...s.fields, ...s.own } : others;
         const { expected, ...variantFields } = s.variantFields;
-        // The selected variant: the first, or the first with a SKU.
+        // The selected variant: the first, or the first with a SKU; selected by its own SKU, the
+        // product (its stock is 0), whose fields they then are. Now and then both expected counts.
         const own = (seeded: Awaited<ReturnType<typeof seed>>) => {
+          const counts = (qty: number) =>
+            expected === "both"
+              ? { expected_stock: qty, expected_qty: qty }
+              : expected
+                ? { expected_stock: expected === "stored" ? qty : qty + 1 }
+                : {};
+          if (s.select === "sku-product") return { ...variantFields, ...counts(0) };
           if (s.select !== "variant" && s.select !== "sku-variant") return {};
           const at =
             s.select === "variant"
@@ -317,8 +327,7 @@ describe("a variant sync or update planned in SQL agrees with the JavaScript pla
                   0,
                   seeded.skus.findIndex((k) => k !== null),
                 );
-          const qty = seeded.qtys[at];
-          return { ...variantFields, ...(expected ? { expected_stock: expected === "stored" ? qty : qty + 1 } : {}) };
+          return { ...variantFields, ...counts(seeded.qtys[at]) };
         };
         const w = wrapD1();
         const ra = await put(
