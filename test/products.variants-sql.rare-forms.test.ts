@@ -1,8 +1,8 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { jsPlanOnly } from "../src/products/update";
 import { wrapD1 } from "./d1-wrap";
 import { type Json, product, size } from "./fixtures/sizes";
-import { get, put, uid } from "./helpers";
+import { get, post, put, uid } from "./helpers";
 
 // The rare one-item forms of a PUT with a variant list that the SQL plan takes
 // (src/products/update/variants-route.ts): written in one batch (after a read where the item needs
@@ -60,6 +60,9 @@ async function run(form: Form, force: boolean) {
   return { r, c, calls: w.counts.calls, after };
 }
 
+const FOREIGN = uid("FOREIGN");
+/** The product that has FOREIGN (made before the cases run). */
+const foreign = { id: 0 };
 const twentyPaths = () => ({ categories: Array.from({ length: 20 }, (_, i) => [`Path ${i}`]) });
 
 const forms: [string, Form][] = [
@@ -337,9 +340,97 @@ const forms: [string, Form][] = [
       calls: 2,
     },
   ],
+  [
+    "a variant selected by id taking a new SKU that a sync after it matches",
+    {
+      body: (c) => ({
+        variant_id: c.v[0],
+        sku: `${c.p}x`,
+        price: 5,
+        variants: { sync: [{ sku: `${c.p}x`, qty: 7 }, size("m")] },
+      }),
+      status: 200,
+      written: (p, c) =>
+        expect(p.variants.map((v: Json) => [v.variant_id, v.sku, v.qty, v.price])).toEqual([
+          [c.v[0], `${c.p}x`, 7, 5],
+          [c.v[1], `${c.p}1`, 1, 100],
+        ]),
+      calls: 2,
+    },
+  ],
+  [
+    "a variant selected by id taking a SKU of another variant, which the sync after it deletes",
+    {
+      // Taken when the leading entry writes it: the batch refuses, and the JavaScript plan, which
+      // checks the SKU as the lists leave it, plans it (a resolve read, the batch, its read and write).
+      body: (c) => ({ variant_id: c.v[0], sku: `${c.p}1`, variants: { sync: [size("s"), size("l")] } }),
+      status: 200,
+      written: (p, c) =>
+        expect(p.variants.map((v: Json) => [v.variant_id, v.sku])).toEqual([
+          [c.v[0], `${c.p}1`],
+          [c.v[2], `${c.p}2`],
+        ]),
+      calls: 4,
+    },
+  ],
+  [
+    "a variant selected by id taking another product's SKU",
+    {
+      body: (c) => ({ variant_id: c.v[0], sku: FOREIGN, variants: { update: [{ variant_id: c.v[1], qty: 3 }] } }),
+      status: 409,
+      errors: () => [`sku: SKU ${FOREIGN} is already used by product ${foreign.id}`],
+      // A refusal of two lists (the leading entry is one): the JavaScript plan words it from its read.
+      calls: 3,
+    },
+  ],
+  [
+    "a variant selected by id with a stock below 0",
+    {
+      body: (c) => ({ variant_id: c.v[1], stock: -2, variants: { update: [{ variant_id: c.v[2], qty: 0 }] } }),
+      status: 200,
+      written: (p) => expect(p.variants.map((v: Json) => v.qty)).toEqual([0, -2, 0]),
+      calls: 2,
+    },
+  ],
+  [
+    "a variant selected by SKU with an adjust below 0",
+    {
+      body: (c) => ({ sku: `${c.p}2`, adjust: -5, expected_stock: 2, variants: { sync: [size("s"), size("l")] } }),
+      status: 200,
+      written: (p) => expect(p.variants.map((v: Json) => v.qty)).toEqual([0, -3]),
+      calls: 2,
+    },
+  ],
+  [
+    "a variant selected under disable_minusqty with an adjust below 0 that the count allows",
+    {
+      extra: () => ({ disable_minusqty: 1 }),
+      body: (c) => ({ variant_id: c.v[2], adjust: -1, variants: { update: [{ variant_id: c.v[0], qty: 4 }] } }),
+      status: 200,
+      written: (p) => expect(p.variants.map((v: Json) => v.qty)).toEqual([4, 1, 1]),
+      calls: 2,
+    },
+  ],
+  [
+    "a variant selected under disable_minusqty with a stock below 0 that an update after it lifts",
+    {
+      // The floor holds the leading entry's count: the JavaScript plan plans it (after the resolve read).
+      extra: () => ({ disable_minusqty: 1 }),
+      body: (c) => ({ variant_id: c.v[1], stock: -1, variants: { update: [{ variant_id: c.v[1], adjust: 3 }] } }),
+      status: 200,
+      written: (p) => expect(p.variants.map((v: Json) => v.qty)).toEqual([0, 2, 2]),
+      calls: 3,
+    },
+  ],
 ];
 
 describe("rare one-item forms of a variant list", () => {
+  beforeAll(async () => {
+    const r = await post("/v1/products", { title: "Foreign", price: 1, sku: FOREIGN });
+    expect(r.status, r.text).toBe(200);
+    foreign.id = r.json.products[0].product_id;
+  });
+
   it.each(forms)("%s: the SQL plan answers as the JavaScript plan", async (_name, form) => {
     const sql = await run(form, false);
     expect(sql.r.status, sql.r.text).toBe(form.status);

@@ -147,6 +147,8 @@ const scenario = fc.record({
         weight: fc.constantFrom(0, 12),
         visible: fc.constantFrom(0, 1),
         qty_location: fc.constantFrom("B-2", null),
+        // A variant selected by id takes a SKU too: a new one, or another variant's (a sync may free it).
+        sku: fc.constantFrom("n9", "e1"),
       },
       { requiredKeys: [] },
     )
@@ -308,10 +310,10 @@ describe("a variant sync or update planned in SQL agrees with the JavaScript pla
         // A selected variant would take the price (and the JavaScript plan the item): the other fields.
         const { price: _, ...others } = s.fields;
         const fields = s.select === "id" ? { ...s.fields, ...s.own } : others;
-        const { expected, ...variantFields } = s.variantFields;
+        const { expected, sku: newSku, ...variantFields } = s.variantFields;
         // The selected variant: the first, or the first with a SKU; selected by its own SKU, the
         // product (its stock is 0), whose fields they then are. Now and then both expected counts.
-        const own = (seeded: Awaited<ReturnType<typeof seed>>) => {
+        const own = (seeded: Awaited<ReturnType<typeof seed>>, prefix: string) => {
           const counts = (qty: number) =>
             expected === "both"
               ? { expected_stock: qty, expected_qty: qty }
@@ -327,19 +329,20 @@ describe("a variant sync or update planned in SQL agrees with the JavaScript pla
                   0,
                   seeded.skus.findIndex((k) => k !== null),
                 );
-          return { ...variantFields, ...counts(seeded.qtys[at]) };
+          const sku = s.select === "variant" && newSku ? { sku: `${prefix}${newSku}` } : {};
+          return { ...variantFields, ...sku, ...counts(seeded.qtys[at]) };
         };
         const w = wrapD1();
         const ra = await put(
           "/v1/products",
-          { ...selection(s, a, sa), ...fields, ...own(sa), variants: list(a, sa.ids, sa.qtys) },
+          { ...selection(s, a, sa), ...fields, ...own(sa, a), variants: list(a, sa.ids, sa.qtys) },
           { env: { DB: w.db }, headers: await ifMatch(s, ia) },
         );
         const headers = await ifMatch(s, ib);
         jsPlanOnly.on = true;
         const rb = await put(
           "/v1/products",
-          { ...selection(s, b, sb), ...fields, ...own(sb), variants: list(b, sb.ids, sb.qtys) },
+          { ...selection(s, b, sb), ...fields, ...own(sb, b), variants: list(b, sb.ids, sb.qtys) },
           { headers },
         );
         jsPlanOnly.on = false;

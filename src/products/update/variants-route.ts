@@ -92,9 +92,6 @@ export function variantInSql(item: UpdateItem) {
     }
     if (!byId && (key === "variant_id" || (key === "sku" && "sku" in selector))) continue;
     if (!byId && (OWN_STOCK.has(key) || (BESIDE.has(key) && !PRODUCT_ONLY.has(key)))) {
-      // Left to the JavaScript plan: a SKU (the list may free it only after the entry takes it), a
-      // count below 0 (the lists may lift it).
-      if (key === "sku" || (typeof v === "number" && v < 0 && (key === "stock" || key === "adjust"))) return undefined;
       // Selected by SKU, the variant is known after `resolve` reads it (BY_SKU until then).
       lead ??= { variant_id: "variantId" in selector ? selector.variantId : BY_SKU };
       lead[key === "stock" ? "qty" : key === "expected_stock" ? "expected_qty" : key] = v;
@@ -158,6 +155,11 @@ export function variantInSql(item: UpdateItem) {
     update?.some((e) => e.variant_id === lead?.variant_id || lead?.variant_id === BY_SKU);
   if (twice) return undefined;
   if (lead) given.unshift({ mode: MODE.update, given: [lead as VariantUpdateEntry] });
+  // A count below 0 the leading entry leaves (the lists after may lift it): `resolve` checks it.
+  const floor =
+    lead && ((lead.qty as number) < 0 || (lead.adjust as number) < 0)
+      ? { qty: lead.qty as number | undefined, adjust: lead.adjust as number | undefined }
+      : undefined;
   let expected: string | undefined;
   const lists = [];
   for (const [i, { mode, given: entries }] of given.entries()) {
@@ -200,7 +202,7 @@ export function variantInSql(item: UpdateItem) {
   if (deriveSlug) product = { ...product, slug: null };
   // Not written: the read that words a refusal runs the plan for the matches (./variants-sql.ts, diagnose).
   const refused: Refused | undefined = own ? "stock" : undefined;
-  return { item, selector, lists, product, refused, stored, expected, ownExpected, lead: lead !== undefined };
+  return { item, selector, lists, product, refused, stored, expected, ownExpected, lead: lead !== undefined, floor };
 }
 
 /** The leading entry's variant id until `resolve` reads the variant a SKU names. */
@@ -275,10 +277,13 @@ const P = sqlNames(products);
 const V = sqlNames(variants);
 const K = sqlNames(skus);
 // ?1 product id, ?2 variant id, ?3 SKU: the product one names, the variant a SKU names, its
-// version, and what product fields beside the list derive from.
+// version, what product fields beside the list derive from, its disable_minusqty and the
+// selected variant's count.
 const RESOLVE = `
   SELECT p.${P.id} AS id, ${VERSION_SQL} AS version, p.${P.categories} AS categories, p.${P.title} AS title,
-    (SELECT k.${K.variantId} FROM ${K.$} AS k WHERE k.${K.sku} = ?3) AS variant
+    (SELECT k.${K.variantId} FROM ${K.$} AS k WHERE k.${K.sku} = ?3) AS variant, p.${P.disableMinusqty} AS flag,
+    (SELECT v.${V.qty} FROM ${V.$} AS v WHERE v.${V.id} = coalesce(?2,
+      (SELECT k.${K.variantId} FROM ${K.$} AS k WHERE k.${K.sku} = ?3))) AS qty
   FROM ${P.$} AS p WHERE p.${P.id} = coalesce(?1,
     (SELECT v.${V.productId} FROM ${V.$} AS v WHERE v.${V.id} = ?2),
     (SELECT k.${K.productId} FROM ${K.$} AS k WHERE k.${K.sku} = ?3))`;
@@ -315,7 +320,15 @@ export async function resolve(db: DB, list: SqlList, ifMatch?: IfMatch): Promise
     "productId" in s ? s.productId : null,
     "variantId" in s ? s.variantId : null,
     "sku" in s ? s.sku : null,
-  ).first<{ id: number; version: number; variant: number | null; categories: string; title: string }>();
+  ).first<{
+    id: number;
+    version: number;
+    variant: number | null;
+    categories: string;
+    title: string;
+    flag: number;
+    qty: number | null;
+  }>();
   if (!row) return undefined;
   if (tags && !ifMatch.tags.includes(productETag(row.id, row.version))) return { productId: row.id, changed: true };
   const selected =
@@ -330,11 +343,17 @@ export async function resolve(db: DB, list: SqlList, ifMatch?: IfMatch): Promise
     // id (the SKU selects it, no new value); the batch still re-checks the SKU's owner.
     const again = variantInSql({ ...list.item, data: { ...list.item.data, sku: undefined, product_id: row.id } });
     if (!again) return undefined;
-    Object.assign(list, { lead: false, expected: undefined, ownExpected: undefined }, again, {
+    Object.assign(list, { lead: false, expected: undefined, ownExpected: undefined, floor: undefined }, again, {
       item: list.item,
       selector: s,
     });
-  } else if (list.lead && "sku" in s) {
+  } else if (list.floor && (list.item.data.disable_minusqty ?? row.flag) === 1) {
+    // Below 0 under disable_minusqty, the leading entry meets the stock floor before a list after
+    // it may lift the count (as the JavaScript plan allows): that plan plans it.
+    const { qty, adjust } = list.floor;
+    if ((qty ?? row.qty ?? 0) + (adjust ?? 0) < 0) return undefined;
+  }
+  if (list.lead && "sku" in s && row.variant !== null) {
     const [[part]] = list.lists[0].entries;
     const entries = JSON.parse(part) as unknown[][];
     entries[0][VARIANT_ID] = row.variant;
