@@ -1,3 +1,4 @@
+import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { jsPlanOnly } from "../src/products/update/index";
@@ -162,6 +163,8 @@ const scenario = fc.record({
   noMinus: fc.boolean(),
   // Now and then as many category paths as a product may have (a head category merged past them is refused).
   paths: fc.nat(7).map((n) => n === 0),
+  // Now and then a product from before slugs (its first change derives one).
+  slugless: fc.nat(7).map((n) => n === 0),
   existing: fc.array(
     fc.record({ values: slotValues, sku: fc.nat(4).map((n) => n > 0), qty: fc.integer({ min: 0, max: 9 }) }),
     {
@@ -200,6 +203,7 @@ async function seed(s: Scenario, prefix: string) {
   });
   expect(r.status, r.text).toBe(200);
   const product = r.json.products[0];
+  if (s.slugless) await env.DB.prepare("UPDATE products SET slug = NULL WHERE id = ?").bind(product.product_id).run();
   return {
     id: product.product_id as number,
     skus: (product.variants as { sku: string | null }[]).map((v) => v.sku),

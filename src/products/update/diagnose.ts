@@ -3,7 +3,7 @@ import { runBatch, stmt } from "../../platform/d1";
 import { VERSION_OF } from "../version";
 import { readOf, refusalReads } from "./refusal-read";
 import { type Refusal, refusal } from "./refusals";
-import { select, snapshotOf, snapshotReads } from "./select";
+import { type Failed, select, snapshotOf, snapshotReads } from "./select";
 import { MODE, type Resolved, type SqlList } from "./variants-route";
 import { CLEAR, MATCHES, plans, type RoundItem } from "./variants-sql";
 
@@ -27,7 +27,7 @@ export async function diagnose(db: DB, list: SqlList, resolved: Resolved): Promi
     const [now] = await runBatch(db, [stmt(db, VERSION_OF, resolved.productId)]);
     if (Number(now.results[0]?.version) !== resolved.version) return "changed";
   }
-  if (own) return entriesRefusal(db, list, own);
+  if (own) return entriesRefusal(db, { list, resolved }, own);
   // The lean read holds only other products' SKUs, so a selection is found again in the full one.
   const lean = resolved.selected ? "full" : await diagnosed(db, { list, resolved }, true);
   if (lean !== "full") return lean;
@@ -49,7 +49,7 @@ function byEntries({ item, lists, lead }: SqlList): "emptied" | "merged" | undef
 }
 
 /** The refusal of lists matched without the plan (`byEntries`), from the full read alone. */
-async function entriesRefusal(db: DB, list: SqlList, by: "emptied" | "merged"): Promise<Refusal> {
+async function entriesRefusal(db: DB, { list, resolved }: RoundItem, by: "emptied" | "merged"): Promise<Refusal> {
   const snap = snapshotOf(await runBatch(db, snapshotReads(db, [list.item])));
   const t = select(list.item, snap);
   if ("ok" in t) return t;
@@ -59,6 +59,7 @@ async function entriesRefusal(db: DB, list: SqlList, by: "emptied" | "merged"): 
     t,
     { snap, matches: [...add.map(() => null), ...update.map((e) => of(e.variant_id))], sound: 0 },
     false,
+    resolved.slugless,
   );
   return words === "full" ? undefined : words;
 }
@@ -82,12 +83,12 @@ async function diagnosed(db: DB, item: RoundItem, lean: boolean): Promise<Refusa
   if (read === "full") return read;
   const t = select(list.item, read.snap);
   if ("ok" in t) return t;
-  return refusal(t, read, lean);
+  return refusal(t, read, lean, resolved.slugless);
 }
 
 /** Each item's refusal of a refused round of several (./variants-rounds.ts), from one full read. */
-export async function diagnoseRound(db: DB, round: RoundItem[]): Promise<Map<number, Refusal>> {
-  const out = new Map<number, Refusal>();
+export async function diagnoseRound(db: DB, round: RoundItem[]): Promise<Map<number, Failed | "plan" | undefined>> {
+  const out = new Map<number, Failed | "plan" | undefined>();
   const worded = round.filter(({ list, resolved }) => {
     const ok = list.lists.length === 1 && resolved.version === undefined && !resolved.selected;
     if (!ok) out.set(list.item.index, "plan");
@@ -108,7 +109,11 @@ export async function diagnoseRound(db: DB, round: RoundItem[]): Promise<Map<num
   for (const { list, resolved } of worded) {
     const t = select(list.item, snap);
     const words = "ok" in t ? t : refusal(t, { snap, matches: matches.get(resolved.productId) ?? [], sound: 0 }, false);
-    out.set(list.item.index, words === "full" ? undefined : words);
+    // A product without a slug: the JavaScript plan derives it for the rounds.
+    out.set(
+      list.item.index,
+      words === "full" ? undefined : typeof words === "object" && "slug" in words ? "plan" : words,
+    );
   }
   return out;
 }

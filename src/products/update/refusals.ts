@@ -31,8 +31,10 @@ import {
 // plan found.
 
 /** What the read says: the errors; "plan" for a list the SQL plan does not take (./plan.ts plans
- * it); undefined when nothing is refused now (a concurrent writer changed the product since). */
-export type Refusal = Failed | "plan" | undefined;
+ * it); `slug`, the slug derived for a product that has none, which the batch did not write (it
+ * is written again with it); undefined when nothing is refused now (a concurrent writer changed
+ * the product since). */
+export type Refusal = Failed | "plan" | { slug: string } | undefined;
 
 const belowZero = (path: string, what: string, from: number, to: number, col = "qty") =>
   `${path}: would take the ${col} of ${what} from ${from} to ${to}; it cannot go below 0 while disable_minusqty is on`;
@@ -41,14 +43,20 @@ const belowZero = (path: string, what: string, from: number, to: number, col = "
  * and variants a check can refuse (`only`; `sound` counts the variants left out); "full" when
  * nothing else is refused, as the answer size needs the rest (./refusal-read.ts).
  */
-export function refusal(t: Target, { snap, matches, only, sound }: Read, lean: boolean): Refusal | "full" {
+export function refusal(
+  t: Target,
+  { snap, matches, only, sound }: Read,
+  lean: boolean,
+  slugless = false,
+): Refusal | "full" {
   const d = t.item.data;
   const p = t.product;
-  // A product without a slug gets one derived, which the SQL plan does not do.
-  if (p.slug === null) return "plan";
   const f = new Failures();
   const product = productOf(t);
   categoriesAndSlug(t, snap, product, f, {});
+  // A product without a slug gets one derived on its first change (where the body gives none),
+  // which the batch writes only once a read found none (`slugless`).
+  if (p.slug === null && d.slug === undefined && !slugless) return { slug: product.slug as string };
   countsTwice(d, f);
   selectedCount(t, f);
 

@@ -17,10 +17,15 @@ const K = sqlNames(skus);
 const STALE = sqlNames(staleReads);
 const PV = sqlNames(productVersions);
 
-// An empty sync plans nothing: the product must be there, with a slug (see PLAN).
+// An empty sync plans nothing: the product must be there, with a slug unless the batch writes one
+// (?2: 1; see PLAN).
 export const EMPTY_GUARD = `
   INSERT INTO ${STALE.$} (${STALE.productId})
-  SELECT ?1 WHERE NOT EXISTS (SELECT 1 FROM ${P.$} WHERE ${P.id} = ?1 AND ${P.slug} IS NOT NULL)`;
+  SELECT ?1 WHERE NOT EXISTS (SELECT 1 FROM ${P.$} WHERE ${P.id} = ?1 AND (${P.slug} IS NOT NULL OR ?2))`;
+// A slug derived where the product had none (./variants-route.ts, Resolved.slugless): still none.
+const SLUGLESS_GUARD = `
+  INSERT INTO ${STALE.$} (${STALE.productId})
+  SELECT ?1 WHERE (SELECT ${P.slug} FROM ${P.$} WHERE ${P.id} = ?1) IS NOT NULL`;
 
 // ?2: [variant id, amount] pairs: counts an update list's merged entries reach on the way (the
 // stored count, as the lists before leave it, moved by the amounts so far), past the largest.
@@ -63,5 +68,6 @@ export function conditions(db: DB, { list, resolved: r }: RoundItem): D1Prepared
   else if (s) out.push(stmt(db, SELECTED_GUARD, r.productId, s.variantId));
   if (r.categories !== undefined) out.push(stmt(db, CATEGORIES_GUARD, r.productId, r.categories));
   if (list.expected) out.push(stmt(db, EXPECTED_GUARD, r.productId, list.expected));
+  if (r.slugless && list.item.data.slug === undefined) out.push(stmt(db, SLUGLESS_GUARD, r.productId));
   return out;
 }

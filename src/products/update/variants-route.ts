@@ -303,6 +303,8 @@ export type Resolved = {
   changed?: true;
   /** Refused by what was read (a head category merged past the bound on paths): worded from a read, not written. */
   refused?: true;
+  /** The product had no slug: `fields` gives the one derived (the batch re-checks it still has none). */
+  slugless?: true;
 };
 
 /**
