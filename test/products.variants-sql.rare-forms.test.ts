@@ -303,6 +303,21 @@ const forms: [string, Form][] = [
     },
   ],
   [
+    "a head category merged past the bound beside two lists",
+    {
+      extra: twentyPaths,
+      body: (c) => ({
+        variant_id: c.v[1],
+        price: 7,
+        headcategory_name: "New",
+        variants: { sync: [size("s"), size("m")], add: [size("xl")] },
+      }),
+      status: 400,
+      errors: () => ["headcategory_name: the product would be in more than 20 category paths"],
+      calls: 2,
+    },
+  ],
+  [
     "the product selected by its own SKU with variant fields",
     {
       extra: (p) => ({ sku: `${p}p` }),

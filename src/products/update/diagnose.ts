@@ -20,8 +20,9 @@ import { CLEAR, MATCHES, plans, type RoundItem } from "./variants-sql";
  */
 export async function diagnose(db: DB, list: SqlList, resolved: Resolved): Promise<Refusal | "changed"> {
   const own = byEntries(list);
-  // Refused bodies of no list need no matches (names that disagree, a count given twice).
-  if (!own && list.lists.length > 1) return "plan";
+  // Refused bodies of no list need no matches (names that disagree, a count given twice), nor does
+  // a head category merged past the bound (its error stops the wording before the lists').
+  if (!own && list.lists.length > 1 && !resolved.refused) return "plan";
   // "changed": the If-Match's version is no longer the product's (its guard refused the batch).
   if (resolved.version !== undefined && !list.refused && !resolved.refused) {
     const [now] = await runBatch(db, [stmt(db, VERSION_OF, resolved.productId)]);
