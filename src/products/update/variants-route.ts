@@ -33,8 +33,8 @@ const LISTS = [
 // and a slug (null: derived from the title given).
 const BESIDE = new Set<string>(PRODUCT_FIELD_NAMES.filter((n) => n !== "stock"));
 // A variant selected by variant_id or SKU takes the body's variant fields (price, stock, ...) as a
-// leading update entry (a SKU's variant filled in by `resolve`; the product's own SKU leaves them
-// to the JavaScript plan). Product-only fields go to its product either way.
+// leading update entry (a SKU's variant filled in by `resolve`; the product's own SKU makes them
+// the product's, as `resolve` routes it again). Product-only fields go to its product either way.
 const PRODUCT_ONLY = new Set<string>(PRODUCT_ONLY_FIELDS);
 // The product's own count beside a non-empty list, when the item names the product: always refused
 // (the list leaves it with variants, or an update names variants it does not have).
