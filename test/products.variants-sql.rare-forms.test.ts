@@ -531,6 +531,20 @@ describe("rare one-item forms of a variant list", () => {
     expect(w.counts.calls).toBeGreaterThan(4);
   });
 
+  it("leaves a count given twice without a list to the general plan (no variant list: not this path)", async () => {
+    const made = await product(`${uid("N")}-`);
+    const w = wrapD1();
+    const r = await put(
+      "/v1/products",
+      { product_id: made.product_id, stock: 1, adjust: 1, variants: { add: [] } },
+      { env: { DB: w.db } },
+    );
+    expect(r.status, r.text).toBe(400);
+    expect(r.json.errors).toEqual(["adjust: give stock (the new count) or adjust (the change), not both"]);
+    // The general plan's read of four statements.
+    expect(w.counts.statementsPerCall).toEqual([4]);
+  });
+
   it.each(forms)("%s: the SQL plan answers as the JavaScript plan", async (_name, form) => {
     const sql = await run(form, false);
     expect(sql.r.status, sql.r.text).toBe(form.status);

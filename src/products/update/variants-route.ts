@@ -68,11 +68,13 @@ export function variantInSql(item: UpdateItem) {
   const d = item.data;
   const selector = selectorOf(d);
   if (!selector) return undefined;
-  // A count given twice (./states.ts, countsTwice) is refused whatever is stored: worded from a
-  // read of the product alone, as names that disagree are.
+  // A count given twice (./states.ts, countsTwice) beside a list is refused whatever is stored:
+  // worded from a read of the product alone, as names that disagree are.
+  const listed = d.variants?.sync !== undefined || d.variants?.add?.length || d.variants?.update?.length;
   if (
-    (d.stock !== undefined && d.adjust !== undefined) ||
-    (d.expected_qty !== undefined && d.expected_stock !== undefined)
+    listed &&
+    ((d.stock !== undefined && d.adjust !== undefined) ||
+      (d.expected_qty !== undefined && d.expected_stock !== undefined))
   ) {
     return { item, selector, lists: [], refused: "counts" as Refused };
   }
