@@ -1,3 +1,4 @@
+import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { jsPlanOnly } from "../src/products/update/index";
@@ -142,11 +143,13 @@ const scenario = fc.record({
         price: fc.integer({ min: 0, max: 5000 }),
         stock: fc.integer({ min: -1, max: 9 }),
         adjust: fc.integer({ min: -3, max: 3 }),
-        expected: fc.constantFrom("stored", "other"),
+        expected: fc.constantFrom("stored", "other", "both"),
         gtin: fc.constantFrom("00012345", null),
         weight: fc.constantFrom(0, 12),
         visible: fc.constantFrom(0, 1),
         qty_location: fc.constantFrom("B-2", null),
+        // A variant selected by id takes a SKU too: a new one, or another variant's (a sync may free it).
+        sku: fc.constantFrom("n9", "e1"),
       },
       { requiredKeys: [] },
     )
@@ -158,6 +161,10 @@ const scenario = fc.record({
   // The product's own SKU beside the list: a new one, one of its variants' (taken unless synced away), none.
   productSku: fc.constantFrom("keep", "keep", "new", "variant", "clear"),
   noMinus: fc.boolean(),
+  // Now and then as many category paths as a product may have (a head category merged past them is refused).
+  paths: fc.nat(7).map((n) => n === 0),
+  // Now and then a product from before slugs (its first change derives one).
+  slugless: fc.nat(7).map((n) => n === 0),
   existing: fc.array(
     fc.record({ values: slotValues, sku: fc.nat(4).map((n) => n > 0), qty: fc.integer({ min: 0, max: 9 }) }),
     {
@@ -190,12 +197,13 @@ async function seed(s: Scenario, prefix: string) {
     title: "Synced",
     price: 700,
     sku: `${prefix}p`,
-    categories: [["Shoes"], ["Sale", "Summer"]],
+    categories: s.paths ? Array.from({ length: 20 }, (_, i) => [`Path ${i}`]) : [["Shoes"], ["Sale", "Summer"]],
     disable_minusqty: s.noMinus ? 1 : 0,
     ...(add.length ? { variants: { add } } : {}),
   });
   expect(r.status, r.text).toBe(200);
   const product = r.json.products[0];
+  if (s.slugless) await env.DB.prepare("UPDATE products SET slug = NULL WHERE id = ?").bind(product.product_id).run();
   return {
     id: product.product_id as number,
     skus: (product.variants as { sku: string | null }[]).map((v) => v.sku),
@@ -307,9 +315,17 @@ describe("a variant sync or update planned in SQL agrees with the JavaScript pla
         // A selected variant would take the price (and the JavaScript plan the item): the other fields.
         const { price: _, ...others } = s.fields;
         const fields = s.select === "id" ? { ...s.fields, ...s.own } : others;
-        const { expected, ...variantFields } = s.variantFields;
-        // The selected variant: the first, or the first with a SKU.
-        const own = (seeded: Awaited<ReturnType<typeof seed>>) => {
+        const { expected, sku: newSku, ...variantFields } = s.variantFields;
+        // The selected variant: the first, or the first with a SKU; selected by its own SKU, the
+        // product (its stock is 0), whose fields they then are. Now and then both expected counts.
+        const own = (seeded: Awaited<ReturnType<typeof seed>>, prefix: string) => {
+          const counts = (qty: number) =>
+            expected === "both"
+              ? { expected_stock: qty, expected_qty: qty }
+              : expected
+                ? { expected_stock: expected === "stored" ? qty : qty + 1 }
+                : {};
+          if (s.select === "sku-product") return { ...variantFields, ...counts(0) };
           if (s.select !== "variant" && s.select !== "sku-variant") return {};
           const at =
             s.select === "variant"
@@ -318,20 +334,20 @@ describe("a variant sync or update planned in SQL agrees with the JavaScript pla
                   0,
                   seeded.skus.findIndex((k) => k !== null),
                 );
-          const qty = seeded.qtys[at];
-          return { ...variantFields, ...(expected ? { expected_stock: expected === "stored" ? qty : qty + 1 } : {}) };
+          const sku = s.select === "variant" && newSku ? { sku: `${prefix}${newSku}` } : {};
+          return { ...variantFields, ...sku, ...counts(seeded.qtys[at]) };
         };
         const w = wrapD1();
         const ra = await put(
           "/v1/products",
-          { ...selection(s, a, sa), ...fields, ...own(sa), variants: list(a, sa.ids, sa.qtys) },
+          { ...selection(s, a, sa), ...fields, ...own(sa, a), variants: list(a, sa.ids, sa.qtys) },
           { env: { DB: w.db }, headers: await ifMatch(s, ia) },
         );
         const headers = await ifMatch(s, ib);
         jsPlanOnly.on = true;
         const rb = await put(
           "/v1/products",
-          { ...selection(s, b, sb), ...fields, ...own(sb), variants: list(b, sb.ids, sb.qtys) },
+          { ...selection(s, b, sb), ...fields, ...own(sb, b), variants: list(b, sb.ids, sb.qtys) },
           { headers },
         );
         jsPlanOnly.on = false;
@@ -341,7 +357,7 @@ describe("a variant sync or update planned in SQL agrees with the JavaScript pla
         if (ra.status === 200 && (second === undefined || (first === 1 && w.counts.calls === 2))) fast++;
         // Two lists (or a selected variant's fields and a list) refused, worded by the plan's read (the
         // last call: the plan into the scratch table first), not by the JavaScript plan's read.
-        const lists = (then ? 2 : 1) + (Object.keys(own(sa)).length ? 1 : 0);
+        const lists = (then ? 2 : 1) + (Object.keys(own(sa, a)).length ? 1 : 0);
         const worded = w.counts.queries.at(-1)?.[0].includes("INSERT INTO variant_sync");
         if (ra.status >= 400 && lists > 1 && worded) twoWorded++;
         expect(ra.status, `${ra.text}\n${rb.text}`).toBe(rb.status);
@@ -631,6 +647,7 @@ function cleaned(s: Scenario): Scenario {
     next: undefined,
     own: {},
     variantFields: {},
+    slugless: false,
     entries: (s.entries as Entry[]).map(entry) as Scenario["entries"],
   };
 }
@@ -655,7 +672,9 @@ describe("several items with variant lists planned in SQL agree with the JavaScr
         for (let j = 0; j < owner.length; j++) owner[j] = owner[owner[j]];
         const seeded = new Map<number, [Awaited<ReturnType<typeof seed>>, Awaited<ReturnType<typeof seed>>]>();
         for (const j of new Set(owner)) {
-          seeded.set(j, [await seed(drawn[j].s, `${ra}${j}-`), await seed(drawn[j].s, `${rb}${j}-`)]);
+          // A clean item's product has a slug (one without is the JavaScript plan's to derive in rounds).
+          const s = drawn[j].clean ? cleaned(drawn[j].s) : drawn[j].s;
+          seeded.set(j, [await seed(s, `${ra}${j}-`), await seed(s, `${rb}${j}-`)]);
         }
         const body = (run: 0 | 1, base: string) =>
           drawn.map(({ s: drawnItem, steal, clean, bare }, j) => {

@@ -4,7 +4,7 @@ import { VERSION_OF } from "../version";
 import { RoundClaims } from "./claims";
 import { readOf, refusalReads } from "./refusal-read";
 import { type Claims, type Refusal, refusal } from "./refusals";
-import { select, snapshotOf, snapshotReads } from "./select";
+import { type Failed, select, snapshotOf, snapshotReads } from "./select";
 import { MODE, type Resolved, type SqlList } from "./variants-route";
 import { CLEAR, MATCHES, plans, type RoundItem } from "./variants-sql";
 
@@ -23,11 +23,13 @@ import { CLEAR, MATCHES, plans, type RoundItem } from "./variants-sql";
  * can be refused (./refusal-read.ts).
  */
 export async function diagnose(db: DB, list: SqlList, resolved: Resolved): Promise<Refusal | "changed"> {
+  const own = byEntries(list);
   // "changed": the If-Match's version is no longer the product's (its guard refused the batch).
-  if (resolved.version !== undefined && !list.refused) {
+  if (resolved.version !== undefined && !list.refused && !resolved.refused) {
     const [now] = await runBatch(db, [stmt(db, VERSION_OF, resolved.productId)]);
     if (Number(now.results[0]?.version) !== resolved.version) return "changed";
   }
+  if (own) return entriesRefusal(db, { list, resolved }, own);
   // The lean read holds only other products' SKUs, so a selection is found again in the full one;
   // it reads one list.
   const several = list.lists.length > 1;
@@ -40,6 +42,33 @@ export async function diagnose(db: DB, list: SqlList, resolved: Resolved): Promi
 
 /** The list whose matches the wording reads: the first, or the one after a leading entry. */
 const first = (list: SqlList) => (list.lead && list.lists.length > 1 ? 1 : 0);
+
+/**
+ * Lists whose entries are matched without the plan: any after an empty sync (nothing is left to
+ * match), and an update alone naming a variant twice (matched by id; the plan merges its entries,
+ * the wording applies them in order).
+ */
+function byEntries({ item, lists, lead }: SqlList): "emptied" | "merged" | undefined {
+  const { sync, add, update } = item.data.variants ?? {};
+  if (lead || lists.length > (sync ? 2 : 1)) return undefined;
+  if (sync?.length === 0 && (add?.length || update?.length)) return "emptied";
+  const ids = new Set(update?.map((e) => e.variant_id));
+  return !sync && !add?.length && update && ids.size < update.length ? "merged" : undefined;
+}
+
+/** The refusal of lists matched without the plan (`byEntries`), from the full read alone. */
+async function entriesRefusal(db: DB, { list, resolved }: RoundItem, by: "emptied" | "merged"): Promise<Refusal> {
+  const snap = snapshotOf(await runBatch(db, snapshotReads(db, [list.item])));
+  const t = select(list.item, snap);
+  if ("ok" in t) return t;
+  const { update = [] } = list.item.data.variants ?? {};
+  // After an empty sync the lists after it apply to no variant (the sync matched none); a merged
+  // update's entries name their variants by id.
+  const of = (id: number) => (snap.variantById.get(id)?.productId === t.product.id ? id : null);
+  const read = { snap, matches: by === "merged" ? update.map((e) => of(e.variant_id)) : [], sound: 0 };
+  const words = refusal(t, read, false, { several: by === "emptied", slugless: resolved.slugless });
+  return words === "full" ? undefined : words;
+}
 
 async function diagnosed(db: DB, item: RoundItem, lean: boolean): Promise<Refusal | "full"> {
   const { list, resolved } = item;
@@ -61,15 +90,15 @@ async function diagnosed(db: DB, item: RoundItem, lean: boolean): Promise<Refusa
   if (read === "full") return read;
   const t = select(list.item, read.snap);
   if ("ok" in t) return t;
-  return refusal(t, read, lean, list.lists.length > 1);
+  return refusal(t, read, lean, { several: list.lists.length > 1, slugless: resolved.slugless });
 }
 
 /**
  * Each item's refusal of a refused round of several (./variants-rounds.ts), from one full read:
  * its own, or, in the body's order, a SKU or slug an earlier item nothing refuses claims too.
  */
-export async function diagnoseRound(db: DB, round: RoundItem[]): Promise<Map<number, Refusal>> {
-  const out = new Map<number, Refusal>();
+export async function diagnoseRound(db: DB, round: RoundItem[]): Promise<Map<number, Failed | "plan" | undefined>> {
+  const out = new Map<number, Failed | "plan" | undefined>();
   const worded = round.filter(({ list, resolved }) => {
     // A selection is found again in the read; a leading entry's item reads another list than the
     // round's first, so the JavaScript plan words it.
@@ -99,9 +128,11 @@ export async function diagnoseRound(db: DB, round: RoundItem[]): Promise<Map<num
     }
     const read = { snap, matches: matches.get(resolved.productId) ?? [], sound: 0 };
     const claims: Claims = { skus: [] };
-    const words = "ok" in t ? t : refusal(t, read, false, list.lists.length > 1, claims);
+    const words = "ok" in t ? t : refusal(t, read, false, { several: list.lists.length > 1, claims });
     const own = words === "full" ? undefined : words;
-    out.set(list.item.index, own ?? claimed.take(list.item.index, claims.skus, claims.slug));
+    // A product without a slug: the JavaScript plan derives it for the rounds.
+    if (own && typeof own === "object" && "slug" in own) out.set(list.item.index, "plan");
+    else out.set(list.item.index, own ?? claimed.take(list.item.index, claims.skus, claims.slug));
   }
   return out;
 }

@@ -33,14 +33,21 @@ import {
 // plan found.
 
 /** What the read says: the errors; "plan" for a list the SQL plan does not take (./plan.ts plans
- * it); undefined when nothing is refused now (a concurrent writer changed the product since). */
-export type Refusal = Failed | "plan" | undefined;
+ * it); `slug`, the slug derived for a product that has none, which the batch did not write (it
+ * is written again with it); undefined when nothing is refused now (a concurrent writer changed
+ * the product since). */
+export type Refusal = Failed | "plan" | { slug: string } | undefined;
 
 /** What an item nothing refuses claims that no product has yet: SKUs, and a slug (the round's clash, ./diagnose.ts). */
 export type Claims = { skus: Located<string>[]; slug?: string };
 
 const belowZero = (path: string, what: string, from: number, to: number, col = "qty") =>
   `${path}: would take the ${col} of ${what} from ${from} to ${to}; it cannot go below 0 while disable_minusqty is on`;
+
+/** How the read is worded: of several lists (the first matched as stored), with what an item
+ * nothing refuses claims, for a product found without a slug. */
+type Wording = { several?: boolean; claims?: Claims; slugless?: boolean };
+
 /**
  * `lean`: the read has only the columns the checks read, and of a sync or update only the entries
  * and variants a check can refuse (`only`; `sound` counts the variants left out); "full" when
@@ -52,16 +59,16 @@ export function refusal(
   t: Target,
   { snap, matches, only, sound }: Read,
   lean: boolean,
-  several = false,
-  claims?: Claims,
+  { several = false, claims, slugless = false }: Wording = {},
 ): Refusal | "full" {
   const d = t.item.data;
   const p = t.product;
-  // A product without a slug gets one derived, which the SQL plan does not do.
-  if (p.slug === null) return "plan";
   const f = new Failures();
   const product = productOf(t);
   const slug = categoriesAndSlug(t, snap, product, f, {});
+  // A product without a slug gets one derived on its first change (where the body gives none),
+  // which the batch writes only once a read found none (`slugless`).
+  if (p.slug === null && d.slug === undefined && !slugless) return { slug: product.slug as string };
   countsTwice(d, f);
   // A selected variant takes the body's variant fields before the lists (of several: the leading
   // entry; beside one list, only product-only fields, so nothing changes), as ./plan.ts orders them.
@@ -78,9 +85,6 @@ export function refusal(
   const matched = names.length ? matches : new Array<null>(count).fill(null);
   const syncs = d.variants?.sync !== undefined;
   if (matched.length !== count && (!several || syncs)) return "plan";
-  // An update naming a variant twice is applied in order, which the SQL plan does not do.
-  const ids = matched.filter((m) => m !== null);
-  if (!several && update.length && new Set(ids).size !== ids.length) return "plan";
 
   const price = (product.price as number | undefined) ?? p.price;
   const c: Context = { matches: matched, snap, stored, names, price, productId: p.id, f, only, syncs };

@@ -17,10 +17,15 @@ const K = sqlNames(skus);
 const STALE = sqlNames(staleReads);
 const PV = sqlNames(productVersions);
 
-// An empty sync plans nothing: the product must be there, with a slug (see PLAN).
+// An empty sync plans nothing: the product must be there, with a slug unless the batch writes one
+// (?2: 1; see PLAN).
 export const EMPTY_GUARD = `
   INSERT INTO ${STALE.$} (${STALE.productId})
-  SELECT ?1 WHERE NOT EXISTS (SELECT 1 FROM ${P.$} WHERE ${P.id} = ?1 AND ${P.slug} IS NOT NULL)`;
+  SELECT ?1 WHERE NOT EXISTS (SELECT 1 FROM ${P.$} WHERE ${P.id} = ?1 AND (${P.slug} IS NOT NULL OR ?2))`;
+// A slug derived where the product had none (./variants-route.ts, Resolved.slugless): still none.
+const SLUGLESS_GUARD = `
+  INSERT INTO ${STALE.$} (${STALE.productId})
+  SELECT ?1 WHERE (SELECT ${P.slug} FROM ${P.$} WHERE ${P.id} = ?1) IS NOT NULL`;
 
 // ?2: [variant id, amount] pairs: counts an update list's merged entries reach on the way (the
 // stored count, as the lists before leave it, moved by the amounts so far), past the largest.
@@ -63,6 +68,7 @@ export function conditions(db: DB, { list, resolved: r }: RoundItem): D1Prepared
   else if (s) out.push(stmt(db, SELECTED_GUARD, r.productId, s.variantId));
   if (r.categories !== undefined) out.push(stmt(db, CATEGORIES_GUARD, r.productId, r.categories));
   if (list.expected) out.push(stmt(db, EXPECTED_GUARD, r.productId, list.expected));
+  if (r.slugless && list.item.data.slug === undefined) out.push(stmt(db, SLUGLESS_GUARD, r.productId));
   return out;
 }
 
@@ -107,12 +113,12 @@ export function roundConditions(db: DB, round: RoundItem[]): D1PreparedStatement
   return rows.flatMap((list, i) => (list.length ? [stmt(db, sqls[i], JSON.stringify(list))] : []));
 }
 
-// An empty sync's product (?1: [product id]), its own stock expected ([[product id, qty]]) and an
+// An empty sync's product (?1: [[product id, whether the batch writes its slug]]), its own stock expected ([[product id, qty]]) and an
 // update's running counts ([[product id, [[variant id, amount]]]]), for a round of several.
 const EMPTY_ROUND = `
   INSERT INTO ${STALE.$} (${STALE.productId})
-  SELECT r.value FROM json_each(?1) AS r
-  WHERE NOT EXISTS (SELECT 1 FROM ${P.$} WHERE ${P.id} = r.value AND ${P.slug} IS NOT NULL)`;
+  SELECT ${r0} FROM json_each(?1) AS r
+  WHERE NOT EXISTS (SELECT 1 FROM ${P.$} WHERE ${P.id} = ${r0} AND (${P.slug} IS NOT NULL OR r.value->>1))`;
 const OWN_EXPECTED_ROUND = `
   INSERT INTO ${STALE.$} (${STALE.productId})
   SELECT ${r0} FROM json_each(?1) AS r WHERE (SELECT ${P.stock} FROM ${P.$} WHERE ${P.id} = ${r0}) IS NOT r.value->>1`;
@@ -131,7 +137,7 @@ export function listGuards(db: DB, at: RoundItem[], empty: RoundItem[], k: numbe
     const id = resolved.productId;
     const { ranges } = list.lists[k];
     return [
-      ...(empty.length ? [stmt(db, EMPTY_GUARD, id)] : []),
+      ...(empty.length ? [stmt(db, EMPTY_GUARD, id, slugged(at[0]).d ?? 0)] : []),
       ...(empty.length && list.ownExpected !== undefined ? [stmt(db, OWN_EXPECTED_GUARD, id, list.ownExpected)] : []),
       ...(ranges ? [stmt(db, RANGE_GUARD, id, ranges)] : []),
     ];
@@ -144,8 +150,14 @@ export function listGuards(db: DB, at: RoundItem[], empty: RoundItem[], k: numbe
     return r ? [[resolved.productId, JSON.parse(r)]] : [];
   });
   return [
-    ...(empty.length ? [stmt(db, EMPTY_ROUND, JSON.stringify(empty.map((r) => r.resolved.productId)))] : []),
+    ...(empty.length
+      ? [stmt(db, EMPTY_ROUND, JSON.stringify(empty.map((r) => [r.resolved.productId, slugged(r).d ?? 0])))]
+      : []),
     ...(expected.length ? [stmt(db, OWN_EXPECTED_ROUND, JSON.stringify(expected))] : []),
     ...(ranges.length ? [stmt(db, RANGE_ROUND, JSON.stringify(ranges))] : []),
   ];
 }
+
+/** `d: 1` when the batch writes the item's slug: given, derived again, or derived where the product has none. */
+export const slugged = ({ list, resolved }: RoundItem) =>
+  list.item.data.slug !== undefined || resolved.fields?.slug !== undefined ? { d: 1 } : {};

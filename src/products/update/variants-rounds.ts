@@ -282,19 +282,20 @@ function record(recorder: Recorder | undefined, state: Rounds, round: RoundItem[
 export async function writeVariants(
   db: DB,
   list: SqlList,
-  resolved: Resolved,
+  product: Resolved,
   now: number,
   options: WriteOptions,
   recorder?: Recorder,
 ): Promise<Written | undefined> {
-  const round = [{ list, resolved }];
+  let resolved = product;
   for (let attempt = 1; ; attempt++) {
+    const round = [{ list, resolved }];
     // The record's answer names the product, resolved from the snapshot stored with it (as ./index.ts records).
     const head = recorder?.claim(new Map([[list.item.index, { ok: true, product: { $product: resolved.productId } }]]));
     const tail = recorder ? [recorder.snapshot(`p.${P.id} = ?1`, resolved.productId)] : [];
-    // A body refused whatever is stored (./variants-route.ts, Refused), or under an If-Match the
-    // product's version no longer meets, is not written.
-    const skip = list.refused || resolved.changed;
+    // A body refused whatever is stored (./variants-route.ts, Refused) or by what `resolve` read,
+    // or under an If-Match the product's version no longer meets, is not written.
+    const skip = list.refused || resolved.changed || resolved.refused;
     const written = !skip && (await writeRound(db, round, now, options, head ?? [], tail, recorder?.idem));
     if (written) return written;
     const diagnosis = resolved.changed ? "changed" : await diagnose(db, list, resolved);
@@ -303,6 +304,12 @@ export async function writeVariants(
     // Nothing refused now: a concurrent change, which a body refused as it is or paths merged as read
     // (a stale read) leave to the JavaScript plan.
     if (refused === "plan" || (!refused && (list.refused || resolved.categories !== undefined))) return undefined;
+    if (refused && "slug" in refused) {
+      // A product without a slug gets the one the read derived, written in the batch again.
+      if (resolved.slugless) return undefined;
+      resolved = { ...resolved, slugless: true, fields: { ...resolved.fields, slug: refused.slug } };
+      continue;
+    }
     if (refused) {
       const outcome = new Map([[list.item.index, refused]]);
       if (recorder) {
@@ -311,6 +318,8 @@ export async function writeVariants(
       }
       return { outcomes: outcome, events: [] };
     }
+    // A concurrent change: planned again from the product as it is (a slug derived may be given now).
+    resolved = product;
     await afterLostRace(attempt, "the product");
   }
 }

@@ -13,7 +13,7 @@ import { MAX_VARIANTS } from "../schema";
 import { MAX_ANSWER_BYTES, SIZE_SQL } from "../size";
 import { productETag, VERSION_OF } from "../version";
 import { fail } from "./select";
-import { listGuards, roundConditions } from "./variants-guards";
+import { listGuards, roundConditions, slugged } from "./variants-guards";
 import { MODE, type Resolved, type SqlList } from "./variants-route";
 import { UPDATE_PRODUCT_FIELDS } from "./write";
 
@@ -62,11 +62,13 @@ const PLACE = 4_294_967_296;
 /**
  * ?1 the round's items [{p: product id, m: list (MODE), n: the option names the entries give
  * (null: none), f: the place of the first entry in its list, s: the place of the first in ?2, c:
- * their number, o: the item's place in the round}], ?2 their packed entries, one list. The
+ * their number, o: the item's place in the round, d: 1 when the batch writes its slug}], ?2 their
+ * packed entries, one list. The
  * names are the product's unless a sync gives others (a rename: every entry then gives values,
  * unless the count of options stays) or it has none yet (its first variants). Entries of an add
- * or update whose names differ, or of a product that has no slug yet (the JavaScript plan derives
- * one), give no rows, which the guard refuses. A sync matches by SKU, else by the values (an
+ * or update whose names differ, or of a product that has no slug yet unless the batch writes one
+ * (derived after a read finds none: ./variants-rounds.ts, writeVariants), give no rows, which the
+ * guard refuses. A sync matches by SKU, else by the values (an
  * entry naming a variant by SKU without values keeps its values); an update by id, changing the
  * values it gives; an add matches nothing (a combination or an own SKU that exists is refused)
  * and places its entries after the product's last variant.
@@ -75,14 +77,14 @@ const plan = (stock: boolean) => `
   INSERT INTO ${S.$} (${S.entry}, ${S.productId}, ${S.variantId}, ${each(so, ", ")}, ${S.bad}, ${S.data})
   WITH i AS MATERIALIZED (
     SELECT i.value->>'p' AS pid, i.value->>'m' AS mode, i.value->>'n' AS names, i.value->>'f' AS off,
-      i.value->>'s' AS start, i.value->>'c' AS cnt, i.value->>'o' AS ord
+      i.value->>'s' AS start, i.value->>'c' AS cnt, i.value->>'o' AS ord, i.value->>'d' AS slugged
     FROM json_each(?1) AS i
   ), p AS MATERIALIZED (
     SELECT p.${P.id} AS pid, i.mode, i.off, i.start, i.cnt, i.ord,
       json_array_length(coalesce(i.names, p.${P.optionNames})) AS n, json_array_length(p.${P.optionNames}) AS cur,
       iif(i.mode = ${MODE.add}, (SELECT coalesce(max(v.${V.position}), -1) + 1 FROM ${V.$} AS v WHERE v.${V.productId} = p.${P.id}), 0) AS first
     FROM i JOIN ${P.$} AS p ON p.${P.id} = i.pid
-    WHERE p.${P.slug} IS NOT NULL
+    WHERE (p.${P.slug} IS NOT NULL OR i.slugged)
       AND (i.names IS NULL OR i.mode = ${MODE.sync} OR json(i.names) = json(p.${P.optionNames}) OR p.${P.optionNames} = '[]')
   ), e AS MATERIALIZED (
     SELECT p.ord * ${PLACE} + j.key - p.start + p.first + p.off AS entry, j.value AS data, p.pid, p.n, p.cur, p.mode,
@@ -227,7 +229,7 @@ export function plans(db: DB, round: RoundItem[], k: number): D1PreparedStatemen
     if (!l) return;
     for (const [part, from, c] of l.entries) {
       if (meta.length && size + part.length > MAX_JSON_BYTES / 3) flush();
-      meta.push({ p: resolved.productId, m: l.mode, n: l.names, f: from, s: count, c, o });
+      meta.push({ p: resolved.productId, m: l.mode, n: l.names, f: from, s: count, c, o, ...slugged(round[o]) });
       if (c) parts.push(part.slice(1, -1));
       size += part.length;
       count += c;
