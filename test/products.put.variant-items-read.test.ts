@@ -250,8 +250,10 @@ describe("several items, one refused as it is", () => {
   });
 });
 
-describe("items without a list after the rounds", () => {
-  it("apply an item naming a product the rounds write after them, in order", async () => {
+// A body with an item without a list is the general plan's whole: its products change in one
+// batch a round, never the rounds' batch and another after it.
+describe("a body with items without a list", () => {
+  it("applies an item naming a product an item with a list names, after it, in order", async () => {
     const r = await same(2, (p, made) => [
       { sku: `${p[0]}s`, variants: { sync: [{ sku: `${p[0]}s`, qty: 2 }] } },
       {
@@ -262,22 +264,22 @@ describe("items without a list after the rounds", () => {
     ]);
     expect(r.json).toMatchObject({ success: 3, errors: [] });
     expect(r.after[0]).toMatchObject({ title: "After the sync", price: 120, variants: [{ qty: 2 }] });
-    // The rounds' read and batch, then the general plan's read and batch for the last item.
+    // Two rounds of the general plan (the first product is named twice), a read and a batch each.
     expect(r.calls).toHaveLength(4);
   });
 
-  it("follow the rounds with an item giving a SKU or slug no product of the rounds has", async () => {
+  it("writes an item giving a SKU or slug beside a list's item in one batch", async () => {
     const r = await same(2, (p, made) => [
       { product_id: made[0].product_id, variants: { sync: [{ sku: `${p[0]}s` }] } },
       { product_id: made[1].product_id, sku: `${p[1]}p`, slug: `${p[1].toLowerCase()}slug` },
     ]);
     expect(r.json).toMatchObject({ success: 2, errors: [] });
     expect(r.after[1]).toMatchObject({ sku: "<1>p", slug: "<1l>slug" });
-    // The rounds' batch, then the general plan's read and batch.
-    expect(r.calls).toHaveLength(3);
+    // The general plan's read and batch.
+    expect(r.calls).toHaveLength(2);
   });
 
-  it("plan the body whole when such an item gives a SKU a product of the rounds has", async () => {
+  it("refuses an item giving a SKU another item's list syncs away (the catalog as read)", async () => {
     const r = await same(2, (p, made) => [
       { product_id: made[0].product_id, variants: { sync: [{ sku: `${p[0]}s` }] } },
       // The SKU the first item syncs away: taken when the body is planned whole (as read).
@@ -287,7 +289,7 @@ describe("items without a list after the rounds", () => {
     expect(r.after[0]).toMatchObject({ variants: [{ sku: "<0>s" }] });
   });
 
-  it("plan the body whole when such an item frees a SKU a later round could take", async () => {
+  it("lets a later round take a SKU an item of the first round frees", async () => {
     const r = await same(2, (p, made) => [
       { product_id: made[0].product_id, variants: { sync: [{ sku: `${p[0]}s` }] } },
       // Frees <1>s ...

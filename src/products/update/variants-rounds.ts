@@ -29,11 +29,9 @@ import { ROUND, type RoundItem, writeRound } from "./variants-sql";
 // items; a round refused again is read again. What that read cannot word (the forms
 // ./refusals.ts leaves to the JavaScript plan, a concurrent writer) is handed with the items not
 // yet written to the JavaScript plan (./index.ts), which words it as it does for any request; the
-// record of the Idempotency-Key travels with them. Items the rounds do not take (no list, or a
-// list only the JavaScript plan takes) follow in the JavaScript plan when each names its product
-// by id, gives no SKU or slug (it would see what the rounds freed, where the JavaScript plan reads
-// the catalog once for the items of a round) and, naming a product the rounds write, comes after
-// their items and frees no SKU (`inOrder`).
+// record of the Idempotency-Key travels with them. A body with an item the rounds do not take (no
+// list, or a form only the JavaScript plan takes) is the JavaScript plan's whole: written after
+// the rounds, its items' products would change in another batch.
 
 const P = sqlNames(products);
 const K = sqlNames(skus);
@@ -48,32 +46,6 @@ const CLAIMS_GUARD = `
     WHERE k.${K.productId} <> r.value->>0
   UNION ALL SELECT p.${P.id} FROM json_each(?2) AS r JOIN ${P.$} AS p ON p.${P.slug} = r.value->>1
     WHERE p.${P.id} <> r.value->>0`;
-
-// A SKU (?1: [[product id, SKU]]) or slug (?2) an item after the rounds gives that a product the
-// rounds write (?3) has as the batch begins: they might free it before that item is planned, where
-// the JavaScript plan would plan it against the catalog as read. Nothing is written; the body is
-// the JavaScript plan's whole (`writeRounds`).
-const AFTER_CLAIMS_GUARD = `
-  INSERT INTO ${STALE.$} (${STALE.productId})
-  SELECT k.${K.productId} FROM json_each(?1) AS r JOIN ${K.$} AS k ON k.${K.sku} = r.value->>1
-    WHERE k.${K.productId} <> r.value->>0 AND k.${K.productId} IN (SELECT value FROM json_each(?3))
-  UNION ALL SELECT p.${P.id} FROM json_each(?2) AS r JOIN ${P.$} AS p ON p.${P.slug} = r.value->>1
-    WHERE p.${P.id} <> r.value->>0 AND p.${P.id} IN (SELECT value FROM json_each(?3))`;
-
-/** AFTER_CLAIMS_GUARD for the SKUs and slugs the items after the rounds give, against `ids`. */
-function afterClaimsGuard(db: DB, rest: UpdateItem[], ids: number[]): D1PreparedStatement[] {
-  const skus: [number, string][] = [];
-  const slugs: [number, string][] = [];
-  for (const { data: d } of rest) {
-    if (typeof d.sku === "string") skus.push([d.product_id as number, d.sku]);
-    if (typeof d.slug === "string") slugs.push([d.product_id as number, d.slug]);
-  }
-  if (!skus.length && !slugs.length) return [];
-  const parts = skus.length ? jsonChunks(skus) : ["[]"];
-  return parts.map((part, i) =>
-    stmt(db, AFTER_CLAIMS_GUARD, part, i ? "[]" : JSON.stringify(slugs), JSON.stringify(ids)),
-  );
-}
 
 /** The SKUs and slugs the items of a round give, for CLAIMS_GUARD. */
 function claimsGuard(db: DB, round: RoundItem[]): D1PreparedStatement[] {
@@ -105,56 +77,20 @@ export type Rounds = {
 };
 
 /**
- * The items the rounds take (each with a list they take, naming its product by id, variant id or
- * SKU) and the others of a body of several, which the JavaScript plan takes after them; undefined
- * when an item the rounds do not take would not be planned as the JavaScript plan plans the body
- * whole (`inOrder`), or gives a SKU or slug (it would see what the rounds freed or took, where
- * the JavaScript plan reads the catalog for the items of a round at once).
+ * The items of a body of several when the rounds take every one (each with a list they take,
+ * naming its product by id, variant id or SKU); undefined otherwise: the JavaScript plan plans the
+ * body whole, so the products of different items are written in one batch, as a request's change
+ * is (docs/security.md, "Nothing half-written when D1 fails").
  */
-export function listsInSql(items: UpdateItem[]): { sql: SqlList[]; rest: UpdateItem[] } | undefined {
+export function listsInSql(items: UpdateItem[]): SqlList[] | undefined {
   if (items.length < 2) return undefined;
   const sql: SqlList[] = [];
-  const rest: UpdateItem[] = [];
   for (const item of items) {
     const list = variantInSql(item);
-    if (list) sql.push(list);
-    else rest.push(item);
+    if (!list) return undefined;
+    sql.push(list);
   }
-  const byId = sql.flatMap(({ selector: s, item }) => ("productId" in s ? [{ productId: s.productId, item }] : []));
-  // A SKU or slug an item of the rounds gives too: the JavaScript plan words the clash, or the
-  // later of them finds it taken by the earlier, as their rounds fall.
-  const given = new Set(sql.flatMap((l) => claims(l.item)));
-  const clash = rest.some((i) => claims(i).some((c) => given.has(c)));
-  return sql.length && inOrder(rest, byId) && !clash ? { sql, rest } : undefined;
-}
-
-/**
- * Whether each item the JavaScript plan takes after the rounds names its product by id and, when
- * an item of the rounds names it too, comes after every such item (each product's items applied in
- * order) and frees no SKU (no `sku` at all, no list): it follows them in a later round of the
- * JavaScript plan, whose items of other products could have taken a SKU it freed.
- */
-function inOrder(rest: UpdateItem[], written: { productId: number; item: UpdateItem }[]): boolean {
-  const lastOf = new Map<number, number>();
-  for (const { productId, item } of written) lastOf.set(productId, Math.max(item.index, lastOf.get(productId) ?? -1));
-  return rest.every(({ index, data: d }) => {
-    if (d.product_id === undefined) return false;
-    const last = lastOf.get(d.product_id);
-    return last === undefined || (last < index && !mayFree(d));
-  });
-}
-
-/** Whether an item may free a SKU or slug (or take one): it gives a SKU, a slug or a list. */
-const mayFree = (d: UpdateItem["data"]) => d.sku !== undefined || d.slug !== undefined || d.variants !== undefined;
-
-/** The SKUs and slug an item gives. */
-function claims({ data: d }: UpdateItem): string[] {
-  const out = typeof d.slug === "string" ? [`slug ${d.slug}`] : [];
-  if (typeof d.sku === "string") out.push(`sku ${d.sku}`);
-  for (const l of [d.variants?.sync, d.variants?.add, d.variants?.update]) {
-    for (const e of l ?? []) if (typeof e.sku === "string") out.push(`sku ${e.sku}`);
-  }
-  return out;
+  return sql;
 }
 
 /**
@@ -167,33 +103,32 @@ export function plain(o: ItemOutcome): ItemOutcome {
   return { ok: true, product: uncarried(o.product.text) as ProductOut };
 }
 
-/** Writes the items in rounds; `rest`, the items the JavaScript plan takes after them. */
+/** Writes the items in rounds; `rest` of the answer: the items the JavaScript plan takes on. */
 export async function writeRounds(
   db: DB,
-  { sql, rest }: { sql: SqlList[]; rest: UpdateItem[] },
+  sql: SqlList[],
   now: number,
   recorder: Recorder | undefined,
   options: WriteOptions,
 ): Promise<Rounds> {
-  const state: Rounds = { outcomes: new Map(), events: [], touched: new Set(), recorded: false, rest };
+  const state: Rounds = { outcomes: new Map(), events: [], touched: new Set(), recorded: false, rest: [] };
   // What the items select and derive, read for all of them at once (./variants-round-read.ts),
   // before the first round and again before each later one whose items need it: as the JavaScript
   // plan reads each round, a later item finds what the rounds before it left. Forms the read leaves
-  // to the JavaScript plan, or an item after the rounds naming a product a selection names, hand
-  // it the items not yet written; so does a first read whose selections all find nothing.
+  // to the JavaScript plan hand it the items not yet written; so does a first read whose
+  // selections all find nothing.
   // Before anything is written, the body is handed whole: items decided so far (a 404, a refusal)
   // hold their products in the JavaScript plan's rounds, which then fall as they would have.
   const hand = (items: SqlList[]) => {
     const whole = !state.recorded && !state.touched.size;
     if (whole) state.outcomes.clear();
-    state.rest = [...(whole ? sql : items).map((l) => l.item), ...rest].sort((a, b) => a.index - b.index);
+    state.rest = (whole ? sql : items).map((l) => l.item).sort((a, b) => a.index - b.index);
     return state;
   };
   let pending = sql;
   for (let first = true; pending.length; first = false) {
     const read = await readRoundItems(db, pending);
-    const named = read?.items.map((r) => ({ productId: r.resolved.productId, item: r.list.item })) ?? [];
-    if (!read || (first && !read.items.length) || !inOrder(rest, named)) return hand(pending);
+    if (!read || (first && !read.items.length)) return hand(pending);
     for (const [i, o] of read.missing) state.outcomes.set(i, o);
     const inRound = new Set<number>();
     let round: RoundItem[] = [];
@@ -203,11 +138,6 @@ export async function writeRounds(
       else round.push(r);
       inRound.add(r.resolved.productId);
     }
-    // The products of this round and the later ones, which may free what an item after them gives.
-    const ahead = read.items.map((r) => r.resolved.productId);
-    // An item after the rounds that frees a SKU or slug is planned in the JavaScript plan's round
-    // its product falls in, before later rounds of these items that could take it.
-    if (first && later.length && rest.some((i) => mayFree(i.data))) return hand(pending);
     // Items refused as they are hold their product for the round, as in the JavaScript plan, and
     // are worded from one read before the round writes (the catalog as their round finds it).
     const refused = round.filter((r) => r.list.refused);
@@ -219,15 +149,14 @@ export async function writeRounds(
       round = round.filter((r) => !r.list.refused);
     }
     for (;;) {
-      const last = !later.length && !rest.length;
+      const last = !later.length;
       const { head, tail } = record(recorder, state, round, last);
       if (!round.length) {
         // Every item of the round refused: only the last records the answer.
         if (head.length && last) await runClaimed(db, recorder?.idem, head, tail);
         break;
       }
-      const guards = [...claimsGuard(db, round), ...afterClaimsGuard(db, rest, ahead)];
-      const written = await writeRound(db, round, now, options, head, tail, recorder?.idem, guards);
+      const written = await writeRound(db, round, now, options, head, tail, recorder?.idem, claimsGuard(db, round));
       if (written) {
         state.recorded ||= head.length > 0;
         for (const [i, o] of written.outcomes) state.outcomes.set(i, o);
