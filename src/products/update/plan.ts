@@ -10,6 +10,7 @@ import {
   applyEntry,
   countsTwice,
   created,
+  expecting,
   finalChecks,
   fromRow,
   listNames,
@@ -76,8 +77,8 @@ export function plan(t: Target, snap: Snapshot): Plan | Failed {
   const expected = d.expected_qty ?? d.expected_stock;
 
   let states = (snap.variants.get(p.id) ?? []).map(fromRow);
-  if (t.variant) selectedVariant(t, states, f);
-  else if (d.adjust !== undefined) product.adjust = d.adjust;
+  const selected = t.variant ? selectedVariant(t, states, f) : undefined;
+  if (!t.variant && d.adjust !== undefined) product.adjust = d.adjust;
 
   const current = optionNames(p);
   const { sync, add, update, names } = listNames(d, current, f);
@@ -144,7 +145,7 @@ export function plan(t: Target, snap: Snapshot): Plan | Failed {
     if (p.stock !== expected) f.add(409, `${expectedPath}: product ${p.id} has stock ${p.stock}, not ${expected}`);
     expect.push([null, expected]);
   }
-  for (const s of states) {
+  for (const s of expecting(states, selected)) {
     if (!s.expected || !s.row) continue;
     const { qty, path } = s.expected;
     if (s.row.qty !== qty) f.add(409, `${path}: ${s.label} has qty ${s.row.qty}, not ${qty}`);

@@ -11,6 +11,7 @@ import {
   applyEntry,
   countsTwice,
   created,
+  expecting,
   finalChecks,
   fromRow,
   listNames,
@@ -74,7 +75,7 @@ export function refusal(
   // entry; beside one list, only product-only fields, so nothing changes), as ./plan.ts orders them.
   const stored = snap.variants.get(p.id) ?? [];
   const before = t.variant || several ? stored.map(fromRow) : [];
-  if (t.variant) selectedVariant(t, before, f);
+  const selected = t.variant ? selectedVariant(t, before, f) : undefined;
 
   const current = optionNames(p);
   const { sync, add, update, names } = listNames(d, current, f);
@@ -95,7 +96,7 @@ export function refusal(
   else if (add.length) states = added(add, c);
   else states = updated(update, c);
   // A lean read leaves out the variants no check refuses (./refusal-read.ts).
-  const skus = finalState(t, snap, product, states, sound, f);
+  const skus = finalState(t, snap, product, states, sound, f, selected);
   if (f.any) return f.outcome();
   if (lean) return "full";
   const finalNames = states.length ? names : [];
@@ -238,7 +239,8 @@ function updated(update: Located<VariantUpdateEntry>[], c: Context) {
 
 /**
  * The checks of the product as the list leaves it: what the batch's constraints refuse. `sound`:
- * how many variants it leaves beside `states` that no check refuses.
+ * how many variants it leaves beside `states` that no check refuses; `selected`, the selected
+ * variant's state.
  */
 function finalState(
   t: Target,
@@ -247,6 +249,7 @@ function finalState(
   states: VariantState[],
   sound: number,
   f: Failures,
+  selected?: VariantState,
 ): Located<string>[] {
   const p = t.product;
   const count = states.length + sound;
@@ -263,7 +266,7 @@ function finalState(
   if (!t.variant && !count && expected !== undefined && p.stock !== expected) {
     f.add(409, `${expectedPath}: product ${p.id} has stock ${p.stock}, not ${expected}`);
   }
-  for (const s of states) {
+  for (const s of expecting(states, selected)) {
     if (!s.expected || !s.row) continue;
     const { qty, path } = s.expected;
     if (s.row.qty !== qty) f.add(409, `${path}: ${s.label} has qty ${s.row.qty}, not ${qty}`);

@@ -296,8 +296,8 @@ const BODY_TO_VARIANT = [
   ["visible", "visible"],
 ] as const;
 
-/** The body's variant fields applied to the variant the item selects, before its lists (docs/stock.md). */
-export function selectedVariant(t: Target, states: VariantState[], f: Failures) {
+/** The body's variant fields applied to the variant the item selects, before its lists (docs/stock.md); its state. */
+export function selectedVariant(t: Target, states: VariantState[], f: Failures): VariantState {
   const d = t.item.data;
   const s = states.find((x) => x.id === t.variant?.id) as VariantState;
   for (const [from, col] of BODY_TO_VARIANT) {
@@ -309,6 +309,15 @@ export function selectedVariant(t: Target, states: VariantState[], f: Failures) 
   const expectedPath = d.expected_stock === undefined ? "expected_qty" : "expected_stock";
   if (expected !== undefined) s.expected = { qty: expected, path: expectedPath };
   adjustQty(s, d.adjust, "adjust", f);
+  return s;
+}
+
+/**
+ * The states whose expected counts are conditions: those the request leaves, and the selected
+ * variant though a sync deletes it (its count is expected as stored, before the lists).
+ */
+export function expecting(states: VariantState[], selected?: VariantState): VariantState[] {
+  return selected?.expected && !states.includes(selected) ? [...states, selected] : states;
 }
 
 /**
