@@ -39,7 +39,7 @@ describe("a variant list the SQL plan refuses", () => {
       "a combination repeated as the list leaves the product",
       (c) => ({ update: [{ variant_id: c.v[2], variant_option1_value: "s" }] }),
       409,
-      (c) => [`variant ${c.v[2]}: option combination (s) is also used by variant ${c.v[0]}`],
+      (c) => [`variants.update[0]: option combination (s) is also used by variant ${c.v[0]}`],
     ],
     [
       "two entries on one variant and a missing value",

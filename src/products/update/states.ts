@@ -34,6 +34,8 @@ export type VariantState = {
   label: string;
   skuPath: string;
   qtyPath?: string;
+  /** The entry that set the option values, which a clash of combinations names. */
+  valuesPath?: string;
   /** What the request adds to the stored qty (docs/stock.md), when it sets no count. */
   adjust?: number;
   /** The stored qty the request expects, and the path that gave it. */
@@ -74,6 +76,7 @@ export function set(s: VariantState, col: Col, value: unknown, path: string) {
     s.adjust = undefined;
   }
   if (col === "sku") s.skuPath = path;
+  if (col === "values") s.valuesPath = path;
 }
 
 /**
@@ -221,8 +224,9 @@ export function finalChecks(
   for (const s of f.any ? [] : states) {
     const key = comboKey(s.cur.values);
     const other = seen.get(key);
-    if (other) f.add(409, `${s.label}: option combination ${showValues(s.cur.values)} is also used by ${other}`);
-    else seen.set(key, s.label);
+    if (other) {
+      f.add(409, `${s.valuesPath ?? s.label}: option combination ${showValues(s.cur.values)} is also used by ${other}`);
+    } else seen.set(key, s.label);
   }
   if (negative.length) {
     f.add(409, `disable_minusqty: stock is negative for ${negative.join(", ")}; set their stock first`);
