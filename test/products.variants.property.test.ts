@@ -1,7 +1,8 @@
-import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
+  cleaned,
+  type Entry,
   ifMatch,
   items,
   normal,
@@ -13,6 +14,16 @@ import {
   seed,
   severalItems,
 } from "./fixtures/variant-bodies";
+import {
+  catalogInvariants,
+  invariants,
+  type Json,
+  meaning,
+  namesPath,
+  refusal,
+  stateOf,
+  store,
+} from "./fixtures/variant-checks";
 import { get, post, put, subscribeAll, uid } from "./helpers";
 
 // PUT /v1/products with variant lists (docs/products.md, "Updating products", "Variants"), on the
@@ -21,188 +32,6 @@ import { get, post, put, subscribeAll, uid } from "./helpers";
 
 // Events are recorded only while an endpoint subscribes (docs/webhooks.md).
 beforeAll(subscribeAll);
-
-type Json = Record<string, any>;
-type Body = Json | Json[];
-
-const OPTION = /^variant_option[1-5]_(name|value)$/;
-
-/** Whether `path` (`variants.sync[2].sku`) is a place in `body`, or an option an entry there leaves out. */
-function inBody(path: string, body: unknown): boolean {
-  let at = body;
-  let rest = path;
-  let last: string | number = "";
-  let parent: unknown;
-  while (rest) {
-    const m = /^(?:\.?([A-Za-z_][\w-]*)|\[(\d+)\])/.exec(rest);
-    if (!m || at === null || typeof at !== "object") return false;
-    rest = rest.slice(m[0].length);
-    last = m[1] ?? Number(m[2]);
-    parent = at;
-    at = (at as Json)[last];
-  }
-  return at !== undefined || (typeof parent === "object" && OPTION.test(String(last)));
-}
-
-/**
- * Whether an error names a field path of the body: `[j].` then a path of item j, a path, the
- * If-Match header, or a stored variant (`variant 17: SKU X is also used by variants.update[0].sku`)
- * with the body's path that clashes with it last. One form names no path of the body: two stored
- * variants an update leaves with one combination (`variant 18: option combination (c) is also
- * used by variant 17`, when an update names a variant twice).
- */
-function namesPath(error: string, body: unknown, header: boolean): boolean {
-  const item = /^\[(\d+)\](\.|: )/.exec(error);
-  if (item) return Array.isArray(body) && namesPath(error.slice(item[0].length), body[Number(item[1])], header);
-  const head = error.split(": ", 1)[0];
-  if (head === "If-Match") return header;
-  if (/^variant \d+$/.test(head)) {
-    const named = error.split(" ").at(-1) ?? "";
-    return inBody(named, body) || /^variant \d+: option combination \(.*\) is also used by variant \d+$/.test(error);
-  }
-  return head !== error && inBody(head, body);
-}
-
-const first = async <T>(query: string, ...args: unknown[]) =>
-  (await env.DB.prepare(query)
-    .bind(...args)
-    .first<T>()) as T;
-
-/** All a request may change of a product: its answer, ETag, version, SKUs in the registry, events. */
-async function stateOf(id: number) {
-  const g = await get(`/v1/products/${id}`);
-  const skus = await env.DB.prepare("SELECT sku, variant_id FROM skus WHERE product_id = ? ORDER BY sku")
-    .bind(id)
-    .all();
-  return {
-    product: g.json,
-    etag: g.headers.get("etag"),
-    version: await first<{ version: number }>("SELECT version FROM product_versions WHERE product_id = ?", id),
-    skus: skus.results,
-    events: await first<{ n: number }>("SELECT count(*) AS n FROM events WHERE product_id = ?", id),
-  };
-}
-
-/** The registry and the events of the whole store, which a refused request leaves as they are. */
-const store = () =>
-  first(
-    "SELECT (SELECT count(*) FROM skus) AS skus, (SELECT count(*) FROM events) AS events, (SELECT total(product_id) FROM skus) AS owners",
-  );
-
-const values = (v: Json) => [1, 2, 3, 4, 5].map((n) => v[`variant_option${n}_value`] ?? null);
-
-/** What the store keeps whatever a request did (docs/products.md, "Variants", "Limits"). */
-async function invariants(id: number) {
-  const { product: p } = await stateOf(id);
-  const vs = p.variants as Json[];
-  expect(vs.length).toBeLessThanOrEqual(2048);
-  const combos = vs.map((v) => JSON.stringify(values(v)));
-  expect(new Set(combos).size, "a combination twice").toBe(combos.length);
-  const own = [p.sku, ...vs.map((v) => v.sku)].filter((s) => s !== null);
-  expect(new Set(own).size, "a SKU twice in the product").toBe(own.length);
-  // The registry holds exactly the product's SKUs, so none is another product's.
-  const registry = await env.DB.prepare("SELECT sku, variant_id FROM skus WHERE product_id = ? ORDER BY sku")
-    .bind(id)
-    .all();
-  const expected = [
-    ...(p.sku === null ? [] : [{ sku: p.sku, variant_id: null }]),
-    ...vs.filter((v) => v.sku !== null).map((v) => ({ sku: v.sku, variant_id: v.variant_id })),
-  ].sort((a, b) => (a.sku < b.sku ? -1 : 1));
-  expect(registry.results).toEqual(expected);
-  if (p.disable_minusqty === "1") expect(vs.every((v) => v.qty >= 0)).toBe(true);
-  // Positions are dense, in the order the product answers its variants.
-  const rows = await env.DB.prepare("SELECT id, position FROM variants WHERE product_id = ? ORDER BY position, id")
-    .bind(id)
-    .all<{ id: number; position: number }>();
-  expect(rows.results.map((r) => r.id)).toEqual(vs.map((v) => v.variant_id));
-  const base = rows.results[0]?.position ?? 0;
-  expect(rows.results.map((r) => r.position - base)).toEqual(vs.map((_, i) => i));
-}
-
-/** Every SKU of the catalog once, and the registry holding each of them. */
-async function catalogInvariants() {
-  const twice = await env.DB.prepare(
-    "SELECT sku FROM (SELECT sku FROM products UNION ALL SELECT sku FROM variants) WHERE sku IS NOT NULL GROUP BY sku HAVING count(*) > 1",
-  ).all();
-  expect(twice.results).toEqual([]);
-  const counts = await first<{ rows: number; registry: number }>(
-    "SELECT (SELECT count(sku) FROM products) + (SELECT count(sku) FROM variants) AS rows, (SELECT count(*) FROM skus) AS registry",
-  );
-  expect(counts.rows).toBe(counts.registry);
-}
-
-const OPTIONS = [1, 2, 3, 4, 5].map((n) => `variant_option${n}_value`);
-
-/** The fields an entry gives, an `adjust` giving the qty (`expected_qty` and the id give none). */
-const givenBy = (e: Json) => Object.keys(e).map((k) => (k === "adjust" ? "qty" : k));
-
-/** Every field of `v` but those given and the option names (a sync may rename options) is as `was`. */
-function kept(v: Json, was: Json, given: string[]) {
-  for (const [k, x] of Object.entries(was)) {
-    if (!given.includes(k) && !/_name$/.test(k)) expect(v[k], k).toEqual(x);
-  }
-}
-
-/**
- * The variants an accepted list leaves, as docs/products.md ("Variants") says, without matching
- * more than a sync's SKU-or-values rule: their ids, SKUs, option values, qty and price, and every
- * field no entry gives kept. `price` is the product's price after the request (a new variant's).
- */
-function meaning(mode: string, entries: Json[], was: Json[], now: Json[], price: number) {
-  const ids = was.map((v) => v.variant_id);
-  const fresh = (v: Json, e: Json) => {
-    expect(ids, "a new variant has a new id").not.toContain(v.variant_id);
-    expect([v.sku, v.qty, v.price]).toEqual([e.sku ?? null, e.qty ?? 0, e.price ?? price]);
-  };
-  const gives = (v: Json, e: Json) => {
-    for (const k of ["sku", "qty", "price", ...OPTIONS]) if (k in e && k !== "qty") expect(v[k], k).toEqual(e[k]);
-  };
-  if (mode === "sync") {
-    // The entries in order; one matches the variant with its SKU, or without a SKU the one with its values.
-    expect(now).toHaveLength(entries.length);
-    entries.forEach((e, i) => {
-      const match =
-        "sku" in e
-          ? was.find((v) => v.sku === e.sku)
-          : was.find((v) => OPTIONS.every((k) => (v[k] ?? null) === (e[k] ?? null)));
-      if (match) {
-        expect(now[i].variant_id, `sync[${i}] keeps its variant`).toBe(match.variant_id);
-        kept(now[i], match, givenBy(e));
-      } else fresh(now[i], e);
-      gives(now[i], e);
-      if ("qty" in e) expect(now[i].qty).toBe(e.qty);
-    });
-  } else if (mode === "add") {
-    // The variants as they were, then the entries in order.
-    expect(now.slice(0, was.length)).toEqual(was);
-    expect(now).toHaveLength(was.length + entries.length);
-    entries.forEach((e, i) => {
-      fresh(now[was.length + i], e);
-      gives(now[was.length + i], e);
-    });
-  } else {
-    // The same variants in the same order; each named one takes its entries' fields in order (an
-    // adjust moves the qty it has so far), the others are as they were.
-    expect(now.map((v) => v.variant_id)).toEqual(ids);
-    was.forEach((v, i) => {
-      const named = entries.filter((e) => e.variant_id === v.variant_id);
-      kept(now[i], v, named.flatMap(givenBy));
-      gives(now[i], Object.assign({}, ...named));
-      let qty = v.qty;
-      for (const e of named) qty = "qty" in e ? e.qty : qty + (e.adjust ?? 0);
-      expect(now[i].qty, `qty of variant ${v.variant_id}`).toBe(qty);
-    });
-  }
-}
-
-/** A refusal: a JSON envelope whose errors name the body's paths. */
-function refusal(r: Awaited<ReturnType<typeof put>>, body: Body, header: boolean) {
-  expect(r.status, r.text).toBeGreaterThanOrEqual(400);
-  expect(r.status, r.text).toBeLessThan(500);
-  expect(r.json, r.text).toMatchObject({ success: 0, notices: expect.any(Array) });
-  expect(r.json.errors.length, r.text).toBeGreaterThan(0);
-  for (const e of r.json.errors) expect(namesPath(e, body, header), e).toBe(true);
-}
 
 /** The foreign product whose SKU some entries take (refused). */
 async function foreignSku() {
@@ -249,16 +78,27 @@ describe("PUT of one item with variant lists", () => {
       { numRuns: 120 },
     );
     await catalogInvariants();
-    // The properties of either side must have been held on a fair share of the draws.
-    expect(accepted).toBeGreaterThan(15);
-    expect(replayed).toBeGreaterThan(15);
+    // The properties of either side must have been held on a fair share of the draws (21 to 24
+    // of 120 accepted, 30 to 39 replayed, in runs).
+    expect(accepted).toBeGreaterThan(8);
+    expect(replayed).toBeGreaterThan(10);
   }, 120_000);
 
   it("an accepted sync, add or update leaves what its entries mean", async () => {
     const foreign = await foreignSku();
     const checked = { sync: 0, add: 0, update: 0 };
-    // Items naming their product by id with one list: the others are held by the properties above.
-    const oneList = scenario.map((s): Scenario => ({ ...s, select: "id", next: undefined }));
+    // Items naming their product by id with one list (the others are held by the properties
+    // above); half without the entries' refused forms, and adding SKUs the product lacks, so that
+    // each list is accepted often enough.
+    const oneList = fc.tuple(scenario, fc.boolean()).map(([drawn, clean]): Scenario => {
+      const s = clean ? cleaned(drawn) : drawn;
+      const entries = (s.entries as Entry[]).map((e) =>
+        clean && s.mode === "add" && e.sku.kind === "existing"
+          ? { ...e, sku: { kind: "new" as const, n: e.sku.i } }
+          : e,
+      );
+      return { ...s, select: "id", next: undefined, entries: entries as Scenario["entries"] };
+    });
     await fc.assert(
       fc.asyncProperty(oneList, async (s) => {
         const prefix = `${uid("M")}-`;
@@ -273,9 +113,9 @@ describe("PUT of one item with variant lists", () => {
       }),
       { numRuns: 120 },
     );
-    // Each form held on enough accepted draws (a tenth of the draws are accepted syncs, adds or updates).
+    // Each form held on enough accepted draws (8 to 22 of each in 120 draws in runs).
     expect(
-      Object.values(checked).every((n) => n >= 5),
+      Object.values(checked).every((n) => n >= 3),
       JSON.stringify(checked),
     ).toBe(true);
   }, 120_000);
@@ -288,7 +128,8 @@ describe("PUT of one item with variant lists", () => {
       (s): Scenario => ({ ...s, mode: "update", select: "id", next: undefined, own: {}, fields: {}, noMinus: false }),
     );
     await fc.assert(
-      fc.asyncProperty(guarded, async (s) => {
+      // Now and then an entry that expects one more than its variant's stored qty.
+      fc.asyncProperty(guarded, fc.option(fc.nat(5), { freq: 2 }), async (s, wrong) => {
         const prefix = `${uid("Q")}-`;
         const seeded = await seed(s, prefix);
         const was = (await get(`/v1/products/${seeded.id}`)).json;
@@ -297,9 +138,10 @@ describe("PUT of one item with variant lists", () => {
         // the first (src/products/update/states.ts), which docs/stock.md does not say.
         const expects = new Set<number>();
         const update: Json[] = [];
-        for (const e of oneItem(s, prefix, seeded, "").variants.update as Json[]) {
+        for (const [i, e] of (oneItem(s, prefix, seeded, "").variants.update as Json[]).entries()) {
           if (!stored.has(e.variant_id)) continue;
-          const { variant_id, qty, adjust, price, expected_qty } = e;
+          const { variant_id, qty, adjust, price } = e;
+          const expected_qty = i === wrong ? (stored.get(variant_id) as number) + 1 : e.expected_qty;
           update.push({
             variant_id,
             ...(adjust === undefined ? (qty === undefined ? {} : { qty }) : { adjust }),
@@ -312,7 +154,7 @@ describe("PUT of one item with variant lists", () => {
         const headers = await ifMatch(s, seeded.id);
         const body = { product_id: seeded.id, variants: { update } };
         const r = await put("/v1/products", body, { headers });
-        const wrong = update.flatMap((e, i) =>
+        const errors = update.flatMap((e, i) =>
           e.expected_qty === undefined || e.expected_qty === stored.get(e.variant_id)
             ? []
             : [
@@ -321,9 +163,9 @@ describe("PUT of one item with variant lists", () => {
         );
         if (s.ifMatch === "stale") {
           expect(r.status, r.text).toBe(412);
-        } else if (wrong.length) {
+        } else if (errors.length) {
           refused++;
-          expect([r.status, r.json.errors]).toEqual([409, wrong]);
+          expect([r.status, r.json.errors]).toEqual([409, errors]);
           expect((await get(`/v1/products/${seeded.id}`)).json).toEqual(was);
         } else {
           applied++;
@@ -333,7 +175,8 @@ describe("PUT of one item with variant lists", () => {
       }),
       { numRuns: 80 },
     );
-    expect(refused).toBeGreaterThan(5);
+    // 12 refused and 56 to 64 applied of 80 in runs.
+    expect(refused).toBeGreaterThan(3);
     expect(applied).toBeGreaterThan(20);
   }, 120_000);
 });
@@ -376,6 +219,7 @@ describe("PUT of several items with variant lists", () => {
       { numRuns: 40 },
     );
     await catalogInvariants();
+    // Bodies with accepted and refused items: 29 to 30 of 40 in runs.
     expect(partial).toBeGreaterThan(5);
   }, 120_000);
 
