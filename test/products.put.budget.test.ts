@@ -115,12 +115,8 @@ describe("lost races", () => {
     );
     const r = await put(
       "/v1/products",
-      // A variant selected by id with a SKU beside the list, which the SQL plan leaves to the JavaScript plan (read, then write).
-      {
-        variant_id: p.variants[1].variant_id,
-        sku: uid("MOVED"),
-        variants: { update: [{ variant_id: p.variants[1].variant_id, qty: 4 }] },
-      },
+      // A variant selected by id with a new SKU and no list: the JavaScript plan (read, then write).
+      { variant_id: p.variants[1].variant_id, sku: uid("MOVED"), price: 5 },
       { env: { DB: db } },
     );
     // Their sync deleted variant b, so on the fresh read ours no longer names a variant of the product.
@@ -146,7 +142,7 @@ describe("lost races", () => {
     const { db } = wrapD1({ failCall: 2 });
     const r = await put(
       "/v1/products",
-      // A variant selected by id with a SKU beside the list takes the JavaScript plan: its write batch is the second call.
+      // A variant selected by id with a SKU beside the list: a read, then the SQL plan's batch (the second call).
       { variant_id: p.variants[0].variant_id, sku: uid("MOVED"), variants: { sync: [colour("c")] } },
       { env: { DB: db } },
     );

@@ -9,10 +9,11 @@ import { createProduct, get, put, uid } from "./helpers";
 
 type V = { sku: string; variant_option1_value: string; qty: number; price: number };
 
-async function tenVariants() {
+async function tenVariants(extra: Record<string, unknown> = {}) {
   const skus = Array.from({ length: 10 }, () => uid("C"));
   const p = await createProduct({
     title: "Contended",
+    ...extra,
     variants: {
       add: skus.map((sku, i) => ({ sku, variant_option1_name: "Size", variant_option1_value: `s${i}`, qty: 0 })),
     },
@@ -32,8 +33,11 @@ const syncOf = (skus: string[], w: number) =>
 
 describe("concurrent value-only syncs of one product", () => {
   /** 8 writers at once, writer i sending `body(i)`; their round trips and the product after. */
-  async function eightWriters(body: (skus: string[], id: number, i: number) => Record<string, unknown>) {
-    const { id, skus } = await tenVariants();
+  async function eightWriters(
+    body: (skus: string[], id: number, i: number) => Record<string, unknown>,
+    product: Record<string, unknown> = {},
+  ) {
+    const { id, skus } = await tenVariants(product);
     const wraps = Array.from({ length: 8 }, () => wrapD1());
     const answers = await Promise.all(
       wraps.map((w, i) => put("/v1/products", body(skus, id, i), { env: { DB: w.db } })),
@@ -63,16 +67,21 @@ describe("concurrent value-only syncs of one product", () => {
     expect(calls).toEqual(Array(8).fill(1));
   });
 
-  it("8 writers planned in JavaScript (a variant selected by SKU with a count below 0) land in one round trip pair each, one writer's state whole", async () => {
-    const calls = await eightWriters((skus, _id, i) => ({
-      // A variant selected by SKU with a count below 0 beside the list (the sync may lift it), which
-      // the SQL plan leaves to the JavaScript plan; the same for every writer.
-      sku: skus[0],
-      stock: -1,
-      variants: { sync: syncOf(skus, i + 1) },
-    }));
-    // No writer lost a race: one read and one write each (a lost race reads and writes again).
-    expect(calls).toEqual(Array(8).fill(2));
+  it("8 writers planned in JavaScript (a variant selected by SKU with a count below 0 under disable_minusqty) land in one round trip pair each, one writer's state whole", async () => {
+    const calls = await eightWriters(
+      (skus, _id, i) => ({
+        // A variant selected by SKU with a count below 0 beside the list under disable_minusqty (the
+        // sync lifts it), which the SQL plan leaves to the JavaScript plan after its read; the same
+        // for every writer.
+        sku: skus[0],
+        stock: -1,
+        variants: { sync: syncOf(skus, i + 1) },
+      }),
+      { disable_minusqty: 1 },
+    );
+    // No writer lost a race: the SQL plan's read, then one read and one write each (a lost race
+    // reads and writes again).
+    expect(calls).toEqual(Array(8).fill(3));
   });
 
   it("a structural change in between is still seen: the loser plans again and both take effect whole", async () => {

@@ -10,7 +10,10 @@ import {
   owners,
   type Seeded,
   scenario,
+  secondList,
   seed,
+  seededAs,
+  selectedFields,
   severalItems,
 } from "./fixtures/variant-bodies";
 import { get, post, put, uid } from "./helpers";
@@ -36,6 +39,7 @@ describe("a variant sync or update planned in SQL agrees with the JavaScript pla
     const foreign = uid("FOREIGN");
     await post("/v1/products", { title: "Other", price: 1, sku: foreign });
     let fast = 0;
+    let twoWorded = 0;
     let runs = 0;
     await fc.assert(
       fc.asyncProperty(scenario, async (s) => {
@@ -57,6 +61,11 @@ describe("a variant sync or update planned in SQL agrees with the JavaScript pla
         // variant or SKU (the JavaScript plan's read is a batch of four).
         const [first, second] = w.counts.statementsPerCall;
         if (ra.status === 200 && (second === undefined || (first === 1 && w.counts.calls === 2))) fast++;
+        // Two lists (or a selected variant's fields and a list) refused, worded by the plan's read (the
+        // last call: the plan into the scratch table first), not by the JavaScript plan's read.
+        const lists = (secondList(s) ? 2 : 1) + (Object.keys(selectedFields(s, a, sa)).length ? 1 : 0);
+        const worded = w.counts.queries.at(-1)?.[0].includes("INSERT INTO variant_sync");
+        if (ra.status >= 400 && lists > 1 && worded) twoWorded++;
         expect(ra.status, `${ra.text}\n${rb.text}`).toBe(rb.status);
         expect(normal(ra.json, a, ia)).toEqual(normal(rb.json, b, ib));
         const [ga, gb] = [await get(`/v1/products/${ia}`), await get(`/v1/products/${ib}`)];
@@ -76,6 +85,8 @@ describe("a variant sync or update planned in SQL agrees with the JavaScript pla
     // a sixth of the drawn items are accepted in SQL (24 to 52 of 200 in runs; the rest are refusals,
     // or forms only the JavaScript plan takes), so a tenth leaves room for the draw's spread.
     expect(fast).toBeGreaterThan(runs / 10);
+    // Refusals of two lists worded by the plan's read: 22 to 43 of 200 in twenty runs.
+    expect(twoWorded).toBeGreaterThan(runs / 20);
   }, 120_000);
 
   it("takes one round trip for an accepted sync, and writes nothing when it refuses", async () => {
@@ -304,6 +315,13 @@ describe("a variant sync or update planned in SQL agrees with the JavaScript pla
   });
 });
 
+// Several items in one request: each on its own, in the SQL plan's rounds (src/products/update/
+// variants-rounds.ts) against the JavaScript plan. Items are drawn as above (`items`,
+// ./fixtures/variant-bodies.ts), each naming its own product or one an earlier item named (applied
+// in order, in a later round) by id, variant id or SKU, with product fields derived from the stored
+// product, a selected variant's own fields or the product's own counts (refused as it is) beside
+// the list, some claiming a SKU the item before claims or frees (refused by the JavaScript plan: a
+// clash between items, or another product's SKU as read).
 describe("several items with variant lists planned in SQL agree with the JavaScript plan", () => {
   afterEach(() => {
     jsPlanOnly.on = false;
@@ -322,7 +340,9 @@ describe("several items with variant lists planned in SQL agree with the JavaScr
         // The product each item names: its own, or an earlier item's (with that item's options).
         const seeded = new Map<number, [Seeded, Seeded]>();
         for (const j of new Set(owners(drawn))) {
-          seeded.set(j, [await seed(drawn[j].s, `${ra}${j}-`), await seed(drawn[j].s, `${rb}${j}-`)]);
+          // A clean item's product has a slug (one without is the JavaScript plan's to derive in rounds).
+          const s = seededAs(drawn, j);
+          seeded.set(j, [await seed(s, `${ra}${j}-`), await seed(s, `${rb}${j}-`)]);
         }
         const body = (run: 0 | 1, base: string) =>
           severalItems(drawn, base, (o) => seeded.get(o)?.[run] as Seeded, foreign);
@@ -354,11 +374,12 @@ describe("several items with variant lists planned in SQL agree with the JavaScr
       }),
       { numRuns: 60 },
     );
-    // A third to a half of the requests are carried whole by the rounds (18 to 29 of 60 in runs, with
-    // 26 to 33 items written): the others hold a form only the JavaScript plan takes or words (a
-    // read of the stored product first, a refused body, two lists), or an item without a list that
-    // gives a SKU. A sixth leaves room for the draw's spread.
+    // A quarter to a third of the requests are carried whole by the rounds: the others hold a
+    // refusal only the JavaScript plan words (a selected variant's leading entry, a form
+    // ./refusals.ts leaves to it), or an item without a list (which the JavaScript plan writes
+    // after the rounds). A sixth leaves room for the draw's spread. Of the items in them, 18 to 30
+    // were written in runs of 60, and 5 once: the rounds must have written some.
     expect(fast).toBeGreaterThan(runs / 6);
-    expect(written).toBeGreaterThan(runs / 6);
+    expect(written).toBeGreaterThan(runs / 20);
   }, 180_000);
 });

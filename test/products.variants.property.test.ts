@@ -1,3 +1,4 @@
+import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
@@ -183,6 +184,14 @@ describe("PUT of one item with variant lists", () => {
   }, 120_000);
 });
 
+/** The product that holds `sku`, if any. */
+async function skuOwner(sku: unknown) {
+  const row = await env.DB.prepare("SELECT product_id FROM skus WHERE sku = ?")
+    .bind(sku)
+    .first<{ product_id: number }>();
+  return row?.product_id ?? null;
+}
+
 describe("PUT of several items with variant lists", () => {
   it("applies each item on its own: a refused one writes nothing, success counts the others, the answer holds each changed product once as stored", async () => {
     const foreign = await foreignSku();
@@ -193,10 +202,17 @@ describe("PUT of several items with variant lists", () => {
         const owner = owners(drawn);
         const seeded = new Map<number, Seeded>();
         for (const j of new Set(owner)) seeded.set(j, await seed(drawn[j].s, `${base}${j}-`));
-        const ids = owner.map((o) => (seeded.get(o) as Seeded).id);
         const body = severalItems(drawn, base, (o) => seeded.get(o) as Seeded, foreign);
+        // The product each item names: by id, by its owner's variant, or by a SKU as stored before
+        // the request (an item selected by SKU may give the SKU the item before claims, naming the
+        // product that holds it).
+        const ids: number[] = [];
+        for (const [j, item] of body.entries()) {
+          const bySku = "product_id" in item || "variant_id" in item ? null : await skuOwner(item.sku);
+          ids.push("product_id" in item ? item.product_id : (bySku ?? (seeded.get(owner[j]) as Seeded).id));
+        }
         const before = new Map<number, Awaited<ReturnType<typeof stateOf>>>();
-        for (const id of new Set(ids)) before.set(id, await stateOf(id));
+        for (const { id } of seeded.values()) before.set(id, await stateOf(id));
         const r = await put("/v1/products", body);
         expect(r.status, r.text).toBeLessThan(500);
         for (const e of r.json.errors) expect(namesPath(e, body, false), e).toBe(true);

@@ -1,42 +1,80 @@
 import type { DB } from "../../db/client";
 import { runBatch, stmt } from "../../platform/d1";
 import { VERSION_OF } from "../version";
+import { RoundClaims } from "./claims";
 import { readOf, refusalReads } from "./refusal-read";
-import { type Refusal, refusal } from "./refusals";
-import { select, snapshotOf, snapshotReads } from "./select";
+import { type Claims, type Refusal, refusal } from "./refusals";
+import { type Failed, select, snapshotOf, snapshotReads } from "./select";
 import { MODE, type Resolved, type SqlList } from "./variants-route";
 import { CLEAR, MATCHES, plans, type RoundItem } from "./variants-sql";
 
 // What a refused batch of the SQL plan refused (docs/design.md, "Writes"): the batch wrote
 // nothing and said only that a constraint failed; a read batch runs the same plan again into the
 // scratch table, reads what the wording needs and empties the table, and ./refusals.ts words it
-// from the plan's matches. "plan": a form ./refusals.ts does not word yet (two lists), which the
-// JavaScript plan words; undefined: nothing is refused
-// now (a concurrent writer changed the product in between).
+// from the plan's matches. "plan": a form ./refusals.ts does not word, which the JavaScript plan
+// words; undefined: nothing is refused now (a concurrent writer changed the product in between).
+// Of two or three lists (a selected variant's leading entry is one) the read runs the plan of the
+// first list of the body (the leading entry aside), which matches the variants as stored, and
+// ./refusals.ts applies the lists after it to the states it leaves; when that finds nothing
+// refused, the JavaScript plan takes the item (it plans and words it from its own read).
 
 /**
  * One item's refusal: from the lean read first, and from the full one when only the answer size
  * can be refused (./refusal-read.ts).
  */
 export async function diagnose(db: DB, list: SqlList, resolved: Resolved): Promise<Refusal | "changed"> {
-  // Names that disagree need no matches.
-  if (list.refused !== "names" && list.lists.length !== 1) return "plan";
+  const own = byEntries(list);
   // "changed": the If-Match's version is no longer the product's (its guard refused the batch).
-  if (resolved.version !== undefined && !list.refused) {
+  if (resolved.version !== undefined && !list.refused && !resolved.refused) {
     const [now] = await runBatch(db, [stmt(db, VERSION_OF, resolved.productId)]);
     if (Number(now.results[0]?.version) !== resolved.version) return "changed";
   }
-  // The lean read holds only other products' SKUs, so a selection is found again in the full one.
-  const lean = resolved.selected ? "full" : await diagnosed(db, { list, resolved }, true);
+  if (own) return entriesRefusal(db, { list, resolved }, own);
+  // The lean read holds only other products' SKUs, so a selection is found again in the full one;
+  // it reads one list.
+  const several = list.lists.length > 1;
+  const lean = resolved.selected || several ? "full" : await diagnosed(db, { list, resolved }, true);
   if (lean !== "full") return lean;
   const full = await diagnosed(db, { list, resolved }, false);
-  return full === "full" ? undefined : full;
+  const words = full === "full" ? undefined : full;
+  return words === undefined && several ? "plan" : words;
+}
+
+/** The list whose matches the wording reads: the first, or the one after a leading entry. */
+const first = (list: SqlList) => (list.lead && list.lists.length > 1 ? 1 : 0);
+
+/**
+ * Lists whose entries are matched without the plan: any after an empty sync (nothing is left to
+ * match), and an update alone naming a variant twice (matched by id; the plan merges its entries,
+ * the wording applies them in order).
+ */
+function byEntries({ item, lists, lead }: SqlList): "emptied" | "merged" | undefined {
+  const { sync, add, update } = item.data.variants ?? {};
+  if (lead || lists.length > (sync ? 2 : 1)) return undefined;
+  if (sync?.length === 0 && (add?.length || update?.length)) return "emptied";
+  const ids = new Set(update?.map((e) => e.variant_id));
+  return !sync && !add?.length && update && ids.size < update.length ? "merged" : undefined;
+}
+
+/** The refusal of lists matched without the plan (`byEntries`), from the full read alone. */
+async function entriesRefusal(db: DB, { list, resolved }: RoundItem, by: "emptied" | "merged"): Promise<Refusal> {
+  const snap = snapshotOf(await runBatch(db, snapshotReads(db, [list.item])));
+  const t = select(list.item, snap);
+  if ("ok" in t) return t;
+  const { update = [] } = list.item.data.variants ?? {};
+  // After an empty sync the lists after it apply to no variant (the sync matched none); a merged
+  // update's entries name their variants by id.
+  const of = (id: number) => (snap.variantById.get(id)?.productId === t.product.id ? id : null);
+  const read = { snap, matches: by === "merged" ? update.map((e) => of(e.variant_id)) : [], sound: 0 };
+  const words = refusal(t, read, false, { several: by === "emptied", slugless: resolved.slugless });
+  return words === "full" ? undefined : words;
 }
 
 async function diagnosed(db: DB, item: RoundItem, lean: boolean): Promise<Refusal | "full"> {
   const { list, resolved } = item;
   // Entries that disagree on names travel as no list: their words need no match.
-  const mode = list.lists[0]?.mode ?? MODE.update;
+  const k = first(list);
+  const mode = list.lists[k]?.mode ?? MODE.update;
   const { sync, add, update } = list.item.data.variants ?? {};
   const count = list.lists.length ? (sync ?? add ?? update ?? []).length : 0;
   const of = {
@@ -46,20 +84,25 @@ async function diagnosed(db: DB, item: RoundItem, lean: boolean): Promise<Refusa
     add: mode === MODE.add,
     count,
   };
-  const ps = plans(db, [item], 0);
+  const ps = plans(db, [item], k);
   const results = await runBatch(db, [...ps, ...refusalReads(db, of, lean), stmt(db, CLEAR)]);
   const read = readOf(results.slice(ps.length, -1), of, lean);
   if (read === "full") return read;
   const t = select(list.item, read.snap);
   if ("ok" in t) return t;
-  return refusal(t, read, lean);
+  return refusal(t, read, lean, { several: list.lists.length > 1, slugless: resolved.slugless });
 }
 
-/** Each item's refusal of a refused round of several (./variants-rounds.ts), from one full read. */
-export async function diagnoseRound(db: DB, round: RoundItem[]): Promise<Map<number, Refusal>> {
-  const out = new Map<number, Refusal>();
+/**
+ * Each item's refusal of a refused round of several (./variants-rounds.ts), from one full read:
+ * its own, or, in the body's order, a SKU or slug an earlier item nothing refuses claims too.
+ */
+export async function diagnoseRound(db: DB, round: RoundItem[]): Promise<Map<number, Failed | "plan" | undefined>> {
+  const out = new Map<number, Failed | "plan" | undefined>();
   const worded = round.filter(({ list, resolved }) => {
-    const ok = list.lists.length === 1 && resolved.version === undefined && !resolved.selected;
+    // A selection is found again in the read; a leading entry's item reads another list than the
+    // round's first, so the JavaScript plan words it.
+    const ok = resolved.version === undefined && !list.lead;
     if (!ok) out.set(list.item.index, "plan");
     return ok;
   });
@@ -75,10 +118,21 @@ export async function diagnoseRound(db: DB, round: RoundItem[]): Promise<Map<num
     if (!matches.has(pid)) matches.set(pid, []);
     matches.get(pid)?.push(r.vid === null ? null : Number(r.vid));
   }
+  const claimed = new RoundClaims();
   for (const { list, resolved } of worded) {
     const t = select(list.item, snap);
-    const words = "ok" in t ? t : refusal(t, { snap, matches: matches.get(resolved.productId) ?? [], sound: 0 }, false);
-    out.set(list.item.index, words === "full" ? undefined : words);
+    // A selection that names another product now: the JavaScript plan reads and words it afresh.
+    if (!("ok" in t) && t.product.id !== resolved.productId) {
+      out.set(list.item.index, "plan");
+      continue;
+    }
+    const read = { snap, matches: matches.get(resolved.productId) ?? [], sound: 0 };
+    const claims: Claims = { skus: [] };
+    const words = "ok" in t ? t : refusal(t, read, false, { several: list.lists.length > 1, claims });
+    const own = words === "full" ? undefined : words;
+    // A product without a slug: the JavaScript plan derives it for the rounds.
+    if (own && typeof own === "object" && "slug" in own) out.set(list.item.index, "plan");
+    else out.set(list.item.index, own ?? claimed.take(list.item.index, claims.skus, claims.slug));
   }
   return out;
 }

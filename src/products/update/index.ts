@@ -8,6 +8,7 @@ import type { ItemOutcome, ProductRef, Recorder, WriteOptions, Written } from ".
 import { type presentReads, readBack } from "../read";
 import { productETag } from "../version";
 import { changedSince, VERSIONS } from "./changed";
+import { RoundClaims } from "./claims";
 import { type Plan, plan } from "./plan";
 import { fail, readSnapshot, select, type UpdateItem } from "./select";
 import { stockItems, stockUpdate } from "./stock";
@@ -84,8 +85,7 @@ async function updateInJs(
     const plans: Plan[] = [];
     const later: UpdateItem[] = [];
     const inRound = new Set<number>();
-    const claimed = new Map<string, string>();
-    const claimedSlugs = new Map<string, string>();
+    const claimed = new RoundClaims();
     for (const item of pending) {
       const t = select(item, snap);
       if ("ok" in t) {
@@ -110,19 +110,9 @@ async function updateInJs(
         outcomes.set(item.index, planned);
         continue;
       }
-      const clash = planned.claims.filter((c) => claimed.has(c.entry));
-      const slugClash = planned.slugClaim !== undefined && claimedSlugs.get(planned.slugClaim);
-      if (clash.length || slugClash) {
-        const errors = clash.map(
-          (c) => `${c.path}: SKU ${c.entry} is also claimed by item ${claimed.get(c.entry)} of this request`,
-        );
-        if (slugClash) errors.push(`slug: ${planned.slugClaim} is also claimed by item ${slugClash} of this request`);
-        outcomes.set(item.index, { ok: false, status: 409, errors });
-        continue;
-      }
-      for (const c of planned.claims) claimed.set(c.entry, `[${item.index}]`);
-      if (planned.slugClaim !== undefined) claimedSlugs.set(planned.slugClaim, `[${item.index}]`);
-      plans.push(planned);
+      const clash = claimed.take(item.index, planned.claims, planned.slugClaim);
+      if (clash) outcomes.set(item.index, clash);
+      else plans.push(planned);
     }
     // Items naming one product twice are the only requests with more than one round. The key is
     // claimed in the first batch that writes (so of concurrent requests with it exactly one takes

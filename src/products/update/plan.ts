@@ -6,7 +6,7 @@ import { categoriesAndSlug } from "./categories";
 import { type Failed, Failures, fail, type Snapshot, type Target } from "./select";
 import { sizeAfter } from "./size";
 import {
-  adjustQty,
+  addEntries,
   applyEntry,
   countsTwice,
   created,
@@ -15,9 +15,9 @@ import {
   listNames,
   ownCountsRefused,
   productOf,
+  selectedVariant,
   set,
-  showValues,
-  updateEntry,
+  updateEntries,
   type VariantState,
   writes,
 } from "./states";
@@ -28,19 +28,6 @@ import {
 // ---------------------------------------------------------------------------------------------
 // Plan
 
-/** Body fields that change a selected variant, and the variant column each sets. */
-const BODY_TO_VARIANT = [
-  ["sku", "sku"],
-  ["price", "price"],
-  ["before_price", "before_price"],
-  ["purchase_price", "purchase_price"],
-  ["stock", "qty"],
-  ["qty_location", "qty_location"],
-  ["gtin", "gtin"],
-  ["supplier_sku", "supplier_sku"],
-  ["weight", "weight"],
-  ["visible", "visible"],
-] as const;
 /** An adjustment refused by the stock floor, with the count it found. */
 const belowZero = (path: string, what: string, col: string, from: number, to: number) =>
   `${path}: would take the ${col} of ${what} from ${from} to ${to}; it cannot go below 0 while disable_minusqty is on`;
@@ -89,16 +76,8 @@ export function plan(t: Target, snap: Snapshot): Plan | Failed {
   const expected = d.expected_qty ?? d.expected_stock;
 
   let states = (snap.variants.get(p.id) ?? []).map(fromRow);
-  if (t.variant) {
-    const s = states.find((x) => x.id === t.variant?.id) as VariantState;
-    for (const [from, col] of BODY_TO_VARIANT) {
-      if (from === "sku" && t.bySku) continue;
-      const v = d[from];
-      if (v !== undefined) set(s, col, v, from);
-    }
-    if (expected !== undefined) s.expected = { qty: expected, path: expectedPath };
-    adjustQty(s, d.adjust, "adjust", f);
-  } else if (d.adjust !== undefined) product.adjust = d.adjust;
+  if (t.variant) selectedVariant(t, states, f);
+  else if (d.adjust !== undefined) product.adjust = d.adjust;
 
   const current = optionNames(p);
   const { sync, add, update, names } = listNames(d, current, f);
@@ -147,35 +126,10 @@ export function plan(t: Target, snap: Snapshot): Plan | Failed {
   }
 
   // 2. add: new variants; an existing SKU or option combination is a conflict.
-  const combos = new Map(states.map((s) => [comboKey(s.cur.values), s.label]));
-  const ownSkus = new Map(states.flatMap((s) => (s.cur.sku === null ? [] : [[s.cur.sku, s.label] as const])));
-  let position = states.reduce((m, s) => Math.max(m, s.cur.position), -1);
-  for (const { entry, path } of add) {
-    const v = valuesOf(entry, names, path);
-    for (const e of v.errors) f.add(400, e);
-    if (!v.values) continue;
-    const key = comboKey(v.values);
-    const dup = combos.get(key);
-    if (dup) f.add(409, `${path}: option combination ${showValues(v.values)} already exists (${dup})`);
-    const skuDup = entry.sku ? ownSkus.get(entry.sku) : undefined;
-    if (entry.sku && skuDup) f.add(409, `${path}.sku: SKU ${entry.sku} already exists (${skuDup})`);
-    if (entry.price === undefined) inherits = true;
-    const s = created(entry, v.values, newPrice, ++position, path);
-    combos.set(key, path);
-    if (entry.sku) ownSkus.set(entry.sku, path);
-    states.push(s);
-  }
+  if (addEntries(states, add, names, newPrice, f)) inherits = true;
 
   // 3. update: only the given fields of a variant of this product.
-  const byId = new Map(states.flatMap((s) => (s.id === undefined ? [] : [[s.id, s] as const])));
-  for (const { entry, path } of update) {
-    const s = byId.get(entry.variant_id);
-    if (!s) {
-      f.add(404, `${path}.variant_id: variant ${entry.variant_id} is not a variant of product ${p.id}`);
-      continue;
-    }
-    updateEntry(s, entry, path, names, f);
-  }
+  updateEntries(states, update, names, p.id, f);
 
   // The state after the request, checked whole.
   if (states.length > MAX_VARIANTS) {

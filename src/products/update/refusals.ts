@@ -7,6 +7,7 @@ import type { Read } from "./refusal-read";
 import { type Failed, Failures, fail, type Snapshot, type Target } from "./select";
 import { sizeAfter } from "./size";
 import {
+  addEntries,
   applyEntry,
   countsTwice,
   created,
@@ -15,8 +16,10 @@ import {
   listNames,
   ownCountsRefused,
   productOf,
+  selectedVariant,
   set,
   showValues,
+  updateEntries,
   updateEntry,
   type VariantState,
 } from "./states";
@@ -30,54 +33,103 @@ import {
 // plan found.
 
 /** What the read says: the errors; "plan" for a list the SQL plan does not take (./plan.ts plans
- * it); undefined when nothing is refused now (a concurrent writer changed the product since). */
-export type Refusal = Failed | "plan" | undefined;
+ * it); `slug`, the slug derived for a product that has none, which the batch did not write (it
+ * is written again with it); undefined when nothing is refused now (a concurrent writer changed
+ * the product since). */
+export type Refusal = Failed | "plan" | { slug: string } | undefined;
+
+/** What an item nothing refuses claims that no product has yet: SKUs, and a slug (the round's clash, ./diagnose.ts). */
+export type Claims = { skus: Located<string>[]; slug?: string };
 
 const belowZero = (path: string, what: string, from: number, to: number, col = "qty") =>
   `${path}: would take the ${col} of ${what} from ${from} to ${to}; it cannot go below 0 while disable_minusqty is on`;
+
+/** How the read is worded: of several lists (the first matched as stored), with what an item
+ * nothing refuses claims, for a product found without a slug. */
+type Wording = { several?: boolean; claims?: Claims; slugless?: boolean };
+
 /**
  * `lean`: the read has only the columns the checks read, and of a sync or update only the entries
  * and variants a check can refuse (`only`; `sound` counts the variants left out); "full" when
- * nothing else is refused, as the answer size needs the rest (./refusal-read.ts).
+ * nothing else is refused, as the answer size needs the rest (./refusal-read.ts). `several`: the
+ * item has two or three lists (a selected variant's leading entry is one), read in full, the
+ * matches those of its sync if it has one. `claims` takes what an item nothing refuses claims.
  */
-export function refusal(t: Target, { snap, matches, only, sound }: Read, lean: boolean): Refusal | "full" {
+export function refusal(
+  t: Target,
+  { snap, matches, only, sound }: Read,
+  lean: boolean,
+  { several = false, claims, slugless = false }: Wording = {},
+): Refusal | "full" {
   const d = t.item.data;
   const p = t.product;
-  // A product without a slug gets one derived, which the SQL plan does not do.
-  if (p.slug === null) return "plan";
   const f = new Failures();
   const product = productOf(t);
-  categoriesAndSlug(t, snap, product, f, {});
+  const slug = categoriesAndSlug(t, snap, product, f, {});
+  // A product without a slug gets one derived on its first change (where the body gives none),
+  // which the batch writes only once a read found none (`slugless`).
+  if (p.slug === null && d.slug === undefined && !slugless) return { slug: product.slug as string };
   countsTwice(d, f);
+  // A selected variant takes the body's variant fields before the lists (of several: the leading
+  // entry; beside one list, only product-only fields, so nothing changes), as ./plan.ts orders them.
+  const stored = snap.variants.get(p.id) ?? [];
+  const before = t.variant || several ? stored.map(fromRow) : [];
+  if (t.variant) selectedVariant(t, before, f);
 
   const current = optionNames(p);
   const { sync, add, update, names } = listNames(d, current, f);
   if (f.any) return f.outcome();
   // Without option names the plan matches nothing (every entry lacks them); otherwise it gave a
-  // row per entry.
-  const count = sync.length + add.length + update.length;
+  // row per entry (of several lists, per entry of the sync: the first list matched as stored).
+  const count = several ? sync.length : sync.length + add.length + update.length;
   const matched = names.length ? matches : new Array<null>(count).fill(null);
-  if (matched.length !== count) return "plan";
-  // An update naming a variant twice is applied in order, which the SQL plan does not do.
-  const ids = matched.filter((m) => m !== null);
-  if (update.length && new Set(ids).size !== ids.length) return "plan";
+  const syncs = d.variants?.sync !== undefined;
+  if (matched.length !== count && (!several || syncs)) return "plan";
 
-  const stored = snap.variants.get(p.id) ?? [];
   const price = (product.price as number | undefined) ?? p.price;
-  const c: Context = { matches: matched, snap, stored, names, price, productId: p.id, f, only };
+  const c: Context = { matches: matched, snap, stored, names, price, productId: p.id, f, only, syncs };
   const deleted: VariantRow[] = [];
   let states: VariantState[];
-  if (d.variants?.sync) states = synced(sync, c, current.length, deleted);
+  if (several) states = composed(before, sync, add, update, c, current.length, deleted);
+  else if (syncs) states = synced(sync, c, current.length, deleted);
   else if (add.length) states = added(add, c);
   else states = updated(update, c);
   // A lean read leaves out the variants no check refuses (./refusal-read.ts).
-  finalState(t, snap, product, states, sound, f);
+  const skus = finalState(t, snap, product, states, sound, f);
   if (f.any) return f.outcome();
   if (lean) return "full";
   const finalNames = states.length ? names : [];
   if (!sameNames(finalNames, current)) product.option_names = finalNames;
   const size = sizeAfter(snap.sizes.get(p.id) ?? 0, p, product, deleted, states);
-  return size > MAX_ANSWER_BYTES ? fail(413, tooLarge(`product ${p.id}`, size)) : undefined;
+  if (size > MAX_ANSWER_BYTES) return fail(413, tooLarge(`product ${p.id}`, size));
+  if (claims) Object.assign(claims, { skus, slug });
+  return undefined;
+}
+
+/**
+ * Two or three lists, applied in order as ./plan.ts applies them to the stored variants' states
+ * (`before`, with the selected variant's fields): the sync from the plan's matches (the first
+ * list matches the variants as stored, which the leading entry leaves as they were: it gives no
+ * SKU or values), then an add and an update on the states the lists before leave (an add's
+ * combination or SKU is another's as the sync left them, an update's variant one the sync kept),
+ * which the plan's matches against the stored variants would not say.
+ */
+function composed(
+  before: VariantState[],
+  sync: Located<VariantEntry>[],
+  add: Located<VariantEntry>[],
+  update: Located<VariantUpdateEntry>[],
+  c: Context,
+  options: number,
+  deleted: VariantRow[],
+): VariantState[] {
+  let states = before;
+  if (c.syncs) {
+    states = synced(sync, c, options, deleted, new Map(before.map((s) => [s.id as number, s])));
+  }
+  addEntries(states, add, c.names, c.price, c.f);
+  updateEntries(states, update, c.names, c.productId, c.f);
+  return states;
 }
 
 /** What the checks of one list share: the plan's matches, the read, the option names, the price
@@ -92,10 +144,21 @@ type Context = {
   f: Failures;
   /** The entries a lean sync or update read (./refusal-read.ts); undefined: all. */
   only?: Set<number>;
+  /** Whether the item has a sync list (of several, the first after a leading entry). */
+  syncs: boolean;
 };
 
-/** A sync's states in list order; `deleted` takes the variants no entry matched. */
-function synced(sync: Located<VariantEntry>[], c: Context, options: number, deleted: VariantRow[]) {
+/**
+ * A sync's states in list order; `deleted` takes the variants no entry matched. `before`: the
+ * stored variants' states as a leading entry left them.
+ */
+function synced(
+  sync: Located<VariantEntry>[],
+  c: Context,
+  options: number,
+  deleted: VariantRow[],
+  before?: Map<number, VariantState>,
+) {
   const { matches, snap, names, f } = c;
   const matched = new Map<number, string>();
   const states: VariantState[] = [];
@@ -117,7 +180,7 @@ function synced(sync: Located<VariantEntry>[], c: Context, options: number, dele
       );
     } else if (row) {
       matched.set(row.id, path);
-      const s = fromRow(row);
+      const s = before?.get(row.id) ?? fromRow(row);
       applyEntry(s, entry, path, f);
       set(s, "values", v.values, path);
       set(s, "position", i, path);
@@ -184,7 +247,7 @@ function finalState(
   states: VariantState[],
   sound: number,
   f: Failures,
-) {
+): Located<string>[] {
   const p = t.product;
   const count = states.length + sound;
   if (count > MAX_VARIANTS) {
@@ -222,5 +285,5 @@ function finalState(
       else if (!count) negative.push(p.sku ?? `product ${p.id}`);
     }
   }
-  finalChecks(states, product, p, snap, negative, f);
+  return finalChecks(states, product, p, snap, negative, f);
 }

@@ -11,6 +11,7 @@ import {
   sameNames,
   VALUE_KEYS,
   VARIANT_VALUES,
+  valuesOf,
   variantColumns,
 } from "../variants";
 import type { Failures, Snapshot, Target } from "./select";
@@ -278,5 +279,85 @@ export function ownCountsRefused(d: ProductUpdate, f: Failures) {
     if (given !== undefined) {
       f.add(400, `${path}: the product has variants, whose qty is its stock: select a variant or use variants.update`);
     }
+  }
+}
+
+/** Body fields that change a selected variant, and the variant column each sets. */
+const BODY_TO_VARIANT = [
+  ["sku", "sku"],
+  ["price", "price"],
+  ["before_price", "before_price"],
+  ["purchase_price", "purchase_price"],
+  ["stock", "qty"],
+  ["qty_location", "qty_location"],
+  ["gtin", "gtin"],
+  ["supplier_sku", "supplier_sku"],
+  ["weight", "weight"],
+  ["visible", "visible"],
+] as const;
+
+/** The body's variant fields applied to the variant the item selects, before its lists (docs/stock.md). */
+export function selectedVariant(t: Target, states: VariantState[], f: Failures) {
+  const d = t.item.data;
+  const s = states.find((x) => x.id === t.variant?.id) as VariantState;
+  for (const [from, col] of BODY_TO_VARIANT) {
+    if (from === "sku" && t.bySku) continue;
+    const v = d[from];
+    if (v !== undefined) set(s, col, v, from);
+  }
+  const expected = d.expected_qty ?? d.expected_stock;
+  const expectedPath = d.expected_stock === undefined ? "expected_qty" : "expected_stock";
+  if (expected !== undefined) s.expected = { qty: expected, path: expectedPath };
+  adjustQty(s, d.adjust, "adjust", f);
+}
+
+/**
+ * An add's entries after the variants the lists before leave (`states`, which it extends): a
+ * combination or SKU one of them has is a conflict. Whether a new variant takes the price given.
+ */
+export function addEntries(
+  states: VariantState[],
+  add: Located<VariantEntry>[],
+  names: string[],
+  price: number,
+  f: Failures,
+): boolean {
+  let inherits = false;
+  const combos = new Map(states.map((s) => [comboKey(s.cur.values), s.label]));
+  const ownSkus = new Map(states.flatMap((s) => (s.cur.sku === null ? [] : [[s.cur.sku, s.label] as const])));
+  let position = states.reduce((m, s) => Math.max(m, s.cur.position), -1);
+  for (const { entry, path } of add) {
+    const v = valuesOf(entry, names, path);
+    for (const e of v.errors) f.add(400, e);
+    if (!v.values) continue;
+    const key = comboKey(v.values);
+    const dup = combos.get(key);
+    if (dup) f.add(409, `${path}: option combination ${showValues(v.values)} already exists (${dup})`);
+    const skuDup = entry.sku ? ownSkus.get(entry.sku) : undefined;
+    if (entry.sku && skuDup) f.add(409, `${path}.sku: SKU ${entry.sku} already exists (${skuDup})`);
+    if (entry.price === undefined) inherits = true;
+    combos.set(key, path);
+    if (entry.sku) ownSkus.set(entry.sku, path);
+    states.push(created(entry, v.values, price, ++position, path));
+  }
+  return inherits;
+}
+
+/** An update's entries, in order, on the stored variants the lists before leave (a new one has no id). */
+export function updateEntries(
+  states: VariantState[],
+  update: Located<VariantUpdateEntry>[],
+  names: string[],
+  productId: number,
+  f: Failures,
+) {
+  const byId = new Map(states.flatMap((s) => (s.id === undefined ? [] : [[s.id, s] as const])));
+  for (const { entry, path } of update) {
+    const s = byId.get(entry.variant_id);
+    if (!s) {
+      f.add(404, `${path}.variant_id: variant ${entry.variant_id} is not a variant of product ${productId}`);
+      continue;
+    }
+    updateEntry(s, entry, path, names, f);
   }
 }

@@ -17,10 +17,15 @@ const K = sqlNames(skus);
 const STALE = sqlNames(staleReads);
 const PV = sqlNames(productVersions);
 
-// An empty sync plans nothing: the product must be there, with a slug (see PLAN).
+// An empty sync plans nothing: the product must be there, with a slug unless the batch writes one
+// (?2: 1; see PLAN).
 export const EMPTY_GUARD = `
   INSERT INTO ${STALE.$} (${STALE.productId})
-  SELECT ?1 WHERE NOT EXISTS (SELECT 1 FROM ${P.$} WHERE ${P.id} = ?1 AND ${P.slug} IS NOT NULL)`;
+  SELECT ?1 WHERE NOT EXISTS (SELECT 1 FROM ${P.$} WHERE ${P.id} = ?1 AND (${P.slug} IS NOT NULL OR ?2))`;
+// A slug derived where the product had none (./variants-route.ts, Resolved.slugless): still none.
+const SLUGLESS_GUARD = `
+  INSERT INTO ${STALE.$} (${STALE.productId})
+  SELECT ?1 WHERE (SELECT ${P.slug} FROM ${P.$} WHERE ${P.id} = ?1) IS NOT NULL`;
 
 // ?2: [variant id, amount] pairs: counts an update list's merged entries reach on the way (the
 // stored count, as the lists before leave it, moved by the amounts so far), past the largest.
@@ -63,5 +68,96 @@ export function conditions(db: DB, { list, resolved: r }: RoundItem): D1Prepared
   else if (s) out.push(stmt(db, SELECTED_GUARD, r.productId, s.variantId));
   if (r.categories !== undefined) out.push(stmt(db, CATEGORIES_GUARD, r.productId, r.categories));
   if (list.expected) out.push(stmt(db, EXPECTED_GUARD, r.productId, list.expected));
+  if (r.slugless && list.item.data.slug === undefined) out.push(stmt(db, SLUGLESS_GUARD, r.productId));
   return out;
 }
+
+// The same conditions for the items of a round of several (./variants-rounds.ts), each a fixed
+// statement over one JSON list of the round's items, so their number does not grow with the items.
+const r0 = "r.value->>0";
+const VERSIONS_GUARD = `
+  INSERT INTO ${STALE.$} (${STALE.productId})
+  SELECT ${r0} FROM json_each(?1) AS r
+  WHERE (SELECT ${PV.version} FROM ${PV.$} WHERE ${PV.productId} = ${r0}) IS NOT r.value->>1`;
+const SELECTED_ROUND = `
+  INSERT INTO ${STALE.$} (${STALE.productId})
+  SELECT ${r0} FROM json_each(?1) AS r
+  WHERE NOT EXISTS (SELECT 1 FROM ${V.$} WHERE ${V.id} = r.value->>1 AND ${V.productId} = ${r0})`;
+const OWNERS_ROUND = `
+  INSERT INTO ${STALE.$} (${STALE.productId})
+  SELECT ${r0} FROM json_each(?1) AS r WHERE NOT EXISTS (SELECT 1 FROM ${K.$}
+    WHERE ${K.sku} = r.value->>1 AND ${K.productId} = ${r0} AND ${K.variantId} IS r.value->>2)`;
+const CATEGORIES_ROUND = `
+  INSERT INTO ${STALE.$} (${STALE.productId})
+  SELECT ${r0} FROM json_each(?1) AS r
+  WHERE (SELECT ${P.categories} FROM ${P.$} WHERE ${P.id} = ${r0}) IS NOT r.value->>1`;
+// ?1: [product id, [[variant id, qty]]] per item.
+const EXPECTED_ROUND = `
+  INSERT INTO ${STALE.$} (${STALE.productId})
+  SELECT ${r0} FROM json_each(?1) AS r, json_each(r.value->1) AS j WHERE (SELECT v.${V.qty} FROM ${V.$} AS v
+    WHERE v.${V.id} = j.value->>0 AND v.${V.productId} = ${r0}) IS NOT j.value->>1`;
+
+/** `conditions` of every item of a round, one statement per kind of condition. */
+export function roundConditions(db: DB, round: RoundItem[]): D1PreparedStatement[] {
+  if (round.length === 1) return conditions(db, round[0]);
+  const rows: unknown[][][] = [[], [], [], [], []];
+  for (const { list, resolved: r } of round) {
+    const s = r.selected;
+    if (r.version !== undefined) rows[0].push([r.productId, r.version]);
+    if (s && "sku" in s) rows[1].push([r.productId, s.sku, s.variantId]);
+    else if (s) rows[2].push([r.productId, s.variantId]);
+    if (r.categories !== undefined) rows[3].push([r.productId, r.categories]);
+    if (list.expected) rows[4].push([r.productId, JSON.parse(list.expected)]);
+  }
+  const sqls = [VERSIONS_GUARD, OWNERS_ROUND, SELECTED_ROUND, CATEGORIES_ROUND, EXPECTED_ROUND];
+  return rows.flatMap((list, i) => (list.length ? [stmt(db, sqls[i], JSON.stringify(list))] : []));
+}
+
+// An empty sync's product (?1: [[product id, whether the batch writes its slug]]), its own stock expected ([[product id, qty]]) and an
+// update's running counts ([[product id, [[variant id, amount]]]]), for a round of several.
+const EMPTY_ROUND = `
+  INSERT INTO ${STALE.$} (${STALE.productId})
+  SELECT ${r0} FROM json_each(?1) AS r
+  WHERE NOT EXISTS (SELECT 1 FROM ${P.$} WHERE ${P.id} = ${r0} AND (${P.slug} IS NOT NULL OR r.value->>1))`;
+const OWN_EXPECTED_ROUND = `
+  INSERT INTO ${STALE.$} (${STALE.productId})
+  SELECT ${r0} FROM json_each(?1) AS r WHERE (SELECT ${P.stock} FROM ${P.$} WHERE ${P.id} = ${r0}) IS NOT r.value->>1`;
+const RANGE_ROUND = `
+  INSERT INTO ${STALE.$} (${STALE.productId})
+  SELECT ${r0} FROM json_each(?1) AS r, json_each(r.value->1) AS j WHERE abs((SELECT v.${V.qty} FROM ${V.$} AS v
+    WHERE v.${V.id} = j.value->>0 AND v.${V.productId} = ${r0}) + (j.value->>1)) > ${STOCK}`;
+
+/**
+ * The guards before the k-th lists of a round (`at`, `empty` those that are an empty sync): one
+ * statement per item for a round of one, one per kind of guard for a round of several.
+ */
+export function listGuards(db: DB, at: RoundItem[], empty: RoundItem[], k: number): D1PreparedStatement[] {
+  if (at.length === 1) {
+    const [{ list, resolved }] = at;
+    const id = resolved.productId;
+    const { ranges } = list.lists[k];
+    return [
+      ...(empty.length ? [stmt(db, EMPTY_GUARD, id, slugged(at[0]).d ?? 0)] : []),
+      ...(empty.length && list.ownExpected !== undefined ? [stmt(db, OWN_EXPECTED_GUARD, id, list.ownExpected)] : []),
+      ...(ranges ? [stmt(db, RANGE_GUARD, id, ranges)] : []),
+    ];
+  }
+  const expected = empty.flatMap(({ list, resolved }) =>
+    list.ownExpected === undefined ? [] : [[resolved.productId, list.ownExpected]],
+  );
+  const ranges = at.flatMap(({ list, resolved }) => {
+    const r = list.lists[k].ranges;
+    return r ? [[resolved.productId, JSON.parse(r)]] : [];
+  });
+  return [
+    ...(empty.length
+      ? [stmt(db, EMPTY_ROUND, JSON.stringify(empty.map((r) => [r.resolved.productId, slugged(r).d ?? 0])))]
+      : []),
+    ...(expected.length ? [stmt(db, OWN_EXPECTED_ROUND, JSON.stringify(expected))] : []),
+    ...(ranges.length ? [stmt(db, RANGE_ROUND, JSON.stringify(ranges))] : []),
+  ];
+}
+
+/** `d: 1` when the batch writes the item's slug: given, derived again, or derived where the product has none. */
+export const slugged = ({ list, resolved }: RoundItem) =>
+  list.item.data.slug !== undefined || resolved.fields?.slug !== undefined ? { d: 1 } : {};

@@ -10,23 +10,28 @@ import { ProductText } from "../own-json";
 import type { ProductOut } from "../present";
 import { changedSince } from "./changed";
 import { diagnose, diagnoseRound } from "./diagnose";
-import type { UpdateItem } from "./select";
+import type { Refusal } from "./refusals";
+import type { Failed, UpdateItem } from "./select";
+import { readRoundItems } from "./variants-round-read";
 import { type Resolved, type SqlList, variantInSql } from "./variants-route";
 import { ROUND, type RoundItem, writeRound } from "./variants-sql";
 
 // A PUT of several items carrying variant lists, in the SQL plan's rounds (docs/design.md,
 // "Writes"): each round writes the first item of each product named, every item's list bound in
 // one JSON list, so the batch has the same statements for 2 items or 100; items naming a product
-// again go to later rounds, in order. A refused batch wrote nothing: one read batch runs the plan
-// again and words each item's refusal (./variants-sql.ts, `diagnose`), and the round is written
-// again without the refused items. What that read cannot word (the forms ./refusals.ts leaves to
-// the JavaScript plan, a refusal between two items of the round such as two claiming one new SKU,
-// a concurrent writer) is handed with the items not yet written to the JavaScript plan
-// (./index.ts), which words it as it does for any request; the record of the Idempotency-Key
-// travels with them. Items the rounds do not take (no list, or a list only the JavaScript plan
-// takes) follow in the JavaScript plan when each names by id a product the rounds do not write
-// (so each product's items stay in order) and gives no SKU or slug (it would see what the rounds
-// freed, where the JavaScript plan reads the catalog once for every item).
+// again go to later rounds, in order. Items selecting their product by variant id or SKU, or
+// deriving fields from the stored product, are read first, all in one statement
+// (./variants-round-read.ts), and the batch re-checks what was read. Items refused as they are
+// (./variants-route.ts, Refused) are worded from one read before their round writes. A refused
+// batch wrote nothing: one read batch runs the plan again and words each item's refusal
+// (./diagnose.ts, `diagnoseRound`; two items claiming one new SKU or slug: the later one, as the
+// JavaScript plan words it, ./claims.ts), and the round is written again without the refused
+// items; a round refused again is read again. What that read cannot word (the forms
+// ./refusals.ts leaves to the JavaScript plan, a concurrent writer) is handed with the items not
+// yet written to the JavaScript plan (./index.ts), which words it as it does for any request; the
+// record of the Idempotency-Key travels with them. A body with an item the rounds do not take (no
+// list, or a form only the JavaScript plan takes) is the JavaScript plan's whole: written after
+// the rounds, its items' products would change in another batch.
 
 const P = sqlNames(products);
 const K = sqlNames(skus);
@@ -72,38 +77,20 @@ export type Rounds = {
 };
 
 /**
- * The items the rounds take (each naming its product by id, with a list they take) and the others
- * of a body of several, which the JavaScript plan takes after them; undefined when an item the
- * rounds do not take may name a product they write (it would not be applied in order).
+ * The items of a body of several when the rounds take every one (each with a list they take,
+ * naming its product by id, variant id or SKU); undefined otherwise: the JavaScript plan plans the
+ * body whole, so the products of different items are written in one batch, as a request's change
+ * is (docs/security.md, "Nothing half-written when D1 fails").
  */
-export function listsInSql(items: UpdateItem[]): { sql: RoundItem[]; rest: UpdateItem[] } | undefined {
+export function listsInSql(items: UpdateItem[]): SqlList[] | undefined {
   if (items.length < 2) return undefined;
-  const sql: RoundItem[] = [];
-  const rest: UpdateItem[] = [];
+  const sql: SqlList[] = [];
   for (const item of items) {
     const list = variantInSql(item);
-    // Items that need a read first (./variants-route.ts, resolve) or are refused as they are: the JavaScript plan.
-    const simple = list && "productId" in list.selector && !list.stored && !list.refused && !list.lead;
-    if (list && simple && "productId" in list.selector)
-      sql.push({ list, resolved: { productId: list.selector.productId } });
-    else rest.push(item);
+    if (!list) return undefined;
+    sql.push(list);
   }
-  const written = new Set(sql.map((r) => r.resolved.productId));
-  const apart = rest.every((i) => i.data.product_id !== undefined && !written.has(i.data.product_id));
-  // An item after the rounds giving a SKU or slug would see what the rounds freed; the JavaScript
-  // plan reads every item's catalog as it was, so such a body is its to plan whole.
-  const clash = rest.some((i) => claims(i).length > 0);
-  return sql.length && apart && !clash ? { sql, rest } : undefined;
-}
-
-/** The SKUs and slug an item gives. */
-function claims({ data: d }: UpdateItem): string[] {
-  const out = typeof d.slug === "string" ? [`slug ${d.slug}`] : [];
-  if (typeof d.sku === "string") out.push(`sku ${d.sku}`);
-  for (const l of [d.variants?.sync, d.variants?.add, d.variants?.update]) {
-    for (const e of l ?? []) if (typeof e.sku === "string") out.push(`sku ${e.sku}`);
-  }
-  return out;
+  return sql;
 }
 
 /**
@@ -116,34 +103,60 @@ export function plain(o: ItemOutcome): ItemOutcome {
   return { ok: true, product: uncarried(o.product.text) as ProductOut };
 }
 
-/** Writes the items in rounds; `rest`, the items the JavaScript plan takes after them. */
+/** Writes the items in rounds; `rest` of the answer: the items the JavaScript plan takes on. */
 export async function writeRounds(
   db: DB,
-  { sql, rest }: { sql: RoundItem[]; rest: UpdateItem[] },
+  sql: SqlList[],
   now: number,
   recorder: Recorder | undefined,
   options: WriteOptions,
 ): Promise<Rounds> {
-  const state: Rounds = { outcomes: new Map(), events: [], touched: new Set(), recorded: false, rest };
+  const state: Rounds = { outcomes: new Map(), events: [], touched: new Set(), recorded: false, rest: [] };
+  // What the items select and derive, read for all of them at once (./variants-round-read.ts),
+  // before the first round and again before each later one whose items need it: as the JavaScript
+  // plan reads each round, a later item finds what the rounds before it left. Forms the read leaves
+  // to the JavaScript plan hand it the items not yet written; so does a first read whose
+  // selections all find nothing.
+  // Before anything is written, the body is handed whole: items decided so far (a 404, a refusal)
+  // hold their products in the JavaScript plan's rounds, which then fall as they would have.
+  const hand = (items: SqlList[]) => {
+    const whole = !state.recorded && !state.touched.size;
+    if (whole) state.outcomes.clear();
+    state.rest = (whole ? sql : items).map((l) => l.item).sort((a, b) => a.index - b.index);
+    return state;
+  };
   let pending = sql;
-  while (pending.length) {
-    const named = new Set<number>();
+  for (let first = true; pending.length; first = false) {
+    const read = await readRoundItems(db, pending);
+    if (!read || (first && !read.items.length)) return hand(pending);
+    for (const [i, o] of read.missing) state.outcomes.set(i, o);
+    const inRound = new Set<number>();
     let round: RoundItem[] = [];
-    const later: RoundItem[] = [];
-    for (const r of pending) {
-      (named.has(r.resolved.productId) ? later : round).push(r);
-      named.add(r.resolved.productId);
+    const later: SqlList[] = [];
+    for (const r of read.items) {
+      if (inRound.has(r.resolved.productId)) later.push(r.list);
+      else round.push(r);
+      inRound.add(r.resolved.productId);
     }
-    for (let rewritten = false; ; rewritten = true) {
-      const last = !later.length && !rest.length;
+    // Items refused as they are hold their product for the round, as in the JavaScript plan, and
+    // are worded from one read before the round writes (the catalog as their round finds it).
+    const refused = round.filter((r) => r.list.refused);
+    if (refused.length) {
+      const words = await diagnoseRound(db, refused);
+      if (refused.some((r) => !worded(words.get(r.list.item.index))))
+        return hand([...round.map((r) => r.list), ...later]);
+      for (const r of refused) state.outcomes.set(r.list.item.index, words.get(r.list.item.index) as ItemOutcome);
+      round = round.filter((r) => !r.list.refused);
+    }
+    for (;;) {
+      const last = !later.length;
       const { head, tail } = record(recorder, state, round, last);
       if (!round.length) {
         // Every item of the round refused: only the last records the answer.
         if (head.length && last) await runClaimed(db, recorder?.idem, head, tail);
         break;
       }
-      const guards = claimsGuard(db, round);
-      const written = await writeRound(db, round, now, options, head, tail, recorder?.idem, guards);
+      const written = await writeRound(db, round, now, options, head, tail, recorder?.idem, claimsGuard(db, round));
       if (written) {
         state.recorded ||= head.length > 0;
         for (const [i, o] of written.outcomes) state.outcomes.set(i, o);
@@ -151,23 +164,23 @@ export async function writeRounds(
         for (const r of round) state.touched.add(r.resolved.productId);
         break;
       }
-      const refused = await diagnoseRound(db, round);
-      const failed = round.filter((r) => {
-        const o = refused.get(r.list.item.index);
-        return o !== undefined && o !== "plan";
-      });
-      if (rewritten || !failed.length || [...refused.values()].includes("plan")) {
-        const handed = [...round, ...later].map((r) => r.list.item);
-        state.rest = [...handed, ...rest].sort((a, b) => a.index - b.index);
-        return state;
+      const diagnosed = await diagnoseRound(db, round);
+      const failed = round.filter((r) => worded(diagnosed.get(r.list.item.index)));
+      // Nothing worded (a concurrent writer, or a refusal the read does not find): the JavaScript
+      // plan reads afresh. A round refused again is read again, without the items worded before.
+      if (!failed.length || [...diagnosed.values()].includes("plan")) {
+        return hand([...round.map((r) => r.list), ...later]);
       }
-      for (const r of failed) state.outcomes.set(r.list.item.index, refused.get(r.list.item.index) as ItemOutcome);
+      for (const r of failed) state.outcomes.set(r.list.item.index, diagnosed.get(r.list.item.index) as ItemOutcome);
       round = round.filter((r) => !failed.includes(r));
     }
     pending = later;
   }
   return state;
 }
+
+/** A refusal the read worded (not "plan", not nothing refused). */
+const worded = (r: Refusal): r is Failed => r !== undefined && r !== "plan";
 
 /**
  * The Idempotency-Key's statements around a round's batch: the key claimed with a "stopped
@@ -198,19 +211,20 @@ function record(recorder: Recorder | undefined, state: Rounds, round: RoundItem[
 export async function writeVariants(
   db: DB,
   list: SqlList,
-  resolved: Resolved,
+  product: Resolved,
   now: number,
   options: WriteOptions,
   recorder?: Recorder,
 ): Promise<Written | undefined> {
-  const round = [{ list, resolved }];
+  let resolved = product;
   for (let attempt = 1; ; attempt++) {
+    const round = [{ list, resolved }];
     // The record's answer names the product, resolved from the snapshot stored with it (as ./index.ts records).
     const head = recorder?.claim(new Map([[list.item.index, { ok: true, product: { $product: resolved.productId } }]]));
     const tail = recorder ? [recorder.snapshot(`p.${P.id} = ?1`, resolved.productId)] : [];
-    // A body refused whatever is stored (./variants-route.ts, Refused), or under an If-Match the
-    // product's version no longer meets, is not written.
-    const skip = list.refused || resolved.changed;
+    // A body refused whatever is stored (./variants-route.ts, Refused) or by what `resolve` read,
+    // or under an If-Match the product's version no longer meets, is not written.
+    const skip = list.refused || resolved.changed || resolved.refused;
     const written = !skip && (await writeRound(db, round, now, options, head ?? [], tail, recorder?.idem));
     if (written) return written;
     const diagnosis = resolved.changed ? "changed" : await diagnose(db, list, resolved);
@@ -219,6 +233,12 @@ export async function writeVariants(
     // Nothing refused now: a concurrent change, which a body refused as it is or paths merged as read
     // (a stale read) leave to the JavaScript plan.
     if (refused === "plan" || (!refused && (list.refused || resolved.categories !== undefined))) return undefined;
+    if (refused && "slug" in refused) {
+      // A product without a slug gets the one the read derived, written in the batch again.
+      if (resolved.slugless) return undefined;
+      resolved = { ...resolved, slugless: true, fields: { ...resolved.fields, slug: refused.slug } };
+      continue;
+    }
     if (refused) {
       const outcome = new Map([[list.item.index, refused]]);
       if (recorder) {
@@ -227,6 +247,8 @@ export async function writeVariants(
       }
       return { outcomes: outcome, events: [] };
     }
+    // A concurrent change: planned again from the product as it is (a slug derived may be given now).
+    resolved = product;
     await afterLostRace(attempt, "the product");
   }
 }

@@ -33,8 +33,8 @@ const LISTS = [
 // and a slug (null: derived from the title given).
 const BESIDE = new Set<string>(PRODUCT_FIELD_NAMES.filter((n) => n !== "stock"));
 // A variant selected by variant_id or SKU takes the body's variant fields (price, stock, ...) as a
-// leading update entry (a SKU's variant filled in by `resolve`; the product's own SKU leaves them
-// to the JavaScript plan). Product-only fields go to its product either way.
+// leading update entry (a SKU's variant filled in by `resolve`; the product's own SKU makes them
+// the product's, as `resolve` routes it again). Product-only fields go to its product either way.
 const PRODUCT_ONLY = new Set<string>(PRODUCT_ONLY_FIELDS);
 // The product's own count beside a non-empty list, when the item names the product: always refused
 // (the list leaves it with variants, or an update names variants it does not have).
@@ -68,6 +68,16 @@ export function variantInSql(item: UpdateItem) {
   const d = item.data;
   const selector = selectorOf(d);
   if (!selector) return undefined;
+  // A count given twice (./states.ts, countsTwice) beside a list is refused whatever is stored:
+  // worded from a read of the product alone, as names that disagree are.
+  const listed = d.variants?.sync !== undefined || d.variants?.add?.length || d.variants?.update?.length;
+  if (
+    listed &&
+    ((d.stock !== undefined && d.adjust !== undefined) ||
+      (d.expected_qty !== undefined && d.expected_stock !== undefined))
+  ) {
+    return { item, selector, lists: [], refused: "counts" as Refused };
+  }
   const byId = "productId" in selector;
   let product: Record<string, unknown> | undefined;
   let deriveSlug = false;
@@ -84,10 +94,6 @@ export function variantInSql(item: UpdateItem) {
     }
     if (!byId && (key === "variant_id" || (key === "sku" && "sku" in selector))) continue;
     if (!byId && (OWN_STOCK.has(key) || (BESIDE.has(key) && !PRODUCT_ONLY.has(key)))) {
-      // Left to the JavaScript plan: a SKU (the list may free it only after the entry takes it), a
-      // count below 0 (the lists may lift it), both expected counts (refused).
-      if (key === "sku" || (typeof v === "number" && v < 0 && (key === "stock" || key === "adjust"))) return undefined;
-      if (key === "expected_stock" && d.expected_qty !== undefined) return undefined;
       // Selected by SKU, the variant is known after `resolve` reads it (BY_SKU until then).
       lead ??= { variant_id: "variantId" in selector ? selector.variantId : BY_SKU };
       lead[key === "stock" ? "qty" : key === "expected_stock" ? "expected_qty" : key] = v;
@@ -123,14 +129,16 @@ export function variantInSql(item: UpdateItem) {
   if (sharedNames(given.flatMap((l) => l.given)) === false) {
     return { item, selector, lists: [], product, refused: "names" as Refused, stored };
   }
-  // An empty sync alone deletes every variant; the product's own count beside it then applies to
-  // the product (both counts, or both expected ones, are the JavaScript plan's to refuse).
-  const empty = given.length === 1 && given[0].mode === MODE.sync && !given[0].given.length && !lead;
-  if (!given.length || (!given[0].given.length && !empty)) return undefined;
+  // An empty sync deletes every variant: alone, the product's own count beside it then applies to
+  // the product; an add after it gives the product its only variants, an update's entries name
+  // variants the sync deleted (refused whatever is stored: worded from a read, ./diagnose.ts).
+  const emptied = given[0]?.mode === MODE.sync && !given[0].given.length && !lead;
+  const empty = emptied && given.length === 1;
+  if (!given.length || (!given[0].given.length && !emptied)) return undefined;
+  if (emptied && d.variants?.update?.length)
+    return { item, selector, lists: [], product, refused: "emptied" as Refused, stored };
   let ownExpected: number | undefined;
   if (empty && own) {
-    if (d.stock !== undefined && d.adjust !== undefined) return undefined;
-    if (d.expected_qty !== undefined && d.expected_stock !== undefined) return undefined;
     product = {
       ...product,
       ...(d.stock === undefined ? {} : { stock: d.stock }),
@@ -149,13 +157,24 @@ export function variantInSql(item: UpdateItem) {
     update?.some((e) => e.variant_id === lead?.variant_id || lead?.variant_id === BY_SKU);
   if (twice) return undefined;
   if (lead) given.unshift({ mode: MODE.update, given: [lead as VariantUpdateEntry] });
+  // A count below 0 the leading entry leaves (the lists after may lift it): `resolve` checks it.
+  const floor =
+    lead && ((lead.qty as number) < 0 || (lead.adjust as number) < 0)
+      ? { qty: lead.qty as number | undefined, adjust: lead.adjust as number | undefined }
+      : undefined;
   let expected: string | undefined;
   const lists = [];
   for (const [i, { mode, given: entries }] of given.entries()) {
     const names = sharedNames(entries) || undefined;
     const ranges: [number, number][] = [];
-    let list = mode === MODE.update ? merged(entries as VariantUpdateEntry[], ranges) : entries;
-    if (!list) return undefined;
+    const once = mode === MODE.update ? merged(entries as VariantUpdateEntry[], ranges) : entries;
+    // Merged entries refused as given: worded from a read when the update is the only list.
+    if (once === REFUSED) {
+      return given.length === 1
+        ? { item, selector, lists: [], product, refused: "merged" as Refused, stored }
+        : undefined;
+    }
+    let list = once;
     if (beforeSync && mode === MODE.update && !(lead && i === 0)) {
       const updates = list as VariantUpdateEntry[];
       expected = JSON.stringify(
@@ -185,7 +204,7 @@ export function variantInSql(item: UpdateItem) {
   if (deriveSlug) product = { ...product, slug: null };
   // Not written: the read that words a refusal runs the plan for the matches (./variants-sql.ts, diagnose).
   const refused: Refused | undefined = own ? "stock" : undefined;
-  return { item, selector, lists, product, refused, stored, expected, ownExpected, lead: lead !== undefined };
+  return { item, selector, lists, product, refused, stored, expected, ownExpected, lead: lead !== undefined, floor };
 }
 
 /** The leading entry's variant id until `resolve` reads the variant a SKU names. */
@@ -195,8 +214,16 @@ const BY_SKU = -1;
  * merged into its paths, a slug derived from its title. */
 type Stored = { head?: string; slug?: true };
 
-/** Why the body is refused whatever is stored: its entries' option names, or the product's own count beside the list. */
-export type Refused = "names" | "stock";
+/**
+ * Why the body is refused whatever is stored: its entries' option names; the product's own count
+ * beside the list; a count given twice (`stock` and `adjust`, or both expected counts); update
+ * entries after an empty sync ("emptied"); update entries on one variant that give `qty` and
+ * `adjust` or take a count past the largest ("merged").
+ */
+export type Refused = "names" | "stock" | "counts" | "emptied" | "merged";
+
+/** merged's answer for entries refused as given. */
+const REFUSED = "refused";
 
 export type SqlList = NonNullable<ReturnType<typeof variantInSql>>;
 
@@ -204,11 +231,11 @@ export type SqlList = NonNullable<ReturnType<typeof variantInSql>>;
  * An update list naming one variant more than once, as one entry per variant, as the JavaScript
  * plan applies them in order (./states.ts, applyEntry): a later field wins; a `qty` sets the count
  * and an `adjust` after it moves that count (a count again); the amounts of `adjust`s without a
- * count add up; the first `expected_qty` holds. Undefined (the JavaScript plan) when an entry gives
- * `qty` and `adjust` (refused) or a count passes the largest. `ranges` takes the counts to check
- * before the list (below).
+ * count add up; the first `expected_qty` holds. REFUSED when an entry gives `qty` and `adjust`, or a
+ * count set by an entry passes the largest on the way (the JavaScript plan refuses both whatever
+ * is stored). `ranges` takes the counts to check before the list (below).
  */
-function merged(list: VariantUpdateEntry[], ranges: [number, number][]): VariantUpdateEntry[] | undefined {
+function merged(list: VariantUpdateEntry[], ranges: [number, number][]): VariantUpdateEntry[] | typeof REFUSED {
   const at = new Map<number, number>();
   let out: VariantUpdateEntry[] | undefined;
   for (let i = 0; i < list.length; i++) {
@@ -221,12 +248,13 @@ function merged(list: VariantUpdateEntry[], ranges: [number, number][]): Variant
     }
     out ??= list.slice(0, i);
     const m = { ...out[first] } as Record<string, unknown>;
-    if (m.qty !== undefined && m.adjust !== undefined) return undefined;
-    if (e.qty !== undefined && e.adjust !== undefined) return undefined;
+    if (m.qty !== undefined && m.adjust !== undefined) return REFUSED;
+    if (e.qty !== undefined && e.adjust !== undefined) return REFUSED;
     // The JavaScript plan checks every count an adjust reaches against the largest: the plan checks
     // the last, which bounds those before it while the amounts go one way. Where a count replaces
     // the amounts or one goes back, the count reached so far (the stored one moved by the amounts,
-    // as the lists before leave it) is checked by a guard before the list.
+    // as the lists before leave it) is checked by a guard before the list. Amounts past the largest
+    // are checked likewise: the stored count moved by them may still be within it.
     const relative = m.qty === undefined ? (m.adjust as number | undefined) : undefined;
     if (relative !== undefined && (e.qty !== undefined || Math.sign(e.adjust ?? relative) !== Math.sign(relative))) {
       ranges.push([e.variant_id, relative]);
@@ -239,7 +267,7 @@ function merged(list: VariantUpdateEntry[], ranges: [number, number][]): Variant
     if (e.adjust !== undefined) {
       if (m.qty !== undefined) m.qty = (m.qty as number) + e.adjust;
       else m.adjust = ((m.adjust as number | undefined) ?? 0) + e.adjust;
-      if (Math.abs((m.qty ?? m.adjust) as number) > STOCK) return undefined;
+      if (m.qty !== undefined && Math.abs(m.qty as number) > STOCK) return REFUSED;
     }
     if (m.expected_qty === undefined && e.expected_qty !== undefined) m.expected_qty = e.expected_qty;
     out[first] = m as VariantUpdateEntry;
@@ -251,10 +279,13 @@ const P = sqlNames(products);
 const V = sqlNames(variants);
 const K = sqlNames(skus);
 // ?1 product id, ?2 variant id, ?3 SKU: the product one names, the variant a SKU names, its
-// version, and what product fields beside the list derive from.
+// version, what product fields beside the list derive from, its disable_minusqty and the
+// selected variant's count.
 const RESOLVE = `
   SELECT p.${P.id} AS id, ${VERSION_SQL} AS version, p.${P.categories} AS categories, p.${P.title} AS title,
-    (SELECT k.${K.variantId} FROM ${K.$} AS k WHERE k.${K.sku} = ?3) AS variant
+    (SELECT k.${K.variantId} FROM ${K.$} AS k WHERE k.${K.sku} = ?3) AS variant, p.${P.disableMinusqty} AS flag,
+    (SELECT v.${V.qty} FROM ${V.$} AS v WHERE v.${V.id} = coalesce(?2,
+      (SELECT k.${K.variantId} FROM ${K.$} AS k WHERE k.${K.sku} = ?3))) AS qty
   FROM ${P.$} AS p WHERE p.${P.id} = coalesce(?1,
     (SELECT v.${V.productId} FROM ${V.$} AS v WHERE v.${V.id} = ?2),
     (SELECT k.${K.productId} FROM ${K.$} AS k WHERE k.${K.sku} = ?3))`;
@@ -272,6 +303,10 @@ export type Resolved = {
   fields?: Record<string, unknown>;
   /** The If-Match names none of the product's versions: the answer is the 412, nothing is written. */
   changed?: true;
+  /** Refused by what was read (a head category merged past the bound on paths): worded from a read, not written. */
+  refused?: true;
+  /** The product had no slug: `fields` gives the one derived (the batch re-checks it still has none). */
+  slugless?: true;
 };
 
 /**
@@ -289,9 +324,26 @@ export async function resolve(db: DB, list: SqlList, ifMatch?: IfMatch): Promise
     "productId" in s ? s.productId : null,
     "variantId" in s ? s.variantId : null,
     "sku" in s ? s.sku : null,
-  ).first<{ id: number; version: number; variant: number | null; categories: string; title: string }>();
+  ).first<ResolveRow>();
   if (!row) return undefined;
   if (tags && !ifMatch.tags.includes(productETag(row.id, row.version))) return { productId: row.id, changed: true };
+  return resolvedFrom(list, row, tags);
+}
+
+/** What RESOLVE reads of an item's product (./variants-round-read.ts reads it for several). */
+export type ResolveRow = {
+  id: number;
+  version: number;
+  variant: number | null;
+  categories: string;
+  title: string;
+  flag: number;
+  qty: number | null;
+};
+
+/** The product and the batch's conditions from what was read; undefined: the JavaScript plan's. */
+export function resolvedFrom(list: SqlList, row: ResolveRow, tags?: boolean): Resolved | undefined {
+  const s = list.selector;
   const selected =
     "variantId" in s ? { variantId: s.variantId } : "sku" in s ? { sku: s.sku, variantId: row.variant } : undefined;
   const out: Resolved = {
@@ -299,9 +351,22 @@ export async function resolve(db: DB, list: SqlList, ifMatch?: IfMatch): Promise
     ...(tags ? { version: row.version } : {}),
     ...(selected ? { selected } : {}),
   };
-  if (list.lead && "sku" in s) {
-    // The product's own SKU: the fields are the product's, which the JavaScript plan plans.
-    if (row.variant === null) return undefined;
+  if (list.lead && "sku" in s && row.variant === null) {
+    // The product's own SKU: the fields beside the list are the product's, as when it is named by
+    // id (the SKU selects it, no new value); the batch still re-checks the SKU's owner.
+    const again = variantInSql({ ...list.item, data: { ...list.item.data, sku: undefined, product_id: row.id } });
+    if (!again) return undefined;
+    Object.assign(list, { lead: false, expected: undefined, ownExpected: undefined, floor: undefined }, again, {
+      item: list.item,
+      selector: s,
+    });
+  } else if (list.floor && (list.item.data.disable_minusqty ?? row.flag) === 1) {
+    // Below 0 under disable_minusqty, the leading entry meets the stock floor before a list after
+    // it may lift the count (as the JavaScript plan allows): that plan plans it.
+    const { qty, adjust } = list.floor;
+    if ((qty ?? row.qty ?? 0) + (adjust ?? 0) < 0) return undefined;
+  }
+  if (list.lead && "sku" in s && row.variant !== null) {
     const [[part]] = list.lists[0].entries;
     const entries = JSON.parse(part) as unknown[][];
     entries[0][VARIANT_ID] = row.variant;
@@ -310,9 +375,9 @@ export async function resolve(db: DB, list: SqlList, ifMatch?: IfMatch): Promise
   const { head, slug } = list.stored ?? {};
   if (head !== undefined) {
     const categories = withHead(parseList(row.categories) as string[][], head);
-    // Past the bound on paths: the JavaScript plan words it.
-    if (tooManyPaths(categories)) return undefined;
     out.categories = row.categories;
+    // Past the bound on paths: refused, worded from a read (./diagnose.ts).
+    if (tooManyPaths(categories)) return { ...out, refused: true };
     out.fields = { categories };
   }
   if (slug) out.fields = { ...out.fields, slug: derivedSlug(row.title, row.id) };

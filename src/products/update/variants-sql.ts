@@ -13,7 +13,7 @@ import { MAX_VARIANTS } from "../schema";
 import { MAX_ANSWER_BYTES, SIZE_SQL } from "../size";
 import { productETag, VERSION_OF } from "../version";
 import { fail } from "./select";
-import { conditions, EMPTY_GUARD, OWN_EXPECTED_GUARD, RANGE_GUARD } from "./variants-guards";
+import { listGuards, roundConditions, slugged } from "./variants-guards";
 import { MODE, type Resolved, type SqlList } from "./variants-route";
 import { UPDATE_PRODUCT_FIELDS } from "./write";
 
@@ -33,7 +33,8 @@ import { UPDATE_PRODUCT_FIELDS } from "./write";
 // version other than the If-Match's or a selected variant gone) fails the batch through a
 // constraint, so nothing is written; a read batch then runs the same PLAN, reads what it matched
 // and words the errors (./refusals.ts, `diagnose` below), so the entries are matched by this plan
-// only. What ./refusals.ts does not word yet (two lists) is worded by the JavaScript plan.
+// only. What ./refusals.ts does not word (one update list naming a variant twice, a product
+// without a slug yet) is worded by the JavaScript plan.
 // test/products.variants-sql.test.ts holds both paths equal on random catalogs, lists, selectors,
 // If-Match headers, product fields and requests of several items.
 
@@ -61,11 +62,13 @@ const PLACE = 4_294_967_296;
 /**
  * ?1 the round's items [{p: product id, m: list (MODE), n: the option names the entries give
  * (null: none), f: the place of the first entry in its list, s: the place of the first in ?2, c:
- * their number, o: the item's place in the round}], ?2 their packed entries, one list. The
+ * their number, o: the item's place in the round, d: 1 when the batch writes its slug}], ?2 their
+ * packed entries, one list. The
  * names are the product's unless a sync gives others (a rename: every entry then gives values,
  * unless the count of options stays) or it has none yet (its first variants). Entries of an add
- * or update whose names differ, or of a product that has no slug yet (the JavaScript plan derives
- * one), give no rows, which the guard refuses. A sync matches by SKU, else by the values (an
+ * or update whose names differ, or of a product that has no slug yet unless the batch writes one
+ * (derived after a read finds none: ./variants-rounds.ts, writeVariants), give no rows, which the
+ * guard refuses. A sync matches by SKU, else by the values (an
  * entry naming a variant by SKU without values keeps its values); an update by id, changing the
  * values it gives; an add matches nothing (a combination or an own SKU that exists is refused)
  * and places its entries after the product's last variant.
@@ -74,14 +77,14 @@ const plan = (stock: boolean) => `
   INSERT INTO ${S.$} (${S.entry}, ${S.productId}, ${S.variantId}, ${each(so, ", ")}, ${S.bad}, ${S.data})
   WITH i AS MATERIALIZED (
     SELECT i.value->>'p' AS pid, i.value->>'m' AS mode, i.value->>'n' AS names, i.value->>'f' AS off,
-      i.value->>'s' AS start, i.value->>'c' AS cnt, i.value->>'o' AS ord
+      i.value->>'s' AS start, i.value->>'c' AS cnt, i.value->>'o' AS ord, i.value->>'d' AS slugged
     FROM json_each(?1) AS i
   ), p AS MATERIALIZED (
     SELECT p.${P.id} AS pid, i.mode, i.off, i.start, i.cnt, i.ord,
       json_array_length(coalesce(i.names, p.${P.optionNames})) AS n, json_array_length(p.${P.optionNames}) AS cur,
       iif(i.mode = ${MODE.add}, (SELECT coalesce(max(v.${V.position}), -1) + 1 FROM ${V.$} AS v WHERE v.${V.productId} = p.${P.id}), 0) AS first
     FROM i JOIN ${P.$} AS p ON p.${P.id} = i.pid
-    WHERE p.${P.slug} IS NOT NULL
+    WHERE (p.${P.slug} IS NOT NULL OR i.slugged)
       AND (i.names IS NULL OR i.mode = ${MODE.sync} OR json(i.names) = json(p.${P.optionNames}) OR p.${P.optionNames} = '[]')
   ), e AS MATERIALIZED (
     SELECT p.ord * ${PLACE} + j.key - p.start + p.first + p.off AS entry, j.value AS data, p.pid, p.n, p.cur, p.mode,
@@ -226,7 +229,7 @@ export function plans(db: DB, round: RoundItem[], k: number): D1PreparedStatemen
     if (!l) return;
     for (const [part, from, c] of l.entries) {
       if (meta.length && size + part.length > MAX_JSON_BYTES / 3) flush();
-      meta.push({ p: resolved.productId, m: l.mode, n: l.names, f: from, s: count, c, o });
+      meta.push({ p: resolved.productId, m: l.mode, n: l.names, f: from, s: count, c, o, ...slugged(round[o]) });
       if (c) parts.push(part.slice(1, -1));
       size += part.length;
       count += c;
@@ -257,15 +260,7 @@ function lists(db: DB, round: RoundItem[], now: number): D1PreparedStatement[] {
     }));
     out.push(
       ...(k ? [stmt(db, CLEAR)] : []),
-      ...empty.flatMap(({ list, resolved: { productId: id } }) => [
-        stmt(db, EMPTY_GUARD, id),
-        ...(list.ownExpected === undefined ? [] : [stmt(db, OWN_EXPECTED_GUARD, id, list.ownExpected)]),
-      ]),
-      // The running counts of an update's merged entries, as the lists before leave the variants.
-      ...at.flatMap(({ list, resolved }) => {
-        const { ranges } = list.lists[k];
-        return ranges ? [stmt(db, RANGE_GUARD, resolved.productId, ranges)] : [];
-      }),
+      ...listGuards(db, at, empty, k),
       ...plans(db, round, k),
       stmt(db, GUARD, ids(at.filter((r) => !empty.includes(r)))),
       ...(syncs.length ? [stmt(db, DELETE_UNMATCHED, ids(syncs))] : []),
@@ -328,7 +323,7 @@ export async function writeRound(
   let results: D1Result<Record<string, unknown>>[];
   try {
     results = await runClaimed(db, idem, head, [
-      ...round.flatMap((r) => conditions(db, r)),
+      ...roundConditions(db, round),
       ...guards,
       ...lists(db, round, now),
       // The variants the lists leave as they are follow a flag the body sets (a negative qty meets the floor).

@@ -1,0 +1,83 @@
+import type { DB } from "../../db/client";
+import { products, skus, variants } from "../../db/schema";
+import { sqlNames } from "../../platform/columns";
+import { stmt } from "../../platform/d1";
+import type { ItemOutcome } from "../create";
+import { VERSION_SQL } from "../version";
+import { fail } from "./select";
+import { type ResolveRow, resolvedFrom, type SqlList } from "./variants-route";
+import type { RoundItem } from "./variants-sql";
+
+// The read before the rounds (./variants-rounds.ts) of a body whose items need one: a selection by
+// variant id or SKU, or product fields derived from the stored product (a head category merged
+// into its paths, a slug from its title). One statement for every item of the body, its selectors
+// bound as one JSON list, reading what RESOLVE (./variants-route.ts) reads for one item; each
+// round's batch re-checks it (./variants-guards.ts, roundConditions). It runs before each round
+// whose items need it, as the JavaScript plan reads the catalog before each of its rounds: a
+// selection that finds nothing is the 404 it answers, and an item of a later round finds what the
+// rounds before it left (a SKU synced away, a title its slug derives from).
+
+const P = sqlNames(products);
+const V = sqlNames(variants);
+const K = sqlNames(skus);
+
+// ?1: [[product id, variant id, SKU]] per item (nulls but for its selector); `at`: the item's place.
+const RESOLVE_ROUND = `
+  SELECT r.key AS at, p.${P.id} AS id, ${VERSION_SQL} AS version, p.${P.categories} AS categories, p.${P.title} AS title,
+    (SELECT k.${K.variantId} FROM ${K.$} AS k WHERE k.${K.sku} = r.value->>2) AS variant, p.${P.disableMinusqty} AS flag,
+    (SELECT v.${V.qty} FROM ${V.$} AS v WHERE v.${V.id} = coalesce(r.value->>1,
+      (SELECT k.${K.variantId} FROM ${K.$} AS k WHERE k.${K.sku} = r.value->>2))) AS qty
+  FROM json_each(?1) AS r JOIN ${P.$} AS p ON p.${P.id} = coalesce(r.value->>0,
+    (SELECT v.${V.productId} FROM ${V.$} AS v WHERE v.${V.id} = r.value->>1),
+    (SELECT k.${K.productId} FROM ${K.$} AS k WHERE k.${K.sku} = r.value->>2))`;
+
+/** Whether the item's product or fields are known only from a read. */
+export const needsRead = (list: SqlList) => !("productId" in list.selector) || list.stored !== undefined;
+
+/** The 404 of a selection that finds nothing, in the words of ./select.ts. */
+function notFound({ selector: s }: SqlList): ItemOutcome {
+  if ("variantId" in s) return fail(404, `variant_id: variant ${s.variantId} not found`);
+  if ("sku" in s) return fail(404, `sku: no product or variant has SKU ${s.sku}`);
+  return fail(404, `product_id: product ${s.productId} not found`);
+}
+
+/**
+ * The round items with their products, and the outcomes of selections that find nothing;
+ * undefined when an item's read leaves it to the JavaScript plan (the product's own SKU selected
+ * with variant fields, a head category merged past the bound on paths).
+ */
+export async function readRoundItems(
+  db: DB,
+  lists: SqlList[],
+): Promise<{ items: RoundItem[]; missing: Map<number, ItemOutcome> } | undefined> {
+  const read = lists.filter(needsRead);
+  const rows = new Map<number, ResolveRow>();
+  if (read.length) {
+    const selectors = read.map(({ selector: s }) => [
+      "productId" in s ? s.productId : null,
+      "variantId" in s ? s.variantId : null,
+      "sku" in s ? s.sku : null,
+    ]);
+    const { results } = await stmt(db, RESOLVE_ROUND, JSON.stringify(selectors)).all<ResolveRow & { at: number }>();
+    for (const row of results) rows.set(Number(row.at), row);
+  }
+  const items: RoundItem[] = [];
+  const missing = new Map<number, ItemOutcome>();
+  let at = 0;
+  for (const list of lists) {
+    if (!needsRead(list)) {
+      items.push({ list, resolved: { productId: (list.selector as { productId: number }).productId } });
+      continue;
+    }
+    const row = rows.get(at++);
+    if (!row) {
+      missing.set(list.item.index, notFound(list));
+      continue;
+    }
+    const resolved = resolvedFrom(list, row);
+    // Refused by what was read (a head category merged past the bound): the JavaScript plan words it.
+    if (!resolved || resolved.refused) return undefined;
+    items.push({ list, resolved });
+  }
+  return { items, missing };
+}

@@ -1,0 +1,306 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { jsPlanOnly } from "../src/products/update/index";
+import { wrapD1 } from "./d1-wrap";
+import { get, post, put, uid } from "./helpers";
+
+// Items of a PUT of several that need the stored product read first (a selection by SKU or
+// variant id, a head category or slug derived from what is stored), carry a selected variant's own
+// fields, or are refused as they are: the SQL plan's rounds take them
+// (src/products/update/variants-rounds.ts) after one read of one statement for every item
+// (src/products/update/variants-round-read.ts), with the same statements for 2 items or 8. Each
+// journey also runs on a twin catalog through the JavaScript plan (`jsPlanOnly`), which must
+// answer the same.
+
+type Made = { product_id: number; variants: { variant_id: number; sku: string }[] };
+
+async function product(prefix: string, extra: Record<string, unknown> = {}): Promise<Made> {
+  const r = await post("/v1/products", {
+    title: "Read first",
+    price: 100,
+    categories: [["Shoes"], ["Sale", "Summer"]],
+    ...extra,
+    variants: {
+      add: ["s", "m"].map((v) => ({
+        sku: `${prefix}${v}`,
+        variant_option1_name: "Size",
+        variant_option1_value: v,
+        qty: 1,
+      })),
+    },
+  });
+  expect(r.status, r.text).toBe(200);
+  return r.json.products[0];
+}
+
+/** The body's answer and products, with the run's SKU prefixes and ids taken out. */
+async function run(
+  count: number,
+  body: (prefixes: string[], made: Made[]) => unknown[],
+  jsOnly = false,
+): Promise<{ status: number; json: unknown; after: unknown[]; calls: number[] }> {
+  const prefixes = Array.from({ length: count }, () => `${uid("R")}-`);
+  const made: Made[] = [];
+  for (const p of prefixes) made.push(await product(p));
+  const w = wrapD1();
+  jsPlanOnly.on = jsOnly;
+  const r = await put("/v1/products", body(prefixes, made), { env: { DB: w.db } });
+  jsPlanOnly.on = false;
+  const plain = (json: unknown) => {
+    let text = JSON.stringify(json);
+    prefixes.forEach((p, i) => {
+      text = text
+        .replaceAll(p, `<${i}>`)
+        .replaceAll(p.toLowerCase(), `<${i}l>`)
+        .replaceAll(`product ${made[i].product_id}`, `product <${i}>`);
+    });
+    return JSON.parse(
+      text
+        .replace(/"(variant_id|product_id)":\d+/g, '"$1":0')
+        .replace(/variant \d+/g, "variant <v>")
+        .replace(/"(created_at|updated_at)":"[^"]+"/g, '"$1":""')
+        .replace(/"(slug|url)":"([^"]*?)(-\d+)?"/g, '"$1":"$2"'),
+    );
+  };
+  const after = [];
+  for (const m of made) after.push(plain((await get(`/v1/products/${m.product_id}`)).json));
+  return { status: r.status, json: plain(r.json), after, calls: w.counts.statementsPerCall };
+}
+
+/** The body through the rounds and through the JavaScript plan, on twin catalogs: the same answers. */
+async function same(count: number, body: (prefixes: string[], made: Made[]) => unknown[]) {
+  const [sql, js] = [await run(count, body), await run(count, body, true)];
+  expect(sql.status, JSON.stringify(sql.json)).toBe(js.status);
+  expect(sql.json).toEqual(js.json);
+  expect(sql.after).toEqual(js.after);
+  return sql;
+}
+
+afterEach(() => {
+  jsPlanOnly.on = false;
+});
+
+describe("several items selected by SKU or variant id", () => {
+  it("a stock tool selecting variants by SKU: one read, one batch, the same statements for 2 or 8", async () => {
+    const body = (prefixes: string[], made: Made[]) =>
+      prefixes.map((p, i) => ({
+        sku: `${p}s`,
+        stock: 10 + i,
+        price: 150,
+        variants: { update: [{ variant_id: made[i].variants[1].variant_id, adjust: -1 }] },
+      }));
+    const counts = [];
+    for (const n of [2, 8]) {
+      const r = await same(n, body);
+      expect(r.json).toMatchObject({ success: n, errors: [] });
+      expect((r.json as { products: unknown[] }).products[1]).toMatchObject({
+        variants: [
+          { sku: "<1>s", qty: 11, price: 150 },
+          { sku: "<1>m", qty: 0 },
+        ],
+      });
+      // The read (one statement), then the batch.
+      expect(r.calls[0]).toBe(1);
+      expect(r.calls).toHaveLength(2);
+      counts.push(r.calls);
+    }
+    expect(counts[1]).toEqual(counts[0]);
+  });
+
+  it("answers the 404 of a SKU no one has, and writes the others in the same batch", async () => {
+    const r = await same(3, (p, made) => [
+      { sku: `${p[0]}m`, variants: { update: [{ variant_id: made[0].variants[0].variant_id, qty: 5 }] } },
+      { sku: `${p[1]}gone`, variants: { update: [{ variant_id: made[1].variants[0].variant_id, qty: 5 }] } },
+      { variant_id: made[2].variants[1].variant_id, visible: 0, variants: { sync: [{ sku: `${p[2]}m` }] } },
+    ]);
+    expect(r.status).toBe(200);
+    expect(r.json).toMatchObject({ success: 2, errors: ["[1].sku: no product or variant has SKU <1>gone"] });
+    expect(r.calls).toHaveLength(2);
+    expect(r.after[2]).toMatchObject({ variants: [{ sku: "<2>m", visible: 0 }] });
+  });
+
+  it("applies items selecting one product in order, each round reading what the one before left", async () => {
+    const r = await same(2, (p, made) => [
+      { product_id: made[0].product_id, title: "Renamed", variants: { sync: [{ sku: `${p[0]}s` }] } },
+      // The SKU the first item synced away: not found when the second item's round reads.
+      { sku: `${p[0]}m`, variants: { update: [{ variant_id: made[0].variants[0].variant_id, qty: 3 }] } },
+      // The slug derived from the title the first item gave.
+      { sku: `${p[0]}s`, slug: null, variants: { update: [{ variant_id: made[0].variants[0].variant_id, qty: 4 }] } },
+      { sku: `${p[1]}s`, variants: { add: [{ variant_option1_value: "l", sku: `${p[1]}l` }] } },
+    ]);
+    expect(r.json).toMatchObject({ success: 3, errors: ["[1].sku: no product or variant has SKU <0>m"] });
+    expect(r.after[0]).toMatchObject({ title: "Renamed", slug: "renamed", variants: [{ sku: "<0>s", qty: 4 }] });
+  });
+});
+
+describe("the statements of a body of these forms", () => {
+  it("are the same for 2 items of each form or 8", async () => {
+    // Per product: selected by variant id with its own fields, a head category merged into the
+    // stored paths, and the product's own stock beside a list (refused as it is).
+    const forms = (p: string, m: Made, i: number) =>
+      [
+        { variant_id: m.variants[0].variant_id, price: 90, variants: { sync: [{ sku: `${p}s` }, { sku: `${p}m` }] } },
+        {
+          product_id: m.product_id,
+          headcategory_name: "Sale",
+          variants: { update: [{ variant_id: m.variants[1].variant_id, qty: i }] },
+        },
+        { product_id: m.product_id, stock: 1, variants: { add: [{ variant_option1_value: "xl" }] } },
+      ][i % 3];
+    const counts = [];
+    for (const n of [2, 8]) {
+      const r = await same(n * 3, (p, made) => made.map((m, i) => forms(p[i], m, i)));
+      expect((r.json as { success: number }).success).toBe(2 * n);
+      counts.push(r.calls);
+    }
+    // The read first, the read that words the refused items, the batch.
+    expect(counts[0]).toHaveLength(3);
+    expect(counts[0][0]).toBe(1);
+    expect(counts[1]).toEqual(counts[0]);
+  });
+});
+
+describe("the guards before the lists of a round of several", () => {
+  it("are one statement each for 2 items or 8: empty syncs, own counts expected, counts on the way", async () => {
+    const forms = (m: Made, i: number) => {
+      const [v0] = m.variants.map((v) => v.variant_id);
+      return i % 2
+        ? { product_id: m.product_id, stock: 5, expected_stock: 0, variants: { sync: [] } }
+        : {
+            product_id: m.product_id,
+            variants: {
+              update: [
+                { variant_id: v0, adjust: 2 },
+                { variant_id: v0, adjust: -1 },
+              ],
+            },
+          };
+    };
+    const counts = [];
+    for (const n of [2, 8]) {
+      const r = await same(n * 2, (_p, made) => made.map((m, i) => forms(m, i)));
+      expect(r.status).toBe(200);
+      counts.push(r.calls);
+    }
+    expect(counts[0]).toHaveLength(1);
+    expect(counts[1]).toEqual(counts[0]);
+  });
+});
+
+describe("several items deriving fields from the stored product", () => {
+  it("merges a head category into the stored paths and derives a slug from the stored title", async () => {
+    const r = await same(3, (p, made) => [
+      { product_id: made[0].product_id, headcategory_name: "Sale", variants: { sync: [{ sku: `${p[0]}m` }] } },
+      {
+        product_id: made[1].product_id,
+        headcategory_name: "New",
+        slug: null,
+        variants: { add: [{ variant_option1_value: "l" }] },
+      },
+      {
+        product_id: made[2].product_id,
+        title: "Given",
+        slug: null,
+        variants: { update: [{ variant_id: made[2].variants[0].variant_id, qty: 0 }] },
+      },
+    ]);
+    expect(r.json).toMatchObject({ success: 3 });
+    expect(r.after[0]).toMatchObject({ categories: [["Sale", "Summer"], ["Shoes"]] });
+    expect(r.after[1]).toMatchObject({ slug: "read-first", categories: [["New"], ["Shoes"], ["Sale", "Summer"]] });
+    expect(r.after[2]).toMatchObject({ slug: "given" });
+    expect(r.calls).toHaveLength(2);
+  });
+});
+
+describe("several items, one refused as it is", () => {
+  it("words it from one read and writes the other in the batch after it", async () => {
+    const r = await same(2, (p, made) => [
+      { product_id: made[0].product_id, stock: 4, variants: { sync: [{ sku: `${p[0]}s` }] } },
+      { product_id: made[1].product_id, variants: { sync: [{ sku: `${p[1]}s`, qty: 6 }] } },
+    ]);
+    expect(r.json).toMatchObject({
+      success: 1,
+      errors: ["[0].stock: the product has variants, whose qty is its stock: select a variant or use variants.update"],
+    });
+    expect(r.after[0]).toMatchObject({ variants: [{ sku: "<0>s" }, { sku: "<0>m" }] });
+    expect(r.after[1]).toMatchObject({ variants: [{ sku: "<1>s", qty: 6 }] });
+    // The read that words the refused item, then the batch of the other.
+    expect(r.calls).toHaveLength(2);
+  });
+
+  it("words entries that disagree on option names beside a selection, with no write when all are refused", async () => {
+    const r = await same(2, (p, made) => [
+      {
+        sku: `${p[0]}s`,
+        variants: {
+          add: [
+            { variant_option1_name: "Size", variant_option1_value: "l" },
+            { variant_option1_name: "Colour", variant_option1_value: "red" },
+          ],
+        },
+      },
+      {
+        product_id: made[1].product_id,
+        adjust: 1,
+        variants: { update: [{ variant_id: made[1].variants[0].variant_id, qty: 2 }] },
+      },
+    ]);
+    expect(r.status).toBe(400);
+    expect((r.json as { errors: string[] }).errors).toHaveLength(2);
+    expect(r.calls).toHaveLength(2);
+  });
+});
+
+// A body with an item without a list is the general plan's whole: its products change in one
+// batch a round, never the rounds' batch and another after it.
+describe("a body with items without a list", () => {
+  it("applies an item naming a product an item with a list names, after it, in order", async () => {
+    const r = await same(2, (p, made) => [
+      { sku: `${p[0]}s`, variants: { sync: [{ sku: `${p[0]}s`, qty: 2 }] } },
+      {
+        product_id: made[1].product_id,
+        variants: { update: [{ variant_id: made[1].variants[0].variant_id, qty: 3 }] },
+      },
+      { product_id: made[0].product_id, title: "After the sync", price: 120 },
+    ]);
+    expect(r.json).toMatchObject({ success: 3, errors: [] });
+    expect(r.after[0]).toMatchObject({ title: "After the sync", price: 120, variants: [{ qty: 2 }] });
+    // Two rounds of the general plan (the first product is named twice), a read and a batch each.
+    expect(r.calls).toHaveLength(4);
+  });
+
+  it("writes an item giving a SKU or slug beside a list's item in one batch", async () => {
+    const r = await same(2, (p, made) => [
+      { product_id: made[0].product_id, variants: { sync: [{ sku: `${p[0]}s` }] } },
+      { product_id: made[1].product_id, sku: `${p[1]}p`, slug: `${p[1].toLowerCase()}slug` },
+    ]);
+    expect(r.json).toMatchObject({ success: 2, errors: [] });
+    expect(r.after[1]).toMatchObject({ sku: "<1>p", slug: "<1l>slug" });
+    // The general plan's read and batch.
+    expect(r.calls).toHaveLength(2);
+  });
+
+  it("refuses an item giving a SKU another item's list syncs away (the catalog as read)", async () => {
+    const r = await same(2, (p, made) => [
+      { product_id: made[0].product_id, variants: { sync: [{ sku: `${p[0]}s` }] } },
+      // The SKU the first item syncs away: taken when the body is planned whole (as read).
+      { product_id: made[1].product_id, sku: `${p[0]}m` },
+    ]);
+    expect(r.json).toMatchObject({ success: 1, errors: ["[1].sku: SKU <0>m is already used by product <0>"] });
+    expect(r.after[0]).toMatchObject({ variants: [{ sku: "<0>s" }] });
+  });
+
+  it("lets a later round take a SKU an item of the first round frees", async () => {
+    const r = await same(2, (p, made) => [
+      { product_id: made[0].product_id, variants: { sync: [{ sku: `${p[0]}s` }] } },
+      // Frees <1>s ...
+      {
+        product_id: made[1].product_id,
+        variants: { sync: [], add: [{ variant_option1_name: "Size", variant_option1_value: "xl" }] },
+      },
+      // ... which the second item naming the first product takes, in a later round.
+      { product_id: made[0].product_id, variants: { add: [{ variant_option1_value: "l", sku: `${p[1]}s` }] } },
+    ]);
+    expect(r.json).toMatchObject({ success: 3, errors: [] });
+    expect(r.after[0]).toMatchObject({ variants: [{ sku: "<0>s" }, { sku: "<1>s" }] });
+  });
+});
