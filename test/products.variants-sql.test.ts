@@ -1,8 +1,21 @@
-import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { jsPlanOnly } from "../src/products/update/index";
 import { wrapD1 } from "./d1-wrap";
+import {
+  ifMatch,
+  items,
+  normal,
+  oneItem,
+  owners,
+  type Seeded,
+  scenario,
+  secondList,
+  seed,
+  seededAs,
+  selectedFields,
+  severalItems,
+} from "./fixtures/variant-bodies";
 import { get, post, put, uid } from "./helpers";
 
 // A sync, add or update of one product's variants is planned in SQL in one round trip
@@ -16,273 +29,6 @@ import { get, post, put, uid } from "./helpers";
 // variant, repeated combinations, negative stock under
 // disable_minusqty, another product's SKU, renamed options, unknown variant ids, an expected_qty
 // that is not the stored one, an adjust beside a qty or below zero under disable_minusqty).
-
-const NAMES = ["Size", "Colour", "Fit"];
-const VALUES = ["a", "b", "c"];
-// Entries pick from more values than the seeded variants have, so some match and most lists pass.
-const PICKED = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"];
-
-type Existing = { values: string[]; sku: boolean; qty: number };
-type Entry = {
-  sku:
-    | { kind: "none" }
-    | { kind: "clear" }
-    | { kind: "existing"; i: number }
-    | { kind: "new"; n: number }
-    | { kind: "foreign" };
-  /** The variant an update names: one of the seeded ones, or an id no variant of it has. */
-  target: number;
-  values: "all" | "none" | "missing" | "extra";
-  picked: string[];
-  names: "same" | "none" | "renamed";
-  qty?: number;
-  price?: number;
-  image: boolean;
-  /** An update's relative change and its condition on the stored count (docs/stock.md). */
-  adjust?: number;
-  expected?: "stored" | "other";
-  more?: Record<string, unknown>;
-};
-
-const slotValues = fc.array(fc.constantFrom(...VALUES), { minLength: 4, maxLength: 4 });
-
-const entries = fc.array(
-  fc.record(
-    {
-      sku: fc.oneof(
-        { weight: 6, arbitrary: fc.constant({ kind: "none" as const }) },
-        { weight: 9, arbitrary: fc.nat(5).map((i) => ({ kind: "existing" as const, i })) },
-        { weight: 6, arbitrary: fc.nat(3).map((n) => ({ kind: "new" as const, n })) },
-        { weight: 1, arbitrary: fc.constant({ kind: "foreign" as const }) },
-        { weight: 1, arbitrary: fc.constant({ kind: "clear" as const }) },
-      ),
-      target: fc.oneof({ weight: 20, arbitrary: fc.nat(5) }, { weight: 1, arbitrary: fc.constant(-1) }),
-      values: fc.oneof(
-        { weight: 18, arbitrary: fc.constant("all" as const) },
-        { weight: 3, arbitrary: fc.constant("none" as const) },
-        { weight: 1, arbitrary: fc.constant("missing" as const) },
-        { weight: 1, arbitrary: fc.constant("extra" as const) },
-      ),
-      picked: fc.array(fc.constantFrom(...PICKED), { minLength: 4, maxLength: 4 }),
-      names: fc.oneof(
-        { weight: 40, arbitrary: fc.constant("same" as const) },
-        { weight: 20, arbitrary: fc.constant("none" as const) },
-        { weight: 1, arbitrary: fc.constant("renamed" as const) },
-      ),
-      qty: fc.option(fc.integer({ min: -1, max: 40 }), { nil: undefined }),
-      price: fc.option(fc.integer({ min: 0, max: 5000 }), { nil: undefined }),
-      image: fc.boolean(),
-      adjust: fc.oneof(
-        { weight: 6, arbitrary: fc.constant(undefined) },
-        { weight: 2, arbitrary: fc.integer({ min: -12, max: 12 }) },
-      ),
-      expected: fc.oneof(
-        { weight: 12, arbitrary: fc.constant(undefined) },
-        { weight: 3, arbitrary: fc.constant("stored" as const) },
-        { weight: 1, arbitrary: fc.constant("other" as const) },
-      ),
-      // The other fields, in the forms clients send them (a numeric GTIN, flags as strings).
-      more: fc.record(
-        {
-          gtin: fc.oneof(fc.nat(99_999_999), fc.constant("00012345")),
-          weight: fc.constantFrom(0, 0.25, 12),
-          visible: fc.constantFrom(0, 1, "1", true),
-          before_price: fc.constantFrom(0, 99.5, "120.00"),
-          purchase_price: fc.constantFrom(1, 10),
-          qty_location: fc.constantFrom("A-1", "Lager ö"),
-          supplier_sku: fc.constantFrom("SUP-1", 42),
-        },
-        { requiredKeys: [] },
-      ),
-    },
-    { requiredKeys: ["sku", "target", "values", "picked", "names", "image", "more"] },
-  ),
-  { minLength: 1, maxLength: 6 },
-);
-
-const MODES = ["sync", "add", "update"] as const;
-type Mode = (typeof MODES)[number];
-
-const scenario = fc.record({
-  // Now and then a second list in the item (applied after the first if it comes later in sync, add, update).
-  next: fc.option(fc.record({ mode: fc.constantFrom(...MODES), entries }), { nil: undefined, freq: 3 }),
-  // How the item names its product, and an If-Match: none, any, the product's ETag or a stale one.
-  select: fc.constantFrom("id", "id", "id", "variant", "sku-product", "sku-variant"),
-  ifMatch: fc.constantFrom("none", "none", "none", "*", "current", "stale"),
-  mode: fc.constantFrom("sync" as const, "update" as const, "add" as const),
-  // Product fields beside the list, written in the same batch (a new variant takes the new price).
-  fields: fc.record(
-    {
-      title: fc.constantFrom("Renamed", "Synced again"),
-      price: fc.integer({ min: 0, max: 5000 }),
-      description: fc.option(fc.constantFrom("Soft", "x".repeat(300)), { nil: null }),
-      images: fc.constantFrom(null, ["https://img.example/p.png"]),
-      categories: fc.constantFrom(null, [["Shoes"]], [["Shoes", "Boots"], ["Sale"]]),
-      // A head category among the paths given or the stored ones, and a slug derived again from
-      // the title given or the stored one.
-      headcategory_name: fc.constantFrom(null, "Sale", "New"),
-      slug: fc.constant(null),
-      disable_minusqty: fc.constantFrom(0, 1),
-    },
-    { requiredKeys: [] },
-  ),
-  // Now and then the product's own count beside the list (refused: it leaves the product with variants).
-  own: fc.oneof(
-    { weight: 20, arbitrary: fc.constant({}) },
-    {
-      weight: 1,
-      arbitrary: fc.constantFrom({ stock: 3 }, { adjust: -2 }, { expected_stock: 0 }, { stock: 1, adjust: 1 }),
-    },
-  ),
-  // Now and then an empty sync (every variant deleted).
-  emptySync: fc.nat(9).map((n) => n === 0),
-  // A selected variant's own fields beside the list (they change it before the lists do).
-  variantFields: fc
-    .record(
-      {
-        price: fc.integer({ min: 0, max: 5000 }),
-        stock: fc.integer({ min: -1, max: 9 }),
-        adjust: fc.integer({ min: -3, max: 3 }),
-        expected: fc.constantFrom("stored", "other", "both"),
-        gtin: fc.constantFrom("00012345", null),
-        weight: fc.constantFrom(0, 12),
-        visible: fc.constantFrom(0, 1),
-        qty_location: fc.constantFrom("B-2", null),
-        // A variant selected by id takes a SKU too: a new one, or another variant's (a sync may free it).
-        sku: fc.constantFrom("n9", "e1"),
-      },
-      { requiredKeys: [] },
-    )
-    .chain((f) => fc.constantFrom({}, {}, f)),
-  k: fc.integer({ min: 1, max: 3 }),
-  // A list whose entries all give other option names (a sync renames), and a product with no variants yet.
-  renames: fc.nat(3).map((n) => n === 0),
-  bare: fc.nat(5).map((n) => n === 0),
-  // The product's own SKU beside the list: a new one, one of its variants' (taken unless synced away), none.
-  productSku: fc.constantFrom("keep", "keep", "new", "variant", "clear"),
-  noMinus: fc.boolean(),
-  // Now and then as many category paths as a product may have (a head category merged past them is refused).
-  paths: fc.nat(7).map((n) => n === 0),
-  // Now and then a product from before slugs (its first change derives one).
-  slugless: fc.nat(7).map((n) => n === 0),
-  existing: fc.array(
-    fc.record({ values: slotValues, sku: fc.nat(4).map((n) => n > 0), qty: fc.integer({ min: 0, max: 9 }) }),
-    {
-      minLength: 1,
-      maxLength: 6,
-    },
-  ),
-  entries,
-});
-type Scenario = Of<typeof scenario>;
-type Of<A> = A extends fc.Arbitrary<infer T> ? T : never;
-
-/** The product of the scenario, its SKUs under `prefix`; combinations made unique as the API wants. */
-async function seed(s: Scenario, prefix: string) {
-  const seen = new Set<string>();
-  const add = s.existing.flatMap((v: Existing, i) => {
-    const values = v.values.slice(0, s.k);
-    if (seen.has(values.join())) return [];
-    seen.add(values.join());
-    const e: Record<string, unknown> = { qty: v.qty };
-    if (v.sku) e.sku = `${prefix}e${i}`;
-    values.forEach((value, n) => {
-      e[`variant_option${n + 1}_name`] = NAMES[n];
-      e[`variant_option${n + 1}_value`] = value;
-    });
-    return [e];
-  });
-  if (s.bare && s.mode !== "update") add.length = 0;
-  const r = await post("/v1/products", {
-    title: "Synced",
-    price: 700,
-    sku: `${prefix}p`,
-    categories: s.paths ? Array.from({ length: 20 }, (_, i) => [`Path ${i}`]) : [["Shoes"], ["Sale", "Summer"]],
-    disable_minusqty: s.noMinus ? 1 : 0,
-    ...(add.length ? { variants: { add } } : {}),
-  });
-  expect(r.status, r.text).toBe(200);
-  const product = r.json.products[0];
-  if (s.slugless) await env.DB.prepare("UPDATE products SET slug = NULL WHERE id = ?").bind(product.product_id).run();
-  return {
-    id: product.product_id as number,
-    skus: (product.variants as { sku: string | null }[]).map((v) => v.sku),
-    ids: (product.variants as { variant_id: number }[]).map((v) => v.variant_id),
-    qtys: (product.variants as { qty: number }[]).map((v) => v.qty),
-  };
-}
-
-function entryOf(
-  e: Entry,
-  i: number,
-  s: Scenario & { mode: Mode },
-  prefix: string,
-  foreign: string,
-  ids: number[],
-  qtys: number[],
-) {
-  const out: Record<string, unknown> = {};
-  // Mostly a different variant per entry; target 5 names the first again (applied in order).
-  const variant = e.target === 5 ? 0 : (e.target + i) % ids.length;
-  if (s.mode === "update") {
-    out.variant_id = e.target < 0 ? 2_000_000_000 : ids[variant];
-    // Now and then beside a qty, which is refused.
-    if (e.adjust !== undefined) out.adjust = e.adjust;
-    if (e.expected) out.expected_qty = e.expected === "stored" ? qtys[variant] : qtys[variant] + 1;
-  }
-  if (e.sku.kind === "existing") out.sku = `${prefix}e${e.sku.i}`;
-  else if (e.sku.kind === "clear" && s.mode === "update") out.sku = null;
-  else if (e.sku.kind === "new") out.sku = `${prefix}n${e.sku.n}`;
-  else if (e.sku.kind === "foreign") out.sku = foreign;
-  const slots = e.values === "all" ? s.k : e.values === "missing" ? s.k - 1 : e.values === "extra" ? s.k + 1 : 0;
-  for (let n = 0; n < slots; n++) {
-    out[`variant_option${n + 1}_value`] = e.picked[n];
-  }
-  if (e.names !== "none") {
-    const renamed = e.names === "renamed" || s.renames;
-    for (let n = 0; n < s.k; n++) out[`variant_option${n + 1}_name`] = renamed ? `${NAMES[n]}!` : NAMES[n];
-  }
-  if (e.qty !== undefined) out.qty = e.qty;
-  if (e.price !== undefined) out.price = e.price;
-  if (e.image) out.images = [`https://img.example/${e.picked.join("")}.png`];
-  return { ...out, ...e.more };
-}
-
-/** The item's selector and, but for a selection by SKU, the product's own SKU beside the list. */
-function selection(s: Scenario, prefix: string, seeded: Awaited<ReturnType<typeof seed>>) {
-  const sku = seeded.skus.find((k) => k !== null);
-  if (s.select === "variant" && seeded.ids.length) return { variant_id: seeded.ids[0] };
-  if (s.select === "sku-product") return { sku: `${prefix}p` };
-  if (s.select === "sku-variant" && sku) return { sku };
-  return { product_id: seeded.id, ...productSku(s, prefix) };
-}
-
-/** The If-Match header of the scenario for the product as seeded. */
-async function ifMatch(s: Scenario, id: number): Promise<Record<string, string>> {
-  if (s.ifMatch === "none") return {};
-  if (s.ifMatch === "*") return { "if-match": "*" };
-  if (s.ifMatch === "stale") return { "if-match": '"0123456789abcdef"' };
-  return { "if-match": String((await get(`/v1/products/${id}`)).headers.get("etag")) };
-}
-
-function productSku(s: Scenario, prefix: string) {
-  if (s.productSku === "keep") return {};
-  return { sku: s.productSku === "clear" ? null : s.productSku === "new" ? `${prefix}p2` : `${prefix}e0` };
-}
-
-/** What two runs must share: ids, SKU prefixes and times taken out. */
-function normal(text: unknown, prefix: string, id: number) {
-  return JSON.parse(
-    JSON.stringify(text)
-      .replaceAll(prefix, "<p>")
-      .replaceAll(`product ${id}`, "product <id>")
-      .replace(/variant \d+/g, "variant <v>")
-      .replace(/"(variant_id|product_id)":\d+/g, '"$1":0')
-      .replace(/"(created_at|updated_at)":"[^"]+"/g, '"$1":""')
-      // A slug derived from the title is its base, or the base and a number when another has it.
-      .replace(/"(slug|url)":"([^"]*?)(-\d+)?"/g, '"$1":"$2"'),
-  );
-}
 
 describe("a variant sync or update planned in SQL agrees with the JavaScript plan", () => {
   afterEach(() => {
@@ -302,54 +48,14 @@ describe("a variant sync or update planned in SQL agrees with the JavaScript pla
         const b = `${uid("B")}-`;
         const [sa, sb] = [await seed(s, a), await seed(s, b)];
         const [ia, ib] = [sa.id, sb.id];
-        const one = (mode: Mode, entries: Entry[], prefix: string, ids: number[], qtys: number[]) =>
-          (mode === "update" ? entries.slice(0, ids.length) : entries).map((e, i) =>
-            entryOf(e, i, { ...s, mode }, prefix, foreign, ids, qtys),
-          );
-        // A second list after the first, as the JavaScript plan orders them (sync, add, update).
-        const then = s.next && MODES.indexOf(s.next.mode) > MODES.indexOf(s.mode) ? s.next : undefined;
-        const list = (prefix: string, ids: number[], qtys: number[]) => ({
-          [s.mode]: s.mode === "sync" && s.emptySync ? [] : one(s.mode, s.entries as Entry[], prefix, ids, qtys),
-          ...(then ? { [then.mode]: one(then.mode, then.entries as Entry[], prefix, ids, qtys) } : {}),
-        });
-        // A selected variant would take the price (and the JavaScript plan the item): the other fields.
-        const { price: _, ...others } = s.fields;
-        const fields = s.select === "id" ? { ...s.fields, ...s.own } : others;
-        const { expected, sku: newSku, ...variantFields } = s.variantFields;
-        // The selected variant: the first, or the first with a SKU; selected by its own SKU, the
-        // product (its stock is 0), whose fields they then are. Now and then both expected counts.
-        const own = (seeded: Awaited<ReturnType<typeof seed>>, prefix: string) => {
-          const counts = (qty: number) =>
-            expected === "both"
-              ? { expected_stock: qty, expected_qty: qty }
-              : expected
-                ? { expected_stock: expected === "stored" ? qty : qty + 1 }
-                : {};
-          if (s.select === "sku-product") return { ...variantFields, ...counts(0) };
-          if (s.select !== "variant" && s.select !== "sku-variant") return {};
-          const at =
-            s.select === "variant"
-              ? 0
-              : Math.max(
-                  0,
-                  seeded.skus.findIndex((k) => k !== null),
-                );
-          const sku = s.select === "variant" && newSku ? { sku: `${prefix}${newSku}` } : {};
-          return { ...variantFields, ...sku, ...counts(seeded.qtys[at]) };
-        };
         const w = wrapD1();
-        const ra = await put(
-          "/v1/products",
-          { ...selection(s, a, sa), ...fields, ...own(sa, a), variants: list(a, sa.ids, sa.qtys) },
-          { env: { DB: w.db }, headers: await ifMatch(s, ia) },
-        );
+        const ra = await put("/v1/products", oneItem(s, a, sa, foreign), {
+          env: { DB: w.db },
+          headers: await ifMatch(s, ia),
+        });
         const headers = await ifMatch(s, ib);
         jsPlanOnly.on = true;
-        const rb = await put(
-          "/v1/products",
-          { ...selection(s, b, sb), ...fields, ...own(sb, b), variants: list(b, sb.ids, sb.qtys) },
-          { headers },
-        );
+        const rb = await put("/v1/products", oneItem(s, b, sb, foreign), { headers });
         jsPlanOnly.on = false;
         // One round trip, after a read of one statement for an If-Match naming a tag or a selection by
         // variant or SKU (the JavaScript plan's read is a batch of four).
@@ -357,7 +63,7 @@ describe("a variant sync or update planned in SQL agrees with the JavaScript pla
         if (ra.status === 200 && (second === undefined || (first === 1 && w.counts.calls === 2))) fast++;
         // Two lists (or a selected variant's fields and a list) refused, worded by the plan's read (the
         // last call: the plan into the scratch table first), not by the JavaScript plan's read.
-        const lists = (then ? 2 : 1) + (Object.keys(own(sa, a)).length ? 1 : 0);
+        const lists = (secondList(s) ? 2 : 1) + (Object.keys(selectedFields(s, a, sa)).length ? 1 : 0);
         const worded = w.counts.queries.at(-1)?.[0].includes("INSERT INTO variant_sync");
         if (ra.status >= 400 && lists > 1 && worded) twoWorded++;
         expect(ra.status, `${ra.text}\n${rb.text}`).toBe(rb.status);
@@ -610,48 +316,12 @@ describe("a variant sync or update planned in SQL agrees with the JavaScript pla
 });
 
 // Several items in one request: each on its own, in the SQL plan's rounds (src/products/update/
-// variants-rounds.ts) against the JavaScript plan. Items are drawn as above, each naming its own
-// product or one an earlier item named (applied in order, in a later round) by id, variant id or
-// SKU, with product fields derived from the stored product, a selected variant's own fields or
-// the product's own counts (refused as it is) beside the list, some claiming
-// a SKU the item before claims or frees (refused by the JavaScript plan: a clash between items,
-// or another product's SKU as read).
-const items = fc.array(
-  fc.record({
-    s: scenario,
-    again: fc.oneof({ weight: 3, arbitrary: fc.constant(-1) }, { weight: 1, arbitrary: fc.nat(2) }),
-    // The product SKU of the item before: one it claims as new, or one of its variants' (which its sync may free).
-    // Three items in four drawn without the entries' refused forms, so requests also pass whole.
-    clean: fc.nat(3).map((n) => n > 0),
-    // Now and then an item without a list (the JavaScript plan's, after the rounds or beside them).
-    bare: fc.nat(5).map((n) => n === 0),
-    steal: fc.constantFrom(undefined, undefined, undefined, undefined, undefined, "p2", "e0"),
-  }),
-  { minLength: 2, maxLength: 4 },
-);
-
-/** An item's scenario with entries the JavaScript plan accepts but for clashes between them. */
-function cleaned(s: Scenario): Scenario {
-  const entry = (e: Entry): Entry => ({
-    ...e,
-    sku: e.sku.kind === "foreign" || e.sku.kind === "clear" ? { kind: "none" } : e.sku,
-    target: Math.max(e.target, 0),
-    values: "all",
-    names: "same",
-    qty: e.qty === undefined ? undefined : Math.abs(e.qty),
-    adjust: undefined,
-    expected: undefined,
-  });
-  return {
-    ...s,
-    next: undefined,
-    own: {},
-    variantFields: {},
-    slugless: false,
-    entries: (s.entries as Entry[]).map(entry) as Scenario["entries"],
-  };
-}
-
+// variants-rounds.ts) against the JavaScript plan. Items are drawn as above (`items`,
+// ./fixtures/variant-bodies.ts), each naming its own product or one an earlier item named (applied
+// in order, in a later round) by id, variant id or SKU, with product fields derived from the stored
+// product, a selected variant's own fields or the product's own counts (refused as it is) beside
+// the list, some claiming a SKU the item before claims or frees (refused by the JavaScript plan: a
+// clash between items, or another product's SKU as read).
 describe("several items with variant lists planned in SQL agree with the JavaScript plan", () => {
   afterEach(() => {
     jsPlanOnly.on = false;
@@ -668,50 +338,14 @@ describe("several items with variant lists planned in SQL agree with the JavaScr
         runs++;
         const [ra, rb] = [`${uid("A")}-`, `${uid("B")}-`];
         // The product each item names: its own, or an earlier item's (with that item's options).
-        const owner = drawn.map((d, j) => (d.again >= 0 && d.again < j ? d.again : j));
-        for (let j = 0; j < owner.length; j++) owner[j] = owner[owner[j]];
-        const seeded = new Map<number, [Awaited<ReturnType<typeof seed>>, Awaited<ReturnType<typeof seed>>]>();
-        for (const j of new Set(owner)) {
+        const seeded = new Map<number, [Seeded, Seeded]>();
+        for (const j of new Set(owners(drawn))) {
           // A clean item's product has a slug (one without is the JavaScript plan's to derive in rounds).
-          const s = drawn[j].clean ? cleaned(drawn[j].s) : drawn[j].s;
+          const s = seededAs(drawn, j);
           seeded.set(j, [await seed(s, `${ra}${j}-`), await seed(s, `${rb}${j}-`)]);
         }
         const body = (run: 0 | 1, base: string) =>
-          drawn.map(({ s: drawnItem, steal, clean, bare }, j) => {
-            const o = owner[j];
-            const own = clean ? cleaned(drawnItem) : drawnItem;
-            const s = { ...own, k: drawn[o].s.k, renames: drawn[o].s.renames };
-            const product = seeded.get(o)?.[run] as Awaited<ReturnType<typeof seed>>;
-            const prefix = `${base}${o}-`;
-            const one = (mode: Mode, list: Entry[]) =>
-              (mode === "update" ? list.slice(0, product.ids.length) : list).map((e, i) =>
-                entryOf(e, i, { ...s, mode }, prefix, foreign, product.ids, product.qtys),
-              );
-            const then = s.next && MODES.indexOf(s.next.mode) > MODES.indexOf(s.mode) ? s.next : undefined;
-            const variants = {
-              [s.mode]: s.mode === "sync" && s.emptySync ? [] : one(s.mode, s.entries as Entry[]),
-              ...(then ? { [then.mode]: one(then.mode, then.entries as Entry[]) } : {}),
-            };
-            const sku = steal && j > 0 ? { sku: `${base}${owner[j - 1]}-${steal}` } : {};
-            // Only the drawn steals give an item without a list a SKU: one a product of the rounds
-            // has (the body is then the JavaScript plan's whole) or one an item before it claims.
-            const named = bare ? { product_id: product.id } : selection(s, prefix, product);
-            // As for one item: the product's own counts beside a list named by id (refused as it
-            // is), a selected variant's own fields (a leading entry) and not the product's price.
-            const byId = bare || "product_id" in named;
-            const { price: _, ...others } = s.fields;
-            const fields = byId ? { ...s.fields, ...(bare ? {} : s.own) } : others;
-            const { expected, ...variantFields } = s.variantFields;
-            const at = "variant_id" in named ? 0 : product.skus.indexOf(named.sku as string);
-            const lead =
-              byId || at < 0
-                ? {}
-                : {
-                    ...variantFields,
-                    ...(expected ? { expected_stock: product.qtys[at] + (expected === "stored" ? 0 : 1) } : {}),
-                  };
-            return { ...named, ...fields, ...lead, ...sku, ...(bare ? {} : { variants }) };
-          });
+          severalItems(drawn, base, (o) => seeded.get(o)?.[run] as Seeded, foreign);
         const w = wrapD1();
         const a = await put("/v1/products", body(0, ra), { env: { DB: w.db } });
         jsPlanOnly.on = true;
