@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { jsPlanOnly } from "../src/products/update/index";
 import { wrapD1 } from "./d1-wrap";
-import { get, post, put, uid } from "./helpers";
+import { twoSizes } from "./fixtures/sizes";
+import { get, put, uid } from "./helpers";
 
 // Items of a PUT of several that need the stored product read first (a selection by SKU or
 // variant id, a head category or slug derived from what is stored), carry a selected variant's own
@@ -13,24 +14,8 @@ import { get, post, put, uid } from "./helpers";
 
 type Made = { product_id: number; variants: { variant_id: number; sku: string }[] };
 
-async function product(prefix: string, extra: Record<string, unknown> = {}): Promise<Made> {
-  const r = await post("/v1/products", {
-    title: "Read first",
-    price: 100,
-    categories: [["Shoes"], ["Sale", "Summer"]],
-    ...extra,
-    variants: {
-      add: ["s", "m"].map((v) => ({
-        sku: `${prefix}${v}`,
-        variant_option1_name: "Size",
-        variant_option1_value: v,
-        qty: 1,
-      })),
-    },
-  });
-  expect(r.status, r.text).toBe(200);
-  return r.json.products[0];
-}
+const product = (prefix: string, extra: Record<string, unknown> = {}): Promise<Made> =>
+  twoSizes(prefix, { title: "Read first", categories: [["Shoes"], ["Sale", "Summer"]], ...extra });
 
 /** The body's answer and products, with the run's SKU prefixes and ids taken out. */
 async function run(

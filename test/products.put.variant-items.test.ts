@@ -1,29 +1,15 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { jsPlanOnly } from "../src/products/update/index";
 import { wrapD1 } from "./d1-wrap";
-import { get, post, put, uid } from "./helpers";
+import { twoSizes } from "./fixtures/sizes";
+import { get, put, uid } from "./helpers";
 
 // A PUT of several items carrying variant lists takes the SQL plan's rounds
 // (src/products/update/variants-rounds.ts): one batch for the first item of each product named,
 // its statements the same for 2 items or 8; a refused item worded from one read and the round
 // written again without it; items naming one product in later rounds, in order.
 
-async function product(prefix: string) {
-  const r = await post("/v1/products", {
-    title: "Rounds",
-    price: 100,
-    variants: {
-      add: ["s", "m"].map((v) => ({
-        sku: `${prefix}${v}`,
-        variant_option1_name: "Size",
-        variant_option1_value: v,
-        qty: 1,
-      })),
-    },
-  });
-  expect(r.status, r.text).toBe(200);
-  return r.json.products[0] as { product_id: number; variants: { variant_id: number }[] };
-}
+const product = (prefix: string) => twoSizes(prefix, { title: "Rounds" });
 
 const sync = (id: number, prefix: string, qty: number) => ({
   product_id: id,

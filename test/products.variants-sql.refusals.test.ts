@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { wrapD1 } from "./d1-wrap";
-import { type Json, product, size } from "./fixtures/sizes";
+import { bigProduct, imaged, type Json, product, size } from "./fixtures/sizes";
 import { get, post, put, uid } from "./helpers";
 
 // A list the SQL plan refuses (src/products/update/variants-sql.ts) is worded from one more read
@@ -160,16 +160,9 @@ describe("a variant list the SQL plan refuses", () => {
 
   it("words an answer that would pass 2 MiB from the plan's read (413)", async () => {
     // 25 variants of 50 long image URLs each: about 0.8 MB a list, each one bound value.
-    const url = (v: string, i: number) => `https://img.example.com/${v}/${i}/${"x".repeat(560)}.jpg`;
-    const add = (from: number) =>
-      Array.from({ length: 25 }, (_, k) =>
-        size(`v${from + k}`, { images: Array.from({ length: 50 }, (_, i) => ({ url: url(`v${from + k}`, i) })) }),
-      );
-    const id = (await post("/v1/products", { title: "Big", price: 1, variants: { add: add(0) } })).json.products[0]
-      .product_id;
-    expect((await put("/v1/products", { product_id: id, variants: { add: add(25) } })).status).toBe(200);
+    const id = await bigProduct();
     const w = wrapD1();
-    const r = await put("/v1/products", { product_id: id, variants: { add: add(50) } }, { env: { DB: w.db } });
+    const r = await put("/v1/products", { product_id: id, variants: { add: imaged(50) } }, { env: { DB: w.db } });
     expect(r.status, r.text.slice(0, 300)).toBe(413);
     expect(r.json.errors).toEqual([
       expect.stringMatching(new RegExp(`^product ${id}: this change would make its answer`)),

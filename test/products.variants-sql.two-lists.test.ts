@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { jsPlanOnly } from "../src/products/update/index";
 import { wrapD1 } from "./d1-wrap";
-import { type Json, product, size } from "./fixtures/sizes";
+import { bigProduct, imaged, type Json, product, size } from "./fixtures/sizes";
 import { get, post, put, uid } from "./helpers";
 
 // Refusals the SQL plan words from its own read (src/products/update/diagnose.ts, refusals.ts) that
@@ -221,17 +221,10 @@ describe("an item with two or three lists, refused", () => {
 
   it("words an answer past 2 MiB after a sync and an add (413)", async () => {
     // 50 variants of 50 long image URLs each, kept by the sync: about 1.6 MB; 25 more pass 2 MiB.
-    const url = (v: string, i: number) => `https://img.example.com/${v}/${i}/${"x".repeat(560)}.jpg`;
-    const add = (from: number) =>
-      Array.from({ length: 25 }, (_, k) =>
-        size(`v${from + k}`, { images: Array.from({ length: 50 }, (_, i) => ({ url: url(`v${from + k}`, i) })) }),
-      );
-    const id = (await post("/v1/products", { title: "Big", price: 1, variants: { add: add(0) } })).json.products[0]
-      .product_id;
-    expect((await put("/v1/products", { product_id: id, variants: { add: add(25) } })).status).toBe(200);
+    const id = await bigProduct();
     const sync = Array.from({ length: 50 }, (_, i) => size(`v${i}`));
     const w = wrapD1();
-    const r = await put("/v1/products", { product_id: id, variants: { sync, add: add(50) } }, { env: { DB: w.db } });
+    const r = await put("/v1/products", { product_id: id, variants: { sync, add: imaged(50) } }, { env: { DB: w.db } });
     expect(r.status, r.text.slice(0, 300)).toBe(413);
     expect(r.json.errors).toEqual([
       expect.stringMatching(new RegExp(`^product ${id}: this change would make its answer`)),
