@@ -220,13 +220,20 @@ export function finalChecks(
   f: Failures,
 ): Located<string>[] {
   // Only when nothing failed yet: an add entry already reported its clash with the same variant.
-  const seen = new Map<string, string>();
+  const seen = new Map<string, VariantState>();
   for (const s of f.any ? [] : states) {
     const key = comboKey(s.cur.values);
     const other = seen.get(key);
-    if (other) {
-      f.add(409, `${s.valuesPath ?? s.label}: option combination ${showValues(s.cur.values)} is also used by ${other}`);
-    } else seen.set(key, s.label);
+    if (!other) {
+      seen.set(key, s);
+      continue;
+    }
+    // Named by an entry (a new variant's, or the one that set the values), whichever comes first.
+    const [by, of] = s.valuesPath || s.id === undefined || !other.valuesPath ? [s, other] : [other, s];
+    f.add(
+      409,
+      `${by.valuesPath ?? by.label}: option combination ${showValues(s.cur.values)} is also used by ${of.label}`,
+    );
   }
   if (negative.length) {
     f.add(409, `disable_minusqty: stock is negative for ${negative.join(", ")}; set their stock first`);
