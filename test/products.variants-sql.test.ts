@@ -376,8 +376,8 @@ describe("several items with variant lists planned in SQL agree with the JavaScr
     );
     // A quarter to a third of the requests are carried whole by the rounds: the others hold a
     // refusal only the JavaScript plan words (a selected variant's leading entry, a form
-    // ./refusals.ts leaves to it), or an item without a list (which the JavaScript plan writes
-    // after the rounds). A sixth leaves room for the draw's spread. Of the items in them, 18 to 30
+    // ./refusals.ts leaves to it), or an item without a list (the body is then the JavaScript
+    // plan's whole). A sixth leaves room for the draw's spread. Of the items in them, 18 to 30
     // were written in runs of 60, and 5 once: the rounds must have written some.
     expect(fast).toBeGreaterThan(runs / 6);
     expect(written).toBeGreaterThan(runs / 20);
