@@ -711,12 +711,20 @@ export function cases(ids) {
   // variants.update of all 2,048 by id.
   list.push(
     // A variants.update of all 2,048 by id, setting every count (update) or adding 1 or 2 to it
-    // (adjust, a relative change: docs/stock.md).
-    .../** @type {{ id: string, label: string, change: (i: number) => object }[]} */ ([
-      { id: "update", label: "", change: (i) => ({ qty: 20 + (i % 2) }) },
-      { id: "adjust", label: ", adjust", change: (i) => ({ adjust: 1 + (i % 2) }) },
-    ]).map(({ id, label, change }) => ({
-      id: `${id}-${MAX_VARIANTS}`,
+    // (adjust, a relative change: docs/stock.md); refused, one entry takes the SKU of another
+    // product (as sync-2048-refused), worded from the plan's read (docs/design.md, "Writes").
+    .../** @type {{ id: string, label: string, change: (i: number, k: number) => object, status?: number, cpuIterations: number }[]} */ ([
+      { id: "update", label: "", change: (i) => ({ qty: 20 + (i % 2) }), cpuIterations: 10 },
+      { id: "adjust", label: ", adjust", change: (i) => ({ adjust: 1 + (i % 2) }), cpuIterations: 10 },
+      {
+        id: "update",
+        label: ", refused (another product's SKU)",
+        change: (i, k) => ({ qty: 20 + (i % 2), ...(k === MAX_VARIANTS / 2 ? { sku: `SYNC${SYNC_SIZES[0]}` } : {}) }),
+        status: 409,
+        cpuIterations: 0,
+      },
+    ]).map(({ id, label, change, status, cpuIterations }) => ({
+      id: `${id}-${MAX_VARIANTS}${status ? "-refused" : ""}`,
       label: `PUT /v1/products variants.update of ${MAX_VARIANTS} variants by id${label}`,
       method: "PUT",
       path: "/v1/products",
@@ -724,34 +732,13 @@ export function cases(ids) {
         JSON.stringify({
           product_id: ids.syncIds[MAX_VARIANTS],
           variants: {
-            update: ids.syncVariantIds[MAX_VARIANTS].map((variant_id) => ({ variant_id, ...change(i) })),
+            update: ids.syncVariantIds[MAX_VARIANTS].map((variant_id, k) => ({ variant_id, ...change(i, k) })),
           },
         }),
+      ...(status ? { status } : {}),
       load: false,
-      cpuIterations: 10,
+      cpuIterations,
     })),
-    // The same update refused: one entry takes the SKU of another product (as sync-2048-refused),
-    // worded from the plan's read of every stored variant (docs/design.md, "Writes"; `status`: 409).
-    {
-      id: `update-${MAX_VARIANTS}-refused`,
-      label: `PUT /v1/products variants.update of ${MAX_VARIANTS} variants by id, refused (another product's SKU)`,
-      method: "PUT",
-      path: "/v1/products",
-      body: (/** @type {number} */ i) =>
-        JSON.stringify({
-          product_id: ids.syncIds[MAX_VARIANTS],
-          variants: {
-            update: ids.syncVariantIds[MAX_VARIANTS].map((variant_id, k) => ({
-              variant_id,
-              qty: 20 + (i % 2),
-              ...(k === MAX_VARIANTS / 2 ? { sku: `SYNC${SYNC_SIZES[0]}` } : {}),
-            })),
-          },
-        }),
-      status: 409,
-      load: false,
-      cpuIterations: 0,
-    },
     {
       id: `create-${MAX_VARIANTS}`,
       label: `POST /v1/products with ${MAX_VARIANTS} variants over five options`,
