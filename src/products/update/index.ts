@@ -61,6 +61,12 @@ export async function updateProducts(
 /** Tests set it to hold the SQL plan to the JavaScript one (test/products.variants-sql.test.ts). */
 export const jsPlanOnly = { on: false };
 
+/**
+ * Tests watch the items handed to the JavaScript plan: none carrying a variant list should be,
+ * once the SQL plan takes every form (test/products.variants.one-path.test.ts).
+ */
+export const toJsPlan: { watch?: (items: UpdateItem[]) => void } = {};
+
 /** The JavaScript plan's rounds (see updateProducts). */
 async function updateInJs(
   db: DB,
@@ -70,6 +76,7 @@ async function updateInJs(
   options: WriteOptions,
   from?: Rounds,
 ): Promise<Written> {
+  toJsPlan.watch?.(items);
   const back = readBack(options.minimal);
   const { ifMatch } = options;
   // After the SQL plan's rounds, their outcomes as presented products (answered beside these).
