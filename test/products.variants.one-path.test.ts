@@ -14,19 +14,20 @@ import {
   seed,
   severalItems,
 } from "./fixtures/variant-bodies";
-import { post, put, uid } from "./helpers";
+import { get, post, put, uid } from "./helpers";
 
 // One path per write (docs/design.md, "Writes"): an item carrying a variant list (a sync, even
 // empty, or an add or update with entries) is planned in SQL, never by the general JavaScript plan
 // (src/products/update/plan.ts), whose list matching then goes. The plan's entry is watched
 // (`toJsPlan`, src/products/update/index.ts); the forms that still reach it are STILL_IN_JS, which
 // shrinks as they move to the SQL plan: a form named there that no longer reaches it fails its
-// explicit case below, as one reaching it unnamed fails any case.
+// explicit case below, and one reaching it unnamed fails any case. Each case also pins today's
+// status and errors, which must not change when its form moves.
 
 /**
- * The forms of a body with a variant list the JavaScript plan still plans (each a case of FORMS,
- * /work notes: inventory-38d). Remove a form once the SQL plan takes it; empty, the general plan's
- * list matching can be deleted.
+ * The forms of a body with a variant list the JavaScript plan still plans (each a case of FORMS
+ * below, and classed in the random draw by DRAWN). Remove a form once the SQL plan takes it;
+ * empty, the general plan's list matching can be deleted.
  */
 const STILL_IN_JS: string[] = [
   "several items, one without a list",
@@ -48,6 +49,8 @@ const STILL_IN_JS: string[] = [
   "in rounds, a refused round with a leading entry",
   "in rounds, a head category merged past the bound",
   "a sync without option names beside an add naming them, refused, on a product without variants",
+  "in rounds, an update naming a variant twice refused as given",
+  "in rounds, an update after an empty sync",
 ];
 
 /** An item with a variant list the SQL plan should take. */
@@ -79,7 +82,7 @@ type Form = {
   extra?: Json;
   before?: (c: Case) => Promise<void>;
   body: (c: Case) => Json | Json[];
-  /** Today's answer, which must not change when the form moves to the SQL plan. */
+  /** Today's answer, which must not change when the form moves to the SQL plan (errors: none if not given). */
   status: number;
   errors?: (c: Case) => string[];
 };
@@ -272,6 +275,47 @@ const FORMS: [string, Form][] = [
     },
   ],
   [
+    "in rounds, an update naming a variant twice refused as given",
+    {
+      body: (c) => [
+        {
+          product_id: c.id,
+          variants: {
+            update: [
+              { variant_id: c.v[0], qty: 1, adjust: 1 },
+              { variant_id: c.v[0], price: 2 },
+            ],
+          },
+        },
+        { product_id: c.b.id, variants: { update: [{ variant_id: c.b.v[0], qty: 1 }] } },
+      ],
+      status: 200,
+      errors: () => ["[0].variants.update[0].adjust: give qty (the new count) or adjust (the change), not both"],
+    },
+  ],
+  [
+    "in rounds, a leading entry refused as it is",
+    {
+      body: (c) => [
+        { variant_id: c.v[0], stock: 1, adjust: 1, variants: { update: [{ variant_id: c.v[1], qty: 2 }] } },
+        { product_id: c.b.id, variants: { update: [{ variant_id: c.b.v[0], qty: 1 }] } },
+      ],
+      status: 200,
+      errors: () => ["[0].adjust: give stock (the new count) or adjust (the change), not both"],
+    },
+  ],
+  [
+    "in rounds, an update after an empty sync",
+    {
+      body: (c) => [
+        { product_id: c.id, variants: { sync: [], update: [{ variant_id: c.v[0], qty: 1 }] } },
+        { product_id: c.b.id, variants: { update: [{ variant_id: c.b.v[0], qty: 1 }] } },
+      ],
+      status: 200,
+      errors: (c) => [`[0].variants.update[0].variant_id: variant ${c.v[0]} is not a variant of product ${c.id}`],
+    },
+  ],
+  [
     "a sync without option names beside an add naming them, refused, on a product without variants",
     {
       before: async (c) => {
@@ -319,7 +363,9 @@ describe("items with variant lists take the SQL plan", () => {
     await form.before?.(c);
     const [r, seen] = await watched(() => put("/v1/products", form.body(c)));
     expect(r.status, r.text).toBe(form.status);
-    if (form.errors) expect(r.json.errors).toEqual(form.errors(c));
+    expect(r.json.errors).toEqual(form.errors?.(c) ?? []);
+    // What was written is answered as stored.
+    for (const p of r.json.products) expect(p).toEqual((await get(`/v1/products/${p.product_id}`)).json);
     const still = STILL_IN_JS.includes(name);
     expect(
       seen.length > 0,
