@@ -23,6 +23,7 @@ import {
   namesPath,
   refusal,
   stateOf,
+  statusOf,
   store,
 } from "./fixtures/variant-checks";
 import { get, post, put, subscribeAll, uid } from "./helpers";
@@ -57,6 +58,11 @@ describe("PUT of one item with variant lists", () => {
         const r = await put("/v1/products", body, { headers: { ...headers, ...key } });
         expect(r.status, r.text).toBeLessThan(500);
         const after = await stateOf(seeded.id);
+        // An ETag answers a write under If-Match, or its 412 with the product as it is now.
+        expect(r.headers.has("etag"), r.text).toBe(headers["if-match"] !== undefined && [200, 412].includes(r.status));
+        if (r.status === 412) {
+          expect([r.headers.get("etag"), r.json.products]).toEqual([after.etag, [after.product]]);
+        }
         if (r.status === 200) {
           accepted++;
           expect(r.json.errors).toEqual([]);
@@ -65,6 +71,7 @@ describe("PUT of one item with variant lists", () => {
           expect(after.events.n).toBeGreaterThan(before.events.n);
         } else {
           refusal(r, body, headers["if-match"] !== undefined);
+          expect(r.status, r.text).toBe(statusOf(r.json.errors[0]));
           expect(after).toEqual(before);
           expect(await store()).toEqual(storeBefore);
         }
@@ -221,7 +228,11 @@ describe("PUT of several items with variant lists", () => {
         const accepted = drawn.map((_, j) => j).filter((j) => !refused.has(j));
         expect(r.json.success, r.text).toBe(accepted.length);
         if (accepted.length) expect(r.status, r.text).toBe(200);
-        else refusal(r, body, false);
+        else {
+          refusal(r, body, false);
+          // The first refused item's status.
+          expect(r.status, r.text).toBe(statusOf(r.json.errors[0].replace(/^\[\d+\](\.|: )/, "")));
+        }
         if (accepted.length && refused.size) partial++;
         // The products accepted items name, once each, in the order they are first named, as stored.
         const changed = [...new Set(accepted.map((j) => ids[j]))];
