@@ -1,73 +1,19 @@
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { toJsPlan, type UpdateItem } from "../src/products/update/index";
+import { toJsPlan } from "../src/products/update/index";
+import { known, STILL_IN_JS, watched } from "./fixtures/one-path";
 import { type Json, product, size } from "./fixtures/sizes";
-import {
-  ifMatch,
-  items,
-  oneItem,
-  owners,
-  type Scenario,
-  type Seeded,
-  scenario,
-  seed,
-  severalItems,
-} from "./fixtures/variant-bodies";
+import { ifMatch, items, oneItem, owners, type Seeded, scenario, seed, severalItems } from "./fixtures/variant-bodies";
 import { get, post, put, uid } from "./helpers";
 
 // One path per write (docs/design.md, "Writes"): an item carrying a variant list (a sync, even
 // empty, or an add or update with entries) is planned in SQL, never by the general JavaScript plan
 // (src/products/update/plan.ts), whose list matching then goes. The plan's entry is watched
-// (`toJsPlan`, src/products/update/index.ts); the forms that still reach it are STILL_IN_JS, which
-// shrinks as they move to the SQL plan: a form named there that no longer reaches it fails its
-// explicit case below, and one reaching it unnamed fails any case. Each case also pins today's
-// status and errors, which must not change when its form moves.
-
-/**
- * The forms of a body with a variant list the JavaScript plan still plans (each a case of FORMS
- * below, and classed in the random draw by DRAWN). Remove a form once the SQL plan takes it;
- * empty, the general plan's list matching can be deleted.
- */
-const STILL_IN_JS: string[] = [
-  "several items, one without a list",
-  "a leading entry beside an empty sync",
-  "the product's own SKU selected with its stock beside an empty sync",
-  "a leading expected count beside an update naming its variant",
-  "a variant selected by SKU with an expected count beside an update of another variant",
-  "merged update entries refused as given, beside another list",
-  "categories past the bound given beside a list",
-  "a variant id that finds nothing",
-  "a SKU that finds nothing",
-  "a leading count below 0 under disable_minusqty that a list after lifts",
-  "a leading entry taking a SKU the sync after it deletes",
-  "a variant selected by variant_id and product_id",
-  "no selector",
-  "in rounds, every selection finds nothing",
-  "in rounds, a refused round with an update naming a variant twice",
-  "in rounds, a product without a slug",
-  "in rounds, a refused round with a leading entry",
-  "in rounds, a head category merged past the bound",
-  "a sync without option names beside an add naming them, refused, on a product without variants",
-  "in rounds, an update naming a variant twice refused as given",
-  "in rounds, an update after an empty sync",
-];
-
-/** An item with a variant list the SQL plan should take. */
-const listed = (d: Json) => d.variants?.sync !== undefined || d.variants?.add?.length || d.variants?.update?.length;
-
-/** Item data with a list handed to the JavaScript plan while `fn` runs. */
-async function watched<T>(fn: () => Promise<T>): Promise<[T, Json[]]> {
-  const seen: Json[] = [];
-  toJsPlan.watch = (handed: UpdateItem[]) => {
-    for (const i of handed) if (listed(i.data)) seen.push(i.data);
-  };
-  try {
-    return [await fn(), seen];
-  } finally {
-    toJsPlan.watch = undefined;
-  }
-}
+// (`toJsPlan`, src/products/update/index.ts); the forms that still reach it are STILL_IN_JS
+// (./fixtures/one-path.ts), which shrinks as they move to the SQL plan: a form named there that no
+// longer reaches it fails its explicit case below, and one reaching it unnamed fails any case.
+// Each case also pins today's status and errors, which must not change when its form moves.
 
 afterEach(() => {
   toJsPlan.watch = undefined;
@@ -375,59 +321,6 @@ describe("items with variant lists take the SQL plan", () => {
     ).toBe(still);
   });
 });
-
-/** What a body of the random draw shows of its products (each item's, as seeded). */
-type Drawn = { body: Json[]; products: Scenario[]; errors: string[] };
-
-const selects = (d: Json) => d.product_id === undefined;
-/** A selected variant's own fields (the leading entry, src/products/update/variants-route.ts). */
-const LEAD = ["price", "before_price", "purchase_price", "stock", "adjust", "expected_stock", "expected_qty"];
-const leads = (d: Json) =>
-  selects(d) &&
-  ([...LEAD, "qty_location", "gtin", "supplier_sku", "weight", "visible"].some((k) => k in d) ||
-    ("variant_id" in d && "sku" in d));
-const twiceIn = (d: Json) => {
-  const ids = (d.variants?.update ?? []).map((e: Json) => e.variant_id);
-  return new Set(ids).size < ids.length;
-};
-const lists = (d: Json) => ["sync", "add", "update"].filter((k) => d.variants?.[k]?.length).length;
-
-// What marks a body of the random draw as one of STILL_IN_JS: each as narrow as the body and the
-// products drawn tell (the explicit cases above pin each form exactly).
-const DRAWN: Record<string, (d: Json, at: Drawn) => boolean> = {
-  "several items, one without a list": (_, at) => at.body.length > 1 && at.body.some((i) => !listed(i)),
-  "a leading entry beside an empty sync": (d) => leads(d) && d.variants?.sync?.length === 0,
-  "a leading expected count beside an update naming its variant": (d) =>
-    selects(d) && (d.expected_stock ?? d.expected_qty) !== undefined && d.variants?.update?.length > 0,
-  "merged update entries refused as given, beside another list": (d) => twiceIn(d) && (lists(d) > 1 || leads(d)),
-  "a variant id that finds nothing": (_, at) => at.errors.some((e) => /variant_id: variant \d+ not found$/.test(e)),
-  "a SKU that finds nothing": (_, at) => at.errors.some((e) => /sku: no product or variant has SKU /.test(e)),
-  "a leading count below 0 under disable_minusqty that a list after lifts": (d, at) =>
-    leads(d) && (d.stock < 0 || d.adjust < 0) && (d.disable_minusqty === 1 || at.products.some((s) => s.noMinus)),
-  "a leading entry taking a SKU the sync after it deletes": (d) => "variant_id" in d && "sku" in d && d.variants?.sync,
-  "in rounds, a refused round with an update naming a variant twice": (_, at) =>
-    at.body.length > 1 && at.body.some(twiceIn) && at.errors.length > 0,
-  "in rounds, a product without a slug": (_, at) => at.body.length > 1 && at.products.some((s) => s.slugless),
-  "in rounds, a refused round with a leading entry": (_, at) =>
-    at.body.length > 1 && at.body.some(leads) && at.errors.length > 0,
-  "in rounds, a head category merged past the bound": (_, at) =>
-    at.body.length > 1 && at.products.some((s) => s.paths) && at.body.some((i) => i.headcategory_name),
-  "a sync without option names beside an add naming them, refused, on a product without variants": (d, at) =>
-    at.products.some((s) => s.bare) && d.variants?.sync?.length > 0 && d.variants?.add?.length > 0,
-};
-
-/**
- * A body some of whose items reached the JavaScript plan must be of a form STILL_IN_JS names (the
- * rounds hand every item of a body on, so the body is classed, not the item).
- */
-function known(seen: Json[], at: Drawn) {
-  if (!seen.length) return;
-  const forms = STILL_IN_JS.filter((f) => at.body.some((d) => DRAWN[f]?.(d, at)));
-  expect(
-    forms.length,
-    `reached the JavaScript plan, of no form STILL_IN_JS names:\n${JSON.stringify(at.body)}`,
-  ).toBeGreaterThan(0);
-}
 
 describe("the random bodies of test/fixtures/variant-bodies.ts take the SQL plan", () => {
   beforeEach(() => {
