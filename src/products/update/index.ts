@@ -50,8 +50,9 @@ export async function updateProducts(
   const resolved = list && (await resolve(db, list, ifMatch));
   const written = resolved && (await writeVariants(db, list, resolved, now, options, recorder));
   if (written) return written;
-  // Several items with lists: the SQL plan's rounds (./variants-rounds.ts), which hand what they
-  // do not word to the JavaScript plan with the record's state.
+  // Several items, one at least with a list: the SQL plan's rounds (./variants-rounds.ts; items
+  // without a list planned by ./plan.ts in the rounds' batches), which hand what they do not word
+  // to the JavaScript plan with the record's state.
   const rounds = !jsPlanOnly.on && !ifMatch && listsInSql(items);
   if (!rounds) return updateInJs(db, items, now, recorder, options);
   const done = await writeRounds(db, rounds, now, recorder, options);
