@@ -59,8 +59,11 @@ export async function updateProducts(
   return done.rest.length ? updateInJs(db, done.rest, now, recorder, options, done) : done;
 }
 
-/** Tests set it to hold the SQL plan to the JavaScript one (test/products.variants-sql.test.ts). */
-export const jsPlanOnly = { on: false };
+/**
+ * Tests set `on` to hold the SQL plan to the JavaScript one (test/products.variants-sql.test.ts),
+ * and read `taken`, the requests the JavaScript plan planned items of, to know which plan answered.
+ */
+export const jsPlanOnly = { on: false, taken: 0 };
 
 /** The JavaScript plan's rounds (see updateProducts). */
 async function updateInJs(
@@ -71,6 +74,7 @@ async function updateInJs(
   options: WriteOptions,
   from?: Rounds,
 ): Promise<Written> {
+  jsPlanOnly.taken++;
   const back = readBack(options.minimal);
   const { ifMatch } = options;
   // After the SQL plan's rounds, their outcomes as presented products (answered beside these).
