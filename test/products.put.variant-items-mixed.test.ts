@@ -2,8 +2,8 @@ import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { jsPlanOnly } from "../src/products/update/index";
 import { type D1Counts, wrapD1 } from "./d1-wrap";
+import { normal } from "./fixtures/normal";
 import { type Json, twoSizes } from "./fixtures/sizes";
-import { normal } from "./fixtures/variant-bodies";
 import { get, put, subscribeAll, uid } from "./helpers";
 
 // A PUT of several items, some with a variant list and some without, takes the SQL plan's rounds
