@@ -49,14 +49,14 @@ type Body = (ps: Product[], prefixes: string[]) => unknown;
  * JavaScript plan alone: both must answer and leave the same (prefixes, ids and times taken out).
  * The rounds' outcome, with their D1 calls.
  */
-async function both(n: number, body: Body, keyed = false) {
+async function both(n: number, body: Body, keyed = false, given: Record<string, string> = {}) {
   const runs: { status: number; answer: Json; stored: Json[]; events: unknown[][]; calls: D1Counts }[] = [];
   for (const js of [false, true]) {
     const prefixes = Array.from({ length: n }, () => `${uid("X")}-`);
     const ps: Product[] = [];
     for (const p of prefixes) ps.push(await product(p));
     const w = wrapD1();
-    const headers: Record<string, string> = keyed ? { "idempotency-key": uid("key") } : {};
+    const headers: Record<string, string> = keyed ? { ...given, "idempotency-key": uid("key") } : given;
     jsPlanOnly.on = js;
     const r = await put("/v1/products", body(ps, prefixes), { env: { DB: w.db }, headers });
     jsPlanOnly.on = false;
@@ -73,7 +73,7 @@ async function both(n: number, body: Body, keyed = false) {
       text = text
         .replaceAll(prefix, `<${i}>`)
         .replaceAll(prefix.toLowerCase(), `<${i}>`)
-        .replaceAll(`product ${ps[i].product_id}`, `product <${i}>`);
+        .replace(new RegExp(`product ${ps[i].product_id}\\b`, "g"), `product <${i}>`);
     });
     const events = await eventsOf(ps.map((p) => p.product_id));
     runs.push({ ...normal(JSON.parse(text), "\u0000", -1), events, calls: w.counts });
@@ -109,6 +109,28 @@ describe("PUT /v1/products with items with and without variant lists", () => {
     expect(r.calls.statementsPerCall.map((n) => n > 1)).toEqual([true, true]);
     expect(r.calls.queries[0][0]).toMatch(/answer_size/);
     expect(r.calls.queries[1].some((q) => q.includes("INSERT INTO variant_sync"))).toBe(true);
+  });
+
+  it("answers a minimal product for each item under Prefer: return=minimal", async () => {
+    const r = await both(
+      3,
+      (ps, x) => [
+        sync(ps[0], x[0], 3),
+        { product_id: ps[1].product_id, title: "Plain" },
+        { sku: `${x[2]}s`, stock: 6 },
+      ],
+      false,
+      { prefer: "return=minimal" },
+    );
+    expect(r.answer.success).toBe(3);
+    // Ids, SKUs and updated_at: what a client needs to address what it wrote.
+    expect(
+      r.answer.products.map((p: Json) => [Object.keys(p).sort(), p.sku, p.variants.map((v: Json) => v.sku)]),
+    ).toEqual([
+      [["product_id", "sku", "updated_at", "variants"], "<0>p", ["<0>s", "<0>l"]],
+      [["product_id", "sku", "updated_at", "variants"], "<1>p", ["<1>s", "<1>m"]],
+      [["product_id", "sku", "updated_at", "variants"], "<2>p", ["<2>s", "<2>m"]],
+    ]);
   });
 
   it("refuses an item without a list (404, another product's SKU) and writes the others", async () => {
