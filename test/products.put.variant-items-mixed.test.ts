@@ -58,8 +58,11 @@ async function both(n: number, body: Body, keyed = false, given: Record<string, 
     const w = wrapD1();
     const headers: Record<string, string> = keyed ? { ...given, "idempotency-key": uid("key") } : given;
     jsPlanOnly.on = js;
+    const taken = jsPlanOnly.taken;
     const r = await put("/v1/products", body(ps, prefixes), { env: { DB: w.db }, headers });
     jsPlanOnly.on = false;
+    // The rounds answered the whole body: the general plan planned none of it.
+    if (!js) expect(jsPlanOnly.taken).toBe(taken);
     if (keyed) {
       // A retry with the key answers what the request did, without writing again.
       const replay = await put("/v1/products", body(ps, prefixes), { headers });
@@ -208,6 +211,23 @@ describe("PUT /v1/products with items with and without variant lists", () => {
         "[1].slug: <0>slug is also claimed by item [0] of this request",
         "[2].slug: <0>slug is also claimed by item [0] of this request",
       ],
+    ],
+    // The round's only list refused as it is: the item without a list is the batch's only write.
+    [
+      "a list refused as it is beside an item without one",
+      (ps) => [
+        {
+          product_id: ps[0].product_id,
+          variants: {
+            add: [
+              { variant_option1_name: "Size", variant_option1_value: "xl" },
+              { variant_option1_name: "Fit", variant_option1_value: "slim" },
+            ],
+          },
+        },
+        { product_id: ps[1].product_id, title: "Written alone" },
+      ],
+      ["[0].variants.add[1].variant_option1_name: option names differ from those of variants.add[0]"],
     ],
   ])("words %s as the JavaScript plan does", async (_, body, errors) => {
     const r = await both(3, body);
