@@ -235,8 +235,9 @@ describe("several items, one refused as it is", () => {
   });
 });
 
-// A body with an item without a list is the general plan's whole: its products change in one
-// batch a round, never the rounds' batch and another after it.
+// A body with an item without a list takes the rounds too, that item planned by the general plan's
+// planner in the round it falls in: its products change in one batch a round, never the rounds'
+// batch and another after it.
 describe("a body with items without a list", () => {
   it("applies an item naming a product an item with a list names, after it, in order", async () => {
     const r = await same(2, (p, made) => [
@@ -249,7 +250,7 @@ describe("a body with items without a list", () => {
     ]);
     expect(r.json).toMatchObject({ success: 3, errors: [] });
     expect(r.after[0]).toMatchObject({ title: "After the sync", price: 120, variants: [{ qty: 2 }] });
-    // Two rounds of the general plan (the first product is named twice), a read and a batch each.
+    // Two rounds (the first product is named twice), a read and a batch each.
     expect(r.calls).toHaveLength(4);
   });
 
@@ -260,14 +261,14 @@ describe("a body with items without a list", () => {
     ]);
     expect(r.json).toMatchObject({ success: 2, errors: [] });
     expect(r.after[1]).toMatchObject({ sku: "<1>p", slug: "<1l>slug" });
-    // The general plan's read and batch.
+    // The read of the item without a list and the round's one batch.
     expect(r.calls).toHaveLength(2);
   });
 
   it("refuses an item giving a SKU another item's list syncs away (the catalog as read)", async () => {
     const r = await same(2, (p, made) => [
       { product_id: made[0].product_id, variants: { sync: [{ sku: `${p[0]}s` }] } },
-      // The SKU the first item syncs away: taken when the body is planned whole (as read).
+      // The SKU the first item syncs away: taken as the round reads it.
       { product_id: made[1].product_id, sku: `${p[0]}m` },
     ]);
     expect(r.json).toMatchObject({ success: 1, errors: ["[1].sku: SKU <0>m is already used by product <0>"] });

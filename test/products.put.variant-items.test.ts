@@ -139,7 +139,7 @@ describe("items of one round are each planned against the catalog as read", () =
 });
 
 describe("a body of items with and without lists", () => {
-  it("plans a body of items with and without lists whole: its products change in one batch", async () => {
+  it("writes a body of items with and without lists in the rounds: its products change in one batch", async () => {
     const [a, b] = [`${uid("M")}-`, `${uid("M")}-`];
     const [pa, pb] = [await product(a), await product(b)];
     const body = [sync(pa.product_id, a, 3), { product_id: pb.product_id, title: "Plain" }];
@@ -151,9 +151,10 @@ describe("a body of items with and without lists", () => {
       ["Rounds", 2],
       ["Plain", 2],
     ]);
-    // The general plan's read and write: the rounds' batch and another after it would leave the
-    // first item written should the second call fail.
+    // The read of the item without a list, then the round's one batch for both (a batch for each
+    // would leave the first item written should the second call fail).
     expect(w.counts.calls).toBe(2);
+    expect(w.counts.queries[1].some((q) => q.includes("INSERT INTO variant_sync"))).toBe(true);
     const replay = await put("/v1/products", body, { headers: { "idempotency-key": key } });
     expect(replay.json).toEqual(r.json);
     // Items naming one product, with a list and without: applied in order, a round each.

@@ -2,9 +2,10 @@ import type { DB } from "../../db/client";
 import { runBatch, stmt } from "../../platform/d1";
 import { VERSION_OF } from "../version";
 import { RoundClaims } from "./claims";
+import { plan } from "./plan";
 import { readOf, refusalReads } from "./refusal-read";
 import { type Claims, type Refusal, refusal } from "./refusals";
-import { type Failed, select, snapshotOf, snapshotReads } from "./select";
+import { type Failed, type Snapshot, select, snapshotOf, snapshotReads, type UpdateItem } from "./select";
 import { MODE, type Resolved, type SqlList } from "./variants-route";
 import { CLEAR, MATCHES, plans, type RoundItem } from "./variants-sql";
 
@@ -96,8 +97,14 @@ async function diagnosed(db: DB, item: RoundItem, lean: boolean): Promise<Refusa
 /**
  * Each item's refusal of a refused round of several (./variants-rounds.ts), from one full read:
  * its own, or, in the body's order, a SKU or slug an earlier item nothing refuses claims too.
+ * `bare`: the round's items without a variant list and their products, planned again by ./plan.ts
+ * from the same read.
  */
-export async function diagnoseRound(db: DB, round: RoundItem[]): Promise<Map<number, Failed | "plan" | undefined>> {
+export async function diagnoseRound(
+  db: DB,
+  round: RoundItem[],
+  bare: Bare[] = [],
+): Promise<Map<number, Failed | "plan" | undefined>> {
   const out = new Map<number, Failed | "plan" | undefined>();
   const worded = round.filter(({ list, resolved }) => {
     // A selection is found again in the read; a leading entry's item reads another list than the
@@ -106,9 +113,9 @@ export async function diagnoseRound(db: DB, round: RoundItem[]): Promise<Map<num
     if (!ok) out.set(list.item.index, "plan");
     return ok;
   });
-  if (!worded.length) return out;
-  const ps = plans(db, worded, 0);
-  const items = worded.map((r) => r.list.item);
+  if (!worded.length && !bare.length) return out;
+  const ps = worded.length ? plans(db, worded, 0) : [];
+  const items = [...worded.map((r) => r.list.item), ...bare.map((b) => b.item)];
   const results = await runBatch(db, [...ps, stmt(db, MATCHES), ...snapshotReads(db, items), stmt(db, CLEAR)]);
   const [matched, ...read] = results.slice(ps.length);
   const snap = snapshotOf(read.slice(0, -1));
@@ -119,7 +126,13 @@ export async function diagnoseRound(db: DB, round: RoundItem[]): Promise<Map<num
     matches.get(pid)?.push(r.vid === null ? null : Number(r.vid));
   }
   const claimed = new RoundClaims();
-  for (const { list, resolved } of worded) {
+  const inOrder = [...worded, ...bare].sort((a, b) => indexOf(a) - indexOf(b));
+  for (const r of inOrder) {
+    if (!("list" in r)) {
+      out.set(r.item.index, bareRefusal(r, snap, claimed));
+      continue;
+    }
+    const { list, resolved } = r;
     const t = select(list.item, snap);
     // A selection that names another product now: the JavaScript plan reads and words it afresh.
     if (!("ok" in t) && t.product.id !== resolved.productId) {
@@ -135,4 +148,19 @@ export async function diagnoseRound(db: DB, round: RoundItem[]): Promise<Map<num
     else out.set(list.item.index, own ?? claimed.take(list.item.index, claims.skus, claims.slug));
   }
   return out;
+}
+
+/** An item of a round without a variant list, and the product it was planned for. */
+export type Bare = { item: UpdateItem; productId: number };
+
+const indexOf = (r: RoundItem | Bare) => ("list" in r ? r.list.item.index : r.item.index);
+
+/** A round's item without a list planned again from the read: refused, a claim an earlier item takes, or nothing. */
+function bareRefusal(b: Bare, snap: Snapshot, claimed: RoundClaims): Failed | "plan" | undefined {
+  const t = select(b.item, snap);
+  if ("ok" in t) return t;
+  // It names another product now: the JavaScript plan reads and words it afresh.
+  if (t.product.id !== b.productId) return "plan";
+  const planned = plan(t, snap);
+  return "ok" in planned ? planned : claimed.take(b.item.index, planned.claims, planned.slugClaim);
 }

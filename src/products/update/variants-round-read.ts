@@ -1,7 +1,7 @@
 import type { DB } from "../../db/client";
 import { products, skus, variants } from "../../db/schema";
 import { sqlNames } from "../../platform/columns";
-import { stmt } from "../../platform/d1";
+import { runBatch, stmt } from "../../platform/d1";
 import type { ItemOutcome } from "../create";
 import { VERSION_SQL } from "../version";
 import { fail } from "./select";
@@ -44,23 +44,26 @@ function notFound({ selector: s }: SqlList): ItemOutcome {
 /**
  * The round items with their products, and the outcomes of selections that find nothing;
  * undefined when an item's read leaves it to the JavaScript plan (the product's own SKU selected
- * with variant fields, a head category merged past the bound on paths).
+ * with variant fields, a head category merged past the bound on paths). `more`: statements read in
+ * the same call (the read of the round's items without a list), their results in `more`.
  */
 export async function readRoundItems(
   db: DB,
   lists: SqlList[],
-): Promise<{ items: RoundItem[]; missing: Map<number, ItemOutcome> } | undefined> {
+  more: D1PreparedStatement[] = [],
+): Promise<
+  { items: RoundItem[]; missing: Map<number, ItemOutcome>; more: D1Result<Record<string, unknown>>[] } | undefined
+> {
   const read = lists.filter(needsRead);
   const rows = new Map<number, ResolveRow>();
-  if (read.length) {
-    const selectors = read.map(({ selector: s }) => [
-      "productId" in s ? s.productId : null,
-      "variantId" in s ? s.variantId : null,
-      "sku" in s ? s.sku : null,
-    ]);
-    const { results } = await stmt(db, RESOLVE_ROUND, JSON.stringify(selectors)).all<ResolveRow & { at: number }>();
-    for (const row of results) rows.set(Number(row.at), row);
-  }
+  const selectors = read.map(({ selector: s }) => [
+    "productId" in s ? s.productId : null,
+    "variantId" in s ? s.variantId : null,
+    "sku" in s ? s.sku : null,
+  ]);
+  const resolve = read.length ? [stmt(db, RESOLVE_ROUND, JSON.stringify(selectors))] : [];
+  const results = resolve.length || more.length ? await runBatch(db, [...resolve, ...more]) : [];
+  for (const row of resolve.length ? results[0].results : []) rows.set(Number(row.at), row as ResolveRow);
   const items: RoundItem[] = [];
   const missing = new Map<number, ItemOutcome>();
   let at = 0;
@@ -79,5 +82,5 @@ export async function readRoundItems(
     if (!resolved || resolved.refused) return undefined;
     items.push({ list, resolved });
   }
-  return { items, missing };
+  return { items, missing, more: results.slice(resolve.length) };
 }

@@ -9,9 +9,10 @@ import type { IfMatch, ItemOutcome, ProductRef, Recorder, WriteOptions, Written 
 import { ProductText } from "../own-json";
 import type { ProductOut } from "../present";
 import { changedSince } from "./changed";
-import { diagnose, diagnoseRound } from "./diagnose";
+import { type Bare, diagnose, diagnoseRound } from "./diagnose";
+import { type Plan, plan } from "./plan";
 import type { Refusal } from "./refusals";
-import type { Failed, UpdateItem } from "./select";
+import { type Failed, type Snapshot, select, snapshotOf, snapshotReads, type UpdateItem } from "./select";
 import { readRoundItems } from "./variants-round-read";
 import { type Resolved, type SqlList, variantInSql } from "./variants-route";
 import { ROUND, type RoundItem, writeRound } from "./variants-sql";
@@ -29,9 +30,11 @@ import { ROUND, type RoundItem, writeRound } from "./variants-sql";
 // items; a round refused again is read again. What that read cannot word (the forms
 // ./refusals.ts leaves to the JavaScript plan, a concurrent writer) is handed with the items not
 // yet written to the JavaScript plan (./index.ts), which words it as it does for any request; the
-// record of the Idempotency-Key travels with them. A body with an item the rounds do not take (no
-// list, or a form only the JavaScript plan takes) is the JavaScript plan's whole: written after
-// the rounds, its items' products would change in another batch.
+// record of the Idempotency-Key travels with them. Items without a variant list are planned by
+// the JavaScript plan's planner (./plan.ts) from a read in the round's first call and written in
+// the round's batch, so a body is one batch per round whatever its items. A body with an item
+// whose list the rounds do not take (a form only the JavaScript plan takes) is the JavaScript
+// plan's whole: written after the rounds, its items' products would change in another batch.
 
 const P = sqlNames(products);
 const K = sqlNames(skus);
@@ -47,14 +50,17 @@ const CLAIMS_GUARD = `
   UNION ALL SELECT p.${P.id} FROM json_each(?2) AS r JOIN ${P.$} AS p ON p.${P.slug} = r.value->>1
     WHERE p.${P.id} <> r.value->>0`;
 
-/** The SKUs and slugs the items of a round give, for CLAIMS_GUARD. */
-function claimsGuard(db: DB, round: RoundItem[]): D1PreparedStatement[] {
-  if (round.length < 2) return [];
+/** The SKUs and slugs the items of a round give, for CLAIMS_GUARD; `bare`: its items without a list. */
+function claimsGuard(db: DB, round: RoundItem[], bare: Planned[]): D1PreparedStatement[] {
+  if (round.length + bare.length < 2) return [];
   const skus: [number, string][] = [];
   const slugs: [number, string][] = [];
-  for (const { list, resolved } of round) {
-    const d = list.item.data;
-    const id = resolved.productId;
+  const given = [
+    ...round.map(({ list, resolved }): [UpdateItem, number] => [list.item, resolved.productId]),
+    ...bare.map(({ item, plan }): [UpdateItem, number] => [item, plan.productId]),
+  ];
+  for (const [item, id] of given) {
+    const d = item.data;
     if (typeof d.sku === "string") skus.push([id, d.sku]);
     if (typeof d.slug === "string") slugs.push([id, d.slug]);
     for (const l of [d.variants?.sync, d.variants?.add, d.variants?.update]) {
@@ -76,21 +82,34 @@ export type Rounds = {
   rest: UpdateItem[];
 };
 
+/** A body of several items as the rounds take it: items with their lists, and items without a list. */
+export type RoundsBody = { lists: SqlList[]; bare: UpdateItem[] };
+
+/** A round's item without a list, as ./plan.ts planned it. */
+type Planned = { item: UpdateItem; plan: Plan };
+
 /**
  * The items of a body of several when the rounds take every one (each with a list they take,
- * naming its product by id, variant id or SKU); undefined otherwise: the JavaScript plan plans the
- * body whole, so the products of different items are written in one batch, as a request's change
- * is (docs/security.md, "Nothing half-written when D1 fails").
+ * naming its product by id, variant id or SKU, or without a list) and one has a list; undefined
+ * otherwise: the JavaScript plan plans the body whole, so the products of different items are
+ * written in one batch, as a request's change is (docs/security.md, "Nothing half-written when D1
+ * fails").
  */
-export function listsInSql(items: UpdateItem[]): SqlList[] | undefined {
+export function listsInSql(items: UpdateItem[]): RoundsBody | undefined {
   if (items.length < 2) return undefined;
-  const sql: SqlList[] = [];
+  const body: RoundsBody = { lists: [], bare: [] };
   for (const item of items) {
+    const { sync, add, update } = item.data.variants ?? {};
+    // An empty add or update changes nothing: the item is planned as one without a list.
+    if (sync === undefined && !add?.length && !update?.length) {
+      body.bare.push(item);
+      continue;
+    }
     const list = variantInSql(item);
     if (!list) return undefined;
-    sql.push(list);
+    body.lists.push(list);
   }
-  return sql;
+  return body.lists.length ? body : undefined;
 }
 
 /**
@@ -106,7 +125,7 @@ export function plain(o: ItemOutcome): ItemOutcome {
 /** Writes the items in rounds; `rest` of the answer: the items the JavaScript plan takes on. */
 export async function writeRounds(
   db: DB,
-  sql: SqlList[],
+  body: RoundsBody,
   now: number,
   recorder: Recorder | undefined,
   options: WriteOptions,
@@ -119,64 +138,103 @@ export async function writeRounds(
   // selections all find nothing.
   // Before anything is written, the body is handed whole: items decided so far (a 404, a refusal)
   // hold their products in the JavaScript plan's rounds, which then fall as they would have.
-  const hand = (items: SqlList[]) => {
+  const hand = (items: SqlList[], bare: UpdateItem[]) => {
     const whole = !state.recorded && !state.touched.size;
     if (whole) state.outcomes.clear();
-    state.rest = (whole ? sql : items).map((l) => l.item).sort((a, b) => a.index - b.index);
+    const rest = whole ? [...body.lists.map((l) => l.item), ...body.bare] : [...items.map((l) => l.item), ...bare];
+    state.rest = rest.sort((a, b) => a.index - b.index);
     return state;
   };
-  let pending = sql;
-  for (let first = true; pending.length; first = false) {
-    const read = await readRoundItems(db, pending);
-    if (!read || (first && !read.items.length)) return hand(pending);
+  let pending = body.lists;
+  let pendingBare = body.bare;
+  for (let first = true; pending.length || pendingBare.length; first = false) {
+    // Items without a list are read as the JavaScript plan reads them, in the same call.
+    const read = await readRoundItems(db, pending, pendingBare.length ? snapshotReads(db, pendingBare) : []);
+    if (!read || (first && !read.items.length)) return hand(pending, pendingBare);
     for (const [i, o] of read.missing) state.outcomes.set(i, o);
-    const inRound = new Set<number>();
-    let round: RoundItem[] = [];
-    const later: SqlList[] = [];
-    for (const r of read.items) {
-      if (inRound.has(r.resolved.productId)) later.push(r.list);
-      else round.push(r);
-      inRound.add(r.resolved.productId);
-    }
+    const snap = pendingBare.length ? snapshotOf(read.more) : undefined;
+    let { round, bare, later, laterBare } = place(read.items, pendingBare, snap, state.outcomes);
     // Items refused as they are hold their product for the round, as in the JavaScript plan, and
     // are worded from one read before the round writes (the catalog as their round finds it).
     const refused = round.filter((r) => r.list.refused);
     if (refused.length) {
       const words = await diagnoseRound(db, refused);
       if (refused.some((r) => !worded(words.get(r.list.item.index))))
-        return hand([...round.map((r) => r.list), ...later]);
+        return hand([...round.map((r) => r.list), ...later], [...bare.map((b) => b.item), ...laterBare]);
       for (const r of refused) state.outcomes.set(r.list.item.index, words.get(r.list.item.index) as ItemOutcome);
       round = round.filter((r) => !r.list.refused);
     }
     for (;;) {
-      const last = !later.length;
-      const { head, tail } = record(recorder, state, round, last);
-      if (!round.length) {
+      const last = !later.length && !laterBare.length;
+      const { head, tail } = record(recorder, state, round, bare, last);
+      if (!round.length && !bare.length) {
         // Every item of the round refused: only the last records the answer.
         if (head.length && last) await runClaimed(db, recorder?.idem, head, tail);
         break;
       }
-      const written = await writeRound(db, round, now, options, head, tail, recorder?.idem, claimsGuard(db, round));
+      const plans = bare.map((b) => b.plan);
+      const guards = claimsGuard(db, round, bare);
+      const written = await writeRound(db, round, now, options, head, tail, recorder?.idem, guards, plans);
       if (written) {
         state.recorded ||= head.length > 0;
         for (const [i, o] of written.outcomes) state.outcomes.set(i, o);
         state.events.push(...written.events);
         for (const r of round) state.touched.add(r.resolved.productId);
+        for (const p of plans) state.touched.add(p.productId);
         break;
       }
-      const diagnosed = await diagnoseRound(db, round);
-      const failed = round.filter((r) => worded(diagnosed.get(r.list.item.index)));
+      const diagnosed = await diagnoseRound(
+        db,
+        round,
+        bare.map((b): Bare => ({ item: b.item, productId: b.plan.productId })),
+      );
+      const failed = (index: number) => worded(diagnosed.get(index));
       // Nothing worded (a concurrent writer, or a refusal the read does not find): the JavaScript
       // plan reads afresh. A round refused again is read again, without the items worded before.
-      if (!failed.length || [...diagnosed.values()].includes("plan")) {
-        return hand([...round.map((r) => r.list), ...later]);
+      const any = round.some((r) => failed(r.list.item.index)) || bare.some((b) => failed(b.item.index));
+      if (!any || [...diagnosed.values()].includes("plan")) {
+        return hand([...round.map((r) => r.list), ...later], [...bare.map((b) => b.item), ...laterBare]);
       }
-      for (const r of failed) state.outcomes.set(r.list.item.index, diagnosed.get(r.list.item.index) as ItemOutcome);
-      round = round.filter((r) => !failed.includes(r));
+      for (const [i, o] of diagnosed) if (worded(o)) state.outcomes.set(i, o);
+      round = round.filter((r) => !failed(r.list.item.index));
+      bare = bare.filter((b) => !failed(b.item.index));
     }
     pending = later;
+    pendingBare = laterBare;
   }
   return state;
+}
+
+/**
+ * A round's items in the body's order: the first item naming each product; one naming a product
+ * an earlier item of the round names waits for a later round. Items without a list are selected
+ * and planned from `snap` as the JavaScript plan does (./index.ts): a refused one holds its product.
+ */
+function place(items: RoundItem[], plainItems: UpdateItem[], snap: Snapshot | undefined, outcomes: Rounds["outcomes"]) {
+  const inRound = new Set<number>();
+  const round: RoundItem[] = [];
+  const later: SqlList[] = [];
+  const bare: Planned[] = [];
+  const laterBare: UpdateItem[] = [];
+  const at = (r: RoundItem | UpdateItem) => ("list" in r ? r.list.item.index : r.index);
+  for (const r of [...items, ...plainItems].sort((a, b) => at(a) - at(b))) {
+    if ("list" in r) {
+      if (inRound.has(r.resolved.productId)) later.push(r.list);
+      else round.push(r);
+      inRound.add(r.resolved.productId);
+      continue;
+    }
+    const t = select(r, snap as Snapshot);
+    if ("ok" in t) outcomes.set(r.index, t);
+    else if (inRound.has(t.product.id)) laterBare.push(r);
+    else {
+      inRound.add(t.product.id);
+      const planned = plan(t, snap as Snapshot);
+      if ("ok" in planned) outcomes.set(r.index, planned);
+      else bare.push({ item: r, plan: planned });
+    }
+  }
+  return { round, bare, later, laterBare };
 }
 
 /** A refusal the read worded (not "plan", not nothing refused). */
@@ -187,14 +245,18 @@ const worded = (r: Refusal): r is Failed => r !== undefined && r !== "plan";
  * partway" answer in the first batch of several rounds, and the whole answer (with the products
  * as the batch leaves them) in the last, as ./index.ts records.
  */
-function record(recorder: Recorder | undefined, state: Rounds, round: RoundItem[], last: boolean) {
+function record(recorder: Recorder | undefined, state: Rounds, round: RoundItem[], bare: Planned[], last: boolean) {
   const none = { head: [] as D1PreparedStatement[], tail: [] as D1PreparedStatement[] };
   if (!recorder) return none;
   if (!last) return state.recorded ? none : { head: recorder.pending(), tail: [] };
   const planned = new Map<number, ItemOutcome<ProductRef>>();
   for (const [i, o] of state.outcomes) planned.set(i, plain(o) as ItemOutcome<ProductRef>);
-  for (const r of round) planned.set(r.list.item.index, { ok: true, product: { $product: r.resolved.productId } });
-  const ids = JSON.stringify([...state.touched, ...round.map((r) => r.resolved.productId)]);
+  const written = [
+    ...round.map((r): [number, number] => [r.list.item.index, r.resolved.productId]),
+    ...bare.map((b): [number, number] => [b.item.index, b.plan.productId]),
+  ];
+  for (const [i, id] of written) planned.set(i, { ok: true, product: { $product: id } });
+  const ids = JSON.stringify([...state.touched, ...written.map(([, id]) => id)]);
   return {
     head: state.recorded ? recorder.complete(planned) : recorder.claim(planned),
     tail: [recorder.snapshot(`p.${P.id} IN (${ROUND})`, ids)],

@@ -12,10 +12,11 @@ import { ADJUST, at, COLUMN_OF, EXPECTED, type Field, given, SLOTS, VARIANT_ID, 
 import { MAX_VARIANTS } from "../schema";
 import { MAX_ANSWER_BYTES, SIZE_SQL } from "../size";
 import { productETag, VERSION_OF } from "../version";
+import type { Plan } from "./plan";
 import { fail } from "./select";
 import { listGuards, roundConditions, slugged } from "./variants-guards";
 import { MODE, type Resolved, type SqlList } from "./variants-route";
-import { UPDATE_PRODUCT_FIELDS } from "./write";
+import { planWrites, UPDATE_PRODUCT_FIELDS } from "./write";
 
 // Products' variant lists written in SQL, in ONE round trip (docs/products.md, "Limits"): the
 // items ./variants-route.ts routes here, `{product_id | variant_id | sku, variants: {sync | add |
@@ -297,7 +298,8 @@ export type RoundWritten = { outcomes: Map<number, ItemOutcome>; events: Pending
  * One attempt of the write batch of a round (items naming distinct products), with `head` and
  * `tail` (the request's Idempotency-Key record) around it; undefined when a constraint refused it,
  * which rolled back the whole batch; `guards` run before it writes. With If-Match (one item),
- * sets its ETag from the version the batch leaves.
+ * sets its ETag from the version the batch leaves. `planned`: the round's items without a variant
+ * list, planned by ./plan.ts, written in the same batch (./variants-rounds.ts).
  */
 export async function writeRound(
   db: DB,
@@ -308,11 +310,18 @@ export async function writeRound(
   tail: D1PreparedStatement[],
   idem?: Idem,
   guards: D1PreparedStatement[] = [],
+  planned: Plan[] = [],
 ): Promise<RoundWritten | undefined> {
   const ids = round.map((r) => r.resolved.productId);
   const { ifMatch } = options;
-  const changes = ids.map((productId) => newEvent("product.update", { productId, keyId: options.keyId }));
-  const read = (options.minimal ? minimalJson : ownJson)(db, `p.${P.id} IN (${ROUND})`, JSON.stringify(ids));
+  // Every item's product, in the body's order (the events' order, as the JavaScript plan's).
+  const written: [number, number][] = [
+    ...round.map((r): [number, number] => [r.list.item.index, r.resolved.productId]),
+    ...planned.map((p): [number, number] => [p.index, p.productId]),
+  ].sort((a, b) => a[0] - b[0]);
+  const changes = written.map(([, productId]) => newEvent("product.update", { productId, keyId: options.keyId }));
+  const all = JSON.stringify(written.map(([, id]) => id));
+  const read = (options.minimal ? minimalJson : ownJson)(db, `p.${P.id} IN (${ROUND})`, all);
   const flags = round.flatMap(({ list, resolved }) => {
     const flag = list.item.data.disable_minusqty;
     return flag === undefined || flag === null ? [] : [[resolved.productId, flag]];
@@ -326,6 +335,9 @@ export async function writeRound(
       ...roundConditions(db, round),
       ...guards,
       ...lists(db, round, now),
+      // Items without a list change other products than the lists (no SKU or slug passes between
+      // them: ./plan.ts refuses one another product has as read, CLAIMS_GUARD one a list takes).
+      ...(planned.length ? planWrites(db, planned, now) : []),
       // The variants the lists leave as they are follow a flag the body sets (a negative qty meets the floor).
       ...(flags.length ? [stmt(db, FOLLOW_FLAG, JSON.stringify(flags))] : []),
       ...(adds.length ? [stmt(db, COUNT_GUARD, JSON.stringify(adds.map((r) => r.resolved.productId)))] : []),
@@ -345,13 +357,13 @@ export async function writeRound(
   if (ifMatch) ifMatch.etag = productETag(ids[0], results[at - 1].results[0]?.version);
   const texts = new Map(results[at].results.map((row) => [Number(row.id), row]));
   const outcomes = new Map<number, ItemOutcome>();
-  for (const { list, resolved } of round) {
-    const row = texts.get(resolved.productId);
+  for (const [index, productId] of written) {
+    const row = texts.get(productId);
     outcomes.set(
-      list.item.index,
+      index,
       row
         ? { ok: true, product: new ProductText(Number(row.id), row.json as string, Number(row.variants)) }
-        : fail(404, `product ${resolved.productId} was deleted meanwhile`),
+        : fail(404, `product ${productId} was deleted meanwhile`),
     );
   }
   return { outcomes, events: committed(changes, results) };

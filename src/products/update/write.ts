@@ -90,8 +90,19 @@ const SYNC_NO_MINUS = `
  * so the answer needs no further round trip.
  */
 export function writeBatch(db: DB, plans: Plan[], now: number, events: PendingEvent[], reads = productReads) {
+  return [
+    ...planWrites(db, plans, now),
+    outboxStatement(db, events, now),
+    ...reads(db, `p.${P.id} IN (SELECT value FROM json_each(?1))`, JSON.stringify(plans.map((p) => p.productId))),
+  ];
+}
+
+/**
+ * The plans' guard and writes, without the events and the read back: also the part of a round of
+ * the SQL plan that its items without a variant list take (./variants-sql.ts, writeRound).
+ */
+export function planWrites(db: DB, plans: Plan[], now: number): D1PreparedStatement[] {
   const json = (rows: unknown[]) => JSON.stringify(rows);
-  const ids = json(plans.map((p) => p.productId));
   return [
     stmt(db, STRUCTURE_GUARD, json(plans.map((p) => p.guard))),
     stmt(db, DELETE_VARIANTS, json(plans.flatMap((p) => p.deletes))),
@@ -99,8 +110,6 @@ export function writeBatch(db: DB, plans: Plan[], now: number, events: PendingEv
     stmt(db, UPDATE_PRODUCTS, json(plans.map((p) => p.product)), now),
     stmt(db, UPDATE_VARIANTS, json(plans.flatMap((p) => p.updates)), now),
     stmt(db, INSERT_VARIANTS, json(plans.flatMap((p) => p.inserts)), now),
-    stmt(db, SYNC_NO_MINUS, ids),
-    outboxStatement(db, events, now),
-    ...reads(db, `p.${P.id} IN (SELECT value FROM json_each(?1))`, ids),
+    stmt(db, SYNC_NO_MINUS, json(plans.map((p) => p.productId))),
   ];
 }
