@@ -1,0 +1,501 @@
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { jsPlanOnly } from "../src/products/update";
+import { wrapD1 } from "./d1-wrap";
+import { type Case, type Form, normal, sameAnswers } from "./fixtures/forms";
+import { type Json, product, size } from "./fixtures/sizes";
+import { get, post, put, uid } from "./helpers";
+
+// One-item forms of a PUT with a variant list around a selected variant's fields (the "leading
+// entry", src/products/update/variants-route.ts) and refusals as given beside several lists:
+// - a leading entry's count below 0 under disable_minusqty, which a list after it may lift (the
+//   floor is checked on the product as the last list leaves it);
+// - an empty sync after a selected variant's fields;
+// - the leading entry's expected_qty beside an update entry naming the same variant (the first
+//   expected count holds);
+// - update entries naming a variant twice, refused as given, beside another list;
+// - category paths given past the bound beside a list.
+// Each runs on two identical products (./fixtures/forms.ts), by the SQL plan and by the
+// JavaScript plan (jsPlanOnly): the same status, errors, answer and stored product; `calls` are
+// the SQL plan's round trips (a resolve read for a selection, the batch, a read wording a refusal).
+
+afterEach(() => {
+  jsPlanOnly.on = false;
+});
+
+const twenty = Array.from({ length: 20 }, (_, i) => [`Path ${i}`]);
+const noMinus = () => ({ disable_minusqty: 1 });
+const qtys = (p: Json) => p.variants.map((v: Json) => v.qty);
+/** A product whose slug the cases name (made before they run). */
+const other = { slug: uid("other").toLowerCase(), id: 0 };
+
+const floor: [string, Form][] = [
+  [
+    "a stock below 0 that an update of the same variant lifts",
+    {
+      extra: noMinus,
+      body: (c) => ({ variant_id: c.v[1], stock: -1, variants: { update: [{ variant_id: c.v[1], adjust: 3 }] } }),
+      status: 200,
+      written: (p) => expect(qtys(p)).toEqual([0, 2, 2]),
+      calls: 3,
+    },
+  ],
+  [
+    "a stock below 0 that an update only moves, still below 0",
+    {
+      extra: noMinus,
+      body: (c) => ({ variant_id: c.v[1], stock: -3, variants: { update: [{ variant_id: c.v[1], adjust: 1 }] } }),
+      status: 400,
+      errors: () => ["variants.update[0].adjust: must not be negative while disable_minusqty is on"],
+      calls: 2,
+    },
+  ],
+  [
+    "a stock below 0 beside an update of another variant",
+    {
+      extra: noMinus,
+      body: (c) => ({ variant_id: c.v[1], stock: -1, variants: { update: [{ variant_id: c.v[2], qty: 7 }] } }),
+      status: 400,
+      errors: () => ["stock: must not be negative while disable_minusqty is on"],
+      calls: 2,
+    },
+  ],
+  [
+    "an adjust below 0 by SKU that a sync entry's qty lifts",
+    {
+      extra: noMinus,
+      body: (c) => ({ sku: `${c.p}2`, adjust: -5, variants: { sync: [size("s"), size("l", { qty: 4 })] } }),
+      status: 200,
+      written: (p) => expect(qtys(p)).toEqual([0, 4]),
+      calls: 3,
+    },
+  ],
+  [
+    "an adjust below 0 by SKU that the sync keeps as it is",
+    {
+      extra: noMinus,
+      body: (c) => ({ sku: `${c.p}2`, adjust: -5, variants: { sync: [size("s"), size("l")] } }),
+      status: 409,
+      errors: (c) => [
+        `adjust: would take the qty of variant ${c.v[2]} from 2 to -3; it cannot go below 0 while disable_minusqty is on`,
+      ],
+      calls: 2,
+    },
+  ],
+  [
+    "a stock below 0 on a variant the sync deletes",
+    {
+      extra: noMinus,
+      body: (c) => ({ variant_id: c.v[2], stock: -2, price: 5, variants: { sync: [size("s"), size("m")] } }),
+      status: 200,
+      written: (p) => expect(qtys(p)).toEqual([0, 1]),
+      calls: 3,
+    },
+  ],
+  [
+    "a stock below 0 that a sync keeps and an update after it lifts",
+    {
+      extra: noMinus,
+      body: (c) => ({
+        variant_id: c.v[0],
+        stock: -1,
+        variants: { sync: [size("s"), size("m")], update: [{ variant_id: c.v[0], adjust: 2 }] },
+      }),
+      status: 200,
+      written: (p) => expect(qtys(p)).toEqual([1, 1]),
+      calls: 3,
+    },
+  ],
+  [
+    "disable_minusqty turned on beside a stock below 0 that an update lifts",
+    {
+      body: (c) => ({
+        variant_id: c.v[0],
+        disable_minusqty: 1,
+        stock: -4,
+        variants: {
+          update: [
+            { variant_id: c.v[0], adjust: 4 },
+            { variant_id: c.v[1], qty: 3 },
+          ],
+        },
+      }),
+      status: 200,
+      written: (p) => expect([Number(p.disable_minusqty), ...qtys(p)]).toEqual([1, 0, 3, 2]),
+      calls: 3,
+    },
+  ],
+  [
+    "disable_minusqty turned on beside a stock below 0 left so",
+    {
+      body: (c) => ({
+        variant_id: c.v[0],
+        disable_minusqty: 1,
+        stock: -4,
+        variants: { add: [size("xl", { qty: 1 })] },
+      }),
+      status: 400,
+      errors: () => ["stock: must not be negative while disable_minusqty is on"],
+      calls: 2,
+    },
+  ],
+];
+
+const emptied: [string, Form][] = [
+  [
+    "a selected variant's fields, then an empty sync",
+    {
+      body: (c) => ({ variant_id: c.v[1], price: 5, weight: 2, title: "Emptied", variants: { sync: [] } }),
+      status: 200,
+      written: (p) => expect([p.title, p.variants]).toEqual(["Emptied", []]),
+      calls: 2,
+    },
+  ],
+  [
+    "a selected variant's expected count, an empty sync, then an add taking its SKU",
+    {
+      body: (c) => ({
+        sku: `${c.p}1`,
+        expected_stock: 1,
+        variants: { sync: [], add: [size("xl", { sku: `${c.p}1` })] },
+      }),
+      status: 200,
+      written: (p, c) => expect(p.variants.map((v: Json) => [v.sku, v.qty])).toEqual([[`${c.p}1`, 0]]),
+      calls: 2,
+    },
+  ],
+  [
+    "a selected variant's expected count the stored one is not, then an empty sync",
+    {
+      body: (c) => ({ variant_id: c.v[1], expected_qty: 5, variants: { sync: [] } }),
+      status: 409,
+      errors: (c) => [`expected_qty: variant ${c.v[1]} has qty 1, not 5`],
+      calls: 1,
+    },
+  ],
+  [
+    "a selected variant's stock below 0 under disable_minusqty, then an empty sync",
+    {
+      extra: noMinus,
+      body: (c) => ({ variant_id: c.v[1], stock: -1, variants: { sync: [] } }),
+      status: 200,
+      written: (p) => expect(p.variants).toEqual([]),
+      calls: 2,
+    },
+  ],
+  [
+    "a selected variant's stock, an empty sync, then an update of a variant it deleted",
+    {
+      body: (c) => ({ variant_id: c.v[2], stock: 3, variants: { sync: [], update: [{ variant_id: c.v[0], qty: 1 }] } }),
+      status: 404,
+      errors: (c) => [`variants.update[0].variant_id: variant ${c.v[0]} is not a variant of product ${c.id}`],
+      calls: 1,
+    },
+  ],
+];
+
+const twice: [string, Form][] = [
+  [
+    "the leading entry's expected count holds over the update's (the update's is not checked)",
+    {
+      body: (c) => ({
+        variant_id: c.v[1],
+        expected_qty: 1,
+        variants: { update: [{ variant_id: c.v[1], expected_qty: 7, qty: 3 }] },
+      }),
+      status: 200,
+      written: (p) => expect(qtys(p)).toEqual([0, 3, 2]),
+      calls: 2,
+    },
+  ],
+  [
+    "the leading entry's expected count the stored one is not, the update's right",
+    {
+      body: (c) => ({
+        variant_id: c.v[1],
+        expected_qty: 4,
+        variants: { update: [{ variant_id: c.v[1], expected_qty: 1, qty: 3 }] },
+      }),
+      status: 409,
+      errors: (c) => [`expected_qty: variant ${c.v[1]} has qty 1, not 4`],
+      calls: 1,
+    },
+  ],
+  [
+    "by SKU: the leading entry's count holds, another variant's is checked",
+    {
+      body: (c) => ({
+        sku: `${c.p}2`,
+        expected_stock: 2,
+        price: 7,
+        variants: {
+          update: [
+            { variant_id: c.v[0], expected_qty: 0, qty: 5 },
+            { variant_id: c.v[2], expected_qty: 9, adjust: 1 },
+          ],
+        },
+      }),
+      status: 200,
+      written: (p) =>
+        expect(p.variants.map((v: Json) => [v.qty, v.price])).toEqual([
+          [5, 100],
+          [1, 100],
+          [3, 7],
+        ]),
+      calls: 2,
+    },
+  ],
+  [
+    "by SKU: another variant's expected count the stored one is not",
+    {
+      body: (c) => ({
+        sku: `${c.p}2`,
+        expected_stock: 2,
+        variants: {
+          update: [
+            { variant_id: c.v[0], expected_qty: 3, qty: 5 },
+            { variant_id: c.v[2], expected_qty: 9 },
+          ],
+        },
+      }),
+      status: 409,
+      errors: (c) => [`variants.update[0].expected_qty: variant ${c.v[0]} has qty 0, not 3`],
+      calls: 1,
+    },
+  ],
+  [
+    "beside a sync, the leading entry's count holds over the update's",
+    {
+      body: (c) => ({
+        variant_id: c.v[0],
+        expected_qty: 0,
+        variants: { sync: [size("s"), size("m")], update: [{ variant_id: c.v[0], expected_qty: 3, adjust: 2 }] },
+      }),
+      status: 200,
+      written: (p) => expect(qtys(p)).toEqual([2, 1]),
+      calls: 2,
+    },
+  ],
+];
+
+const merged: [string, Form][] = [
+  [
+    "after a sync, an update naming a variant twice with qty and adjust",
+    {
+      body: (c) => ({
+        product_id: c.id,
+        variants: {
+          sync: [size("s"), size("m")],
+          update: [
+            { variant_id: c.v[0], qty: 1, adjust: 2 },
+            { variant_id: c.v[0], price: 5 },
+          ],
+        },
+      }),
+      status: 400,
+      errors: () => ["variants.update[0].adjust: give qty (the new count) or adjust (the change), not both"],
+      calls: 1,
+    },
+  ],
+  [
+    "after an add, an update naming a variant twice passing the largest count",
+    {
+      body: (c) => ({
+        product_id: c.id,
+        variants: {
+          add: [size("xl")],
+          update: [
+            { variant_id: c.v[1], qty: 999_999_999 },
+            { variant_id: c.v[1], adjust: 5 },
+          ],
+        },
+      }),
+      status: 400,
+      errors: () => ["variants.update[1].adjust: would take qty to 1000000004, past 1000000000"],
+      calls: 1,
+    },
+  ],
+  [
+    "after a selected variant's fields, an update naming a variant twice with qty and adjust",
+    {
+      body: (c) => ({
+        variant_id: c.v[2],
+        price: 9,
+        variants: {
+          update: [
+            { variant_id: c.v[0], adjust: 1 },
+            { variant_id: c.v[0], qty: 2, adjust: 1 },
+          ],
+        },
+      }),
+      status: 400,
+      errors: () => ["variants.update[1].adjust: give qty (the new count) or adjust (the change), not both"],
+      calls: 1,
+    },
+  ],
+  [
+    "after a sync whose entries repeat a combination, an update naming a variant twice",
+    {
+      body: (c) => ({
+        product_id: c.id,
+        variants: {
+          sync: [size("s"), size("s")],
+          update: [
+            { variant_id: c.v[0], qty: 1, adjust: 1 },
+            { variant_id: c.v[0], price: 1 },
+          ],
+        },
+      }),
+      status: 409,
+      errors: () => [
+        "variants.sync[1]: same option values as variants.sync[0]",
+        "variants.update[0].adjust: give qty (the new count) or adjust (the change), not both",
+      ],
+      calls: 1,
+    },
+  ],
+  [
+    "after a sync deleting it, an update naming a variant twice",
+    {
+      body: (c) => ({
+        product_id: c.id,
+        variants: {
+          sync: [size("s")],
+          update: [
+            { variant_id: c.v[1], qty: 1, adjust: 1 },
+            { variant_id: c.v[1], price: 2 },
+          ],
+        },
+      }),
+      status: 404,
+      errors: (c) => [
+        `variants.update[0].variant_id: variant ${c.v[1]} is not a variant of product ${c.id}`,
+        `variants.update[1].variant_id: variant ${c.v[1]} is not a variant of product ${c.id}`,
+      ],
+      calls: 1,
+    },
+  ],
+];
+
+const paths: [string, Form][] = [
+  [
+    "paths given with a head category past the bound, beside an update",
+    {
+      body: (c) => ({
+        product_id: c.id,
+        categories: twenty,
+        headcategory_name: "New",
+        variants: { update: [{ variant_id: c.v[0], qty: 3 }] },
+      }),
+      status: 400,
+      errors: () => ["headcategory_name: the product would be in more than 20 category paths"],
+      calls: 1,
+    },
+  ],
+  [
+    "paths given past the bound beside a selected variant's fields and a sync",
+    {
+      body: (c) => ({
+        variant_id: c.v[1],
+        categories: twenty,
+        headcategory_name: "New",
+        stock: 2,
+        variants: { sync: [size("s")] },
+      }),
+      status: 400,
+      errors: () => ["headcategory_name: the product would be in more than 20 category paths"],
+      calls: 1,
+    },
+  ],
+  [
+    "paths given past the bound beside another product's slug and an add",
+    {
+      body: (c) => ({
+        product_id: c.id,
+        categories: twenty,
+        headcategory_name: "New",
+        slug: other.slug,
+        variants: { add: [size("xl")] },
+      }),
+      status: 400,
+      errors: () => [
+        "headcategory_name: the product would be in more than 20 category paths",
+        `slug: ${other.slug} is already used by product ${other.id}`,
+      ],
+      calls: 1,
+    },
+  ],
+  [
+    "paths given past the bound beside entries that disagree on option names",
+    {
+      body: (c) => ({
+        product_id: c.id,
+        categories: twenty,
+        headcategory_name: "New",
+        variants: { sync: [size("s"), { variant_option1_name: "Colour", variant_option1_value: "red" }] },
+      }),
+      status: 400,
+      errors: () => [
+        "headcategory_name: the product would be in more than 20 category paths",
+        "variants.sync[1].variant_option1_name: option names differ from those of variants.sync[0]",
+      ],
+      calls: 1,
+    },
+  ],
+];
+
+describe("a leading entry's forms and refusals as given, by the SQL plan", () => {
+  beforeAll(async () => {
+    const r = await post("/v1/products", { title: "Other", price: 1, slug: other.slug });
+    expect(r.status, r.text).toBe(200);
+    other.id = r.json.products[0].product_id;
+  });
+
+  describe.each([
+    ["a count below 0 under disable_minusqty", floor],
+    ["an empty sync after a selected variant", emptied],
+    ["expected counts twice", twice],
+    ["merged update entries refused beside another list", merged],
+    ["paths past the bound beside a list", paths],
+  ])("%s", (_kind, forms) => {
+    it.each(forms)("%s: answers as the JavaScript plan", async (_name, form) => {
+      await sameAnswers(form);
+    });
+  });
+});
+
+describe("a count below 0 under disable_minusqty in a body of several items", () => {
+  it("is written in the rounds' one batch, as the JavaScript plan writes it", async () => {
+    const run = async (force: boolean) => {
+      const p = `${uid(force ? "J" : "S")}-`;
+      const a = await product(`${p}a`, noMinus());
+      const b = await product(`${p}b`);
+      const av = a.variants.map((v: Json) => v.variant_id);
+      const body = [
+        { variant_id: av[1], stock: -1, variants: { update: [{ variant_id: av[1], adjust: 3 }] } },
+        { product_id: b.product_id, variants: { update: [{ variant_id: b.variants[0].variant_id, qty: 5 }] } },
+      ];
+      const w = wrapD1();
+      jsPlanOnly.on = force;
+      const r = await put("/v1/products", body, { env: { DB: w.db } }).finally(() => {
+        jsPlanOnly.on = false;
+      });
+      expect(r.status, r.text).toBe(200);
+      const stored = [
+        (await get(`/v1/products/${a.product_id}`)).json,
+        (await get(`/v1/products/${b.product_id}`)).json,
+      ];
+      expect(stored.map(qtys)).toEqual([
+        [0, 2, 2],
+        [5, 1, 2],
+      ]);
+      const ca: Case = { id: a.product_id, v: av, p: `${p}a` };
+      return { answer: normal(r.json, ca), stored: normal(stored[0], ca), calls: w.counts.calls };
+    };
+    const sql = await run(false);
+    const js = await run(true);
+    expect(sql.answer.products.length).toBe(2);
+    expect(sql.stored).toEqual(js.stored);
+    // The read of the items' selections, then one batch.
+    expect(sql.calls).toBe(3);
+  });
+});
