@@ -157,11 +157,9 @@ export function variantInSql(item: UpdateItem) {
     update?.some((e) => e.variant_id === lead?.variant_id || lead?.variant_id === BY_SKU);
   if (twice) return undefined;
   if (lead) given.unshift({ mode: MODE.update, given: [lead as VariantUpdateEntry] });
-  // A count below 0 the leading entry leaves (the lists after may lift it): `resolve` checks it.
-  const floor =
-    lead && ((lead.qty as number) < 0 || (lead.adjust as number) < 0)
-      ? { qty: lead.qty as number | undefined, adjust: lead.adjust as number | undefined }
-      : undefined;
+  // A count below 0 the leading entry leaves, which the lists after may lift: the batch turns the
+  // stock floor of its product's variants on after the last list (./variants-sql.ts, RESTORE_FLOOR).
+  const floor = lead !== undefined && ((lead.qty as number) < 0 || (lead.adjust as number) < 0);
   let expected: string | undefined;
   const lists = [];
   for (const [i, { mode, given: entries }] of given.entries()) {
@@ -356,15 +354,10 @@ export function resolvedFrom(list: SqlList, row: ResolveRow, tags?: boolean): Re
     // id (the SKU selects it, no new value); the batch still re-checks the SKU's owner.
     const again = variantInSql({ ...list.item, data: { ...list.item.data, sku: undefined, product_id: row.id } });
     if (!again) return undefined;
-    Object.assign(list, { lead: false, expected: undefined, ownExpected: undefined, floor: undefined }, again, {
+    Object.assign(list, { lead: false, expected: undefined, ownExpected: undefined, floor: false }, again, {
       item: list.item,
       selector: s,
     });
-  } else if (list.floor && (list.item.data.disable_minusqty ?? row.flag) === 1) {
-    // Below 0 under disable_minusqty, the leading entry meets the stock floor before a list after
-    // it may lift the count (as the JavaScript plan allows): that plan plans it.
-    const { qty, adjust } = list.floor;
-    if ((qty ?? row.qty ?? 0) + (adjust ?? 0) < 0) return undefined;
   }
   if (list.lead && "sku" in s && row.variant !== null) {
     const [[part]] = list.lists[0].entries;

@@ -161,22 +161,53 @@ const UPDATE_PRODUCT = `
     ${P.updatedAt} = coalesce(max(?2, ${P.updatedAt} + 1), ${P.updatedAt})
   FROM json_each(?1) AS r WHERE ${P.$}.${P.id} = r.value->>'p'`;
 
+/** The disable_minusqty of a variant's product, as its stock floor follows it. */
+const FLAG = `(SELECT ${P.disableMinusqty} FROM ${P.$} WHERE ${P.$}.${P.id} = ${V.$}.${V.productId})`;
+
 // Fields an entry leaves out keep their value; null clears one (images to none).
 const kept = (f: Field, cleared = "NULL") =>
   `${col(f)} = iif(${given("s.data", f)}, coalesce(${at("s.data", f)}, ${cleared}), ${V.$}.${col(f)})`;
 // An entry's `adjust` (never given with its qty) moves the count as the batch finds it
 // (docs/stock.md). ?2: the products whose list is a sync, which places the variants in its order.
-const updateMatched = (stock: boolean) => `
+const updateMatched = (stock: boolean, deferred = false) => `
   UPDATE ${V.$} SET ${each((n) => `${vo(n)} = s.${so(n)}`, ", ")},
     ${(["sku", "price", "before_price", "purchase_price", "qty_location", "gtin", "supplier_sku", "weight", "visible"] as const).map((f) => kept(f)).join(", ")},
     ${kept("qty")}${stock ? ` + coalesce(s.${S.data}->>'$[${ADJUST}]', 0)` : ""},
     ${kept("images", "'[]'")},
-    ${V.noMinus} = (SELECT ${P.disableMinusqty} FROM ${P.$} WHERE ${P.$}.${P.id} = ${V.$}.${V.productId}),
+    ${V.noMinus} = ${deferred ? `iif(${V.$}.${V.productId} IN (SELECT value FROM json_each(?3)), 0, ${FLAG})` : FLAG},
     ${V.position} = iif(s.${S.productId} IN (SELECT value FROM json_each(?2)), s.${S.entry} % ${PLACE}, ${V.$}.${V.position}),
     ${V.updatedAt} = ?1
   FROM ${S.$} AS s WHERE ${V.$}.${V.id} = s.${S.variantId}`;
 const UPDATE_MATCHED = updateMatched(false);
 const UPDATE_MATCHED_STOCK = updateMatched(true);
+
+// A leading entry's count below 0 (./variants-route.ts, `floor`) may be lifted by a list after
+// it, as the JavaScript plan checks the floor on the product as the last list leaves it: the
+// variants of those products (?3 of UPDATE_MATCHED's deferred form) leave the stock floor off
+// until the last list, and RESTORE_FLOOR (?1: the products) turns it on again, where it meets a
+// count still below 0.
+const UPDATE_DEFERRED = updateMatched(false, true);
+const UPDATE_DEFERRED_STOCK = updateMatched(true, true);
+const RESTORE_FLOOR = `
+  UPDATE ${V.$} SET ${V.noMinus} = ${FLAG}
+  WHERE ${V.productId} IN (${ROUND}) AND ${V.noMinus} <> ${FLAG}`;
+
+/** The products of the round whose stock floor waits for their last list. */
+const floorLater = (round: RoundItem[]) => round.filter((r) => r.list.floor);
+
+/** UPDATE_MATCHED of the k-th lists, its floor deferred for `deferred`'s products. */
+function matchedUpdate(db: DB, round: RoundItem[], stock: boolean, now: number, syncs: string) {
+  const later = floorLater(round);
+  if (!later.length) return stmt(db, stock ? UPDATE_MATCHED_STOCK : UPDATE_MATCHED, now, syncs);
+  const ids = JSON.stringify(later.map((r) => r.resolved.productId));
+  return stmt(db, stock ? UPDATE_DEFERRED_STOCK : UPDATE_DEFERRED, now, syncs, ids);
+}
+
+/** The floor turned on again after the last list of the products whose floor waited. */
+function restoreFloor(db: DB, round: RoundItem[]): D1PreparedStatement[] {
+  const later = floorLater(round);
+  return later.length ? [stmt(db, RESTORE_FLOOR, JSON.stringify(later.map((r) => r.resolved.productId)))] : [];
+}
 
 /** The packed fields a new variant takes as given, with what it takes when one is absent. */
 const NEW_FIELDS: [Field, string?][] = [["sku"], ...WRITTEN];
@@ -271,7 +302,7 @@ function lists(db: DB, round: RoundItem[], now: number): D1PreparedStatement[] {
       // After the variants that go or change their SKU free it, before those that take one (the
       // product's old SKU too); a new variant without a price takes the product's new one.
       ...(k ? [] : productFields(db, round)),
-      ...(changes ? [stmt(db, stock ? UPDATE_MATCHED_STOCK : UPDATE_MATCHED, now, ids(syncs))] : []),
+      ...(changes ? [matchedUpdate(db, round, stock, now, ids(syncs))] : []),
       ...(at.some((r) => mode(r) !== MODE.update) ? [stmt(db, INSERT_NEW, now)] : []),
     );
   }
@@ -326,6 +357,7 @@ export async function writeRound(
       ...roundConditions(db, round),
       ...guards,
       ...lists(db, round, now),
+      ...restoreFloor(db, round),
       // The variants the lists leave as they are follow a flag the body sets (a negative qty meets the floor).
       ...(flags.length ? [stmt(db, FOLLOW_FLAG, JSON.stringify(flags))] : []),
       ...(adds.length ? [stmt(db, COUNT_GUARD, JSON.stringify(adds.map((r) => r.resolved.productId)))] : []),
