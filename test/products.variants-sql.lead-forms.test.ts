@@ -1,3 +1,4 @@
+import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { jsPlanOnly } from "../src/products/update";
 import type { UpdateItem } from "../src/products/update/select";
@@ -171,7 +172,7 @@ const emptied: [string, Form][] = [
       body: (c) => ({ variant_id: c.v[1], expected_qty: 5, variants: { sync: [] } }),
       status: 409,
       errors: (c) => [`expected_qty: variant ${c.v[1]} has qty 1, not 5`],
-      calls: 1,
+      calls: 3,
     },
   ],
   [
@@ -190,10 +191,49 @@ const emptied: [string, Form][] = [
       body: (c) => ({ variant_id: c.v[2], stock: 3, variants: { sync: [], update: [{ variant_id: c.v[0], qty: 1 }] } }),
       status: 404,
       errors: (c) => [`variants.update[0].variant_id: variant ${c.v[0]} is not a variant of product ${c.id}`],
-      calls: 1,
+      calls: 3,
     },
   ],
 ];
+
+/** The product's own stock below 0 (from before its variants; it has no use while it has them). */
+const ownBelowZero = async (c: Case) => {
+  await env.DB.prepare("UPDATE products SET stock = -3 WHERE id = ?").bind(c.id).run();
+};
+
+emptied.push(
+  [
+    "disable_minusqty turned on beside the product's own stock below 0, a selected variant, then an empty sync",
+    {
+      before: ownBelowZero,
+      body: (c) => ({ variant_id: c.v[0], disable_minusqty: 1, price: 3, variants: { sync: [] } }),
+      status: 409,
+      errors: (c) => [`disable_minusqty: stock is negative for product ${c.id}; set their stock first`],
+      calls: 3,
+    },
+  ],
+  [
+    "disable_minusqty turned on beside the product's own stock below 0, a selected variant, an empty sync, then an add",
+    {
+      before: ownBelowZero,
+      body: (c) => ({ variant_id: c.v[0], disable_minusqty: 1, weight: 2, variants: { sync: [], add: [size("xl")] } }),
+      status: 200,
+      written: (p) => expect([p.stock, p.variants.length]).toEqual([0, 1]),
+      calls: 2,
+    },
+  ],
+  [
+    "disable_minusqty turned on beside the product's own stock below 0, an empty sync, then an add",
+    {
+      // The product's own stock is cleared as the add leaves it with variants.
+      before: ownBelowZero,
+      body: (c) => ({ product_id: c.id, disable_minusqty: 1, variants: { sync: [], add: [size("xl")] } }),
+      status: 200,
+      written: (p) => expect([p.stock, p.variants.length]).toEqual([0, 1]),
+      calls: 1,
+    },
+  ],
+);
 
 const twice: [string, Form][] = [
   [

@@ -134,7 +134,9 @@ export function variantInSql(item: UpdateItem) {
   // variants the sync deleted (refused whatever is stored: worded from a read, ./diagnose.ts).
   const emptied = given[0]?.mode === MODE.sync && !given[0].given.length && !lead;
   const empty = emptied && given.length === 1;
-  if (!given.length || (!given[0].given.length && !emptied)) return undefined;
+  // A selected variant's fields before an empty sync are a leading entry like any (the sync then
+  // deletes every variant, the selected one too).
+  if (!given.length) return undefined;
   if (emptied && d.variants?.update?.length)
     return { item, selector, lists: [], product, refused: "emptied" as Refused, stored };
   let ownExpected: number | undefined;

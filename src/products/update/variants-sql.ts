@@ -281,13 +281,15 @@ function lists(db: DB, round: RoundItem[], now: number): D1PreparedStatement[] {
     const syncs = at.filter((r) => mode(r) === MODE.sync);
     const changes = at.some((r) => mode(r) !== MODE.add);
     const stock = at.some((r) => r.list.lists[k].stock);
-    // An empty sync plans nothing and leaves the product without variants: its own negative stock
-    // is not cleared (the stock floor refuses it under disable_minusqty, as ./plan.ts does).
+    // An empty sync plans nothing. Where the item's lists leave the product without variants, its
+    // own negative stock is not cleared (the stock floor refuses it under disable_minusqty, as
+    // ./plan.ts does); where an add after it gives it variants, it is, before a flag the body
+    // turns on is written.
     const empty = at.filter((r) => !r.list.lists[k].entries.length);
     const flags = at.map((r) => ({
       p: r.resolved.productId,
       n: r.list.lists[k].names,
-      d: empty.includes(r) ? 0 : (r.list.item.data.disable_minusqty ?? null),
+      d: endsBare(r) ? 0 : (r.list.item.data.disable_minusqty ?? null),
     }));
     out.push(
       ...(k ? [stmt(db, CLEAR)] : []),
@@ -308,6 +310,9 @@ function lists(db: DB, round: RoundItem[], now: number): D1PreparedStatement[] {
   }
   return out;
 }
+
+/** Whether the item's lists leave its product without variants: its last is an empty sync. */
+const endsBare = ({ list }: RoundItem) => !list.lists[list.lists.length - 1].entries.length;
 
 /** The product fields the items give beside their lists; slug: null derives it again from the title. */
 function productFields(db: DB, round: RoundItem[]): D1PreparedStatement[] {
