@@ -259,7 +259,7 @@ const twice: [string, Form][] = [
       }),
       status: 409,
       errors: (c) => [`expected_qty: variant ${c.v[1]} has qty 1, not 4`],
-      calls: 1,
+      calls: 3,
     },
   ],
   [
@@ -301,7 +301,7 @@ const twice: [string, Form][] = [
       }),
       status: 409,
       errors: (c) => [`variants.update[0].expected_qty: variant ${c.v[0]} has qty 0, not 3`],
-      calls: 1,
+      calls: 3,
     },
   ],
   [
