@@ -371,7 +371,7 @@ const merged: [string, Form][] = [
       }),
       status: 400,
       errors: () => ["variants.update[1].adjust: give qty (the new count) or adjust (the change), not both"],
-      calls: 1,
+      calls: 2,
     },
   ],
   [
@@ -445,7 +445,7 @@ const paths: [string, Form][] = [
       }),
       status: 400,
       errors: () => ["headcategory_name: the product would be in more than 20 category paths"],
-      calls: 1,
+      calls: 2,
     },
   ],
   [

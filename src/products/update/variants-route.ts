@@ -83,6 +83,7 @@ export function variantInSql(item: UpdateItem) {
   let deriveSlug = false;
   let own = false;
   let stored: Stored | undefined;
+  let tooMany = false;
   // A variant selected by id or SKU takes the body's variant fields first (./plan.ts,
   // BODY_TO_VARIANT): a leading update entry of its own.
   let lead: Record<string, unknown> | undefined;
@@ -113,10 +114,17 @@ export function variantInSql(item: UpdateItem) {
       continue;
     }
     const value = beside(key, key === "categories" ? withHead((v ?? []) as string[][], d.headcategory_name) : v);
-    if (value === undefined) return undefined;
+    if (value === undefined && key !== "categories") return undefined;
+    if (value === undefined) {
+      tooMany = true;
+      continue;
+    }
     product ??= {};
     product[key] = value;
   }
+  // Paths given past the bound (a head category placed among them) are refused whatever is
+  // stored: worded from a read, as names that disagree are.
+  if (tooMany) return { item, selector, lists: [], product, refused: "paths" as Refused, stored };
   // The lists in the order the JavaScript plan applies them: each is planned against what the one
   // before it left, in the same batch.
   // An empty add or update changes nothing; an empty sync deletes every variant (below).
@@ -163,18 +171,19 @@ export function variantInSql(item: UpdateItem) {
   // stock floor of its product's variants on after the last list (./variants-sql.ts, RESTORE_FLOOR).
   const floor = lead !== undefined && ((lead.qty as number) < 0 || (lead.adjust as number) < 0);
   let expected: string | undefined;
+  let asGiven = false;
   const lists = [];
   for (const [i, { mode, given: entries }] of given.entries()) {
     const names = sharedNames(entries) || undefined;
     const ranges: [number, number][] = [];
     const once = mode === MODE.update ? merged(entries as VariantUpdateEntry[], ranges) : entries;
-    // Merged entries refused as given: worded from a read when the update is the only list.
-    if (once === REFUSED) {
-      return given.length === 1
-        ? { item, selector, lists: [], product, refused: "merged" as Refused, stored }
-        : undefined;
+    // Merged entries refused as given: worded from a read. Beside other lists, the read runs the
+    // plan of the first list (./diagnose.ts), so the lists travel as given.
+    if (once === REFUSED && given.length === 1) {
+      return { item, selector, lists: [], product, refused: "merged" as Refused, stored };
     }
-    let list = once;
+    if (once === REFUSED) asGiven = true;
+    let list = once === REFUSED ? entries : once;
     if (beforeSync && mode === MODE.update && !(lead && i === 0)) {
       const updates = list as VariantUpdateEntry[];
       expected = JSON.stringify(
@@ -204,7 +213,7 @@ export function variantInSql(item: UpdateItem) {
   if (twice && lead?.variant_id !== BY_SKU) expected = leadHolds(expected, lead?.variant_id as number);
   if (deriveSlug) product = { ...product, slug: null };
   // Not written: the read that words a refusal runs the plan for the matches (./variants-sql.ts, diagnose).
-  const refused: Refused | undefined = own ? "stock" : undefined;
+  const refused: Refused | undefined = own ? "stock" : asGiven ? "merged" : undefined;
   return {
     item,
     selector,
@@ -238,9 +247,10 @@ type Stored = { head?: string; slug?: true };
  * Why the body is refused whatever is stored: its entries' option names; the product's own count
  * beside the list; a count given twice (`stock` and `adjust`, or both expected counts); update
  * entries after an empty sync ("emptied"); update entries on one variant that give `qty` and
- * `adjust` or take a count past the largest ("merged").
+ * `adjust` or take a count past the largest ("merged"); category paths given past the bound
+ * ("paths").
  */
-export type Refused = "names" | "stock" | "counts" | "emptied" | "merged";
+export type Refused = "names" | "stock" | "counts" | "emptied" | "merged" | "paths";
 
 /** merged's answer for entries refused as given. */
 const REFUSED = "refused";
