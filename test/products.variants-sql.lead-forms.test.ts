@@ -4,7 +4,7 @@ import { jsPlanOnly } from "../src/products/update";
 import type { UpdateItem } from "../src/products/update/select";
 import { type ResolveRow, resolvedFrom, variantsInSql } from "../src/products/update/variants-route";
 import { wrapD1 } from "./d1-wrap";
-import { type Case, type Form, normal, sameAnswers } from "./fixtures/forms";
+import { type Case, type Form, sameAnswers } from "./fixtures/forms";
 import { type Json, product, size } from "./fixtures/sizes";
 import { get, post, put, uid } from "./helpers";
 
@@ -523,39 +523,130 @@ describe("a leading entry's forms and refusals as given, by the SQL plan", () =>
   });
 });
 
-describe("a count below 0 under disable_minusqty in a body of several items", () => {
-  it("is written in the rounds' one batch, as the JavaScript plan writes it", async () => {
+/** Two products of a body of several items: `a` (under disable_minusqty) and `b`, each as ./fixtures/sizes.ts makes them. */
+type Two = { a: Case; b: Case };
+
+/** Ids and SKU prefixes of both products taken out, so two runs compare. */
+function normalTwo(json: unknown, { a, b }: Two) {
+  let t = JSON.stringify(json);
+  for (const [c, name] of [
+    [a, "a"],
+    [b, "b"],
+  ] as const) {
+    t = t
+      .replaceAll(c.p, `<${name}>`)
+      .replaceAll(`product ${c.id}`, `product <${name}>`)
+      .replaceAll(`"product_id":${c.id}`, `"product_id":"<${name}>"`);
+    c.v.forEach((v, i) => {
+      t = t
+        .replaceAll(`variant ${v}`, `variant <${name}${i}>`)
+        .replaceAll(`"variant_id":${v}`, `"variant_id":"<${name}${i}>"`);
+    });
+  }
+  return JSON.parse(
+    t
+      .replace(/"variant_id":\d+/g, '"variant_id":0')
+      .replace(/"(created_at|updated_at)":"[^"]+"/g, '"$1":""')
+      .replace(/"(slug|url)":"([^"]*?)(-\d+)?"/g, '"$1":"$2"'),
+  );
+}
+
+const several: [string, (t: Two) => Json[], (r: Json) => void, number][] = [
+  [
+    "a leading entry's count below 0 that an update lifts",
+    ({ a, b }) => [
+      { variant_id: a.v[1], stock: -1, variants: { update: [{ variant_id: a.v[1], adjust: 3 }] } },
+      { product_id: b.id, variants: { update: [{ variant_id: b.v[0], qty: 5 }] } },
+    ],
+    (r) =>
+      expect(r.products.map(qtys)).toEqual([
+        [0, 2, 2],
+        [5, 1, 2],
+      ]),
+    // The read of the items' selections, then one batch.
+    2,
+  ],
+  [
+    "a leading entry's count below 0 left so (the JavaScript plan words a leading entry's refusal in rounds)",
+    ({ a, b }) => [
+      { product_id: b.id, variants: { update: [{ variant_id: b.v[0], qty: 5 }] } },
+      { variant_id: a.v[1], stock: -1, variants: { update: [{ variant_id: a.v[2], qty: 4 }] } },
+    ],
+    (r) => expect(r.errors).toEqual(["[1].stock: must not be negative while disable_minusqty is on"]),
+    5,
+  ],
+  [
+    "a selected variant's fields, then an empty sync",
+    ({ a, b }) => [
+      { variant_id: a.v[0], price: 4, variants: { sync: [] } },
+      { product_id: b.id, variants: { add: [size("xl")] } },
+    ],
+    (r) => expect(r.products.map((p: Json) => p.variants.length)).toEqual([0, 4]),
+    2,
+  ],
+  [
+    "the leading entry's expected count beside an update of the same variant",
+    ({ a, b }) => [
+      { sku: `${a.p}2`, expected_stock: 2, variants: { update: [{ variant_id: a.v[2], expected_qty: 8, qty: 1 }] } },
+      { product_id: b.id, variants: { update: [{ variant_id: b.v[1], qty: 6 }] } },
+    ],
+    (r) =>
+      expect(r.products.map(qtys)).toEqual([
+        [0, 1, 1],
+        [0, 6, 2],
+      ]),
+    2,
+  ],
+  [
+    "merged update entries refused as given beside a sync, and paths past the bound",
+    ({ a, b }) => [
+      {
+        product_id: a.id,
+        variants: {
+          sync: [size("s"), size("m")],
+          update: [
+            { variant_id: a.v[0], qty: 1, adjust: 1 },
+            { variant_id: a.v[0], price: 3 },
+          ],
+        },
+      },
+      { product_id: b.id, categories: twenty, headcategory_name: "New", variants: { add: [size("xl")] } },
+      { product_id: b.id, title: "Written", variants: { update: [{ variant_id: b.v[2], qty: 9 }] } },
+    ],
+    (r) => {
+      expect(r.errors).toEqual([
+        "[0].variants.update[0].adjust: give qty (the new count) or adjust (the change), not both",
+        "[1].headcategory_name: the product would be in more than 20 category paths",
+      ]);
+      expect(r.products.map((p: Json) => [p.title, ...qtys(p)])).toEqual([["Written", 0, 1, 9]]);
+    },
+    // The refused items' read, then one batch.
+    2,
+  ],
+];
+
+describe("these forms in a body of several items", () => {
+  it.each(several)("%s: the rounds answer as the JavaScript plan", async (_name, body, check, calls) => {
     const run = async (force: boolean) => {
       const p = `${uid(force ? "J" : "S")}-`;
-      const a = await product(`${p}a`, noMinus());
-      const b = await product(`${p}b`);
-      const av = a.variants.map((v: Json) => v.variant_id);
-      const body = [
-        { variant_id: av[1], stock: -1, variants: { update: [{ variant_id: av[1], adjust: 3 }] } },
-        { product_id: b.product_id, variants: { update: [{ variant_id: b.variants[0].variant_id, qty: 5 }] } },
-      ];
+      const made = [await product(`${p}a`, noMinus()), await product(`${p}b`)];
+      const [a, b] = made.map(
+        (m, i): Case => ({ id: m.product_id, v: m.variants.map((v: Json) => v.variant_id), p: `${p}${"ab"[i]}` }),
+      );
       const w = wrapD1();
       jsPlanOnly.on = force;
-      const r = await put("/v1/products", body, { env: { DB: w.db } }).finally(() => {
+      const r = await put("/v1/products", body({ a, b }), { env: { DB: w.db } }).finally(() => {
         jsPlanOnly.on = false;
       });
       expect(r.status, r.text).toBe(200);
-      const stored = [
-        (await get(`/v1/products/${a.product_id}`)).json,
-        (await get(`/v1/products/${b.product_id}`)).json,
-      ];
-      expect(stored.map(qtys)).toEqual([
-        [0, 2, 2],
-        [5, 1, 2],
-      ]);
-      const ca: Case = { id: a.product_id, v: av, p: `${p}a` };
-      return { answer: normal(r.json, ca), stored: normal(stored[0], ca), calls: w.counts.calls };
+      const stored = [(await get(`/v1/products/${a.id}`)).json, (await get(`/v1/products/${b.id}`)).json];
+      return { r, answer: normalTwo(r.json, { a, b }), stored: normalTwo(stored, { a, b }), calls: w.counts.calls };
     };
     const sql = await run(false);
+    check(sql.r.json);
     const js = await run(true);
-    expect(sql.answer.products.length).toBe(2);
+    expect(sql.answer).toEqual(js.answer);
     expect(sql.stored).toEqual(js.stored);
-    // The read of the items' selections, then one batch.
-    expect(sql.calls).toBe(2);
+    expect(sql.calls).toBe(calls);
   });
 });
