@@ -319,6 +319,62 @@ const twice: [string, Form][] = [
   ],
 ];
 
+/** A variant selected by id taking a new SKU, before a sync that names SKUs: the sync matches what the leading entry left. */
+const renamed: [string, Form][] = [
+  [
+    "two sync entries naming the SKU the leading entry took away (both new variants)",
+    {
+      body: (c) => ({
+        variant_id: c.v[0],
+        sku: `${c.p}x`,
+        variants: { sync: [size("s", { sku: `${c.p}0` }), size("s", { sku: `${c.p}0` })] },
+      }),
+      status: 409,
+      errors: (c) => [
+        "variants.sync[1]: option combination (s) is also used by variants.sync[0]",
+        `variants.sync[1].sku: SKU ${c.p}0 is also used by variants.sync[0].sku`,
+      ],
+      calls: 3,
+    },
+  ],
+  [
+    "two sync entries naming the SKU the leading entry gave",
+    {
+      body: (c) => ({
+        variant_id: c.v[0],
+        sku: `${c.p}x`,
+        variants: {
+          sync: [
+            { sku: `${c.p}x`, qty: 3 },
+            { sku: `${c.p}x`, qty: 4 },
+          ],
+        },
+      }),
+      status: 409,
+      errors: (c) => [
+        `variants.sync[1].sku: matches variant ${c.v[0]} (SKU ${c.p}x), already matched by variants.sync[0]`,
+      ],
+      calls: 3,
+    },
+  ],
+  [
+    "a sync entry naming the SKU the leading entry cleared, beside another's",
+    {
+      body: (c) => ({
+        variant_id: c.v[1],
+        sku: null,
+        variants: { sync: [{ sku: `${c.p}1`, qty: 3 }, { sku: `${c.p}2`, qty: 4 }, size("s", { sku: `${c.p}2` })] },
+      }),
+      status: 400,
+      errors: (c) => [
+        'variants.sync[0].variant_option1_value: is required (option "Size")',
+        `variants.sync[2].sku: matches variant ${c.v[2]} (SKU ${c.p}2), already matched by variants.sync[1]`,
+      ],
+      calls: 3,
+    },
+  ],
+];
+
 const merged: [string, Form][] = [
   [
     "after a sync, an update naming a variant twice with qty and adjust",
@@ -496,6 +552,7 @@ describe("a leading entry's forms and refusals as given, by the SQL plan", () =>
     ["a count below 0 under disable_minusqty", floor],
     ["an empty sync after a selected variant", emptied],
     ["expected counts twice", twice],
+    ["a new SKU of the leading entry before a sync", renamed],
     ["merged update entries refused beside another list", merged],
     ["paths past the bound beside a list", paths],
   ])("%s", (_kind, forms) => {
