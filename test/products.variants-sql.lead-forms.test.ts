@@ -572,8 +572,6 @@ describe("a leading entry's forms and refusals as given, by the SQL plan", () =>
         variant: "sku" in item.data ? c.v[Number(String(item.data.sku).slice(2))] : null,
         categories: "[]",
         title: "Refused",
-        flag: form.extra ? 1 : 0,
-        qty: 1,
       };
       expect(resolvedFrom(list, row), name).toBeDefined();
     });

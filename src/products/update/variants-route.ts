@@ -309,13 +309,10 @@ const P = sqlNames(products);
 const V = sqlNames(variants);
 const K = sqlNames(skus);
 // ?1 product id, ?2 variant id, ?3 SKU: the product one names, the variant a SKU names, its
-// version, what product fields beside the list derive from, its disable_minusqty and the
-// selected variant's count.
+// version and what product fields beside the list derive from.
 const RESOLVE = `
   SELECT p.${P.id} AS id, ${VERSION_SQL} AS version, p.${P.categories} AS categories, p.${P.title} AS title,
-    (SELECT k.${K.variantId} FROM ${K.$} AS k WHERE k.${K.sku} = ?3) AS variant, p.${P.disableMinusqty} AS flag,
-    (SELECT v.${V.qty} FROM ${V.$} AS v WHERE v.${V.id} = coalesce(?2,
-      (SELECT k.${K.variantId} FROM ${K.$} AS k WHERE k.${K.sku} = ?3))) AS qty
+    (SELECT k.${K.variantId} FROM ${K.$} AS k WHERE k.${K.sku} = ?3) AS variant
   FROM ${P.$} AS p WHERE p.${P.id} = coalesce(?1,
     (SELECT v.${V.productId} FROM ${V.$} AS v WHERE v.${V.id} = ?2),
     (SELECT k.${K.productId} FROM ${K.$} AS k WHERE k.${K.sku} = ?3))`;
@@ -367,8 +364,6 @@ export type ResolveRow = {
   variant: number | null;
   categories: string;
   title: string;
-  flag: number;
-  qty: number | null;
 };
 
 /** The product and the batch's conditions from what was read; undefined: the JavaScript plan's. */
