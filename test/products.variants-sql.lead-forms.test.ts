@@ -1,37 +1,30 @@
 import { env } from "cloudflare:workers";
-import fc from "fast-check";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { jsPlanOnly } from "../src/products/update";
-import type { UpdateItem } from "../src/products/update/select";
-import { type ResolveRow, resolvedFrom, variantsInSql } from "../src/products/update/variants-route";
-import { wrapD1 } from "./d1-wrap";
-import { type Case, type Form, sameAnswers } from "./fixtures/forms";
-import { type Json, product, size } from "./fixtures/sizes";
-import { ifMatch, leadScenario, normal as normalDrawn, oneItem, seed } from "./fixtures/variant-bodies";
-import { get, post, put, uid } from "./helpers";
+import { type Case, type Form, sameAnswers, takenBySql } from "./fixtures/forms";
+import { type Json, size } from "./fixtures/sizes";
 
 // One-item forms of a PUT with a variant list around a selected variant's fields (the "leading
-// entry", src/products/update/variants-route.ts) and refusals as given beside several lists:
-// - a leading entry's count below 0 under disable_minusqty, which a list after it may lift (the
-//   floor is checked on the product as the last list leaves it);
-// - an empty sync after a selected variant's fields;
-// - the leading entry's expected_qty beside an update entry naming the same variant (the first
-//   expected count holds);
-// - update entries naming a variant twice, refused as given, beside another list;
-// - category paths given past the bound beside a list.
+// entry", src/products/update/variants-route.ts), which the SQL plan takes:
+// - its count below 0 under disable_minusqty, which a list after it may lift (the floor is
+//   checked on the product as the last list leaves it);
+// - an empty sync after it;
+// - its expected_qty beside an update entry naming the same variant (the first expected count
+//   holds);
+// - a new SKU before a sync that names SKUs (matched as the leading entry leaves them).
 // Each runs on two identical products (./fixtures/forms.ts), by the SQL plan and by the
 // JavaScript plan (jsPlanOnly): the same status, errors, answer and stored product; `calls` are
-// the SQL plan's round trips (a resolve read for a selection, the batch, a read wording a refusal).
+// the SQL plan's round trips (a resolve read for a selection, the batch, a read wording a
+// refusal). test/products.variants-sql.given-forms.test.ts has the refusals as given beside
+// several lists, test/products.variants-sql.lead-several.test.ts these forms in bodies of several
+// items and drawn at random.
 
 afterEach(() => {
   jsPlanOnly.on = false;
 });
 
-const twenty = Array.from({ length: 20 }, (_, i) => [`Path ${i}`]);
 const noMinus = () => ({ disable_minusqty: 1 });
 const qtys = (p: Json) => p.variants.map((v: Json) => v.qty);
-/** A product whose slug the cases name (made before they run). */
-const other = { slug: uid("other").toLowerCase(), id: 0 };
 
 const floor: [string, Form][] = [
   [
@@ -377,365 +370,19 @@ const renamed: [string, Form][] = [
   ],
 ];
 
-const merged: [string, Form][] = [
-  [
-    "after a sync, an update naming a variant twice with qty and adjust",
-    {
-      body: (c) => ({
-        product_id: c.id,
-        variants: {
-          sync: [size("s"), size("m")],
-          update: [
-            { variant_id: c.v[0], qty: 1, adjust: 2 },
-            { variant_id: c.v[0], price: 5 },
-          ],
-        },
-      }),
-      status: 400,
-      errors: () => ["variants.update[0].adjust: give qty (the new count) or adjust (the change), not both"],
-      calls: 1,
-    },
-  ],
-  [
-    "after an add, an update naming a variant twice passing the largest count",
-    {
-      body: (c) => ({
-        product_id: c.id,
-        variants: {
-          add: [size("xl")],
-          update: [
-            { variant_id: c.v[1], qty: 999_999_999 },
-            { variant_id: c.v[1], adjust: 5 },
-          ],
-        },
-      }),
-      status: 400,
-      errors: () => ["variants.update[1].adjust: would take qty to 1000000004, past 1000000000"],
-      calls: 1,
-    },
-  ],
-  [
-    "after a selected variant's fields, an update naming a variant twice with qty and adjust",
-    {
-      body: (c) => ({
-        variant_id: c.v[2],
-        price: 9,
-        variants: {
-          update: [
-            { variant_id: c.v[0], adjust: 1 },
-            { variant_id: c.v[0], qty: 2, adjust: 1 },
-          ],
-        },
-      }),
-      status: 400,
-      errors: () => ["variants.update[1].adjust: give qty (the new count) or adjust (the change), not both"],
-      calls: 2,
-    },
-  ],
-  [
-    "after a sync whose entries repeat a combination, an update naming a variant twice",
-    {
-      body: (c) => ({
-        product_id: c.id,
-        variants: {
-          sync: [size("s"), size("s")],
-          update: [
-            { variant_id: c.v[0], qty: 1, adjust: 1 },
-            { variant_id: c.v[0], price: 1 },
-          ],
-        },
-      }),
-      status: 409,
-      errors: () => [
-        "variants.sync[1]: same option values as variants.sync[0]",
-        "variants.update[0].adjust: give qty (the new count) or adjust (the change), not both",
-      ],
-      calls: 1,
-    },
-  ],
-  [
-    "after a sync deleting it, an update naming a variant twice",
-    {
-      body: (c) => ({
-        product_id: c.id,
-        variants: {
-          sync: [size("s")],
-          update: [
-            { variant_id: c.v[1], qty: 1, adjust: 1 },
-            { variant_id: c.v[1], price: 2 },
-          ],
-        },
-      }),
-      status: 404,
-      errors: (c) => [
-        `variants.update[0].variant_id: variant ${c.v[1]} is not a variant of product ${c.id}`,
-        `variants.update[1].variant_id: variant ${c.v[1]} is not a variant of product ${c.id}`,
-      ],
-      calls: 1,
-    },
-  ],
-];
-
-const paths: [string, Form][] = [
-  [
-    "paths given with a head category past the bound, beside an update",
-    {
-      body: (c) => ({
-        product_id: c.id,
-        categories: twenty,
-        headcategory_name: "New",
-        variants: { update: [{ variant_id: c.v[0], qty: 3 }] },
-      }),
-      status: 400,
-      errors: () => ["headcategory_name: the product would be in more than 20 category paths"],
-      calls: 1,
-    },
-  ],
-  [
-    "paths given past the bound beside a selected variant's fields and a sync",
-    {
-      body: (c) => ({
-        variant_id: c.v[1],
-        categories: twenty,
-        headcategory_name: "New",
-        stock: 2,
-        variants: { sync: [size("s")] },
-      }),
-      status: 400,
-      errors: () => ["headcategory_name: the product would be in more than 20 category paths"],
-      calls: 2,
-    },
-  ],
-  [
-    "paths given past the bound beside another product's slug and an add",
-    {
-      body: (c) => ({
-        product_id: c.id,
-        categories: twenty,
-        headcategory_name: "New",
-        slug: other.slug,
-        variants: { add: [size("xl")] },
-      }),
-      status: 400,
-      errors: () => [
-        "headcategory_name: the product would be in more than 20 category paths",
-        `slug: ${other.slug} is already used by product ${other.id}`,
-      ],
-      calls: 1,
-    },
-  ],
-  [
-    "paths given past the bound beside entries that disagree on option names",
-    {
-      body: (c) => ({
-        product_id: c.id,
-        categories: twenty,
-        headcategory_name: "New",
-        variants: { sync: [size("s"), { variant_option1_name: "Colour", variant_option1_value: "red" }] },
-      }),
-      status: 400,
-      errors: () => [
-        "headcategory_name: the product would be in more than 20 category paths",
-        "variants.sync[1].variant_option1_name: option names differ from those of variants.sync[0]",
-      ],
-      calls: 1,
-    },
-  ],
-];
-
-describe("a leading entry's forms and refusals as given, by the SQL plan", () => {
-  beforeAll(async () => {
-    const r = await post("/v1/products", { title: "Other", price: 1, slug: other.slug });
-    expect(r.status, r.text).toBe(200);
-    other.id = r.json.products[0].product_id;
-  });
-
+describe("a leading entry's forms, by the SQL plan", () => {
   describe.each([
     ["a count below 0 under disable_minusqty", floor],
     ["an empty sync after a selected variant", emptied],
     ["expected counts twice", twice],
     ["a new SKU of the leading entry before a sync", renamed],
-    ["merged update entries refused beside another list", merged],
-    ["paths past the bound beside a list", paths],
   ])("%s", (_kind, forms) => {
     it.each(forms)("%s: answers as the JavaScript plan", async (_name, form) => {
       await sameAnswers(form);
     });
 
-    it.each(forms)("%s: the SQL plan takes it", async (name, form) => {
-      const c: Case = { id: 1, v: [11, 12, 13], p: "P-" };
-      const item: UpdateItem = { index: 0, data: form.body(c) as UpdateItem["data"] };
-      const list = variantsInSql([item]);
-      expect(list, name).toBeDefined();
-      if (!list) return;
-      const row: ResolveRow = {
-        id: c.id,
-        version: 1,
-        variant: "sku" in item.data ? c.v[Number(String(item.data.sku).slice(2))] : null,
-        categories: "[]",
-        title: "Refused",
-      };
-      expect(resolvedFrom(list, row), name).toBeDefined();
+    it.each(forms)("%s: the SQL plan takes it", (name, form) => {
+      expect(takenBySql(form), name).toBe(true);
     });
   });
-});
-
-/** Two products of a body of several items: `a` (under disable_minusqty) and `b`, each as ./fixtures/sizes.ts makes them. */
-type Two = { a: Case; b: Case };
-
-/** Ids and SKU prefixes of both products taken out, so two runs compare. */
-function normalTwo(json: unknown, { a, b }: Two) {
-  let t = JSON.stringify(json);
-  for (const [c, name] of [
-    [a, "a"],
-    [b, "b"],
-  ] as const) {
-    t = t
-      .replaceAll(c.p, `<${name}>`)
-      .replaceAll(`product ${c.id}`, `product <${name}>`)
-      .replaceAll(`"product_id":${c.id}`, `"product_id":"<${name}>"`);
-    c.v.forEach((v, i) => {
-      t = t
-        .replaceAll(`variant ${v}`, `variant <${name}${i}>`)
-        .replaceAll(`"variant_id":${v}`, `"variant_id":"<${name}${i}>"`);
-    });
-  }
-  return JSON.parse(
-    t
-      .replace(/"variant_id":\d+/g, '"variant_id":0')
-      .replace(/"(created_at|updated_at)":"[^"]+"/g, '"$1":""')
-      .replace(/"(slug|url)":"([^"]*?)(-\d+)?"/g, '"$1":"$2"'),
-  );
-}
-
-const several: [string, (t: Two) => Json[], (r: Json) => void, number][] = [
-  [
-    "a leading entry's count below 0 that an update lifts",
-    ({ a, b }) => [
-      { variant_id: a.v[1], stock: -1, variants: { update: [{ variant_id: a.v[1], adjust: 3 }] } },
-      { product_id: b.id, variants: { update: [{ variant_id: b.v[0], qty: 5 }] } },
-    ],
-    (r) =>
-      expect(r.products.map(qtys)).toEqual([
-        [0, 2, 2],
-        [5, 1, 2],
-      ]),
-    // The read of the items' selections, then one batch.
-    2,
-  ],
-  [
-    "a leading entry's count below 0 left so (the JavaScript plan words a leading entry's refusal in rounds)",
-    ({ a, b }) => [
-      { product_id: b.id, variants: { update: [{ variant_id: b.v[0], qty: 5 }] } },
-      { variant_id: a.v[1], stock: -1, variants: { update: [{ variant_id: a.v[2], qty: 4 }] } },
-    ],
-    (r) => expect(r.errors).toEqual(["[1].stock: must not be negative while disable_minusqty is on"]),
-    5,
-  ],
-  [
-    "a selected variant's fields, then an empty sync",
-    ({ a, b }) => [
-      { variant_id: a.v[0], price: 4, variants: { sync: [] } },
-      { product_id: b.id, variants: { add: [size("xl")] } },
-    ],
-    (r) => expect(r.products.map((p: Json) => p.variants.length)).toEqual([0, 4]),
-    2,
-  ],
-  [
-    "the leading entry's expected count beside an update of the same variant",
-    ({ a, b }) => [
-      { sku: `${a.p}2`, expected_stock: 2, variants: { update: [{ variant_id: a.v[2], expected_qty: 8, qty: 1 }] } },
-      { product_id: b.id, variants: { update: [{ variant_id: b.v[1], qty: 6 }] } },
-    ],
-    (r) =>
-      expect(r.products.map(qtys)).toEqual([
-        [0, 1, 1],
-        [0, 6, 2],
-      ]),
-    2,
-  ],
-  [
-    "merged update entries refused as given beside a sync, and paths past the bound",
-    ({ a, b }) => [
-      {
-        product_id: a.id,
-        variants: {
-          sync: [size("s"), size("m")],
-          update: [
-            { variant_id: a.v[0], qty: 1, adjust: 1 },
-            { variant_id: a.v[0], price: 3 },
-          ],
-        },
-      },
-      { product_id: b.id, categories: twenty, headcategory_name: "New", variants: { add: [size("xl")] } },
-      { product_id: b.id, title: "Written", variants: { update: [{ variant_id: b.v[2], qty: 9 }] } },
-    ],
-    (r) => {
-      expect(r.errors).toEqual([
-        "[0].variants.update[0].adjust: give qty (the new count) or adjust (the change), not both",
-        "[1].headcategory_name: the product would be in more than 20 category paths",
-      ]);
-      expect(r.products.map((p: Json) => [p.title, ...qtys(p)])).toEqual([["Written", 0, 1, 9]]);
-    },
-    // The refused items' read, then one batch.
-    2,
-  ],
-];
-
-describe("these forms in a body of several items", () => {
-  it.each(several)("%s: the rounds answer as the JavaScript plan", async (_name, body, check, calls) => {
-    const run = async (force: boolean) => {
-      const p = `${uid(force ? "J" : "S")}-`;
-      const made = [await product(`${p}a`, noMinus()), await product(`${p}b`)];
-      const [a, b] = made.map(
-        (m, i): Case => ({ id: m.product_id, v: m.variants.map((v: Json) => v.variant_id), p: `${p}${"ab"[i]}` }),
-      );
-      const w = wrapD1();
-      jsPlanOnly.on = force;
-      const r = await put("/v1/products", body({ a, b }), { env: { DB: w.db } }).finally(() => {
-        jsPlanOnly.on = false;
-      });
-      expect(r.status, r.text).toBe(200);
-      const stored = [(await get(`/v1/products/${a.id}`)).json, (await get(`/v1/products/${b.id}`)).json];
-      return { r, answer: normalTwo(r.json, { a, b }), stored: normalTwo(stored, { a, b }), calls: w.counts.calls };
-    };
-    const sql = await run(false);
-    check(sql.r.json);
-    const js = await run(true);
-    expect(sql.answer).toEqual(js.answer);
-    expect(sql.stored).toEqual(js.stored);
-    expect(sql.calls).toBe(calls);
-  });
-});
-
-describe("drawn leading entries", () => {
-  it("answer and leave what the JavaScript plan does, in one batch after the read when accepted", async () => {
-    const foreign = uid("FOREIGN");
-    await post("/v1/products", { title: "Other", price: 1, sku: foreign });
-    let fast = 0;
-    await fc.assert(
-      fc.asyncProperty(leadScenario, async (s) => {
-        const [a, b] = [`${uid("A")}-`, `${uid("B")}-`];
-        const [sa, sb] = [await seed(s, a), await seed(s, b)];
-        const w = wrapD1();
-        const ra = await put("/v1/products", oneItem(s, a, sa, foreign), {
-          env: { DB: w.db },
-          headers: await ifMatch(s, sa.id),
-        });
-        const headers = await ifMatch(s, sb.id);
-        jsPlanOnly.on = true;
-        const rb = await put("/v1/products", oneItem(s, b, sb, foreign), { headers }).finally(() => {
-          jsPlanOnly.on = false;
-        });
-        if (ra.status === 200 && w.counts.calls === 2) fast++;
-        expect(ra.status, `${ra.text}\n${rb.text}`).toBe(rb.status);
-        expect(normalDrawn(ra.json, a, sa.id)).toEqual(normalDrawn(rb.json, b, sb.id));
-        const [ga, gb] = [await get(`/v1/products/${sa.id}`), await get(`/v1/products/${sb.id}`)];
-        expect(normalDrawn(ga.json, a, sa.id)).toEqual(normalDrawn(gb.json, b, sb.id));
-      }),
-      { numRuns: 80 },
-    );
-    // Accepted by the SQL plan in a read and one batch: 18 of 80 in a run (most draws are refused).
-    expect(fast).toBeGreaterThan(5);
-  }, 120_000);
 });

@@ -1,12 +1,12 @@
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
+import { leadScenario } from "./fixtures/lead-bodies";
 import {
   cleaned,
   type Entry,
   ifMatch,
   items,
-  leadScenario,
   normal,
   oneItem,
   owners,

@@ -7,7 +7,7 @@ import type { IfMatch } from "../create";
 import { STOCK } from "../entries";
 import { PRODUCT_FIELD_NAMES, PRODUCT_ONLY_FIELDS } from "../fields";
 import { parseList } from "../kinds";
-import { packed, packedRows, VARIANT_ID } from "../packed";
+import { EXPECTED, packed, packedRows, VARIANT_ID } from "../packed";
 import type { VariantEntry, VariantUpdateEntry } from "../schema";
 import { sharedNames } from "../variants";
 import { productETag, VERSION_SQL } from "../version";
@@ -161,11 +161,6 @@ export function variantInSql(item: UpdateItem) {
   // may change: the batch then checks them before the lists (`expected`, [variant id, qty] pairs).
   const { sync, update } = d.variants ?? {};
   const beforeSync = (sync !== undefined || lead) && update?.some((e) => e.expected_qty !== undefined);
-  // The first expected_qty of a variant holds (./states.ts): the leading entry's, whose variant's
-  // update entries then expect nothing (of a SKU's variant, known once `resolve` reads it).
-  const twice =
-    lead?.expected_qty !== undefined &&
-    update?.some((e) => e.variant_id === lead?.variant_id || lead?.variant_id === BY_SKU);
   if (lead) given.unshift({ mode: MODE.update, given: [lead as VariantUpdateEntry] });
   // A count below 0 the leading entry leaves, which the lists after may lift: the batch turns the
   // stock floor of its product's variants on after the last list (./variants-sql.ts, RESTORE_FLOOR).
@@ -210,23 +205,15 @@ export function variantInSql(item: UpdateItem) {
     const checks = ranges.length ? JSON.stringify(ranges) : undefined;
     lists.push({ mode, entries: entriesOf, names: list.length ? (names ?? null) : [], stock, ranges: checks });
   }
-  if (twice && lead?.variant_id !== BY_SKU) expected = leadHolds(expected, lead?.variant_id as number);
+  // The first expected_qty of a variant holds (./states.ts): the leading entry's, whose variant's
+  // update entries then expect nothing (of a SKU's variant, known once `resolve` reads it).
+  if (lead?.expected_qty !== undefined && lead.variant_id !== BY_SKU) {
+    expected = leadHolds(expected, lead.variant_id as number);
+  }
   if (deriveSlug) product = { ...product, slug: null };
   // Not written: the read that words a refusal runs the plan for the matches (./variants-sql.ts, diagnose).
   const refused: Refused | undefined = own ? "stock" : asGiven ? "merged" : undefined;
-  return {
-    item,
-    selector,
-    lists,
-    product,
-    refused,
-    stored,
-    expected,
-    ownExpected,
-    lead: lead !== undefined,
-    floor,
-    twice,
-  };
+  return { item, selector, lists, product, refused, stored, expected, ownExpected, lead: lead !== undefined, floor };
 }
 
 /** The update entries' expected counts (`expected`) but those of the leading entry's variant. */
@@ -381,22 +368,17 @@ export function resolvedFrom(list: SqlList, row: ResolveRow, tags?: boolean): Re
     // id (the SKU selects it, no new value); the batch still re-checks the SKU's owner.
     const again = variantInSql({ ...list.item, data: { ...list.item.data, sku: undefined, product_id: row.id } });
     if (!again) return undefined;
-    Object.assign(
-      list,
-      { lead: false, expected: undefined, ownExpected: undefined, floor: false, twice: false },
-      again,
-      {
-        item: list.item,
-        selector: s,
-      },
-    );
+    Object.assign(list, { lead: false, expected: undefined, ownExpected: undefined, floor: false }, again, {
+      item: list.item,
+      selector: s,
+    });
   }
   if (list.lead && "sku" in s && row.variant !== null) {
     const [[part]] = list.lists[0].entries;
     const entries = JSON.parse(part) as unknown[][];
     entries[0][VARIANT_ID] = row.variant;
     list.lists[0].entries = [[JSON.stringify(entries), 0, entries.length]];
-    if (list.twice) list.expected = leadHolds(list.expected, row.variant);
+    if (typeof entries[0][EXPECTED] === "number") list.expected = leadHolds(list.expected, row.variant);
   }
   const { head, slug } = list.stored ?? {};
   if (head !== undefined) {
