@@ -114,8 +114,8 @@ export function variantInSql(item: UpdateItem) {
       continue;
     }
     const value = beside(key, key === "categories" ? withHead((v ?? []) as string[][], d.headcategory_name) : v);
-    if (value === undefined && key !== "categories") return undefined;
     if (value === undefined) {
+      if (key !== "categories") return undefined;
       tooMany = true;
       continue;
     }

@@ -195,7 +195,7 @@ const RESTORE_FLOOR = `
 /** The products of the round whose stock floor waits for their last list. */
 const floorLater = (round: RoundItem[]) => round.filter((r) => r.list.floor);
 
-/** UPDATE_MATCHED of the k-th lists, its floor deferred for `deferred`'s products. */
+/** UPDATE_MATCHED of the k-th lists, the floor deferred for the products `floorLater` names. */
 function matchedUpdate(db: DB, round: RoundItem[], stock: boolean, now: number, syncs: string) {
   const later = floorLater(round);
   if (!later.length) return stmt(db, stock ? UPDATE_MATCHED_STOCK : UPDATE_MATCHED, now, syncs);
