@@ -3,9 +3,9 @@ import { runBatch, stmt } from "../../platform/d1";
 import { VERSION_OF } from "../version";
 import { RoundClaims } from "./claims";
 import { plan } from "./plan";
-import { readOf, refusalReads } from "./refusal-read";
+import { type Read, readOf, refusalReads } from "./refusal-read";
 import { type Claims, type Refusal, refusal } from "./refusals";
-import { type Failed, type Snapshot, select, snapshotOf, snapshotReads, type UpdateItem } from "./select";
+import { type Failed, type Snapshot, select, snapshotOf, snapshotReads, type Target, type UpdateItem } from "./select";
 import { MODE, type Resolved, type SqlList } from "./variants-route";
 import { CLEAR, MATCHES, plans, type RoundItem } from "./variants-sql";
 
@@ -91,7 +91,30 @@ async function diagnosed(db: DB, item: RoundItem, lean: boolean): Promise<Refusa
   if (read === "full") return read;
   const t = select(list.item, read.snap);
   if ("ok" in t) return t;
+  if (mode === MODE.sync) afterLeadSku(t, read);
   return refusal(t, read, lean, { several: list.lists.length > 1, slugless: resolved.slugless });
+}
+
+/**
+ * A variant selected by id that takes a SKU (or none) in its leading entry no longer has its old
+ * one when the sync after it matches by SKU, as ./plan.ts matches it (the plan of the sync read
+ * here matched the SKUs as stored): an entry naming the old SKU matches nothing, one naming the
+ * new SKU the selected variant, or another variant of the product that has it and comes later.
+ */
+function afterLeadSku(t: Target, read: Read) {
+  const s = t.variant;
+  const sku = t.item.data.sku;
+  if (!s || t.bySku || sku === undefined || sku === s.sku) return;
+  const order = read.snap.variants.get(t.product.id) ?? [];
+  const at = (id: number) => order.findIndex((v) => v.id === id);
+  t.item.data.variants?.sync?.forEach((e, i) => {
+    if (e.sku === undefined || e.sku === null) return;
+    if (e.sku === s.sku) read.matches[i] = null;
+    else if (e.sku === sku) {
+      const other = read.matches[i];
+      if (other === null || at(s.id) > at(other)) read.matches[i] = s.id;
+    }
+  });
 }
 
 /**

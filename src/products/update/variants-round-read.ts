@@ -24,9 +24,7 @@ const K = sqlNames(skus);
 // ?1: [[product id, variant id, SKU]] per item (nulls but for its selector); `at`: the item's place.
 const RESOLVE_ROUND = `
   SELECT r.key AS at, p.${P.id} AS id, ${VERSION_SQL} AS version, p.${P.categories} AS categories, p.${P.title} AS title,
-    (SELECT k.${K.variantId} FROM ${K.$} AS k WHERE k.${K.sku} = r.value->>2) AS variant, p.${P.disableMinusqty} AS flag,
-    (SELECT v.${V.qty} FROM ${V.$} AS v WHERE v.${V.id} = coalesce(r.value->>1,
-      (SELECT k.${K.variantId} FROM ${K.$} AS k WHERE k.${K.sku} = r.value->>2))) AS qty
+    (SELECT k.${K.variantId} FROM ${K.$} AS k WHERE k.${K.sku} = r.value->>2) AS variant
   FROM json_each(?1) AS r JOIN ${P.$} AS p ON p.${P.id} = coalesce(r.value->>0,
     (SELECT v.${V.productId} FROM ${V.$} AS v WHERE v.${V.id} = r.value->>1),
     (SELECT k.${K.productId} FROM ${K.$} AS k WHERE k.${K.sku} = r.value->>2))`;

@@ -7,7 +7,7 @@ import type { IfMatch } from "../create";
 import { STOCK } from "../entries";
 import { PRODUCT_FIELD_NAMES, PRODUCT_ONLY_FIELDS } from "../fields";
 import { parseList } from "../kinds";
-import { packed, packedRows, VARIANT_ID } from "../packed";
+import { EXPECTED, packed, packedRows, VARIANT_ID } from "../packed";
 import type { VariantEntry, VariantUpdateEntry } from "../schema";
 import { sharedNames } from "../variants";
 import { productETag, VERSION_SQL } from "../version";
@@ -83,6 +83,7 @@ export function variantInSql(item: UpdateItem) {
   let deriveSlug = false;
   let own = false;
   let stored: Stored | undefined;
+  let tooMany = false;
   // A variant selected by id or SKU takes the body's variant fields first (./plan.ts,
   // BODY_TO_VARIANT): a leading update entry of its own.
   let lead: Record<string, unknown> | undefined;
@@ -113,10 +114,17 @@ export function variantInSql(item: UpdateItem) {
       continue;
     }
     const value = beside(key, key === "categories" ? withHead((v ?? []) as string[][], d.headcategory_name) : v);
-    if (value === undefined) return undefined;
+    if (value === undefined) {
+      if (key !== "categories") return undefined;
+      tooMany = true;
+      continue;
+    }
     product ??= {};
     product[key] = value;
   }
+  // Paths given past the bound (a head category placed among them) are refused whatever is
+  // stored: worded from a read, as names that disagree are.
+  if (tooMany) return { item, selector, lists: [], product, refused: "paths" as Refused, stored };
   // The lists in the order the JavaScript plan applies them: each is planned against what the one
   // before it left, in the same batch.
   // An empty add or update changes nothing; an empty sync deletes every variant (below).
@@ -134,7 +142,9 @@ export function variantInSql(item: UpdateItem) {
   // variants the sync deleted (refused whatever is stored: worded from a read, ./diagnose.ts).
   const emptied = given[0]?.mode === MODE.sync && !given[0].given.length && !lead;
   const empty = emptied && given.length === 1;
-  if (!given.length || (!given[0].given.length && !emptied)) return undefined;
+  // A selected variant's fields before an empty sync are a leading entry like any (the sync then
+  // deletes every variant, the selected one too).
+  if (!given.length) return undefined;
   if (emptied && d.variants?.update?.length)
     return { item, selector, lists: [], product, refused: "emptied" as Refused, stored };
   let ownExpected: number | undefined;
@@ -151,30 +161,24 @@ export function variantInSql(item: UpdateItem) {
   // may change: the batch then checks them before the lists (`expected`, [variant id, qty] pairs).
   const { sync, update } = d.variants ?? {};
   const beforeSync = (sync !== undefined || lead) && update?.some((e) => e.expected_qty !== undefined);
-  // The first expected_qty of a variant holds (./states.ts): the leading entry's.
-  const twice =
-    lead?.expected_qty !== undefined &&
-    update?.some((e) => e.variant_id === lead?.variant_id || lead?.variant_id === BY_SKU);
-  if (twice) return undefined;
   if (lead) given.unshift({ mode: MODE.update, given: [lead as VariantUpdateEntry] });
-  // A count below 0 the leading entry leaves (the lists after may lift it): `resolve` checks it.
-  const floor =
-    lead && ((lead.qty as number) < 0 || (lead.adjust as number) < 0)
-      ? { qty: lead.qty as number | undefined, adjust: lead.adjust as number | undefined }
-      : undefined;
+  // A count below 0 the leading entry leaves, which the lists after may lift: the batch turns the
+  // stock floor of its product's variants on after the last list (./variants-sql.ts, RESTORE_FLOOR).
+  const floor = lead !== undefined && ((lead.qty as number) < 0 || (lead.adjust as number) < 0);
   let expected: string | undefined;
+  let asGiven = false;
   const lists = [];
   for (const [i, { mode, given: entries }] of given.entries()) {
     const names = sharedNames(entries) || undefined;
     const ranges: [number, number][] = [];
     const once = mode === MODE.update ? merged(entries as VariantUpdateEntry[], ranges) : entries;
-    // Merged entries refused as given: worded from a read when the update is the only list.
-    if (once === REFUSED) {
-      return given.length === 1
-        ? { item, selector, lists: [], product, refused: "merged" as Refused, stored }
-        : undefined;
+    // Merged entries refused as given: worded from a read. Beside other lists, the read runs the
+    // plan of the first list (./diagnose.ts), so the lists travel as given.
+    if (once === REFUSED && given.length === 1) {
+      return { item, selector, lists: [], product, refused: "merged" as Refused, stored };
     }
-    let list = once;
+    if (once === REFUSED) asGiven = true;
+    let list = once === REFUSED ? entries : once;
     if (beforeSync && mode === MODE.update && !(lead && i === 0)) {
       const updates = list as VariantUpdateEntry[];
       expected = JSON.stringify(
@@ -201,10 +205,22 @@ export function variantInSql(item: UpdateItem) {
     const checks = ranges.length ? JSON.stringify(ranges) : undefined;
     lists.push({ mode, entries: entriesOf, names: list.length ? (names ?? null) : [], stock, ranges: checks });
   }
+  // The first expected_qty of a variant holds (./states.ts): the leading entry's, whose variant's
+  // update entries then expect nothing (of a SKU's variant, known once `resolve` reads it).
+  if (lead?.expected_qty !== undefined && lead.variant_id !== BY_SKU) {
+    expected = leadHolds(expected, lead.variant_id as number);
+  }
   if (deriveSlug) product = { ...product, slug: null };
   // Not written: the read that words a refusal runs the plan for the matches (./variants-sql.ts, diagnose).
-  const refused: Refused | undefined = own ? "stock" : undefined;
+  const refused: Refused | undefined = own ? "stock" : asGiven ? "merged" : undefined;
   return { item, selector, lists, product, refused, stored, expected, ownExpected, lead: lead !== undefined, floor };
+}
+
+/** The update entries' expected counts (`expected`) but those of the leading entry's variant. */
+function leadHolds(expected: string | undefined, variantId: number): string | undefined {
+  if (expected === undefined) return undefined;
+  const pairs = (JSON.parse(expected) as [number, number][]).filter(([id]) => id !== variantId);
+  return pairs.length ? JSON.stringify(pairs) : undefined;
 }
 
 /** The leading entry's variant id until `resolve` reads the variant a SKU names. */
@@ -218,9 +234,10 @@ type Stored = { head?: string; slug?: true };
  * Why the body is refused whatever is stored: its entries' option names; the product's own count
  * beside the list; a count given twice (`stock` and `adjust`, or both expected counts); update
  * entries after an empty sync ("emptied"); update entries on one variant that give `qty` and
- * `adjust` or take a count past the largest ("merged").
+ * `adjust` or take a count past the largest ("merged"); category paths given past the bound
+ * ("paths").
  */
-export type Refused = "names" | "stock" | "counts" | "emptied" | "merged";
+export type Refused = "names" | "stock" | "counts" | "emptied" | "merged" | "paths";
 
 /** merged's answer for entries refused as given. */
 const REFUSED = "refused";
@@ -279,13 +296,10 @@ const P = sqlNames(products);
 const V = sqlNames(variants);
 const K = sqlNames(skus);
 // ?1 product id, ?2 variant id, ?3 SKU: the product one names, the variant a SKU names, its
-// version, what product fields beside the list derive from, its disable_minusqty and the
-// selected variant's count.
+// version and what product fields beside the list derive from.
 const RESOLVE = `
   SELECT p.${P.id} AS id, ${VERSION_SQL} AS version, p.${P.categories} AS categories, p.${P.title} AS title,
-    (SELECT k.${K.variantId} FROM ${K.$} AS k WHERE k.${K.sku} = ?3) AS variant, p.${P.disableMinusqty} AS flag,
-    (SELECT v.${V.qty} FROM ${V.$} AS v WHERE v.${V.id} = coalesce(?2,
-      (SELECT k.${K.variantId} FROM ${K.$} AS k WHERE k.${K.sku} = ?3))) AS qty
+    (SELECT k.${K.variantId} FROM ${K.$} AS k WHERE k.${K.sku} = ?3) AS variant
   FROM ${P.$} AS p WHERE p.${P.id} = coalesce(?1,
     (SELECT v.${V.productId} FROM ${V.$} AS v WHERE v.${V.id} = ?2),
     (SELECT k.${K.productId} FROM ${K.$} AS k WHERE k.${K.sku} = ?3))`;
@@ -337,8 +351,6 @@ export type ResolveRow = {
   variant: number | null;
   categories: string;
   title: string;
-  flag: number;
-  qty: number | null;
 };
 
 /** The product and the batch's conditions from what was read; undefined: the JavaScript plan's. */
@@ -356,21 +368,17 @@ export function resolvedFrom(list: SqlList, row: ResolveRow, tags?: boolean): Re
     // id (the SKU selects it, no new value); the batch still re-checks the SKU's owner.
     const again = variantInSql({ ...list.item, data: { ...list.item.data, sku: undefined, product_id: row.id } });
     if (!again) return undefined;
-    Object.assign(list, { lead: false, expected: undefined, ownExpected: undefined, floor: undefined }, again, {
+    Object.assign(list, { lead: false, expected: undefined, ownExpected: undefined, floor: false }, again, {
       item: list.item,
       selector: s,
     });
-  } else if (list.floor && (list.item.data.disable_minusqty ?? row.flag) === 1) {
-    // Below 0 under disable_minusqty, the leading entry meets the stock floor before a list after
-    // it may lift the count (as the JavaScript plan allows): that plan plans it.
-    const { qty, adjust } = list.floor;
-    if ((qty ?? row.qty ?? 0) + (adjust ?? 0) < 0) return undefined;
   }
   if (list.lead && "sku" in s && row.variant !== null) {
     const [[part]] = list.lists[0].entries;
     const entries = JSON.parse(part) as unknown[][];
     entries[0][VARIANT_ID] = row.variant;
     list.lists[0].entries = [[JSON.stringify(entries), 0, entries.length]];
+    if (typeof entries[0][EXPECTED] === "number") list.expected = leadHolds(list.expected, row.variant);
   }
   const { head, slug } = list.stored ?? {};
   if (head !== undefined) {

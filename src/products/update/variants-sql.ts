@@ -162,22 +162,53 @@ const UPDATE_PRODUCT = `
     ${P.updatedAt} = coalesce(max(?2, ${P.updatedAt} + 1), ${P.updatedAt})
   FROM json_each(?1) AS r WHERE ${P.$}.${P.id} = r.value->>'p'`;
 
+/** The disable_minusqty of a variant's product, as its stock floor follows it. */
+const FLAG = `(SELECT ${P.disableMinusqty} FROM ${P.$} WHERE ${P.$}.${P.id} = ${V.$}.${V.productId})`;
+
 // Fields an entry leaves out keep their value; null clears one (images to none).
 const kept = (f: Field, cleared = "NULL") =>
   `${col(f)} = iif(${given("s.data", f)}, coalesce(${at("s.data", f)}, ${cleared}), ${V.$}.${col(f)})`;
 // An entry's `adjust` (never given with its qty) moves the count as the batch finds it
 // (docs/stock.md). ?2: the products whose list is a sync, which places the variants in its order.
-const updateMatched = (stock: boolean) => `
+const updateMatched = (stock: boolean, deferred = false) => `
   UPDATE ${V.$} SET ${each((n) => `${vo(n)} = s.${so(n)}`, ", ")},
     ${(["sku", "price", "before_price", "purchase_price", "qty_location", "gtin", "supplier_sku", "weight", "visible"] as const).map((f) => kept(f)).join(", ")},
     ${kept("qty")}${stock ? ` + coalesce(s.${S.data}->>'$[${ADJUST}]', 0)` : ""},
     ${kept("images", "'[]'")},
-    ${V.noMinus} = (SELECT ${P.disableMinusqty} FROM ${P.$} WHERE ${P.$}.${P.id} = ${V.$}.${V.productId}),
+    ${V.noMinus} = ${deferred ? `iif(${V.$}.${V.productId} IN (SELECT value FROM json_each(?3)), 0, ${FLAG})` : FLAG},
     ${V.position} = iif(s.${S.productId} IN (SELECT value FROM json_each(?2)), s.${S.entry} % ${PLACE}, ${V.$}.${V.position}),
     ${V.updatedAt} = ?1
   FROM ${S.$} AS s WHERE ${V.$}.${V.id} = s.${S.variantId}`;
 const UPDATE_MATCHED = updateMatched(false);
 const UPDATE_MATCHED_STOCK = updateMatched(true);
+
+// A leading entry's count below 0 (./variants-route.ts, `floor`) may be lifted by a list after
+// it, as the JavaScript plan checks the floor on the product as the last list leaves it: the
+// variants of those products (?3 of UPDATE_MATCHED's deferred form) leave the stock floor off
+// until the last list, and RESTORE_FLOOR (?1: the products) turns it on again, where it meets a
+// count still below 0.
+const UPDATE_DEFERRED = updateMatched(false, true);
+const UPDATE_DEFERRED_STOCK = updateMatched(true, true);
+const RESTORE_FLOOR = `
+  UPDATE ${V.$} SET ${V.noMinus} = ${FLAG}
+  WHERE ${V.productId} IN (${ROUND}) AND ${V.noMinus} <> ${FLAG}`;
+
+/** The products of the round whose stock floor waits for their last list. */
+const floorLater = (round: RoundItem[]) => round.filter((r) => r.list.floor);
+
+/** UPDATE_MATCHED of the k-th lists, the floor deferred for the products `floorLater` names. */
+function matchedUpdate(db: DB, round: RoundItem[], stock: boolean, now: number, syncs: string) {
+  const later = floorLater(round);
+  if (!later.length) return stmt(db, stock ? UPDATE_MATCHED_STOCK : UPDATE_MATCHED, now, syncs);
+  const ids = JSON.stringify(later.map((r) => r.resolved.productId));
+  return stmt(db, stock ? UPDATE_DEFERRED_STOCK : UPDATE_DEFERRED, now, syncs, ids);
+}
+
+/** The floor turned on again after the last list of the products whose floor waited. */
+function restoreFloor(db: DB, round: RoundItem[]): D1PreparedStatement[] {
+  const later = floorLater(round);
+  return later.length ? [stmt(db, RESTORE_FLOOR, JSON.stringify(later.map((r) => r.resolved.productId)))] : [];
+}
 
 /** The packed fields a new variant takes as given, with what it takes when one is absent. */
 const NEW_FIELDS: [Field, string?][] = [["sku"], ...WRITTEN];
@@ -251,13 +282,15 @@ function lists(db: DB, round: RoundItem[], now: number): D1PreparedStatement[] {
     const syncs = at.filter((r) => mode(r) === MODE.sync);
     const changes = at.some((r) => mode(r) !== MODE.add);
     const stock = at.some((r) => r.list.lists[k].stock);
-    // An empty sync plans nothing and leaves the product without variants: its own negative stock
-    // is not cleared (the stock floor refuses it under disable_minusqty, as ./plan.ts does).
+    // An empty sync plans nothing. Where the item's lists leave the product without variants, its
+    // own negative stock is not cleared (the stock floor refuses it under disable_minusqty, as
+    // ./plan.ts does); where an add after it gives it variants, it is, before a flag the body
+    // turns on is written.
     const empty = at.filter((r) => !r.list.lists[k].entries.length);
     const flags = at.map((r) => ({
       p: r.resolved.productId,
       n: r.list.lists[k].names,
-      d: empty.includes(r) ? 0 : (r.list.item.data.disable_minusqty ?? null),
+      d: endsBare(r) ? 0 : (r.list.item.data.disable_minusqty ?? null),
     }));
     out.push(
       ...(k ? [stmt(db, CLEAR)] : []),
@@ -272,12 +305,15 @@ function lists(db: DB, round: RoundItem[], now: number): D1PreparedStatement[] {
       // After the variants that go or change their SKU free it, before those that take one (the
       // product's old SKU too); a new variant without a price takes the product's new one.
       ...(k ? [] : productFields(db, round)),
-      ...(changes ? [stmt(db, stock ? UPDATE_MATCHED_STOCK : UPDATE_MATCHED, now, ids(syncs))] : []),
+      ...(changes ? [matchedUpdate(db, round, stock, now, ids(syncs))] : []),
       ...(at.some((r) => mode(r) !== MODE.update) ? [stmt(db, INSERT_NEW, now)] : []),
     );
   }
   return out;
 }
+
+/** Whether the item's lists leave its product without variants: its last is an empty sync. */
+const endsBare = ({ list }: RoundItem) => !list.lists[list.lists.length - 1].entries.length;
 
 /** The product fields the items give beside their lists; slug: null derives it again from the title. */
 function productFields(db: DB, round: RoundItem[]): D1PreparedStatement[] {
@@ -335,6 +371,7 @@ export async function writeRound(
       ...roundConditions(db, round),
       ...guards,
       ...lists(db, round, now),
+      ...restoreFloor(db, round),
       // Items without a list change other products than the lists (no SKU or slug passes between
       // them: ./plan.ts refuses one another product has as read, CLAIMS_GUARD one a list takes).
       ...(planned.length ? planWrites(db, planned, now) : []),
