@@ -1,0 +1,164 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { type Json, size } from "./fixtures/sizes";
+import { type Made, run, type Twin } from "./fixtures/twins";
+import { get, post, put, uid } from "./helpers";
+
+// A batch of the SQL plan refused, then a concurrent writer changes the catalog before the read
+// that words the refusal finds anything refused (or before the batch re-checks what was read
+// first): the body is planned again from the catalog as it is now, and written. Of two lists (a
+// selected variant's fields are one), a head category merged into paths as read, and a round of
+// several items, in its first round or a later one, with an Idempotency-Key's record as the
+// request leaves it.
+
+/** Another product holding a SKU the body takes; `free` gives it up (the concurrent writer). */
+async function holder() {
+  const sku = uid("MOVING");
+  const id = (await post("/v1/products", { title: "Holder", price: 1, sku })).json.products[0].product_id;
+  return { sku, free: async () => expect((await put("/v1/products", { product_id: id, sku: null })).status).toBe(200) };
+}
+
+type Case = {
+  /** The body, with the SKU another product gives up. */
+  body: (made: Made[], sku: string) => unknown;
+  /** The call before which the other product gives it up (the read after the refused batch). */
+  at: number;
+  /** Something else the concurrent writer does instead, before that call. */
+  change?: (made: Made[]) => Promise<void>;
+  count: number;
+  /** The stored products' variants as [SKU, qty], and what else is checked of them. */
+  check: (after: Json[], made: Made[], sku: string) => void;
+};
+
+const skus = (p: Json) => p.variants.map((v: Json) => [v.sku, v.qty]);
+
+const cases: [string, Case][] = [
+  [
+    "two lists of one item",
+    {
+      count: 1,
+      at: 2,
+      body: ([a], sku) => ({
+        product_id: a.id,
+        variants: { add: [size("xl", { sku, qty: 9 })], update: [{ variant_id: a.v[0], qty: 3 }] },
+      }),
+      check: ([a], [m], sku) =>
+        expect(skus(a)).toEqual([
+          [`${m.p}0`, 3],
+          [`${m.p}1`, 1],
+          [`${m.p}2`, 2],
+          [sku, 9],
+        ]),
+    },
+  ],
+  [
+    "a selected variant's fields and a list",
+    {
+      count: 1,
+      at: 3,
+      body: ([a], sku) => ({ variant_id: a.v[1], price: 7, variants: { add: [size("xl", { sku, qty: 9 })] } }),
+      check: ([a], [m], sku) => {
+        expect(skus(a)).toEqual([
+          [`${m.p}0`, 0],
+          [`${m.p}1`, 1],
+          [`${m.p}2`, 2],
+          [sku, 9],
+        ]);
+        expect(a.variants.map((v: Json) => v.price)).toEqual([100, 7, 100, 100]);
+      },
+    },
+  ],
+  [
+    "a head category merged into the paths as read",
+    {
+      count: 1,
+      at: 2,
+      // Between the read of the paths and the batch, another write changes them.
+      change: async ([a]) => {
+        await env.DB.prepare(`UPDATE products SET categories = '[["Other"]]' WHERE id = ?`).bind(a.id).run();
+      },
+      body: ([a]) => ({
+        product_id: a.id,
+        headcategory_name: "New",
+        variants: { update: [{ variant_id: a.v[0], qty: 3 }] },
+      }),
+      check: ([a], [m]) => {
+        expect(a.categories).toEqual([["New"], ["Other"]]);
+        expect(skus(a)[0]).toEqual([`${m.p}0`, 3]);
+      },
+    },
+  ],
+  [
+    "a round of two items",
+    {
+      count: 2,
+      at: 2,
+      body: ([a, b], sku) => [
+        { product_id: a.id, variants: { update: [{ variant_id: a.v[0], qty: 5 }] } },
+        { product_id: b.id, variants: { add: [size("xl", { sku, qty: 9 })] } },
+      ],
+      check: ([a, b], _made, sku) => {
+        expect(skus(a)[0][1]).toBe(5);
+        expect(skus(b).at(-1)).toEqual([sku, 9]);
+      },
+    },
+  ],
+  [
+    "the second round of items naming a product twice",
+    {
+      count: 2,
+      // The first round's batch, the second round's refused batch, then its read.
+      at: 3,
+      body: ([a, b], sku) => [
+        { product_id: a.id, variants: { update: [{ variant_id: a.v[0], qty: 5 }] } },
+        { product_id: b.id, variants: { update: [{ variant_id: b.v[0], qty: 6 }] } },
+        { product_id: a.id, variants: { add: [size("xl", { sku, qty: 9 })] } },
+      ],
+      check: ([a, b], _made, sku) => {
+        expect(skus(a)[0][1]).toBe(5);
+        expect(skus(a).at(-1)).toEqual([sku, 9]);
+        expect(skus(b)[0][1]).toBe(6);
+      },
+    },
+  ],
+];
+
+describe("a refused batch a concurrent writer lifts before the read that words it", () => {
+  it.each(cases)("%s: planned again from the catalog as it is, and written", async (_name, c) => {
+    const h = await holder();
+    const twin: Twin = {
+      count: c.count,
+      body: (made) => c.body(made, h.sku),
+      before: async (call, made) => {
+        if (call === c.at) await (c.change ? c.change(made) : h.free());
+      },
+    };
+    const r = await run(twin);
+    expect(r.status, JSON.stringify(r.raw)).toBe(200);
+    expect(r.json.errors).toEqual([]);
+    const after = [];
+    for (const m of r.made) after.push((await get(`/v1/products/${m.id}`)).json);
+    c.check(after, r.made, h.sku);
+    // The answer is the products as stored.
+    expect(r.raw.products).toEqual(after);
+  });
+
+  it.each(cases)("%s: the answer recorded under the Idempotency-Key, replayed", async (_name, c) => {
+    const h = await holder();
+    const key = uid("key");
+    const twin: Twin = {
+      count: c.count,
+      body: (made) => c.body(made, h.sku),
+      headers: { "idempotency-key": key },
+      before: async (call, made) => {
+        if (call === c.at) await (c.change ? c.change(made) : h.free());
+      },
+    };
+    const r = await run(twin);
+    expect(r.status, JSON.stringify(r.raw)).toBe(200);
+    const again = await put("/v1/products", twin.body(r.made), { headers: { "idempotency-key": key } });
+    expect([again.status, again.json]).toEqual([200, r.raw]);
+    // Nothing was applied twice.
+    for (const [i, m] of r.made.entries()) expect((await get(`/v1/products/${m.id}`)).json).toEqual(r.raw.products[i]);
+  });
+});
