@@ -1,12 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { size } from "./fixtures/sizes";
-import { run, sameAsJs, type Twin } from "./fixtures/twins";
+import { jsPlanReads, run, sameAsJs, type Twin } from "./fixtures/twins";
 import { put, uid } from "./helpers";
 
 // One item with a variant list whose selection finds nothing: a variant id or SKU no variant or
 // product has, or a product id read first (a head category merged into its paths). The answer is
 // the 404 the JavaScript plan words (forced with jsPlanOnly on a twin catalog), recorded under an
-// Idempotency-Key like any refusal, and nothing is written.
+// Idempotency-Key like any refusal, and nothing is written: worded from the read that finds
+// nothing (src/products/update/variants-route.ts, resolve), not planned again in JavaScript.
 
 const NONE = 2_000_000_000;
 
@@ -55,12 +56,19 @@ describe("one item whose selection finds nothing", () => {
     const sql = await sameAsJs({ count: 1, ...twin });
     expect(sql.status, JSON.stringify(sql.raw)).toBe(404);
     expect(sql.json.errors).toEqual([error]);
+    // Worded from the read that found nothing (src/products/update/variants-route.ts, resolve),
+    // or the refused batch's read for a product id not read first: not the JavaScript plan's.
+    expect(jsPlanReads(sql.queries)).toBe(0);
+    expect(sql.calls).toBe(1);
   });
 
   it.each(cases.slice(0, 5))("%s: replays the 404 under its Idempotency-Key", async (_name, twin) => {
     const key = uid("key");
     const first = await run({ count: 1, ...twin, headers: { "idempotency-key": key } });
     expect(first.status).toBe(404);
+    // The read, then the record.
+    expect(first.calls).toBe(2);
+    expect(jsPlanReads(first.queries)).toBe(0);
     const again = await put("/v1/products", twin.body(first.made), { headers: { "idempotency-key": key } });
     expect([again.status, again.json]).toEqual([404, first.raw]);
     // The key is spent on that body: another body with it is refused.

@@ -12,11 +12,11 @@ import { CLEAR, MATCHES, plans, type RoundItem } from "./variants-sql";
 // nothing and said only that a constraint failed; a read batch runs the same plan again into the
 // scratch table, reads what the wording needs and empties the table, and ./refusals.ts words it
 // from the plan's matches. "plan": a form ./refusals.ts does not word, which the JavaScript plan
-// words; undefined: nothing is refused now (a concurrent writer changed the product in between).
+// words (`leadSku`); undefined: nothing is refused now (a concurrent writer changed the product in
+// between), and the write is tried again from a fresh read.
 // Of two or three lists (a selected variant's leading entry is one) the read runs the plan of the
 // first list of the body (the leading entry aside), which matches the variants as stored, and
-// ./refusals.ts applies the lists after it to the states it leaves; when that finds nothing
-// refused, the JavaScript plan takes the item (it plans and words it from its own read).
+// ./refusals.ts applies the lists after it to the states it leaves.
 
 /**
  * One item's refusal: from the lean read first, and from the full one when only the answer size
@@ -37,11 +37,20 @@ export async function diagnose(db: DB, list: SqlList, resolved: Resolved): Promi
   if (lean !== "full") return lean;
   const full = await diagnosed(db, { list, resolved }, false);
   const words = full === "full" ? undefined : full;
-  return words === undefined && several ? "plan" : words;
+  return words === undefined && leadSku(list) ? "plan" : words;
 }
 
 /** The list whose matches the wording reads: the first, or the one after a leading entry. */
 const first = (list: SqlList) => (list.lead && list.lists.length > 1 ? 1 : 0);
+
+/**
+ * A selected variant given a SKU beside lists: the batch writes it before the lists, so a SKU a
+ * later list frees (a sync deleting its variant) meets the unique index, where the JavaScript
+ * plan checks the SKUs as the lists leave them and writes it. When the read finds nothing refused,
+ * that plan takes the item ("plan"); otherwise nothing refused is a concurrent writer's doing.
+ */
+const leadSku = ({ lead, item }: SqlList) =>
+  lead === true && item.data.variant_id !== undefined && item.data.sku != null;
 
 /**
  * Lists whose entries are matched without the plan: any after an empty sync (nothing is left to

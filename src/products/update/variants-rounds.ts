@@ -13,7 +13,7 @@ import { diagnose, diagnoseRound } from "./diagnose";
 import type { Refusal } from "./refusals";
 import type { Failed, UpdateItem } from "./select";
 import { readRoundItems } from "./variants-round-read";
-import { type Resolved, type SqlList, variantInSql } from "./variants-route";
+import { type Resolved, resolve, type SqlList, variantInSql } from "./variants-route";
 import { ROUND, type RoundItem, writeRound } from "./variants-sql";
 
 // A PUT of several items carrying variant lists, in the SQL plan's rounds (docs/design.md,
@@ -204,20 +204,23 @@ function record(recorder: Recorder | undefined, state: Rounds, round: RoundItem[
 /**
  * Writes one item's lists in one batch, with the request's Idempotency-Key record when it has one.
  * A refused batch wrote nothing: a read batch then finds and words the refusal (./refusals.ts),
- * and the refusal is recorded under the key; when the read finds nothing refused (a concurrent
- * writer changed the product in between) the write is tried again. Undefined: a refusal
- * ./refusals.ts does not word, which the JavaScript path words.
+ * and the refusal is recorded under the key, as is the 404 of a selection that finds nothing;
+ * when the read finds nothing refused (a concurrent writer changed the product in between) the
+ * item is routed and resolved again from the catalog as it is and the write tried again.
+ * Undefined: a form the JavaScript path takes (left to it by `resolve` or the read).
  */
 export async function writeVariants(
   db: DB,
-  list: SqlList,
-  product: Resolved,
+  sql: SqlList,
+  product: Resolved | Failed,
   now: number,
   options: WriteOptions,
   recorder?: Recorder,
 ): Promise<Written | undefined> {
+  let list = sql;
   let resolved = product;
   for (let attempt = 1; ; attempt++) {
+    if ("ok" in resolved) return refusedOne(db, list, resolved, recorder);
     const round = [{ list, resolved }];
     // The record's answer names the product, resolved from the snapshot stored with it (as ./index.ts records).
     const head = recorder?.claim(new Map([[list.item.index, { ok: true, product: { $product: resolved.productId } }]]));
@@ -230,25 +233,33 @@ export async function writeVariants(
     const diagnosis = resolved.changed ? "changed" : await diagnose(db, list, resolved);
     const refused =
       diagnosis === "changed" ? await changedSince(db, resolved.productId, options.ifMatch as IfMatch) : diagnosis;
-    // Nothing refused now: a concurrent change, which a body refused as it is or paths merged as read
-    // (a stale read) leave to the JavaScript plan.
-    if (refused === "plan" || (!refused && (list.refused || resolved.categories !== undefined))) return undefined;
+    // A form the read leaves to the JavaScript plan (./diagnose.ts).
+    if (refused === "plan") return undefined;
     if (refused && "slug" in refused) {
       // A product without a slug gets the one the read derived, written in the batch again.
       if (resolved.slugless) return undefined;
       resolved = { ...resolved, slugless: true, fields: { ...resolved.fields, slug: refused.slug } };
       continue;
     }
-    if (refused) {
-      const outcome = new Map([[list.item.index, refused]]);
-      if (recorder) {
-        const none = recorder.snapshot(`p.${P.id} IN (${ROUND})`, "[]");
-        await runClaimed(db, recorder.idem, recorder.claim(outcome), [none]);
-      }
-      return { outcomes: outcome, events: [] };
-    }
-    // A concurrent change: planned again from the product as it is (a slug derived may be given now).
-    resolved = product;
+    if (refused) return refusedOne(db, list, refused, recorder);
+    // Nothing refused now: a concurrent writer changed the product (or what `resolve` read) in
+    // between. Routed and resolved again from the catalog as it is.
     await afterLostRace(attempt, "the product");
+    const again = variantInSql(list.item);
+    if (!again) return undefined;
+    list = again;
+    const fresh = await resolve(db, list, options.ifMatch);
+    if (!fresh) return undefined;
+    resolved = fresh;
   }
+}
+
+/** One item's refusal (or 404), recorded under the request's Idempotency-Key. */
+async function refusedOne(db: DB, list: SqlList, refused: Failed, recorder?: Recorder): Promise<Written> {
+  const outcome = new Map([[list.item.index, refused]]);
+  if (recorder) {
+    const none = recorder.snapshot(`p.${P.id} IN (${ROUND})`, "[]");
+    await runClaimed(db, recorder.idem, recorder.claim(outcome), [none]);
+  }
+  return { outcomes: outcome, events: [] };
 }
