@@ -2,9 +2,9 @@ import type { DB } from "../../db/client";
 import { runBatch, stmt } from "../../platform/d1";
 import { VERSION_OF } from "../version";
 import { RoundClaims } from "./claims";
-import { readOf, refusalReads } from "./refusal-read";
+import { type Read, readOf, refusalReads } from "./refusal-read";
 import { type Claims, type Refusal, refusal } from "./refusals";
-import { type Failed, select, snapshotOf, snapshotReads } from "./select";
+import { type Snapshot, select, snapshotOf, snapshotReads, type Target } from "./select";
 import { MODE, type Resolved, type SqlList } from "./variants-route";
 import { CLEAR, MATCHES, plans, type RoundItem } from "./variants-sql";
 
@@ -52,6 +52,12 @@ const first = (list: SqlList) => (list.lead && list.lists.length > 1 ? 1 : 0);
 const leadSku = ({ lead, item }: SqlList) =>
   lead === true && item.data.variant_id !== undefined && item.data.sku != null;
 
+/** The item with the lists its wording matches: those after a leading entry. */
+function afterLead(r: RoundItem): RoundItem {
+  const k = first(r.list);
+  return k ? { ...r, list: { ...r.list, lists: r.list.lists.slice(k) } as SqlList } : r;
+}
+
 /**
  * Lists whose entries are matched without the plan: any after an empty sync (nothing is left to
  * match), and an update alone naming a variant twice (matched by id; the plan merges its entries,
@@ -70,13 +76,18 @@ async function entriesRefusal(db: DB, { list, resolved }: RoundItem, by: "emptie
   const snap = snapshotOf(await runBatch(db, snapshotReads(db, [list.item])));
   const t = select(list.item, snap);
   if ("ok" in t) return t;
-  const { update = [] } = list.item.data.variants ?? {};
-  // After an empty sync the lists after it apply to no variant (the sync matched none); a merged
-  // update's entries name their variants by id.
-  const of = (id: number) => (snap.variantById.get(id)?.productId === t.product.id ? id : null);
-  const read = { snap, matches: by === "merged" ? update.map((e) => of(e.variant_id)) : [], sound: 0 };
-  const words = refusal(t, read, false, { several: by === "emptied", slugless: resolved.slugless });
+  const words = refusal(t, entriesRead(t, snap, by), false, { several: by === "emptied", slugless: resolved.slugless });
   return words === "full" ? undefined : words;
+}
+
+/**
+ * The matches of lists matched without the plan: after an empty sync the lists after it apply to
+ * no variant (the sync matched none); a merged update's entries name their variants by id.
+ */
+function entriesRead(t: Target, snap: Snapshot, by: "emptied" | "merged"): Read {
+  const { update = [] } = t.item.data.variants ?? {};
+  const of = (id: number) => (snap.variantById.get(id)?.productId === t.product.id ? id : null);
+  return { snap, matches: by === "merged" ? update.map((e) => of(e.variant_id)) : [], sound: 0 };
 }
 
 async function diagnosed(db: DB, item: RoundItem, lean: boolean): Promise<Refusal | "full"> {
@@ -104,19 +115,21 @@ async function diagnosed(db: DB, item: RoundItem, lean: boolean): Promise<Refusa
 
 /**
  * Each item's refusal of a refused round of several (./variants-rounds.ts), from one full read:
- * its own, or, in the body's order, a SKU or slug an earlier item nothing refuses claims too.
+ * its own, or, in the body's order, a SKU or slug an earlier item nothing refuses claims too; for
+ * a product without a slug, the slug derived (the round is written again with it). "plan": a form
+ * the JavaScript plan takes (`leadSku`). Undefined: nothing refused, or a selection naming another
+ * product now (a concurrent writer), which the rounds read again.
  */
-export async function diagnoseRound(db: DB, round: RoundItem[]): Promise<Map<number, Failed | "plan" | undefined>> {
-  const out = new Map<number, Failed | "plan" | undefined>();
+export async function diagnoseRound(db: DB, round: RoundItem[]): Promise<Map<number, Refusal>> {
+  const out = new Map<number, Refusal>();
   const worded = round.filter(({ list, resolved }) => {
-    // A selection is found again in the read; a leading entry's item reads another list than the
-    // round's first, so the JavaScript plan words it.
-    const ok = resolved.version === undefined && !list.lead;
+    const ok = resolved.version === undefined;
     if (!ok) out.set(list.item.index, "plan");
     return ok;
   });
   if (!worded.length) return out;
-  const ps = plans(db, worded, 0);
+  // A leading entry's item is matched by the list after it, as one item's read matches it.
+  const ps = plans(db, worded.map(afterLead), 0);
   const items = worded.map((r) => r.list.item);
   const results = await runBatch(db, [...ps, stmt(db, MATCHES), ...snapshotReads(db, items), stmt(db, CLEAR)]);
   const [matched, ...read] = results.slice(ps.length);
@@ -130,17 +143,22 @@ export async function diagnoseRound(db: DB, round: RoundItem[]): Promise<Map<num
   const claimed = new RoundClaims();
   for (const { list, resolved } of worded) {
     const t = select(list.item, snap);
-    // A selection that names another product now: the JavaScript plan reads and words it afresh.
+    // A selection that names another product now (a concurrent writer): nothing to word, the
+    // rounds read it again.
     if (!("ok" in t) && t.product.id !== resolved.productId) {
-      out.set(list.item.index, "plan");
+      out.set(list.item.index, undefined);
       continue;
     }
-    const read = { snap, matches: matches.get(resolved.productId) ?? [], sound: 0 };
+    const by = byEntries(list);
+    const read =
+      by && !("ok" in t)
+        ? entriesRead(t, snap, by)
+        : { snap, matches: matches.get(resolved.productId) ?? [], sound: 0 };
     const claims: Claims = { skus: [] };
-    const words = "ok" in t ? t : refusal(t, read, false, { several: list.lists.length > 1, claims });
+    const several = by ? by === "emptied" : list.lists.length > 1;
+    const words = "ok" in t ? t : refusal(t, read, false, { several, claims, slugless: resolved.slugless });
     const own = words === "full" ? undefined : words;
-    // A product without a slug: the JavaScript plan derives it for the rounds.
-    if (own && typeof own === "object" && "slug" in own) out.set(list.item.index, "plan");
+    if (own === undefined && leadSku(list)) out.set(list.item.index, "plan");
     else out.set(list.item.index, own ?? claimed.take(list.item.index, claims.skus, claims.slug));
   }
   return out;

@@ -26,10 +26,12 @@ import { ROUND, type RoundItem, writeRound } from "./variants-sql";
 // batch wrote nothing: one read batch runs the plan again and words each item's refusal
 // (./diagnose.ts, `diagnoseRound`; two items claiming one new SKU or slug: the later one, as the
 // JavaScript plan words it, ./claims.ts), and the round is written again without the refused
-// items; a round refused again is read again. What that read cannot word (the forms
-// ./refusals.ts leaves to the JavaScript plan, a concurrent writer) is handed with the items not
-// yet written to the JavaScript plan (./index.ts), which words it as it does for any request; the
-// record of the Idempotency-Key travels with them. A body with an item the rounds do not take (no
+// items; a round refused again is read again. A product without a slug yet gets the slug the read
+// derives, and the round is written again with it. When the read finds nothing refused (a
+// concurrent writer), the round is read and written again. What that read leaves to the
+// JavaScript plan (./diagnose.ts, `leadSku`) is handed with the items not yet written to it
+// (./index.ts), which words it as it does for any request; the record of the Idempotency-Key
+// travels with them. A body with an item the rounds do not take (no
 // list, or a form only the JavaScript plan takes) is the JavaScript plan's whole: written after
 // the rounds, its items' products would change in another batch.
 
@@ -125,6 +127,14 @@ export async function writeRounds(
     state.rest = (whole ? sql : items).map((l) => l.item).sort((a, b) => a.index - b.index);
     return state;
   };
+  // A round whose read finds nothing it refused, or a selection naming another product now (a
+  // concurrent writer): read again, each item routed afresh (a list keeps what its read resolved),
+  // after the wait of a lost race.
+  let attempt = 0;
+  const afresh = async (lists: SqlList[]) => {
+    await afterLostRace(++attempt, "the product");
+    return lists.sort((a, b) => a.item.index - b.item.index).map((l) => variantInSql(l.item) ?? l);
+  };
   let pending = sql;
   for (let first = true; pending.length; first = false) {
     const read = await readRoundItems(db, pending);
@@ -141,13 +151,14 @@ export async function writeRounds(
     // Items refused as they are hold their product for the round, as in the JavaScript plan, and
     // are worded from one read before the round writes (the catalog as their round finds it).
     const refused = round.filter((r) => r.list.refused);
-    if (refused.length) {
-      const words = await diagnoseRound(db, refused);
-      if (refused.some((r) => !worded(words.get(r.list.item.index))))
-        return hand([...round.map((r) => r.list), ...later]);
-      for (const r of refused) state.outcomes.set(r.list.item.index, words.get(r.list.item.index) as ItemOutcome);
-      round = round.filter((r) => !r.list.refused);
+    const rest = refused.length ? await wordRefused(db, refused, state) : "worded";
+    if (rest === "plan") return hand([...round.map((r) => r.list), ...later]);
+    if (rest === "again") {
+      pending = await afresh([...round.map((r) => r.list), ...later]);
+      continue;
     }
+    round = round.filter((r) => !r.list.refused);
+    let again = false;
     for (;;) {
       const last = !later.length;
       const { head, tail } = record(recorder, state, round, last);
@@ -166,21 +177,57 @@ export async function writeRounds(
       }
       const diagnosed = await diagnoseRound(db, round);
       const failed = round.filter((r) => worded(diagnosed.get(r.list.item.index)));
-      // Nothing worded (a concurrent writer, or a refusal the read does not find): the JavaScript
-      // plan reads afresh. A round refused again is read again, without the items worded before.
-      if (!failed.length || [...diagnosed.values()].includes("plan")) {
-        return hand([...round.map((r) => r.list), ...later]);
+      const slugless = round.filter((r) => derived(diagnosed.get(r.list.item.index)) !== undefined);
+      // A form the read leaves to the JavaScript plan: it reads afresh. Nothing worded nor derived
+      // (a concurrent writer): the round is read again. A round refused again is read again,
+      // without the items worded before.
+      if ([...diagnosed.values()].includes("plan")) return hand([...round.map((r) => r.list), ...later]);
+      if (!failed.length && !slugless.length) {
+        again = true;
+        break;
       }
       for (const r of failed) state.outcomes.set(r.list.item.index, diagnosed.get(r.list.item.index) as ItemOutcome);
+      // A product without a slug gets the one the read derived, written in the round again.
+      for (const r of slugless) {
+        const slug = derived(diagnosed.get(r.list.item.index));
+        r.resolved = { ...r.resolved, slugless: true, fields: { ...r.resolved.fields, slug } };
+      }
       round = round.filter((r) => !failed.includes(r));
     }
-    pending = later;
+    pending = again ? await afresh([...round.map((r) => r.list), ...later]) : later;
   }
   return state;
 }
 
-/** A refusal the read worded (not "plan", not nothing refused). */
-const worded = (r: Refusal): r is Failed => r !== undefined && r !== "plan";
+/**
+ * Words items refused as they are (./variants-route.ts, Refused) from one read; of a product
+ * without a slug, from a second one once the slug is derived (the plan gives it no rows before).
+ * "plan": a form the read leaves to the JavaScript plan; "again": a read finds nothing refused or
+ * a selection naming another product now (a concurrent writer).
+ */
+async function wordRefused(db: DB, refused: RoundItem[], state: Rounds): Promise<"worded" | "plan" | "again"> {
+  for (let items = refused; items.length; ) {
+    const words = await diagnoseRound(db, items);
+    const slugless = [];
+    for (const r of items) {
+      const w = words.get(r.list.item.index);
+      const slug = derived(w);
+      if (slug !== undefined) {
+        r.resolved = { ...r.resolved, slugless: true, fields: { ...r.resolved.fields, slug } };
+        slugless.push(r);
+      } else if (worded(w)) state.outcomes.set(r.list.item.index, w);
+      else return w === "plan" ? "plan" : "again";
+    }
+    items = slugless;
+  }
+  return "worded";
+}
+
+/** A refusal the read worded (not "plan", not a slug derived, not nothing refused). */
+const worded = (r: Refusal): r is Failed => r !== undefined && r !== "plan" && !("slug" in r);
+
+/** The slug the read derived for a product without one. */
+const derived = (r: Refusal) => (r !== undefined && r !== "plan" && "slug" in r ? r.slug : undefined);
 
 /**
  * The Idempotency-Key's statements around a round's batch: the key claimed with a "stopped
