@@ -80,3 +80,44 @@ describe("one item whose selection finds nothing", () => {
     expect(other.status).toBe(422);
   });
 });
+
+describe("items of several whose selections find nothing", () => {
+  const rounds: [string, Omit<Twin, "count">, number, string[]][] = [
+    [
+      "every item's",
+      {
+        body: ([a]) => [
+          { variant_id: NONE, variants: { sync: [size("s")] } },
+          { sku: `${a.p}none`, price: 5, variants: { add: [size("xl")] } },
+        ],
+      },
+      404,
+      [`[0].variant_id: variant ${NONE} not found`, "[1].sku: no product or variant has SKU <0>none"],
+    ],
+    [
+      "one item's, beside one written",
+      {
+        body: ([a]) => [
+          { variant_id: NONE, variants: { sync: [size("s")] } },
+          { product_id: a.id, variants: { update: [{ variant_id: a.v[0], qty: 4 }] } },
+        ],
+      },
+      200,
+      [`[0].variant_id: variant ${NONE} not found`],
+    ],
+  ];
+
+  it.each(rounds)("%s: the JavaScript plan's 404s", async (_name, twin, status, errors) => {
+    const sql = await sameAsJs({ count: 1, ...twin });
+    expect(sql.status, JSON.stringify(sql.raw)).toBe(status);
+    expect(sql.json.errors).toEqual(errors);
+  });
+
+  it.each(rounds)("%s: replays the answer under its Idempotency-Key", async (_name, twin, status) => {
+    const key = uid("key");
+    const first = await run({ count: 1, ...twin, headers: { "idempotency-key": key } });
+    expect(first.status).toBe(status);
+    const again = await put("/v1/products", twin.body(first.made), { headers: { "idempotency-key": key } });
+    expect([again.status, again.json]).toEqual([status, first.raw]);
+  });
+});
