@@ -82,7 +82,7 @@ describe("one item whose selection finds nothing", () => {
 });
 
 describe("items of several whose selections find nothing", () => {
-  const rounds: [string, Omit<Twin, "count">, number, string[]][] = [
+  const rounds: [string, Omit<Twin, "count">, number, string[], number][] = [
     [
       "every item's",
       {
@@ -93,6 +93,8 @@ describe("items of several whose selections find nothing", () => {
       },
       404,
       [`[0].variant_id: variant ${NONE} not found`, "[1].sku: no product or variant has SKU <0>none"],
+      // The read alone: nothing to write.
+      1,
     ],
     [
       "one item's, beside one written",
@@ -104,13 +106,17 @@ describe("items of several whose selections find nothing", () => {
       },
       200,
       [`[0].variant_id: variant ${NONE} not found`],
+      2,
     ],
   ];
 
-  it.each(rounds)("%s: the JavaScript plan's 404s", async (_name, twin, status, errors) => {
+  it.each(rounds)("%s: the JavaScript plan's 404s", async (_name, twin, status, errors, calls) => {
     const sql = await sameAsJs({ count: 1, ...twin });
     expect(sql.status, JSON.stringify(sql.raw)).toBe(status);
     expect(sql.json.errors).toEqual(errors);
+    // The rounds' read words them (src/products/update/variants-round-read.ts), then one batch.
+    expect(jsPlanReads(sql.queries)).toBe(0);
+    expect(sql.calls).toBe(calls);
   });
 
   it.each(rounds)("%s: replays the answer under its Idempotency-Key", async (_name, twin, status) => {

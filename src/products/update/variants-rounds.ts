@@ -116,9 +116,9 @@ export async function writeRounds(
   const state: Rounds = { outcomes: new Map(), events: [], touched: new Set(), recorded: false, rest: [] };
   // What the items select and derive, read for all of them at once (./variants-round-read.ts),
   // before the first round and again before each later one whose items need it: as the JavaScript
-  // plan reads each round, a later item finds what the rounds before it left. Forms the read leaves
-  // to the JavaScript plan hand it the items not yet written; so does a first read whose
-  // selections all find nothing.
+  // plan reads each round, a later item finds what the rounds before it left; a selection that
+  // finds nothing is its 404. Forms the read leaves to the JavaScript plan hand it the items not
+  // yet written.
   // Before anything is written, the body is handed whole: items decided so far (a 404, a refusal)
   // hold their products in the JavaScript plan's rounds, which then fall as they would have.
   const hand = (items: SqlList[]) => {
@@ -136,9 +136,9 @@ export async function writeRounds(
     return lists.sort((a, b) => a.item.index - b.item.index).map((l) => variantInSql(l.item) ?? l);
   };
   let pending = sql;
-  for (let first = true; pending.length; first = false) {
+  while (pending.length) {
     const read = await readRoundItems(db, pending);
-    if (!read || (first && !read.items.length)) return hand(pending);
+    if (!read) return hand(pending);
     for (const [i, o] of read.missing) state.outcomes.set(i, o);
     const inRound = new Set<number>();
     let round: RoundItem[] = [];
