@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { type Json, size } from "./fixtures/sizes";
+import { wrapD1 } from "./d1-wrap";
+import { type Json, product, size } from "./fixtures/sizes";
 import { jsPlanReads, type Made, run, type Twin } from "./fixtures/twins";
 import { get, post, put, uid } from "./helpers";
 
@@ -232,5 +233,35 @@ describe("a refused batch a concurrent writer lifts before the read that words i
     expect([again.status, again.json]).toEqual([200, r.raw]);
     // Nothing was applied twice.
     for (const p of r.raw.products) expect((await get(`/v1/products/${p.product_id}`)).json).toEqual(p);
+  });
+});
+
+describe("a later round written again after a concurrent writer", () => {
+  it("leaves the key's record stopped partway when D1 fails before it is written again", async () => {
+    const h = await holder();
+    const [a, b] = [`${uid("F")}-`, `${uid("F")}-`];
+    const [pa, pb] = [await product(a), await product(b)];
+    const body = [
+      { product_id: pa.product_id, variants: { update: [{ variant_id: pa.variants[0].variant_id, qty: 5 }] } },
+      { product_id: pb.product_id, variants: { update: [{ variant_id: pb.variants[0].variant_id, qty: 6 }] } },
+      { product_id: pa.product_id, variants: { add: [size("xl", { sku: h.sku, qty: 9 })] } },
+    ];
+    const headers = { "idempotency-key": uid("key") };
+    // The first round's batch, the second's refused batch, its read (the SKU freed before it),
+    // then the second round's batch again, which fails.
+    const w = wrapD1({ failCall: 4, before: async (call) => (call === 3 ? h.free() : undefined) });
+    const r = await put("/v1/products", body, { env: { DB: w.db }, headers });
+    expect(r.status, r.text).toBe(503);
+    const retry = await put("/v1/products", body, { headers });
+    expect(retry.status).toBe(409);
+    expect(retry.json.error).toMatch(/^a request with this Idempotency-Key stopped partway/);
+    // The first round applied once, the second not at all.
+    const stored = (await get(`/v1/products/${pa.product_id}`)).json;
+    expect(skus(stored)).toEqual([
+      [`${a}0`, 5],
+      [`${a}1`, 1],
+      [`${a}2`, 2],
+    ]);
+    expect(skus((await get(`/v1/products/${pb.product_id}`)).json)[0]).toEqual([`${b}0`, 6]);
   });
 });
