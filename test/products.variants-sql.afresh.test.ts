@@ -265,3 +265,26 @@ describe("a later round written again after a concurrent writer", () => {
     expect(skus((await get(`/v1/products/${pb.product_id}`)).json)[0]).toEqual([`${b}0`, 6]);
   });
 });
+
+describe("one item under an If-Match, refused, then lifted by another product's write", () => {
+  it("is written again under the same tag, with the ETag the write leaves", async () => {
+    const h = await holder();
+    const p = `${uid("M")}-`;
+    const made = await product(p);
+    const etag = String((await get(`/v1/products/${made.product_id}`)).headers.get("etag"));
+    // The tag's read, the refused batch, then the read of the product's version (still the tag's),
+    // before which the other product gives the SKU up.
+    const w = wrapD1({ before: async (call) => (call === 3 ? h.free() : undefined) });
+    const r = await put(
+      "/v1/products",
+      { product_id: made.product_id, variants: { update: [{ variant_id: made.variants[0].variant_id, sku: h.sku }] } },
+      { env: { DB: w.db }, headers: { "if-match": etag } },
+    );
+    expect(r.status, r.text).toBe(200);
+    const now = await get(`/v1/products/${made.product_id}`);
+    expect(r.json.products[0]).toEqual(now.json);
+    expect(now.json.variants[0].sku).toBe(h.sku);
+    expect(r.headers.get("etag")).toBe(now.headers.get("etag"));
+    expect(jsPlanReads(w.counts.queries)).toBe(0);
+  });
+});
