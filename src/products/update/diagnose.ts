@@ -30,6 +30,7 @@ export async function diagnose(db: DB, list: SqlList, resolved: Resolved): Promi
     if (Number(now.results[0]?.version) !== resolved.version) return "changed";
   }
   if (own) return entriesRefusal(db, { list, resolved }, own);
+  if (skuBeforeSync(list)) return "plan";
   // The lean read holds only other products' SKUs, so a selection is found again in the full one;
   // it reads one list.
   const several = list.lists.length > 1;
@@ -48,9 +49,16 @@ const first = (list: SqlList) => (list.lead && list.lists.length > 1 ? 1 : 0);
  * later list frees (a sync deleting its variant) meets the unique index, where the JavaScript
  * plan checks the SKUs as the lists leave them and writes it. When the read finds nothing refused,
  * that plan takes the item ("plan"); otherwise nothing refused is a concurrent writer's doing.
+ * Beside a sync, the JavaScript plan words any refusal (`skuBeforeSync`).
  */
 const leadSku = ({ lead, item }: SqlList) =>
   lead === true && item.data.variant_id !== undefined && item.data.sku != null;
+
+/**
+ * A selected variant given a SKU beside a sync: the sync matches the variants as the leading
+ * entry leaves them (its old SKU free, its new one taken), the read's plan the variants as stored.
+ */
+const skuBeforeSync = (list: SqlList) => leadSku(list) && list.item.data.variants?.sync !== undefined;
 
 /** The item with the lists its wording matches: those after a leading entry. */
 function afterLead(r: RoundItem): RoundItem {
@@ -123,7 +131,7 @@ async function diagnosed(db: DB, item: RoundItem, lean: boolean): Promise<Refusa
 export async function diagnoseRound(db: DB, round: RoundItem[]): Promise<Map<number, Refusal>> {
   const out = new Map<number, Refusal>();
   const worded = round.filter(({ list, resolved }) => {
-    const ok = resolved.version === undefined;
+    const ok = resolved.version === undefined && !skuBeforeSync(list);
     if (!ok) out.set(list.item.index, "plan");
     return ok;
   });
