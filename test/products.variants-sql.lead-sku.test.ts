@@ -32,3 +32,27 @@ describe("a selected variant given a SKU beside a sync, refused", () => {
     expect(jsPlanReads(sql.queries)).toBe(1);
   });
 });
+
+describe("a selected variant given a SKU an update after it frees", () => {
+  // The batch writes the leading entry's SKU while the other variant still has it and is refused;
+  // the read finds nothing refused as the lists leave the product, and the JavaScript plan, which
+  // checks the SKUs so, writes it.
+  const freed = (a: Made) => ({
+    variant_id: a.v[0],
+    sku: `${a.p}1`,
+    variants: { update: [{ variant_id: a.v[1], sku: `${a.p}x` }] },
+  });
+
+  it.each<[string, (made: Made[]) => unknown]>([
+    ["one item", ([a]) => freed(a)],
+    [
+      "in a round of two",
+      ([a, b]) => [freed(a), { product_id: b.id, variants: { update: [{ variant_id: b.v[0], qty: 4 }] } }],
+    ],
+  ])("%s: written as the JavaScript plan writes it", async (name, sent) => {
+    const sql = await sameAsJs({ count: name === "one item" ? 1 : 2, body: sent });
+    expect(sql.status, JSON.stringify(sql.raw)).toBe(200);
+    expect(sql.after[0].variants.map((v: { sku: string }) => v.sku)).toEqual(["<0>1", "<0>x", "<0>2"]);
+    expect(jsPlanReads(sql.queries)).toBe(1);
+  });
+});
