@@ -13,11 +13,11 @@ import { CLEAR, MATCHES, plans, type RoundItem } from "./variants-sql";
 // nothing and said only that a constraint failed; a read batch runs the same plan again into the
 // scratch table, reads what the wording needs and empties the table, and ./refusals.ts words it
 // from the plan's matches. "plan": a form ./refusals.ts does not word, which the JavaScript plan
-// words; undefined: nothing is refused now (a concurrent writer changed the product in between).
+// words (`leadSku`); undefined: nothing is refused now (a concurrent writer changed the product in
+// between), and the write is tried again from a fresh read.
 // Of two or three lists (a selected variant's leading entry is one) the read runs the plan of the
 // first list of the body (the leading entry aside), which matches the variants as stored, and
-// ./refusals.ts applies the lists after it to the states it leaves; when that finds nothing
-// refused, the JavaScript plan takes the item (it plans and words it from its own read).
+// ./refusals.ts applies the lists after it to the states it leaves.
 
 /**
  * One item's refusal: from the lean read first, and from the full one when only the answer size
@@ -38,11 +38,26 @@ export async function diagnose(db: DB, list: SqlList, resolved: Resolved): Promi
   if (lean !== "full") return lean;
   const full = await diagnosed(db, { list, resolved }, false);
   const words = full === "full" ? undefined : full;
-  return words === undefined && several ? "plan" : words;
+  return words === undefined && leadSku(list) ? "plan" : words;
 }
 
 /** The list whose matches the wording reads: the first, or the one after a leading entry. */
 const first = (list: SqlList) => (list.lead && list.lists.length > 1 ? 1 : 0);
+
+/**
+ * A selected variant given a SKU beside lists: the batch writes it before the lists, so a SKU a
+ * later list frees (a sync deleting its variant) meets the unique index, where the JavaScript
+ * plan checks the SKUs as the lists leave them and writes it. When the read finds nothing refused,
+ * that plan takes the item ("plan"); otherwise nothing refused is a concurrent writer's doing.
+ */
+const leadSku = ({ lead, item }: SqlList) =>
+  lead === true && item.data.variant_id !== undefined && item.data.sku != null;
+
+/** The item with the lists its wording matches: those after a leading entry. */
+function afterLead(r: RoundItem): RoundItem {
+  const k = first(r.list);
+  return k ? { ...r, list: { ...r.list, lists: r.list.lists.slice(k) } as SqlList } : r;
+}
 
 /**
  * Lists whose entries are matched without the plan: any after an empty sync (nothing is left to
@@ -62,13 +77,18 @@ async function entriesRefusal(db: DB, { list, resolved }: RoundItem, by: "emptie
   const snap = snapshotOf(await runBatch(db, snapshotReads(db, [list.item])));
   const t = select(list.item, snap);
   if ("ok" in t) return t;
-  const { update = [] } = list.item.data.variants ?? {};
-  // After an empty sync the lists after it apply to no variant (the sync matched none); a merged
-  // update's entries name their variants by id.
-  const of = (id: number) => (snap.variantById.get(id)?.productId === t.product.id ? id : null);
-  const read = { snap, matches: by === "merged" ? update.map((e) => of(e.variant_id)) : [], sound: 0 };
-  const words = refusal(t, read, false, { several: by === "emptied", slugless: resolved.slugless });
+  const words = refusal(t, entriesRead(t, snap, by), false, { several: by === "emptied", slugless: resolved.slugless });
   return words === "full" ? undefined : words;
+}
+
+/**
+ * The matches of lists matched without the plan: after an empty sync the lists after it apply to
+ * no variant (the sync matched none); a merged update's entries name their variants by id.
+ */
+function entriesRead(t: Target, snap: Snapshot, by: "emptied" | "merged"): Read {
+  const { update = [] } = t.item.data.variants ?? {};
+  const of = (id: number) => (snap.variantById.get(id)?.productId === t.product.id ? id : null);
+  return { snap, matches: by === "merged" ? update.map((e) => of(e.variant_id)) : [], sound: 0 };
 }
 
 async function diagnosed(db: DB, item: RoundItem, lean: boolean): Promise<Refusal | "full"> {
@@ -119,25 +139,22 @@ function afterLeadSku(t: Target, read: Read) {
 
 /**
  * Each item's refusal of a refused round of several (./variants-rounds.ts), from one full read:
- * its own, or, in the body's order, a SKU or slug an earlier item nothing refuses claims too.
- * `bare`: the round's items without a variant list and their products, planned again by ./plan.ts
- * from the same read.
+ * its own, or, in the body's order, a SKU or slug an earlier item nothing refuses claims too; for
+ * a product without a slug, the slug derived (the round is written again with it). "plan": a form
+ * the JavaScript plan takes (`leadSku`). Undefined: nothing refused, or a selection naming another
+ * product now (a concurrent writer), which the rounds read again. `bare`: the round's items
+ * without a variant list and their products, planned again by ./plan.ts from the same read.
  */
-export async function diagnoseRound(
-  db: DB,
-  round: RoundItem[],
-  bare: Bare[] = [],
-): Promise<Map<number, Failed | "plan" | undefined>> {
-  const out = new Map<number, Failed | "plan" | undefined>();
+export async function diagnoseRound(db: DB, round: RoundItem[], bare: Bare[] = []): Promise<Map<number, Refusal>> {
+  const out = new Map<number, Refusal>();
   const worded = round.filter(({ list, resolved }) => {
-    // A selection is found again in the read; a leading entry's item reads another list than the
-    // round's first, so the JavaScript plan words it.
-    const ok = resolved.version === undefined && !list.lead;
+    const ok = resolved.version === undefined;
     if (!ok) out.set(list.item.index, "plan");
     return ok;
   });
   if (!worded.length && !bare.length) return out;
-  const ps = worded.length ? plans(db, worded, 0) : [];
+  // A leading entry's item is matched by the list after it, as one item's read matches it.
+  const ps = worded.length ? plans(db, worded.map(afterLead), 0) : [];
   const items = [...worded.map((r) => r.list.item), ...bare.map((b) => b.item)];
   const results = await runBatch(db, [...ps, stmt(db, MATCHES), ...snapshotReads(db, items), stmt(db, CLEAR)]);
   const [matched, ...read] = results.slice(ps.length);
@@ -157,17 +174,23 @@ export async function diagnoseRound(
     }
     const { list, resolved } = r;
     const t = select(list.item, snap);
-    // A selection that names another product now: the JavaScript plan reads and words it afresh.
+    // A selection that names another product now (a concurrent writer): nothing to word, the
+    // rounds read it again.
     if (!("ok" in t) && t.product.id !== resolved.productId) {
-      out.set(list.item.index, "plan");
+      out.set(list.item.index, undefined);
       continue;
     }
-    const read = { snap, matches: matches.get(resolved.productId) ?? [], sound: 0 };
+    const by = byEntries(list);
+    const read =
+      by && !("ok" in t)
+        ? entriesRead(t, snap, by)
+        : { snap, matches: matches.get(resolved.productId) ?? [], sound: 0 };
+    if (!by && !("ok" in t) && list.lists[first(list)]?.mode === MODE.sync) afterLeadSku(t, read);
     const claims: Claims = { skus: [] };
-    const words = "ok" in t ? t : refusal(t, read, false, { several: list.lists.length > 1, claims });
+    const several = by ? by === "emptied" : list.lists.length > 1;
+    const words = "ok" in t ? t : refusal(t, read, false, { several, claims, slugless: resolved.slugless });
     const own = words === "full" ? undefined : words;
-    // A product without a slug: the JavaScript plan derives it for the rounds.
-    if (own && typeof own === "object" && "slug" in own) out.set(list.item.index, "plan");
+    if (own === undefined && leadSku(list)) out.set(list.item.index, "plan");
     else out.set(list.item.index, own ?? claimed.take(list.item.index, claims.skus, claims.slug));
   }
   return out;

@@ -97,10 +97,15 @@ const EXPECTED_ROUND = `
   SELECT ${r0} FROM json_each(?1) AS r, json_each(r.value->1) AS j WHERE (SELECT v.${V.qty} FROM ${V.$} AS v
     WHERE v.${V.id} = j.value->>0 AND v.${V.productId} = ${r0}) IS NOT j.value->>1`;
 
+// ?1: [[product id]] of items whose slug was derived where the product had none: still none.
+const SLUGLESS_ROUND = `
+  INSERT INTO ${STALE.$} (${STALE.productId})
+  SELECT ${r0} FROM json_each(?1) AS r WHERE (SELECT ${P.slug} FROM ${P.$} WHERE ${P.id} = ${r0}) IS NOT NULL`;
+
 /** `conditions` of every item of a round, one statement per kind of condition. */
 export function roundConditions(db: DB, round: RoundItem[]): D1PreparedStatement[] {
   if (round.length === 1) return conditions(db, round[0]);
-  const rows: unknown[][][] = [[], [], [], [], []];
+  const rows: unknown[][][] = [[], [], [], [], [], []];
   for (const { list, resolved: r } of round) {
     const s = r.selected;
     if (r.version !== undefined) rows[0].push([r.productId, r.version]);
@@ -108,8 +113,9 @@ export function roundConditions(db: DB, round: RoundItem[]): D1PreparedStatement
     else if (s) rows[2].push([r.productId, s.variantId]);
     if (r.categories !== undefined) rows[3].push([r.productId, r.categories]);
     if (list.expected) rows[4].push([r.productId, JSON.parse(list.expected)]);
+    if (r.slugless && list.item.data.slug === undefined) rows[5].push([r.productId]);
   }
-  const sqls = [VERSIONS_GUARD, OWNERS_ROUND, SELECTED_ROUND, CATEGORIES_ROUND, EXPECTED_ROUND];
+  const sqls = [VERSIONS_GUARD, OWNERS_ROUND, SELECTED_ROUND, CATEGORIES_ROUND, EXPECTED_ROUND, SLUGLESS_ROUND];
   return rows.flatMap((list, i) => (list.length ? [stmt(db, sqls[i], JSON.stringify(list))] : []));
 }
 

@@ -4,8 +4,7 @@ import { sqlNames } from "../../platform/columns";
 import { runBatch, stmt } from "../../platform/d1";
 import type { ItemOutcome } from "../create";
 import { VERSION_SQL } from "../version";
-import { fail } from "./select";
-import { type ResolveRow, resolvedFrom, type SqlList } from "./variants-route";
+import { notFound, type ResolveRow, resolvedFrom, type SqlList } from "./variants-route";
 import type { RoundItem } from "./variants-sql";
 
 // The read before the rounds (./variants-rounds.ts) of a body whose items need one: a selection by
@@ -31,13 +30,6 @@ const RESOLVE_ROUND = `
 
 /** Whether the item's product or fields are known only from a read. */
 export const needsRead = (list: SqlList) => !("productId" in list.selector) || list.stored !== undefined;
-
-/** The 404 of a selection that finds nothing, in the words of ./select.ts. */
-function notFound({ selector: s }: SqlList): ItemOutcome {
-  if ("variantId" in s) return fail(404, `variant_id: variant ${s.variantId} not found`);
-  if ("sku" in s) return fail(404, `sku: no product or variant has SKU ${s.sku}`);
-  return fail(404, `product_id: product ${s.productId} not found`);
-}
 
 /**
  * The round items with their products, and the outcomes of selections that find nothing;

@@ -14,7 +14,7 @@ import { type Plan, plan } from "./plan";
 import type { Refusal } from "./refusals";
 import { type Failed, type Snapshot, select, snapshotOf, snapshotReads, type UpdateItem } from "./select";
 import { readRoundItems } from "./variants-round-read";
-import { type Resolved, type SqlList, variantInSql } from "./variants-route";
+import { type Resolved, resolve, type SqlList, variantInSql } from "./variants-route";
 import { ROUND, type RoundItem, writeRound } from "./variants-sql";
 
 // A PUT of several items carrying variant lists, in the SQL plan's rounds (docs/design.md,
@@ -27,14 +27,16 @@ import { ROUND, type RoundItem, writeRound } from "./variants-sql";
 // batch wrote nothing: one read batch runs the plan again and words each item's refusal
 // (./diagnose.ts, `diagnoseRound`; two items claiming one new SKU or slug: the later one, as the
 // JavaScript plan words it, ./claims.ts), and the round is written again without the refused
-// items; a round refused again is read again. What that read cannot word (the forms
-// ./refusals.ts leaves to the JavaScript plan, a concurrent writer) is handed with the items not
-// yet written to the JavaScript plan (./index.ts), which words it as it does for any request; the
-// record of the Idempotency-Key travels with them. Items without a variant list are planned by
-// the JavaScript plan's planner (./plan.ts) from a read in the round's first call and written in
-// the round's batch, so a body is one batch per round whatever its items. A body with an item
-// whose list the rounds do not take (a form only the JavaScript plan takes) is the JavaScript
-// plan's whole: written after the rounds, its items' products would change in another batch.
+// items; a round refused again is read again. A product without a slug yet gets the slug the read
+// derives, and the round is written again with it. When the read finds nothing refused (a
+// concurrent writer), the round is read and written again. What that read leaves to the
+// JavaScript plan (./diagnose.ts, `leadSku`) is handed with the items not yet written to it
+// (./index.ts), which words it as it does for any request; the record of the Idempotency-Key
+// travels with them. Items without a variant list are planned by the JavaScript plan's planner
+// (./plan.ts) from a read in the round's first call and written in the round's batch, so a body
+// is one batch per round whatever its items. A body with an item whose list the rounds do not
+// take (a form only the JavaScript plan takes) is the JavaScript plan's whole: written after the
+// rounds, its items' products would change in another batch.
 
 const P = sqlNames(products);
 const K = sqlNames(skus);
@@ -133,9 +135,9 @@ export async function writeRounds(
   const state: Rounds = { outcomes: new Map(), events: [], touched: new Set(), recorded: false, rest: [] };
   // What the items select and derive, read for all of them at once (./variants-round-read.ts),
   // before the first round and again before each later one whose items need it: as the JavaScript
-  // plan reads each round, a later item finds what the rounds before it left. Forms the read leaves
-  // to the JavaScript plan hand it the items not yet written; so does a first read whose
-  // selections all find nothing.
+  // plan reads each round, a later item finds what the rounds before it left; a selection that
+  // finds nothing is its 404. Forms the read leaves to the JavaScript plan hand it the items not
+  // yet written.
   // Before anything is written, the body is handed whole: items decided so far (a 404, a refusal)
   // hold their products in the JavaScript plan's rounds, which then fall as they would have.
   const hand = (items: SqlList[], bare: UpdateItem[]) => {
@@ -145,25 +147,36 @@ export async function writeRounds(
     state.rest = rest.sort((a, b) => a.index - b.index);
     return state;
   };
+  // A round whose read finds nothing it refused, or a selection naming another product now (a
+  // concurrent writer): read again, each item routed afresh (a list keeps what its read resolved),
+  // after the wait of a lost race.
+  let attempt = 0;
+  const afresh = async (lists: SqlList[]) => {
+    await afterLostRace(++attempt, "the product");
+    return lists.sort((a, b) => a.item.index - b.item.index).map((l) => variantInSql(l.item) ?? l);
+  };
   let pending = body.lists;
   let pendingBare = body.bare;
-  for (let first = true; pending.length || pendingBare.length; first = false) {
+  while (pending.length || pendingBare.length) {
     // Items without a list are read as the JavaScript plan reads them, in the same call.
     const read = await readRoundItems(db, pending, pendingBare.length ? snapshotReads(db, pendingBare) : []);
-    if (!read || (first && !read.items.length)) return hand(pending, pendingBare);
+    if (!read) return hand(pending, pendingBare);
     for (const [i, o] of read.missing) state.outcomes.set(i, o);
     const snap = pendingBare.length ? snapshotOf(read.more) : undefined;
     let { round, bare, later, laterBare } = place(read.items, pendingBare, snap, state.outcomes);
+    const unwritten = () => [...bare.map((b) => b.item), ...laterBare];
     // Items refused as they are hold their product for the round, as in the JavaScript plan, and
     // are worded from one read before the round writes (the catalog as their round finds it).
     const refused = round.filter((r) => r.list.refused);
-    if (refused.length) {
-      const words = await diagnoseRound(db, refused);
-      if (refused.some((r) => !worded(words.get(r.list.item.index))))
-        return hand([...round.map((r) => r.list), ...later], [...bare.map((b) => b.item), ...laterBare]);
-      for (const r of refused) state.outcomes.set(r.list.item.index, words.get(r.list.item.index) as ItemOutcome);
-      round = round.filter((r) => !r.list.refused);
+    const rest = refused.length ? await wordRefused(db, refused, state) : "worded";
+    if (rest === "plan") return hand([...round.map((r) => r.list), ...later], unwritten());
+    if (rest === "again") {
+      pendingBare = unwritten();
+      pending = await afresh([...round.map((r) => r.list), ...later]);
+      continue;
     }
+    round = round.filter((r) => !r.list.refused);
+    let again = false;
     for (;;) {
       const last = !later.length && !laterBare.length;
       const { head, tail } = record(recorder, state, round, bare, last);
@@ -189,18 +202,32 @@ export async function writeRounds(
         bare.map((b): Bare => ({ item: b.item, productId: b.plan.productId })),
       );
       const failed = (index: number) => worded(diagnosed.get(index));
-      // Nothing worded (a concurrent writer, or a refusal the read does not find): the JavaScript
-      // plan reads afresh. A round refused again is read again, without the items worded before.
+      const slugless = round.filter((r) => derived(diagnosed.get(r.list.item.index)) !== undefined);
+      // A form the read leaves to the JavaScript plan: it reads afresh. Nothing worded nor derived
+      // (a concurrent writer): the round is read again. A round refused again is read again,
+      // without the items worded before.
+      if ([...diagnosed.values()].includes("plan")) return hand([...round.map((r) => r.list), ...later], unwritten());
       const any = round.some((r) => failed(r.list.item.index)) || bare.some((b) => failed(b.item.index));
-      if (!any || [...diagnosed.values()].includes("plan")) {
-        return hand([...round.map((r) => r.list), ...later], [...bare.map((b) => b.item), ...laterBare]);
+      if (!any && !slugless.length) {
+        again = true;
+        break;
       }
       for (const [i, o] of diagnosed) if (worded(o)) state.outcomes.set(i, o);
+      // A product without a slug gets the one the read derived, written in the round again.
+      for (const r of slugless) {
+        const slug = derived(diagnosed.get(r.list.item.index));
+        r.resolved = { ...r.resolved, slugless: true, fields: { ...r.resolved.fields, slug } };
+      }
       round = round.filter((r) => !failed(r.list.item.index));
       bare = bare.filter((b) => !failed(b.item.index));
     }
-    pending = later;
-    pendingBare = laterBare;
+    if (again) {
+      pendingBare = unwritten();
+      pending = await afresh([...round.map((r) => r.list), ...later]);
+    } else {
+      pending = later;
+      pendingBare = laterBare;
+    }
   }
   return state;
 }
@@ -237,8 +264,35 @@ function place(items: RoundItem[], plainItems: UpdateItem[], snap: Snapshot | un
   return { round, bare, later, laterBare };
 }
 
-/** A refusal the read worded (not "plan", not nothing refused). */
-const worded = (r: Refusal): r is Failed => r !== undefined && r !== "plan";
+/**
+ * Words items refused as they are (./variants-route.ts, Refused) from one read; of a product
+ * without a slug, from a second one once the slug is derived (the plan gives it no rows before).
+ * "plan": a form the read leaves to the JavaScript plan; "again": a read finds nothing refused or
+ * a selection naming another product now (a concurrent writer).
+ */
+async function wordRefused(db: DB, refused: RoundItem[], state: Rounds): Promise<"worded" | "plan" | "again"> {
+  for (let items = refused; items.length; ) {
+    const words = await diagnoseRound(db, items);
+    const slugless = [];
+    for (const r of items) {
+      const w = words.get(r.list.item.index);
+      const slug = derived(w);
+      if (slug !== undefined) {
+        r.resolved = { ...r.resolved, slugless: true, fields: { ...r.resolved.fields, slug } };
+        slugless.push(r);
+      } else if (worded(w)) state.outcomes.set(r.list.item.index, w);
+      else return w === "plan" ? "plan" : "again";
+    }
+    items = slugless;
+  }
+  return "worded";
+}
+
+/** A refusal the read worded (not "plan", not a slug derived, not nothing refused). */
+const worded = (r: Refusal): r is Failed => r !== undefined && r !== "plan" && !("slug" in r);
+
+/** The slug the read derived for a product without one. */
+const derived = (r: Refusal) => (r !== undefined && r !== "plan" && "slug" in r ? r.slug : undefined);
 
 /**
  * The Idempotency-Key's statements around a round's batch: the key claimed with a "stopped
@@ -266,20 +320,23 @@ function record(recorder: Recorder | undefined, state: Rounds, round: RoundItem[
 /**
  * Writes one item's lists in one batch, with the request's Idempotency-Key record when it has one.
  * A refused batch wrote nothing: a read batch then finds and words the refusal (./refusals.ts),
- * and the refusal is recorded under the key; when the read finds nothing refused (a concurrent
- * writer changed the product in between) the write is tried again. Undefined: a refusal
- * ./refusals.ts does not word, which the JavaScript path words.
+ * and the refusal is recorded under the key, as is the 404 of a selection that finds nothing;
+ * when the read finds nothing refused (a concurrent writer changed the product in between) the
+ * item is routed and resolved again from the catalog as it is and the write tried again.
+ * Undefined: a form the JavaScript path takes (left to it by `resolve` or the read).
  */
 export async function writeVariants(
   db: DB,
-  list: SqlList,
-  product: Resolved,
+  sql: SqlList,
+  product: Resolved | Failed,
   now: number,
   options: WriteOptions,
   recorder?: Recorder,
 ): Promise<Written | undefined> {
+  let list = sql;
   let resolved = product;
   for (let attempt = 1; ; attempt++) {
+    if ("ok" in resolved) return refusedOne(db, list, resolved, recorder);
     const round = [{ list, resolved }];
     // The record's answer names the product, resolved from the snapshot stored with it (as ./index.ts records).
     const head = recorder?.claim(new Map([[list.item.index, { ok: true, product: { $product: resolved.productId } }]]));
@@ -292,25 +349,33 @@ export async function writeVariants(
     const diagnosis = resolved.changed ? "changed" : await diagnose(db, list, resolved);
     const refused =
       diagnosis === "changed" ? await changedSince(db, resolved.productId, options.ifMatch as IfMatch) : diagnosis;
-    // Nothing refused now: a concurrent change, which a body refused as it is or paths merged as read
-    // (a stale read) leave to the JavaScript plan.
-    if (refused === "plan" || (!refused && (list.refused || resolved.categories !== undefined))) return undefined;
+    // A form the read leaves to the JavaScript plan (./diagnose.ts).
+    if (refused === "plan") return undefined;
     if (refused && "slug" in refused) {
       // A product without a slug gets the one the read derived, written in the batch again.
       if (resolved.slugless) return undefined;
       resolved = { ...resolved, slugless: true, fields: { ...resolved.fields, slug: refused.slug } };
       continue;
     }
-    if (refused) {
-      const outcome = new Map([[list.item.index, refused]]);
-      if (recorder) {
-        const none = recorder.snapshot(`p.${P.id} IN (${ROUND})`, "[]");
-        await runClaimed(db, recorder.idem, recorder.claim(outcome), [none]);
-      }
-      return { outcomes: outcome, events: [] };
-    }
-    // A concurrent change: planned again from the product as it is (a slug derived may be given now).
-    resolved = product;
+    if (refused) return refusedOne(db, list, refused, recorder);
+    // Nothing refused now: a concurrent writer changed the product (or what `resolve` read) in
+    // between. Routed and resolved again from the catalog as it is.
     await afterLostRace(attempt, "the product");
+    const again = variantInSql(list.item);
+    if (!again) return undefined;
+    list = again;
+    const fresh = await resolve(db, list, options.ifMatch);
+    if (!fresh) return undefined;
+    resolved = fresh;
   }
+}
+
+/** One item's refusal (or 404), recorded under the request's Idempotency-Key. */
+async function refusedOne(db: DB, list: SqlList, refused: Failed, recorder?: Recorder): Promise<Written> {
+  const outcome = new Map([[list.item.index, refused]]);
+  if (recorder) {
+    const none = recorder.snapshot(`p.${P.id} IN (${ROUND})`, "[]");
+    await runClaimed(db, recorder.idem, recorder.claim(outcome), [none]);
+  }
+  return { outcomes: outcome, events: [] };
 }

@@ -11,7 +11,7 @@ import { EXPECTED, packed, packedRows, VARIANT_ID } from "../packed";
 import type { VariantEntry, VariantUpdateEntry } from "../schema";
 import { sharedNames } from "../variants";
 import { productETag, VERSION_SQL } from "../version";
-import type { UpdateItem } from "./select";
+import { type Failed, fail, type UpdateItem } from "./select";
 
 // Which PUT items the SQL plan (./variants-sql.ts; several items: ./variants-rounds.ts) takes, and
 // what it binds for them; the rest take the JavaScript plan (./plan.ts), and so does whatever the
@@ -323,12 +323,20 @@ export type Resolved = {
   slugless?: true;
 };
 
+/** The 404 of a selection that finds nothing, in the words of ./select.ts. */
+export function notFound({ selector: s }: SqlList): Failed {
+  if ("variantId" in s) return fail(404, `variant_id: variant ${s.variantId} not found`);
+  if ("sku" in s) return fail(404, `sku: no product or variant has SKU ${s.sku}`);
+  return fail(404, `product_id: product ${s.productId} not found`);
+}
+
 /**
  * The product and the conditions of the batch: a read first only for a selection by variant id or
- * SKU, or an If-Match naming tags (its version; `changed` when it names none of them); undefined
- * when the JavaScript plan must answer (nothing selected: it words the 404 as it reads it).
+ * SKU, or an If-Match naming tags (its version; `changed` when it names none of them); the 404
+ * when the read finds nothing selected (before any If-Match, as ./select.ts selects); undefined
+ * when the JavaScript plan must answer (`resolvedFrom`).
  */
-export async function resolve(db: DB, list: SqlList, ifMatch?: IfMatch): Promise<Resolved | undefined> {
+export async function resolve(db: DB, list: SqlList, ifMatch?: IfMatch): Promise<Resolved | Failed | undefined> {
   const s = list.selector;
   const tags = ifMatch && !ifMatch.any;
   if ("productId" in s && !tags && !list.stored) return { productId: s.productId };
@@ -339,7 +347,7 @@ export async function resolve(db: DB, list: SqlList, ifMatch?: IfMatch): Promise
     "variantId" in s ? s.variantId : null,
     "sku" in s ? s.sku : null,
   ).first<ResolveRow>();
-  if (!row) return undefined;
+  if (!row) return notFound(list);
   if (tags && !ifMatch.tags.includes(productETag(row.id, row.version))) return { productId: row.id, changed: true };
   return resolvedFrom(list, row, tags);
 }

@@ -34,8 +34,8 @@ import { planWrites, UPDATE_PRODUCT_FIELDS } from "./write";
 // version other than the If-Match's or a selected variant gone) fails the batch through a
 // constraint, so nothing is written; a read batch then runs the same PLAN, reads what it matched
 // and words the errors (./refusals.ts, `diagnose` below), so the entries are matched by this plan
-// only. What ./refusals.ts does not word (one update list naming a variant twice, a product
-// without a slug yet) is worded by the JavaScript plan.
+// only. What it does not word (a selected variant given a SKU a list after it frees, ./diagnose.ts)
+// is planned by the JavaScript plan.
 // test/products.variants-sql.test.ts holds both paths equal on random catalogs, lists, selectors,
 // If-Match headers, product fields and requests of several items.
 

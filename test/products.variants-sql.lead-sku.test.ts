@@ -1,0 +1,59 @@
+import { describe, expect, it } from "vitest";
+import { size } from "./fixtures/sizes";
+import { jsPlanReads, type Made, sameAsJs } from "./fixtures/twins";
+
+// A selected variant given a SKU beside a sync: the batch writes the leading entry first, so the
+// sync matches the variants as it leaves them (the variant's old SKU is free, its new one taken),
+// while the read that words a refusal runs the sync's plan on the variants as stored and moves its
+// SKU matches as the leading entry does (src/products/update/diagnose.ts, afterLeadSku), for one
+// item and in a round of several; the answers are the JavaScript plan's (forced with jsPlanOnly on
+// a twin catalog).
+
+const body = (a: Made) => ({
+  variant_id: a.v[0],
+  sku: `${a.p}new`,
+  // The first entry names the variant's old SKU, the second its values: the variant is renamed
+  // first, so the first entry is a new variant with the same combination as the second's.
+  variants: { sync: [size("s", { sku: `${a.p}0` }), size("s")] },
+});
+
+describe("a selected variant given a SKU beside a sync, refused", () => {
+  it.each<[string, (made: Made[]) => unknown, number, string[]]>([
+    ["one item", ([a]) => body(a), 409, ["variants.sync[1]: option combination (s) is also used by variants.sync[0]"]],
+    [
+      "in a round of two",
+      ([a, b]) => [body(a), { product_id: b.id, variants: { update: [{ variant_id: b.v[0], qty: 4 }] } }],
+      200,
+      ["[0].variants.sync[1]: option combination (s) is also used by variants.sync[0]"],
+    ],
+  ])("%s: worded as the JavaScript plan words it", async (name, sent, status, errors) => {
+    const sql = await sameAsJs({ count: name === "one item" ? 1 : 2, body: sent });
+    expect(sql.status, JSON.stringify(sql.raw)).toBe(status);
+    expect(sql.json.errors).toEqual(errors);
+    expect(jsPlanReads(sql.queries)).toBe(0);
+  });
+});
+
+describe("a selected variant given a SKU an update after it frees", () => {
+  // The batch writes the leading entry's SKU while the other variant still has it and is refused;
+  // the read finds nothing refused as the lists leave the product, and the JavaScript plan, which
+  // checks the SKUs so, writes it.
+  const freed = (a: Made) => ({
+    variant_id: a.v[0],
+    sku: `${a.p}1`,
+    variants: { update: [{ variant_id: a.v[1], sku: `${a.p}x` }] },
+  });
+
+  it.each<[string, (made: Made[]) => unknown]>([
+    ["one item", ([a]) => freed(a)],
+    [
+      "in a round of two",
+      ([a, b]) => [freed(a), { product_id: b.id, variants: { update: [{ variant_id: b.v[0], qty: 4 }] } }],
+    ],
+  ])("%s: written as the JavaScript plan writes it", async (name, sent) => {
+    const sql = await sameAsJs({ count: name === "one item" ? 1 : 2, body: sent });
+    expect(sql.status, JSON.stringify(sql.raw)).toBe(200);
+    expect(sql.after[0].variants.map((v: { sku: string }) => v.sku)).toEqual(["<0>1", "<0>x", "<0>2"]);
+    expect(jsPlanReads(sql.queries)).toBe(1);
+  });
+});
