@@ -60,11 +60,19 @@ const col = (f: Field) => V[COLUMN_OF[f]];
  */
 const PLACE = 4_294_967_296;
 
+// The product's own SKU (the registry's row without a variant) is taken from an add's entry unless
+// the fields beside the list give the product another (k: [that SKU, or null]): the batch writes
+// them before the new variants (as the JavaScript plan applies the product's fields first).
+const ownSkuTaken = `(k.${K.variantId} IS NOT NULL OR r.own IS NULL OR k.${K.sku} IS r.own->>0)`;
+
+/** k of PLAN's ?1: the SKU the fields beside the list give the product, if they give one. */
+const ownSku = (list: SqlList) => (list.product && "sku" in list.product ? { k: [list.product.sku] } : {});
+
 /**
  * ?1 the round's items [{p: product id, m: list (MODE), n: the option names the entries give
  * (null: none), f: the place of the first entry in its list, s: the place of the first in ?2, c:
- * their number, o: the item's place in the round, d: 1 when the batch writes its slug}], ?2 their
- * packed entries, one list. The
+ * their number, o: the item's place in the round, d: 1 when the batch writes its slug, k: the
+ * SKU the fields beside the list give the product, ownSku}], ?2 their packed entries, one list. The
  * names are the product's unless a sync gives others (a rename: every entry then gives values,
  * unless the count of options stays) or it has none yet (its first variants). Entries of an add
  * or update whose names differ, or of a product that has no slug yet unless the batch writes one
@@ -78,17 +86,17 @@ const plan = (stock: boolean) => `
   INSERT INTO ${S.$} (${S.entry}, ${S.productId}, ${S.variantId}, ${each(so, ", ")}, ${S.bad}, ${S.data})
   WITH i AS MATERIALIZED (
     SELECT i.value->>'p' AS pid, i.value->>'m' AS mode, i.value->>'n' AS names, i.value->>'f' AS off,
-      i.value->>'s' AS start, i.value->>'c' AS cnt, i.value->>'o' AS ord, i.value->>'d' AS slugged
+      i.value->>'s' AS start, i.value->>'c' AS cnt, i.value->>'o' AS ord, i.value->>'d' AS slugged, i.value->'k' AS own
     FROM json_each(?1) AS i
   ), p AS MATERIALIZED (
-    SELECT p.${P.id} AS pid, i.mode, i.off, i.start, i.cnt, i.ord,
+    SELECT p.${P.id} AS pid, i.mode, i.off, i.start, i.cnt, i.ord, i.own,
       json_array_length(coalesce(i.names, p.${P.optionNames})) AS n, json_array_length(p.${P.optionNames}) AS cur,
       iif(i.mode = ${MODE.add}, (SELECT coalesce(max(v.${V.position}), -1) + 1 FROM ${V.$} AS v WHERE v.${V.productId} = p.${P.id}), 0) AS first
     FROM i JOIN ${P.$} AS p ON p.${P.id} = i.pid
     WHERE (p.${P.slug} IS NOT NULL OR i.slugged)
       AND (i.names IS NULL OR i.mode = ${MODE.sync} OR json(i.names) = json(p.${P.optionNames}) OR p.${P.optionNames} = '[]')
   ), e AS MATERIALIZED (
-    SELECT p.ord * ${PLACE} + j.key - p.start + p.first + p.off AS entry, j.value AS data, p.pid, p.n, p.cur, p.mode,
+    SELECT p.ord * ${PLACE} + j.key - p.start + p.first + p.off AS entry, j.value AS data, p.pid, p.n, p.cur, p.mode, p.own,
       ${at("j.value", "sku")} AS sku, j.value->>'$[${VARIANT_ID}]' AS variant_id,
       ${stock ? `j.value->>'$[${ADJUST}]'` : "NULL"} AS adjust, ${stock ? `j.value->>'$[${EXPECTED}]'` : "NULL"} AS expected,
       ${each((n) => `${at("j.value", value(n))} AS v${n}`, ", ")}
@@ -112,7 +120,7 @@ const plan = (stock: boolean) => `
     r.data IS NULL OR CASE r.mode
       WHEN ${MODE.sync} THEN NOT r.keeps AND (r.missing OR r.extra)
       WHEN ${MODE.add} THEN r.missing OR r.extra OR r.vid IS NOT NULL OR (r.sku IS NOT NULL AND EXISTS (
-        SELECT 1 FROM ${K.$} AS k WHERE k.${K.sku} = r.sku AND k.${K.productId} = r.pid))
+        SELECT 1 FROM ${K.$} AS k WHERE k.${K.sku} = r.sku AND k.${K.productId} = r.pid AND ${ownSkuTaken}))
       ELSE r.vid IS NULL OR r.extra
         OR (r.expected IS NOT NULL AND m.${V.qty} IS NOT r.expected)
         OR (r.adjust IS NOT NULL AND (${given("r.data", "qty")} OR abs(m.${V.qty} + r.adjust) > ${STOCK})) END, r.data
@@ -261,7 +269,17 @@ export function plans(db: DB, round: RoundItem[], k: number): D1PreparedStatemen
     if (!l) return;
     for (const [part, from, c] of l.entries) {
       if (meta.length && size + part.length > MAX_JSON_BYTES / 3) flush();
-      meta.push({ p: resolved.productId, m: l.mode, n: l.names, f: from, s: count, c, o, ...slugged(round[o]) });
+      meta.push({
+        p: resolved.productId,
+        m: l.mode,
+        n: l.names,
+        f: from,
+        s: count,
+        c,
+        o,
+        ...slugged(round[o]),
+        ...ownSku(list),
+      });
       if (c) parts.push(part.slice(1, -1));
       size += part.length;
       count += c;
