@@ -4,7 +4,7 @@ import { sqlNames } from "../../platform/columns";
 import { runBatch, stmt } from "../../platform/d1";
 import type { ItemOutcome } from "../create";
 import { VERSION_SQL } from "../version";
-import { notFound, type ResolveRow, resolvedFrom, type SqlList } from "./variants-route";
+import { misplaced, notFound, type ResolveRow, resolvedFrom, type SqlList } from "./variants-route";
 import type { RoundItem } from "./variants-sql";
 
 // The read before the rounds (./variants-rounds.ts) of a body whose items need one: a selection by
@@ -29,7 +29,8 @@ const RESOLVE_ROUND = `
     (SELECT k.${K.productId} FROM ${K.$} AS k WHERE k.${K.sku} = r.value->>2))`;
 
 /** Whether the item's product or fields are known only from a read. */
-export const needsRead = (list: SqlList) => !("productId" in list.selector) || list.stored !== undefined;
+export const needsRead = ({ selector: s, stored }: SqlList) =>
+  !("productId" in s || "none" in s) || stored !== undefined;
 
 /**
  * The round items with their products, and the outcomes of selections that find nothing;
@@ -58,6 +59,11 @@ export async function readRoundItems(
   const missing = new Map<number, ItemOutcome>();
   let at = 0;
   for (const list of lists) {
+    // An item naming no product: the 400 ./select.ts words, without a read.
+    if ("none" in list.selector) {
+      missing.set(list.item.index, notFound(list));
+      continue;
+    }
     if (!needsRead(list)) {
       items.push({ list, resolved: { productId: (list.selector as { productId: number }).productId } });
       continue;
@@ -65,6 +71,12 @@ export async function readRoundItems(
     const row = rows.get(at++);
     if (!row) {
       missing.set(list.item.index, notFound(list));
+      continue;
+    }
+    // A variant of another product than the one given beside it: the 404 ./select.ts words.
+    const other = misplaced(list, row);
+    if (other) {
+      missing.set(list.item.index, other);
       continue;
     }
     const resolved = resolvedFrom(list, row);
