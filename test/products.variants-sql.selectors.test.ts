@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { watched } from "./fixtures/one-path";
-import { type Json, size } from "./fixtures/sizes";
-import { jsPlanReads, type Made, type Run, run, type Twin } from "./fixtures/twins";
+import { size } from "./fixtures/sizes";
+import { jsPlanReads, type Made, run, sameAsJsWatched, type Twin } from "./fixtures/twins";
 import { post, put, uid } from "./helpers";
 
 // Items with a variant list that select a variant by variant_id beside the product_id that should
@@ -12,16 +11,6 @@ import { post, put, uid } from "./helpers";
 
 const NONE = 2_000_000_000;
 const FOREIGN = uid("FOREIGN");
-
-/** The body by the SQL plan (watching the JavaScript plan's entry) and by the JavaScript plan. */
-async function same(t: Twin): Promise<{ sql: Run; seen: Json[] }> {
-  const [sql, seen] = await watched(() => run(t));
-  const js = await run(t, true);
-  expect(sql.status, JSON.stringify(sql.raw)).toBe(js.status);
-  expect(sql.json).toEqual(js.json);
-  expect(sql.after).toEqual(js.after);
-  return { sql, seen };
-}
 
 const update = (m: Made, qty = 4) => ({ update: [{ variant_id: m.v[1], qty }] });
 /** B's count of its first variant: written. */
@@ -214,7 +203,7 @@ describe("a variant selected by variant_id and product_id, and no selector", () 
   });
 
   it.each([...one, ...several])("%s: the JavaScript plan's answer", async (_name, twin, status, errors, calls) => {
-    const { sql, seen } = await same(twin);
+    const { sql, seen } = await sameAsJsWatched(twin);
     expect(sql.status, JSON.stringify(sql.raw)).toBe(status);
     expect(named(sql.json.errors ?? [])).toEqual(errors);
     expect(seen).toEqual([]);
