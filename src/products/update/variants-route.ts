@@ -142,7 +142,8 @@ export function variantInSql(item: UpdateItem) {
   });
   // Entries that disagree on option names are refused whatever is stored: worded from a read of the
   // product alone (./refusals.ts stops at these errors, before any match).
-  if (sharedNames(given.flatMap((l) => l.given)) === false) {
+  const shared = sharedNames(given.flatMap((l) => l.given));
+  if (shared === false) {
     return { item, selector, lists: [], product, refused: "names" as Refused, stored };
   }
   // An empty sync deletes every variant: alone, the product's own count beside it then applies to
@@ -221,7 +222,34 @@ export function variantInSql(item: UpdateItem) {
   if (deriveSlug) product = { ...product, slug: null };
   // Not written: the read that words a refusal runs the plan for the matches (./variants-sql.ts, diagnose).
   const refused: Refused | undefined = own ? "stock" : asGiven ? "merged" : undefined;
-  return { item, selector, lists, product, refused, stored, expected, ownExpected, lead: lead !== undefined, floor };
+  const borrowed = borrowNames(lists, shared);
+  return {
+    item,
+    selector,
+    lists,
+    product,
+    refused,
+    stored,
+    expected,
+    ownExpected,
+    lead: lead !== undefined,
+    floor,
+    borrowed,
+  };
+}
+
+/**
+ * A sync whose entries name no options beside a list naming them: the JavaScript plan matches the
+ * sync with those names where the product has none yet, and refuses the other list's entries where
+ * it has others (./states.ts, listNames). The sync takes them (the plan would otherwise match it
+ * with none, and plan no rows), and a guard refuses the batch where the product has other names
+ * (./variants-guards.ts, namesGuard), worded from a read. Returns the names borrowed.
+ */
+function borrowNames(lists: { mode: number; names: string[] | null; entries: unknown[] }[], shared?: string[]) {
+  const sync = lists.find((l) => l.mode === MODE.sync);
+  if (!shared || !sync?.entries.length || sync.names !== null) return undefined;
+  sync.names = shared;
+  return shared;
 }
 
 /** The update entries' expected counts (`expected`) but those of the leading entry's variant. */
