@@ -35,7 +35,7 @@ export const needsRead = ({ selector: s, stored }: SqlList) =>
 /**
  * The round items with their products, and the outcomes of selections that find nothing;
  * undefined when an item's read leaves it to the JavaScript plan (the product's own SKU selected
- * with variant fields, a head category merged past the bound on paths). `more`: statements read in
+ * with variant fields that `variantInSql` does not take without them). `more`: statements read in
  * the same call (the read of the round's items without a list), their results in `more`.
  */
 export async function readRoundItems(
@@ -79,9 +79,10 @@ export async function readRoundItems(
       missing.set(list.item.index, other);
       continue;
     }
+    // Refused by what was read (`refused`: a head category merged past the bound), the item is
+    // held as one refused as it is (./variants-rounds.ts), worded from the rounds' read.
     const resolved = resolvedFrom(list, row);
-    // Refused by what was read (a head category merged past the bound): the JavaScript plan words it.
-    if (!resolved || resolved.refused) return undefined;
+    if (!resolved) return undefined;
     items.push({ list, resolved });
   }
   return { items, missing, more: results.slice(resolve.length) };
