@@ -182,4 +182,19 @@ describe("a sync naming no options beside an add naming them", () => {
     const again = await put("/v1/products", twin.body(first.made), { headers: { "idempotency-key": key } });
     expect([again.status, again.json]).toEqual([status, first.raw]);
   });
+
+  it("checks the names of 2 items or 4 in the same statements", async () => {
+    const statements = async (n: number) => {
+      const r = await run({
+        count: n,
+        prepare: emptied(...Array.from({ length: n }, (_, i) => i)),
+        body: (made) => made.map((m) => unnamed(m, [size("i")])),
+      });
+      expect([r.status, r.calls], JSON.stringify(r.raw)).toEqual([200, 1]);
+      // One guard of the names for every item (src/products/update/variants-guards.ts, namesGuard).
+      expect(r.queries[0].filter((q) => q.includes("json(p.option_names) <>"))).toHaveLength(1);
+      return r.queries[0];
+    };
+    expect(await statements(4)).toEqual(await statements(2));
+  });
 });
