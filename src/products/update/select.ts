@@ -158,5 +158,9 @@ export function select(item: UpdateItem, snap: Snapshot): Target | Failed {
     if (owner.variantId !== null && !variant) return fail(404, `sku: no product or variant has SKU ${d.sku}`);
     return { item, product, variant, bySku: true };
   }
-  return fail(400, "product_id: give variant_id, product_id or sku to select the product to update");
+  return unselected();
 }
+
+/** The 400 of an item that names no product (no variant id, product id or SKU). */
+export const unselected = () =>
+  fail(400, "product_id: give variant_id, product_id or sku to select the product to update");

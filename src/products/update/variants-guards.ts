@@ -3,6 +3,7 @@ import { products, productVersions, skus, staleReads, variants } from "../../db/
 import { sqlNames } from "../../platform/columns";
 import { stmt } from "../../platform/d1";
 import { STOCK } from "../entries";
+import { MODE } from "./variants-route";
 import type { RoundItem } from "./variants-sql";
 
 // The one-product conditions of the SQL plan's batch (./variants-sql.ts): what `resolve` read
@@ -133,6 +134,21 @@ const RANGE_ROUND = `
   SELECT ${r0} FROM json_each(?1) AS r, json_each(r.value->1) AS j WHERE abs((SELECT v.${V.qty} FROM ${V.$} AS v
     WHERE v.${V.id} = j.value->>0 AND v.${V.productId} = ${r0}) + (j.value->>1)) > ${STOCK}`;
 
+// ?1: [[product id, option names]] of items whose sync takes the names another list gives
+// (./variants-route.ts, borrowNames): the product has none, or those.
+const NAMES_ROUND = `
+  INSERT INTO ${STALE.$} (${STALE.productId})
+  SELECT ${r0} FROM json_each(?1) AS r JOIN ${P.$} AS p ON p.${P.id} = ${r0}
+  WHERE p.${P.optionNames} <> '[]' AND json(p.${P.optionNames}) <> json(r.value->1)`;
+
+/** NAMES_ROUND before the k-th lists, for the items whose k-th list is a sync that borrowed names. */
+function namesGuard(db: DB, at: RoundItem[], k: number): D1PreparedStatement[] {
+  const rows = at.flatMap(({ list, resolved }) =>
+    list.borrowed && list.lists[k].mode === MODE.sync ? [[resolved.productId, list.borrowed]] : [],
+  );
+  return rows.length ? [stmt(db, NAMES_ROUND, JSON.stringify(rows))] : [];
+}
+
 /**
  * The guards before the k-th lists of a round (`at`, `empty` those that are an empty sync): one
  * statement per item for a round of one, one per kind of guard for a round of several.
@@ -143,6 +159,7 @@ export function listGuards(db: DB, at: RoundItem[], empty: RoundItem[], k: numbe
     const id = resolved.productId;
     const { ranges } = list.lists[k];
     return [
+      ...namesGuard(db, at, k),
       ...(empty.length ? [stmt(db, EMPTY_GUARD, id, slugged(at[0]).d ?? 0)] : []),
       ...(empty.length && list.ownExpected !== undefined ? [stmt(db, OWN_EXPECTED_GUARD, id, list.ownExpected)] : []),
       ...(ranges ? [stmt(db, RANGE_GUARD, id, ranges)] : []),
@@ -156,6 +173,7 @@ export function listGuards(db: DB, at: RoundItem[], empty: RoundItem[], k: numbe
     return r ? [[resolved.productId, JSON.parse(r)]] : [];
   });
   return [
+    ...namesGuard(db, at, k),
     ...(empty.length
       ? [stmt(db, EMPTY_ROUND, JSON.stringify(empty.map((r) => [r.resolved.productId, slugged(r).d ?? 0])))]
       : []),

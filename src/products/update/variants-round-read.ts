@@ -4,7 +4,7 @@ import { sqlNames } from "../../platform/columns";
 import { runBatch, stmt } from "../../platform/d1";
 import type { ItemOutcome } from "../create";
 import { VERSION_SQL } from "../version";
-import { notFound, type ResolveRow, resolvedFrom, type SqlList } from "./variants-route";
+import { misplaced, notFound, type ResolveRow, resolvedFrom, type SqlList } from "./variants-route";
 import type { RoundItem } from "./variants-sql";
 
 // The read before the rounds (./variants-rounds.ts) of a body whose items need one: a selection by
@@ -29,12 +29,13 @@ const RESOLVE_ROUND = `
     (SELECT k.${K.productId} FROM ${K.$} AS k WHERE k.${K.sku} = r.value->>2))`;
 
 /** Whether the item's product or fields are known only from a read. */
-export const needsRead = (list: SqlList) => !("productId" in list.selector) || list.stored !== undefined;
+export const needsRead = ({ selector: s, stored }: SqlList) =>
+  !("productId" in s || "none" in s) || stored !== undefined;
 
 /**
  * The round items with their products, and the outcomes of selections that find nothing;
  * undefined when an item's read leaves it to the JavaScript plan (the product's own SKU selected
- * with variant fields, a head category merged past the bound on paths). `more`: statements read in
+ * with variant fields that `variantInSql` does not take without them). `more`: statements read in
  * the same call (the read of the round's items without a list), their results in `more`.
  */
 export async function readRoundItems(
@@ -58,6 +59,11 @@ export async function readRoundItems(
   const missing = new Map<number, ItemOutcome>();
   let at = 0;
   for (const list of lists) {
+    // An item naming no product: the 400 ./select.ts words, without a read.
+    if ("none" in list.selector) {
+      missing.set(list.item.index, notFound(list));
+      continue;
+    }
     if (!needsRead(list)) {
       items.push({ list, resolved: { productId: (list.selector as { productId: number }).productId } });
       continue;
@@ -67,9 +73,16 @@ export async function readRoundItems(
       missing.set(list.item.index, notFound(list));
       continue;
     }
+    // A variant of another product than the one given beside it: the 404 ./select.ts words.
+    const other = misplaced(list, row);
+    if (other) {
+      missing.set(list.item.index, other);
+      continue;
+    }
+    // Refused by what was read (`refused`: a head category merged past the bound), the item is
+    // held as one refused as it is (./variants-rounds.ts), worded from the rounds' read.
     const resolved = resolvedFrom(list, row);
-    // Refused by what was read (a head category merged past the bound): the JavaScript plan words it.
-    if (!resolved || resolved.refused) return undefined;
+    if (!resolved) return undefined;
     items.push({ list, resolved });
   }
   return { items, missing, more: results.slice(resolve.length) };

@@ -167,7 +167,7 @@ export async function writeRounds(
     const unwritten = () => [...bare.map((b) => b.item), ...laterBare];
     // Items refused as they are hold their product for the round, as in the JavaScript plan, and
     // are worded from one read before the round writes (the catalog as their round finds it).
-    const refused = round.filter((r) => r.list.refused);
+    const refused = round.filter(asIs);
     const rest = refused.length ? await wordRefused(db, refused, state) : "worded";
     if (rest === "plan") return hand([...round.map((r) => r.list), ...later], unwritten());
     if (rest === "again") {
@@ -175,7 +175,7 @@ export async function writeRounds(
       pending = await afresh([...round.map((r) => r.list), ...later]);
       continue;
     }
-    round = round.filter((r) => !r.list.refused);
+    round = round.filter((r) => !asIs(r));
     let again = false;
     for (;;) {
       const last = !later.length && !laterBare.length;
@@ -287,6 +287,12 @@ async function wordRefused(db: DB, refused: RoundItem[], state: Rounds): Promise
   }
   return "worded";
 }
+
+/**
+ * An item refused as it is (./variants-route.ts, Refused), or by what the rounds' read found (a
+ * head category merged into the stored paths past the bound): worded before its round writes.
+ */
+const asIs = (r: RoundItem) => r.list.refused !== undefined || r.resolved.refused === true;
 
 /** A refusal the read worded (not "plan", not a slug derived, not nothing refused). */
 const worded = (r: Refusal): r is Failed => r !== undefined && r !== "plan" && !("slug" in r);

@@ -11,7 +11,7 @@ import { EXPECTED, packed, packedRows, VARIANT_ID } from "../packed";
 import type { VariantEntry, VariantUpdateEntry } from "../schema";
 import { sharedNames } from "../variants";
 import { productETag, VERSION_SQL } from "../version";
-import { type Failed, fail, type UpdateItem } from "./select";
+import { type Failed, fail, type UpdateItem, unselected } from "./select";
 
 // Which PUT items the SQL plan (./variants-sql.ts; several items: ./variants-rounds.ts) takes, and
 // what it binds for them; the rest take the JavaScript plan (./plan.ts), and so does whatever the
@@ -49,13 +49,20 @@ function beside(key: string, v: unknown): unknown {
   return tooManyPaths(paths) ? undefined : paths;
 }
 
-/** How the item names its product: by id, or through a variant id or SKU the batch re-checks. */
-type Selector = { productId: number } | { variantId: number } | { sku: string };
+/**
+ * How the item names its product: by id, or through a variant id or SKU the batch re-checks. A
+ * variant id beside a product id selects the variant (`of`: the product it must be a variant of,
+ * checked on the read, `misplaced`), as ./select.ts selects it. `none`: the item names no product,
+ * the 400 ./select.ts words (`resolve` answers it without a read).
+ */
+type Selector = { productId: number } | { variantId: number; of?: number } | { sku: string } | { none: true };
 
-function selectorOf(d: UpdateItem["data"]): Selector | undefined {
-  if (d.variant_id !== undefined) return d.product_id === undefined ? { variantId: d.variant_id } : undefined;
+function selectorOf(d: UpdateItem["data"]): Selector {
+  if (d.variant_id !== undefined) {
+    return d.product_id === undefined ? { variantId: d.variant_id } : { variantId: d.variant_id, of: d.product_id };
+  }
   if (d.product_id !== undefined) return { productId: d.product_id };
-  return typeof d.sku === "string" ? { sku: d.sku } : undefined;
+  return typeof d.sku === "string" ? { sku: d.sku } : { none: true };
 }
 
 /** The one item of a body this path takes (./variants-sql.ts); several: ./variants-rounds.ts. */
@@ -67,10 +74,11 @@ export function variantsInSql(items: UpdateItem[]) {
 export function variantInSql(item: UpdateItem) {
   const d = item.data;
   const selector = selectorOf(d);
-  if (!selector) return undefined;
+  const listed = d.variants?.sync !== undefined || d.variants?.add?.length || d.variants?.update?.length;
+  // Naming no product, it is refused before anything else is (./select.ts).
+  if ("none" in selector) return listed ? { item, selector, lists: [] } : undefined;
   // A count given twice (./states.ts, countsTwice) beside a list is refused whatever is stored:
   // worded from a read of the product alone, as names that disagree are.
-  const listed = d.variants?.sync !== undefined || d.variants?.add?.length || d.variants?.update?.length;
   if (
     listed &&
     ((d.stock !== undefined && d.adjust !== undefined) ||
@@ -134,7 +142,8 @@ export function variantInSql(item: UpdateItem) {
   });
   // Entries that disagree on option names are refused whatever is stored: worded from a read of the
   // product alone (./refusals.ts stops at these errors, before any match).
-  if (sharedNames(given.flatMap((l) => l.given)) === false) {
+  const shared = sharedNames(given.flatMap((l) => l.given));
+  if (shared === false) {
     return { item, selector, lists: [], product, refused: "names" as Refused, stored };
   }
   // An empty sync deletes every variant: alone, the product's own count beside it then applies to
@@ -213,7 +222,34 @@ export function variantInSql(item: UpdateItem) {
   if (deriveSlug) product = { ...product, slug: null };
   // Not written: the read that words a refusal runs the plan for the matches (./variants-sql.ts, diagnose).
   const refused: Refused | undefined = own ? "stock" : asGiven ? "merged" : undefined;
-  return { item, selector, lists, product, refused, stored, expected, ownExpected, lead: lead !== undefined, floor };
+  const borrowed = borrowNames(lists, shared);
+  return {
+    item,
+    selector,
+    lists,
+    product,
+    refused,
+    stored,
+    expected,
+    ownExpected,
+    lead: lead !== undefined,
+    floor,
+    borrowed,
+  };
+}
+
+/**
+ * A sync whose entries name no options beside a list naming them: the JavaScript plan matches the
+ * sync with those names where the product has none yet, and refuses the other list's entries where
+ * it has others (./states.ts, listNames). The sync takes them (the plan would otherwise match it
+ * with none, and plan no rows), and a guard refuses the batch where the product has other names
+ * (./variants-guards.ts, namesGuard), worded from a read. Returns the names borrowed.
+ */
+function borrowNames(lists: { mode: number; names: string[] | null; entries: unknown[] }[], shared?: string[]) {
+  const sync = lists.find((l) => l.mode === MODE.sync);
+  if (!shared || !sync?.entries.length || sync.names !== null) return undefined;
+  sync.names = shared;
+  return shared;
 }
 
 /** The update entries' expected counts (`expected`) but those of the leading entry's variant. */
@@ -323,11 +359,18 @@ export type Resolved = {
   slugless?: true;
 };
 
-/** The 404 of a selection that finds nothing, in the words of ./select.ts. */
+/** The 404 of a selection that finds nothing (the 400 of none), in the words of ./select.ts. */
 export function notFound({ selector: s }: SqlList): Failed {
+  if ("none" in s) return unselected();
   if ("variantId" in s) return fail(404, `variant_id: variant ${s.variantId} not found`);
   if ("sku" in s) return fail(404, `sku: no product or variant has SKU ${s.sku}`);
   return fail(404, `product_id: product ${s.productId} not found`);
+}
+
+/** The 404 of a variant selected beside the id of a product it is not a variant of, in the words of ./select.ts. */
+export function misplaced({ selector: s }: SqlList, row: ResolveRow): Failed | undefined {
+  if (!("variantId" in s) || s.of === undefined || s.of === row.id) return undefined;
+  return fail(404, `variant_id: variant ${s.variantId} is not a variant of product ${s.of}`);
 }
 
 /**
@@ -338,6 +381,7 @@ export function notFound({ selector: s }: SqlList): Failed {
  */
 export async function resolve(db: DB, list: SqlList, ifMatch?: IfMatch): Promise<Resolved | Failed | undefined> {
   const s = list.selector;
+  if ("none" in s) return notFound(list);
   const tags = ifMatch && !ifMatch.any;
   if ("productId" in s && !tags && !list.stored) return { productId: s.productId };
   const row = await stmt(
@@ -348,6 +392,8 @@ export async function resolve(db: DB, list: SqlList, ifMatch?: IfMatch): Promise
     "sku" in s ? s.sku : null,
   ).first<ResolveRow>();
   if (!row) return notFound(list);
+  const other = misplaced(list, row);
+  if (other) return other;
   if (tags && !ifMatch.tags.includes(productETag(row.id, row.version))) return { productId: row.id, changed: true };
   return resolvedFrom(list, row, tags);
 }

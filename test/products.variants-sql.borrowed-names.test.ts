@@ -1,0 +1,200 @@
+import { describe, expect, it } from "vitest";
+import { type Json, size } from "./fixtures/sizes";
+import { jsPlanReads, type Made, run, sameAsJsWatched, type Twin } from "./fixtures/twins";
+import { post, put, uid } from "./helpers";
+
+// A sync whose entries name no options beside an add naming them: the JavaScript plan matches the
+// sync with the add's names where the product has none yet (src/products/update/states.ts,
+// listNames), where the SQL plan matched it with none, planned no rows and left the body, written or
+// refused, to the JavaScript plan. The sync now takes the add's names, and a guard refuses the
+// batch where the product has other names (src/products/update/variants-route.ts, borrowNames;
+// variants-guards.ts, namesGuard); the read words a refusal from the plan's matches. Each body is
+// answered as the JavaScript plan answers it (forced with jsPlanOnly on a twin catalog): status,
+// errors and their order, answer and stored products.
+
+const FOREIGN = uid("FOREIGN");
+
+/** The products given no variants (and so no option names). */
+const emptied =
+  (...which: number[]) =>
+  async (made: Made[]) => {
+    for (const i of which) {
+      const r = await put("/v1/products", { product_id: made[i].id, variants: { sync: [] } });
+      expect(r.status, r.text).toBe(200);
+    }
+  };
+
+const written = (m: Made) => ({ product_id: m.id, variants: { update: [{ variant_id: m.v[0], qty: 7 }] } });
+
+type Case = [string, Twin, number, string[], number];
+
+/** A's sync naming no options and add naming Size, a having no variants. */
+const unnamed = (a: Made, add: Json[], sync: Json[] = [{ variant_option1_value: "h" }], more: Json = {}) => ({
+  product_id: a.id,
+  variants: { sync, add, ...more },
+});
+
+const namedByTheAdd: Case[] = [
+  [
+    "another product's SKU in the add",
+    { count: 1, prepare: emptied(0), body: ([a]) => unnamed(a, [size("i", { sku: FOREIGN })]) },
+    409,
+    [`variants.add[0].sku: SKU ${FOREIGN} is already used by product <F>`],
+    2,
+  ],
+  [
+    "the add repeating the sync's combination",
+    { count: 1, prepare: emptied(0), body: ([a]) => unnamed(a, [size("h")]) },
+    409,
+    ["variants.add[0]: option combination (h) already exists (variants.sync[0])"],
+    2,
+  ],
+  [
+    "the sync repeating a combination",
+    {
+      count: 1,
+      prepare: emptied(0),
+      body: ([a]) => unnamed(a, [size("i")], [{ variant_option1_value: "h" }, { variant_option1_value: "h" }]),
+    },
+    409,
+    ["variants.sync[1]: option combination (h) is also used by variants.sync[0]"],
+    2,
+  ],
+  [
+    "a sync entry without the value",
+    {
+      count: 1,
+      prepare: emptied(0),
+      body: ([a]) => unnamed(a, [size("i")], [{ variant_option1_value: "h" }, { qty: 2 }]),
+    },
+    400,
+    ['variants.sync[1].variant_option1_value: is required (option "Size")'],
+    2,
+  ],
+  [
+    "the sync's SKU taken by the add",
+    {
+      count: 1,
+      prepare: emptied(0),
+      body: ([a]) => unnamed(a, [size("i", { sku: `${a.p}x` })], [{ variant_option1_value: "h", sku: `${a.p}x` }]),
+    },
+    409,
+    [
+      "variants.add[0].sku: SKU <0>x already exists (variants.sync[0])",
+      "variants.add[0].sku: SKU <0>x is also used by variants.sync[0].sku",
+    ],
+    2,
+  ],
+  [
+    "an update of a variant the product no longer has",
+    {
+      count: 1,
+      prepare: emptied(0),
+      body: ([a]) => unnamed(a, [size("i")], undefined, { update: [{ variant_id: a.v[0], qty: 1 }] }),
+    },
+    404,
+    ["variants.update[0].variant_id: variant <0.0> is not a variant of product <0>"],
+    2,
+  ],
+  [
+    "in rounds, beside an item written",
+    {
+      count: 2,
+      prepare: emptied(0),
+      body: ([a, b]) => [unnamed(a, [size("i", { sku: FOREIGN })]), written(b)],
+    },
+    200,
+    [`[0].variants.add[0].sku: SKU ${FOREIGN} is already used by product <F>`],
+    3,
+  ],
+  ["accepted", { count: 1, prepare: emptied(0), body: ([a]) => unnamed(a, [size("i")]) }, 200, [], 1],
+  [
+    "accepted on a product with those names",
+    { count: 1, body: ([a]) => unnamed(a, [size("xl")], [{ variant_option1_value: "s", sku: `${a.p}0` }]) },
+    200,
+    [],
+    1,
+  ],
+  [
+    "on a product with other names",
+    {
+      count: 1,
+      body: ([a]) =>
+        unnamed(
+          a,
+          [{ variant_option1_name: "Colour", variant_option1_value: "red" }],
+          [{ variant_option1_value: "s" }],
+        ),
+    },
+    400,
+    [
+      "variants.add[0].variant_option1_name: option names differ from the product's (Size); rename options with variants.sync",
+    ],
+    2,
+  ],
+  [
+    "in rounds, on a product with other names, beside an item written",
+    {
+      count: 2,
+      body: ([a, b]) => [
+        unnamed(
+          a,
+          [{ variant_option1_name: "Colour", variant_option1_value: "red" }],
+          [{ variant_option1_value: "s" }],
+        ),
+        written(b),
+      ],
+    },
+    200,
+    [
+      "[0].variants.add[0].variant_option1_name: option names differ from the product's (Size); rename options with variants.sync",
+    ],
+    3,
+  ],
+];
+
+/** The product that has FOREIGN, as the errors show it. */
+let foreign = 0;
+const shown = (errors: string[]) => errors.map((e) => e.replace(`product ${foreign}`, "product <F>"));
+
+describe("a sync naming no options beside an add naming them", () => {
+  it("has the product that owns FOREIGN", async () => {
+    const r = await post("/v1/products", { title: "Foreign", price: 1, sku: FOREIGN });
+    expect(r.status, r.text).toBe(200);
+    foreign = r.json.products[0].product_id;
+  });
+
+  it.each(namedByTheAdd)("%s: the JavaScript plan's answer", async (_name, twin, status, errors, calls) => {
+    const { sql, seen } = await sameAsJsWatched(twin);
+    expect(sql.status, JSON.stringify(sql.raw)).toBe(status);
+    expect(shown(sql.json.errors ?? [])).toEqual(errors);
+    expect(seen).toEqual([]);
+    expect(jsPlanReads(sql.queries)).toBe(0);
+    expect(sql.calls).toBe(calls);
+  });
+
+  it("another product's SKU in the add: recorded under an Idempotency-Key and replayed", async () => {
+    const [, twin, status] = namedByTheAdd[0];
+    const key = uid("key");
+    const first = await run({ ...twin, headers: { "idempotency-key": key } });
+    expect(first.status).toBe(status);
+    expect(jsPlanReads(first.queries)).toBe(0);
+    const again = await put("/v1/products", twin.body(first.made), { headers: { "idempotency-key": key } });
+    expect([again.status, again.json]).toEqual([status, first.raw]);
+  });
+
+  it("checks the names of 2 items or 4 in the same statements", async () => {
+    const statements = async (n: number) => {
+      const r = await run({
+        count: n,
+        prepare: emptied(...Array.from({ length: n }, (_, i) => i)),
+        body: (made) => made.map((m) => unnamed(m, [size("i")])),
+      });
+      expect([r.status, r.calls], JSON.stringify(r.raw)).toEqual([200, 1]);
+      // One guard of the names for every item (src/products/update/variants-guards.ts, namesGuard).
+      expect(r.queries[0].filter((q) => q.includes("json(p.option_names) <>"))).toHaveLength(1);
+      return r.queries[0];
+    };
+    expect(await statements(4)).toEqual(await statements(2));
+  });
+});
