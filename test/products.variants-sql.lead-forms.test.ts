@@ -1,7 +1,6 @@
 import { env } from "cloudflare:workers";
-import { afterEach, describe, expect, it } from "vitest";
-import { jsPlanOnly } from "../src/products/update";
-import { type Case, type Form, sameAnswers, takenBySql } from "./fixtures/forms";
+import { describe, expect, it } from "vitest";
+import { answers, type Case, type Form, takenBySql } from "./fixtures/forms";
 import { type Json, size } from "./fixtures/sizes";
 
 // One-item forms of a PUT with a variant list around a selected variant's fields (the "leading
@@ -12,16 +11,11 @@ import { type Json, size } from "./fixtures/sizes";
 // - its expected_qty beside an update entry naming the same variant (the first expected count
 //   holds);
 // - a new SKU before a sync that names SKUs (matched as the leading entry leaves them).
-// Each runs on two identical products (./fixtures/forms.ts), by the SQL plan and by the
-// JavaScript plan (jsPlanOnly): the same status, errors, answer and stored product; `calls` are
-// the SQL plan's round trips (a resolve read for a selection, the batch, a read wording a
+// Each pins its status, errors in order, what it writes (./fixtures/forms.ts; nothing when
+// refused) and `calls`, the SQL plan's round trips (a resolve read for a selection, the batch, a read wording a
 // refusal). test/products.variants-sql.given-forms.test.ts has the refusals as given beside
 // several lists, test/products.variants-sql.lead-several.test.ts these forms in bodies of several
 // items and drawn at random.
-
-afterEach(() => {
-  jsPlanOnly.on = false;
-});
 
 const noMinus = () => ({ disable_minusqty: 1 });
 const qtys = (p: Json) => p.variants.map((v: Json) => v.qty);
@@ -377,8 +371,8 @@ describe("a leading entry's forms, by the SQL plan", () => {
     ["expected counts twice", twice],
     ["a new SKU of the leading entry before a sync", renamed],
   ])("%s", (_kind, forms) => {
-    it.each(forms)("%s: answers as the JavaScript plan", async (_name, form) => {
-      await sameAnswers(form);
+    it.each(forms)("%s", async (_name, form) => {
+      await answers(form);
     });
 
     it.each(forms)("%s: the SQL plan takes it", (name, form) => {

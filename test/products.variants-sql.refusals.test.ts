@@ -8,8 +8,7 @@ import { get, post, put, uid } from "./helpers";
 // the refused write, then that read, and nothing else (a third call records the answer under an
 // Idempotency-Key). The read has only the columns the checks read; when it finds nothing refused
 // but the answer size could be, a full read follows, which finds the size refused, or nothing (a
-// concurrent writer changed the product in between): then the write is tried again. test/products.variants-sql.test.ts holds the wording equal to
-// the JavaScript plan's on random lists.
+// concurrent writer changed the product in between): then the write is tried again. test/products.variants.refusal-words.test.ts pins the words.
 
 /** The second call is the plan's read: the plan into the scratch table first, the scratch table cleared last. */
 function wordedByThePlan(queries: string[][]) {

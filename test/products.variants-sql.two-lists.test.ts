@@ -1,5 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { jsPlanOnly } from "../src/products/update/index";
+import { describe, expect, it } from "vitest";
 import { wrapD1 } from "./d1-wrap";
 import { bigProduct, imaged, type Json, product, size } from "./fixtures/sizes";
 import { get, post, put, uid } from "./helpers";
@@ -7,31 +6,25 @@ import { get, post, put, uid } from "./helpers";
 // Refusals the SQL plan words from its own read (src/products/update/diagnose.ts, refusals.ts) that
 // the general plan used to word: an item with two or three lists (sync, add, update applied in that
 // order; a selected variant's fields are a leading list), and in a round of several items a SKU or
-// slug two items claim, or a round that would be refused again. Each answer is the general plan's
-// (forced with `jsPlanOnly` on a twin of the same data), word for word, and nothing refused is
+// slug two items claim, or a round that would be refused again. Each case pins the status, the
+// errors word for word and in order, and the plan's read that words them; nothing refused is
 // written.
-
-afterEach(() => {
-  jsPlanOnly.on = false;
-});
 
 /** What a case's body and errors name: the SKU prefix, the product and its variants (s, m, l). */
 type Case = { p: string; id: number; v: number[] };
 
-async function twin(): Promise<Case> {
+async function made(): Promise<Case> {
   const p = `${uid("T")}-`;
   const made = await product(p);
   return { p, id: made.product_id, v: (made.variants as Json[]).map((v) => v.variant_id) };
 }
 
-/** The body sent by the SQL plan and, on a twin, by the general plan: the answers and the reads. */
-async function both(body: (c: Case) => Json, js = false) {
-  const c = await twin();
+/** The body sent to a fresh product: the answer, the reads and the product before. */
+async function sent(body: (c: Case) => Json) {
+  const c = await made();
   const before = (await get(`/v1/products/${c.id}`)).json;
   const w = wrapD1();
-  jsPlanOnly.on = js;
   const r = await put("/v1/products", body(c), { env: { DB: w.db } });
-  jsPlanOnly.on = false;
   return { c, r, w, before };
 }
 
@@ -90,20 +83,17 @@ describe("an item with two or three lists, refused", () => {
     ],
   ])("words %s from the plan's read", async (_name, list, status, errors) => {
     const flag = (c: Case) => ({ product_id: c.id, title: "Not written", disable_minusqty: 1, variants: list(c) });
-    for (const js of [false, true]) {
-      const { c, r, w, before } = await both(flag, js);
-      expect(r.status, r.text).toBe(status);
-      expect(r.json.errors).toEqual(errors(c));
-      expect((await get(`/v1/products/${c.id}`)).json).toEqual(before);
-      if (js) continue;
-      // The refused batch, then the read that words it.
-      expect(w.counts.calls).toBe(2);
-      wordedByThePlan(w.counts.queries[1]);
-    }
+    const { c, r, w, before } = await sent(flag);
+    expect(r.status, r.text).toBe(status);
+    expect(r.json.errors).toEqual(errors(c));
+    expect((await get(`/v1/products/${c.id}`)).json).toEqual(before);
+    // The refused batch, then the read that words it.
+    expect(w.counts.calls).toBe(2);
+    wordedByThePlan(w.counts.queries[1]);
   });
 
   it("writes an add whose combination only a variant the sync deletes had", async () => {
-    const { c, r, w } = await both((c) => ({
+    const { c, r, w } = await sent((c) => ({
       product_id: c.id,
       variants: { sync: [{ sku: `${c.p}0` }], add: [size("l", { sku: `${c.p}n` })] },
     }));
@@ -150,56 +140,45 @@ describe("an item with two or three lists, refused", () => {
       ],
     ],
   ])("words %s (a leading entry and a list) from the plan's read", async (_name, body, status, errors) => {
-    for (const js of [false, true]) {
-      const { c, r, w, before } = await both(body, js);
-      expect(r.status, r.text).toBe(status);
-      expect(r.json.errors).toEqual(errors(c));
-      expect((await get(`/v1/products/${c.id}`)).json).toEqual(before);
-      if (js) continue;
-      // The selected variant's read, the refused batch, then the read that words it.
-      expect(w.counts.calls).toBe(3);
-      wordedByThePlan(w.counts.queries[2]);
-    }
+    const { c, r, w, before } = await sent(body);
+    expect(r.status, r.text).toBe(status);
+    expect(r.json.errors).toEqual(errors(c));
+    expect((await get(`/v1/products/${c.id}`)).json).toEqual(before);
+    // The selected variant's read, the refused batch, then the read that words it.
+    expect(w.counts.calls).toBe(3);
+    wordedByThePlan(w.counts.queries[2]);
   });
 
   it("words a selected variant's adjust past the largest count before the lists' checks", async () => {
-    for (const js of [false, true]) {
-      const c = await twin();
-      const top = { product_id: c.id, variants: { update: [{ variant_id: c.v[0], qty: 999_999_999 }] } };
-      expect((await put("/v1/products", top)).status).toBe(200);
-      const before = (await get(`/v1/products/${c.id}`)).json;
-      const w = wrapD1();
-      jsPlanOnly.on = js;
-      const body = { variant_id: c.v[0], adjust: 5, variants: { sync: [size("s"), size("s")] } };
-      const r = await put("/v1/products", body, { env: { DB: w.db } });
-      jsPlanOnly.on = false;
-      expect(r.status, r.text).toBe(400);
-      expect(r.json.errors).toEqual(["adjust: would take qty to 1000000004, past 1000000000"]);
-      expect((await get(`/v1/products/${c.id}`)).json).toEqual(before);
-      if (!js) wordedByThePlan(w.counts.queries[2]);
-    }
+    const c = await made();
+    const top = { product_id: c.id, variants: { update: [{ variant_id: c.v[0], qty: 999_999_999 }] } };
+    expect((await put("/v1/products", top)).status).toBe(200);
+    const before = (await get(`/v1/products/${c.id}`)).json;
+    const w = wrapD1();
+    const body = { variant_id: c.v[0], adjust: 5, variants: { sync: [size("s"), size("s")] } };
+    const r = await put("/v1/products", body, { env: { DB: w.db } });
+    expect(r.status, r.text).toBe(400);
+    expect(r.json.errors).toEqual(["adjust: would take qty to 1000000004, past 1000000000"]);
+    expect((await get(`/v1/products/${c.id}`)).json).toEqual(before);
+    wordedByThePlan(w.counts.queries[2]);
   });
 
   it("refuses an expected count of a selected variant that is not its qty though the sync deletes the variant", async () => {
     // The count is expected as stored, before the lists: a sync deleting the variant does not
-    // drop the condition (both plans refuse it; the general plan once checked only the variants
-    // the request leaves).
+    // drop the condition (the general plan once checked only the variants the request leaves).
     const body = (c: Case) => ({
       sku: `${c.p}0`,
       expected_stock: 5,
       qty_location: "B-2",
       variants: { sync: [size("xl", { sku: `${c.p}n` })] },
     });
-    for (const js of [false, true]) {
-      const { c, r, w, before } = await both(body, js);
-      expect(r.status, r.text).toBe(409);
-      expect(r.json.errors).toEqual([`expected_stock: variant ${c.v[0]} has qty ${before.variants[0].qty}, not 5`]);
-      expect((await get(`/v1/products/${c.id}`)).json).toEqual(before);
-      if (js) continue;
-      // The selected variant's read, the refused batch, the read that words it.
-      wordedByThePlan(w.counts.queries[2]);
-      expect(w.counts.calls).toBe(3);
-    }
+    const { c, r, w, before } = await sent(body);
+    expect(r.status, r.text).toBe(409);
+    expect(r.json.errors).toEqual([`expected_stock: variant ${c.v[0]} has qty ${before.variants[0].qty}, not 5`]);
+    expect((await get(`/v1/products/${c.id}`)).json).toEqual(before);
+    // The selected variant's read, the refused batch, the read that words it.
+    wordedByThePlan(w.counts.queries[2]);
+    expect(w.counts.calls).toBe(3);
   });
 
   it("words more than 2,048 variants after a sync and an add", async () => {
@@ -210,13 +189,11 @@ describe("an item with two or three lists, refused", () => {
         add: [size("one more")],
       },
     });
-    for (const js of [false, true]) {
-      const { c, r, w, before } = await both(body, js);
-      expect(r.status, r.text.slice(0, 300)).toBe(400);
-      expect(r.json.errors).toEqual(["variants: a product has at most 2048 variants; this request would leave 2049"]);
-      expect((await get(`/v1/products/${c.id}`)).json).toEqual(before);
-      if (!js) expect(w.counts.calls).toBe(2);
-    }
+    const { c, r, w, before } = await sent(body);
+    expect(r.status, r.text.slice(0, 300)).toBe(400);
+    expect(r.json.errors).toEqual(["variants: a product has at most 2048 variants; this request would leave 2049"]);
+    expect((await get(`/v1/products/${c.id}`)).json).toEqual(before);
+    expect(w.counts.calls).toBe(2);
   });
 
   it("words an answer past 2 MiB after a sync and an add (413)", async () => {
@@ -235,14 +212,12 @@ describe("an item with two or three lists, refused", () => {
   });
 });
 
-/** A round's body on three products (s, m, l each), by the SQL plan or the general one. */
-async function round(body: (c: Case[]) => Json[], js = false) {
-  const cs = [await twin(), await twin(), await twin()];
+/** A round's body on three products (s, m, l each). */
+async function round(body: (c: Case[]) => Json[]) {
+  const cs = [await made(), await made(), await made()];
   const before = await Promise.all(cs.map(async (c) => (await get(`/v1/products/${c.id}`)).json));
   const w = wrapD1();
-  jsPlanOnly.on = js;
   const r = await put("/v1/products", body(cs), { env: { DB: w.db } });
-  jsPlanOnly.on = false;
   const after = await Promise.all(cs.map(async (c) => (await get(`/v1/products/${c.id}`)).json));
   return { cs, r, w, before, after };
 }
@@ -308,28 +283,25 @@ describe("a round of several items, refused", () => {
       [true, false, true],
     ],
   ])("words %s from one read, and writes the others", async (_name, body, errors, written) => {
-    for (const js of [false, true]) {
-      const n = uid("NEW");
-      const { cs, r, w, before, after } = await round((cs) => body(cs, n), js);
-      expect(r.status, r.text).toBe(200);
-      expect(r.json.errors).toEqual(errors(cs, n));
-      expect(r.json.success).toBe(written.filter(Boolean).length);
-      // Each product written or left as it was.
-      for (const [i, was] of written.entries()) {
-        if (was) expect(after[i]).not.toEqual(before[i]);
-        else expect(after[i]).toEqual(before[i]);
-      }
-      if (js) continue;
-      // The refused batch, the read that words it, the batch without the refused items.
-      expect(w.counts.calls).toBe(3);
-      wordedByThePlan(w.counts.queries[1]);
+    const n = uid("NEW");
+    const { cs, r, w, before, after } = await round((cs) => body(cs, n));
+    expect(r.status, r.text).toBe(200);
+    expect(r.json.errors).toEqual(errors(cs, n));
+    expect(r.json.success).toBe(written.filter(Boolean).length);
+    // Each product written or left as it was.
+    for (const [i, was] of written.entries()) {
+      if (was) expect(after[i]).not.toEqual(before[i]);
+      else expect(after[i]).toEqual(before[i]);
     }
+    // The refused batch, the read that words it, the batch without the refused items.
+    expect(w.counts.calls).toBe(3);
+    wordedByThePlan(w.counts.queries[1]);
   });
 });
 
 describe("a round refused again", () => {
   it("is worded from a second read when a concurrent writer refuses what the first found sound", async () => {
-    const [a, b] = [await twin(), await twin()];
+    const [a, b] = [await made(), await made()];
     const n = uid("NEW");
     let racer = 0;
     // Between the read that words the first refusal and the round written again, another product takes the SKU.

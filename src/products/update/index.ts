@@ -46,24 +46,18 @@ export async function updateProducts(
   if (stock) return stockUpdate(db, stock, now, recorder, options.keyId ?? null);
   // A body carrying a variant list is planned in SQL when it can be (./variants-route.ts), which
   // also words its refusals (./refusals.ts); undefined: a list it does not take after all, planned below.
-  const list = !jsPlanOnly.on && variantsInSql(items);
+  const list = variantsInSql(items);
   const resolved = list && (await resolve(db, list, ifMatch));
   const written = resolved && (await writeVariants(db, list, resolved, now, options, recorder));
   if (written) return written;
   // Several items, one at least with a list: the SQL plan's rounds (./variants-rounds.ts; items
   // without a list planned by ./plan.ts in the rounds' batches), which hand what they do not word
   // to the JavaScript plan with the record's state.
-  const rounds = !jsPlanOnly.on && !ifMatch && listsInSql(items);
+  const rounds = !ifMatch && listsInSql(items);
   if (!rounds) return updateInJs(db, items, now, recorder, options);
   const done = await writeRounds(db, rounds, now, recorder, options);
   return done.rest.length ? updateInJs(db, done.rest, now, recorder, options, done) : done;
 }
-
-/**
- * Tests set `on` to hold the SQL plan to the JavaScript one (test/products.variants-sql.test.ts),
- * and read `taken`, the requests the JavaScript plan planned items of, to know which plan answered.
- */
-export const jsPlanOnly = { on: false, taken: 0 };
 
 /**
  * Tests watch the items handed to the JavaScript plan: none carrying a variant list should be,
@@ -81,7 +75,6 @@ async function updateInJs(
   from?: Rounds,
 ): Promise<Written> {
   toJsPlan.watch?.(items);
-  jsPlanOnly.taken++;
   const back = readBack(options.minimal);
   const { ifMatch } = options;
   // After the SQL plan's rounds, their outcomes as presented products (answered beside these).

@@ -1,94 +1,13 @@
-import fc from "fast-check";
-import { afterEach, describe, expect, it } from "vitest";
-import { jsPlanOnly } from "../src/products/update/index";
+import { describe, expect, it } from "vitest";
 import { wrapD1 } from "./d1-wrap";
-import {
-  ifMatch,
-  items,
-  normal,
-  oneItem,
-  owners,
-  type Seeded,
-  scenario,
-  secondList,
-  seed,
-  seededAs,
-  selectedFields,
-  severalItems,
-} from "./fixtures/variant-bodies";
 import { get, post, put, uid } from "./helpers";
 
 // A sync, add or update of one product's variants is planned in SQL in one round trip
 // (src/products/update/variants-sql.ts); a refusal is worded from a read that runs the same plan
-// (src/products/update/refusals.ts). Both must agree with the JavaScript plan: on random products
-// and lists, the same request sent to two identical products, one by the SQL path and one forced
-// onto the JavaScript path (`jsPlanOnly`), answers the same status, errors, ETag and product, and
-// leaves the same variants; the item names its product by id, by a variant id or by a SKU, with or
-// without an If-Match (`*`, the product's ETag or a stale one), and an update may name a variant
-// twice. About half of the lists are refused (missing or extra option values, two entries on one
-// variant, repeated combinations, negative stock under
-// disable_minusqty, another product's SKU, renamed options, unknown variant ids, an expected_qty
-// that is not the stored one, an adjust beside a qty or below zero under disable_minusqty).
+// (src/products/update/refusals.ts) and writes nothing. Round trips, exact errors, ETags and
+// answers of that one path.
 
-describe("a variant sync or update planned in SQL agrees with the JavaScript plan", () => {
-  afterEach(() => {
-    jsPlanOnly.on = false;
-  });
-
-  it("on random products and lists, in status, errors, answer and stored variants", async () => {
-    const foreign = uid("FOREIGN");
-    await post("/v1/products", { title: "Other", price: 1, sku: foreign });
-    let fast = 0;
-    let twoWorded = 0;
-    let runs = 0;
-    await fc.assert(
-      fc.asyncProperty(scenario, async (s) => {
-        runs++;
-        const a = `${uid("A")}-`;
-        const b = `${uid("B")}-`;
-        const [sa, sb] = [await seed(s, a), await seed(s, b)];
-        const [ia, ib] = [sa.id, sb.id];
-        const w = wrapD1();
-        const ra = await put("/v1/products", oneItem(s, a, sa, foreign), {
-          env: { DB: w.db },
-          headers: await ifMatch(s, ia),
-        });
-        const headers = await ifMatch(s, ib);
-        jsPlanOnly.on = true;
-        const rb = await put("/v1/products", oneItem(s, b, sb, foreign), { headers });
-        jsPlanOnly.on = false;
-        // One round trip, after a read of one statement for an If-Match naming a tag or a selection by
-        // variant or SKU (the JavaScript plan's read is a batch of four).
-        const [first, second] = w.counts.statementsPerCall;
-        if (ra.status === 200 && (second === undefined || (first === 1 && w.counts.calls === 2))) fast++;
-        // Two lists (or a selected variant's fields and a list) refused, worded by the plan's read (the
-        // last call: the plan into the scratch table first), not by the JavaScript plan's read.
-        const lists = (secondList(s) ? 2 : 1) + (Object.keys(selectedFields(s, a, sa)).length ? 1 : 0);
-        const worded = w.counts.queries.at(-1)?.[0].includes("INSERT INTO variant_sync");
-        if (ra.status >= 400 && lists > 1 && worded) twoWorded++;
-        expect(ra.status, `${ra.text}\n${rb.text}`).toBe(rb.status);
-        expect(normal(ra.json, a, ia)).toEqual(normal(rb.json, b, ib));
-        const [ga, gb] = [await get(`/v1/products/${ia}`), await get(`/v1/products/${ib}`)];
-        expect(normal(ga.json, a, ia)).toEqual(normal(gb.json, b, ib));
-        // The ETag a write under If-Match answers is the product's as the write left it.
-        expect(ra.headers.has("etag")).toBe(rb.headers.has("etag"));
-        if (ra.status === 200 && s.ifMatch !== "none") {
-          expect([ra.headers.get("etag"), rb.headers.get("etag")]).toEqual([
-            ga.headers.get("etag"),
-            gb.headers.get("etag"),
-          ]);
-        }
-      }),
-      { numRuns: 200 },
-    );
-    // The SQL path must have carried a fair share of them, or the comparison proved nothing. About
-    // a sixth of the drawn items are accepted in SQL (24 to 52 of 200 in runs; the rest are refusals,
-    // or forms only the JavaScript plan takes), so a tenth leaves room for the draw's spread.
-    expect(fast).toBeGreaterThan(runs / 10);
-    // Refusals of two lists worded by the plan's read: 22 to 43 of 200 in twenty runs.
-    expect(twoWorded).toBeGreaterThan(runs / 20);
-  }, 120_000);
-
+describe("a variant sync or update planned in SQL", () => {
   it("takes one round trip for an accepted sync, and writes nothing when it refuses", async () => {
     const prefix = `${uid("R")}-`;
     const p = await post("/v1/products", {
@@ -313,80 +232,4 @@ describe("a variant sync or update planned in SQL agrees with the JavaScript pla
       [`${prefix}1`, 7, 100],
     ]);
   });
-});
-
-// Several items in one request: each on its own, in the SQL plan's rounds (src/products/update/
-// variants-rounds.ts) against the JavaScript plan. Items are drawn as above (`items`,
-// ./fixtures/variant-bodies.ts), each naming its own product or one an earlier item named (applied
-// in order, in a later round) by id, variant id or SKU, with product fields derived from the stored
-// product, a selected variant's own fields or the product's own counts (refused as it is) beside
-// the list, some claiming a SKU the item before claims or frees (refused by the JavaScript plan: a
-// clash between items, or another product's SKU as read), some without a list (planned in the
-// round's batch).
-describe("several items with variant lists planned in SQL agree with the JavaScript plan", () => {
-  afterEach(() => {
-    jsPlanOnly.on = false;
-  });
-
-  it("on random requests of 2 to 4 items, some naming one product, some refused", async () => {
-    const foreign = uid("FOREIGN");
-    await post("/v1/products", { title: "Other", price: 1, sku: foreign });
-    let fast = 0;
-    let written = 0;
-    let mixed = 0;
-    let runs = 0;
-    await fc.assert(
-      fc.asyncProperty(items, async (drawn) => {
-        runs++;
-        const [ra, rb] = [`${uid("A")}-`, `${uid("B")}-`];
-        // The product each item names: its own, or an earlier item's (with that item's options).
-        const seeded = new Map<number, [Seeded, Seeded]>();
-        for (const j of new Set(owners(drawn))) {
-          // A clean item's product has a slug (one without is the JavaScript plan's to derive in rounds).
-          const s = seededAs(drawn, j);
-          seeded.set(j, [await seed(s, `${ra}${j}-`), await seed(s, `${rb}${j}-`)]);
-        }
-        const body = (run: 0 | 1, base: string) =>
-          severalItems(drawn, base, (o) => seeded.get(o)?.[run] as Seeded, foreign);
-        const w = wrapD1();
-        const taken = jsPlanOnly.taken;
-        const a = await put("/v1/products", body(0, ra), { env: { DB: w.db } });
-        const carried = jsPlanOnly.taken === taken;
-        jsPlanOnly.on = true;
-        const b = await put("/v1/products", body(1, rb), {});
-        jsPlanOnly.on = false;
-        const pairs = (run: 0 | 1, base: string): [string, number][] =>
-          [...seeded].map(([j, p]) => [`${base}${j}-`, p[run].id]);
-        const same = (json: unknown, run: 0 | 1, base: string) => {
-          let t = JSON.stringify(json);
-          for (const [j, [prefix, id]] of pairs(run, base).entries()) {
-            t = t.replaceAll(prefix, `<p${j}>`).replaceAll(`product ${id}`, `product <${j}>`);
-          }
-          return normal(JSON.parse(t), "\u0000", -1);
-        };
-        expect(a.status, `${a.text}\n${b.text}`).toBe(b.status);
-        expect(same(a.json, 0, ra)).toEqual(same(b.json, 1, rb));
-        for (const [, [pa, pb]] of seeded) {
-          const [ga, gb] = [await get(`/v1/products/${pa.id}`), await get(`/v1/products/${pb.id}`)];
-          expect(same(ga.json, 0, ra)).toEqual(same(gb.json, 1, rb));
-        }
-        // Requests the rounds carried whole, refusals worded too (the JavaScript plan not run).
-        if (carried) {
-          fast++;
-          written += a.json.success;
-          // Items without a list among them, planned in the rounds' batches.
-          if (drawn.some((d) => d.bare)) mixed++;
-        }
-      }),
-      { numRuns: 60 },
-    );
-    // Two thirds to four fifths of the requests are carried whole by the rounds (40 to 49 of 60 in
-    // runs): the others hold a refusal only the JavaScript plan words (a selected variant's leading
-    // entry, a form ./refusals.ts leaves to it). A sixth leaves room for the draw's spread. Of the
-    // items in them, 49 to 70 were written: the rounds must have written some. Of the requests
-    // carried, 19 to 28 hold items without a list, planned in the rounds' batches.
-    expect(fast).toBeGreaterThan(runs / 6);
-    expect(written).toBeGreaterThan(runs / 20);
-    expect(mixed).toBeGreaterThan(runs / 10);
-  }, 180_000);
 });
