@@ -202,11 +202,12 @@ export type Bare = { item: UpdateItem; productId: number };
 const indexOf = (r: RoundItem | Bare) => ("list" in r ? r.list.item.index : r.item.index);
 
 /** A round's item without a list planned again from the read: refused, a claim an earlier item takes, or nothing. */
-function bareRefusal(b: Bare, snap: Snapshot, claimed: RoundClaims): Failed | "plan" | undefined {
+function bareRefusal(b: Bare, snap: Snapshot, claimed: RoundClaims): Failed | undefined {
   const t = select(b.item, snap);
   if ("ok" in t) return t;
-  // It names another product now: the JavaScript plan reads and words it afresh.
-  if (t.product.id !== b.productId) return "plan";
+  // It names another product now (a concurrent writer): not refused. It stays planned as read, or,
+  // when nothing else of the round is refused either, the rounds read it again.
+  if (t.product.id !== b.productId) return undefined;
   const planned = plan(t, snap);
   return "ok" in planned ? planned : claimed.take(b.item.index, planned.claims, planned.slugClaim);
 }
