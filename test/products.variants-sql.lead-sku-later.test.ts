@@ -1,0 +1,246 @@
+import { describe, expect, it } from "vitest";
+import { type Json, product, size } from "./fixtures/sizes";
+import { type Made, sameAsJs } from "./fixtures/twins";
+import { get, put, uid } from "./helpers";
+
+// A variant selected by variant_id and given a SKU another variant of its product has, beside
+// lists that free it (a sync deleting that variant, an update renaming it): the JavaScript plan
+// applies the lists to the variants as the leading entry leaves them (two with that SKU; a sync
+// naming it matches the later one) and checks SKUs on what the last list leaves. Each body is
+// held equal to that plan (jsPlanOnly, on a twin catalog) and pinned: status, errors, SKUs left.
+// The products are ./fixtures/sizes.ts's: s, m, l with SKUs <0>0 to <0>2 (here `p0`..`p2`).
+
+/** The variants of product `i` as the twins' runs show them: [size, SKU, qty]. */
+const left = (after: Json[], i = 0) => after[i].variants.map((v: Json) => [v.variant_option1_value, v.sku, v.qty]);
+
+type Lead = [string, (a: Made) => Json, number, string[], (string | number | null)[][]];
+
+// v[0] is s (<0>0, qty 0), v[1] m (<0>1, qty 1), v[2] l (<0>2, qty 2), in that order.
+const LEADS: Lead[] = [
+  [
+    "the holder after the selected variant, deleted by the sync",
+    (a) => ({ variant_id: a.v[0], sku: `${a.p}1`, variants: { sync: [size("s"), size("l")] } }),
+    200,
+    [],
+    [
+      ["s", "<0>1", 0],
+      ["l", "<0>2", 2],
+    ],
+  ],
+  [
+    "the holder before the selected variant, deleted by the sync",
+    (a) => ({ variant_id: a.v[1], sku: `${a.p}0`, variants: { sync: [size("m"), size("l")] } }),
+    200,
+    [],
+    [
+      ["m", "<0>0", 1],
+      ["l", "<0>2", 2],
+    ],
+  ],
+  [
+    "a sync naming the SKU matches the later of the two (the holder)",
+    (a) => ({ variant_id: a.v[0], sku: `${a.p}1`, variants: { sync: [{ sku: `${a.p}1`, qty: 7 }, size("l")] } }),
+    200,
+    [],
+    [
+      ["m", "<0>1", 7],
+      ["l", "<0>2", 2],
+    ],
+  ],
+  [
+    "a sync naming the SKU matches the later of the two (the selected variant)",
+    (a) => ({ variant_id: a.v[1], sku: `${a.p}0`, variants: { sync: [{ sku: `${a.p}0`, qty: 7 }, size("l")] } }),
+    200,
+    [],
+    [
+      ["m", "<0>0", 7],
+      ["l", "<0>2", 2],
+    ],
+  ],
+  [
+    "a sync naming the selected variant's old SKU makes a new variant",
+    (a) => ({ variant_id: a.v[0], sku: `${a.p}1`, variants: { sync: [size("xl", { sku: `${a.p}0` }), size("l")] } }),
+    200,
+    [],
+    [
+      ["xl", "<0>0", 0],
+      ["l", "<0>2", 2],
+    ],
+  ],
+  [
+    "a sync deleting the selected variant (the holder keeps the SKU)",
+    (a) => ({ variant_id: a.v[0], sku: `${a.p}1`, variants: { sync: [size("m"), size("l")] } }),
+    200,
+    [],
+    [
+      ["m", "<0>1", 1],
+      ["l", "<0>2", 2],
+    ],
+  ],
+  [
+    "a sync deleting the selected variant, the holder before it",
+    (a) => ({ variant_id: a.v[1], sku: `${a.p}0`, variants: { sync: [size("s"), size("l")] } }),
+    200,
+    [],
+    [
+      ["s", "<0>0", 0],
+      ["l", "<0>2", 2],
+    ],
+  ],
+  [
+    "an empty sync after the leading entry",
+    (a) => ({ variant_id: a.v[0], sku: `${a.p}1`, price: 5, variants: { sync: [] } }),
+    200,
+    [],
+    [],
+  ],
+  [
+    "a sync keeping both: refused",
+    (a) => ({ variant_id: a.v[0], sku: `${a.p}1`, variants: { sync: [size("s"), size("m"), size("l")] } }),
+    409,
+    ["variant <0.1>: SKU <0>1 is also used by sku"],
+    [
+      ["s", "<0>0", 0],
+      ["m", "<0>1", 1],
+      ["l", "<0>2", 2],
+    ],
+  ],
+  [
+    "an update renaming the holder after the selected variant",
+    (a) => ({ variant_id: a.v[0], sku: `${a.p}1`, variants: { update: [{ variant_id: a.v[1], sku: `${a.p}x` }] } }),
+    200,
+    [],
+    [
+      ["s", "<0>1", 0],
+      ["m", "<0>x", 1],
+      ["l", "<0>2", 2],
+    ],
+  ],
+  [
+    "an update renaming the holder before the selected variant",
+    (a) => ({ variant_id: a.v[1], sku: `${a.p}0`, variants: { update: [{ variant_id: a.v[0], sku: `${a.p}x` }] } }),
+    200,
+    [],
+    [
+      ["s", "<0>x", 0],
+      ["m", "<0>0", 1],
+      ["l", "<0>2", 2],
+    ],
+  ],
+  [
+    "an update clearing the holder's SKU",
+    (a) => ({ variant_id: a.v[1], sku: `${a.p}0`, variants: { update: [{ variant_id: a.v[0], sku: null }] } }),
+    200,
+    [],
+    [
+      ["s", null, 0],
+      ["m", "<0>0", 1],
+      ["l", "<0>2", 2],
+    ],
+  ],
+  [
+    "an update giving the selected variant another SKU wins",
+    (a) => ({ variant_id: a.v[0], sku: `${a.p}1`, variants: { update: [{ variant_id: a.v[0], sku: `${a.p}y` }] } }),
+    200,
+    [],
+    [
+      ["s", "<0>y", 0],
+      ["m", "<0>1", 1],
+      ["l", "<0>2", 2],
+    ],
+  ],
+  [
+    "an update giving the selected variant another SKU wins, the holder before it",
+    (a) => ({ variant_id: a.v[1], sku: `${a.p}0`, variants: { update: [{ variant_id: a.v[1], sku: `${a.p}y` }] } }),
+    200,
+    [],
+    [
+      ["s", "<0>0", 0],
+      ["m", "<0>y", 1],
+      ["l", "<0>2", 2],
+    ],
+  ],
+  [
+    "an update giving the holder the SKU again: refused",
+    (a) => ({ variant_id: a.v[0], sku: `${a.p}1`, variants: { update: [{ variant_id: a.v[1], sku: `${a.p}1` }] } }),
+    409,
+    ["variants.update[0].sku: SKU <0>1 is also used by sku"],
+    [
+      ["s", "<0>0", 0],
+      ["m", "<0>1", 1],
+      ["l", "<0>2", 2],
+    ],
+  ],
+  [
+    "an add naming the SKU after a sync freed it: refused",
+    (a) => ({
+      variant_id: a.v[0],
+      sku: `${a.p}1`,
+      variants: { sync: [size("s"), size("l")], add: [size("xl", { sku: `${a.p}1` })] },
+    }),
+    409,
+    [
+      "variants.add[0].sku: SKU <0>1 already exists (variant <0.0>)",
+      "variants.add[0].sku: SKU <0>1 is also used by sku",
+    ],
+    [
+      ["s", "<0>0", 0],
+      ["m", "<0>1", 1],
+      ["l", "<0>2", 2],
+    ],
+  ],
+  [
+    "a sync, then an update renaming the selected variant",
+    (a) => ({
+      variant_id: a.v[0],
+      sku: `${a.p}1`,
+      variants: { sync: [size("s"), size("m"), size("l")], update: [{ variant_id: a.v[0], sku: `${a.p}z` }] },
+    }),
+    200,
+    [],
+    [
+      ["s", "<0>z", 0],
+      ["m", "<0>1", 1],
+      ["l", "<0>2", 2],
+    ],
+  ],
+];
+
+describe("a selected variant given a SKU a list after it frees or keeps", () => {
+  it.each(LEADS)("%s", async (_, body, status, errors, skus) => {
+    const sql = await sameAsJs({ count: 1, body: ([a]) => body(a) });
+    expect(sql.status, JSON.stringify(sql.raw)).toBe(status);
+    expect(sql.json.errors ?? []).toEqual(errors);
+    expect(left(sql.after)).toEqual(skus);
+  });
+
+  it.each(LEADS.filter(([, , status]) => status === 200))(
+    "%s, in a round of two",
+    async (_, body, status, errors, skus) => {
+      // Two products alike, each item leading on its own.
+      const sql = await sameAsJs({ count: 2, body: ([a, b]) => [body(a), body(b)] });
+      expect(sql.status, JSON.stringify(sql.raw)).toBe(status);
+      expect(sql.json.errors ?? []).toEqual(errors);
+      expect(left(sql.after, 0)).toEqual(skus);
+      expect(JSON.stringify(left(sql.after, 1))).toBe(JSON.stringify(skus).replaceAll("<0>", "<1>"));
+    },
+  );
+});
+
+describe("written with an If-Match", () => {
+  it("answers the ETag the product is left with", async () => {
+    const p = `${uid("LK")}-`;
+    const made = await product(p);
+    const v = (made.variants as Json[]).map((x) => x.variant_id as number);
+    const etag = String((await get(`/v1/products/${made.product_id}`)).headers.get("etag"));
+    const r = await put(
+      "/v1/products",
+      { variant_id: v[0], sku: `${p}1`, variants: { sync: [size("s"), size("l")] } },
+      { headers: { "if-match": etag } },
+    );
+    expect(r.status, r.text).toBe(200);
+    const g = await get(`/v1/products/${made.product_id}`);
+    expect(r.headers.get("etag")).toBe(g.headers.get("etag"));
+    expect(g.json.variants.map((x: Json) => x.sku)).toEqual([`${p}1`, `${p}2`]);
+  });
+});
