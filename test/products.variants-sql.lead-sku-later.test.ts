@@ -1,13 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { type Json, product, size } from "./fixtures/sizes";
-import { type Made, sameAsJs } from "./fixtures/twins";
+import { jsPlanReads, type Made, sameAsJs } from "./fixtures/twins";
 import { get, put, uid } from "./helpers";
 
 // A variant selected by variant_id and given a SKU another variant of its product has, beside
 // lists that free it (a sync deleting that variant, an update renaming it): the JavaScript plan
 // applies the lists to the variants as the leading entry leaves them (two with that SKU; a sync
 // naming it matches the later one) and checks SKUs on what the last list leaves. Each body is
-// held equal to that plan (jsPlanOnly, on a twin catalog) and pinned: status, errors, SKUs left.
+// held equal to that plan (jsPlanOnly, on a twin catalog) and pinned: status, errors, SKUs left;
+// the SQL plan writes it (src/products/update/lead-sku.ts) in the batch after the selection's read.
 // The products are ./fixtures/sizes.ts's: s, m, l with SKUs <0>0 to <0>2 (here `p0`..`p2`).
 
 /** The variants of product `i` as the twins' runs show them: [size, SKU, qty]. */
@@ -212,6 +213,9 @@ describe("a selected variant given a SKU a list after it frees or keeps", () => 
     expect(sql.status, JSON.stringify(sql.raw)).toBe(status);
     expect(sql.json.errors ?? []).toEqual(errors);
     expect(left(sql.after)).toEqual(skus);
+    // The SQL plan's: the read of the selection and one batch; a refusal one read more.
+    expect(jsPlanReads(sql.queries)).toBe(0);
+    expect(sql.calls).toBe(status === 200 ? 2 : 3);
   });
 
   it.each(LEADS.filter(([, , status]) => status === 200))(

@@ -30,7 +30,7 @@ import { ROUND, type RoundItem, writeRound } from "./variants-sql";
 // items; a round refused again is read again. A product without a slug yet gets the slug the read
 // derives, and the round is written again with it. When the read finds nothing refused (a
 // concurrent writer), the round is read and written again. What that read leaves to the
-// JavaScript plan (./diagnose.ts, `leadSku`) is handed with the items not yet written to it
+// JavaScript plan (./diagnose.ts, "plan") is handed with the items not yet written to it
 // (./index.ts), which words it as it does for any request; the record of the Idempotency-Key
 // travels with them. Items without a variant list are planned by the JavaScript plan's planner
 // (./plan.ts) from a read in the round's first call and written in the round's batch, so a body
