@@ -231,6 +231,116 @@ describe("a selected variant given a SKU a list after it frees or keeps", () => 
   );
 });
 
+type Other = [string, (made: Made[]) => Json | Json[], number, string[], (string | number | null)[][][]];
+
+const keep = (a: Made) => ({ update: [{ variant_id: a.v[1], qty: 5 }] });
+const sizes = [
+  ["s", "<1>0", 0],
+  ["m", "<1>1", 1],
+  ["l", "<1>2", 2],
+];
+
+// A SKU of another product as the batch begins: refused where the selected variant keeps it, as
+// the JavaScript plan checks its read, though another item of the round frees it.
+const OTHERS: Other[] = [
+  [
+    "another product's SKU, the selected variant deleted by the sync",
+    ([a, b]) => ({ variant_id: a.v[0], sku: `${b.p}0`, variants: { sync: [size("m"), size("l")] } }),
+    200,
+    [],
+    [
+      [
+        ["m", "<0>1", 1],
+        ["l", "<0>2", 2],
+      ],
+      sizes,
+    ],
+  ],
+  [
+    "another product's SKU, the selected variant given another by an update",
+    ([a, b]) => ({
+      variant_id: a.v[0],
+      sku: `${b.p}0`,
+      variants: { update: [{ variant_id: a.v[0], sku: `${a.p}y` }] },
+    }),
+    200,
+    [],
+    [
+      [
+        ["s", "<0>y", 0],
+        ["m", "<0>1", 1],
+        ["l", "<0>2", 2],
+      ],
+      sizes,
+    ],
+  ],
+  [
+    "another product's SKU kept: refused",
+    ([a, b]) => ({ variant_id: a.v[0], sku: `${b.p}0`, variants: keep(a) }),
+    409,
+    ["sku: SKU <1>0 is already used by product <1>"],
+    [
+      [
+        ["s", "<0>0", 0],
+        ["m", "<0>1", 1],
+        ["l", "<0>2", 2],
+      ],
+      sizes,
+    ],
+  ],
+  [
+    "in a round, another product's SKU the selected variant keeps, which the item after frees: refused",
+    ([a, b]) => [
+      { variant_id: a.v[0], sku: `${b.p}0`, variants: keep(a) },
+      { product_id: b.id, variants: { update: [{ variant_id: b.v[0], sku: `${b.p}x` }] } },
+    ],
+    200,
+    ["[0].sku: SKU <1>0 is already used by product <1>"],
+    [
+      [
+        ["s", "<0>0", 0],
+        ["m", "<0>1", 1],
+        ["l", "<0>2", 2],
+      ],
+      [
+        ["s", "<1>x", 0],
+        ["m", "<1>1", 1],
+        ["l", "<1>2", 2],
+      ],
+    ],
+  ],
+  [
+    "in a round, another product's SKU, the selected variant deleted by the sync",
+    ([a, b]) => [
+      { variant_id: a.v[0], sku: `${b.p}0`, variants: { sync: [size("m"), size("l")] } },
+      { product_id: b.id, variants: { update: [{ variant_id: b.v[1], qty: 4 }] } },
+    ],
+    200,
+    [],
+    [
+      [
+        ["m", "<0>1", 1],
+        ["l", "<0>2", 2],
+      ],
+      [
+        ["s", "<1>0", 0],
+        ["m", "<1>1", 4],
+        ["l", "<1>2", 2],
+      ],
+    ],
+  ],
+];
+
+describe("a selected variant given another product's SKU", () => {
+  it.each(OTHERS)("%s", async (_, body, status, errors, skus) => {
+    const sql = await sameAsJs({ count: 2, body });
+    expect(sql.status, JSON.stringify(sql.raw)).toBe(status);
+    expect(sql.json.errors ?? []).toEqual(errors);
+    expect([left(sql.after, 0), left(sql.after, 1)]).toEqual(skus);
+    expect(jsPlanReads(sql.queries)).toBe(0);
+  });
+});
+
 describe("written with an If-Match", () => {
   it("answers the ETag the product is left with", async () => {
     const p = `${uid("LK")}-`;

@@ -1,52 +1,63 @@
 import type { DB } from "../../db/client";
-import { skus, variantSync, variants } from "../../db/schema";
+import { skus, staleReads, variantSync, variants } from "../../db/schema";
 import { sqlNames } from "../../platform/columns";
 import { stmt } from "../../platform/d1";
 import { slotOf, VARIANT_ID } from "../packed";
 import type { RoundItem } from "./variants-sql";
 
-// A selected variant's leading entry (./variants-route.ts, `lead`) giving it a SKU another variant
-// of its product has. The JavaScript plan (./plan.ts) applies the lists after the leading entry to
-// the variants as it leaves them, two of them with that SKU (a sync naming it matches the later of
-// the two in the product's order, as its map of SKUs keeps the last), and checks SKUs only on what
-// the last list leaves: a sync deleting one of the two, or an update renaming one, frees it. The
-// unique registry cannot hold that state, so the earlier of the two (the one a sync's SKU would
-// not match) holds a placeholder of its own until the last list, and then takes the SKU, unless a
-// list deleted it or gave it another SKU; where both still have it, the registry refuses the batch
-// then, as the JavaScript plan refuses the SKU used twice. The placeholder has a control
-// character, which no SKU a body gives may have (src/platform/fields.ts).
+// A selected variant's leading entry (./variants-route.ts, `lead`) giving it a SKU something else
+// has. The JavaScript plan (./plan.ts) applies the lists after the leading entry to the variants
+// as it leaves them (a sync naming the SKU matches the variant that has it; of two variants of the
+// product, the later in its order, as its map of SKUs keeps the last) and checks SKUs only on what
+// the last list leaves: a sync deleting the variant, or an update giving it another SKU, frees
+// the SKU again, and so does one deleting or renaming another variant that has it. The registry
+// cannot hold two owners of a SKU, so until the last list one of the two holds a placeholder of its
+// own: the selected variant, unless an earlier variant of its product has the SKU (that one holds
+// it then, and a sync naming the SKU matches the selected variant). After the last list a
+// placeholder still held takes the SKU, where the registry refuses the batch if its owner still
+// has it, as the JavaScript plan refuses a SKU used twice; the SKU of another product as the batch
+// began (the JavaScript plan's read) refuses it whatever the round did since. A placeholder has a
+// control character, which no SKU a body gives may have (src/platform/fields.ts).
 
 const V = sqlNames(variants);
 const S = sqlNames(variantSync);
 const K = sqlNames(skus);
+const STALE = sqlNames(staleReads);
 
-/** SQL: the placeholder SKU of variant `id` (a column or expression). */
-const held = (id: string) => `char(1) || 'lead ' || ${id}`;
+/** SQL: the placeholder SKU of variant `id`: `kind` 'lead ' takes the SKU at the end, 'taken ' refuses. */
+const held = (id: string, kind = "'lead '") => `char(1) || ${kind} || ${id}`;
 
 // ?1: [[product id, selected variant id, SKU]] of the round's leading entries that give a SKU.
 const r = { product: "r.value->>0", variant: "r.value->>1", sku: "r.value->>2" };
 /** The selected variant's place in the product's order (its position, then its id). */
 const selected = `(SELECT s.${V.position}, s.${V.id} FROM ${V.$} AS s WHERE s.${V.id} = ${r.variant} AND s.${V.productId} = ${r.product})`;
 
-// The other variant comes later: the selected one's leading entry (in the scratch table) takes the
-// placeholder instead of the SKU.
+// Another owner of the SKU but an earlier variant of the product: the leading entry (in the
+// scratch table) gives the selected variant the placeholder instead of the SKU.
 const SELECTED_HOLDS = `
-  UPDATE ${S.$} SET ${S.data} = json_replace(${S.data}, '$[${slotOf("sku")}]', ${held(`${S.$}.${S.variantId}`)})
-  FROM json_each(?1) AS r
-  WHERE ${S.$}.${S.productId} = ${r.product} AND ${S.$}.${S.variantId} = ${r.variant} AND EXISTS (
-    SELECT 1 FROM ${K.$} AS k JOIN ${V.$} AS h ON h.${V.id} = k.${K.variantId}
-    WHERE k.${K.sku} = ${r.sku} AND k.${K.productId} = ${r.product} AND h.${V.id} <> ${r.variant}
-      AND (h.${V.position}, h.${V.id}) > ${selected})`;
-// The other variant comes earlier: it takes the placeholder before the leading entry is written.
+  UPDATE ${S.$} SET ${S.data} = json_replace(${S.data}, '$[${slotOf("sku")}]',
+    ${held(`${S.$}.${S.variantId}`, `iif(k.${K.productId} = ${r.product}, 'lead ', 'taken ')`)})
+  FROM json_each(?1) AS r JOIN ${K.$} AS k ON k.${K.sku} = ${r.sku}
+    LEFT JOIN ${V.$} AS h ON h.${V.id} = k.${K.variantId}
+  WHERE ${S.$}.${S.productId} = ${r.product} AND ${S.$}.${S.variantId} = ${r.variant}
+    AND k.${K.variantId} IS NOT ${r.variant}
+    AND NOT coalesce(k.${K.productId} = ${r.product} AND (h.${V.position}, h.${V.id}) < ${selected}, 0)`;
+// An earlier variant of the product has it: that one holds the placeholder before the leading
+// entry is written.
 const OTHER_HOLDS = `
   UPDATE ${V.$} SET ${V.sku} = ${held(`${V.$}.${V.id}`)}
   FROM json_each(?1) AS r JOIN ${K.$} AS k ON k.${K.sku} = ${r.sku} AND k.${K.productId} = ${r.product}
   WHERE ${V.$}.${V.id} = k.${K.variantId} AND ${V.$}.${V.id} <> ${r.variant}
     AND (${V.$}.${V.position}, ${V.$}.${V.id}) < ${selected}`;
-// After the last list: a placeholder still held becomes the SKU.
+// After the last list: a placeholder still held becomes the SKU; one of a SKU another product had
+// as the batch began fails the batch (stale_reads' always-false CHECK).
 const RESTORED = `
   UPDATE ${V.$} SET ${V.sku} = ${r.sku} FROM json_each(?1) AS r
   WHERE ${V.$}.${V.productId} = ${r.product} AND ${V.$}.${V.sku} = ${held(`${V.$}.${V.id}`)}`;
+const TAKEN = `
+  INSERT INTO ${STALE.$} (${STALE.productId})
+  SELECT ${r.product} FROM json_each(?1) AS r
+  WHERE EXISTS (SELECT 1 FROM ${V.$} AS v WHERE v.${V.id} = ${r.variant} AND v.${V.sku} = ${held(`v.${V.id}`, "'taken '")})`;
 
 /** [product id, selected variant id, SKU] of each item whose leading entry gives a SKU. */
 function leadSkus(round: RoundItem[]): string | undefined {
@@ -66,8 +77,8 @@ export function leadSkuHeld(db: DB, round: RoundItem[]): D1PreparedStatement[] {
   return rows ? [stmt(db, SELECTED_HOLDS, rows), stmt(db, OTHER_HOLDS, rows)] : [];
 }
 
-/** After the last list: the placeholders still held take the SKU. */
+/** After the last list: the placeholders still held take the SKU, or refuse one another product had. */
 export function leadSkuRestored(db: DB, round: RoundItem[]): D1PreparedStatement[] {
   const rows = leadSkus(round);
-  return rows ? [stmt(db, RESTORED, rows)] : [];
+  return rows ? [stmt(db, RESTORED, rows), stmt(db, TAKEN, rows)] : [];
 }
