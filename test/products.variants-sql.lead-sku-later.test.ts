@@ -329,7 +329,64 @@ const OTHERS: Other[] = [
       ],
     ],
   ],
+  [
+    "in a round, an item before claims the SKU, the selected variant deleted by the sync",
+    ([a, b]) => [claim(a, b), { variant_id: a.v[0], sku: `${a.p}new`, variants: { sync: [size("m"), size("l")] } }],
+    200,
+    [],
+    [
+      [
+        ["m", "<0>1", 1],
+        ["l", "<0>2", 2],
+      ],
+      [...sizes, ["xl", "<0>new", 0]],
+    ],
+  ],
+  [
+    "in a round, an item after claims the SKU, the selected variant deleted by the sync",
+    ([a, b]) => [{ variant_id: a.v[0], sku: `${a.p}new`, variants: { sync: [size("m"), size("l")] } }, claim(a, b)],
+    200,
+    [],
+    [
+      [
+        ["m", "<0>1", 1],
+        ["l", "<0>2", 2],
+      ],
+      [...sizes, ["xl", "<0>new", 0]],
+    ],
+  ],
+  [
+    "in a round, an item before claims the SKU the selected variant keeps: the later refused",
+    ([a, b]) => [claim(a, b), { variant_id: a.v[0], sku: `${a.p}new`, variants: keep(a) }],
+    200,
+    ["[1].sku: SKU <0>new is also claimed by item [0] of this request"],
+    [
+      [
+        ["s", "<0>0", 0],
+        ["m", "<0>1", 1],
+        ["l", "<0>2", 2],
+      ],
+      [...sizes, ["xl", "<0>new", 0]],
+    ],
+  ],
+  [
+    "in a round, an item after claims the SKU the selected variant keeps: the later refused",
+    ([a, b]) => [{ variant_id: a.v[0], sku: `${a.p}new`, variants: keep(a) }, claim(a, b)],
+    200,
+    ["[1].variants.add[0].sku: SKU <0>new is also claimed by item [0] of this request"],
+    [
+      [
+        ["s", "<0>new", 0],
+        ["m", "<0>1", 5],
+        ["l", "<0>2", 2],
+      ],
+      sizes,
+    ],
+  ],
 ];
+
+/** An item of product b adding a variant with a SKU under a's prefix, new to the catalog. */
+const claim = (a: Made, b: Made) => ({ product_id: b.id, variants: { add: [size("xl", { sku: `${a.p}new` })] } });
 
 describe("a selected variant given another product's SKU", () => {
   it.each(OTHERS)("%s", async (_, body, status, errors, skus) => {

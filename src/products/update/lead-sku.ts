@@ -32,16 +32,19 @@ const r = { product: "r.value->>0", variant: "r.value->>1", sku: "r.value->>2" }
 /** The selected variant's place in the product's order (its position, then its id). */
 const selected = `(SELECT s.${V.position}, s.${V.id} FROM ${V.$} AS s WHERE s.${V.id} = ${r.variant} AND s.${V.productId} = ${r.product})`;
 
-// Another owner of the SKU but an earlier variant of the product: the leading entry (in the
-// scratch table) gives the selected variant the placeholder instead of the SKU.
+// Another owner of the SKU but an earlier variant of the product, or another item of the round
+// giving the SKU (?1's fourth: 1; its claim would meet the selected variant's, which a list after
+// may delete): the leading entry (in the scratch table) gives the selected variant the placeholder
+// instead of the SKU.
 const SELECTED_HOLDS = `
   UPDATE ${S.$} SET ${S.data} = json_replace(${S.data}, '$[${slotOf("sku")}]',
-    ${held(`${S.$}.${S.variantId}`, `iif(k.${K.productId} = ${r.product}, 'lead ', 'taken ')`)})
-  FROM json_each(?1) AS r JOIN ${K.$} AS k ON k.${K.sku} = ${r.sku}
+    ${held(`${S.$}.${S.variantId}`, `iif(k.${K.productId} <> ${r.product}, 'taken ', 'lead ')`)})
+  FROM json_each(?1) AS r LEFT JOIN ${K.$} AS k ON k.${K.sku} = ${r.sku}
     LEFT JOIN ${V.$} AS h ON h.${V.id} = k.${K.variantId}
   WHERE ${S.$}.${S.productId} = ${r.product} AND ${S.$}.${S.variantId} = ${r.variant}
-    AND k.${K.variantId} IS NOT ${r.variant}
-    AND NOT coalesce(k.${K.productId} = ${r.product} AND (h.${V.position}, h.${V.id}) < ${selected}, 0)`;
+    AND iif(k.${K.sku} IS NULL, r.value->>3,
+      k.${K.variantId} IS NOT ${r.variant}
+      AND NOT coalesce(k.${K.productId} = ${r.product} AND (h.${V.position}, h.${V.id}) < ${selected}, 0))`;
 // An earlier variant of the product has it: that one holds the placeholder before the leading
 // entry is written.
 const OTHER_HOLDS = `
@@ -59,16 +62,33 @@ const TAKEN = `
   SELECT ${r.product} FROM json_each(?1) AS r
   WHERE EXISTS (SELECT 1 FROM ${V.$} AS v WHERE v.${V.id} = ${r.variant} AND v.${V.sku} = ${held(`v.${V.id}`, "'taken '")})`;
 
-/** [product id, selected variant id, SKU] of each item whose leading entry gives a SKU. */
+/**
+ * [product id, selected variant id, SKU, 1 when another item of the round gives the SKU] of each
+ * item whose leading entry gives a SKU.
+ */
 function leadSkus(round: RoundItem[]): string | undefined {
   const rows = round.flatMap(({ list, resolved }) => {
     if (!list.lead) return [];
     const [[part]] = list.lists[0].entries;
     const [entry] = JSON.parse(part) as unknown[][];
     const sku = entry[slotOf("sku")];
-    return typeof sku === "string" ? [[resolved.productId, entry[VARIANT_ID], sku]] : [];
+    return typeof sku === "string" ? [[resolved.productId, entry[VARIANT_ID], sku, 0]] : [];
   });
-  return rows.length ? JSON.stringify(rows) : undefined;
+  if (!rows.length) return undefined;
+  if (round.length > 1) {
+    for (const row of rows) if (givenElsewhere(round, row[0] as number, row[2] as string)) row[3] = 1;
+  }
+  return JSON.stringify(rows);
+}
+
+/** Whether an item of the round on another product gives the SKU (its own or an entry's). */
+function givenElsewhere(round: RoundItem[], productId: number, sku: string): boolean {
+  return round.some(({ list, resolved }) => {
+    if (resolved.productId === productId) return false;
+    const { sku: own, variants } = list.item.data;
+    if (own === sku) return true;
+    return [variants?.sync, variants?.add, variants?.update].some((l) => l?.some((e) => e.sku === sku));
+  });
 }
 
 /** Before the leading entries are written (their plan in the scratch table): the placeholders. */
