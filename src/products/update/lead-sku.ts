@@ -27,7 +27,7 @@ const STALE = sqlNames(staleReads);
 /** SQL: the placeholder SKU of variant `id`: `kind` 'lead ' takes the SKU at the end, 'taken ' refuses. */
 const held = (id: string, kind = "'lead '") => `char(1) || ${kind} || ${id}`;
 
-// ?1: [[product id, selected variant id, SKU]] of the round's leading entries that give a SKU.
+// ?1: [[product id, selected variant id, SKU, 1 when another item gives it]] (`leadSkus`).
 const r = { product: "r.value->>0", variant: "r.value->>1", sku: "r.value->>2" };
 /** The selected variant's place in the product's order (its position, then its id). */
 const selected = `(SELECT s.${V.position}, s.${V.id} FROM ${V.$} AS s WHERE s.${V.id} = ${r.variant} AND s.${V.productId} = ${r.product})`;
