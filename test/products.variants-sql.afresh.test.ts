@@ -1,8 +1,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { wrapD1 } from "./d1-wrap";
-import { type Json, product, size } from "./fixtures/sizes";
 import { watched } from "./fixtures/one-path";
+import { type Json, product, size } from "./fixtures/sizes";
 import { jsPlanReads, type Made, run, type Twin } from "./fixtures/twins";
 import { get, post, put, uid } from "./helpers";
 

@@ -326,10 +326,9 @@ const forms: [string, Form][] = [
   [
     "a variant selected by id taking a SKU of another variant, which the sync after it deletes",
     {
-      // Taken when the leading entry writes it: the batch refuses, the refusal's read (its sync's
-      // matches moved as the leading entry leaves them) finds nothing refused, and the JavaScript
-      // plan, which checks the SKU as the lists leave it, plans it (a resolve read, the batch, the
-      // read, the plan's read and write: src/products/update/diagnose.ts, leadSku).
+      // The other variant holds a placeholder until the sync deletes it, so the SKU is checked as
+      // the lists leave it, as the JavaScript plan checks it (src/products/update/lead-sku.ts): a
+      // resolve read and the batch.
       body: (c) => ({ variant_id: c.v[0], sku: `${c.p}1`, variants: { sync: [size("s"), size("l")] } }),
       status: 200,
       written: (p, c) =>
@@ -337,7 +336,7 @@ const forms: [string, Form][] = [
           [c.v[0], `${c.p}1`],
           [c.v[2], `${c.p}2`],
         ]),
-      calls: 5,
+      calls: 2,
     },
   ],
   [

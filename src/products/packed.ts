@@ -40,6 +40,8 @@ export const EXPECTED = 3;
 export const POSITION = 2;
 export const OWNER = 3;
 const FIRST = 4;
+/** Where field `f` stands in an entry array. */
+export const slotOf = (f: Field) => FIRST + FIELDS.indexOf(f);
 /** SQL: field `f` of the entry array `data` (images as their JSON text). */
 export const at = (data: string, f: Field) => `${data}->>'$[${FIRST + FIELDS.indexOf(f)}]'`;
 /** SQL: whether the entry gives field `f`. */

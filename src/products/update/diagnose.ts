@@ -13,8 +13,8 @@ import { CLEAR, MATCHES, plans, type RoundItem } from "./variants-sql";
 // nothing and said only that a constraint failed; a read batch runs the same plan again into the
 // scratch table, reads what the wording needs and empties the table, and ./refusals.ts words it
 // from the plan's matches. "plan": a form ./refusals.ts does not word, which the JavaScript plan
-// words (`leadSku`); undefined: nothing is refused now (a concurrent writer changed the product in
-// between), and the write is tried again from a fresh read.
+// words; undefined: nothing is refused now (a concurrent writer changed the product in between),
+// and the write is tried again from a fresh read.
 // Of two or three lists (a selected variant's leading entry is one) the read runs the plan of the
 // first list of the body (the leading entry aside), which matches the variants as stored, and
 // ./refusals.ts applies the lists after it to the states it leaves.
@@ -37,21 +37,11 @@ export async function diagnose(db: DB, list: SqlList, resolved: Resolved): Promi
   const lean = resolved.selected || several ? "full" : await diagnosed(db, { list, resolved }, true);
   if (lean !== "full") return lean;
   const full = await diagnosed(db, { list, resolved }, false);
-  const words = full === "full" ? undefined : full;
-  return words === undefined && leadSku(list) ? "plan" : words;
+  return full === "full" ? undefined : full;
 }
 
 /** The list whose matches the wording reads: the first, or the one after a leading entry. */
 const first = (list: SqlList) => (list.lead && list.lists.length > 1 ? 1 : 0);
-
-/**
- * A selected variant given a SKU beside lists: the batch writes it before the lists, so a SKU a
- * later list frees (a sync deleting its variant) meets the unique index, where the JavaScript
- * plan checks the SKUs as the lists leave them and writes it. When the read finds nothing refused,
- * that plan takes the item ("plan"); otherwise nothing refused is a concurrent writer's doing.
- */
-const leadSku = ({ lead, item }: SqlList) =>
-  lead === true && item.data.variant_id !== undefined && item.data.sku != null;
 
 /** The item with the lists its wording matches: those after a leading entry. */
 function afterLead(r: RoundItem): RoundItem {
@@ -140,8 +130,8 @@ function afterLeadSku(t: Target, read: Read) {
 /**
  * Each item's refusal of a refused round of several (./variants-rounds.ts), from one full read:
  * its own, or, in the body's order, a SKU or slug an earlier item nothing refuses claims too; for
- * a product without a slug, the slug derived (the round is written again with it). "plan": a form
- * the JavaScript plan takes (`leadSku`). Undefined: nothing refused, or a selection naming another
+ * a product without a slug, the slug derived (the round is written again with it). "plan": an item
+ * under an If-Match, which the JavaScript plan takes. Undefined: nothing refused, or a selection naming another
  * product now (a concurrent writer), which the rounds read again. `bare`: the round's items
  * without a variant list and their products, planned again by ./plan.ts from the same read.
  */
@@ -190,8 +180,7 @@ export async function diagnoseRound(db: DB, round: RoundItem[], bare: Bare[] = [
     const several = by ? by === "emptied" : list.lists.length > 1;
     const words = "ok" in t ? t : refusal(t, read, false, { several, claims, slugless: resolved.slugless });
     const own = words === "full" ? undefined : words;
-    if (own === undefined && leadSku(list)) out.set(list.item.index, "plan");
-    else out.set(list.item.index, own ?? claimed.take(list.item.index, claims.skus, claims.slug));
+    out.set(list.item.index, own ?? claimed.take(list.item.index, claims.skus, claims.slug));
   }
   return out;
 }

@@ -30,7 +30,7 @@ import { ROUND, type RoundItem, writeRound } from "./variants-sql";
 // items; a round refused again is read again. A product without a slug yet gets the slug the read
 // derives, and the round is written again with it. When the read finds nothing refused (a
 // concurrent writer), the round is read and written again. What that read leaves to the
-// JavaScript plan (./diagnose.ts, `leadSku`) is handed with the items not yet written to it
+// JavaScript plan (./diagnose.ts, "plan") is handed with the items not yet written to it
 // (./index.ts), which words it as it does for any request; the record of the Idempotency-Key
 // travels with them. Items without a variant list are planned by the JavaScript plan's planner
 // (./plan.ts) from a read in the round's first call and written in the round's batch, so a body
@@ -58,12 +58,13 @@ function claimsGuard(db: DB, round: RoundItem[], bare: Planned[]): D1PreparedSta
   const skus: [number, string][] = [];
   const slugs: [number, string][] = [];
   const given = [
-    ...round.map(({ list, resolved }): [UpdateItem, number] => [list.item, resolved.productId]),
-    ...bare.map(({ item, plan }): [UpdateItem, number] => [item, plan.productId]),
+    ...round.map(({ list, resolved }): [UpdateItem, number, boolean] => [list.item, resolved.productId, !!list.lead]),
+    ...bare.map(({ item, plan }): [UpdateItem, number, boolean] => [item, plan.productId, false]),
   ];
-  for (const [item, id] of given) {
+  for (const [item, id, lead] of given) {
     const d = item.data;
-    if (typeof d.sku === "string") skus.push([id, d.sku]);
+    // A selected variant's SKU is checked on what the lists leave (./lead-sku.ts): a list may delete it.
+    if (typeof d.sku === "string" && !lead) skus.push([id, d.sku]);
     if (typeof d.slug === "string") slugs.push([id, d.slug]);
     for (const l of [d.variants?.sync, d.variants?.add, d.variants?.update]) {
       for (const e of l ?? []) if (typeof e.sku === "string") skus.push([id, e.sku]);

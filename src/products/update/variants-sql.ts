@@ -12,6 +12,7 @@ import { ADJUST, at, COLUMN_OF, EXPECTED, type Field, given, SLOTS, VARIANT_ID, 
 import { MAX_VARIANTS } from "../schema";
 import { MAX_ANSWER_BYTES, SIZE_SQL } from "../size";
 import { productETag, VERSION_OF } from "../version";
+import { leadSkuHeld, leadSkuRestored } from "./lead-sku";
 import type { Plan } from "./plan";
 import { fail } from "./select";
 import { listGuards, roundConditions, slugged } from "./variants-guards";
@@ -34,8 +35,7 @@ import { planWrites, UPDATE_PRODUCT_FIELDS } from "./write";
 // version other than the If-Match's or a selected variant gone) fails the batch through a
 // constraint, so nothing is written; a read batch then runs the same PLAN, reads what it matched
 // and words the errors (./refusals.ts, `diagnose` below), so the entries are matched by this plan
-// only. What it does not word (a selected variant given a SKU a list after it frees, ./diagnose.ts)
-// is planned by the JavaScript plan.
+// only.
 // test/products.variants-sql.test.ts holds both paths equal on random catalogs, lists, selectors,
 // If-Match headers, product fields and requests of several items.
 
@@ -315,6 +315,8 @@ function lists(db: DB, round: RoundItem[], now: number): D1PreparedStatement[] {
       ...listGuards(db, at, empty, k),
       ...plans(db, round, k),
       stmt(db, GUARD, ids(at.filter((r) => !empty.includes(r)))),
+      // A leading entry's SKU another variant has (./lead-sku.ts).
+      ...(k ? [] : leadSkuHeld(db, round)),
       ...(syncs.length ? [stmt(db, DELETE_UNMATCHED, ids(syncs))] : []),
       // An add changes no variant it has.
       ...(changes ? [stmt(db, PARK)] : []),
@@ -390,6 +392,7 @@ export async function writeRound(
       ...guards,
       ...lists(db, round, now),
       ...restoreFloor(db, round),
+      ...leadSkuRestored(db, round),
       // Items without a list change other products than the lists (no SKU or slug passes between
       // them: ./plan.ts refuses one another product has as read, CLAIMS_GUARD one a list takes).
       ...(planned.length ? planWrites(db, planned, now) : []),
