@@ -11,8 +11,7 @@ const STALE = sqlNames(staleReads);
 //
 // A plan depends on the product's structure, not on every value: which variants exist (ids), how
 // they are matched and checked (SKUs, option values, option names), where they stand (positions),
-// the product's own SKU and disable_minusqty, the product's price where a new variant inherits
-// it, its stock where the plan clears a negative one, its categories where headcategory_name
+// the product's own SKU and disable_minusqty, its stock where the plan clears a negative one, its categories where headcategory_name
 // rearranges the stored ones, and its missing slug where the plan derives one. Every field an entry gives is written as given (./write.ts), and fields it leaves out are
 // kept from the row as it is when the batch runs, so a plan does not depend on values other
 // writers change: writers that only change values (a stock or price sync) of one product no longer
@@ -30,15 +29,14 @@ export const STRUCTURE_SQL = `(
 
 /**
  * Fails the batch through the always-false CHECK of stale_reads (src/db/schema/catalog.ts) when a product
- * of `?1` (rows `{id, structure, price?, stock?, categories?, slug?, version?, expect?}`) is gone, or its
- * structure, or (when the row gives them) its price, stock, categories, slug or version, is not what
+ * of `?1` (rows `{id, structure, stock?, categories?, slug?, version?, expect?}`) is gone, or its
+ * structure, or (when the row gives them) its stock, categories, slug or version, is not what
  * the plan was made from, or a count it expects (`expect`: [variant id or null, qty]) is not the stored one.
  */
 export const STRUCTURE_GUARD = `
   INSERT INTO ${STALE.$} (${STALE.productId})
   SELECT j.value->>'id' FROM json_each(?1) AS j LEFT JOIN ${P.$} AS p ON p.${P.id} = j.value->>'id'
   WHERE p.${P.id} IS NULL OR ${STRUCTURE_SQL} IS NOT j.value->>'structure'
-    OR (json_type(j.value, '$.price') IS NOT NULL AND p.${P.price} IS NOT j.value->>'price')
     OR (json_type(j.value, '$.stock') IS NOT NULL AND p.${P.stock} IS NOT j.value->>'stock')
     OR (json_type(j.value, '$.categories') IS NOT NULL AND p.${P.categories} IS NOT j.value->>'categories')
     OR (json_type(j.value, '$.slug') IS NOT NULL AND p.${P.slug} IS NOT j.value->>'slug')

@@ -65,7 +65,15 @@ export async function updateProducts(
  */
 export const toJsPlan: { watch?: (items: UpdateItem[]) => void } = {};
 
-/** The JavaScript plan's rounds (see updateProducts). */
+/** Whether an item carries a variant list (a sync, even empty, or an add or update with entries). */
+const carriesList = (d: UpdateItem["data"]) =>
+  d.variants?.sync !== undefined || !!d.variants?.add?.length || !!d.variants?.update?.length;
+
+/**
+ * The JavaScript plan's rounds (see updateProducts), for items without a variant list: ./plan.ts
+ * no longer matches lists, so an item with one reaching it is a routing bug, and fails loudly (an
+ * internal error, 500, nothing written) rather than being written as if its list were not there.
+ */
 async function updateInJs(
   db: DB,
   items: UpdateItem[],
@@ -75,6 +83,8 @@ async function updateInJs(
   from?: Rounds,
 ): Promise<Written> {
   toJsPlan.watch?.(items);
+  const listed = items.find((i) => carriesList(i.data));
+  if (listed) throw new Error(`PUT item ${listed.index}: a variant list reached the general plan, which plans none`);
   const back = readBack(options.minimal);
   const { ifMatch } = options;
   // After the SQL plan's rounds, their outcomes as presented products (answered beside these).

@@ -1,30 +1,14 @@
-import { optionNames, type VariantRow } from "../present";
-import { MAX_VARIANTS } from "../schema";
 import { MAX_ANSWER_BYTES, tooLarge } from "../size";
-import { comboKey, type Located, sameNames, VALUE_KEYS, valuesOf } from "../variants";
+import type { Located } from "../variants";
 import { categoriesAndSlug } from "./categories";
 import { type Failed, Failures, fail, type Snapshot, type Target } from "./select";
 import { sizeAfter } from "./size";
-import {
-  addEntries,
-  applyEntry,
-  countsTwice,
-  created,
-  expecting,
-  finalChecks,
-  fromRow,
-  listNames,
-  ownCountsRefused,
-  productOf,
-  selectedVariant,
-  set,
-  updateEntries,
-  type VariantState,
-  writes,
-} from "./states";
+import { countsTwice, finalChecks, fromRow, ownCountsRefused, productOf, selectedVariant, writes } from "./states";
 
-// The plan of one product's update (docs/products.md, "Updating products"): decided in JS from the round's
-// snapshot, without database access, as rows for the statements of the write batch.
+// The plan of one product's update without a variant list (docs/products.md, "Updating products"):
+// its product fields, or a selected variant's own fields; decided in JS from the round's snapshot,
+// without database access, as rows for the statements of the write batch. An item with a variant
+// list is planned in SQL (./variants-sql.ts) and never reaches this plan (./index.ts).
 
 // ---------------------------------------------------------------------------------------------
 // Plan
@@ -36,11 +20,10 @@ const belowZero = (path: string, what: string, col: string, from: number, to: nu
 export type Plan = {
   index: number;
   productId: number;
-  /** The product's structure as read, and its price when a new variant inherits it (./guard.ts). */
+  /** The product's structure as read (./guard.ts). */
   guard: {
     id: number;
     structure: string;
-    price?: number;
     stock?: number;
     categories?: string;
     slug?: null;
@@ -50,10 +33,9 @@ export type Plan = {
     version?: number;
   };
   product: Record<string, unknown>;
-  deletes: number[];
-  park: { id: number; sku: boolean; options: boolean }[];
+  /** Variants whose SKU changes, parked first so that SKUs may swap (./write.ts). */
+  park: { id: number; sku: boolean }[];
   updates: Record<string, unknown>[];
-  inserts: Record<string, unknown>[];
   /** SKUs the product will have that it does not own yet, checked across the items of a round. */
   claims: Located<string>[];
   /** A slug the client gave that the product does not have yet, checked likewise. */
@@ -76,66 +58,13 @@ export function plan(t: Target, snap: Snapshot): Plan | Failed {
   const expectedPath = d.expected_stock === undefined ? "expected_qty" : "expected_stock";
   const expected = d.expected_qty ?? d.expected_stock;
 
-  let states = (snap.variants.get(p.id) ?? []).map(fromRow);
-  const selected = t.variant ? selectedVariant(t, states, f) : undefined;
+  // No variant list reaches this plan (./index.ts): the variants are the stored ones, a selected
+  // variant's fields the only change to them.
+  const states = (snap.variants.get(p.id) ?? []).map(fromRow);
+  if (t.variant) selectedVariant(t, states, f);
   if (!t.variant && d.adjust !== undefined) product.adjust = d.adjust;
-
-  const current = optionNames(p);
-  const { sync, add, update, names } = listNames(d, current, f);
   if (f.any) return f.outcome();
-  const newPrice = (product.price as number | undefined) ?? p.price;
 
-  // 1. sync: the full list; matched by SKU when the entry has one, else by option values.
-  const deletes: number[] = [];
-  // Whether a new variant takes the product's price, so the plan depends on it.
-  let inherits = false;
-  if (d.variants?.sync) {
-    const bySku = new Map(states.flatMap((s) => (s.cur.sku === null ? [] : [[s.cur.sku, s] as const])));
-    const byCombo = new Map(states.map((s) => [comboKey(s.cur.values), s]));
-    const matched = new Map<VariantState, string>();
-    const next: VariantState[] = [];
-    sync.forEach(({ entry, path }, i) => {
-      // An entry naming an existing variant by SKU and giving no option values (a stock sync of
-      // {sku, qty}) keeps that variant's values; values are needed only to create or to change.
-      const known = entry.sku ? bySku.get(entry.sku) : undefined;
-      const keeps = known && names.length === current.length && !VALUE_KEYS.some((k) => entry[k] !== undefined);
-      const v = keeps ? { values: known.cur.values, errors: [] } : valuesOf(entry, names, path);
-      for (const e of v.errors) f.add(400, e);
-      if (!v.values) return;
-      const s = entry.sku ? known : byCombo.get(comboKey(v.values));
-      const other = s && matched.get(s);
-      if (s && other) {
-        f.add(
-          409,
-          entry.sku
-            ? `${path}.sku: matches ${s.label} (SKU ${entry.sku}), already matched by ${other}`
-            : `${path}: same option values as ${other}`,
-        );
-      } else if (s) {
-        matched.set(s, path);
-        applyEntry(s, entry, path, f);
-        set(s, "values", v.values, path);
-        set(s, "position", i, path);
-        next.push(s);
-      } else {
-        if (entry.price === undefined) inherits = true;
-        next.push(created(entry, v.values, newPrice, i, path));
-      }
-    });
-    for (const s of states) if (!matched.has(s)) deletes.push(s.id as number);
-    states = next;
-  }
-
-  // 2. add: new variants; an existing SKU or option combination is a conflict.
-  if (addEntries(states, add, names, newPrice, f)) inherits = true;
-
-  // 3. update: only the given fields of a variant of this product.
-  updateEntries(states, update, names, p.id, f);
-
-  // The state after the request, checked whole.
-  if (states.length > MAX_VARIANTS) {
-    f.add(400, `variants: a product has at most ${MAX_VARIANTS} variants; this request would leave ${states.length}`);
-  }
   if (!t.variant && states.length) {
     ownCountsRefused(d, f);
   }
@@ -145,7 +74,7 @@ export function plan(t: Target, snap: Snapshot): Plan | Failed {
     if (p.stock !== expected) f.add(409, `${expectedPath}: product ${p.id} has stock ${p.stock}, not ${expected}`);
     expect.push([null, expected]);
   }
-  for (const s of expecting(states, selected)) {
+  for (const s of states) {
     if (!s.expected || !s.row) continue;
     const { qty, path } = s.expected;
     if (s.row.qty !== qty) f.add(409, `${path}: ${s.label} has qty ${s.row.qty}, not ${qty}`);
@@ -178,10 +107,7 @@ export function plan(t: Target, snap: Snapshot): Plan | Failed {
   const claims = finalChecks(states, product, p, snap, negative, f);
   if (f.any) return f.outcome();
 
-  const finalNames = states.length ? names : [];
-  if (!sameNames(finalNames, current)) product.option_names = finalNames;
-  const deleted = deletes.map((id) => snap.variantById.get(id) as VariantRow);
-  const size = sizeAfter(snap.sizes.get(p.id) ?? 0, p, product, deleted, states);
+  const size = sizeAfter(snap.sizes.get(p.id) ?? 0, p, product, [], states);
   if (size > MAX_ANSWER_BYTES) return fail(413, tooLarge(`product ${p.id}`, size));
   return {
     index: t.item.index,
@@ -189,14 +115,12 @@ export function plan(t: Target, snap: Snapshot): Plan | Failed {
     guard: {
       id: p.id,
       structure: snap.structures.get(p.id) ?? "",
-      ...(inherits && product.price === undefined ? { price: p.price } : {}),
       ...(clearsStock ? { stock: p.stock } : {}),
       ...(expect.length ? { expect } : {}),
       ...(t.version === undefined ? {} : { version: t.version }),
       ...depends,
     },
     product,
-    deletes,
     claims,
     slugClaim,
     ...writes(p.id, states),

@@ -128,17 +128,16 @@ export function created(
 
 const OPTION_COLUMNS = OPTION_SLOTS.map((n) => `option${n}_value`);
 
-/** Rows for the variant statements of the write batch. */
+/**
+ * Rows for the variant statements of the general plan's write batch (./write.ts): the changes of
+ * stored variants (no list reaches that plan, so it creates, deletes and re-values none), and the
+ * variants whose SKU changes, parked first so that SKUs may swap.
+ */
 export function writes(productId: number, states: VariantState[]) {
-  const park: { id: number; sku: boolean; options: boolean }[] = [];
+  const park: { id: number; sku: boolean }[] = [];
   const updates: Record<string, unknown>[] = [];
-  const inserts: Record<string, unknown>[] = [];
   for (const s of states) {
-    if (!s.row || s.id === undefined) {
-      const { values, ...cols } = s.cur;
-      inserts.push({ product_id: productId, ...cols, option_values: values });
-      continue;
-    }
+    if (!s.row || s.id === undefined) throw new Error(`a new variant in the general plan of product ${productId}`);
     if (!s.changed.size) continue;
     const row: Record<string, unknown> = { id: s.id };
     for (const col of s.changed) {
@@ -148,12 +147,9 @@ export function writes(productId: number, states: VariantState[]) {
       else for (const [i, v] of s.cur.values.entries()) row[OPTION_COLUMNS[i]] = v;
     }
     updates.push(row);
-    const sku = s.cur.sku !== s.row.sku;
-    // Values that were never set are the row's own.
-    const options = s.changed.has("values") && comboKey(s.cur.values) !== comboKey(variantValues(s.row));
-    if (sku || options) park.push({ id: s.id, sku, options });
+    if (s.cur.sku !== s.row.sku) park.push({ id: s.id, sku: true });
   }
-  return { park, updates, inserts };
+  return { park, updates };
 }
 
 const located = <T>(list: T[] | undefined, name: string): Located<T>[] =>

@@ -4,7 +4,6 @@ import { optionColumn, sqlNames } from "../../platform/columns";
 import { stmt } from "../../platform/d1";
 import { outboxStatement, type PendingEvent } from "../../webhooks/outbox";
 import { SCALAR_FIELDS } from "../fields";
-import { INSERT_VARIANTS } from "../inserts";
 import { productReads } from "../read";
 import { STRUCTURE_GUARD } from "./guard";
 import type { Plan } from "./plan";
@@ -23,15 +22,11 @@ const keep = (table: string, key: string, col = key, json = false) =>
 // it, never a count the Worker read: concurrent sales and adjustments all take effect.
 const adjusted = (key: string) => (key === "stock" || key === "qty" ? " + coalesce(j.value->>'adjust', 0)" : "");
 
-const DELETE_VARIANTS = `DELETE FROM ${V.$} WHERE ${V.id} IN (SELECT value FROM json_each(?1))`;
-
-// SQLite checks UNIQUE per row during a multi-row UPDATE, so variants whose SKU or options
-// change first get values no other row can have; swaps between variants then succeed.
+// SQLite checks UNIQUE per row during a multi-row UPDATE, so variants whose SKU changes first
+// get one no other row can have (none); swaps between variants then succeed.
 const PARK_VARIANTS = `
-  UPDATE ${V.$} SET
-    ${V.sku} = iif(j.value->>'sku', NULL, ${V.$}.${V.sku}),
-    ${V.option1} = iif(j.value->>'options', char(1) || 'parked ' || ${V.$}.${V.id}, ${V.$}.${V.option1})
-  FROM json_each(?1) AS j WHERE ${V.$}.${V.id} = j.value->>'id'`;
+  UPDATE ${V.$} SET ${V.sku} = NULL
+  FROM json_each(?1) AS j WHERE ${V.$}.${V.id} = j.value->>'id' AND j.value->>'sku'`;
 
 // The product's own scalar fields are stored under their API names (src/products/fields.ts).
 const PRODUCT_SCALARS = SCALAR_FIELDS;
@@ -84,7 +79,7 @@ const SYNC_NO_MINUS = `
 /**
  * The one write batch of a round, for all its products: the only place it is assembled, so
  * anything that must commit with the update (an idempotency record) is added here. Order
- * matters: deletes and parking free SKUs and option combinations before anything takes them,
+ * matters: parking frees SKUs before anything takes them,
  * the product row (with disable_minusqty) is written before its variants copy the flag, the
  * product.update events commit with the change, and the last two statements read the result back
  * so the answer needs no further round trip.
@@ -105,11 +100,9 @@ export function planWrites(db: DB, plans: Plan[], now: number): D1PreparedStatem
   const json = (rows: unknown[]) => JSON.stringify(rows);
   return [
     stmt(db, STRUCTURE_GUARD, json(plans.map((p) => p.guard))),
-    stmt(db, DELETE_VARIANTS, json(plans.flatMap((p) => p.deletes))),
     stmt(db, PARK_VARIANTS, json(plans.flatMap((p) => p.park))),
     stmt(db, UPDATE_PRODUCTS, json(plans.map((p) => p.product)), now),
     stmt(db, UPDATE_VARIANTS, json(plans.flatMap((p) => p.updates)), now),
-    stmt(db, INSERT_VARIANTS, json(plans.flatMap((p) => p.inserts)), now),
     stmt(db, SYNC_NO_MINUS, json(plans.map((p) => p.productId))),
   ];
 }
