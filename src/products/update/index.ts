@@ -12,7 +12,7 @@ import { RoundClaims } from "./claims";
 import { type Plan, plan } from "./plan";
 import { fail, readSnapshot, select, type UpdateItem } from "./select";
 import { stockItems, stockUpdate } from "./stock";
-import { listsInSql, plain, type Rounds, writeRounds, writeVariants } from "./variants-rounds";
+import { listsInSql, writeRounds, writeVariants } from "./variants-rounds";
 import { resolve, variantsInSql } from "./variants-route";
 import { writeBatch } from "./write";
 
@@ -23,9 +23,11 @@ const P = sqlNames(products);
 // PUT /v1/products (docs/products.md, "Updating products"). Stock-tool bodies take their own
 // one-batch path (./stock.ts), items carrying variant lists the SQL plan (./variants-sql.ts, one
 // item; several in rounds, ./variants-rounds.ts; docs/design.md, "Writes", lists the forms).
-// Otherwise, per round: one read batch (the selected products, their variants, the owners of
-// every SKU the body names), a plan per product in JS, then one write batch for all of them. Lists travel as one JSON parameter each, so the number of statements is fixed whatever the
-// number of products or variants (docs/security.md, "Guarantees").
+// Items without a list (product fields, a selected variant's own fields), per round: one read
+// batch (the selected products, their variants, the owners of every SKU the body names), a plan
+// per product in JS (./plan.ts, which matches no variant lists), then one write batch for all of
+// them, its rows bound as one JSON parameter each, so the number of statements is fixed whatever
+// the number of products (docs/security.md, "Guarantees").
 
 /**
  * Updates products, each item on its own and atomically. Items naming the same product are
@@ -51,12 +53,9 @@ export async function updateProducts(
   const written = resolved && (await writeVariants(db, list, resolved, now, options, recorder));
   if (written) return written;
   // Several items, one at least with a list: the SQL plan's rounds (./variants-rounds.ts; items
-  // without a list planned by ./plan.ts in the rounds' batches), which hand what they do not word
-  // to the JavaScript plan with the record's state.
+  // without a list planned by ./plan.ts in the rounds' batches).
   const rounds = !ifMatch && listsInSql(items);
-  if (!rounds) return updateInJs(db, items, now, recorder, options);
-  const done = await writeRounds(db, rounds, now, recorder, options);
-  return done.rest.length ? updateInJs(db, done.rest, now, recorder, options, done) : done;
+  return rounds ? writeRounds(db, rounds, now, recorder, options) : updateInJs(db, items, now, recorder, options);
 }
 
 /**
@@ -80,21 +79,19 @@ async function updateInJs(
   now: number,
   recorder: Recorder | undefined,
   options: WriteOptions,
-  from?: Rounds,
 ): Promise<Written> {
   toJsPlan.watch?.(items);
   const listed = items.find((i) => carriesList(i.data));
   if (listed) throw new Error(`PUT item ${listed.index}: a variant list reached the general plan, which plans none`);
   const back = readBack(options.minimal);
   const { ifMatch } = options;
-  // After the SQL plan's rounds, their outcomes as presented products (answered beside these).
-  const outcomes = new Map<number, ItemOutcome>([...(from?.outcomes ?? [])].map(([i, o]) => [i, plain(o)]));
-  const events: PendingEvent[] = from?.events ?? [];
+  const outcomes = new Map<number, ItemOutcome>();
+  const events: PendingEvent[] = [];
   // Every product a batch of this request changed, for the snapshot of the last one.
-  const touched = new Set<number>(from?.touched);
+  const touched = new Set<number>();
   let pending = items;
   let attempt = 0;
-  let recorded = from?.recorded ?? false;
+  let recorded = false;
   while (pending.length) {
     const snap = await readSnapshot(db, pending);
     const plans: Plan[] = [];

@@ -29,14 +29,9 @@ import { ROUND, type RoundItem, writeRound } from "./variants-sql";
 // JavaScript plan words it, ./claims.ts), and the round is written again without the refused
 // items; a round refused again is read again. A product without a slug yet gets the slug the read
 // derives, and the round is written again with it. When the read finds nothing refused (a
-// concurrent writer), the round is read and written again. What that read leaves to the
-// JavaScript plan (./diagnose.ts, "plan") is handed with the items not yet written to it
-// (./index.ts), which words it as it does for any request; the record of the Idempotency-Key
-// travels with them. Items without a variant list are planned by the JavaScript plan's planner
-// (./plan.ts) from a read in the round's first call and written in the round's batch, so a body
-// is one batch per round whatever its items. A body with an item whose list the rounds do not
-// take (a form only the JavaScript plan takes) is the JavaScript plan's whole: written after the
-// rounds, its items' products would change in another batch.
+// concurrent writer), the round is read and written again. Items without a variant list are
+// planned by the general planner (./plan.ts) from a read in the round's first call and written in
+// the round's batch, so a body is one batch per round whatever its items.
 
 const P = sqlNames(products);
 const K = sqlNames(skus);
@@ -74,7 +69,7 @@ function claimsGuard(db: DB, round: RoundItem[], bare: Planned[]): D1PreparedSta
   return jsonChunks(skus).map((part, i) => stmt(db, CLAIMS_GUARD, part, i ? "[]" : JSON.stringify(slugs)));
 }
 
-/** Where the rounds leave the request: outcomes so far, and the items the JavaScript plan takes on. */
+/** Where the rounds leave the request. */
 export type Rounds = {
   outcomes: Map<number, ItemOutcome>;
   events: PendingEvent[];
@@ -82,7 +77,6 @@ export type Rounds = {
   touched: Set<number>;
   /** Whether a batch claimed the Idempotency-Key's record. */
   recorded: boolean;
-  rest: UpdateItem[];
 };
 
 /** A body of several items as the rounds take it: items with their lists, and items without a list. */
@@ -92,11 +86,9 @@ export type RoundsBody = { lists: SqlList[]; bare: UpdateItem[] };
 type Planned = { item: UpdateItem; plan: Plan };
 
 /**
- * The items of a body of several when the rounds take every one (each with a list they take,
- * naming its product by id, variant id or SKU, or without a list) and one has a list; undefined
- * otherwise: the JavaScript plan plans the body whole, so the products of different items are
- * written in one batch, as a request's change is (docs/security.md, "Nothing half-written when D1
- * fails").
+ * The items of a body of several, one at least with a list: each item with its list bound (naming
+ * its product by id, variant id or SKU), or without a list. Undefined: one item, or none with a
+ * list (./index.ts plans those with the general planner).
  */
 export function listsInSql(items: UpdateItem[]): RoundsBody | undefined {
   if (items.length < 2) return undefined;
@@ -117,15 +109,14 @@ export function listsInSql(items: UpdateItem[]): RoundsBody | undefined {
 
 /**
  * An outcome as an Idempotency-Key record or an answer of presented products takes it: a product
- * SQLite built (carried text, src/platform/quotes.ts) parsed. Only requests of several rounds, or
- * handed to the JavaScript plan, need it.
+ * SQLite built (carried text, src/platform/quotes.ts) parsed. Only requests of several rounds need it.
  */
 export function plain(o: ItemOutcome): ItemOutcome {
   if (!o.ok || !(o.product instanceof ProductText)) return o;
   return { ok: true, product: uncarried(o.product.text) as ProductOut };
 }
 
-/** Writes the items in rounds; `rest` of the answer: the items the JavaScript plan takes on. */
+/** Writes the items in rounds. */
 export async function writeRounds(
   db: DB,
   body: RoundsBody,
@@ -133,21 +124,11 @@ export async function writeRounds(
   recorder: Recorder | undefined,
   options: WriteOptions,
 ): Promise<Rounds> {
-  const state: Rounds = { outcomes: new Map(), events: [], touched: new Set(), recorded: false, rest: [] };
+  const state: Rounds = { outcomes: new Map(), events: [], touched: new Set(), recorded: false };
   // What the items select and derive, read for all of them at once (./variants-round-read.ts),
   // before the first round and again before each later one whose items need it: as the JavaScript
   // plan reads each round, a later item finds what the rounds before it left; a selection that
-  // finds nothing is its 404. Forms the read leaves to the JavaScript plan hand it the items not
-  // yet written.
-  // Before anything is written, the body is handed whole: items decided so far (a 404, a refusal)
-  // hold their products in the JavaScript plan's rounds, which then fall as they would have.
-  const hand = (items: SqlList[], bare: UpdateItem[]) => {
-    const whole = !state.recorded && !state.touched.size;
-    if (whole) state.outcomes.clear();
-    const rest = whole ? [...body.lists.map((l) => l.item), ...body.bare] : [...items.map((l) => l.item), ...bare];
-    state.rest = rest.sort((a, b) => a.index - b.index);
-    return state;
-  };
+  // finds nothing is its 404.
   // A round whose read finds nothing it refused, or a selection naming another product now (a
   // concurrent writer): read again, each item routed afresh (a list keeps what its read resolved),
   // after the wait of a lost race.
@@ -161,7 +142,7 @@ export async function writeRounds(
   while (pending.length || pendingBare.length) {
     // Items without a list are read as the JavaScript plan reads them, in the same call.
     const read = await readRoundItems(db, pending, pendingBare.length ? snapshotReads(db, pendingBare) : []);
-    if (!read) return hand(pending, pendingBare);
+    if (!read) throw unworded();
     for (const [i, o] of read.missing) state.outcomes.set(i, o);
     const snap = pendingBare.length ? snapshotOf(read.more) : undefined;
     let { round, bare, later, laterBare } = place(read.items, pendingBare, snap, state.outcomes);
@@ -170,7 +151,7 @@ export async function writeRounds(
     // are worded from one read before the round writes (the catalog as their round finds it).
     const refused = round.filter(asIs);
     const rest = refused.length ? await wordRefused(db, refused, state) : "worded";
-    if (rest === "plan") return hand([...round.map((r) => r.list), ...later], unwritten());
+    if (rest === "plan") throw unworded();
     if (rest === "again") {
       pendingBare = unwritten();
       pending = await afresh([...round.map((r) => r.list), ...later]);
@@ -204,10 +185,9 @@ export async function writeRounds(
       );
       const failed = (index: number) => worded(diagnosed.get(index));
       const slugless = round.filter((r) => derived(diagnosed.get(r.list.item.index)) !== undefined);
-      // A form the read leaves to the JavaScript plan: it reads afresh. Nothing worded nor derived
-      // (a concurrent writer): the round is read again. A round refused again is read again,
+      // Nothing worded nor derived (a concurrent writer): the round is read again. A round refused again is read again,
       // without the items worded before.
-      if ([...diagnosed.values()].includes("plan")) return hand([...round.map((r) => r.list), ...later], unwritten());
+      if ([...diagnosed.values()].includes("plan")) throw unworded();
       const any = round.some((r) => failed(r.list.item.index)) || bare.some((b) => failed(b.item.index));
       if (!any && !slugless.length) {
         again = true;
@@ -268,7 +248,7 @@ function place(items: RoundItem[], plainItems: UpdateItem[], snap: Snapshot | un
 /**
  * Words items refused as they are (./variants-route.ts, Refused) from one read; of a product
  * without a slug, from a second one once the slug is derived (the plan gives it no rows before).
- * "plan": a form the read leaves to the JavaScript plan; "again": a read finds nothing refused or
+ * "plan": a form the read does not word (`unworded`); "again": a read finds nothing refused or
  * a selection naming another product now (a concurrent writer).
  */
 async function wordRefused(db: DB, refused: RoundItem[], state: Rounds): Promise<"worded" | "plan" | "again"> {
@@ -294,6 +274,13 @@ async function wordRefused(db: DB, refused: RoundItem[], state: Rounds): Promise
  * head category merged into the stored paths past the bound): worded before its round writes.
  */
 const asIs = (r: RoundItem) => r.list.refused !== undefined || r.resolved.refused === true;
+
+/**
+ * A form the SQL plan's reads do not word ("plan": a refusal of rows the plan did not match, a
+ * selection an If-Match names; the general plan matches no lists): none is known to reach here,
+ * and one that does fails as an internal error, nothing of its round written.
+ */
+const unworded = () => new Error("PUT: a refused variant list the SQL plan's read does not word");
 
 /** A refusal the read worded (not "plan", not a slug derived, not nothing refused). */
 const worded = (r: Refusal): r is Failed => r !== undefined && r !== "plan" && !("slug" in r);
@@ -330,7 +317,6 @@ function record(recorder: Recorder | undefined, state: Rounds, round: RoundItem[
  * and the refusal is recorded under the key, as is the 404 of a selection that finds nothing;
  * when the read finds nothing refused (a concurrent writer changed the product in between) the
  * item is routed and resolved again from the catalog as it is and the write tried again.
- * Undefined: a form the JavaScript path takes (left to it by `resolve` or the read).
  */
 export async function writeVariants(
   db: DB,
@@ -339,7 +325,7 @@ export async function writeVariants(
   now: number,
   options: WriteOptions,
   recorder?: Recorder,
-): Promise<Written | undefined> {
+): Promise<Written> {
   let list = sql;
   let resolved = product;
   for (let attempt = 1; ; attempt++) {
@@ -356,11 +342,10 @@ export async function writeVariants(
     const diagnosis = resolved.changed ? "changed" : await diagnose(db, list, resolved);
     const refused =
       diagnosis === "changed" ? await changedSince(db, resolved.productId, options.ifMatch as IfMatch) : diagnosis;
-    // A form the read leaves to the JavaScript plan (./diagnose.ts).
-    if (refused === "plan") return undefined;
+    if (refused === "plan") throw unworded();
     if (refused && "slug" in refused) {
       // A product without a slug gets the one the read derived, written in the batch again.
-      if (resolved.slugless) return undefined;
+      if (resolved.slugless) throw unworded();
       resolved = { ...resolved, slugless: true, fields: { ...resolved.fields, slug: refused.slug } };
       continue;
     }
@@ -369,10 +354,10 @@ export async function writeVariants(
     // between. Routed and resolved again from the catalog as it is.
     await afterLostRace(attempt, "the product");
     const again = variantInSql(list.item);
-    if (!again) return undefined;
+    if (!again) throw unworded();
     list = again;
     const fresh = await resolve(db, list, options.ifMatch);
-    if (!fresh) return undefined;
+    if (!fresh) throw unworded();
     resolved = fresh;
   }
 }
