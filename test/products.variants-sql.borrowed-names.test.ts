@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { type Json, size } from "./fixtures/sizes";
-import { answeredWatched, asMade, jsPlanReads, kept, type Made, run, type Twin } from "./fixtures/twins";
-import { post, put, uid } from "./helpers";
+import { asMade, expectPinned, foreignOwner, jsPlanReads, type Made, type Pinned, run } from "./fixtures/twins";
+import { put, uid } from "./helpers";
 
 // A sync whose entries name no options beside an add naming them: the JavaScript plan matches the
 // sync with the add's names where the product has none yet (src/products/update/states.ts,
@@ -26,7 +26,7 @@ const emptied =
 
 const written = (m: Made) => ({ product_id: m.id, variants: { update: [{ variant_id: m.v[0], qty: 7 }] } });
 
-type Case = [string, Twin, number, string[], number, string[][]];
+type Case = Pinned;
 
 /** A's sync naming no options and add naming Size, a having no variants. */
 const unnamed = (a: Made, add: Json[], sync: Json[] = [{ variant_option1_value: "h" }], more: Json = {}) => ({
@@ -163,26 +163,15 @@ const namedByTheAdd: Case[] = [
   ],
 ];
 
-/** The product that has FOREIGN, as the errors show it. */
-let foreign = 0;
-const shown = (errors: string[]) => errors.map((e) => e.replace(`product ${foreign}`, "product <F>"));
+/** Errors with the product that has FOREIGN shown as <F>. */
+let shown = (errors: string[]) => errors;
 
 describe("a sync naming no options beside an add naming them", () => {
   it("has the product that owns FOREIGN", async () => {
-    const r = await post("/v1/products", { title: "Foreign", price: 1, sku: FOREIGN });
-    expect(r.status, r.text).toBe(200);
-    foreign = r.json.products[0].product_id;
+    shown = await foreignOwner(FOREIGN);
   });
 
-  it.each(namedByTheAdd)("%s: pinned, by the SQL plan alone", async (_name, twin, status, errors, calls, stored) => {
-    const { sql, seen } = await answeredWatched(twin);
-    expect(sql.status, JSON.stringify(sql.raw)).toBe(status);
-    expect(shown(sql.json.errors ?? [])).toEqual(errors);
-    expect(seen).toEqual([]);
-    expect(jsPlanReads(sql.queries)).toBe(0);
-    expect(sql.calls).toBe(calls);
-    expect(sql.after.map(kept)).toEqual(stored);
-  });
+  it.each(namedByTheAdd)("%s: pinned, by the SQL plan alone", (...c) => expectPinned(c, shown));
 
   it("another product's SKU in the add: recorded under an Idempotency-Key and replayed", async () => {
     const [, twin, status] = namedByTheAdd[0];

@@ -1,8 +1,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { size } from "./fixtures/sizes";
-import { answeredWatched, asMade, jsPlanReads, kept, type Made, run, type Twin } from "./fixtures/twins";
-import { post, put, uid } from "./helpers";
+import { asMade, expectPinned, foreignOwner, jsPlanReads, type Made, type Pinned, run } from "./fixtures/twins";
+import { put, uid } from "./helpers";
 
 // Items of several with variant lists, one giving a head category that merged into its product's
 // stored paths passes the bound: the rounds' read (src/products/update/variants-round-read.ts)
@@ -31,7 +31,7 @@ const update = (m: Made, qty = 4) => ({ update: [{ variant_id: m.v[1], qty }] })
 const written = (m: Made) => ({ product_id: m.id, variants: { update: [{ variant_id: m.v[0], qty: 7 }] } });
 const PAST = "headcategory_name: the product would be in more than 20 category paths";
 
-type Case = [string, Twin, number, string[], number, string[][]];
+type Case = Pinned;
 
 const pastTheBound: Case[] = [
   [
@@ -117,26 +117,15 @@ const pastTheBound: Case[] = [
   ],
 ];
 
-/** The product that has FOREIGN, as the errors show it. */
-let foreign = 0;
-const shown = (errors: string[]) => errors.map((e) => e.replace(`product ${foreign}`, "product <F>"));
+/** Errors with the product that has FOREIGN shown as <F>. */
+let shown = (errors: string[]) => errors;
 
 describe("in rounds, a head category merged into stored paths past the bound", () => {
   it("has the product that owns FOREIGN", async () => {
-    const r = await post("/v1/products", { title: "Foreign", price: 1, sku: FOREIGN });
-    expect(r.status, r.text).toBe(200);
-    foreign = r.json.products[0].product_id;
+    shown = await foreignOwner(FOREIGN);
   });
 
-  it.each(pastTheBound)("%s: pinned, by the SQL plan alone", async (_name, twin, status, errors, calls, stored) => {
-    const { sql, seen } = await answeredWatched(twin);
-    expect(sql.status, JSON.stringify(sql.raw)).toBe(status);
-    expect(shown(sql.json.errors ?? [])).toEqual(errors);
-    expect(seen).toEqual([]);
-    expect(jsPlanReads(sql.queries)).toBe(0);
-    expect(sql.calls).toBe(calls);
-    expect(sql.after.map(kept)).toEqual(stored);
-  });
+  it.each(pastTheBound)("%s: pinned, by the SQL plan alone", (...c) => expectPinned(c, shown));
 
   it("by product id, beside an item written: recorded under an Idempotency-Key and replayed", async () => {
     const [, twin, status] = pastTheBound[0];

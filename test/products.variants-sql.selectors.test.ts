@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { size } from "./fixtures/sizes";
-import { answeredWatched, asMade, jsPlanReads, kept, type Made, run, type Twin } from "./fixtures/twins";
-import { post, put, uid } from "./helpers";
+import { asMade, expectPinned, foreignOwner, jsPlanReads, type Made, type Pinned, run } from "./fixtures/twins";
+import { put, uid } from "./helpers";
 
 // Items with a variant list that select a variant by variant_id beside the product_id that should
 // own it, and items that name no product at all, answered by the SQL plan
@@ -17,7 +17,7 @@ const update = (m: Made, qty = 4) => ({ update: [{ variant_id: m.v[1], qty }] })
 /** B's count of its first variant: written. */
 const written = (m: Made) => ({ product_id: m.id, variants: { update: [{ variant_id: m.v[0], qty: 7 }] } });
 
-type Case = [string, Twin, number, string[], number, string[][]];
+type Case = Pinned;
 
 const one: Case[] = [
   [
@@ -210,29 +210,15 @@ const several: Case[] = [
   ],
 ];
 
-/** The product that has FOREIGN, as the errors show it. */
-let foreign = 0;
-const named = (errors: string[]) => errors.map((e) => e.replace(`product ${foreign}`, "product <F>"));
+/** Errors with the product that has FOREIGN shown as <F>. */
+let named = (errors: string[]) => errors;
 
 describe("a variant selected by variant_id and product_id, and no selector", () => {
   it("has the product that owns FOREIGN", async () => {
-    const r = await post("/v1/products", { title: "Foreign", price: 1, sku: FOREIGN });
-    expect(r.status, r.text).toBe(200);
-    foreign = r.json.products[0].product_id;
+    named = await foreignOwner(FOREIGN);
   });
 
-  it.each([...one, ...several])(
-    "%s: pinned, by the SQL plan alone",
-    async (_name, twin, status, errors, calls, stored) => {
-      const { sql, seen } = await answeredWatched(twin);
-      expect(sql.status, JSON.stringify(sql.raw)).toBe(status);
-      expect(named(sql.json.errors ?? [])).toEqual(errors);
-      expect(seen).toEqual([]);
-      expect(jsPlanReads(sql.queries)).toBe(0);
-      expect(sql.calls).toBe(calls);
-      expect(sql.after.map(kept)).toEqual(stored);
-    },
-  );
+  it.each([...one, ...several])("%s: pinned, by the SQL plan alone", (...c) => expectPinned(c, named));
 
   it.each([...one.slice(3, 6), ...one.slice(8, 10), several[3]])(
     "%s: recorded under an Idempotency-Key and replayed",
