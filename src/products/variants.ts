@@ -74,7 +74,7 @@ export function agreedNames(entries: Located<Named>[]): { names?: string[]; erro
 
 /**
  * agreedNames for the paths planned in SQL, which need no error text: the names, undefined when no
- * entry names any, or false when they disagree or are given out of order (the JavaScript plan then
+ * entry names any, or false when they disagree or are given out of order (the refusal read then
  * words it). No object per entry: a list has up to 2,048.
  */
 export function sharedNames(entries: readonly Named[]): string[] | undefined | false {

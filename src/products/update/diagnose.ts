@@ -12,8 +12,8 @@ import { CLEAR, MATCHES, plans, type RoundItem } from "./variants-sql";
 // What a refused batch of the SQL plan refused (docs/design.md, "Writes"): the batch wrote
 // nothing and said only that a constraint failed; a read batch runs the same plan again into the
 // scratch table, reads what the wording needs and empties the table, and ./refusals.ts words it
-// from the plan's matches. "plan": a form ./refusals.ts does not word, which the JavaScript plan
-// words; undefined: nothing is refused now (a concurrent writer changed the product in between),
+// from the plan's matches. "plan": a form ./refusals.ts does not word (none is known; the caller
+// fails it as an internal error); undefined: nothing is refused now (a concurrent writer changed the product in between),
 // and the write is tried again from a fresh read.
 // Of two or three lists (a selected variant's leading entry is one) the read runs the plan of the
 // first list of the body (the leading entry aside), which matches the variants as stored, and
@@ -131,7 +131,7 @@ function afterLeadSku(t: Target, read: Read) {
  * Each item's refusal of a refused round of several (./variants-rounds.ts), from one full read:
  * its own, or, in the body's order, a SKU or slug an earlier item nothing refuses claims too; for
  * a product without a slug, the slug derived (the round is written again with it). "plan": an item
- * under an If-Match, which the JavaScript plan takes. Undefined: nothing refused, or a selection naming another
+ * under an If-Match (rounds take none). Undefined: nothing refused, or a selection naming another
  * product now (a concurrent writer), which the rounds read again. `bare`: the round's items
  * without a variant list and their products, planned again by ./plan.ts from the same read.
  */

@@ -59,7 +59,7 @@ export async function updateProducts(
 }
 
 /**
- * Tests watch the items handed to the JavaScript plan: none carrying a variant list should be,
+ * Tests watch the items handed to the general planner: none carrying a variant list should be,
  * once the SQL plan takes every form (test/products.variants.one-path.test.ts).
  */
 export const toJsPlan: { watch?: (items: UpdateItem[]) => void } = {};
@@ -69,7 +69,7 @@ const carriesList = (d: UpdateItem["data"]) =>
   d.variants?.sync !== undefined || !!d.variants?.add?.length || !!d.variants?.update?.length;
 
 /**
- * The JavaScript plan's rounds (see updateProducts), for items without a variant list: ./plan.ts
+ * The general planner's rounds (see updateProducts), for items without a variant list: ./plan.ts
  * no longer matches lists, so an item with one reaching it is a routing bug, and fails loudly (an
  * internal error, 500, nothing written) rather than being written as if its list were not there.
  */

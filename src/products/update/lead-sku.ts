@@ -6,17 +6,16 @@ import { slotOf, VARIANT_ID } from "../packed";
 import type { RoundItem } from "./variants-sql";
 
 // A selected variant's leading entry (./variants-route.ts, `lead`) giving it a SKU something else
-// has. The JavaScript plan (./plan.ts) applies the lists after the leading entry to the variants
-// as it leaves them (a sync naming the SKU matches the variant that has it; of two variants of the
-// product, the later in its order, as its map of SKUs keeps the last) and checks SKUs only on what
-// the last list leaves: a sync deleting the variant, or an update giving it another SKU, frees
+// has. The lists after the leading entry apply to the variants as it leaves them (a sync naming
+// the SKU matches the variant that has it; of two variants of the product, the later in its
+// order) and SKUs are checked only on what the last list leaves: a sync deleting the variant, or an update giving it another SKU, frees
 // the SKU again, and so does one deleting or renaming another variant that has it. The registry
 // cannot hold two owners of a SKU, so until the last list one of the two holds a placeholder of its
 // own: the selected variant, unless an earlier variant of its product has the SKU (that one holds
 // it then, and a sync naming the SKU matches the selected variant). After the last list a
 // placeholder still held takes the SKU, where the registry refuses the batch if its owner still
-// has it, as the JavaScript plan refuses a SKU used twice; the SKU of another product as the batch
-// began (the JavaScript plan's read) refuses it whatever the round did since. A placeholder has a
+// has it, as a SKU used twice is refused; the SKU of another product as the batch began refuses it
+// whatever the round did since. A placeholder has a
 // control character, which no SKU a body gives may have (src/platform/fields.ts).
 
 const V = sqlNames(variants);

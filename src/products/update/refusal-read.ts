@@ -103,7 +103,7 @@ export function refusalReads(db: DB, of: Of, lean: boolean): D1PreparedStatement
 // in the product's order), the entries on them and those of no variant of the product ([entry,
 // variant id]), how many variants the product has and how many rows the plan gave. ?1 the
 // product, ?2 the SKU the body gives it. u: each stored variant as the list leaves it, with the
-// entry on it (two entries on one variant give two rows: flagged, and planned in JavaScript).
+// entry on it (two entries on one variant give two rows: flagged, and worded by matching the entries).
 const FLAGGED_UPDATE = `
   WITH u AS MATERIALIZED (
     SELECT v.${V.id} AS id, s.${S.entry} AS entry, s.${S.data} AS data, v.${V.qty} AS stored,

@@ -9,8 +9,7 @@ import type { RoundItem } from "./variants-sql";
 // The one-product conditions of the SQL plan's batch (./variants-sql.ts): what `resolve` read
 // (./variants-route.ts) still as read, the counts an item expects as stored, and what an empty
 // sync or an update's merged entries need. Each fails the batch through stale_reads' always-false
-// CHECK, so nothing is written and the refusal is worded from a read (./diagnose.ts) or by the
-// JavaScript plan.
+// CHECK, so nothing is written and the refusal is worded from a read (./diagnose.ts).
 
 const P = sqlNames(products);
 const V = sqlNames(variants);

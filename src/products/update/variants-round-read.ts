@@ -12,7 +12,7 @@ import type { RoundItem } from "./variants-sql";
 // into its paths, a slug from its title). One statement for every item of the body, its selectors
 // bound as one JSON list, reading what RESOLVE (./variants-route.ts) reads for one item; each
 // round's batch re-checks it (./variants-guards.ts, roundConditions). It runs before each round
-// whose items need it, as the JavaScript plan reads the catalog before each of its rounds: a
+// whose items need it, as the general planner reads the catalog before each of its rounds: a
 // selection that finds nothing is the 404 it answers, and an item of a later round finds what the
 // rounds before it left (a SKU synced away, a title its slug derives from).
 
@@ -34,8 +34,8 @@ export const needsRead = ({ selector: s, stored }: SqlList) =>
 
 /**
  * The round items with their products, and the outcomes of selections that find nothing;
- * undefined when an item's read leaves it to the JavaScript plan (the product's own SKU selected
- * with variant fields that `variantInSql` does not take without them). `more`: statements read in
+ * undefined when an item's read cannot route it (the product's own SKU selected with variant
+ * fields that `variantInSql` does not take without them; none is known). `more`: statements read in
  * the same call (the read of the round's items without a list), their results in `more`.
  */
 export async function readRoundItems(

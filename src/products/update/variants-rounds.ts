@@ -25,8 +25,8 @@ import { ROUND, type RoundItem, writeRound } from "./variants-sql";
 // (./variants-round-read.ts), and the batch re-checks what was read. Items refused as they are
 // (./variants-route.ts, Refused) are worded from one read before their round writes. A refused
 // batch wrote nothing: one read batch runs the plan again and words each item's refusal
-// (./diagnose.ts, `diagnoseRound`; two items claiming one new SKU or slug: the later one, as the
-// JavaScript plan words it, ./claims.ts), and the round is written again without the refused
+// (./diagnose.ts, `diagnoseRound`; two items claiming one new SKU or slug: the later one,
+// ./claims.ts), and the round is written again without the refused
 // items; a round refused again is read again. A product without a slug yet gets the slug the read
 // derives, and the round is written again with it. When the read finds nothing refused (a
 // concurrent writer), the round is read and written again. Items without a variant list are
@@ -37,7 +37,7 @@ const P = sqlNames(products);
 const K = sqlNames(skus);
 const STALE = sqlNames(staleReads);
 
-// Items of one round are each planned against the catalog as read, as the JavaScript plan plans
+// Items of one round are each planned against the catalog as read, as the general planner plans
 // them: a SKU (?1: [[product id, SKU]]) or slug (?2) another product has as the batch begins is
 // refused, though another item of the round frees it.
 const CLAIMS_GUARD = `
@@ -126,8 +126,8 @@ export async function writeRounds(
 ): Promise<Rounds> {
   const state: Rounds = { outcomes: new Map(), events: [], touched: new Set(), recorded: false };
   // What the items select and derive, read for all of them at once (./variants-round-read.ts),
-  // before the first round and again before each later one whose items need it: as the JavaScript
-  // plan reads each round, a later item finds what the rounds before it left; a selection that
+  // before the first round and again before each later one whose items need it: as the general
+  // planner reads each round, a later item finds what the rounds before it left; a selection that
   // finds nothing is its 404.
   // A round whose read finds nothing it refused, or a selection naming another product now (a
   // concurrent writer): read again, each item routed afresh (a list keeps what its read resolved),
@@ -140,14 +140,14 @@ export async function writeRounds(
   let pending = body.lists;
   let pendingBare = body.bare;
   while (pending.length || pendingBare.length) {
-    // Items without a list are read as the JavaScript plan reads them, in the same call.
+    // Items without a list are read as the general planner reads them, in the same call.
     const read = await readRoundItems(db, pending, pendingBare.length ? snapshotReads(db, pendingBare) : []);
     if (!read) throw unworded();
     for (const [i, o] of read.missing) state.outcomes.set(i, o);
     const snap = pendingBare.length ? snapshotOf(read.more) : undefined;
     let { round, bare, later, laterBare } = place(read.items, pendingBare, snap, state.outcomes);
     const unwritten = () => [...bare.map((b) => b.item), ...laterBare];
-    // Items refused as they are hold their product for the round, as in the JavaScript plan, and
+    // Items refused as they are hold their product for the round, as in the general planner's, and
     // are worded from one read before the round writes (the catalog as their round finds it).
     const refused = round.filter(asIs);
     const rest = refused.length ? await wordRefused(db, refused, state) : "worded";
@@ -216,7 +216,7 @@ export async function writeRounds(
 /**
  * A round's items in the body's order: the first item naming each product; one naming a product
  * an earlier item of the round names waits for a later round. Items without a list are selected
- * and planned from `snap` as the JavaScript plan does (./index.ts): a refused one holds its product.
+ * and planned from `snap` as the general planner does (./index.ts): a refused one holds its product.
  */
 function place(items: RoundItem[], plainItems: UpdateItem[], snap: Snapshot | undefined, outcomes: Rounds["outcomes"]) {
   const inRound = new Set<number>();

@@ -14,8 +14,8 @@ import { productETag, VERSION_SQL } from "../version";
 import { type Failed, fail, type UpdateItem, unselected } from "./select";
 
 // Which PUT items the SQL plan (./variants-sql.ts; several items: ./variants-rounds.ts) takes, and
-// what it binds for them; the rest take the JavaScript plan (./plan.ts), and so does whatever the
-// SQL plan's batch refuses that ./refusals.ts does not word.
+// what it binds for them: every item with a variant list. Items without one take the general
+// planner (./plan.ts).
 
 /** Which list the plan reads (?4 of the plan). */
 export const MODE = { update: 0, sync: 1, add: 2 } as const;
@@ -70,7 +70,7 @@ export function variantsInSql(items: UpdateItem[]) {
   return items.length === 1 ? variantInSql(items[0]) : undefined;
 }
 
-/** The item as this path takes it, with its list bound as packed entries; undefined: the JavaScript path. */
+/** The item as this path takes it, with its list bound as packed entries; undefined: it has no list (./plan.ts plans it). */
 export function variantInSql(item: UpdateItem) {
   const d = item.data;
   const selector = selectorOf(d);
@@ -133,7 +133,7 @@ export function variantInSql(item: UpdateItem) {
   // Paths given past the bound (a head category placed among them) are refused whatever is
   // stored: worded from a read, as names that disagree are.
   if (tooMany) return { item, selector, lists: [], product, refused: "paths" as Refused, stored };
-  // The lists in the order the JavaScript plan applies them: each is planned against what the one
+  // The lists in the order they apply: each is planned against what the one
   // before it left, in the same batch.
   // An empty add or update changes nothing; an empty sync deletes every variant (below).
   const given = LISTS.flatMap(([key, mode]) => {
@@ -239,9 +239,9 @@ export function variantInSql(item: UpdateItem) {
 }
 
 /**
- * A sync whose entries name no options beside a list naming them: the JavaScript plan matches the
- * sync with those names where the product has none yet, and refuses the other list's entries where
- * it has others (./states.ts, listNames). The sync takes them (the plan would otherwise match it
+ * A sync whose entries name no options beside a list naming them: the sync is matched with those
+ * names where the product has none yet, and the other list's entries are refused where it has
+ * others (./states.ts, listNames). The sync takes them (the plan would otherwise match it
  * with none, and plan no rows), and a guard refuses the batch where the product has other names
  * (./variants-guards.ts, namesGuard), worded from a read. Returns the names borrowed.
  */
@@ -281,11 +281,11 @@ const REFUSED = "refused";
 export type SqlList = NonNullable<ReturnType<typeof variantInSql>>;
 
 /**
- * An update list naming one variant more than once, as one entry per variant, as the JavaScript
- * plan applies them in order (./states.ts, applyEntry): a later field wins; a `qty` sets the count
+ * An update list naming one variant more than once, as one entry per variant, the entries applied
+ * in order (./states.ts, applyEntry): a later field wins; a `qty` sets the count
  * and an `adjust` after it moves that count (a count again); the amounts of `adjust`s without a
  * count add up; the first `expected_qty` holds. REFUSED when an entry gives `qty` and `adjust`, or a
- * count set by an entry passes the largest on the way (the JavaScript plan refuses both whatever
+ * count set by an entry passes the largest on the way (both refused whatever
  * is stored). `ranges` takes the counts to check before the list (below).
  */
 function merged(list: VariantUpdateEntry[], ranges: [number, number][]): VariantUpdateEntry[] | typeof REFUSED {
@@ -303,7 +303,7 @@ function merged(list: VariantUpdateEntry[], ranges: [number, number][]): Variant
     const m = { ...out[first] } as Record<string, unknown>;
     if (m.qty !== undefined && m.adjust !== undefined) return REFUSED;
     if (e.qty !== undefined && e.adjust !== undefined) return REFUSED;
-    // The JavaScript plan checks every count an adjust reaches against the largest: the plan checks
+    // Every count an adjust reaches is checked against the largest: the plan checks
     // the last, which bounds those before it while the amounts go one way. Where a count replaces
     // the amounts or one goes back, the count reached so far (the stored one moved by the amounts,
     // as the lists before leave it) is checked by a guard before the list. Amounts past the largest
@@ -377,7 +377,7 @@ export function misplaced({ selector: s }: SqlList, row: ResolveRow): Failed | u
  * The product and the conditions of the batch: a read first only for a selection by variant id or
  * SKU, or an If-Match naming tags (its version; `changed` when it names none of them); the 404
  * when the read finds nothing selected (before any If-Match, as ./select.ts selects); undefined
- * when the JavaScript plan must answer (`resolvedFrom`).
+ * when the item cannot be routed (`resolvedFrom`; none is known).
  */
 export async function resolve(db: DB, list: SqlList, ifMatch?: IfMatch): Promise<Resolved | Failed | undefined> {
   const s = list.selector;
@@ -407,7 +407,7 @@ export type ResolveRow = {
   title: string;
 };
 
-/** The product and the batch's conditions from what was read; undefined: the JavaScript plan's. */
+/** The product and the batch's conditions from what was read; undefined: not routed (none known). */
 export function resolvedFrom(list: SqlList, row: ResolveRow, tags?: boolean): Resolved | undefined {
   const s = list.selector;
   const selected =

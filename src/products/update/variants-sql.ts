@@ -22,12 +22,12 @@ import { planWrites, UPDATE_PRODUCT_FIELDS } from "./write";
 // Products' variant lists written in SQL, in ONE round trip (docs/products.md, "Limits"): the
 // items ./variants-route.ts routes here, `{product_id | variant_id | sku, variants: {sync | add |
 // update: [...]}}` with product fields beside it (all but `stock`), an If-Match and an
-// Idempotency-Key or not; several items (./variants-rounds.ts) share the batch's statements. The JavaScript plan (./plan.ts) reads the product and every variant
-// into objects, matches and checks them one by one and sends the rows back; for 2,048 variants
-// that was most of a 26 ms request. Here the batch matches the list against the variants where
+// Idempotency-Key or not; several items (./variants-rounds.ts) share the batch's statements. The general plan once read
+// the product and every variant into objects, matched and checked them one by one and sent the
+// rows back; for 2,048 variants that was most of a 26 ms request. Here the batch matches the list against the variants where
 // they are (a sync by SKU through the registry, else by option values through the unique
 // combination index; an update by variant id; an add matches nothing), writes the match into a
-// scratch table, and applies it with fixed statements. Whatever the JavaScript plan would refuse
+// scratch table, and applies it with fixed statements. Whatever the rules refuse
 // (a missing or extra option value, two entries matching one variant, a variant id of another
 // product, another product's SKU, a repeated combination, an added combination or own SKU that
 // exists, more than 2,048 variants, negative stock under disable_minusqty, an `expected_qty` the
@@ -62,7 +62,7 @@ const PLACE = 4_294_967_296;
 
 // The product's own SKU (the registry's row without a variant) is taken from an add's entry unless
 // the fields beside the list give the product another (k: [that SKU, or null]): the batch writes
-// them before the new variants (as the JavaScript plan applies the product's fields first).
+// them before the new variants (the product's fields apply first).
 const ownSkuTaken = `(k.${K.variantId} IS NOT NULL OR r.own IS NULL OR k.${K.sku} IS r.own->>0)`;
 
 /** k of PLAN's ?1: the SKU the fields beside the list give the product, if they give one. */
@@ -133,8 +133,8 @@ const PLAN_STOCK = plan(true);
 /** The products of the round (?1 of the statements below: a JSON list of ids). */
 export const ROUND = "SELECT value FROM json_each(?1)";
 
-// Fails the batch (stale_reads' always-false CHECK) when the plan is not one the JavaScript plan
-// would accept: no rows for a product (see PLAN), an invalid entry, or two entries on one variant
+// Fails the batch (stale_reads' always-false CHECK) when the plan is not one the rules
+// accept: no rows for a product (see PLAN), an invalid entry, or two entries on one variant
 // (a sync refuses them; an update's are merged before they travel, ./variants-route.ts). An
 // update entry of an unknown variant has a row (its values '' where it gives none), so the read
 // that words a refusal runs PLAN without failing.
@@ -191,7 +191,7 @@ const UPDATE_MATCHED = updateMatched(false);
 const UPDATE_MATCHED_STOCK = updateMatched(true);
 
 // A leading entry's count below 0 (./variants-route.ts, `floor`) may be lifted by a list after
-// it, as the JavaScript plan checks the floor on the product as the last list leaves it: the
+// it, as the floor is checked on the product as the last list leaves it: the
 // variants of those products (?3 of UPDATE_MATCHED's deferred form) leave the stock floor off
 // until the last list, and RESTORE_FLOOR (?1: the products) turns it on again, where it meets a
 // count still below 0.
@@ -370,7 +370,7 @@ export async function writeRound(
 ): Promise<RoundWritten | undefined> {
   const ids = round.map((r) => r.resolved.productId);
   const { ifMatch } = options;
-  // Every item's product, in the body's order (the events' order, as the JavaScript plan's).
+  // Every item's product, in the body's order (the events' order).
   const written: [number, number][] = [
     ...round.map((r): [number, number] => [r.list.item.index, r.resolved.productId]),
     ...planned.map((p): [number, number] => [p.index, p.productId]),
