@@ -12,7 +12,7 @@ import { ADJUST, at, COLUMN_OF, EXPECTED, type Field, given, SLOTS, VARIANT_ID, 
 import { MAX_VARIANTS } from "../schema";
 import { MAX_ANSWER_BYTES, SIZE_SQL } from "../size";
 import { productETag, VERSION_OF } from "../version";
-import { leadSkuHeld, leadSkuRestored } from "./lead-sku";
+import { leadSkuHeld, leadSkuRestored, ownHeld, ownSkuLater, ownSkuRestored } from "./lead-sku";
 import type { Plan } from "./plan";
 import { fail } from "./select";
 import { listGuards, roundConditions, slugged } from "./variants-guards";
@@ -346,26 +346,6 @@ function productFields(db: DB, round: RoundItem[]): D1PreparedStatement[] {
     return [product];
   });
   return rows.length ? [stmt(db, UPDATE_PRODUCT_FIELDS, JSON.stringify(rows))] : [];
-}
-
-// The SKU the fields give the product, beside a list after the first (which the fields precede):
-// checked on what the last list leaves, as the general plan checked it (an update or sync after
-// may free it from a variant of the product). Until the last list the product holds a placeholder
-// of its own (a control character, which no SKU a body gives may have: src/platform/fields.ts), so
-// its old SKU is freed with the first list as before; after the last list the placeholder takes
-// the SKU, where the registry refuses one still used by a variant or another product, worded by
-// the refusal read from what the lists leave (./diagnose.ts). One statement more, only in a
-// batch with such an item.
-const ownHeld = (id: number) => `\u0001own ${id}`;
-const ownSkuLater = ({ list }: RoundItem) => list.lists.length > 1 && typeof list.product?.sku === "string";
-const OWN_SKU_RESTORED = `
-  UPDATE ${P.$} SET ${P.sku} = r.value->>1 FROM json_each(?1) AS r
-  WHERE ${P.$}.${P.id} = r.value->>0 AND ${P.$}.${P.sku} = char(1) || 'own ' || ${P.$}.${P.id}`;
-
-/** After the last list: the product's own SKU the fields give, held until then (`ownSkuLater`). */
-function ownSkuRestored(db: DB, round: RoundItem[]): D1PreparedStatement[] {
-  const rows = round.filter(ownSkuLater).map((r) => [r.resolved.productId, r.list.product?.sku]);
-  return rows.length ? [stmt(db, OWN_SKU_RESTORED, JSON.stringify(rows))] : [];
 }
 
 /** What a round's write batch wrote: each item's product, or undefined when a constraint refused it. */
