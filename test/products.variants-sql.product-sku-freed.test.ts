@@ -90,6 +90,36 @@ const cases: Case[] = [
       ["<1>1", ["<1>0 s 0", "<1>2 l 2", "xl 0"]],
     ],
   ],
+  // The other item is refused (the SKU is product a's variant's as read) and the round written again.
+  [
+    "a round whose other item gives its product the same SKU",
+    {
+      count: 2,
+      body: ([a, b]) => [taking(a, freedByUpdate(a)), { product_id: b.id, sku: `${a.p}1`, variants: freedByUpdate(b) }],
+    },
+    200,
+    ["[1].sku: SKU <0>1 is already used by product <0>"],
+    3,
+    [
+      ["<0>1", ["<0>0 s 0", "m 1", "<0>2 l 2", "xl 0"]],
+      [null, MADE(1)],
+    ],
+  ],
+  // The lists apply in order: the add meets the variant that has the SKU until the update.
+  [
+    "an add takes it as well",
+    {
+      count: 1,
+      body: ([a]) => taking(a, { add: [size("xl", { sku: `${a.p}1` })], update: [{ variant_id: a.v[1], sku: null }] }),
+    },
+    409,
+    [
+      "variants.add[0].sku: SKU <0>1 already exists (variant <0.1>)",
+      "variants.add[0].sku: SKU <0>1 is also used by sku",
+    ],
+    2,
+    [[null, MADE(0)]],
+  ],
   // Refused: the SKU still used twice after the last list, or another product's.
   [
     "the variant keeps it",
