@@ -76,6 +76,26 @@ const cases: Case[] = [
     1,
     [["<0>1", ["<0>0 s 0", "<0>2 l 2"]]],
   ],
+  // One list: the fields are written after it frees the SKU.
+  [
+    "an update frees it, alone",
+    { count: 1, body: ([a]) => taking(a, { update: [{ variant_id: a.v[1], sku: null }] }) },
+    200,
+    [],
+    1,
+    [["<0>1", ["<0>0 s 0", "m 1", "<0>2 l 2"]]],
+  ],
+  [
+    "a sync renames the variant holding it, alone",
+    {
+      count: 1,
+      body: ([a]) => taking(a, { sync: [size("s"), size("m", { sku: `${a.p}new`, qty: 1 }), size("l")] }),
+    },
+    200,
+    [],
+    1,
+    [["<0>1", ["<0>0 s 0", "<0>new m 1", "<0>2 l 2"]]],
+  ],
   [
     "a round of two items, each product taking its variant's SKU",
     {
