@@ -1,5 +1,5 @@
 import type { DB } from "../../db/client";
-import { skus, staleReads, variantSync, variants } from "../../db/schema";
+import { products, skus, staleReads, variantSync, variants } from "../../db/schema";
 import { sqlNames } from "../../platform/columns";
 import { stmt } from "../../platform/d1";
 import { slotOf, VARIANT_ID } from "../packed";
@@ -22,6 +22,7 @@ const V = sqlNames(variants);
 const S = sqlNames(variantSync);
 const K = sqlNames(skus);
 const STALE = sqlNames(staleReads);
+const P = sqlNames(products);
 
 /** SQL: the placeholder SKU of variant `id`: `kind` 'lead ' takes the SKU at the end, 'taken ' refuses. */
 const held = (id: string, kind = "'lead '") => `char(1) || ${kind} || ${id}`;
@@ -100,4 +101,24 @@ export function leadSkuHeld(db: DB, round: RoundItem[]): D1PreparedStatement[] {
 export function leadSkuRestored(db: DB, round: RoundItem[]): D1PreparedStatement[] {
   const rows = leadSkus(round);
   return rows ? [stmt(db, RESTORED, rows), stmt(db, TAKEN, rows)] : [];
+}
+
+// The SKU the fields beside the lists give the product, where a list follows the first (the
+// fields are written with the first: ./variants-sql.ts, productFields) is checked on what the last
+// list leaves, as the general plan checked it: an update or sync after may free it from a variant
+// of the product. Until the last list the product holds a placeholder of its own, so its old SKU
+// is freed with the first list as before; after the last list the placeholder takes the SKU, where
+// the registry refuses one a variant still has or another product has, which the refusal read
+// words from what the lists leave (./diagnose.ts). One statement more, only in a batch with such
+// an item.
+export const ownHeld = (id: number) => `\u0001own ${id}`;
+export const ownSkuLater = ({ list }: RoundItem) => list.lists.length > 1 && typeof list.product?.sku === "string";
+const OWN_SKU_RESTORED = `
+  UPDATE ${P.$} SET ${P.sku} = r.value->>1 FROM json_each(?1) AS r
+  WHERE ${P.$}.${P.id} = r.value->>0 AND ${P.$}.${P.sku} = char(1) || 'own ' || ${P.$}.${P.id}`;
+
+/** After the last list: the product's own SKU the fields give, held until then (`ownSkuLater`). */
+export function ownSkuRestored(db: DB, round: RoundItem[]): D1PreparedStatement[] {
+  const rows = round.filter(ownSkuLater).map((r) => [r.resolved.productId, r.list.product?.sku]);
+  return rows.length ? [stmt(db, OWN_SKU_RESTORED, JSON.stringify(rows))] : [];
 }

@@ -12,7 +12,7 @@ import { ADJUST, at, COLUMN_OF, EXPECTED, type Field, given, SLOTS, VARIANT_ID, 
 import { MAX_VARIANTS } from "../schema";
 import { MAX_ANSWER_BYTES, SIZE_SQL } from "../size";
 import { productETag, VERSION_OF } from "../version";
-import { leadSkuHeld, leadSkuRestored } from "./lead-sku";
+import { leadSkuHeld, leadSkuRestored, ownHeld, ownSkuLater, ownSkuRestored } from "./lead-sku";
 import type { Plan } from "./plan";
 import { fail } from "./select";
 import { listGuards, roundConditions, slugged } from "./variants-guards";
@@ -342,6 +342,7 @@ function productFields(db: DB, round: RoundItem[]): D1PreparedStatement[] {
     const id = resolved.productId;
     const product: Record<string, unknown> = { id, ...list.product, ...resolved.fields };
     if (product.slug === null) product.slug = derivedSlug(String(product.title), id);
+    if (ownSkuLater({ list, resolved })) product.sku = ownHeld(id);
     return [product];
   });
   return rows.length ? [stmt(db, UPDATE_PRODUCT_FIELDS, JSON.stringify(rows))] : [];
@@ -393,6 +394,7 @@ export async function writeRound(
       ...lists(db, round, now),
       ...restoreFloor(db, round),
       ...leadSkuRestored(db, round),
+      ...ownSkuRestored(db, round),
       // Items without a list change other products than the lists (no SKU or slug passes between
       // them: ./plan.ts refuses one another product has as read, CLAIMS_GUARD one a list takes).
       ...(planned.length ? planWrites(db, planned, now) : []),
