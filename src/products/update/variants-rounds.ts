@@ -70,7 +70,7 @@ function claimsGuard(db: DB, round: RoundItem[], bare: Planned[]): D1PreparedSta
 }
 
 /** Where the rounds leave the request. */
-export type Rounds = {
+type Rounds = {
   outcomes: Map<number, ItemOutcome>;
   events: PendingEvent[];
   /** The products a batch of this request changed, for the record's snapshot. */
@@ -111,7 +111,7 @@ export function listsInSql(items: UpdateItem[]): RoundsBody | undefined {
  * An outcome as an Idempotency-Key record or an answer of presented products takes it: a product
  * SQLite built (carried text, src/platform/quotes.ts) parsed. Only requests of several rounds need it.
  */
-export function plain(o: ItemOutcome): ItemOutcome {
+function plain(o: ItemOutcome): ItemOutcome {
   if (!o.ok || !(o.product instanceof ProductText)) return o;
   return { ok: true, product: uncarried(o.product.text) as ProductOut };
 }
