@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { size } from "./fixtures/sizes";
-import { answeredWatched, foreignOwner, jsPlanReads, kept, type Made, run, type Twin } from "./fixtures/twins";
+import { answeredWatched, expectPinned, foreignOwner, kept, type Made, run, type Twin } from "./fixtures/twins";
 import { get, uid } from "./helpers";
 
 // An item naming a product by id that gives the product a SKU one of its own variants has, beside
@@ -168,15 +168,7 @@ describe("PUT /v1/products: the product given a SKU its variant has, freed by a 
     shown = await foreignOwner(FOREIGN);
   });
 
-  it.each(cases)("%s", async (_, twin, status, errors, calls, stored) => {
-    const { sql, seen } = await answeredWatched(twin);
-    expect(sql.status, JSON.stringify(sql.raw)).toBe(status);
-    expect(shown(sql.json.errors ?? [])).toEqual(errors);
-    expect(seen).toEqual([]);
-    expect(jsPlanReads(sql.queries)).toBe(0);
-    expect(sql.calls).toBe(calls);
-    expect(sql.after.map((p) => [p.sku, kept(p)])).toEqual(stored);
-  });
+  it.each(cases)("%s", (...c) => expectPinned(c, shown, (p) => [p.sku, kept(p)]));
 
   it("replays under an Idempotency-Key: the second answer is the first, written once", async () => {
     const key = uid("key");
