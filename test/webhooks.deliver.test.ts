@@ -469,22 +469,29 @@ describe("failures", () => {
 });
 
 describe("D1", () => {
-  it("takes two round trips per invocation, whatever the number of messages and endpoints", async () => {
-    await Promise.all(Array.from({ length: 4 }, () => endpoint()));
-    answer = async (url) => new Response("", { status: url.length % 2 ? 500 : 200 });
-    const events = await Promise.all(Array.from({ length: 6 }, (_, i) => event("order.new", { order_id: i + 1 })));
-    const { db, counts } = wrapD1();
-    await consume(
-      [
-        ...events.map((event_id) => ({ body: { event_id } })),
-        { body: { event_id: events[0], endpoint_id: 1, attempt: 2 } },
-      ],
-      {},
-      db,
-    );
-    expect(calls).toHaveLength(24);
-    expect(counts.calls).toBe(2);
-  });
+  it.each([
+    ["standard", 3],
+    ["quickbutik", 2],
+  ])(
+    "takes a fixed number of round trips per invocation, whatever the number of messages and endpoints (%s: %i)",
+    async (format, trips) => {
+      await Promise.all(Array.from({ length: 4 }, () => endpoint({ format })));
+      answer = async (url) => new Response("", { status: url.length % 2 ? 500 : 200 });
+      const events = await Promise.all(Array.from({ length: 6 }, (_, i) => event("order.new", { order_id: i + 1 })));
+      const { db, counts } = wrapD1();
+      await consume(
+        [
+          ...events.map((event_id) => ({ body: { event_id } })),
+          { body: { event_id: events[0], endpoint_id: 1, attempt: 2 } },
+        ],
+        {},
+        db,
+      );
+      expect(calls).toHaveLength(24);
+      // Load, then (for standard bodies) the objects they carry, then the record.
+      expect(counts.calls).toBe(trips);
+    },
+  );
 
   it("attempts nothing and settles nothing when the load fails: Queues redelivers the batch", async () => {
     await endpoint();
@@ -497,11 +504,25 @@ describe("D1", () => {
     ).toBeNull();
   });
 
+  it("attempts nothing and settles nothing when the objects cannot be read: Queues redelivers the batch", async () => {
+    const ep = await endpoint();
+    const id = await event("order.new", { order_id: 1 });
+    const { db } = wrapD1({ failCall: 2 });
+    await expect(consume([{ body: { event_id: id } }], {}, db)).rejects.toThrow(/injected fault/);
+    expect(calls).toEqual([]);
+    expect(sent).toEqual([]);
+    expect(await deliveries(ep.id)).toEqual([]);
+    // Delivered again, the batch is attempted in full.
+    await consume([{ body: { event_id: id } }]);
+    expect(calls).toHaveLength(1);
+    expect(await deliveries(ep.id)).toEqual([expect.objectContaining({ outcome: "delivered" })]);
+  });
+
   it("still settles the messages when the attempts cannot be recorded", async () => {
     const ep = await endpoint();
     answer = async () => new Response("", { status: 500 });
     const id = await event("order.new", { order_id: 1 });
-    const { db } = wrapD1({ failCall: 2 });
+    const { db } = wrapD1({ failCall: 3 });
     const { ids, result } = await consume([{ body: { event_id: id } }], {}, db);
     expect(calls).toHaveLength(1);
     expect(result.explicitAcks).toEqual(ids);
@@ -534,9 +555,9 @@ describe("a consumer that stops between dispatch and record", () => {
   it("leaves its events to the sweep, which sends them again; delivered again, they are left alone", async () => {
     const ep = await endpoint();
     const id = await event("order.new", { order_id: 7 });
-    // The record batch (the consumer's second D1 call) never happens: the isolate was killed
-    // after the attempts were made.
-    const { db } = wrapD1({ failCall: 2 });
+    // The record batch (the consumer's third D1 call, after the load and the objects) never
+    // happens: the isolate was killed after the attempts were made.
+    const { db } = wrapD1({ failCall: 3 });
     await consume([{ body: { event_id: id } }], {}, db);
     expect(calls.length).toBe(1);
     const row = () =>

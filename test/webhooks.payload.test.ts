@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
 import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
 import type { Bindings } from "../src/env";
-import { deliverBatch } from "../src/webhooks/deliver";
+import { deliverBatch, OBJECT_ROWS_BUDGET } from "../src/webhooks/deliver";
 import { eventPayload } from "../src/webhooks/openapi";
 import { PAYLOAD_MAX_BYTES } from "../src/webhooks/payload";
 import { wrapD1 } from "./d1-wrap";
@@ -14,10 +14,13 @@ import { call, createProduct, get, post, put, uid } from "./helpers";
 // consumer is run on the messages they queued (no simulated queue in between).
 
 let bodies: { url: string; body: string; headers: Record<string, string> }[];
+/** The bodies of the messages the consumer handed back to Queues with retry(). */
+let retried: unknown[];
 let fetchSpy: MockInstance<typeof fetch>;
 let logSpy: MockInstance<typeof console.log>;
 beforeEach(async () => {
   bodies = [];
+  retried = [];
   fetchSpy = vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
     bodies.push({
       url: String(input),
@@ -40,18 +43,23 @@ async function receiver(events: string[]) {
   return r.json as { id: number; secret: string };
 }
 
-/** Runs the consumer on every event not yet dispatched, as their event messages; the bodies it sent. */
-async function deliver(db: D1Database = env.DB, followUps: unknown[] = []) {
+/**
+ * Runs the consumer on every event not yet dispatched, as their event messages, or on the messages
+ * `given` (follow-ups, say); the bodies it sent.
+ */
+async function deliver(db: D1Database = env.DB, followUps: unknown[] = [], given?: unknown[]) {
   const ids = (
     await env.DB.prepare("SELECT id FROM events WHERE dispatched_at IS NULL ORDER BY created_at").all<{ id: string }>()
   ).results;
-  const messages = ids.map(({ id }, i) => ({
+  const messages = (given ?? ids.map(({ id }) => ({ event_id: id }))).map((body, i) => ({
     id: `m${i}`,
     timestamp: new Date(),
     attempts: 1,
-    body: { event_id: id },
+    body,
     ack: () => {},
-    retry: () => {},
+    retry: () => {
+      retried.push(body);
+    },
   }));
   const producer = {
     sendBatch: async (batch: unknown[]) => {
@@ -158,7 +166,7 @@ describe("standard payloads carry the object", () => {
     expect(s.json).toMatchObject({ type: "product.delete", data: { product_id: p.product_id, deleted: true } });
   });
 
-  it("reads the objects in the consumer's own round trip: two D1 calls for orders and products alike", async () => {
+  it("reads the objects in one round trip of their own: three D1 calls for orders and products alike", async () => {
     await receiver(["*"]);
     const sku = uid();
     await createProduct({ sku, stock: 100 });
@@ -171,7 +179,8 @@ describe("standard payloads carry the object", () => {
     const sent = await deliver(db);
     expect(sent.length).toBeGreaterThanOrEqual(6);
     expect(sent.every((s) => s.json.data && !s.json.data.deleted)).toBe(true);
-    expect(counts.calls).toBe(2);
+    // Load, objects, record.
+    expect(counts.calls).toBe(3);
   });
 });
 
@@ -248,5 +257,46 @@ describe("large orders in payloads, up to PAYLOAD_MAX_BYTES (1 MiB)", () => {
     const waiting = new Set(followUps.map((f) => f.body.endpoint_id));
     expect(waiting.size).toBe(2);
     for (const id of waiting) expect(eps.map((e) => e.id)).toContain(id);
+  });
+
+  it("reads at most OBJECT_ROWS_BUDGET lines of objects per invocation: the other orders' deliveries are queued, by reference, and arrive whole", async () => {
+    await receiver(["order.new"]);
+    const ids: number[] = [];
+    for (let i = 0; i < 5; i++) ids.push(await bigOrder(500, `Wholesale line ${i}`));
+    // Two orders of 500 lines fit the budget; the other three wait.
+    expect(2 * 500).toBeLessThanOrEqual(OBJECT_ROWS_BUDGET);
+    expect(3 * 500).toBeGreaterThan(OBJECT_ROWS_BUDGET);
+    const queued: { body: Record<string, unknown>; delaySeconds?: number }[] = [];
+    const { db, counts } = wrapD1();
+    const first = await deliver(db, queued);
+    expect(first.map((s) => s.json.data.order_id)).toEqual(ids.slice(0, 2));
+    expect(counts.calls).toBe(3);
+    expect(queued.map((f) => f.body)).toHaveLength(3);
+    for (const f of queued) expect(f).toMatchObject({ body: { attempt: 1 }, delaySeconds: 0 });
+
+    // The next invocation takes the three follow-ups: two, and hands the third back to Queues
+    // (retry with no delay), whose next invocation delivers it.
+    bodies = [];
+    const second = await deliver(
+      env.DB,
+      [],
+      queued.map((f) => f.body),
+    );
+    expect(retried).toEqual([queued[2].body]);
+    bodies = [];
+    const third = await deliver(env.DB, [], retried);
+    const arrived = [...first, ...second, ...third];
+    expect(arrived.map((s) => s.json.data.order_id).sort()).toEqual([...ids].sort());
+    for (const s of arrived) expect(s.json.data.products).toHaveLength(500);
+  });
+
+  it("never holds back small objects: ten events about orders of a few lines go in one invocation", async () => {
+    await receiver(["order.new"]);
+    const ids: number[] = [];
+    for (let i = 0; i < 10; i++) ids.push(await bigOrder(3, `Everyday ${i}`));
+    const queued: unknown[] = [];
+    const sent = await deliver(env.DB, queued);
+    expect(sent.map((s) => s.json.data.order_id)).toEqual(ids);
+    expect(queued).toEqual([]);
   });
 });

@@ -5,7 +5,7 @@ import { sqlNames } from "../platform/columns";
 import { runBatch, stmt } from "../platform/d1";
 import { requestOf } from "./attempt";
 import { EVENTS, eventPart } from "./jobs";
-import { objectStatements, objectTexts } from "./payload";
+import { dataText, objectStatements, objectTexts } from "./payload";
 
 // What a delivery of one event to one endpoint carries (docs/webhooks.md, "Reading a delivery"):
 // for the admin's payload view and any integrator asking what a receiver got. Not stored: a
@@ -33,9 +33,10 @@ export async function eventDelivery(
   const ep = endpoint.results[0];
   const row = event.results[0];
   if (!ep || !row) return undefined;
-  const ev = eventPart(row, objectTexts(env, objects));
+  const ev = eventPart(row);
   const format = ep.format as string;
-  const req = requestOf({ ...ev, endpointId, url: ep.url as string, format, data: ev.data });
+  const data = dataText(objectTexts(env, objects), ev);
+  const req = requestOf({ ...ev, endpointId, url: ep.url as string, format, data });
   const head = JSON.stringify({
     event_id: ev.eventId,
     event_type: ev.type,

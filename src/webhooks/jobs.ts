@@ -1,23 +1,31 @@
 import type { DB } from "../db/client";
-import { apiKeys, events as eventsTable, webhookEndpoints } from "../db/schema";
-import type { Bindings } from "../env";
+import { apiKeys, events as eventsTable, orderLines, variants, webhookEndpoints } from "../db/schema";
 import { sqlNames } from "../platform/columns";
 import { runBatch, stmt } from "../platform/d1";
 import type { AttemptResult, EventKey, Target } from "./attempt";
 import type { DeliveryMessage, EventMessage } from "./deliver";
-import { dataText, type Objects, objectStatements, objectTexts } from "./payload";
 
 // The queue consumer's read (./deliver.ts): from a batch's messages to the jobs it attempts, one
 // event to one endpoint each, in one round trip that also marks the event messages' events
-// dispatched.
+// dispatched. The objects standard payloads carry are read afterwards, only for the jobs the
+// invocation attempts (payload.ts, readObjects).
 
 export type Outcome = "delivered" | "retrying" | "failed" | "disabled";
-export type Job = Target & { secret: string; attempt: number; msg: Message<unknown>; fanOut: boolean };
+export type Job = Target & {
+  secret: string;
+  attempt: number;
+  msg: Message<unknown>;
+  fanOut: boolean;
+  /** The event's object's lines or variants (deliver.ts, OBJECT_ROWS_BUDGET). */
+  objectRows: number;
+};
 export type Done = Job & AttemptResult & { outcome: Outcome };
 
 const E = sqlNames(eventsTable);
 const W = sqlNames(webhookEndpoints);
 const K = sqlNames(apiKeys);
+const L = sqlNames(orderLines);
+const V = sqlNames(variants);
 
 // One row per (event, endpoint) to deliver, the pair only: what an attempt needs of the event and
 // of the endpoint comes once each (EVENTS, ENDPOINTS). A full batch is 200 pairs over 10 events and
@@ -40,11 +48,17 @@ FROM json_each(?1) j
 JOIN ${E.$} e ON e.${E.id} = j.value->>'event_id'
 JOIN ${W.$} w ON w.${W.id} = j.value->>'endpoint_id' AND w.${W.disabledAt} IS NULL`;
 
-/** The events' rows by id (?1, a JSON array), with the key that caused each. */
+/**
+ * The events' rows by id (?1, a JSON array), with the key that caused each and the size of its
+ * object in rows: the order's lines, or the product's variants (the object payload.ts, dataText, picks).
+ */
 export const EVENTS = `
 SELECT e.${E.id} AS event_id, e.${E.type} AS type, e.${E.orderId} AS order_id, e.${E.productId} AS product_id,
   e.${E.createdAt} AS event_at,
-  (SELECT json_object('id', k.${K.id}, 'name', k.${K.name}) FROM ${K.$} k WHERE k.${K.id} = e.${E.keyId}) AS event_key
+  (SELECT json_object('id', k.${K.id}, 'name', k.${K.name}) FROM ${K.$} k WHERE k.${K.id} = e.${E.keyId}) AS event_key,
+  iif(e.${E.type} LIKE 'order.%',
+    (SELECT count(*) FROM ${L.$} l WHERE l.${L.orderId} = e.${E.orderId}),
+    (SELECT count(*) FROM ${V.$} v WHERE v.${V.productId} = e.${E.productId})) AS object_rows
 FROM ${E.$} e WHERE e.${E.id} IN (SELECT value FROM json_each(?1))`;
 
 // Every enabled endpoint: at most MAX_ENDPOINTS rows.
@@ -59,24 +73,23 @@ type Row = Record<string, unknown>;
 // What the jobs of one event, or of one endpoint, share: built once each, not once a pair (a full
 // batch pairs 10 events with 20 endpoints), so the event's key is parsed and its payload looked
 // up ten times, not two hundred, and a job copies plain fields.
-type EventPart = Pick<Target, "eventId" | "type" | "orderId" | "productId" | "eventAt" | "key"> & { data: string };
+type EventPart = Pick<Target, "eventId" | "type" | "orderId" | "productId" | "eventAt" | "key"> & {
+  objectRows: number;
+};
 type EndpointPart = Pick<Target, "endpointId" | "url" | "format"> & { secret: string };
 
-export function eventPart(event: Row, objects: Objects): EventPart {
-  const target = {
+export function eventPart(event: Row): EventPart {
+  return {
+    eventId: event.event_id as string,
     type: event.type as string,
     orderId: event.order_id as number | null,
     productId: event.product_id as number | null,
-  };
-  return {
-    eventId: event.event_id as string,
-    ...target,
     eventAt: event.event_at as number,
     key:
       event.event_key === null || event.event_key === undefined
         ? null
         : (JSON.parse(event.event_key as string) as EventKey),
-    data: dataText(objects, target),
+    objectRows: event.object_rows as number,
   };
 }
 
@@ -98,11 +111,11 @@ function jobOf(ev: EventPart, ep: EndpointPart, msg: Message<unknown>, attemptNo
     endpointId: ep.endpointId,
     url: ep.url,
     format: ep.format,
-    data: ep.format === "standard" ? ev.data : undefined,
     secret: ep.secret,
     attempt: attemptNo,
     msg,
     fanOut,
+    objectRows: ev.objectRows,
   };
 }
 
@@ -113,23 +126,20 @@ function jobOf(ev: EventPart, ep: EndpointPart, msg: Message<unknown>, attemptNo
  */
 export async function loadJobs(
   db: DB,
-  env: Bindings,
   events: Message<unknown>[],
   direct: Message<DeliveryMessage>[],
   eventIds: string[],
   now: number,
 ): Promise<Job[]> {
   const allIds = [...eventIds, ...direct.map((m) => m.body.event_id)];
-  const [, fanRows, directRows, eventRows, endpointRows, ...objectRows] = await runBatch(db, [
+  const [, fanRows, directRows, eventRows, endpointRows] = await runBatch(db, [
     stmt(db, MARK_DISPATCHED, JSON.stringify(eventIds), now),
     stmt(db, FAN_OUT, JSON.stringify(eventIds)),
     stmt(db, DIRECT, JSON.stringify(direct.map((m) => m.body))),
     stmt(db, EVENTS, JSON.stringify(allIds)),
     stmt(db, ENDPOINTS),
-    ...objectStatements(db, env, allIds),
   ]);
-  const objects = objectTexts(env, objectRows);
-  const eventOf = new Map(eventRows.results.map((r) => [r.event_id, eventPart(r, objects)]));
+  const eventOf = new Map(eventRows.results.map((r) => [r.event_id, eventPart(r)]));
   const endpointOf = new Map(endpointRows.results.map((r) => [r.endpoint_id, endpointPart(r)]));
   const byEvent = new Map(events.map((m) => [(m.body as EventMessage).event_id, m]));
   // Delivery messages first, so the budget goes to them: their retries are already late. Every

@@ -4,14 +4,14 @@ import type { Bindings } from "../env";
 import { holds } from "../orders/hold";
 import { presentOrder } from "../orders/read";
 import { sqlNames } from "../platform/columns";
-import { rowMapper, stmt } from "../platform/d1";
+import { rowMapper, runBatch, stmt } from "../platform/d1";
 import { useStoreUrl } from "../products/categories";
 import { productTexts, productTextsSql } from "../products/list";
 
 // The objects a standard delivery carries in `data` (docs/webhooks.md, "Payloads"): the order as
 // GET /v1/orders/{id} answers it, the product as GET /v1/products?product_id=&include_details=true
-// does, read in the consumer's own load batch (three statements, whatever the number of events)
-// as they are when the batch is delivered. Products are built as JSON text by SQLite and never
+// does, read by the consumer in one round trip (three statements, whatever the number of events)
+// as they are when the batch is delivered, for the events of the deliveries it attempts. Products are built as JSON text by SQLite and never
 // parsed here; an object larger than PAYLOAD_MAX_BYTES travels as its id and `truncated: true`.
 // Queue messages carry event ids only, never objects: a Cloudflare Queues message holds at most
 // 128 KB, and an object read at delivery is the one signed and sent.
@@ -41,7 +41,7 @@ const ORDERS = `SELECT o.*, (SELECT json_object('id', k.${K.id}, 'name', k.${K.n
   AS creator FROM ${O.$} AS o WHERE o.${O.id} IN (${ORDERS_OF})`;
 const LINES = `SELECT l.* FROM ${L.$} AS l WHERE l.${L.orderId} IN (${ORDERS_OF}) ORDER BY l.${L.orderId}, l.${L.position}`;
 
-/** The three statements that read the objects of the events `eventIds`, for the load batch. */
+/** The three statements that read the objects of the events `eventIds`. */
 export function objectStatements(db: DB, env: Pick<Bindings, "STORE_URL">, eventIds: string[]) {
   const ids = JSON.stringify(eventIds);
   // A product's url is built in its SQL from STORE_URL.
@@ -78,6 +78,15 @@ export function objectTexts(
     out.set(`product:${id}`, text === null ? truncated("product_id", id) : `{"product_id":${id},${text.slice(1)}`);
   }
   return out;
+}
+
+/** The objects of the events `eventIds`, in one round trip. */
+export async function readObjects(
+  db: DB,
+  env: Pick<Bindings, "STORE_URL" | "UNPAID_ORDER_HOLD_MINUTES" | "STOREFRONT_HOLD_MINUTES">,
+  eventIds: string[],
+): Promise<Objects> {
+  return objectTexts(env, await runBatch(db, objectStatements(db, env, eventIds)));
 }
 
 const truncated = (key: string, id: unknown) => `{"${key}":${id},"truncated":true}`;
