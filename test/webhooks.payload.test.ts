@@ -10,7 +10,7 @@ import { call, createProduct, get, post, put, uid } from "./helpers";
 
 // The standard payload's `data` is the event's object (docs/webhooks.md, "Payloads"): the order
 // as GET /v1/orders/{id} answers it, the product as GET /v1/products?product_id=&include_details=true
-// does, read in the consumer's own load batch. Events come from the real write paths here, and the
+// does, read by the consumer when it delivers. Events come from the real write paths here, and the
 // consumer is run on the messages they queued (no simulated queue in between).
 
 let bodies: { url: string; body: string; headers: Record<string, string> }[];

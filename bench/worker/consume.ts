@@ -45,12 +45,15 @@ async function seed(db: D1Database) {
         now - 60_000,
       ),
   );
-  // About real orders and products of the seeded store (the order products' 3 variants each), so
-  // that each standard delivery carries its object (src/webhooks/payload.ts).
+  // About real orders and products of the seeded store, so that each standard delivery carries
+  // its object (src/webhooks/payload.ts), and the largest there are: orders of 500 lines (the most
+  // an order has) and the first 40 products, one of them of 2,048 variants. The consumer's object
+  // budgets (src/webhooks/deliver.ts) are what keep such an invocation under the CPU budget.
   const events = db
     .prepare(
       `WITH RECURSIVE n(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM n WHERE k + 1 < ?1),
-         o AS MATERIALIZED (SELECT id, row_number() OVER (ORDER BY id) - 1 AS r FROM orders),
+         o AS MATERIALIZED (SELECT id, row_number() OVER (ORDER BY id) - 1 AS r FROM orders
+           WHERE (SELECT count(*) FROM order_lines l WHERE l.order_id = orders.id) = 500),
          p AS MATERIALIZED (SELECT id, row_number() OVER (ORDER BY id) - 1 AS r FROM products)
        INSERT INTO events (id, type, order_id, product_id, created_at)
        SELECT ?2 || k, CASE k % 2 WHEN 0 THEN 'order.new' ELSE 'product.update' END,
