@@ -55,6 +55,10 @@ export const post = (path: string, body: unknown, init: Init = {}) => call("POST
 export const put = (path: string, body: unknown, init: Init = {}) => call("PUT", path, { ...init, body });
 export const get = (path: string, init: Init = {}) => call("GET", path, init);
 
+/** A request body a fetch stub received, as text: webhook attempts send bytes (src/webhooks/attempt.ts). */
+export const bodyText = (body: BodyInit | null | undefined) =>
+  body instanceof Uint8Array ? new TextDecoder().decode(body) : String(body ?? "");
+
 /** Creates one product through the API and returns it as the API answered. */
 export async function createProduct(body: Record<string, unknown>) {
   const r = await post("/v1/products", { title: "Test product", price: 100, ...body });

@@ -42,8 +42,9 @@ describe("audit of the creating key", () => {
       0,
     );
     // Who caused the event travels beside the object, which names its creator itself.
-    expect(JSON.parse(req.body).key).toEqual({ id: made.json.id, name: "pos terminal" });
-    expect(JSON.parse(req.body).data).toEqual({ order_id: orderId });
+    const body = JSON.parse(new TextDecoder().decode(req.body));
+    expect(body.key).toEqual({ id: made.json.id, name: "pos terminal" });
+    expect(body.data).toEqual({ order_id: orderId });
 
     const plain = await post("/v1/orders", [{ order_id: "create", products: [{ sku, qty: 1 }] }]);
     const other = await get(`/v1/orders/${plain.json.results.create_1.order_id}`);

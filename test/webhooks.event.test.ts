@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } fr
 import type { Bindings } from "../src/env";
 import { deliverBatch } from "../src/webhooks/deliver";
 import { eventDeliveryOut } from "../src/webhooks/openapi";
-import { call, createProduct, get, post, put, uid } from "./helpers";
+import { bodyText, call, createProduct, get, post, put, uid } from "./helpers";
 
 // GET /v1/webhooks/{id}/events/{event_id} (docs/webhooks.md, "Reading a delivery"): what a
 // delivery of the event to the endpoint carries, the admin's payload view. Events come from the
@@ -15,7 +15,7 @@ let logSpy: MockInstance<typeof console.log>;
 beforeEach(async () => {
   sent = [];
   fetchSpy = vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
-    sent.push({ url: String(input), method: init?.method ?? "GET", body: String(init?.body ?? "") });
+    sent.push({ url: String(input), method: init?.method ?? "GET", body: bodyText(init?.body) });
     return new Response("ok");
   });
   logSpy = vi.spyOn(console, "log").mockImplementation(() => {});

@@ -2,11 +2,11 @@ import { env } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
 import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
 import type { Bindings } from "../src/env";
-import { deliverBatch, OBJECT_ROWS_BUDGET } from "../src/webhooks/deliver";
+import { deliverBatch, OBJECT_ROWS_BUDGET, SIGN_BYTES_BUDGET } from "../src/webhooks/deliver";
 import { eventPayload } from "../src/webhooks/openapi";
 import { PAYLOAD_MAX_BYTES } from "../src/webhooks/payload";
 import { wrapD1 } from "./d1-wrap";
-import { call, createProduct, get, post, put, uid } from "./helpers";
+import { bodyText, call, createProduct, get, post, put, uid } from "./helpers";
 
 // The standard payload's `data` is the event's object (docs/webhooks.md, "Payloads"): the order
 // as GET /v1/orders/{id} answers it, the product as GET /v1/products?product_id=&include_details=true
@@ -24,7 +24,7 @@ beforeEach(async () => {
   fetchSpy = vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
     bodies.push({
       url: String(input),
-      body: String(init?.body ?? ""),
+      body: bodyText(init?.body),
       headers: init?.headers as Record<string, string>,
     });
     return new Response("ok");
@@ -257,6 +257,18 @@ describe("large orders in payloads, up to PAYLOAD_MAX_BYTES (1 MiB)", () => {
     const waiting = new Set(followUps.map((f) => f.body.endpoint_id));
     expect(waiting.size).toBe(2);
     for (const id of waiting) expect(eps.map((e) => e.id)).toContain(id);
+  });
+
+  it("counts the bytes signed in UTF-8: an order of 0.8 MB (0.46 million UTF-16 units) goes to one of two endpoints an invocation", async () => {
+    await Promise.all([receiver(["order.new"]), receiver(["order.new"])]);
+    await bigOrder(2000, "€".repeat(80));
+    const followUps: unknown[] = [];
+    const sent = await deliver(env.DB, followUps);
+    const bytes = new TextEncoder().encode(sent[0].body).length;
+    expect(2 * bytes).toBeGreaterThan(SIGN_BYTES_BUDGET);
+    expect(2 * sent[0].body.length).toBeLessThan(SIGN_BYTES_BUDGET);
+    expect(sent).toHaveLength(1);
+    expect(followUps).toHaveLength(1);
   });
 
   it("reads at most OBJECT_ROWS_BUDGET lines of objects per invocation: the other orders' deliveries are queued, by reference, and arrive whole", async () => {

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
-import { call, get, post } from "./helpers";
+import { bodyText, call, get, post } from "./helpers";
 
 // POST /v1/webhooks/{id}/test: one signed webhook.test attempt, answered and logged
 // (docs/webhooks.md, "Webhooks"). fetch is stubbed: no request leaves the test.
@@ -37,7 +37,7 @@ describe("POST /v1/webhooks/{id}/test", () => {
     const headers = init.headers as Record<string, string>;
     expect(headers["webhook-id"]).toBe(r.json.event_id);
     expect(headers["webhook-signature"]).toMatch(/^v1,/);
-    expect(JSON.parse(init.body as string)).toMatchObject({ type: "webhook.test", data: {} });
+    expect(JSON.parse(bodyText(init.body))).toMatchObject({ type: "webhook.test", data: {} });
     const log = await get(`/v1/webhooks/${e.id}/deliveries`);
     expect(log.json.deliveries[0]).toMatchObject({ event_id: r.json.event_id, status: 204, outcome: "delivered" });
   });

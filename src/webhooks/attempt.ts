@@ -4,6 +4,7 @@ import { signature } from "./sign";
 
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 export const USER_AGENT = "edge-store-webhooks/1.0";
+const UTF8 = new TextEncoder();
 
 /** What an attempt needs of the event and the endpoint (the consumer's load query gives both). */
 export type Target = {
@@ -19,6 +20,11 @@ export type Target = {
   format: string;
   /** The standard payload's `data` as JSON text: the event's object (payload.ts); else its id. */
   data?: string;
+  /**
+   * The standard body as UTF-8, when the caller built it already: the consumer encodes an event's
+   * body once and every endpoint's attempt signs and sends those bytes (deliver.ts).
+   */
+  encoded?: Uint8Array;
 };
 
 export type AttemptResult = { status: number | null; error: string | null; durationMs: number };
@@ -60,10 +66,14 @@ export function requestOf(t: Target) {
   return { url, method: t.format === "quickbutik" ? "GET" : "POST", body };
 }
 
-/** The request of one attempt: signed with this attempt's timestamp, the same webhook-id every time. */
+/**
+ * The request of one attempt, its body as the bytes signed and sent: signed with this attempt's
+ * timestamp, the same webhook-id every time.
+ */
 export async function buildRequest(t: Target, key: CryptoKey, nowMs: number) {
   const timestamp = Math.floor(nowMs / 1000);
-  const { url, method, body } = requestOf(t);
+  const { url, method, body: text } = requestOf(t);
+  const body = t.encoded ?? UTF8.encode(text);
   const headers: Record<string, string> = { "user-agent": USER_AGENT };
   if (method === "POST") headers["content-type"] = "application/json";
   headers["webhook-id"] = t.eventId;

@@ -29,8 +29,21 @@ export function signingKey(secret: string): Promise<CryptoKey> {
   return crypto.subtle.importKey("raw", raw, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
 }
 
-/** The `webhook-signature` header value for one attempt. */
-export async function signature(key: CryptoKey, id: string, timestamp: number, body: string): Promise<string> {
-  const mac = await crypto.subtle.sign("HMAC", key, UTF8.encode(`${id}.${timestamp}.${body}`));
+/**
+ * The `webhook-signature` header value for one attempt; a body given as bytes is signed as it is
+ * (the consumer encodes an event's body once for all its endpoints).
+ */
+export async function signature(
+  key: CryptoKey,
+  id: string,
+  timestamp: number,
+  body: string | Uint8Array,
+): Promise<string> {
+  const bytes = typeof body === "string" ? UTF8.encode(body) : body;
+  const head = UTF8.encode(`${id}.${timestamp}.`);
+  const signed = new Uint8Array(head.length + bytes.length);
+  signed.set(head);
+  signed.set(bytes, head.length);
+  const mac = await crypto.subtle.sign("HMAC", key, signed);
   return `v1,${toBase64(new Uint8Array(mac))}`;
 }
