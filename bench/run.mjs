@@ -4,10 +4,11 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import os from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
-import { cases, pathOf, probe, SYNC_SIZES, seed } from "./lib/cases.mjs";
+import { cases, pathOf, probe } from "./lib/cases.mjs";
 import { loadBundle, measureCpu } from "./lib/cpu.mjs";
 import { busyMs, connect, samplingUs, topFunctions } from "./lib/inspector.mjs";
 import { isolate } from "./lib/isolate.mjs";
+import { SYNC_SIZES, seed } from "./lib/seed.mjs";
 import { startWorker } from "./lib/server.mjs";
 
 const LOAD = { connections: 8, warmupSeconds: 1, seconds: 6, rounds: 3 };
