@@ -9,9 +9,6 @@ export const ORDER_PRODUCTS = 40; // x 3 variants: 120 SKUs for order lines
 // The contract's variants per product (src/products/schema.ts MAX_VARIANTS, docs/products.md, "Limits").
 export const MAX_VARIANTS = 2048;
 export const SYNC_SIZES = [10, 100, MAX_VARIANTS];
-// The largest page GET /v1/products and GET /v1/orders accept today (docs/products.md, "Limits").
-export const PRODUCT_PAGE = 100;
-export const ORDER_PAGE = 100;
 
 /** @param {Target} t @param {unknown} body */
 async function create(t, body) {
