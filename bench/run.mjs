@@ -8,38 +8,31 @@ import { cases, pathOf, probe } from "./lib/cases.mjs";
 import { loadBundle, measureCpu } from "./lib/cpu.mjs";
 import { busyMs, connect, samplingUs, topFunctions } from "./lib/inspector.mjs";
 import { isolate } from "./lib/isolate.mjs";
+import {
+  apiKey,
+  authorization,
+  CONTENTION_TARGET,
+  DEADLINE_MS,
+  FREE_PLAN_CPU_MS,
+  fmt,
+  LOAD,
+  log,
+  only,
+  PROFILE,
+  PROFILES_DIR,
+  quantile,
+  RATIO_TARGET,
+  STARTUP_LIMIT_MS,
+  started,
+  withLoad,
+  withNode,
+  withReadme,
+} from "./lib/options.mjs";
 import { SYNC_SIZES, seed } from "./lib/seed.mjs";
 import { startWorker } from "./lib/server.mjs";
 
-const LOAD = { connections: 8, warmupSeconds: 1, seconds: 6, rounds: 3 };
-// Profiled requests per case, after warm-up ones that are not counted (JIT, caches). 30, so that
-// a p90 is the 27th of 30: one preempted request on a shared machine does not decide it.
-const PROFILE = { warmup: 3, requests: Number(process.env.BENCH_REQUESTS) || 30 };
-const FREE_PLAN_CPU_MS = 10;
-const STARTUP_LIMIT_MS = 1000;
-const RATIO_TARGET = 0.9;
-const CONTENTION_TARGET = 0.01;
-// The whole run is cut off after this long (a hung wrangler must not hang the bench).
-const DEADLINE_MS = Number(process.env.BENCH_DEADLINE_MS) || 15 * 60_000;
-const started = Date.now();
 const here = import.meta.dirname;
 const root = path.resolve(here, "..");
-const apiKey = `bench-${process.pid}`;
-const authorization = `Basic ${Buffer.from(`${apiKey}:${apiKey}`).toString("base64")}`;
-const withNode = process.argv.includes("--node");
-const withLoad = !process.argv.includes("--no-load");
-// BENCH_ONLY=sync-128,get-128 runs just those cases (for a quick before/after of one change).
-// BENCH_PROFILES=<dir>: every profiled request's profile as <case>-<n>.cpuprofile (Chrome DevTools
-// opens them), to see where a case's CPU goes.
-const PROFILES_DIR = process.env.BENCH_PROFILES;
-if (PROFILES_DIR) mkdirSync(PROFILES_DIR, { recursive: true });
-const only = process.env.BENCH_ONLY?.split(",").filter(Boolean);
-
-/** @param {string} s */
-const log = (s) => process.stderr.write(`[bench +${((Date.now() - started) / 1000).toFixed(0)}s] ${s}\n`);
-
-/** @param {number[]} xs @param {number} p */
-const quantile = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))];
 
 /**
  * @param {string} base
@@ -84,9 +77,6 @@ function machine() {
       .join(" "),
   };
 }
-
-/** @param {number | undefined} x @param {number} [d] */
-const fmt = (x, d = 1) => (x === undefined || Number.isNaN(x) ? "n/a" : x.toFixed(d));
 
 /**
  * The Worker's startup (the runtime's limit is 1 s): `wrangler check startup` on the store's own
@@ -588,7 +578,7 @@ async function main() {
       2,
     )}\n`,
   );
-  if (process.argv.includes("--readme")) {
+  if (withReadme) {
     const file = path.join(here, "README.md");
     const text = readFileSync(file, "utf8");
     const start = "<!-- bench:results:start -->";
