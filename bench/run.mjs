@@ -4,6 +4,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import os from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
+import { calibrate } from "./lib/calibrate.mjs";
 import { cases, pathOf, probe } from "./lib/cases.mjs";
 import { loadBundle, measureCpu } from "./lib/cpu.mjs";
 import { busyMs, connect, samplingUs, topFunctions } from "./lib/inspector.mjs";
@@ -28,6 +29,7 @@ import {
   withNode,
   withReadme,
 } from "./lib/options.mjs";
+import { heapAround, profiled } from "./lib/profile.mjs";
 import { SYNC_SIZES, seed } from "./lib/seed.mjs";
 import { startWorker } from "./lib/server.mjs";
 
@@ -111,118 +113,6 @@ function measureStartup() {
  */
 let gapRule = "d1";
 
-/** Iterations of the bench worker's burn loop per CPU millisecond, timed in this Node process. */
-function burnRate() {
-  const burn = (/** @type {number} */ n) => {
-    let x = 1;
-    for (let i = 0; i < n; i++) x = (Math.imul(x, 1103515245) + 12345) | 0;
-    return x;
-  };
-  burn(5_000_000); // optimise first
-  /** @type {number[]} */
-  const rates = [];
-  for (let k = 0; k < 7; k++) {
-    const c0 = process.cpuUsage();
-    burn(5_000_000);
-    const u = process.cpuUsage(c0);
-    rates.push(5_000_000 / ((u.user + u.system) / 1000));
-  }
-  return quantile(rates, 0.5);
-}
-
-/**
- * @param {Awaited<ReturnType<typeof connect>>} cdp
- * @param {string} base
- * @param {{ method: string, path: string, body?: string, headers?: Record<string, string> }} r
- */
-async function profiled(cdp, base, r, after = false) {
-  const { result, profile } = await cdp.profile(async () => {
-    const t0 = performance.now();
-    const res = await fetch(`${base}${r.path}`, {
-      method: r.method,
-      headers: { authorization, "content-type": "application/json", ...r.headers },
-      body: r.body,
-      signal: AbortSignal.timeout(60_000),
-    });
-    const bytes = (await res.arrayBuffer()).byteLength;
-    return { res, bytes, wallMs: performance.now() - t0 };
-  });
-  // A streamed answer's headers count only its first round trip: with `after`, the whole
-  // request's counts are read once its body is in, outside the profile.
-  const { res, bytes, wallMs } = result;
-  const counts = after ? (await fetch(`${base}/__bench/counts`, { headers: { authorization } })).headers : res.headers;
-  return {
-    status: res.status,
-    d1: counts.get("x-bench-d1"),
-    sqlMs: counts.get("x-bench-d1-ms"),
-    bytes,
-    wallMs,
-    profile,
-    ...busyMs(profile, cdp.intervalUs, gapRule),
-  };
-}
-
-/**
- * The isolate's heap around one request, without the profiler (bench/README.md, Method, "Heap").
- * workerd's inspector leaves `HeapProfiler.collectGarbage` unanswered, but a heap snapshot
- * (`HeapProfiler.takeHeapSnapshot`) collects every unreachable object first, as V8 does before any
- * snapshot; after one, `Runtime.getHeapUsage` (V8's heap plus the ArrayBuffers' memory outside it)
- * is what the isolate holds live. `before`: live, after a snapshot taken before the request. Then
- * one of two readings:
- * - `"peak"`: V8's count read every millisecond or so while the request runs, uncollected garbage
- *   included, and nothing collected on purpose: at least what the request needed at once.
- * - `"live"`: the answer's body is read piece by piece, and after the first piece and then every
- *   100 ms the reader stops, a snapshot is taken and the count read: what the isolate holds live
- *   from one chunk to the next (the client holds the rest of the answer meanwhile, so the stream
- *   is mid-page). The snapshots' own data is dropped.
- * @param {Awaited<ReturnType<typeof connect>>} cdp
- * @param {string} base
- * @param {{ method: string, path: string, headers?: Record<string, string> }} r
- * @param {"peak" | "live"} mode
- */
-async function heapAround(cdp, base, r, mode) {
-  const heapNow = async () => {
-    const h = await cdp.send("Runtime.getHeapUsage");
-    return h.usedSize + (h.backingStorageSize ?? 0);
-  };
-  const collect = () => cdp.send("HeapProfiler.takeHeapSnapshot", { reportProgress: false }, 120_000);
-  await cdp.send("HeapProfiler.enable");
-  await collect();
-  const before = await heapNow();
-  let peak = before;
-  let live = 0;
-  let collections = 0;
-  let done = false;
-  const poll = (async () => {
-    while (!done && mode === "peak") {
-      peak = Math.max(peak, await heapNow());
-      await new Promise((resolve) => setTimeout(resolve, 1));
-    }
-  })();
-  const res = await fetch(`${base}${r.path}`, {
-    method: r.method,
-    headers: { authorization, "content-type": "application/json", ...r.headers },
-    signal: AbortSignal.timeout(300_000),
-  });
-  if (!res.body) throw new Error(`${r.path}: no body`);
-  const reader = res.body.getReader();
-  let last = 0;
-  for (;;) {
-    const { done: end } = await reader.read();
-    if (end) break;
-    if (mode === "live" && performance.now() - last >= 100) {
-      await collect();
-      live = Math.max(live, await heapNow());
-      collections++;
-      last = performance.now();
-    }
-  }
-  done = true;
-  await poll;
-  if (mode === "peak") peak = Math.max(peak, await heapNow());
-  return { before, peak: mode === "peak" ? peak : undefined, live: collections ? live : undefined, collections };
-}
-
 /**
  * The heap figures of a case (heapAround, over its 5 requests): live before (median), live
  * mid-answer (the largest reading after a collection, in 2 requests), V8's count at its peak
@@ -236,80 +126,6 @@ function heapText(w) {
     `(${w.heapCollections} collections in 2 requests), peak ${mb(w.heapPeakMedian)} MB median and ${mb(w.heapPeakMax)} MB max ` +
     `with uncollected garbage (3 requests)`
   );
-}
-
-/**
- * The method checked on a loop of known cost: the burn route at a size Node times at 5 ms, at
- * twice that, as burn + one D1 query + burn, and as burn + one cache delete + burn. Each is net
- * of the empty route. Twice the loop must read twice the cost (nothing lost at the start of a
- * request), and the loop around a D1 query or a cache delete must read as the loop twice, not
- * plus the wait on local D1 or the cache's stand-in. The loop is also timed from outside,
- * unprofiled (wall time, net of the empty route's): the profile must read what the isolate took,
- * whatever speed V8 runs the loop at in this isolate (the ninth round in bench/README.md's history).
- * @param {Awaited<ReturnType<typeof connect>>} cdp
- * @param {string} base
- */
-async function calibrate(cdp, base) {
-  const rate = burnRate();
-  const ms = 5;
-  const n = Math.round(rate * ms);
-  /** @type {Record<string, number[]>} */
-  const got = {
-    bare: [],
-    one: [],
-    two: [],
-    d1: [],
-    naiveD1: [],
-    cache: [],
-    cacheD1Only: [],
-    wallBare: [],
-    wallTwo: [],
-  };
-  const wall = async (/** @type {string} */ p) => {
-    const t0 = performance.now();
-    await (await fetch(`${base}${p}`, { headers: { authorization } })).arrayBuffer();
-    return performance.now() - t0;
-  };
-  // Short loops first, unprofiled, so V8 optimises the loop by its usual tier-up. V8 still runs
-  // it unoptimised in some isolates for whole stretches (about 15 times Node's figure, seen with
-  // and without the profiler): the wall-time comparison tells that from the profile misreading.
-  for (let i = 0; i < 50; i++) {
-    await (await fetch(`${base}/__bench/burn?n=${Math.round(n / 50)}`, { headers: { authorization } })).arrayBuffer();
-  }
-  for (let i = 0; i < PROFILE.warmup + PROFILE.requests; i++) {
-    const z = await profiled(cdp, base, { method: "GET", path: "/__bench/burn?n=0" });
-    const a = await profiled(cdp, base, { method: "GET", path: `/__bench/burn?n=${n}` });
-    const b = await profiled(cdp, base, { method: "GET", path: `/__bench/burn?n=${2 * n}` });
-    const d = await profiled(cdp, base, { method: "GET", path: `/__bench/burn?n=${n}&d1=1` });
-    const k = await profiled(cdp, base, { method: "GET", path: `/__bench/burn?n=${n}&cache=1` });
-    // Twice the loop, so the loop stands well above the jitter of a request's wall time.
-    const wz = await wall("/__bench/burn?n=0");
-    const wb = await wall(`/__bench/burn?n=${2 * n}`);
-    if (i < PROFILE.warmup) continue;
-    got.wallBare.push(wz);
-    got.wallTwo.push(wb);
-    got.bare.push(z.ms);
-    got.one.push(a.ms);
-    got.two.push(b.ms);
-    got.d1.push(d.ms);
-    got.naiveD1.push(d.naiveMs);
-    got.cache.push(k.ms);
-    got.cacheD1Only.push(k.d1OnlyMs);
-  }
-  const base0 = quantile(got.bare, 0.5);
-  const net = (/** @type {number[]} */ xs) => quantile(xs, 0.5) - base0;
-  return {
-    expectedMs: ms,
-    iterations: n,
-    bareMs: base0,
-    burnMs: net(got.one),
-    burn2Ms: net(got.two),
-    burnD1Ms: net(got.d1),
-    naiveD1Ms: net(got.naiveD1),
-    burnCacheMs: net(got.cache),
-    burnCacheD1OnlyMs: net(got.cacheD1Only),
-    wall2Ms: quantile(got.wallTwo, 0.5) - quantile(got.wallBare, 0.5),
-  };
 }
 
 async function main() {
@@ -363,7 +179,7 @@ async function main() {
     log(`compiled validators in workerd: ${JSON.stringify(compiled)}`);
 
     log(`calibration: burn loop, ${PROFILE.requests} requests each`);
-    calibration = await calibrate(cdp, server.base);
+    calibration = await calibrate(cdp, server.base, gapRule);
     log(`calibration: ${calibrationText(calibration)}`);
 
     for (const c of list) {
@@ -410,6 +226,7 @@ async function main() {
           cdp,
           server.base,
           { method: c.method, path: pathOf(c, i), body: c.body?.(i), headers: c.headers },
+          gapRule,
           c.heap,
         );
         if (c.status ? r.status !== c.status : r.status < 200 || r.status > 299)
@@ -422,11 +239,12 @@ async function main() {
         d1Only.push(r.d1OnlyMs);
         if (r.sqlMs !== null) sql.push(Number(r.sqlMs));
         if (plain) {
-          const b = await profiled(cdp, server.base, {
-            method: plain.method,
-            path: pathOf(plain, i),
-            headers: plain.headers,
-          });
+          const b = await profiled(
+            cdp,
+            server.base,
+            { method: plain.method, path: pathOf(plain, i), headers: plain.headers },
+            gapRule,
+          );
           if (b.sqlMs !== null) plainSql.push(Number(b.sqlMs));
         }
         wall.push(r.wallMs);
