@@ -3,12 +3,12 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import autocannon from "autocannon";
 import { calibrate } from "./lib/calibrate.mjs";
-import { cases, pathOf, probe } from "./lib/cases.mjs";
+import { cases, probe } from "./lib/cases.mjs";
 import { loadBundle, measureCpu } from "./lib/cpu.mjs";
-import { busyMs, connect, samplingUs, topFunctions } from "./lib/inspector.mjs";
+import { busyMs, connect, samplingUs } from "./lib/inspector.mjs";
 import { isolate } from "./lib/isolate.mjs";
+import { loadPhase } from "./lib/load.mjs";
 import {
   apiKey,
   authorization,
@@ -18,44 +18,18 @@ import {
   log,
   only,
   PROFILE,
-  PROFILES_DIR,
-  quantile,
   started,
   withLoad,
   withNode,
   withReadme,
 } from "./lib/options.mjs";
-import { heapAround, profiled } from "./lib/profile.mjs";
-import { calibrationText, heapText, machine, render } from "./lib/report.mjs";
+import { profileCase } from "./lib/profile.mjs";
+import { calibrationText, machine, render } from "./lib/report.mjs";
 import { seed } from "./lib/seed.mjs";
 import { startWorker } from "./lib/server.mjs";
 
 const here = import.meta.dirname;
 const root = path.resolve(here, "..");
-
-/**
- * @param {string} base
- * @param {import("./lib/cases.mjs").Case} c
- * @param {number} seconds
- * @returns {Promise<any>}
- */
-function load(base, c, seconds) {
-  let i = 0;
-  return autocannon({
-    url: base,
-    connections: c.connections ?? LOAD.connections,
-    duration: seconds,
-    timeout: 30,
-    requests: [
-      {
-        method: /** @type {any} */ (c.method),
-        path: pathOf(c, -1),
-        headers: { authorization, "content-type": "application/json", ...c.headers },
-        setupRequest: (/** @type {any} */ req) => (c.body ? { ...req, body: c.body(i++) } : req),
-      },
-    ],
-  });
-}
 
 /**
  * The Worker's startup (the runtime's limit is 1 s): `wrangler check startup` on the store's own
@@ -152,175 +126,13 @@ async function main() {
         continue;
       }
       if (c.profile === false) continue;
-      const cpu = [];
-      const naive = [];
-      /** The same requests read by the "d1" rule, printed beside the table (Method). */
-      const d1Only = [];
-      /** @type {number[]} D1's own SQL time per request, not the isolate's CPU ("How to read them"). */
-      const sql = [];
-      /** Wall time (profiler on), heap peak and idle heap per request (with `heap`), answer bytes. */
-      /** @type {number[]} */
-      const wall = [];
-      /** @type {number[]} */
-      const heapPeaks = [];
-      /** @type {number[]} */
-      const heapBases = [];
-      /** @type {number[]} live heap while streaming, per request (heapAround) */
-      const heapLives = [];
-      let heapCollections = 0;
-      let bytes = 0;
-      /** @type {string | null} */
-      let d1 = null;
-      /** Every profiled request's D1 count, for a case whose count varies (see `others` below). */
-      /** @type {Map<string, number>} */
-      const d1Seen = new Map();
-      /** @type {any} */
-      let slowest;
-      // A read's plain-SQL baseline, read right after each of the case's requests: taken a minute
-      // apart, the two medians met different loads from other processes and their ratio swung
-      // from 1.0 to 2.8 for the same code (bench/rounds.md, "The write plans and the page's SQL"). Not a write's: its
-      // baseline writes the case's product, so each would find what the other just wrote.
-      const plain = c.d1Baseline && c.method === "GET" ? all.find((b) => b.id === c.d1Baseline) : undefined;
-      /** @type {number[]} */
-      const plainSql = [];
-      for (let i = 0; i < PROFILE.warmup + (c.requests ?? PROFILE.requests); i++) {
-        const r = await profiled(
-          cdp,
-          server.base,
-          { method: c.method, path: pathOf(c, i), body: c.body?.(i), headers: c.headers },
-          gapRule,
-          c.heap,
-        );
-        if (c.status ? r.status !== c.status : r.status < 200 || r.status > 299)
-          throw new Error(`${c.id}: answered ${r.status} while profiled`);
-        if (i < PROFILE.warmup) continue;
-        if (PROFILES_DIR)
-          writeFileSync(path.join(PROFILES_DIR, `${c.id}-${i - PROFILE.warmup}.cpuprofile`), JSON.stringify(r.profile));
-        cpu.push(r.ms);
-        naive.push(r.naiveMs);
-        d1Only.push(r.d1OnlyMs);
-        if (r.sqlMs !== null) sql.push(Number(r.sqlMs));
-        if (plain) {
-          const b = await profiled(
-            cdp,
-            server.base,
-            { method: plain.method, path: pathOf(plain, i), headers: plain.headers },
-            gapRule,
-          );
-          if (b.sqlMs !== null) plainSql.push(Number(b.sqlMs));
-        }
-        wall.push(r.wallMs);
-        bytes = r.bytes;
-        d1 = r.d1;
-        if (r.d1) d1Seen.set(r.d1, (d1Seen.get(r.d1) ?? 0) + 1);
-        if (!slowest || r.ms > slowest.ms) slowest = r;
-      }
-      // The heap, in requests of its own: reading it while profiling would bill the reads as CPU.
-      // Its peak in three, its live size mid-answer in two (collections would lower the peak).
-      for (let i = 0; c.heap && i < 5; i++) {
-        const mode = i % 2 ? "live" : "peak";
-        const path = pathOf(c, i);
-        const h = await heapAround(cdp, server.base, { method: c.method, path, headers: c.headers }, mode);
-        heapBases.push(h.before);
-        if (h.peak !== undefined) heapPeaks.push(h.peak);
-        if (h.live !== undefined) heapLives.push(h.live);
-        heapCollections += h.collections;
-      }
-      if (c.verify) {
-        const v = await c.verify(target, 1 + PROFILE.warmup + PROFILE.requests);
-        log(`${c.id}: ${v.ok ? "checked" : "CHECK FAILED"}: ${v.text}`);
-        if (!v.ok) {
-          rows[c.id].status = `error: ${v.text}`;
-          continue;
-        }
-      }
-      // The baselines under /__bench/ do not go through the counting wrapper: no count.
-      const [calls, statements] = d1 ? d1.split("/").map(Number) : [undefined, undefined];
-      // The last request's count, and how many requests counted otherwise: the cached storefront
-      // read makes no query while the colo's 2 s version entry lives, and one after it expired,
-      // which on a slow machine can fall between two profiled requests.
-      const others = [...d1Seen]
-        .filter(([k]) => k !== d1)
-        .map(([k, n]) => `${k.replace("/", " / ")} in ${n} of ${PROFILE.requests}`)
-        .join(", ");
-      Object.assign(rows[c.id], {
-        workerd: {
-          median: quantile(cpu, 0.5),
-          p90: quantile(cpu, 0.9),
-          naiveMedian: quantile(naive, 0.5),
-          d1Only: { median: quantile(d1Only, 0.5), p90: quantile(d1Only, 0.9) },
-          sqlMedian: sql.length ? quantile(sql, 0.5) : undefined,
-          sqlP90: sql.length ? quantile(sql, 0.9) : undefined,
-          plainSqlMedian: plainSql.length ? quantile(plainSql, 0.5) : undefined,
-          wallMedian: quantile(wall, 0.5),
-          wallP90: quantile(wall, 0.9),
-          bytes,
-          heapPeakMax: c.heap ? Math.max(...heapPeaks) : undefined,
-          heapPeakMedian: c.heap ? quantile(heapPeaks, 0.5) : undefined,
-          heapBaseMedian: c.heap ? quantile(heapBases, 0.5) : undefined,
-          heapLiveMax: heapLives.length ? Math.max(...heapLives) : undefined,
-          heapCollections,
-          calls,
-          statements,
-          others,
-          top: topFunctions(slowest.profile, 6, interval, gapRule).map(([f, ms]) => `${f} ${ms.toFixed(1)}`),
-        },
-      });
-      const w = rows[c.id].workerd;
-      log(
-        `${c.id}: workerd CPU ${fmt(w.median, 2)} ms median, ${fmt(w.p90, 2)} p90, D1 ${d1} (${fmt(w.sqlMedian ?? NaN, 0)} ms of SQL${w.plainSqlMedian !== undefined ? `; its plain SQL beside it ${fmt(w.plainSqlMedian, 0)}` : ""}); top: ${w.top.join(", ")}`,
-      );
-      if (c.heap) {
-        log(
-          `${c.id}: ${bytes} bytes; wall ${fmt(w.wallMedian, 1)} ms median, ${fmt(w.wallP90, 1)} p90 (profiler on); ` +
-            `D1 SQL ${fmt(w.sqlMedian ?? NaN, 1)} ms median, ${fmt(w.sqlP90 ?? NaN, 1)} p90; ${heapText(w)}`,
-        );
-      }
+      await profileCase({ cdp, target, all, rule: gapRule }, c, rows[c.id]);
     }
     cdp.close();
     cdp = undefined;
     iso.restore();
 
-    for (const c of list) {
-      if (rows[c.id].status !== "ok" || !c.load || !withLoad) continue;
-      const base = c.baseline ? list.find((b) => b.id === c.baseline) : undefined;
-      // A ratio is measured in alternating slices of the case and its baseline, so that the load
-      // other processes put on the machine meanwhile falls on both alike.
-      const slices = base ? LOAD.rounds : 1;
-      const seconds = base ? LOAD.seconds / LOAD.rounds : LOAD.seconds;
-      await load(server.base, c, LOAD.warmupSeconds);
-      const sum = { requests: 0, baseRequests: 0, bad: 0, s503: 0, p50: /** @type {number[]} */ ([]), errors: 0 };
-      for (let k = 0; k < slices; k++) {
-        if (base) sum.baseRequests += (await load(server.base, base, seconds)).requests.total;
-        const r = await load(server.base, c, seconds);
-        sum.requests += r.requests.total;
-        sum.bad += r.non2xx + r.errors + r.timeouts;
-        sum.errors += r.errors + r.timeouts;
-        sum.s503 += r.statusCodeStats?.["503"]?.count ?? 0;
-        sum.p50.push(r.latency.p50);
-      }
-      Object.assign(rows[c.id], {
-        rps: sum.requests / LOAD.seconds,
-        ratio: base ? sum.requests / Math.max(1, sum.baseRequests) : undefined,
-        p50: quantile(sum.p50, 0.5),
-        total: sum.requests,
-        bad: sum.bad,
-        s503: sum.s503,
-      });
-      log(
-        `${c.id}: ${fmt(sum.requests / LOAD.seconds)} req/s${base ? `, ${fmt(rows[c.id].ratio, 2)} of ${base.id}` : ""}, non-2xx or failed ${sum.bad} (503: ${sum.s503})`,
-      );
-      if (sum.errors > 0) {
-        const health = await fetch(`${server.base}/health`, { signal: AbortSignal.timeout(10_000) }).catch((e) => e);
-        if (!(health instanceof Response) || !health.ok) {
-          log(
-            `the worker stopped answering (wrangler ${server.alive() ? "running" : "exited"}); its last output:\n${server.logTail()}`,
-          );
-          rows[c.id].status = "error: the worker stopped answering under this load";
-          break; // the table of what was measured is still written
-        }
-      }
-    }
+    if (withLoad) await loadPhase(server, list, rows);
 
     if (withNode) {
       log("Node CPU phase: the bench worker's bundle in Node, D1 waits subtracted");
