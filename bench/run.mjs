@@ -3,89 +3,33 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import autocannon from "autocannon";
-import { cases, pathOf, probe, SYNC_SIZES, seed } from "./lib/cases.mjs";
+import { calibrate } from "./lib/calibrate.mjs";
+import { cases, probe } from "./lib/cases.mjs";
 import { loadBundle, measureCpu } from "./lib/cpu.mjs";
-import { busyMs, connect, samplingUs, topFunctions } from "./lib/inspector.mjs";
+import { busyMs, connect, samplingUs } from "./lib/inspector.mjs";
 import { isolate } from "./lib/isolate.mjs";
+import { loadPhase } from "./lib/load.mjs";
+import {
+  apiKey,
+  authorization,
+  DEADLINE_MS,
+  fmt,
+  LOAD,
+  log,
+  only,
+  PROFILE,
+  started,
+  withLoad,
+  withNode,
+  withReadme,
+} from "./lib/options.mjs";
+import { profileCase } from "./lib/profile.mjs";
+import { calibrationText, machine, render } from "./lib/report.mjs";
+import { seed } from "./lib/seed.mjs";
 import { startWorker } from "./lib/server.mjs";
 
-const LOAD = { connections: 8, warmupSeconds: 1, seconds: 6, rounds: 3 };
-// Profiled requests per case, after warm-up ones that are not counted (JIT, caches). 30, so that
-// a p90 is the 27th of 30: one preempted request on a shared machine does not decide it.
-const PROFILE = { warmup: 3, requests: Number(process.env.BENCH_REQUESTS) || 30 };
-const FREE_PLAN_CPU_MS = 10;
-const STARTUP_LIMIT_MS = 1000;
-const RATIO_TARGET = 0.9;
-const CONTENTION_TARGET = 0.01;
-// The whole run is cut off after this long (a hung wrangler must not hang the bench).
-const DEADLINE_MS = Number(process.env.BENCH_DEADLINE_MS) || 15 * 60_000;
-const started = Date.now();
 const here = import.meta.dirname;
 const root = path.resolve(here, "..");
-const apiKey = `bench-${process.pid}`;
-const authorization = `Basic ${Buffer.from(`${apiKey}:${apiKey}`).toString("base64")}`;
-const withNode = process.argv.includes("--node");
-const withLoad = !process.argv.includes("--no-load");
-// BENCH_ONLY=sync-128,get-128 runs just those cases (for a quick before/after of one change).
-// BENCH_PROFILES=<dir>: every profiled request's profile as <case>-<n>.cpuprofile (Chrome DevTools
-// opens them), to see where a case's CPU goes.
-const PROFILES_DIR = process.env.BENCH_PROFILES;
-if (PROFILES_DIR) mkdirSync(PROFILES_DIR, { recursive: true });
-const only = process.env.BENCH_ONLY?.split(",").filter(Boolean);
-
-/** @param {string} s */
-const log = (s) => process.stderr.write(`[bench +${((Date.now() - started) / 1000).toFixed(0)}s] ${s}\n`);
-
-/** @param {number[]} xs @param {number} p */
-const quantile = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))];
-
-/**
- * @param {string} base
- * @param {import("./lib/cases.mjs").Case} c
- * @param {number} seconds
- * @returns {Promise<any>}
- */
-function load(base, c, seconds) {
-  let i = 0;
-  return autocannon({
-    url: base,
-    connections: c.connections ?? LOAD.connections,
-    duration: seconds,
-    timeout: 30,
-    requests: [
-      {
-        method: /** @type {any} */ (c.method),
-        path: pathOf(c, -1),
-        headers: { authorization, "content-type": "application/json", ...c.headers },
-        setupRequest: (/** @type {any} */ req) => (c.body ? { ...req, body: c.body(i++) } : req),
-      },
-    ],
-  });
-}
-
-function machine() {
-  const cpuinfo = readFileSync("/proc/cpuinfo", "utf8");
-  const model = /model name\s*:\s*(.*)/.exec(cpuinfo)?.[1] ?? "unknown CPU";
-  let nproc = String(os.availableParallelism());
-  try {
-    nproc = execFileSync("nproc", { encoding: "utf8" }).trim();
-  } catch {}
-  const wrangler = JSON.parse(readFileSync(path.join(root, "node_modules/wrangler/package.json"), "utf8")).version;
-  return {
-    nproc,
-    model,
-    node: process.version,
-    wrangler,
-    loadavg: os
-      .loadavg()
-      .map((x) => x.toFixed(2))
-      .join(" "),
-  };
-}
-
-/** @param {number | undefined} x @param {number} [d] */
-const fmt = (x, d = 1) => (x === undefined || Number.isNaN(x) ? "n/a" : x.toFixed(d));
 
 /**
  * The Worker's startup (the runtime's limit is 1 s): `wrangler check startup` on the store's own
@@ -119,207 +63,6 @@ function measureStartup() {
  * @type {import("./lib/inspector.mjs").GapRule}
  */
 let gapRule = "d1";
-
-/** Iterations of the bench worker's burn loop per CPU millisecond, timed in this Node process. */
-function burnRate() {
-  const burn = (/** @type {number} */ n) => {
-    let x = 1;
-    for (let i = 0; i < n; i++) x = (Math.imul(x, 1103515245) + 12345) | 0;
-    return x;
-  };
-  burn(5_000_000); // optimise first
-  /** @type {number[]} */
-  const rates = [];
-  for (let k = 0; k < 7; k++) {
-    const c0 = process.cpuUsage();
-    burn(5_000_000);
-    const u = process.cpuUsage(c0);
-    rates.push(5_000_000 / ((u.user + u.system) / 1000));
-  }
-  return quantile(rates, 0.5);
-}
-
-/**
- * @param {Awaited<ReturnType<typeof connect>>} cdp
- * @param {string} base
- * @param {{ method: string, path: string, body?: string, headers?: Record<string, string> }} r
- */
-async function profiled(cdp, base, r, after = false) {
-  const { result, profile } = await cdp.profile(async () => {
-    const t0 = performance.now();
-    const res = await fetch(`${base}${r.path}`, {
-      method: r.method,
-      headers: { authorization, "content-type": "application/json", ...r.headers },
-      body: r.body,
-      signal: AbortSignal.timeout(60_000),
-    });
-    const bytes = (await res.arrayBuffer()).byteLength;
-    return { res, bytes, wallMs: performance.now() - t0 };
-  });
-  // A streamed answer's headers count only its first round trip: with `after`, the whole
-  // request's counts are read once its body is in, outside the profile.
-  const { res, bytes, wallMs } = result;
-  const counts = after ? (await fetch(`${base}/__bench/counts`, { headers: { authorization } })).headers : res.headers;
-  return {
-    status: res.status,
-    d1: counts.get("x-bench-d1"),
-    sqlMs: counts.get("x-bench-d1-ms"),
-    bytes,
-    wallMs,
-    profile,
-    ...busyMs(profile, cdp.intervalUs, gapRule),
-  };
-}
-
-/**
- * The isolate's heap around one request, without the profiler (bench/README.md, Method, "Heap").
- * workerd's inspector leaves `HeapProfiler.collectGarbage` unanswered, but a heap snapshot
- * (`HeapProfiler.takeHeapSnapshot`) collects every unreachable object first, as V8 does before any
- * snapshot; after one, `Runtime.getHeapUsage` (V8's heap plus the ArrayBuffers' memory outside it)
- * is what the isolate holds live. `before`: live, after a snapshot taken before the request. Then
- * one of two readings:
- * - `"peak"`: V8's count read every millisecond or so while the request runs, uncollected garbage
- *   included, and nothing collected on purpose: at least what the request needed at once.
- * - `"live"`: the answer's body is read piece by piece, and after the first piece and then every
- *   100 ms the reader stops, a snapshot is taken and the count read: what the isolate holds live
- *   from one chunk to the next (the client holds the rest of the answer meanwhile, so the stream
- *   is mid-page). The snapshots' own data is dropped.
- * @param {Awaited<ReturnType<typeof connect>>} cdp
- * @param {string} base
- * @param {{ method: string, path: string, headers?: Record<string, string> }} r
- * @param {"peak" | "live"} mode
- */
-async function heapAround(cdp, base, r, mode) {
-  const heapNow = async () => {
-    const h = await cdp.send("Runtime.getHeapUsage");
-    return h.usedSize + (h.backingStorageSize ?? 0);
-  };
-  const collect = () => cdp.send("HeapProfiler.takeHeapSnapshot", { reportProgress: false }, 120_000);
-  await cdp.send("HeapProfiler.enable");
-  await collect();
-  const before = await heapNow();
-  let peak = before;
-  let live = 0;
-  let collections = 0;
-  let done = false;
-  const poll = (async () => {
-    while (!done && mode === "peak") {
-      peak = Math.max(peak, await heapNow());
-      await new Promise((resolve) => setTimeout(resolve, 1));
-    }
-  })();
-  const res = await fetch(`${base}${r.path}`, {
-    method: r.method,
-    headers: { authorization, "content-type": "application/json", ...r.headers },
-    signal: AbortSignal.timeout(300_000),
-  });
-  if (!res.body) throw new Error(`${r.path}: no body`);
-  const reader = res.body.getReader();
-  let last = 0;
-  for (;;) {
-    const { done: end } = await reader.read();
-    if (end) break;
-    if (mode === "live" && performance.now() - last >= 100) {
-      await collect();
-      live = Math.max(live, await heapNow());
-      collections++;
-      last = performance.now();
-    }
-  }
-  done = true;
-  await poll;
-  if (mode === "peak") peak = Math.max(peak, await heapNow());
-  return { before, peak: mode === "peak" ? peak : undefined, live: collections ? live : undefined, collections };
-}
-
-/**
- * The heap figures of a case (heapAround, over its 5 requests): live before (median), live
- * mid-answer (the largest reading after a collection, in 2 requests), V8's count at its peak
- * (garbage included, nothing collected on purpose; median and max of 3 requests).
- * @param {{ heapBaseMedian?: number, heapLiveMax?: number, heapPeakMedian?: number, heapPeakMax?: number, heapCollections?: number }} w
- */
-function heapText(w) {
-  const mb = (/** @type {number | undefined} */ x) => (x === undefined ? "n/a" : fmt(x / 1024 / 1024, 1));
-  return (
-    `isolate heap: live ${mb(w.heapBaseMedian)} MB before, live at most ${mb(w.heapLiveMax)} MB mid-answer ` +
-    `(${w.heapCollections} collections in 2 requests), peak ${mb(w.heapPeakMedian)} MB median and ${mb(w.heapPeakMax)} MB max ` +
-    `with uncollected garbage (3 requests)`
-  );
-}
-
-/**
- * The method checked on a loop of known cost: the burn route at a size Node times at 5 ms, at
- * twice that, as burn + one D1 query + burn, and as burn + one cache delete + burn. Each is net
- * of the empty route. Twice the loop must read twice the cost (nothing lost at the start of a
- * request), and the loop around a D1 query or a cache delete must read as the loop twice, not
- * plus the wait on local D1 or the cache's stand-in. The loop is also timed from outside,
- * unprofiled (wall time, net of the empty route's): the profile must read what the isolate took,
- * whatever speed V8 runs the loop at in this isolate (the ninth round in bench/README.md's history).
- * @param {Awaited<ReturnType<typeof connect>>} cdp
- * @param {string} base
- */
-async function calibrate(cdp, base) {
-  const rate = burnRate();
-  const ms = 5;
-  const n = Math.round(rate * ms);
-  /** @type {Record<string, number[]>} */
-  const got = {
-    bare: [],
-    one: [],
-    two: [],
-    d1: [],
-    naiveD1: [],
-    cache: [],
-    cacheD1Only: [],
-    wallBare: [],
-    wallTwo: [],
-  };
-  const wall = async (/** @type {string} */ p) => {
-    const t0 = performance.now();
-    await (await fetch(`${base}${p}`, { headers: { authorization } })).arrayBuffer();
-    return performance.now() - t0;
-  };
-  // Short loops first, unprofiled, so V8 optimises the loop by its usual tier-up. V8 still runs
-  // it unoptimised in some isolates for whole stretches (about 15 times Node's figure, seen with
-  // and without the profiler): the wall-time comparison tells that from the profile misreading.
-  for (let i = 0; i < 50; i++) {
-    await (await fetch(`${base}/__bench/burn?n=${Math.round(n / 50)}`, { headers: { authorization } })).arrayBuffer();
-  }
-  for (let i = 0; i < PROFILE.warmup + PROFILE.requests; i++) {
-    const z = await profiled(cdp, base, { method: "GET", path: "/__bench/burn?n=0" });
-    const a = await profiled(cdp, base, { method: "GET", path: `/__bench/burn?n=${n}` });
-    const b = await profiled(cdp, base, { method: "GET", path: `/__bench/burn?n=${2 * n}` });
-    const d = await profiled(cdp, base, { method: "GET", path: `/__bench/burn?n=${n}&d1=1` });
-    const k = await profiled(cdp, base, { method: "GET", path: `/__bench/burn?n=${n}&cache=1` });
-    // Twice the loop, so the loop stands well above the jitter of a request's wall time.
-    const wz = await wall("/__bench/burn?n=0");
-    const wb = await wall(`/__bench/burn?n=${2 * n}`);
-    if (i < PROFILE.warmup) continue;
-    got.wallBare.push(wz);
-    got.wallTwo.push(wb);
-    got.bare.push(z.ms);
-    got.one.push(a.ms);
-    got.two.push(b.ms);
-    got.d1.push(d.ms);
-    got.naiveD1.push(d.naiveMs);
-    got.cache.push(k.ms);
-    got.cacheD1Only.push(k.d1OnlyMs);
-  }
-  const base0 = quantile(got.bare, 0.5);
-  const net = (/** @type {number[]} */ xs) => quantile(xs, 0.5) - base0;
-  return {
-    expectedMs: ms,
-    iterations: n,
-    bareMs: base0,
-    burnMs: net(got.one),
-    burn2Ms: net(got.two),
-    burnD1Ms: net(got.d1),
-    naiveD1Ms: net(got.naiveD1),
-    burnCacheMs: net(got.cache),
-    burnCacheD1OnlyMs: net(got.cacheD1Only),
-    wall2Ms: quantile(got.wallTwo, 0.5) - quantile(got.wallBare, 0.5),
-  };
-}
 
 async function main() {
   const m = machine();
@@ -372,7 +115,7 @@ async function main() {
     log(`compiled validators in workerd: ${JSON.stringify(compiled)}`);
 
     log(`calibration: burn loop, ${PROFILE.requests} requests each`);
-    calibration = await calibrate(cdp, server.base);
+    calibration = await calibrate(cdp, server.base, gapRule);
     log(`calibration: ${calibrationText(calibration)}`);
 
     for (const c of list) {
@@ -383,173 +126,13 @@ async function main() {
         continue;
       }
       if (c.profile === false) continue;
-      const cpu = [];
-      const naive = [];
-      /** The same requests read by the "d1" rule, printed beside the table (Method). */
-      const d1Only = [];
-      /** @type {number[]} D1's own SQL time per request, not the isolate's CPU ("How to read them"). */
-      const sql = [];
-      /** Wall time (profiler on), heap peak and idle heap per request (with `heap`), answer bytes. */
-      /** @type {number[]} */
-      const wall = [];
-      /** @type {number[]} */
-      const heapPeaks = [];
-      /** @type {number[]} */
-      const heapBases = [];
-      /** @type {number[]} live heap while streaming, per request (heapAround) */
-      const heapLives = [];
-      let heapCollections = 0;
-      let bytes = 0;
-      /** @type {string | null} */
-      let d1 = null;
-      /** Every profiled request's D1 count, for a case whose count varies (see `others` below). */
-      /** @type {Map<string, number>} */
-      const d1Seen = new Map();
-      /** @type {any} */
-      let slowest;
-      // A read's plain-SQL baseline, read right after each of the case's requests: taken a minute
-      // apart, the two medians met different loads from other processes and their ratio swung
-      // from 1.0 to 2.8 for the same code (bench/rounds.md, "The write plans and the page's SQL"). Not a write's: its
-      // baseline writes the case's product, so each would find what the other just wrote.
-      const plain = c.d1Baseline && c.method === "GET" ? all.find((b) => b.id === c.d1Baseline) : undefined;
-      /** @type {number[]} */
-      const plainSql = [];
-      for (let i = 0; i < PROFILE.warmup + (c.requests ?? PROFILE.requests); i++) {
-        const r = await profiled(
-          cdp,
-          server.base,
-          { method: c.method, path: pathOf(c, i), body: c.body?.(i), headers: c.headers },
-          c.heap,
-        );
-        if (c.status ? r.status !== c.status : r.status < 200 || r.status > 299)
-          throw new Error(`${c.id}: answered ${r.status} while profiled`);
-        if (i < PROFILE.warmup) continue;
-        if (PROFILES_DIR)
-          writeFileSync(path.join(PROFILES_DIR, `${c.id}-${i - PROFILE.warmup}.cpuprofile`), JSON.stringify(r.profile));
-        cpu.push(r.ms);
-        naive.push(r.naiveMs);
-        d1Only.push(r.d1OnlyMs);
-        if (r.sqlMs !== null) sql.push(Number(r.sqlMs));
-        if (plain) {
-          const b = await profiled(cdp, server.base, {
-            method: plain.method,
-            path: pathOf(plain, i),
-            headers: plain.headers,
-          });
-          if (b.sqlMs !== null) plainSql.push(Number(b.sqlMs));
-        }
-        wall.push(r.wallMs);
-        bytes = r.bytes;
-        d1 = r.d1;
-        if (r.d1) d1Seen.set(r.d1, (d1Seen.get(r.d1) ?? 0) + 1);
-        if (!slowest || r.ms > slowest.ms) slowest = r;
-      }
-      // The heap, in requests of its own: reading it while profiling would bill the reads as CPU.
-      // Its peak in three, its live size mid-answer in two (collections would lower the peak).
-      for (let i = 0; c.heap && i < 5; i++) {
-        const mode = i % 2 ? "live" : "peak";
-        const path = pathOf(c, i);
-        const h = await heapAround(cdp, server.base, { method: c.method, path, headers: c.headers }, mode);
-        heapBases.push(h.before);
-        if (h.peak !== undefined) heapPeaks.push(h.peak);
-        if (h.live !== undefined) heapLives.push(h.live);
-        heapCollections += h.collections;
-      }
-      if (c.verify) {
-        const v = await c.verify(target, 1 + PROFILE.warmup + PROFILE.requests);
-        log(`${c.id}: ${v.ok ? "checked" : "CHECK FAILED"}: ${v.text}`);
-        if (!v.ok) {
-          rows[c.id].status = `error: ${v.text}`;
-          continue;
-        }
-      }
-      // The baselines under /__bench/ do not go through the counting wrapper: no count.
-      const [calls, statements] = d1 ? d1.split("/").map(Number) : [undefined, undefined];
-      // The last request's count, and how many requests counted otherwise: the cached storefront
-      // read makes no query while the colo's 2 s version entry lives, and one after it expired,
-      // which on a slow machine can fall between two profiled requests.
-      const others = [...d1Seen]
-        .filter(([k]) => k !== d1)
-        .map(([k, n]) => `${k.replace("/", " / ")} in ${n} of ${PROFILE.requests}`)
-        .join(", ");
-      Object.assign(rows[c.id], {
-        workerd: {
-          median: quantile(cpu, 0.5),
-          p90: quantile(cpu, 0.9),
-          naiveMedian: quantile(naive, 0.5),
-          d1Only: { median: quantile(d1Only, 0.5), p90: quantile(d1Only, 0.9) },
-          sqlMedian: sql.length ? quantile(sql, 0.5) : undefined,
-          sqlP90: sql.length ? quantile(sql, 0.9) : undefined,
-          plainSqlMedian: plainSql.length ? quantile(plainSql, 0.5) : undefined,
-          wallMedian: quantile(wall, 0.5),
-          wallP90: quantile(wall, 0.9),
-          bytes,
-          heapPeakMax: c.heap ? Math.max(...heapPeaks) : undefined,
-          heapPeakMedian: c.heap ? quantile(heapPeaks, 0.5) : undefined,
-          heapBaseMedian: c.heap ? quantile(heapBases, 0.5) : undefined,
-          heapLiveMax: heapLives.length ? Math.max(...heapLives) : undefined,
-          heapCollections,
-          calls,
-          statements,
-          others,
-          top: topFunctions(slowest.profile, 6, interval, gapRule).map(([f, ms]) => `${f} ${ms.toFixed(1)}`),
-        },
-      });
-      const w = rows[c.id].workerd;
-      log(
-        `${c.id}: workerd CPU ${fmt(w.median, 2)} ms median, ${fmt(w.p90, 2)} p90, D1 ${d1} (${fmt(w.sqlMedian ?? NaN, 0)} ms of SQL${w.plainSqlMedian !== undefined ? `; its plain SQL beside it ${fmt(w.plainSqlMedian, 0)}` : ""}); top: ${w.top.join(", ")}`,
-      );
-      if (c.heap) {
-        log(
-          `${c.id}: ${bytes} bytes; wall ${fmt(w.wallMedian, 1)} ms median, ${fmt(w.wallP90, 1)} p90 (profiler on); ` +
-            `D1 SQL ${fmt(w.sqlMedian ?? NaN, 1)} ms median, ${fmt(w.sqlP90 ?? NaN, 1)} p90; ${heapText(w)}`,
-        );
-      }
+      await profileCase({ cdp, target, all, rule: gapRule }, c, rows[c.id]);
     }
     cdp.close();
     cdp = undefined;
     iso.restore();
 
-    for (const c of list) {
-      if (rows[c.id].status !== "ok" || !c.load || !withLoad) continue;
-      const base = c.baseline ? list.find((b) => b.id === c.baseline) : undefined;
-      // A ratio is measured in alternating slices of the case and its baseline, so that the load
-      // other processes put on the machine meanwhile falls on both alike.
-      const slices = base ? LOAD.rounds : 1;
-      const seconds = base ? LOAD.seconds / LOAD.rounds : LOAD.seconds;
-      await load(server.base, c, LOAD.warmupSeconds);
-      const sum = { requests: 0, baseRequests: 0, bad: 0, s503: 0, p50: /** @type {number[]} */ ([]), errors: 0 };
-      for (let k = 0; k < slices; k++) {
-        if (base) sum.baseRequests += (await load(server.base, base, seconds)).requests.total;
-        const r = await load(server.base, c, seconds);
-        sum.requests += r.requests.total;
-        sum.bad += r.non2xx + r.errors + r.timeouts;
-        sum.errors += r.errors + r.timeouts;
-        sum.s503 += r.statusCodeStats?.["503"]?.count ?? 0;
-        sum.p50.push(r.latency.p50);
-      }
-      Object.assign(rows[c.id], {
-        rps: sum.requests / LOAD.seconds,
-        ratio: base ? sum.requests / Math.max(1, sum.baseRequests) : undefined,
-        p50: quantile(sum.p50, 0.5),
-        total: sum.requests,
-        bad: sum.bad,
-        s503: sum.s503,
-      });
-      log(
-        `${c.id}: ${fmt(sum.requests / LOAD.seconds)} req/s${base ? `, ${fmt(rows[c.id].ratio, 2)} of ${base.id}` : ""}, non-2xx or failed ${sum.bad} (503: ${sum.s503})`,
-      );
-      if (sum.errors > 0) {
-        const health = await fetch(`${server.base}/health`, { signal: AbortSignal.timeout(10_000) }).catch((e) => e);
-        if (!(health instanceof Response) || !health.ok) {
-          log(
-            `the worker stopped answering (wrangler ${server.alive() ? "running" : "exited"}); its last output:\n${server.logTail()}`,
-          );
-          rows[c.id].status = "error: the worker stopped answering under this load";
-          break; // the table of what was measured is still written
-        }
-      }
-    }
+    if (withLoad) await loadPhase(server, list, rows);
 
     if (withNode) {
       log("Node CPU phase: the bench worker's bundle in Node, D1 waits subtracted");
@@ -587,7 +170,7 @@ async function main() {
       2,
     )}\n`,
   );
-  if (process.argv.includes("--readme")) {
+  if (withReadme) {
     const file = path.join(here, "README.md");
     const text = readFileSync(file, "utf8");
     const start = "<!-- bench:results:start -->";
@@ -599,164 +182,6 @@ async function main() {
     log("bench/README.md updated");
   }
   log(`done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
-}
-
-/**
- * @param {Record<string, any>} rows
- * @param {ReturnType<typeof machine>} m
- * @param {{ ms: number, spanMs: number } | undefined} startup
- * @param {Awaited<ReturnType<typeof calibrate>> | undefined} cal
- * @param {Record<string, boolean> | undefined} compiled
- * @param {{ text: string | undefined, interval: number, rule: string }} sampling
- */
-function render(rows, m, startup, cal, compiled, sampling) {
-  const out = [];
-  out.push(
-    `Run ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC on ${m.nproc} cores (${m.model}), node ${m.node}, ` +
-      `wrangler ${m.wrangler} (local workerd); load average at start ${m.loadavg}. CPU: the isolate's profiler, ` +
-      `${PROFILE.requests} requests per case after ${PROFILE.warmup} warm-up, sampling every ${sampling.interval} µs, ${sampling.text ?? "not isolated"}; gaps credited as waits: ${sampling.rule === "any" ? "any of over 0.5 ms away from a collection" : "D1's only"}. ` +
-      `Load: autocannon ${LOAD.connections} connections (contention rows: their writers), ${LOAD.seconds} s per case after ` +
-      `${LOAD.warmupSeconds} s warm-up; a ratio alternates ${LOAD.rounds} slices of the case and its baseline.`,
-    "",
-    `| case | workerd CPU ms median | p90 | < ${FREE_PLAN_CPU_MS} ms | D1 round trips / statements | D1 SQL ms median | D1 ratio | req/s | ratio | non-2xx |${withNode ? " Node CPU ms median |" : ""}`,
-    `|---|---:|---:|---|---:|---:|---:|---:|---:|---:|${withNode ? "---:|" : ""}`,
-  );
-  for (const r of Object.values(rows)) {
-    const c = r.case;
-    if (r.status !== "ok") {
-      out.push(`| ${c.label} | ${r.status} | | | | | | | | |${withNode ? " |" : ""}`);
-      continue;
-    }
-    const w = r.workerd;
-    const load = r.rps !== undefined;
-    let ratio = "";
-    if (load && c.contention) ratio = `503: ${fmt((100 * r.s503) / Math.max(1, r.total), 1)}%`;
-    else if (load) ratio = r.ratio !== undefined ? `${fmt(r.ratio, 2)} of ${c.baseline}` : c.baseline ? "n/a" : "-";
-    // The case's D1 SQL time over its plain-SQL baseline's (bench/worker/plain.ts).
-    const plainSql = w?.plainSqlMedian ?? (c.d1Baseline ? rows[c.d1Baseline]?.workerd?.sqlMedian : undefined);
-    const d1Ratio =
-      plainSql && w?.sqlMedian !== undefined ? `${fmt(w.sqlMedian / plainSql, 2)} of ${c.d1Baseline}` : "";
-    const met = w ? (w.median < FREE_PLAN_CPU_MS && w.p90 < FREE_PLAN_CPU_MS ? "met" : "**MISSED**") : "";
-    out.push(
-      `| ${c.label} | ${w ? fmt(w.median, 2) : ""} | ${w ? fmt(w.p90, 2) : ""} | ${met} | ${w ? (w.calls === undefined ? "-" : `${w.calls} / ${w.statements}${w.others ? ` (${w.others})` : ""}`) : ""} | ${w?.sqlMedian !== undefined ? fmt(w.sqlMedian, 0) : ""} | ${d1Ratio} | ` +
-        `${load ? fmt(r.rps) : ""} | ${ratio} | ${load ? r.bad : ""} |${withNode ? ` ${r.cpu ? fmt(r.cpu.median, 2) : ""} |` : ""}`,
-    );
-  }
-  out.push("");
-  for (const r of Object.values(rows)) {
-    const w = r.workerd;
-    if (!r.case.heap || !w) continue;
-    out.push(
-      `${r.case.label}: ${fmt(w.bytes / 1024 / 1024, 2)} MB of answer, ${fmt(w.median / (w.bytes / 1024 / 1024), 1)} ms of CPU a MB; ` +
-        `wall ${fmt(w.wallMedian, 0)} ms median, ${fmt(w.wallP90, 0)} p90 (profiler on, local D1); D1 SQL ${fmt(w.sqlMedian ?? NaN, 0)} / ${fmt(w.sqlP90 ?? NaN, 0)} ms; ` +
-        `${heapText(w)}.`,
-    );
-  }
-  out.push("");
-  out.push(
-    `Startup (\`wrangler check startup\`, the store's bundle): ${startup ? `${fmt(startup.ms, 1)} ms of CPU (limit ${STARTUP_LIMIT_MS} ms: ${startup.ms < STARTUP_LIMIT_MS ? "met" : "MISSED"})` : "n/a (failed)"}.`,
-  );
-  if (cal) out.push(`Method check: ${calibrationText(cal)}`);
-  const differ = Object.values(rows).filter((r) => r.workerd && Math.abs(r.workerd.d1Only.p90 - r.workerd.p90) >= 0.05);
-  if (sampling.rule === "any" && differ.length) {
-    out.push(
-      `Crediting only D1's gaps as waits (the rule of runs without isolated cores; Method, "Waits on the services beside the Worker"), median / p90: ${differ
-        .map((r) => `${r.case.id} ${fmt(r.workerd.d1Only.median, 2)} / ${fmt(r.workerd.d1Only.p90, 2)}`)
-        .join(", ")}.`,
-    );
-  }
-  if (compiled) {
-    const names = Object.entries(compiled);
-    out.push(
-      `Compiled validators in this workerd: ${names.map(([k, v]) => `${k} ${v ? "yes" : "NO (runtime parser)"}`).join(", ")}.`,
-    );
-  }
-  out.push("", "Targets:", "");
-  /** @param {string | undefined} status */
-  const na = (status) => (status?.startsWith("n/a") ? status : `n/a (${status ?? "not run"})`);
-  // Pages answered whole past the free plan's CPU by their size alone (docs/modelled-reads.md,
-  // "Paging"): reported as where a page leaves the budget, not as a miss.
-  const bySize = Object.values(rows).filter((r) => r.workerd && r.case.bySize);
-  const missed = Object.values(rows).filter(
-    (r) => r.workerd && !r.case.bySize && (r.workerd.median >= FREE_PLAN_CPU_MS || r.workerd.p90 >= FREE_PLAN_CPU_MS),
-  );
-  const measured = Object.values(rows).filter((r) => r.workerd && !r.case.bySize).length;
-  out.push(
-    `- workerd CPU < ${FREE_PLAN_CPU_MS} ms (median and p90), every case of a bounded size: ${missed.length ? `MISSED by ${missed.map((r) => r.case.id).join(", ")}` : "met"} (${measured - missed.length} of ${measured} met)`,
-  );
-  for (const r of bySize) {
-    const w = r.workerd;
-    out.push(
-      `- ${r.case.id}, answered whole at ${fmt(w.bytes / 1024 / 1024, 2)} MB: ${fmt(w.median, 2)} / ${fmt(w.p90, 2)} ms (${w.median < FREE_PLAN_CPU_MS && w.p90 < FREE_PLAN_CPU_MS ? "inside" : "past"} the free plan's ${FREE_PLAN_CPU_MS} ms by its size; not a target)`,
-    );
-  }
-  /** @param {string} id @param {number} min */
-  const ratioTarget = (id, min) => {
-    const r = rows[id];
-    if (r?.status !== "ok" || r.ratio === undefined) return na(r?.status);
-    const x = r.ratio;
-    return `${x >= min ? "met" : "MISSED"} (${fmt(x, 2)})`;
-  };
-  out.push(
-    `- orders 1x3 >= ${RATIO_TARGET} of the hand-written batch: warm ${ratioTarget("orders-1x3", RATIO_TARGET)}, cold ${ratioTarget("orders-1x3-cold", RATIO_TARGET)}`,
-  );
-  out.push(
-    `- stock by SKU >= ${RATIO_TARGET} of the hand-written batch: warm ${ratioTarget("stock", RATIO_TARGET)}, cold ${ratioTarget("stock-cold", RATIO_TARGET)}`,
-  );
-  /** @param {string} id */
-  const trips = (id) => (rows[id]?.workerd ? `${rows[id].workerd.calls}` : na(rows[id]?.status));
-  out.push(
-    `- orders in one D1 round trip: warm ${trips("orders-1x3")}, cold ${trips("orders-1x3-cold")} (${rows["orders-1x3-cold"]?.workerd?.calls === 1 ? "met" : "MISSED"})`,
-  );
-  /** @param {string} id */
-  const consumer = (id) => {
-    const w = rows[id]?.workerd;
-    if (!w) return na(rows[id]?.status);
-    const ok = w.median < FREE_PLAN_CPU_MS && w.p90 < FREE_PLAN_CPU_MS;
-    return `${ok ? "met" : "MISSED"} (${fmt(w.median, 2)} / ${fmt(w.p90, 2)} ms, D1 ${w.calls} / ${w.statements})`;
-  };
-  out.push(
-    `- queue consumer invocation at its fetch budget < ${FREE_PLAN_CPU_MS} ms: receivers 200 ${consumer("consume")}, receivers 500 ${consumer("consume-fail")}, keys not cached ${consumer("consume-cold")}`,
-  );
-  for (const n of [8, 16]) {
-    const r = rows[`contention-${n}`];
-    if (!r?.total) {
-      out.push(`- 503 share at ${n} writers: ${na(r?.status)}`);
-      continue;
-    }
-    const share = r.s503 / r.total;
-    const verdict =
-      n === 8
-        ? ` (target < ${CONTENTION_TARGET * 100}%: ${share < CONTENTION_TARGET ? "met" : "MISSED"})`
-        : " (no target)";
-    out.push(`- 503 share at ${n} writers on one product: ${fmt(share * 100, 1)}% of ${r.total}${verdict}`);
-  }
-  const curve = SYNC_SIZES.map((n) => ({ n, ms: rows[`sync-${n}`]?.workerd?.median }));
-  if (curve.every((p) => p.ms !== undefined)) {
-    const pts = curve.map((p) => `${p.n}: ${fmt(p.ms, 2)} ms`).join(", ");
-    // Slope of log(cost) over log(variants) from the smallest to the largest: 1 is linear, 2 quadratic.
-    const [lo, hi] = [curve[0], curve[curve.length - 1]];
-    const slope = Math.log(hi.ms / lo.ms) / Math.log(hi.n / lo.n);
-    out.push(
-      `- sync cost curve: ${pts}; log-log slope ${lo.n} -> ${hi.n}: ${fmt(slope, 2)} (${slope <= 1.1 ? "met: no faster than linear" : "MISSED: faster than linear"})`,
-    );
-  }
-  return out.join("\n");
-}
-
-/** @param {Awaited<ReturnType<typeof calibrate>>} cal */
-function calibrationText(cal) {
-  return (
-    `a loop Node times at ${cal.expectedMs} ms of CPU (${cal.iterations} iterations) reads ${fmt(cal.burnMs, 2)} ms ` +
-    `(${fmt(cal.burnMs / cal.expectedMs, 2)} of Node's figure; another V8); twice the loop reads ${fmt(cal.burn2Ms, 2)} ms ` +
-    `(${fmt(cal.burn2Ms / cal.burnMs, 2)} x the loop; 2 expected); the loop, one D1 query, the loop again reads ` +
-    `${fmt(cal.burnD1Ms, 2)} ms (${fmt(cal.burnD1Ms / cal.burn2Ms, 2)} of twice the loop; 1 expected), where summing ` +
-    `every sample's delta would say ${fmt(cal.naiveD1Ms, 2)} ms; the loop, one Cache API delete, the loop again reads ` +
-    `${fmt(cal.burnCacheMs, 2)} ms (${fmt(cal.burnCacheMs / cal.burn2Ms, 2)} of twice the loop; 1 expected), where crediting ` +
-    `only D1's gaps would say ${fmt(cal.burnCacheD1OnlyMs, 2)} ms. Timed from outside without the profiler, twice the ` +
-    `loop takes ${fmt(cal.wall2Ms, 2)} ms of wall time, which the profile reads as ${fmt(cal.burn2Ms / cal.wall2Ms, 2)} of it ` +
-    `(1 expected, whatever speed this isolate runs the loop at). Medians, net of the empty route (${fmt(cal.bareMs, 2)} ms).`
-  );
 }
 
 main().catch((e) => {

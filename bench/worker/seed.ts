@@ -66,7 +66,7 @@ seed.post("/seed-pages", async (c) => {
   return c.json({ big: big.results.map((r) => r.id) });
 });
 
-// Orders of many lines as a shop's orders read (bench/lib/cases.mjs, seedLargeOrders): ?counts is a
+// Orders of many lines as a shop's orders read (bench/lib/seed.mjs, seedLargeOrders): ?counts is a
 // JSON array of each order's line count, paid (and created) a second apart from ?paid (ms), so a
 // date_paid window picks out exactly them.
 seed.post("/seed-orders-large", async (c) => {
