@@ -38,7 +38,7 @@ export default defineConfig(async () => ({
         // The real migrations, applied to each test file's own local D1 by test/setup.ts.
         // Databases without this version's migrations, for test/health.test.ts.
         d1Databases: ["EMPTY_DB", "STALE_DB"],
-        // The tests drive the queue consumer themselves (webhooks.deliver.test.ts). The simulated
+        // The tests drive the queue consumer themselves (webhooks.deliver.*.test.ts). The simulated
         // consumer would otherwise deliver a file's queued events a second after they were sent,
         // and one still running when its file ends fails the run (EnvironmentTeardownError). A
         // full batch of 100 is still delivered at once: test/helpers.ts sends nowhere.
