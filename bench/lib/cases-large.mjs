@@ -194,7 +194,7 @@ export function largeCases(ids) {
   ])) {
     list.push({
       id,
-      label: `queue consumer: 10 events x 20 endpoints, one invocation at its fetch budget, ${label}`,
+      label: `queue consumer: 10 events (orders of 500 lines, products) x 20 endpoints, one invocation at its fetch budget, ${label}`,
       method: "POST",
       path: `/__bench/consume/run?${query}`,
       load: false,
