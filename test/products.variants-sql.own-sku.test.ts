@@ -5,12 +5,13 @@ import { type Json, size } from "./fixtures/sizes";
 import { get, post, put, uid } from "./helpers";
 
 // An add whose entry takes the product's own SKU while the fields beside the list give the product
-// another one (or none): the fields are written before the new variants, so the SKU is free for
-// the entry, as the JavaScript plan has it. The SQL plan (src/products/update/variants-sql.ts,
-// PLAN) refused the entry as the product's own SKU, its refusal read then found nothing refused
-// and the request was retried as if a concurrent writer had changed the product, then answered
-// 503. Each body pins its status, errors in order and the SKUs both products keep; no item reaches
-// the JavaScript plan, a refused body writes nothing and each product answered is the one stored.
+// another one (or none): SKUs are checked on what the request leaves, so the old SKU is free for
+// the entry; where the product keeps it, the entry is 409 (docs/products.md, "Updating
+// products"). The SQL plan (src/products/update/variants-sql.ts, PLAN) once refused the entry as
+// the product's own SKU, its refusal read then found nothing refused and the request was retried
+// as if a concurrent writer had changed the product, then answered 503. Each body pins its
+// status, errors in order and the SKUs both products keep; no item with a list reaches the general
+// planner, a refused body writes nothing and each product answered is the one stored.
 
 /** A product of size m without a SKU, its own SKU `${x}old`. */
 async function product(x: string) {
@@ -25,8 +26,8 @@ type Body = (ids: number[], x: string[]) => unknown;
 
 /**
  * The body, to two new products, and the products it leaves, prefixes and ids taken out: no item
- * reaches the JavaScript plan, a refused body writes nothing and each product answered is the one
- * stored.
+ * with a list reaches the general planner (./fixtures/one-path.ts), a refused body writes nothing
+ * and each product answered is the one stored.
  */
 async function once(body: Body, keyed = false) {
   const x = [`${uid("O")}-`, `${uid("O")}-`];

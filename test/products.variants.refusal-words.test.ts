@@ -5,8 +5,9 @@ import { get, post, put, uid } from "./helpers";
 // The words of a refused PUT with variant lists, several refusals in one body: each error's text,
 // their order and the status (the first error's), as the API answers them today (docs/products.md,
 // "Updating products"). The random draws (test/products.variants.property.test.ts) hold that
-// errors name the body's paths; these pin the words, which the differential test held equal to the
-// JavaScript plan's while it existed. Ids and SKUs are shown as <p> (the SKU prefix), <id> and <b>
+// errors name the body's paths; these pin the words, in the order the checks run: the entries' own
+// checks list by list, then those of what the lists leave (src/products/update/states.ts,
+// finalChecks). Ids and SKUs are shown as <p> (the SKU prefix), <id> and <b>
 // (the products), <v0>..<v2> and <w0>..<w2> (their variants), <FOREIGN> and <foreign> (another
 // product's SKU and id).
 
@@ -66,7 +67,7 @@ const CASES: [string, Words][] = [
         "variants.add[0]: option combination (s) already exists (variant <v0>)",
         "variants.add[1].sku: SKU <p>1 already exists (variant <v1>)",
         "variants.add[3]: option combination (xl) already exists (variants.add[1])",
-        // The same SKU again, from the checks of the variants the lists leave (as today).
+        // The same SKU again, from the checks of what the lists leave, which run after the entries'.
         "variants.add[1].sku: SKU <p>1 is also used by variant <v1>",
         "variants.add[2].sku: SKU <FOREIGN> is already used by product <foreign>",
       ],
