@@ -10,7 +10,7 @@ import { call, get, post, put, uid } from "./helpers";
 // lean validator (src/products/entries.ts) or, for any form it does not take, by zod; what the lean
 // validator takes must be exactly what zod gives. The lists are written as text, so forms
 // JSON.parse hides are in them too: escapes, 1.0 and 1e2, -0, repeated keys, surrogates, Unicode
-// spaces. (These random lists once held SQLite's own packing of the text to the Worker's.)
+// spaces.
 
 // JSON texts of values, per field: mostly what feeds send, then the edges of each rule.
 const mostly = (plain: string[], edges: string[]) =>
@@ -224,8 +224,8 @@ describe("long variant lists through the API", () => {
     expect(same(ga.text, a)).toEqual(same(gb.text, b));
   });
 
-  // Round trips: the SQL-planned write; for the repeated combination also its refusal and the
-  // JavaScript plan's read; none for a 400.
+  // Round trips: the SQL-planned write; for the repeated combination, refused by the batch, also
+  // the read that words it; none for a 400, refused in the Worker before any.
   it.each([
     ["a decimal price in a later entry", { price: 19.5 }, 200, 1],
     ["an unknown field in a later entry", { colour: "red" }, 200, 1],

@@ -7,8 +7,7 @@ import { get, post, uid } from "./helpers";
 // or extra option values, repeated combinations, repeated or taken SKUs, negative qty under
 // disable_minusqty, names that differ, stock beside variants. The one plan (src/products/create.ts)
 // must answer a create the same with or without an Idempotency-Key, answer what GET then shows,
-// write nothing when it refuses, and take one round trip when it accepts. (These bodies once held
-// a create checked in SQL equal to the JavaScript plan.)
+// write nothing when it refuses, and take one round trip when it accepts.
 
 const NAMES = ["Size", "Colour", "Fit"];
 const PICKED = ["a", "b", "c", "d", "e", "f", "g"];

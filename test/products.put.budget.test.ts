@@ -115,7 +115,7 @@ describe("lost races", () => {
     );
     const r = await put(
       "/v1/products",
-      // A variant selected by id with a new SKU and no list: the JavaScript plan (read, then write).
+      // A variant selected by id with a new SKU and no list: the general plan (read, then write).
       { variant_id: p.variants[1].variant_id, sku: uid("MOVED"), price: 5 },
       { env: { DB: db } },
     );

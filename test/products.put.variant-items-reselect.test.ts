@@ -10,8 +10,8 @@ import { get, put, uid } from "./helpers";
 // gives it back, one of those reads finds no product with it: the item is answered 404, where
 // sent alone after the items before it, it would be applied. The SQL plan's rounds
 // (src/products/update/variants-round-read.ts) answer the whole body, no item handed to the
-// general plan; this pins today's answer (test/products.variants.property.test.ts leaves the
-// shape out of "as if sent one by one").
+// general plan; this pins the 404 the page documents (test/products.variants.property.test.ts
+// leaves the shape out of "as if sent one by one").
 
 type Product = Awaited<ReturnType<typeof twoSizes>>;
 

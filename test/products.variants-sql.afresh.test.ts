@@ -8,12 +8,12 @@ import { get, post, put, uid } from "./helpers";
 
 // A batch of the SQL plan refused, then a concurrent writer changes the catalog before the read
 // that words the refusal finds anything refused (or before the batch re-checks what was read
-// first): the body is planned again from the catalog as it is now, and written. Of two lists (a
-// selected variant's fields are one), a head category merged into paths as read, and a round of
-// several items, in its first round or a later one, with an Idempotency-Key's record as the
-// request leaves it. The SQL plan routes and resolves the item again and writes it
-// (src/products/update/variants-rounds.ts), as it does for one list; the JavaScript plan, which
-// once took these, reads and writes them the same.
+// first): the body is planned again from the catalog as it is now, and written, as for any write
+// a concurrent change refused (docs/products.md, "Updating products": planned again from a fresh
+// read). Of two lists (a selected variant's fields are one), a head category merged into paths as
+// read, and a round of several items, in its first round or a later one, with an
+// Idempotency-Key's record as the request leaves it. The SQL plan routes and resolves the item
+// again and writes it (src/products/update/variants-rounds.ts), as it does for one list.
 
 /** Another product holding a SKU the body takes; `free` gives it up (the concurrent writer). */
 async function holder() {
@@ -240,7 +240,7 @@ describe("a refused batch a concurrent writer lifts before the read that words i
     c.check(after, r.made, h.sku);
     // The answer is the products as stored.
     for (const p of r.raw.products) expect(p).toEqual(after.find((a) => a.product_id === p.product_id));
-    // Written again by the SQL plan, not planned by the JavaScript one.
+    // Written again by the SQL plan: no item with a list reaches the general planner.
     expect(seen).toEqual([]);
     expect(r.calls).toBe(c.calls);
   });

@@ -3,14 +3,15 @@ import { type Json, size } from "./fixtures/sizes";
 import { asMade, expectPinned, foreignOwner, jsPlanReads, type Made, type Pinned, run } from "./fixtures/twins";
 import { put, uid } from "./helpers";
 
-// A sync whose entries name no options beside an add naming them: the JavaScript plan matches the
-// sync with the add's names where the product has none yet (src/products/update/states.ts,
-// listNames), where the SQL plan matched it with none, planned no rows and left the body, written or
-// refused, to the JavaScript plan. The sync now takes the add's names, and a guard refuses the
-// batch where the product has other names (src/products/update/variants-route.ts, borrowNames;
-// variants-guards.ts, namesGuard); the read words a refusal from the plan's matches. Each case pins
-// its status, errors in order, round trips and what each product keeps; a refused body writes
-// nothing, each product answered is the stored one, and no item reaches the JavaScript plan.
+// A sync whose entries name no options beside an add naming them. Entries that omit option names
+// use the product's, and a product without options takes them from the first entry that names
+// them (docs/products.md, "Updating products"; src/products/update/states.ts, listNames): where
+// the product has none yet, the sync is matched with the add's names. The SQL plan takes them
+// (src/products/update/variants-route.ts, borrowNames), and a guard refuses the batch where the
+// product has other names by then (variants-guards.ts, namesGuard); the read words a refusal from
+// the plan's matches. Each case pins its status, errors in order, round trips and what each
+// product keeps; a refused body writes nothing, each product answered is the stored one, and no
+// item with a list reaches the general planner.
 
 const FOREIGN = uid("FOREIGN");
 

@@ -4,10 +4,11 @@ import { answered, jsPlanReads, type Made } from "./fixtures/twins";
 import { get, put, uid } from "./helpers";
 
 // A variant selected by variant_id and given a SKU another variant of its product has, beside
-// lists that free it (a sync deleting that variant, an update renaming it): the JavaScript plan
-// applies the lists to the variants as the leading entry leaves them (two with that SKU; a sync
-// naming it matches the later one) and checks SKUs on what the last list leaves. Each body's
-// answer is pinned as that plan gave it (status, errors, SKUs left); the SQL plan writes it
+// lists that free it (a sync deleting that variant, an update renaming it). The lists apply to the
+// variants as the leading entry leaves them (two with that SKU; a sync naming it matches the later
+// in the product's order) and SKUs are checked only on what the last list leaves, as for any swap
+// within one request (docs/products.md, "Updating products"): freed, 200; still twice, 409 naming
+// the later holder. Each body pins its status, errors and the SKUs left; the SQL plan writes it
 // (src/products/update/lead-sku.ts) in the batch after the selection's read.
 // The products are ./fixtures/sizes.ts's: s, m, l with SKUs <0>0 to <0>2 (here `p0`..`p2`).
 
@@ -240,8 +241,9 @@ const sizes = [
   ["l", "<1>2", 2],
 ];
 
-// A SKU of another product as the batch begins: refused where the selected variant keeps it, as
-// the JavaScript plan checks its read, though another item of the round frees it.
+// A SKU of another product as the batch begins: refused where the selected variant keeps it, even
+// when another item of the round frees it, since a SKU one item frees cannot be taken by another
+// product in the same request (docs/products.md, "Decisions beyond the modelled API").
 const OTHERS: Other[] = [
   [
     "another product's SKU, the selected variant deleted by the sync",

@@ -46,8 +46,9 @@ describe("a selected variant given a SKU beside a sync, refused", () => {
 });
 
 describe("a selected variant given a SKU an update after it frees", () => {
-  // The other variant holds a placeholder until the update renames it (src/products/update/lead-sku.ts):
-  // the batch checks the SKUs as the lists leave the product, as the JavaScript plan does.
+  // SKUs are checked as the lists leave the product, as for any swap within one request
+  // (docs/products.md, "Updating products"): the other variant holds a placeholder until the
+  // update renames it (src/products/update/lead-sku.ts).
   const freed = (a: Made) => ({
     variant_id: a.v[0],
     sku: `${a.p}1`,

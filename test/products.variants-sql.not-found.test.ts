@@ -7,7 +7,7 @@ import { put, uid } from "./helpers";
 // product has, or a product id read first (a head category merged into its paths). The answer is
 // a 404 naming the selection, recorded under an
 // Idempotency-Key like any refusal, and nothing is written: worded from the read that finds
-// nothing (src/products/update/variants-route.ts, resolve), not planned again in JavaScript.
+// nothing (src/products/update/variants-route.ts, resolve), in one call.
 
 const NONE = 2_000_000_000;
 
@@ -57,7 +57,7 @@ describe("one item whose selection finds nothing", () => {
     expect(sql.status, JSON.stringify(sql.raw)).toBe(404);
     expect(sql.json.errors).toEqual([error]);
     // Worded from the read that found nothing (src/products/update/variants-route.ts, resolve),
-    // or the refused batch's read for a product id not read first: not the JavaScript plan's.
+    // or the refused batch's read for a product id not read first: not the general plan's read.
     expect(jsPlanReads(sql.queries)).toBe(0);
     expect(sql.calls).toBe(1);
   });

@@ -5,12 +5,13 @@ import { type Json, size } from "./fixtures/sizes";
 import { get, post, put, uid } from "./helpers";
 
 // An add whose entry takes the product's own SKU while the fields beside the list give the product
-// another one (or none): the fields are written before the new variants, so the SKU is free for
-// the entry, as the JavaScript plan has it. The SQL plan (src/products/update/variants-sql.ts,
-// PLAN) refused the entry as the product's own SKU, its refusal read then found nothing refused
-// and the request was retried as if a concurrent writer had changed the product, then answered
-// 503. Each body pins its status, errors in order and the SKUs both products keep; no item reaches
-// the JavaScript plan, a refused body writes nothing and each product answered is the one stored.
+// another one (or none): SKUs are checked on what the request leaves, so the old SKU is free for
+// the entry; where the product keeps it, the entry is 409 (docs/products.md, "Updating
+// products"). The SQL plan (src/products/update/variants-sql.ts, PLAN) once refused the entry as
+// the product's own SKU, its refusal read then found nothing refused and the request was retried
+// as if a concurrent writer had changed the product, then answered 503. Each body pins its
+// status, errors in order and the SKUs both products keep; no item with a list reaches the general
+// planner, a refused body writes nothing and each product answered is the one stored.
 
 /** A product of size m without a SKU, its own SKU `${x}old`. */
 async function product(x: string) {
@@ -25,8 +26,8 @@ type Body = (ids: number[], x: string[]) => unknown;
 
 /**
  * The body, to two new products, and the products it leaves, prefixes and ids taken out: no item
- * reaches the JavaScript plan, a refused body writes nothing and each product answered is the one
- * stored.
+ * with a list reaches the general planner (./fixtures/one-path.ts), a refused body writes nothing
+ * and each product answered is the one stored.
  */
 async function once(body: Body, keyed = false) {
   const x = [`${uid("O")}-`, `${uid("O")}-`];
@@ -55,7 +56,9 @@ const skus = (p: Json) => [p.sku, p.variants.map((v: Json) => v.sku)];
 
 /** The second product, which these bodies leave as made. */
 const UNTOUCHED = ["<1>old", [null]];
+/** The entry refused: the SKU the body's `sku` gives the product, or the product's own as stored. */
 const TAKEN = (sku: string) => [`variants.add[0].sku: SKU <0>${sku} is also used by sku`];
+const OWN = [`variants.add[0].sku: SKU <0>old is the product's own SKU`];
 
 describe("PUT /v1/products: an add taking the product's own SKU that the fields beside it change", () => {
   it.each<[string, Body, number, string[], unknown[]]>([
@@ -81,7 +84,7 @@ describe("PUT /v1/products: an add taking the product's own SKU that the fields 
       TAKEN("old"),
       ["<0>old", [null]],
     ],
-    ["not given", (ids, x) => ({ product_id: ids[0], variants: taking(x[0]) }), 409, TAKEN("old"), ["<0>old", [null]]],
+    ["not given", (ids, x) => ({ product_id: ids[0], variants: taking(x[0]) }), 409, OWN, ["<0>old", [null]]],
     // The new SKU is the one the entry takes.
     [
       "renamed to the entry's",

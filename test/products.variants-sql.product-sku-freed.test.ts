@@ -5,13 +5,14 @@ import { get, uid } from "./helpers";
 
 // An item naming a product by id that gives the product a SKU one of its own variants has, beside
 // lists that free it from that variant (an update giving the variant none or another, a sync
-// deleting it or renaming it). The general plan checked the SKU on what the last list leaves and
-// answered 200; the SQL plan (src/products/update/variants-sql.ts) wrote the product's fields
-// with the first list, before a later list freed the SKU, so the registry refused the batch, its
-// refusal read found nothing refused and the write was retried as if a concurrent writer had
-// changed the product, then answered 503. Each case pins its status, errors in order, D1 calls,
-// the SKU each product keeps and each variant's SKU, value and count; a refused body writes
-// nothing, each product answered is the one stored, and no item reaches the general plan.
+// deleting it or renaming it). SKUs are checked on what the last list leaves, as for any swap
+// within one request (docs/products.md, "Updating products"), so such a body is 200. The SQL plan
+// (src/products/update/variants-sql.ts) once wrote the product's fields with the first list,
+// before a later list freed the SKU, so the registry refused the batch, its refusal read found
+// nothing refused and the write was retried as if a concurrent writer had changed the product,
+// then answered 503. Each case pins its status, errors in order, D1 calls, the SKU each product
+// keeps and each variant's SKU, value and count; a refused body writes nothing, each product
+// answered is the one stored, and no item with a list reaches the general planner.
 
 const FOREIGN = uid("FOREIGN");
 

@@ -326,9 +326,9 @@ const forms: [string, Form][] = [
   [
     "a variant selected by id taking a SKU of another variant, which the sync after it deletes",
     {
-      // The other variant holds a placeholder until the sync deletes it, so the SKU is checked as
-      // the lists leave it, as the JavaScript plan checks it (src/products/update/lead-sku.ts): a
-      // resolve read and the batch.
+      // SKUs are checked as the lists leave them: the other variant holds a placeholder until the
+      // sync deletes it (src/products/update/lead-sku.ts), so the SKU is free: a resolve read and
+      // the batch.
       body: (c) => ({ variant_id: c.v[0], sku: `${c.p}1`, variants: { sync: [size("s"), size("l")] } }),
       status: 200,
       written: (p, c) =>
@@ -345,7 +345,8 @@ const forms: [string, Form][] = [
       body: (c) => ({ variant_id: c.v[0], sku: FOREIGN, variants: { update: [{ variant_id: c.v[1], qty: 3 }] } }),
       status: 409,
       errors: () => [`sku: SKU ${FOREIGN} is already used by product ${foreign.id}`],
-      // A refusal of two lists (the leading entry is one): the JavaScript plan words it from its read.
+      // A refusal of two lists (the leading entry is one): the resolve read, the refused batch and
+      // the full read that words it (src/products/update/diagnose.ts).
       calls: 3,
     },
   ],

@@ -4,7 +4,7 @@ import { bigProduct, imaged, type Json, product, size } from "./fixtures/sizes";
 import { get, post, put, uid } from "./helpers";
 
 // A list the SQL plan refuses (src/products/update/variants-sql.ts) is worded from one more read
-// batch that runs the same plan (src/products/update/refusals.ts), not planned again in JavaScript:
+// batch that runs the same plan (src/products/update/refusals.ts), not matched again in the Worker:
 // the refused write, then that read, and nothing else (a third call records the answer under an
 // Idempotency-Key). The read has only the columns the checks read; when it finds nothing refused
 // but the answer size could be, a full read follows, which finds the size refused, or nothing (a
@@ -84,7 +84,9 @@ describe("a variant list the SQL plan refuses", () => {
   });
 
   // A sync's or update's read has only what a check can refuse (src/products/update/refusal-read.ts):
-  // the others must not change the words. The JavaScript plan (taken by If-Match) is the reference.
+  // the others must not change the words. The same body under `If-Match: *` (which any version
+  // meets) must answer the same; it takes this same path, so this holds two runs equal, not the
+  // words to a second wording: test/products.variants.refusal-words.test.ts pins words.
   it.each<[string, (p: string, v: number[]) => Json]>([
     [
       "an entry taking the product's own SKU, among sound ones",
@@ -144,7 +146,7 @@ describe("a variant list the SQL plan refuses", () => {
         },
       }),
     ],
-  ])("words %s as the JavaScript plan does", async (_name, body) => {
+  ])("words %s the same under If-Match: *", async (_name, body) => {
     const p = `${uid("L")}-`;
     const made = await product(p, { sku: `${p}P` });
     const v = (made.variants as Json[]).map((x) => x.variant_id as number);

@@ -5,11 +5,12 @@ import { asMade, expectPinned, foreignOwner, jsPlanReads, type Made, type Pinned
 import { put, uid } from "./helpers";
 
 // Items of several with variant lists, one giving a head category that merged into its product's
-// stored paths passes the bound: the rounds' read (src/products/update/variants-round-read.ts)
-// once left the body to the JavaScript plan; it now holds the item as refused as it is, worded from
-// the rounds' read (src/products/update/diagnose.ts, diagnoseRound) as one item's is. Each case pins
-// its status, errors in order, round trips and what each product keeps; a refused body writes
-// nothing, each product answered is the stored one, and no item reaches the JavaScript plan.
+// stored paths passes the bound: that item is refused (400, naming headcategory_name) and the
+// others are written, as each item of an array fails on its own (docs/products.md, "Updating
+// products"). The rounds' read (src/products/update/variants-round-read.ts) words the refusal
+// (src/products/update/diagnose.ts, diagnoseRound) as one item's is. Each case pins its status,
+// errors in order, round trips and what each product keeps; a refused body writes nothing, each
+// product answered is the stored one, and no item with a list reaches the general planner.
 
 const FOREIGN = uid("FOREIGN");
 const paths = (n: number) => Array.from({ length: n }, (_, i) => [`Path ${i}`]);

@@ -4,13 +4,13 @@ import { size } from "./fixtures/sizes";
 import { answered, jsPlanReads, kept, type Made, run, type Twin } from "./fixtures/twins";
 import { put, uid } from "./helpers";
 
-// Bodies of several items with variant lists whose round the SQL plan's read once handed to the
-// JavaScript plan (src/products/update/diagnose.ts, `diagnoseRound` answering "plan"): a product
-// without a slug yet, a selected variant's fields (a leading entry), an update naming a variant
-// twice, an empty sync before another list. Each pins its status, errors, round trips and what it
-// leaves stored (a refused item nothing; each product answered as stored, ./fixtures/twins.ts),
-// answered by the SQL plan's rounds, which word them from their read and write a product without a slug again
-// with the slug derived (src/products/update/variants-rounds.ts).
+// Bodies of several items with variant lists in the rarer forms a round must plan and word: a
+// product without a slug yet, a selected variant's fields (a leading entry), an update naming a
+// variant twice, an empty sync before another list. Each pins its status, errors, round trips and
+// what it leaves stored (a refused item nothing; each product answered as stored,
+// ./fixtures/twins.ts), answered by the SQL plan's rounds, which word them from their read
+// (src/products/update/diagnose.ts, `diagnoseRound`) and write a product without a slug again with
+// the slug derived (src/products/update/variants-rounds.ts).
 
 const slugless = (which: number[]) => async (made: Made[]) => {
   for (const i of which) await env.DB.prepare("UPDATE products SET slug = NULL WHERE id = ?").bind(made[i].id).run();
@@ -281,21 +281,21 @@ const STORED: Record<string, string[][]> = {
 
 const named = (name: string) => (cases.find((c) => c[0] === name) as (typeof cases)[number])[1];
 
-describe("a round of several items the read once handed to the JavaScript plan", () => {
+describe("a round of several items in the rarer forms", () => {
   it.each(cases)("%s", async (name, twin, status, errors, calls) => {
     const sql = await answered({ count: 2, ...twin });
     expect(sql.status, JSON.stringify(sql.raw)).toBe(status);
     expect(sql.json.errors).toEqual(errors);
     expect(sql.after.map(kept)).toEqual(STORED[name]);
-    // The SQL plan's batches and reads (a product without a slug: a batch more, a read more), not
-    // the JavaScript plan's.
+    // The SQL plan's batches and reads (a product without a slug: a batch more, a read more), none
+    // of them the general plan's read.
     expect(jsPlanReads(sql.queries)).toBe(0);
     expect(sql.calls).toBe(calls);
   });
 
   it("writes a selected variant taking a SKU the sync after it frees in the round's batch", async () => {
-    // The holder keeps a placeholder until the sync deletes it (src/products/update/lead-sku.ts),
-    // so the batch checks the SKUs as the lists leave the product, as the JavaScript plan did.
+    // SKUs are checked as the lists leave the product, as for any swap within one request: the
+    // holder keeps a placeholder until the sync deletes it (src/products/update/lead-sku.ts).
     const sql = await answered({
       count: 2,
       body: ([a, b]) => [

@@ -8,7 +8,7 @@ import { put, uid } from "./helpers";
 // (src/products/update/variants-route.ts, selectorOf), which words the 404 of a variant of another
 // product from its read and the 400 of no selector without one. Each case pins its status, errors
 // in order, round trips and what each product keeps; a refused body writes nothing, each product
-// answered is the stored one, and no item reaches the JavaScript plan.
+// answered is the stored one, and no item with a list reaches the general planner.
 
 const NONE = 2_000_000_000;
 const FOREIGN = uid("FOREIGN");

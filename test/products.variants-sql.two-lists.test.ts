@@ -3,8 +3,8 @@ import { wrapD1 } from "./d1-wrap";
 import { bigProduct, imaged, type Json, product, size } from "./fixtures/sizes";
 import { get, post, put, uid } from "./helpers";
 
-// Refusals the SQL plan words from its own read (src/products/update/diagnose.ts, refusals.ts) that
-// the general plan used to word: an item with two or three lists (sync, add, update applied in that
+// Refusals the SQL plan words from its own read (src/products/update/diagnose.ts, refusals.ts): an
+// item with two or three lists (sync, add, update applied in that
 // order; a selected variant's fields are a leading list), and in a round of several items a SKU or
 // slug two items claim, or a round that would be refused again. Each case pins the status, the
 // errors word for word and in order, and the plan's read that words them; nothing refused is
@@ -164,8 +164,8 @@ describe("an item with two or three lists, refused", () => {
   });
 
   it("refuses an expected count of a selected variant that is not its qty though the sync deletes the variant", async () => {
-    // The count is expected as stored, before the lists: a sync deleting the variant does not
-    // drop the condition (the general plan once checked only the variants the request leaves).
+    // The count is expected as stored, before the lists, as every expected count is (docs/stock.md):
+    // a sync deleting the variant does not drop the condition.
     const body = (c: Case) => ({
       sku: `${c.p}0`,
       expected_stock: 5,

@@ -17,8 +17,8 @@ import {
 } from "./fixtures/variant-bodies";
 import { get, post, put, uid } from "./helpers";
 
-// The random draw that held the SQL plan equal to the general JavaScript one while both existed,
-// kept as a test of the one path (test/fixtures/variant-bodies.ts): an item names its product by
+// Random items with variant lists (test/fixtures/variant-bodies.ts), a test of the one path that
+// plans every variant list (src/products/update/variants-sql.ts): an item names its product by
 // id, by a variant id or by a SKU, with or without an If-Match (`*`, the product's ETag or a stale
 // one); about half of the lists are refused. What the one path must show on it: never a 5xx, a
 // refusal writes nothing, an acceptance answers the product as stored (with its ETag under an
@@ -99,8 +99,8 @@ describe("random items with variant lists, by the one path", () => {
       }),
       { numRuns: 60 },
     );
-    // Most requests are carried whole by the rounds (40 to 49 of 60 in runs while some forms still
-    // went to the general plan); a sixth leaves room for the draw's spread. Of the items in them, 49
+    // Most requests are carried whole by the rounds (40 to 49 of 60 in earlier runs); a sixth
+    // leaves room for the draw's spread. Of the items in them, 49
     // to 70 were written; 19 to 28 of the requests hold items without a list.
     expect(fast).toBeGreaterThan(runs / 6);
     expect(written).toBeGreaterThan(runs / 20);

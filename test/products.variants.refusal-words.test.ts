@@ -5,8 +5,9 @@ import { get, post, put, uid } from "./helpers";
 // The words of a refused PUT with variant lists, several refusals in one body: each error's text,
 // their order and the status (the first error's), as the API answers them today (docs/products.md,
 // "Updating products"). The random draws (test/products.variants.property.test.ts) hold that
-// errors name the body's paths; these pin the words, which the differential test held equal to the
-// JavaScript plan's while it existed. Ids and SKUs are shown as <p> (the SKU prefix), <id> and <b>
+// errors name the body's paths; these pin the words, in the order the checks run: the entries' own
+// checks list by list, then those of what the lists leave (src/products/update/states.ts,
+// finalChecks). Ids and SKUs are shown as <p> (the SKU prefix), <id> and <b>
 // (the products), <v0>..<v2> and <w0>..<w2> (their variants), <FOREIGN> and <foreign> (another
 // product's SKU and id).
 
@@ -16,7 +17,8 @@ const foreign = { id: 0, slug: "" };
 /** Two products of three sizes s, m, l (SKUs `${p}0`..`${p}2`, counts 0 to 2); the second's SKUs under `${p}b`. */
 type Case = { id: number; v: number[]; p: string; b: number; w: number[] };
 type Words = {
-  extra?: Json;
+  /** The product's fields beside its sizes, from the SKU prefix. */
+  extra?: (p: string) => Json;
   body: (c: Case) => Json | Json[];
   headers?: Record<string, string>;
   status: number;
@@ -65,7 +67,7 @@ const CASES: [string, Words][] = [
         "variants.add[0]: option combination (s) already exists (variant <v0>)",
         "variants.add[1].sku: SKU <p>1 already exists (variant <v1>)",
         "variants.add[3]: option combination (xl) already exists (variants.add[1])",
-        // The same SKU again, from the checks of the variants the lists leave (as today).
+        // The same SKU again, from the checks of what the lists leave, which run after the entries'.
         "variants.add[1].sku: SKU <p>1 is also used by variant <v1>",
         "variants.add[2].sku: SKU <FOREIGN> is already used by product <foreign>",
       ],
@@ -134,7 +136,7 @@ const CASES: [string, Words][] = [
   [
     "disable_minusqty turned on over a stored qty below 0, beside another product's SKU",
     {
-      extra: { variants: { add: [size("s", { qty: -3 })] } },
+      extra: () => ({ variants: { add: [size("s", { qty: -3 })] } }),
       body: (c) => ({
         product_id: c.id,
         disable_minusqty: 1,
@@ -212,6 +214,35 @@ const CASES: [string, Words][] = [
       ],
     },
   ],
+  // The product's own SKU taken by an entry: named as such where the body leaves it as stored (no
+  // `sku`, or one that goes to the selected variant), by the body's `sku` where it gives it.
+  [
+    "an add taking the product's own SKU, the body giving no sku",
+    {
+      extra: (p) => ({ sku: `${p}own` }),
+      body: (c) => ({ product_id: c.id, variants: { add: [size("xl", { sku: `${c.p}own` })] } }),
+      status: 409,
+      errors: ["variants.add[0].sku: SKU <p>own is the product's own SKU"],
+    },
+  ],
+  [
+    "an add taking the product's own SKU, the body giving it as sku",
+    {
+      extra: (p) => ({ sku: `${p}own` }),
+      body: (c) => ({ product_id: c.id, sku: `${c.p}own`, variants: { add: [size("xl", { sku: `${c.p}own` })] } }),
+      status: 409,
+      errors: ["variants.add[0].sku: SKU <p>own is also used by sku"],
+    },
+  ],
+  [
+    "a selected variant given the product's own SKU, beside an add",
+    {
+      extra: (p) => ({ sku: `${p}own` }),
+      body: (c) => ({ variant_id: c.v[0], sku: `${c.p}own`, variants: { add: [size("xl")] } }),
+      status: 409,
+      errors: ["sku: SKU <p>own is the product's own SKU"],
+    },
+  ],
   [
     "an If-Match of another version beside a refused list",
     {
@@ -279,7 +310,7 @@ function shown(e: string, c: Case) {
 describe("the words of refused PUTs with variant lists", () => {
   it.each(CASES)("%s", async (_, words) => {
     const p = `${uid("W")}-`;
-    const [a, b] = [await product(p, words.extra ?? {}), await product(`${p}b`)];
+    const [a, b] = [await product(p, words.extra?.(p) ?? {}), await product(`${p}b`)];
     const ids = (x: Json) => (x.variants as Json[]).map((v) => v.variant_id as number);
     const c: Case = { id: a.product_id, v: ids(a), p, b: b.product_id, w: ids(b) };
     const before = [(await get(`/v1/products/${c.id}`)).json, (await get(`/v1/products/${c.b}`)).json];

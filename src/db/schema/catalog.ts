@@ -141,7 +141,8 @@ export const variantSync = sqliteTable("variant_sync", {
   option3: text("option3_value").notNull(),
   option4: text("option4_value").notNull(),
   option5: text("option5_value").notNull(),
-  // Whether the JavaScript plan would refuse the entry (missing or extra option values).
+  // Whether the entry is invalid on its own (missing or extra option values): it fails the batch
+  // (src/products/update/variants-sql.ts, GUARD) and the read that words the refusal finds it.
   bad: integer("bad").notNull(),
   data: text("data").notNull(),
 });

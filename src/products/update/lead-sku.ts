@@ -103,14 +103,14 @@ export function leadSkuRestored(db: DB, round: RoundItem[]): D1PreparedStatement
   return rows ? [stmt(db, RESTORED, rows), stmt(db, TAKEN, rows)] : [];
 }
 
-// The SKU the fields beside the lists give the product, where a list follows the first (the
-// fields are written with the first: ./variants-sql.ts, productFields) is checked on what the last
-// list leaves, as the general plan checked it: an update or sync after may free it from a variant
-// of the product. Until the last list the product holds a placeholder of its own, so its old SKU
-// is freed with the first list as before; after the last list the placeholder takes the SKU, where
-// the registry refuses one a variant still has or another product has, which the refusal read
-// words from what the lists leave (./diagnose.ts). One statement more, only in a batch with such
-// an item.
+// The SKU the fields beside the lists give the product, where a list follows the first (the fields
+// are written with the first: ./variants-sql.ts, productFields) is checked on what the last list
+// leaves, as every SKU of a request is (./states.ts, finalChecks): an update or sync after may free
+// it from a variant of the product. Until the last list the product holds a placeholder of its own,
+// so its old SKU is freed with the first list as before; after the last list the placeholder takes
+// the SKU, where the registry refuses one a variant still has or another product has, which the
+// refusal read words from what the lists leave (./diagnose.ts). One statement more, only in a batch
+// with such an item.
 export const ownHeld = (id: number) => `\u0001own ${id}`;
 export const ownSkuLater = ({ list }: RoundItem) => list.lists.length > 1 && typeof list.product?.sku === "string";
 const OWN_SKU_RESTORED = `

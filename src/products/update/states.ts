@@ -235,6 +235,9 @@ export function finalChecks(
     f.add(409, `disable_minusqty: stock is negative for ${negative.join(", ")}; set their stock first`);
   }
   const finalSku = "sku" in product ? (product.sku as string | null) : p.sku;
+  // A SKU the body leaves the product as stored has no path of the body to name: it is refused
+  // as the product's own (docs/products.md, "Variants").
+  const stored = "sku" in product ? null : p.sku;
   const skus: Located<string>[] = finalSku === null ? [] : [{ entry: finalSku, path: "sku" }];
   for (const s of states) if (s.cur.sku !== null) skus.push({ entry: s.cur.sku, path: s.skuPath });
   const used = new Map<string, string>();
@@ -242,7 +245,8 @@ export function finalChecks(
   for (const { entry: sku, path } of skus) {
     const other = used.get(sku);
     const owner = snap.owners.get(sku);
-    if (other) f.add(409, `${path}: SKU ${sku} is also used by ${other}`);
+    if (other && sku === stored) f.add(409, `${path}: SKU ${sku} is the product's own SKU`);
+    else if (other) f.add(409, `${path}: SKU ${sku} is also used by ${other}`);
     else if (owner && owner.productId !== p.id) f.add(409, skuTaken(path, sku, owner.productId));
     else if (!owner) claims.push({ entry: sku, path });
     used.set(sku, path);

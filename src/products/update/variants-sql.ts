@@ -19,15 +19,15 @@ import { listGuards, roundConditions, slugged } from "./variants-guards";
 import { MODE, type Resolved, type SqlList } from "./variants-route";
 import { planWrites, UPDATE_PRODUCT_FIELDS } from "./write";
 
-// Products' variant lists written in SQL, in ONE round trip (docs/products.md, "Limits"): the
-// items ./variants-route.ts routes here, `{product_id | variant_id | sku, variants: {sync | add |
-// update: [...]}}` with product fields beside it (all but `stock`), an If-Match and an
-// Idempotency-Key or not; several items (./variants-rounds.ts) share the batch's statements. The general plan once read
-// the product and every variant into objects, matched and checked them one by one and sent the
-// rows back; for 2,048 variants that was most of a 26 ms request. Here the batch matches the list against the variants where
-// they are (a sync by SKU through the registry, else by option values through the unique
-// combination index; an update by variant id; an add matches nothing), writes the match into a
-// scratch table, and applies it with fixed statements. Whatever the rules refuse
+// Products' variant lists written in SQL, in ONE round trip (docs/products.md, "Limits"): the items
+// ./variants-route.ts routes here, `{product_id | variant_id | sku, variants: {sync | add | update:
+// [...]}}` with product fields beside it (all but `stock`), an If-Match and an Idempotency-Key or
+// not; several items (./variants-rounds.ts) share the batch's statements. Reading the product and
+// every variant into objects, matching and checking them one by one in the Worker and sending the
+// rows back was most of a 26 ms request for 2,048 variants; here the batch matches the list against
+// the variants where they are (a sync by SKU through the registry, else by option values through
+// the unique combination index; an update by variant id; an add matches nothing), writes the match
+// into a scratch table, and applies it with fixed statements. Whatever the rules refuse
 // (a missing or extra option value, two entries matching one variant, a variant id of another
 // product, another product's SKU, a repeated combination, an added combination or own SKU that
 // exists, more than 2,048 variants, negative stock under disable_minusqty, an `expected_qty` the
@@ -36,8 +36,8 @@ import { planWrites, UPDATE_PRODUCT_FIELDS } from "./write";
 // constraint, so nothing is written; a read batch then runs the same PLAN, reads what it matched
 // and words the errors (./refusals.ts, `diagnose` below), so the entries are matched by this plan
 // only.
-// test/products.variants-sql.test.ts holds both paths equal on random catalogs, lists, selectors,
-// If-Match headers, product fields and requests of several items.
+// test/products.variants.property.test.ts and .draw.test.ts hold it to the rules on random
+// catalogs, lists, selectors, If-Match headers, product fields and requests of several items.
 
 const each = (f: (n: number) => string, sep: string) => SLOTS.map(f).join(sep);
 
