@@ -16,7 +16,7 @@ import { leadSkuHeld, leadSkuRestored, ownHeld, ownSkuLater, ownSkuRestored } fr
 import type { Plan } from "./plan";
 import { fail } from "./select";
 import { listGuards, roundConditions, slugged } from "./variants-guards";
-import { MODE, type Resolved, type SqlList } from "./variants-route";
+import { MODE, type RoundItem, type SqlList } from "./variants-route";
 import { planWrites, UPDATE_PRODUCT_FIELDS } from "./write";
 
 // Products' variant lists written in SQL, in ONE round trip (docs/products.md, "Limits"): the
@@ -245,9 +245,6 @@ const FOLLOW_FLAG = `
   WHERE ${V.$}.${V.productId} = r.value->>0 AND ${V.$}.${V.noMinus} <> r.value->>1`;
 
 export const CLEAR = `DELETE FROM ${S.$}`;
-
-/** An item of a round: its lists as routed (./variants-route.ts) and its product. */
-export type RoundItem = { list: SqlList; resolved: Resolved };
 
 /**
  * PLAN over each item's k-th list: the items' entries bound as one list, in as few statements as
