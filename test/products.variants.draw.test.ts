@@ -4,17 +4,16 @@ import { wrapD1 } from "./d1-wrap";
 import { watched } from "./fixtures/one-path";
 import {
   ifMatch,
-  items,
   oneItem,
   owners,
   type Seeded,
-  scenario,
   secondList,
   seed,
   seededAs,
   selectedFields,
   severalItems,
 } from "./fixtures/variant-bodies";
+import { items, scenario } from "./fixtures/variant-draws";
 import { get, post, put, uid } from "./helpers";
 
 // Random items with variant lists (test/fixtures/variant-bodies.ts), a test of the one path that

@@ -4,7 +4,8 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { toJsPlan } from "../src/products/update/index";
 import { watched } from "./fixtures/one-path";
 import { type Json, product, size } from "./fixtures/sizes";
-import { ifMatch, items, oneItem, owners, type Seeded, scenario, seed, severalItems } from "./fixtures/variant-bodies";
+import { ifMatch, oneItem, owners, type Seeded, seed, severalItems } from "./fixtures/variant-bodies";
+import { items, scenario } from "./fixtures/variant-draws";
 import { get, post, put, uid } from "./helpers";
 
 // One path per write (docs/design.md, "Writes"): an item carrying a variant list (a sync, even

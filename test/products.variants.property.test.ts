@@ -3,22 +3,7 @@ import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { leadScenario } from "./fixtures/lead-bodies";
 import { oneByOne } from "./fixtures/one-by-one";
-import {
-  cleaned,
-  type Entry,
-  entries,
-  ifMatch,
-  items,
-  type Mode,
-  normal,
-  oneItem,
-  owners,
-  type Scenario,
-  type Seeded,
-  scenario,
-  seed,
-  severalItems,
-} from "./fixtures/variant-bodies";
+import { ifMatch, normal, oneItem, owners, type Seeded, seed, severalItems } from "./fixtures/variant-bodies";
 import {
   besideLists,
   catalogInvariants,
@@ -32,6 +17,7 @@ import {
   statusOf,
   store,
 } from "./fixtures/variant-checks";
+import { cleaned, type Entry, entries, items, type Mode, type Scenario, scenario } from "./fixtures/variant-draws";
 import { get, post, put, subscribeAll, uid } from "./helpers";
 
 // PUT /v1/products with variant lists (docs/products.md, "Updating products", "Variants"), on the

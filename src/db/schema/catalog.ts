@@ -128,10 +128,11 @@ export const staleReads = sqliteTable("stale_reads", { productId: integer("produ
   check("stale_read", sql`0`),
 ]);
 
-// Scratch of a variant sync planned in SQL (src/products/update/variants-sql.ts): which variant each
-// entry of the list matches and the option values it will have, so the batch's later statements
-// need neither the list again nor a match that their own changes would move. Filled and emptied
-// inside one batch (one transaction): no other request ever sees a row.
+// Scratch of a variant sync planned in SQL (filled by src/products/update/variants-match.ts,
+// applied by src/products/update/variants-sql.ts): which variant each entry of the list matches
+// and the option values it will have, so the batch's later statements need neither the list again
+// nor a match that their own changes would move. Filled and emptied inside one batch (one
+// transaction): no other request ever sees a row.
 export const variantSync = sqliteTable("variant_sync", {
   entry: integer("entry").primaryKey(),
   productId: integer("product_id").notNull(),

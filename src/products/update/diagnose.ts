@@ -6,8 +6,8 @@ import { plan } from "./plan";
 import { type Read, readOf, refusalReads } from "./refusal-read";
 import { type Claims, type Refusal, refusal } from "./refusals";
 import { type Failed, type Snapshot, select, snapshotOf, snapshotReads, type Target, type UpdateItem } from "./select";
-import { MODE, type Resolved, type SqlList } from "./variants-route";
-import { CLEAR, MATCHES, plans, type RoundItem } from "./variants-sql";
+import { CLEAR, MATCHES, plans } from "./variants-match";
+import { MODE, type Resolved, type RoundItem, type SqlList } from "./variants-route";
 
 // What a refused batch of the SQL plan refused (docs/design.md, "Writes"): the batch wrote
 // nothing and said only that a constraint failed; a read batch runs the same plan again into the

@@ -3,7 +3,7 @@ import { products, skus, staleReads, variantSync, variants } from "../../db/sche
 import { sqlNames } from "../../platform/columns";
 import { stmt } from "../../platform/d1";
 import { slotOf, VARIANT_ID } from "../packed";
-import type { RoundItem } from "./variants-sql";
+import type { RoundItem } from "./variants-route";
 
 // A selected variant's leading entry (./variants-route.ts, `lead`) giving it a SKU something else
 // has. The lists after the leading entry apply to the variants as it leaves them (a sync naming

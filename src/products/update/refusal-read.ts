@@ -16,7 +16,7 @@ import {
 } from "./select";
 
 // What a refused variant list is worded from (./refusals.ts): the reads that follow the plan
-// (./variants-sql.ts, PLAN) in the batch that diagnoses the refusal, and what they give.
+// (./variants-match.ts, PLAN) in the batch that diagnoses the refusal, and what they give.
 //
 // The lean read (the first) has the product as ./select.ts reads it and, of the variants, only the
 // columns the checks read, as JSON text (a row object per variant of every column cost more than

@@ -3,8 +3,7 @@ import { products, productVersions, skus, staleReads, variants } from "../../db/
 import { sqlNames } from "../../platform/columns";
 import { stmt } from "../../platform/d1";
 import { STOCK } from "../entries";
-import { MODE } from "./variants-route";
-import type { RoundItem } from "./variants-sql";
+import { MODE, type RoundItem } from "./variants-route";
 
 // The one-product conditions of the SQL plan's batch (./variants-sql.ts): what `resolve` read
 // (./variants-route.ts) still as read, the counts an item expects as stored, and what an empty

@@ -4,8 +4,7 @@ import { sqlNames } from "../../platform/columns";
 import { runBatch, stmt } from "../../platform/d1";
 import type { ItemOutcome } from "../create";
 import { VERSION_SQL } from "../version";
-import { misplaced, notFound, type ResolveRow, resolvedFrom, type SqlList } from "./variants-route";
-import type { RoundItem } from "./variants-sql";
+import { misplaced, notFound, type ResolveRow, type RoundItem, resolvedFrom, type SqlList } from "./variants-route";
 
 // The read before the rounds (./variants-rounds.ts) of a body whose items need one: a selection by
 // variant id or SKU, or product fields derived from the stored product (a head category merged

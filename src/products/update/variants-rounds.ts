@@ -14,8 +14,8 @@ import { type Plan, plan } from "./plan";
 import type { Refusal } from "./refusals";
 import { type Failed, type Snapshot, select, snapshotOf, snapshotReads, type UpdateItem } from "./select";
 import { readRoundItems } from "./variants-round-read";
-import { type Resolved, resolve, type SqlList, variantInSql } from "./variants-route";
-import { ROUND, type RoundItem, writeRound } from "./variants-sql";
+import { type Resolved, type RoundItem, resolve, type SqlList, variantInSql } from "./variants-route";
+import { ROUND, writeRound } from "./variants-sql";
 
 // A PUT of several items carrying variant lists, in the SQL plan's rounds (docs/design.md,
 // "Writes"): each round writes the first item of each product named, every item's list bound in

@@ -220,7 +220,7 @@ export function variantInSql(item: UpdateItem) {
     expected = leadHolds(expected, lead.variant_id as number);
   }
   if (deriveSlug) product = { ...product, slug: null };
-  // Not written: the read that words a refusal runs the plan for the matches (./variants-sql.ts, diagnose).
+  // Not written: the read that words a refusal runs the plan for the matches (./diagnose.ts).
   const refused: Refused | undefined = own ? "stock" : asGiven ? "merged" : undefined;
   const borrowed = borrowNames(lists, shared);
   return {
@@ -289,7 +289,7 @@ const RESOLVE = `
     (SELECT v.${V.productId} FROM ${V.$} AS v WHERE v.${V.id} = ?2),
     (SELECT k.${K.productId} FROM ${K.$} AS k WHERE k.${K.sku} = ?3))`;
 
-/** The product the batch writes and the conditions it re-checks (./variants-sql.ts, GUARDS). */
+/** The product the batch writes and the conditions it re-checks (./variants-guards.ts, `conditions`). */
 export type Resolved = {
   productId: number;
   /** The version an If-Match named. */
@@ -307,6 +307,9 @@ export type Resolved = {
   /** The product had no slug: `fields` gives the one derived (the batch re-checks it still has none). */
   slugless?: true;
 };
+
+/** An item of a round: its lists as routed (`variantInSql`) and its product (`resolve`). */
+export type RoundItem = { list: SqlList; resolved: Resolved };
 
 /** The 404 of a selection that finds nothing (the 400 of none), in the words of ./select.ts. */
 export function notFound({ selector: s }: SqlList): Failed {
