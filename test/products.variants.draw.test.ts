@@ -59,9 +59,9 @@ describe("random items with variant lists, by the one path", () => {
       }),
       { numRuns: 200 },
     );
-    // About a sixth of the drawn items are accepted (24 to 52 of 200 in runs; the rest are refusals),
-    // so a tenth leaves room for the draw's spread.
-    expect(fast).toBeGreaterThan(runs / 10);
+    // About a sixth of the drawn items are accepted (19 to 52 of 200 in runs; the rest are refusals):
+    // a twentieth only checks the draw still reaches the accepted path, without failing on its spread.
+    expect(fast).toBeGreaterThan(runs / 20);
     // Refusals of two lists worded by the plan's read: 22 to 43 of 200 in twenty runs.
     expect(twoWorded).toBeGreaterThan(runs / 20);
   }, 120_000);
