@@ -52,7 +52,7 @@ export const SIGN_BYTES_BUDGET = 1024 * 1024;
  * 500 lines go in one. The Worker turns each line into an object and the order into its JSON (a
  * few microseconds a line) and parses each product's text: ten events about orders of 500 lines
  * took an invocation past 20 ms of CPU. An invocation's first object is always read, whatever
- * its size; objects of a few lines or variants (most events) are never held back.
+ * its size; a batch of objects of a few lines or variants each (most events) is read whole.
  */
 export const OBJECT_ROWS_BUDGET = 1000;
 /**
