@@ -286,20 +286,42 @@ describe("large orders in payloads, up to PAYLOAD_MAX_BYTES (1 MiB)", () => {
     expect(queued.map((f) => f.body)).toHaveLength(3);
     for (const f of queued) expect(f).toMatchObject({ body: { attempt: 1 }, delaySeconds: 0 });
 
-    // The next invocation takes the three follow-ups: two, and hands the third back to Queues
-    // (retry with no delay), whose next invocation delivers it.
+    // The next invocation takes the three follow-ups: two, and sends the third again as a message
+    // of its own, still its first attempt (a retry would count as one), which the next delivers.
     bodies = [];
+    const again: typeof queued = [];
     const second = await deliver(
       env.DB,
-      [],
+      again,
       queued.map((f) => f.body),
     );
-    expect(retried).toEqual([queued[2].body]);
+    expect(retried).toEqual([]);
+    expect(again).toEqual([{ body: queued[2].body, delaySeconds: 0 }]);
     bodies = [];
-    const third = await deliver(env.DB, [], retried);
+    const third = await deliver(
+      env.DB,
+      [],
+      again.map((f) => f.body),
+    );
     const arrived = [...first, ...second, ...third];
     expect(arrived.map((s) => s.json.data.order_id).sort()).toEqual([...ids].sort());
     for (const s of arrived) expect(s.json.data.products).toHaveLength(500);
+  });
+
+  it("a retry the object budget defers keeps its attempt number: sent again as attempt 3, not retried (which would count as attempt 4)", async () => {
+    const ep = await receiver(["order.new"]);
+    for (let i = 0; i < 3; i++) await bigOrder(500, `Retried line ${i}`);
+    const ids = (
+      await env.DB.prepare("SELECT id FROM events WHERE dispatched_at IS NULL ORDER BY created_at").all<{
+        id: string;
+      }>()
+    ).results;
+    const retries = ids.map(({ id }) => ({ event_id: id, endpoint_id: ep.id, attempt: 3 }));
+    const queued: { body: Record<string, unknown>; delaySeconds?: number }[] = [];
+    const sent = await deliver(env.DB, queued, retries);
+    expect(sent).toHaveLength(2);
+    expect(retried).toEqual([]);
+    expect(queued).toEqual([{ body: retries[2], delaySeconds: 0 }]);
   });
 
   it("never holds back small objects: ten events about orders of a few lines go in one invocation", async () => {

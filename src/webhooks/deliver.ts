@@ -318,11 +318,12 @@ async function settle(
     body: { event_id: j.eventId, endpoint_id: j.endpointId, attempt: attemptNo },
     delaySeconds,
   });
-  for (const j of deferred) {
-    if (j.fanOut) followUps.push(next(j, 1, 0));
-    else j.msg.retry({ delaySeconds: 0 });
-  }
-  const handled = new Set<Message<unknown>>(deferred.filter((j) => !j.fanOut).map((j) => j.msg));
+  // A job left for the next invocation goes as a message of its own with the attempt it would have
+  // been, also a delivery message's: retried instead, its redelivery would count as an attempt
+  // (loadJobs), and a backlog of large objects deferred again and again would run through the
+  // retry schedule, or past the queue's max_retries, without being attempted.
+  for (const j of deferred) followUps.push(next(j, j.attempt, 0));
+  const handled = new Set<Message<unknown>>();
   for (const d of done) {
     if (d.outcome !== "retrying") continue;
     const delay = RETRY_DELAYS[d.attempt - 1];
