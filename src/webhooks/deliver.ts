@@ -42,8 +42,9 @@ export const FETCH_BUDGET = 25;
 /**
  * Bytes of standard bodies signed per invocation; the jobs past it wait for the next one, as
  * those past FETCH_BUDGET do. Signing costs CPU per byte and endpoint (HMAC-SHA256 over the body,
- * which is encoded once per event): small payloads never reach it, and a payload of PAYLOAD_MAX_BYTES goes to one
- * endpoint per invocation. The first job of an invocation is always attempted, whatever its size.
+ * which is encoded once per event): small payloads never reach it, and a payload of
+ * PAYLOAD_MAX_BYTES goes to one endpoint per invocation. The first job of an invocation is always
+ * attempted, whatever its size.
  */
 export const SIGN_BYTES_BUDGET = 1024 * 1024;
 /**
@@ -201,40 +202,9 @@ export async function deliverBatch(batch: MessageBatch<unknown>, env: Bindings, 
     else if (job.fanOut && (slowUntil.get(job.endpointId) ?? 0) > now) deferred.push(job);
     else ready.push(job);
   }
-  // The objects of the standard jobs among the first FETCH_BUDGET, while their rows fit. Also a
-  // failure that throws: nothing was attempted yet.
-  const read = new Set<string>();
-  let rows = 0;
-  for (const job of ready.slice(0, FETCH_BUDGET)) {
-    if (job.format !== "standard" || read.has(job.eventId)) continue;
-    if (read.size && rows + job.objectRows > OBJECT_ROWS_BUDGET) continue;
-    read.add(job.eventId);
-    rows += job.objectRows;
-  }
-  const objects = read.size ? await readObjects(db, env, [...read]) : undefined;
-  const run: Job[] = [];
-  let signed = 0;
-  // A standard body is the same for every endpoint of its event: encoded once, its bytes are what
-  // each attempt signs and sends (encoding it per attempt, twice, was a third of the invocation's
-  // CPU for orders of 500 lines) and what SIGN_BYTES_BUDGET counts.
-  const encodedOf = new Map<string, Uint8Array>();
-  for (const job of ready) {
-    const data = objects && job.format === "standard" && read.has(job.eventId) ? dataText(objects, job) : undefined;
-    let encoded: Uint8Array | undefined;
-    if (data !== undefined) {
-      encoded = encodedOf.get(job.eventId);
-      if (!encoded) {
-        encoded = UTF8.encode(requestOf({ ...job, data }).body);
-        encodedOf.set(job.eventId, encoded);
-      }
-    }
-    const bytes = encoded?.length ?? 0;
-    if (job.format === "standard" && data === undefined) deferred.push(job);
-    else if (run.length < FETCH_BUDGET && (!run.length || signed + bytes <= SIGN_BYTES_BUDGET)) {
-      run.push({ ...job, data, encoded });
-      signed += bytes;
-    } else deferred.push(job);
-  }
+  // A failure reading the objects throws too: nothing was attempted yet.
+  const { run, later } = await pick(db, env, ready);
+  deferred.push(...later);
   const { done: attempted, skipped } = await byEndpoint(run, CONCURRENCY, async (job): Promise<Done> => {
     const wait = job.fanOut
       ? (opts.firstTimeoutMs ?? FIRST_ATTEMPT_TIMEOUT_MS)
@@ -270,6 +240,49 @@ export async function deliverBatch(batch: MessageBatch<unknown>, env: Bindings, 
       deferred: deferred.length,
     }),
   );
+}
+
+/**
+ * Which of the ready jobs this invocation attempts, with their bodies, and which wait for the next
+ * one: the objects of the standard jobs among the first FETCH_BUDGET are read while their rows fit
+ * OBJECT_ROWS_BUDGET (the first always), then jobs are taken in order while FETCH_BUDGET and
+ * SIGN_BYTES_BUDGET allow.
+ */
+async function pick(db: ReturnType<typeof getDb>, env: Bindings, ready: Job[]) {
+  const read = new Set<string>();
+  let rows = 0;
+  for (const job of ready.slice(0, FETCH_BUDGET)) {
+    if (job.format !== "standard" || read.has(job.eventId)) continue;
+    if (read.size && rows + job.objectRows > OBJECT_ROWS_BUDGET) continue;
+    read.add(job.eventId);
+    rows += job.objectRows;
+  }
+  const objects = read.size ? await readObjects(db, env, [...read]) : undefined;
+  const run: Job[] = [];
+  const later: Job[] = [];
+  let signed = 0;
+  // A standard body is the same for every endpoint of its event: encoded once, its bytes are what
+  // each attempt signs and sends (encoding it per attempt, twice, was a third of the invocation's
+  // CPU for orders of 500 lines) and what SIGN_BYTES_BUDGET counts.
+  const encodedOf = new Map<string, Uint8Array>();
+  for (const job of ready) {
+    const data = objects && job.format === "standard" && read.has(job.eventId) ? dataText(objects, job) : undefined;
+    let encoded: Uint8Array | undefined;
+    if (data !== undefined) {
+      encoded = encodedOf.get(job.eventId);
+      if (!encoded) {
+        encoded = UTF8.encode(requestOf({ ...job, data }).body);
+        encodedOf.set(job.eventId, encoded);
+      }
+    }
+    const bytes = encoded?.length ?? 0;
+    if (job.format === "standard" && data === undefined) later.push(job);
+    else if (run.length < FETCH_BUDGET && (!run.length || signed + bytes <= SIGN_BYTES_BUDGET)) {
+      run.push({ ...job, data, encoded });
+      signed += bytes;
+    } else later.push(job);
+  }
+  return { run, later };
 }
 
 /**
