@@ -50,7 +50,8 @@ JOIN ${W.$} w ON w.${W.id} = j.value->>'endpoint_id' AND w.${W.disabledAt} IS NU
 
 /**
  * The events' rows by id (?1, a JSON array), with the key that caused each and the size of its
- * object in rows: the order's lines, or the product's variants (the object payload.ts, dataText, picks).
+ * object in rows: the order's lines, or the product's variants (the object payload.ts, dataText,
+ * picks).
  */
 export const EVENTS = `
 SELECT e.${E.id} AS event_id, e.${E.type} AS type, e.${E.orderId} AS order_id, e.${E.productId} AS product_id,
