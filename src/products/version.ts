@@ -1,6 +1,8 @@
-import { products, productVersions } from "../db/schema";
+import type { DB } from "../db/client";
+import { catalogVersion, products, productVersions } from "../db/schema";
 import type { PublicView } from "../keys/public";
 import { sqlNames } from "../platform/columns";
+import { stmt } from "../platform/d1";
 import { etagOf } from "../platform/hash";
 import type { IfMatch } from "./create";
 
@@ -10,6 +12,27 @@ import type { IfMatch } from "./create";
 
 const PV = sqlNames(productVersions);
 const P = sqlNames(products);
+const CV = sqlNames(catalogVersion);
+
+/**
+ * The statements that move the versions a write changed: each named product's (its ETag) and the
+ * catalogue's (the storefront cache's key). A row per product and one for the catalogue, whatever
+ * the number of variant rows the batch writes, where a trigger per row wrote two rows for each.
+ * A batch that writes a product or its variants ends with these; a batch that changes nothing
+ * carries none.
+ */
+export function versionBumps(db: DB, productIds: readonly number[]): D1PreparedStatement[] {
+  const catalogue = stmt(db, `UPDATE ${CV.$} SET ${CV.version} = ${CV.version} + 1 WHERE ${CV.id} = 1`);
+  if (!productIds.length) return [catalogue];
+  return [
+    stmt(
+      db,
+      `UPDATE ${PV.$} SET ${PV.version} = ${PV.version} + 1 WHERE ${PV.productId} IN (SELECT value FROM json_each(?1))`,
+      JSON.stringify(productIds),
+    ),
+    catalogue,
+  ];
+}
 
 /** SQL: the version of product `p` (the alias the statement gives it). */
 export const VERSION_SQL = `(SELECT ${PV.version} FROM ${PV.$} WHERE ${PV.productId} = p.${P.id})`;
