@@ -309,7 +309,9 @@ export const webhooksPaths = {
       summary: "What a delivery of one event to one endpoint carries: method, URL and body",
       description:
         "The body a delivery made now sends (the one Resend sends): data is read at each delivery, so it shows " +
-        "the object as it is now, which a later change may have moved past the one an earlier attempt carried.",
+        "the object as it is now, which a later change may have moved past the one an earlier attempt carried. " +
+        "Only for an event the endpoint was subscribed to when it happened; an order's event also needs the " +
+        "scope orders:read, a product's products:read.",
       parameters: [
         idParam,
         { name: "event_id", in: "path", required: true, schema: { type: "string", maxLength: 64 } },
@@ -317,7 +319,13 @@ export const webhooksPaths = {
       responses: {
         "200": { description: "The delivery.", content: json(schema(eventDeliveryOut)) },
         "400": error("Invalid id."),
-        "404": error("No such endpoint, or no such event (a test delivery is no event)."),
+        "403": error(
+          "The key lacks scope webhooks, or orders:read for an order's event (products:read for a product's).",
+        ),
+        "404": error(
+          "No such endpoint or event, or an event the endpoint did not take (not of its types, or before it was " +
+            "registered; a test delivery is no event): the same words for each.",
+        ),
         ...AUTH,
       },
     },
@@ -330,7 +338,7 @@ export const webhooksPaths = {
       description:
         "Queues a delivery of the event (its webhook-id unchanged, so a receiver that deduplicates ignores it " +
         "if it had it) to this endpoint, attempt 1 and the usual retries; it shows in the deliveries when made. " +
-        "data is the object as it is then.",
+        "data is the object as it is then. Only for an event the endpoint was subscribed to when it happened.",
       "x-idempotency": false,
       parameters: [
         idParam,
@@ -350,7 +358,10 @@ export const webhooksPaths = {
           }),
         },
         "400": error("Invalid id."),
-        "404": error("No such endpoint, or no such event (a test delivery cannot be resent)."),
+        "404": error(
+          "No such endpoint or event, or an event the endpoint did not take (not of its types, or before it was " +
+            "registered; a test delivery cannot be resent): the same words for each, and nothing is queued.",
+        ),
         ...AUTH,
       },
     },
