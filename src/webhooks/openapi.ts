@@ -145,7 +145,8 @@ const signatureHeaders = [
   [
     "webhook-signature",
     'v1,<base64 HMAC-SHA256 over "{webhook-id}.{webhook-timestamp}.{body}" keyed with the base64-decoded ' +
-      "secret after whsec_>; the body is empty for the quickbutik format.",
+      'secret after whsec_>; for the quickbutik format, over "{webhook-id}.{webhook-timestamp}.{query}": the ' +
+      "query string as sent, without its ?, in place of the body.",
   ],
   ["user-agent", USER_AGENT],
 ].map(([name, description]) => ({ name, in: "header", required: true, description, schema: { type: "string" } }));
@@ -183,7 +184,8 @@ const delivery = {
       summary: "A delivery in the quickbutik format",
       description:
         "As the modelled API delivers: GET with event_type and order_id (order events) or product_id (product " +
-        "events) added to the registered URL's query, no body, and the same signature headers over an empty body.",
+        "events) added to the registered URL's query, no body, and the same signature headers, the signature over " +
+        "the query string as sent (without its ?) in place of the body.",
       parameters: [
         { name: "event_type", in: "query", required: true, schema: { type: "string", enum: [...EVENT_TYPES] } },
         { name: "order_id", in: "query", schema: { type: "integer" }, description: "For order.* events." },
