@@ -28,8 +28,8 @@ const L = sqlNames(orderLines);
 const V = sqlNames(variants);
 
 /**
- * SQL: whether the endpoint aliased `w` takes the event aliased `e`: one of its types (or `*`),
- * happened after the endpoint was registered. What fan-out delivers, and so all the event view
+ * SQL: whether the endpoint aliased `w` takes the event aliased `e`: an event of one of its types
+ * (any, for `*`) that happened after the endpoint was registered. What fan-out delivers, and so all the event view
  * and a resend reach (docs/webhooks.md, "Reading a delivery"): an endpoint is shown or sent
  * nothing it was not subscribed to when it happened.
  */
