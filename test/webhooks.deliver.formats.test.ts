@@ -1,5 +1,5 @@
 import { env } from "cloudflare:workers";
-import { Webhook } from "standardwebhooks";
+import { Webhook, WebhookVerificationError } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import { USER_AGENT } from "../src/webhooks/attempt";
 import {
@@ -19,6 +19,9 @@ import { bodyText, get } from "./helpers";
 // drives the consumer with fake batches, a stubbed fetch and a stand-in queue.
 
 useDeliveryFakes();
+
+// A quickbutik delivery's signed text is its query, not JSON: verified as it is, not parsed.
+const RAW = { jsonParse: false };
 
 describe("standard format", () => {
   it("POSTs the payload, signed so that the standardwebhooks package verifies it", async () => {
@@ -75,7 +78,7 @@ describe("standard format", () => {
 });
 
 describe("quickbutik format", () => {
-  it("GETs url?event_type&order_id with the same headers signing an empty body", async () => {
+  it("GETs url?event_type&order_id with the same headers signing the query as sent", async () => {
     const ep = await endpoint({ format: "quickbutik", url: "https://shop.example.com/hook?secret=s3" });
     const id = await event("order.done", { order_id: 1001 });
     await consume([{ body: { event_id: id } }]);
@@ -88,15 +91,39 @@ describe("quickbutik format", () => {
     expect(h["content-type"]).toBeUndefined();
     expect(h["user-agent"]).toBe(USER_AGENT);
     expect(h["webhook-id"]).toBe(id);
-    expect(new Webhook(ep.secret).verify("", h)).toBeUndefined();
-    expect(() => new Webhook(ep.secret).verify("x", h)).toThrow();
+    const query = "secret=s3&event_type=order.done&order_id=1001";
+    expect(new Webhook(ep.secret).verify(query, h, RAW)).toBeUndefined();
+    // The signature covers the query, not an empty body.
+    expect(() => new Webhook(ep.secret).verify("", h, RAW)).toThrow(WebhookVerificationError);
+  });
+
+  // A captured request replayed with one parameter changed (docs/webhooks.md, "Formats").
+  it.each([
+    ["another event_type", "event_type=order.done", "event_type=order.new"],
+    ["another order_id", "order_id=1001", "order_id=1002"],
+    ["the receiver's own parameter changed", "secret=s3", "secret=s4"],
+    ["a parameter added", "order_id=1001", "order_id=1001&product_id=5"],
+    ["the parameters reordered", "secret=s3&event_type=order.done", "event_type=order.done&secret=s3"],
+  ])("a captured GET with %s does not verify; the original does", async (_, from, to) => {
+    const ep = await endpoint({ format: "quickbutik", url: "https://shop.example.com/hook?secret=s3" });
+    const id = await event("order.done", { order_id: 1001 });
+    await consume([{ body: { event_id: id } }]);
+    const captured = new URL(calls[0].url).search.slice(1);
+    const replayed = captured.replace(from, to);
+    expect(replayed).not.toBe(captured);
+    const wh = new Webhook(ep.secret);
+    expect(wh.verify(captured, headersOf(calls[0]), RAW)).toBeUndefined();
+    expect(() => wh.verify(replayed, headersOf(calls[0]), RAW)).toThrow(WebhookVerificationError);
   });
 
   it("uses product_id for product events", async () => {
-    await endpoint({ format: "quickbutik" });
+    const ep = await endpoint({ format: "quickbutik" });
     const id = await event("product.add", { product_id: 5 });
     await consume([{ body: { event_id: id } }]);
     const u = new URL(calls[0].url);
     expect(Object.fromEntries(u.searchParams)).toEqual({ event_type: "product.add", product_id: "5" });
+    expect(
+      new Webhook(ep.secret).verify("event_type=product.add&product_id=5", headersOf(calls[0]), RAW),
+    ).toBeUndefined();
   });
 });

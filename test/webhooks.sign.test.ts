@@ -15,7 +15,8 @@ describe("webhook-signature", () => {
 
   it.each([
     ["a JSON body", '{"type":"order.new","timestamp":"2026-01-01T00:00:00.000Z","data":{"order_id":1001}}'],
-    ["an empty body (quickbutik format)", ""],
+    ["an empty body", ""],
+    ["a query string (quickbutik format)", "token=a%20b&event_type=order.new&order_id=1001"],
     ["non-ASCII text", '{"title":"Tröja – blå"}'],
   ])("equals the reference package's signature for %s, with fresh secrets", async (_name, body) => {
     for (let i = 0; i < 20; i++) {
@@ -63,5 +64,27 @@ describe("webhook-signature", () => {
     expect(first.headers["webhook-signature"]).not.toBe(retry.headers["webhook-signature"]);
     const ref = new Webhook(secret);
     expect(first.headers["webhook-signature"]).toBe(ref.sign("ev-123", new Date(1_800_000_000_000), text));
+  });
+
+  it("signs a quickbutik GET's query string as sent, without its ?, the receiver's own parameters included", async () => {
+    const secret = newSecret();
+    const target = {
+      eventId: "ev-456",
+      type: "order.new",
+      orderId: 1001,
+      productId: null,
+      eventAt: 0,
+      endpointId: 1,
+      url: "https://h.example.com/in?token=a b",
+      format: "quickbutik",
+    };
+    const req = await buildRequest(target, await signingKey(secret), 1_800_000_000_000);
+    expect(req.method).toBe("GET");
+    // As the URL is serialised, and so sent: the space of the receiver's own token encoded.
+    expect(req.url).toBe("https://h.example.com/in?token=a+b&event_type=order.new&order_id=1001");
+    const query = "token=a+b&event_type=order.new&order_id=1001";
+    expect(req.headers["webhook-signature"]).toBe(
+      new Webhook(secret).sign("ev-456", new Date(1_800_000_000_000), query),
+    );
   });
 });

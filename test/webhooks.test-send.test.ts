@@ -1,4 +1,5 @@
 import { env } from "cloudflare:workers";
+import { Webhook, WebhookVerificationError } from "standardwebhooks";
 import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
 import { bodyText, call, get, post } from "./helpers";
 
@@ -48,6 +49,13 @@ describe("POST /v1/webhooks/{id}/test", () => {
     const [url, init] = fetchSpy.mock.calls[0] as [string, RequestInit];
     expect(init.method).toBe("GET");
     expect(url).toBe("https://receiver.example/hooks?shared=1&event_type=webhook.test");
+    // Signed like a delivery of that format: over its query, which verifies with no other.
+    const headers = init.headers as Record<string, string>;
+    const wh = new Webhook(e.secret);
+    const raw = { jsonParse: false };
+    expect(wh.verify("shared=1&event_type=webhook.test", headers, raw)).toBeUndefined();
+    expect(() => wh.verify("shared=1&event_type=order.new", headers, raw)).toThrow(WebhookVerificationError);
+    expect(() => wh.verify("", headers, raw)).toThrow(WebhookVerificationError);
   });
 
   it("a refusing receiver: outcome failed with its status", async () => {

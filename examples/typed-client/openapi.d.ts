@@ -284,7 +284,7 @@ export interface paths {
         };
         /**
          * What a delivery of one event to one endpoint carries: method, URL and body
-         * @description The body a delivery made now sends (the one Resend sends): data is read at each delivery, so it shows the object as it is now, which a later change may have moved past the one an earlier attempt carried.
+         * @description The body a delivery made now sends (the one Resend sends): data is read at each delivery, so it shows the object as it is now, which a later change may have moved past the one an earlier attempt carried. Only for an event the endpoint was subscribed to when it happened; an order's event also needs the scope orders:read, a product's products:read.
          */
         get: operations["getWebhookEventDelivery"];
         put?: never;
@@ -306,7 +306,7 @@ export interface paths {
         put?: never;
         /**
          * Send one event to one endpoint again (a new delivery, retried as usual)
-         * @description Queues a delivery of the event (its webhook-id unchanged, so a receiver that deduplicates ignores it if it had it) to this endpoint, attempt 1 and the usual retries; it shows in the deliveries when made. data is the object as it is then.
+         * @description Queues a delivery of the event (its webhook-id unchanged, so a receiver that deduplicates ignores it if it had it) to this endpoint, attempt 1 and the usual retries; it shows in the deliveries when made. data is the object as it is then. Only for an event the endpoint was subscribed to when it happened.
          */
         post: operations["resendWebhookEvent"];
         delete?: never;
@@ -4258,7 +4258,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such endpoint, or no such event (a test delivery is no event). */
+            /** @description The key lacks scope webhooks, or orders:read for an order's event (products:read for a product's). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such endpoint or event, or an event the endpoint did not take (not of its types, or before it was registered; a test delivery is no event): the same words for each. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4339,7 +4350,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such endpoint, or no such event (a test delivery cannot be resent). */
+            /** @description No such endpoint or event, or an event the endpoint did not take (not of its types, or before it was registered; a test delivery cannot be resent): the same words for each, and nothing is queued. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];

@@ -20,14 +20,22 @@ export const ALL_SCOPES: readonly string[] = [...SCOPES, ...PUBLISHABLE_SCOPES];
  */
 export type PublicUse = "catalog" | "order-create" | "order-token";
 
+/** A resource an answer may carry whose own read scope it then needs too. */
+export type Carried = "order" | "product";
+
 /**
  * A route a scope opens; or one of the admin's session routes (docs/admin.md, "Sessions"):
  * "sign-in" is authenticated by the key in its body; "own" (a session's own read and sign-outs) by
- * any secret credential, whatever its scopes.
+ * any secret credential, whatever its scopes. `carries`: the scope an answer carrying an order
+ * or a product needs besides the route's (its handler asks, `authorizeCarried`, once it knows
+ * what it answers), so a route cannot hand out what the resource's own routes guard.
  */
 type RouteRule =
-  | { scope: Scope; publishable?: PublicUse; session?: undefined }
-  | { scope?: undefined; publishable?: undefined; session: "sign-in" | "own" };
+  | { scope: Scope; publishable?: PublicUse; session?: undefined; carries?: Record<Carried, Scope> }
+  | { scope?: undefined; publishable?: undefined; session: "sign-in" | "own"; carries?: undefined };
+
+/** What reading an order or a product needs wherever an answer carries one. */
+const READS: Record<Carried, Scope> = { order: "orders:read", product: "products:read" };
 
 /**
  * THE route -> scope table, keyed by method and route pattern as Hono registers them (the auth
@@ -56,7 +64,8 @@ export const ROUTE_SCOPES: Record<string, RouteRule> = {
   "DELETE /v1/webhooks/:id": { scope: "webhooks" },
   "GET /v1/webhooks/:id/deliveries": { scope: "webhooks" },
   "POST /v1/webhooks/:id/test": { scope: "webhooks" },
-  "GET /v1/webhooks/:id/events/:event_id": { scope: "webhooks" },
+  // The event view answers the event's order or product (docs/webhooks.md, "Reading a delivery").
+  "GET /v1/webhooks/:id/events/:event_id": { scope: "webhooks", carries: READS },
   "POST /v1/webhooks/:id/events/:event_id/resend": { scope: "webhooks" },
   "GET /v1/keys": { scope: "keys" },
   "POST /v1/keys": { scope: "keys" },
@@ -98,6 +107,21 @@ export function authorize(c: Context<AppEnv>, cred: Credential): RouteRule | und
   }
   if (!cred.scopes.includes(rule.scope)) throw new ApiError(403, `this key lacks the scope ${rule.scope}`);
   return rule;
+}
+
+/**
+ * 403 unless the credential also holds the scope this route's rule names for an answer carrying
+ * `what` (docs/keys.md, "Scopes"); a route without `carries` needs nothing more.
+ */
+export function authorizeCarried(c: Context<AppEnv>, what: Carried): void {
+  const need = ruleOf(c)?.carries?.[what];
+  const cred = c.var.credential;
+  if (need && !cred?.scopes.includes(need)) {
+    throw new ApiError(
+      403,
+      `this key lacks the scope ${need}, which reading ${what === "order" ? "an order" : "a product"} needs`,
+    );
+  }
 }
 
 /** The credential of the API_KEY variable's key (docs/keys.md): every scope, no origin list, no expiry. */

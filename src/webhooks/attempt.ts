@@ -41,7 +41,8 @@ const resource = (t: Target) =>
 
 /**
  * What a delivery of `t` sends, unsigned: its method, URL and body ("" for the quickbutik format's
- * GET). The admin's payload view (GET /v1/webhooks/{id}/events/{event_id}) shows the same.
+ * GET, whose signature covers the URL's query instead). The admin's payload view
+ * (GET /v1/webhooks/{id}/events/{event_id}) shows the same.
  */
 export function requestOf(t: Target) {
   let url = t.url;
@@ -67,6 +68,14 @@ export function requestOf(t: Target) {
 }
 
 /**
+ * What the signature of a delivery of `url` by `method` covers besides id and timestamp: the
+ * standard format's body, or the quickbutik format's query string as sent, without its `?`
+ * (docs/webhooks.md, "Formats"), so a captured GET does not verify with another event_type,
+ * order_id or product_id.
+ */
+export const signedQuery = (url: string) => new URL(url).search.slice(1);
+
+/**
  * The request of one attempt, its body as the bytes signed and sent: signed with this attempt's
  * timestamp, the same webhook-id every time.
  */
@@ -78,7 +87,10 @@ export async function buildRequest(t: Target, key: CryptoKey, nowMs: number) {
   if (method === "POST") headers["content-type"] = "application/json";
   headers["webhook-id"] = t.eventId;
   headers["webhook-timestamp"] = String(timestamp);
-  headers["webhook-signature"] = await signature(key, t.eventId, timestamp, body);
+  // fetch sends the URL as this serialisation of it (serialising a parsed URL again changes
+  // nothing), so the query signed is the query the receiver reads.
+  const signed = method === "GET" ? signedQuery(url) : body;
+  headers["webhook-signature"] = await signature(key, t.eventId, timestamp, signed);
   return { url, method, headers, body };
 }
 

@@ -3,6 +3,7 @@ import type { DB } from "../db/client";
 import { events, webhookDeliveries, webhookEndpoints } from "../db/schema";
 import { sqlNames } from "../platform/columns";
 import { rowMapper, runBatch, stmt } from "../platform/d1";
+import { takes } from "./jobs";
 import { type EndpointInput, type Format, MAX_ENDPOINTS } from "./schema";
 import { newSecret } from "./sign";
 
@@ -109,17 +110,18 @@ export async function listDeliveries(db: DB, endpointId: number, limit: number) 
   }));
 }
 
+/** The endpoint ?1 and the event ?2, when that endpoint takes that event. */
+export const TAKEN = `SELECT w.${W.url} AS url, w.${W.format} AS format FROM ${W.$} w JOIN ${E.$} e ON e.${E.id} = ?2
+WHERE w.${W.id} = ?1 AND ${takes("w", "e")}`;
+
 /**
  * Sends one event to one endpoint again (the admin's Resend): a delivery job on the retry queue,
  * which attempts it at once and records the attempt like any other. False when the endpoint or
- * the event (a test delivery is no event) is unknown.
+ * the event (a test delivery is no event) is unknown, or the endpoint never took the event (not
+ * of its types, or before its registration): a resend repeats what fan-out owed that endpoint.
  */
 export async function resendEvent(db: DB, retries: Queue, endpointId: number, eventId: string) {
-  const [endpoint, event] = await runBatch(db, [
-    stmt(db, ENDPOINT, endpointId),
-    stmt(db, `SELECT ${E.id} FROM ${E.$} WHERE ${E.id} = ?`, eventId),
-  ]);
-  if (!endpoint.results.length || !event.results.length) return false;
+  if (!(await stmt(db, TAKEN, endpointId, eventId).first())) return false;
   await retries.send({ event_id: eventId, endpoint_id: endpointId, attempt: 1 });
   return true;
 }

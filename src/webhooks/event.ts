@@ -1,9 +1,9 @@
 import type { DB } from "../db/client";
-import { webhookEndpoints } from "../db/schema";
 import type { Bindings } from "../env";
-import { sqlNames } from "../platform/columns";
+import type { Carried } from "../keys/scopes";
 import { runBatch, stmt } from "../platform/d1";
 import { requestOf } from "./attempt";
+import { TAKEN } from "./endpoints";
 import { EVENTS, eventPart } from "./jobs";
 import { dataText, objectStatements, objectTexts } from "./payload";
 
@@ -12,21 +12,21 @@ import { dataText, objectStatements, objectTexts } from "./payload";
 // delivery reads its object when it is made (payload.ts), so this is what a delivery made now
 // sends, the object as it is now; one round trip, the consumer's own statements.
 
-const W = sqlNames(webhookEndpoints);
-const ENDPOINT = `SELECT ${W.url} AS url, ${W.format} AS format FROM ${W.$} WHERE ${W.id} = ?`;
-
 /**
- * The event as the endpoint receives it, as JSON text (the body spliced in as the consumer
- * built it, never parsed again); undefined when the endpoint or the event is unknown.
+ * The event as the endpoint receives it: what it is about (`order` or `product`), and its JSON
+ * text (the body spliced in as the consumer built it, never parsed again), built only when asked,
+ * once the caller has checked that the credential may read that resource. Undefined when the
+ * endpoint or the event is unknown, or the endpoint never took the event (jobs.ts, `takes`):
+ * nothing tells those apart.
  */
 export async function eventDelivery(
   db: DB,
   env: Pick<Bindings, "STORE_URL" | "UNPAID_ORDER_HOLD_MINUTES" | "STOREFRONT_HOLD_MINUTES">,
   endpointId: number,
   eventId: string,
-): Promise<string | undefined> {
+): Promise<{ about: Carried; text: () => string } | undefined> {
   const [endpoint, event, ...objects] = await runBatch(db, [
-    stmt(db, ENDPOINT, endpointId),
+    stmt(db, TAKEN, endpointId, eventId),
     stmt(db, EVENTS, JSON.stringify([eventId])),
     ...objectStatements(db, env, [eventId]),
   ]);
@@ -35,16 +35,19 @@ export async function eventDelivery(
   if (!ep || !row) return undefined;
   const ev = eventPart(row);
   const format = ep.format as string;
-  const data = dataText(objectTexts(env, objects), ev);
-  const req = requestOf({ ...ev, endpointId, url: ep.url as string, format, data });
-  const head = JSON.stringify({
-    event_id: ev.eventId,
-    event_type: ev.type,
-    order_id: ev.orderId,
-    product_id: ev.productId,
-    format,
-    method: req.method,
-    url: req.url,
-  });
-  return `${head.slice(0, -1)},"payload":${req.body || "null"}}`;
+  const text = () => {
+    const data = dataText(objectTexts(env, objects), ev);
+    const req = requestOf({ ...ev, endpointId, url: ep.url as string, format, data });
+    const head = JSON.stringify({
+      event_id: ev.eventId,
+      event_type: ev.type,
+      order_id: ev.orderId,
+      product_id: ev.productId,
+      format,
+      method: req.method,
+      url: req.url,
+    });
+    return `${head.slice(0, -1)},"payload":${req.body || "null"}}`;
+  };
+  return { about: ev.type.startsWith("order.") ? "order" : "product", text };
 }

@@ -27,17 +27,24 @@ const K = sqlNames(apiKeys);
 const L = sqlNames(orderLines);
 const V = sqlNames(variants);
 
+/**
+ * SQL: whether the endpoint aliased `w` takes the event aliased `e`: an event of one of its types
+ * (any, for `*`) that happened after the endpoint was registered. What fan-out delivers, and so all the event view
+ * and a resend reach (docs/webhooks.md, "Reading a delivery"): an endpoint is shown or sent
+ * nothing it was not subscribed to when it happened.
+ */
+export const takes = (w: string, e: string) =>
+  `${w}.${W.createdAt} <= ${e}.${E.createdAt}
+  AND EXISTS (SELECT 1 FROM json_each(${w}.${W.events}) t WHERE t.value IN ('*', ${e}.${E.type}))`;
+
 // One row per (event, endpoint) to deliver, the pair only: what an attempt needs of the event and
 // of the endpoint comes once each (EVENTS, ENDPOINTS). A full batch is 200 pairs over 10 events and
 // 20 endpoints, and D1's binding builds an object of every row's every column: with 10 columns a
 // pair its decoding took 0.47 to 0.62 ms of the invocation's CPU, now 0.24 to 0.36
 // (the ninth round in bench/README.md's history).
-// An endpoint takes the events of its types that happened after it was registered.
 const FAN_OUT = `
 SELECT e.${E.id} AS event_id, w.${W.id} AS endpoint_id
-FROM ${E.$} e JOIN ${W.$} w
-  ON w.${W.disabledAt} IS NULL AND w.${W.createdAt} <= e.${E.createdAt}
-  AND EXISTS (SELECT 1 FROM json_each(w.${W.events}) t WHERE t.value IN ('*', e.${E.type}))
+FROM ${E.$} e JOIN ${W.$} w ON w.${W.disabledAt} IS NULL AND ${takes("w", "e")}
 WHERE e.${E.id} IN (SELECT value FROM json_each(?1))
 ORDER BY e.${E.createdAt}, w.${W.id}`;
 

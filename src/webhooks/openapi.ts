@@ -145,7 +145,8 @@ const signatureHeaders = [
   [
     "webhook-signature",
     'v1,<base64 HMAC-SHA256 over "{webhook-id}.{webhook-timestamp}.{body}" keyed with the base64-decoded ' +
-      "secret after whsec_>; the body is empty for the quickbutik format.",
+      'secret after whsec_>; for the quickbutik format, over "{webhook-id}.{webhook-timestamp}.{query}": the ' +
+      "query string as sent, without its ?, in place of the body.",
   ],
   ["user-agent", USER_AGENT],
 ].map(([name, description]) => ({ name, in: "header", required: true, description, schema: { type: "string" } }));
@@ -183,7 +184,8 @@ const delivery = {
       summary: "A delivery in the quickbutik format",
       description:
         "As the modelled API delivers: GET with event_type and order_id (order events) or product_id (product " +
-        "events) added to the registered URL's query, no body, and the same signature headers over an empty body.",
+        "events) added to the registered URL's query, no body, and the same signature headers, the signature over " +
+        "the query string as sent (without its ?) in place of the body.",
       parameters: [
         { name: "event_type", in: "query", required: true, schema: { type: "string", enum: [...EVENT_TYPES] } },
         { name: "order_id", in: "query", schema: { type: "integer" }, description: "For order.* events." },
@@ -309,7 +311,9 @@ export const webhooksPaths = {
       summary: "What a delivery of one event to one endpoint carries: method, URL and body",
       description:
         "The body a delivery made now sends (the one Resend sends): data is read at each delivery, so it shows " +
-        "the object as it is now, which a later change may have moved past the one an earlier attempt carried.",
+        "the object as it is now, which a later change may have moved past the one an earlier attempt carried. " +
+        "Only for an event the endpoint was subscribed to when it happened; an order's event also needs the " +
+        "scope orders:read, a product's products:read.",
       parameters: [
         idParam,
         { name: "event_id", in: "path", required: true, schema: { type: "string", maxLength: 64 } },
@@ -317,7 +321,13 @@ export const webhooksPaths = {
       responses: {
         "200": { description: "The delivery.", content: json(schema(eventDeliveryOut)) },
         "400": error("Invalid id."),
-        "404": error("No such endpoint, or no such event (a test delivery is no event)."),
+        "403": error(
+          "The key lacks scope webhooks, or orders:read for an order's event (products:read for a product's).",
+        ),
+        "404": error(
+          "No such endpoint or event, or an event the endpoint did not take (not of its types, or before it was " +
+            "registered; a test delivery is no event): the same words for each.",
+        ),
         ...AUTH,
       },
     },
@@ -330,7 +340,7 @@ export const webhooksPaths = {
       description:
         "Queues a delivery of the event (its webhook-id unchanged, so a receiver that deduplicates ignores it " +
         "if it had it) to this endpoint, attempt 1 and the usual retries; it shows in the deliveries when made. " +
-        "data is the object as it is then.",
+        "data is the object as it is then. Only for an event the endpoint was subscribed to when it happened.",
       "x-idempotency": false,
       parameters: [
         idParam,
@@ -350,7 +360,10 @@ export const webhooksPaths = {
           }),
         },
         "400": error("Invalid id."),
-        "404": error("No such endpoint, or no such event (a test delivery cannot be resent)."),
+        "404": error(
+          "No such endpoint or event, or an event the endpoint did not take (not of its types, or before it was " +
+            "registered; a test delivery cannot be resent): the same words for each, and nothing is queued.",
+        ),
         ...AUTH,
       },
     },

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../env";
+import { authorizeCarried } from "../keys/scopes";
 import { jsonBody } from "../platform/body";
 import { ApiError } from "../platform/errors";
 import { id } from "../platform/fields";
@@ -49,9 +50,11 @@ export const webhooksRoute = new Hono<AppEnv>()
   })
   .get("/:id/events/:event_id", eventParam, async (c) => {
     const { id, event_id } = c.req.valid("param");
-    const text = await eventDelivery(c.var.db, c.env, id, event_id);
-    if (text === undefined) throw new ApiError(404, `no event ${event_id} for webhook ${id}`);
-    return c.body(text, 200, { "content-type": "application/json" });
+    const found = await eventDelivery(c.var.db, c.env, id, event_id);
+    if (found === undefined) throw new ApiError(404, `no event ${event_id} for webhook ${id}`);
+    // After the 404: an event the endpoint never took is unknown, whatever the key holds.
+    authorizeCarried(c, found.about);
+    return c.body(found.text(), 200, { "content-type": "application/json" });
   })
   .post("/:id/events/:event_id/resend", eventParam, async (c) => {
     const { id, event_id } = c.req.valid("param");

@@ -1,6 +1,8 @@
-// Standard Webhooks 1.0 signatures (docs/webhooks.md, "Webhooks"): HMAC-SHA256 over
+// Standard Webhooks 1.0 signatures (docs/webhooks.md, "Formats"): HMAC-SHA256 over
 // "{webhook-id}.{webhook-timestamp}.{body}" keyed with the bytes the secret encodes, sent as
-// `webhook-signature: v1,<base64>`. WebCrypto only: the Workers runtime has no node:crypto here.
+// `webhook-signature: v1,<base64>`; the quickbutik format's body-less GET puts its query string
+// in the body's place (attempt.ts, signedQuery). WebCrypto only: the Workers runtime has no
+// node:crypto here.
 
 const PREFIX = "whsec_";
 const UTF8 = new TextEncoder();
@@ -30,16 +32,17 @@ export function signingKey(secret: string): Promise<CryptoKey> {
 }
 
 /**
- * The `webhook-signature` header value for one attempt; a body given as bytes is signed as it is
- * (the consumer encodes an event's body once for all its endpoints).
+ * The `webhook-signature` header value for one attempt over `content`, the body (or a quickbutik
+ * delivery's query); given as bytes it is signed as it is (the consumer encodes an event's body
+ * once for all its endpoints).
  */
 export async function signature(
   key: CryptoKey,
   id: string,
   timestamp: number,
-  body: string | Uint8Array,
+  content: string | Uint8Array,
 ): Promise<string> {
-  const bytes = typeof body === "string" ? UTF8.encode(body) : body;
+  const bytes = typeof content === "string" ? UTF8.encode(content) : content;
   const head = UTF8.encode(`${id}.${timestamp}.`);
   const signed = new Uint8Array(head.length + bytes.length);
   signed.set(head);

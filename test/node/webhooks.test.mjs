@@ -9,7 +9,7 @@ import { after, before, test } from "node:test";
 import { Webhook } from "standardwebhooks";
 import { callServer, startServer } from "./serve.mjs";
 
-/** @typedef {{ path: string, method: string, query: Record<string, string>, headers: Record<string, string>, body: string, answered: number, at: number }} Hit */
+/** @typedef {{ path: string, method: string, query: Record<string, string>, rawQuery: string, headers: Record<string, string>, body: string, answered: number, at: number }} Hit */
 
 /** @type {import("./serve.mjs").Server} */
 let server;
@@ -47,6 +47,8 @@ before(async () => {
         path: url.pathname,
         method: req.method ?? "",
         query: Object.fromEntries(url.searchParams),
+        // As it came on the wire: what a quickbutik delivery's signature covers.
+        rawQuery: (req.url ?? "").split("?").slice(1).join("?"),
         headers: /** @type {Record<string, string>} */ (req.headers),
         body,
         answered: status,
@@ -120,7 +122,10 @@ function assertSigned(/** @type {string} */ path) {
     if (h.method === "GET") {
       assert.equal(h.body, "");
       assert.equal(h.query.channel, "test", "the receiver's own query stays");
-      wh.verify("", headers);
+      // The signature covers the query as received; another event_type in it does not verify.
+      wh.verify(h.rawQuery, headers, { jsonParse: false });
+      const replayed = h.rawQuery.replace(/event_type=[^&]*/, "event_type=order.cancelled");
+      if (replayed !== h.rawQuery) assert.throws(() => wh.verify(replayed, headers, { jsonParse: false }));
     } else {
       assert.equal(h.method, "POST");
       assert.match(h.headers["content-type"], /^application\/json/);
