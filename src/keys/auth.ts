@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv, Credential } from "../env";
-import { apiKeys, failed, tooMany } from "../platform/auth";
+import { apiKeys, failed, owner, tooMany } from "../platform/auth";
 import { ApiError } from "../platform/errors";
 import { checkSessionWrite } from "../sessions/store";
 import { checkOrigin, storefrontCors } from "./cors";
@@ -13,7 +13,8 @@ import { resolveCredential } from "./verify";
  * resolves the credential (src/keys/verify.ts), then checks the route's scope in the one table of
  * src/keys/scopes.ts. Fails closed when no API_KEY is configured. With RATE_LIMIT_PER_KEY="true",
  * each key is also held to KEY_REQUESTS (a bootstrap key counted by its position in API_KEY, so
- * the key itself never leaves the Worker; a stored key by its id).
+ * the key itself never leaves the Worker; a stored key by its id; a session as the key it was
+ * signed in with).
  */
 export const auth = createMiddleware<AppEnv>(async (c, next) => {
   const keys = apiKeys(c.env.API_KEY);
@@ -37,16 +38,9 @@ export const auth = createMiddleware<AppEnv>(async (c, next) => {
 
 /** Throws unless the credential may make this request: 401, 429 or 403. */
 async function admit(c: Context<AppEnv>, cred: Credential | null): Promise<void> {
-  const keys = apiKeys(c.env.API_KEY);
   if (!cred) return failed(c);
   if (c.env.RATE_LIMIT_PER_KEY === "true") {
-    const key =
-      cred.keyId !== null
-        ? `id-${cred.keyId}`
-        : cred.session
-          ? "session-bootstrap"
-          : `key-${bootstrapIndex(keys, c.req.header("authorization"))}`;
-    if (!(await c.env.KEY_REQUESTS.limit({ key })).success) throw tooMany("requests for this key");
+    if (!(await c.env.KEY_REQUESTS.limit({ key: owner(cred) })).success) throw tooMany("requests for this key");
   }
   authorize(c, cred);
   // A session cookie travels with every request the browser makes; a write must also prove it
@@ -66,9 +60,3 @@ export const noStore = createMiddleware<AppEnv>(async (c, next) => {
   if (c.var.credential?.type === "publishable" || c.req.header("x-publishable-key") !== undefined) return;
   c.res.headers.set("Cache-Control", "no-store");
 });
-
-/** Which of API_KEY's keys a verified Basic header carries (only after it was verified). */
-function bootstrapIndex(keys: string[], header: string | undefined) {
-  const decoded = atob((header ?? "").replace(/^basic +/i, "").trim());
-  return keys.indexOf(decoded.slice(0, decoded.indexOf(":")));
-}

@@ -63,6 +63,7 @@ async function storedKey(c: Context<AppEnv>, key: string, now: number): Promise<
       scopes: JSON.parse(row.scopes),
       allowedOrigins: JSON.parse(row.allowed_origins),
       expiresAt: row.expires_at,
+      apiKeyIndex: null,
     };
     if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value as string);
     hit = { cred, until: now + VERIFY_TTL_MS, hash: row?.hash ?? "" };
@@ -74,12 +75,11 @@ async function storedKey(c: Context<AppEnv>, key: string, now: number): Promise<
   return hit.cred;
 }
 
-function bootstrap(c: Context<AppEnv>, key: string): Promise<boolean> {
+/** The position in API_KEY of `key`, or -1. */
+async function bootstrap(c: Context<AppEnv>, key: string): Promise<number> {
   // Compare against every configured key, without stopping early, so timing says nothing about which.
-  return apiKeys(c.env.API_KEY).reduce(
-    async (found, k) => (await timingSafeEqual(k, key)) || (await found),
-    Promise.resolve(false),
-  );
+  const equal = await Promise.all(apiKeys(c.env.API_KEY).map((k) => timingSafeEqual(k, key)));
+  return equal.indexOf(true);
 }
 
 /** The key a Basic header carries: user name and password equal (docs/api.md, "Authentication"). */
@@ -113,7 +113,8 @@ export async function verifySecretKey(c: Context<AppEnv>, key: string, now = Dat
     const cred = await storedKey(c, key, now);
     if (cred?.type === "secret") return cred;
   }
-  return (await bootstrap(c, key)) ? bootstrapCredential() : null;
+  const index = await bootstrap(c, key);
+  return index < 0 ? null : bootstrapCredential(index);
 }
 
 export async function resolveCredential(c: Context<AppEnv>, now = Date.now()): Promise<Credential | null> {
