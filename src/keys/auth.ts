@@ -11,11 +11,11 @@ import { basic, resolveCredential } from "./verify";
 
 /**
  * Authentication and authorization of every /v1 request (docs/api.md, "Authentication"; docs/keys.md):
- * resolves the credential (src/keys/verify.ts; Basic through Hono's basicAuth), then checks the route's scope in the one table of
- * src/keys/scopes.ts. Fails closed when no API_KEY is configured. With RATE_LIMIT_PER_KEY="true",
- * each key is also held to KEY_REQUESTS (a bootstrap key counted by its position in API_KEY, so
- * the key itself never leaves the Worker; a stored key by its id; a session as the key it was
- * signed in with).
+ * resolves the credential (src/keys/verify.ts; Basic through Hono's basicAuth), then checks the
+ * route's scope in the one table of src/keys/scopes.ts. Fails closed when no API_KEY is
+ * configured. With RATE_LIMIT_PER_KEY="true", each key is also held to KEY_REQUESTS (a bootstrap
+ * key counted by its position in API_KEY, so the key itself never leaves the Worker; a stored key
+ * by its id; a session as the key it was signed in with).
  */
 export const auth = createMiddleware<AppEnv>(async (c, next) => {
   const keys = apiKeys(c.env.API_KEY);
