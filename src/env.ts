@@ -40,6 +40,12 @@ export type Credential = {
   allowedOrigins: readonly string[];
   expiresAt: number | null;
   /**
+   * The position in API_KEY of the bootstrap key this credential is, or (a session) was signed
+   * in with; null for a stored key. With keyId it names whose idempotency keys and request
+   * budget a request uses (src/platform/auth.ts, `owner`), without the key itself.
+   */
+  apiKeyIndex: number | null;
+  /**
    * Set when the credential is the admin's session cookie (src/sessions/store.ts): the SHA-256 of
    * its id and of its CSRF token, which every write must send (docs/admin.md, "Sessions"); the
    * SHA-256 of the API_KEY entry it stands for (null for a stored key); when it ends, absolutely

@@ -76,15 +76,17 @@ describe("Idempotency-Key on POST /v1/products (docs/security.md, Guarantees)", 
     const body = { title: "Old", price: 1, sku: uid() };
     const first = await post("/v1/products", body, { headers: { "idempotency-key": key } });
     const old = Date.now() - 25 * 60 * 60 * 1000;
-    await env.DB.prepare("UPDATE idempotency_keys SET created_at = ? WHERE key = ?").bind(old, key).run();
+    await env.DB.prepare("UPDATE idempotency_keys SET created_at = ? WHERE key = ?").bind(old, `key-0:${key}`).run();
     // Same key after expiry: a new request; the SKU now exists, so it fails as a new request would.
     const later = await post("/v1/products", body, { headers: { "idempotency-key": key } });
     expect(later.headers.get("idempotent-replayed")).toBeNull();
     expect(later.status).toBe(409);
     expect(first.status).toBe(200);
-    await env.DB.prepare("UPDATE idempotency_keys SET created_at = ? WHERE key = ?").bind(old, key).run();
+    await env.DB.prepare("UPDATE idempotency_keys SET created_at = ? WHERE key = ?").bind(old, `key-0:${key}`).run();
     await scheduled(quietEnv);
-    const left = await env.DB.prepare("SELECT count(*) AS n FROM idempotency_keys WHERE key = ?").bind(key).first();
+    const left = await env.DB.prepare("SELECT count(*) AS n FROM idempotency_keys WHERE key = ?")
+      .bind(`key-0:${key}`)
+      .first();
     expect(left).toEqual({ n: 0 });
   });
 });

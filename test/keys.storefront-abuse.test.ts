@@ -169,10 +169,16 @@ describe("storefront abuse", () => {
     );
     expect(broad.status).toBe(403);
     expect(broad.json.error).toBe("this key cannot grant scopes it lacks: stock, datafields");
+    // Nor a publishable key at all: it would read the catalogue and create orders, which `keys` cannot.
     const plain = await post("/v1/keys", { name: uid("pk"), type: "publishable", allowed_origins: [SHOP] }, auth);
-    expect(plain.status).toBe(201);
+    expect(plain.status).toBe(403);
+    expect(plain.json.errors[0]).toMatch(/^type: /);
     // A key that holds them may pass them on.
-    const holder = await post("/v1/keys", { name: uid("holder"), type: "secret", scopes: ["keys", "stock"] });
+    const holder = await post("/v1/keys", {
+      name: uid("holder"),
+      type: "secret",
+      scopes: ["keys", "products:read", "orders:write", "stock"],
+    });
     expect(holder.status, holder.text).toBe(201);
     const ok = await post(
       "/v1/keys",

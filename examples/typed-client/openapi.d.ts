@@ -4454,13 +4454,19 @@ export interface operations {
             content: {
                 "application/json": {
                     name: string;
-                    /** @enum {string} */
+                    /**
+                     * @description A publishable key reads the catalogue and creates orders: only a key holding products:read and orders:write creates one (403).
+                     * @enum {string}
+                     */
                     type: "secret" | "publishable";
                     /** @description Secret keys: at least one of products:read, products:write, orders:read, orders:write, webhooks, keys, and stock, datafields to grant them to publishable keys. Publishable keys: stock, datafields or none. A key grants only scopes it holds (403). */
                     scopes?: ("products:read" | "products:write" | "orders:read" | "orders:write" | "webhooks" | "keys" | "stock" | "datafields")[];
                     /** @description Publishable keys: the browser origins CORS answers. */
                     allowed_origins?: string[];
-                    /** Format: date-time */
+                    /**
+                     * Format: date-time
+                     * @description In the future, and no later than the creating key's own expiry: required when that key expires (400).
+                     */
                     expires_at?: string;
                 };
             };
@@ -4509,7 +4515,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description The key lacks scope keys, or would grant a scope it lacks. */
+            /** @description The key lacks scope keys, would grant a scope it lacks, or would create a publishable key without products:read and orders:write. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];

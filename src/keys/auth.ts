@@ -1,19 +1,21 @@
-import type { Context } from "hono";
+import type { Context, Next } from "hono";
 import { createMiddleware } from "hono/factory";
+import { HTTPException } from "hono/http-exception";
 import type { AppEnv, Credential } from "../env";
-import { apiKeys, failed, tooMany } from "../platform/auth";
+import { apiKeys, failed, owner, tooMany } from "../platform/auth";
 import { ApiError } from "../platform/errors";
 import { checkSessionWrite } from "../sessions/store";
 import { checkOrigin, storefrontCors } from "./cors";
 import { authorize, ruleOf } from "./scopes";
-import { resolveCredential } from "./verify";
+import { basic, resolveCredential } from "./verify";
 
 /**
  * Authentication and authorization of every /v1 request (docs/api.md, "Authentication"; docs/keys.md):
- * resolves the credential (src/keys/verify.ts), then checks the route's scope in the one table of
- * src/keys/scopes.ts. Fails closed when no API_KEY is configured. With RATE_LIMIT_PER_KEY="true",
- * each key is also held to KEY_REQUESTS (a bootstrap key counted by its position in API_KEY, so
- * the key itself never leaves the Worker; a stored key by its id).
+ * resolves the credential (src/keys/verify.ts; Basic through Hono's basicAuth), then checks the
+ * route's scope in the one table of src/keys/scopes.ts. Fails closed when no API_KEY is
+ * configured. With RATE_LIMIT_PER_KEY="true", each key is also held to KEY_REQUESTS (a bootstrap
+ * key counted by its position in API_KEY, so the key itself never leaves the Worker; a stored key
+ * by its id; a session as the key it was signed in with).
  */
 export const auth = createMiddleware<AppEnv>(async (c, next) => {
   const keys = apiKeys(c.env.API_KEY);
@@ -21,6 +23,23 @@ export const auth = createMiddleware<AppEnv>(async (c, next) => {
   // Sign-in carries its key in the body; src/sessions/route.ts verifies it.
   if (ruleOf(c)?.session === "sign-in") return next();
   const cred = await resolveCredential(c);
+  if (cred !== "basic") return enter(c, cred, next);
+  let verified = false;
+  try {
+    await basic(c, () => {
+      verified = true;
+      return enter(c, c.var.credential ?? null, next);
+    });
+  } catch (e) {
+    // basicAuth's refusal is answered as any failed authentication: counted against the address,
+    // our envelope, the challenge unless the request opts out (src/platform/auth.ts, `failed`).
+    if (!verified && e instanceof HTTPException) return failed(c);
+    throw e;
+  }
+});
+
+/** Admits the credential to the rest of the request, with a storefront's CORS on every answer. */
+async function enter(c: Context<AppEnv>, cred: Credential | null, next: Next) {
   const cors = await storefrontCors(c, cred);
   try {
     await admit(c, cred);
@@ -33,20 +52,13 @@ export const auth = createMiddleware<AppEnv>(async (c, next) => {
   await next();
   // After next(): on the final answer, errors included, so a storefront can read them too.
   if (cors) for (const [k, v] of Object.entries(cors)) c.res.headers.set(k, v);
-});
+}
 
 /** Throws unless the credential may make this request: 401, 429 or 403. */
 async function admit(c: Context<AppEnv>, cred: Credential | null): Promise<void> {
-  const keys = apiKeys(c.env.API_KEY);
   if (!cred) return failed(c);
   if (c.env.RATE_LIMIT_PER_KEY === "true") {
-    const key =
-      cred.keyId !== null
-        ? `id-${cred.keyId}`
-        : cred.session
-          ? "session-bootstrap"
-          : `key-${bootstrapIndex(keys, c.req.header("authorization"))}`;
-    if (!(await c.env.KEY_REQUESTS.limit({ key })).success) throw tooMany("requests for this key");
+    if (!(await c.env.KEY_REQUESTS.limit({ key: owner(cred) })).success) throw tooMany("requests for this key");
   }
   authorize(c, cred);
   // A session cookie travels with every request the browser makes; a write must also prove it
@@ -66,9 +78,3 @@ export const noStore = createMiddleware<AppEnv>(async (c, next) => {
   if (c.var.credential?.type === "publishable" || c.req.header("x-publishable-key") !== undefined) return;
   c.res.headers.set("Cache-Control", "no-store");
 });
-
-/** Which of API_KEY's keys a verified Basic header carries (only after it was verified). */
-function bootstrapIndex(keys: string[], header: string | undefined) {
-  const decoded = atob((header ?? "").replace(/^basic +/i, "").trim());
-  return keys.indexOf(decoded.slice(0, decoded.indexOf(":")));
-}

@@ -107,7 +107,12 @@ export const keysPaths = {
           required: ["name", "type"],
           properties: {
             name: { type: "string", minLength: 1, maxLength: 100 },
-            type: { type: "string", enum: ["secret", "publishable"] },
+            type: {
+              type: "string",
+              enum: ["secret", "publishable"],
+              description:
+                "A publishable key reads the catalogue and creates orders: only a key holding products:read and orders:write creates one (403).",
+            },
             scopes: {
               ...strings({ type: "string", enum: [...SCOPES, ...PUBLISHABLE_SCOPES] }),
               uniqueItems: true,
@@ -118,7 +123,12 @@ export const keysPaths = {
               maxItems: MAX_ORIGINS,
               description: "Publishable keys: the browser origins CORS answers.",
             },
-            expires_at: { type: "string", format: "date-time" },
+            expires_at: {
+              type: "string",
+              format: "date-time",
+              description:
+                "In the future, and no later than the creating key's own expiry: required when that key expires (400).",
+            },
           },
         }),
       },
@@ -136,7 +146,9 @@ export const keysPaths = {
           }),
         },
         "400": error("A field is invalid; errors name it."),
-        "403": error("The key lacks scope keys, or would grant a scope it lacks."),
+        "403": error(
+          "The key lacks scope keys, would grant a scope it lacks, or would create a publishable key without products:read and orders:write.",
+        ),
         "409": error(`Already ${MAX_KEYS} live keys.`),
       },
     },

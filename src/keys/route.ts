@@ -7,8 +7,12 @@ import { id } from "../platform/fields";
 import { parseItem } from "../platform/validate";
 import { zv } from "../platform/zv";
 import { keyCreate, keyProblems, MAX_KEYS } from "./schema";
+import type { Scope } from "./scopes";
 import { createKey, listKeys, revokeKey } from "./store";
 import { forgetKey } from "./verify";
+
+/** What a publishable key can do, and so what its maker must hold. */
+const PUBLISHABLE_MAKER: readonly Scope[] = ["products:read", "orders:write"];
 
 export const keysRoute = new Hono<AppEnv>()
   .post("/", jsonBody, async (c) => {
@@ -19,13 +23,26 @@ export const keysRoute = new Hono<AppEnv>()
     const p = parseItem(keyCreate, body);
     if (!p.ok) throw new ApiError(400, "invalid body", p.errors);
     const now = Date.now();
-    const problems = keyProblems(p.data, now);
+    const maker = c.var.credential;
+    const problems = keyProblems(p.data, now, maker?.expiresAt ?? null);
     if (problems.length) throw new ApiError(400, "invalid body", problems);
     // No key hands out more than it holds: a key with scope `keys` cannot mint a broader one, nor
-    // a publishable key that sees what it cannot (stock, datafields).
-    const held = c.var.credential?.scopes ?? [];
+    // a publishable key that sees what it cannot (stock, datafields), nor one that reads the
+    // catalogue and creates orders when it can do neither (docs/keys.md, "Creating, listing and
+    // revoking keys").
+    const held = maker?.scopes ?? [];
     const beyond = (p.data.scopes ?? []).filter((s) => !held.includes(s));
-    if (beyond.length) throw new ApiError(403, `this key cannot grant scopes it lacks: ${beyond.join(", ")}`);
+    if (beyond.length) {
+      throw new ApiError(403, `this key cannot grant scopes it lacks: ${beyond.join(", ")}`, [
+        `scopes: this key lacks ${beyond.join(", ")}`,
+      ]);
+    }
+    const lacking = PUBLISHABLE_MAKER.filter((s) => !held.includes(s));
+    if (p.data.type === "publishable" && lacking.length) {
+      throw new ApiError(403, "this key cannot create publishable keys", [
+        `type: a publishable key reads the catalogue and creates orders; creating one needs ${PUBLISHABLE_MAKER.join(" and ")}, and this key lacks ${lacking.join(", ")}`,
+      ]);
+    }
     const created = await createKey(c.var.db, p.data, now);
     if (!created) throw new ApiError(409, `at most ${MAX_KEYS} live keys; revoke one first`);
     return c.json({ ...created, notices: p.notices }, 201);

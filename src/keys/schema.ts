@@ -42,8 +42,11 @@ export const keyCreate = z.object({
 });
 export type KeyInput = z.output<typeof keyCreate>;
 
-/** The errors of a shape-valid body that depend on the key's type and the time. */
-export function keyProblems(k: KeyInput, now: number): string[] {
+/**
+ * The errors of a shape-valid body that depend on the key's type, the time and the expiry of the
+ * key creating it (`makerExpiresAt`; null for one that never expires): no key outlives its maker.
+ */
+export function keyProblems(k: KeyInput, now: number, makerExpiresAt: number | null = null): string[] {
   const errors: string[] = [];
   const allowed: readonly string[] = k.type === "secret" ? ALL_SCOPES : PUBLISHABLE_SCOPES;
   for (const s of k.scopes ?? []) {
@@ -56,6 +59,15 @@ export function keyProblems(k: KeyInput, now: number): string[] {
   if (k.type === "secret" && k.allowed_origins?.length) {
     errors.push("allowed_origins: only publishable keys are used from browsers");
   }
-  if (k.expires_at !== undefined && Date.parse(k.expires_at) <= now) errors.push("expires_at: must be in the future");
+  const expires = k.expires_at === undefined ? undefined : Date.parse(k.expires_at);
+  if (expires !== undefined && expires <= now) errors.push("expires_at: must be in the future");
+  else if (makerExpiresAt !== null && (expires === undefined || expires > makerExpiresAt)) {
+    const own = new Date(makerExpiresAt).toISOString();
+    errors.push(
+      expires === undefined
+        ? `expires_at: required, and no later than this key's own expiry (${own})`
+        : `expires_at: must be no later than this key's own expiry (${own})`,
+    );
+  }
   return errors;
 }

@@ -124,12 +124,16 @@ export function authorizeCarried(c: Context<AppEnv>, what: Carried): void {
   }
 }
 
-/** The credential of the API_KEY variable's key (docs/keys.md): every scope, no origin list, no expiry. */
-export const bootstrapCredential = (): Credential => ({
+/**
+ * The credential of the API_KEY variable's key at `index` (docs/keys.md): every scope, no origin
+ * list, no expiry.
+ */
+export const bootstrapCredential = (index: number): Credential => ({
   keyId: null,
   name: "API_KEY",
   type: "secret",
   scopes: ALL_SCOPES,
   allowedOrigins: [],
   expiresAt: null,
+  apiKeyIndex: index,
 });

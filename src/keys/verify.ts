@@ -1,9 +1,11 @@
 import type { Context } from "hono";
+import { basicAuth } from "hono/basic-auth";
 import { timingSafeEqual } from "hono/utils/buffer";
 import { apiKeys as apiKeysTable } from "../db/schema";
 import type { AppEnv, Credential } from "../env";
 import { apiKeys } from "../platform/auth";
 import { sqlNames } from "../platform/columns";
+import { envelope } from "../platform/errors";
 import { sha256 } from "../platform/hash";
 import { sessionCookie, sessionCredential } from "../sessions/store";
 import { bootstrapCredential } from "./scopes";
@@ -63,6 +65,7 @@ async function storedKey(c: Context<AppEnv>, key: string, now: number): Promise<
       scopes: JSON.parse(row.scopes),
       allowedOrigins: JSON.parse(row.allowed_origins),
       expiresAt: row.expires_at,
+      apiKeyIndex: null,
     };
     if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value as string);
     hit = { cred, until: now + VERIFY_TTL_MS, hash: row?.hash ?? "" };
@@ -74,49 +77,33 @@ async function storedKey(c: Context<AppEnv>, key: string, now: number): Promise<
   return hit.cred;
 }
 
-function bootstrap(c: Context<AppEnv>, key: string): Promise<boolean> {
+/** The position in API_KEY of `key`, or -1. */
+async function bootstrap(c: Context<AppEnv>, key: string): Promise<number> {
   // Compare against every configured key, without stopping early, so timing says nothing about which.
-  return apiKeys(c.env.API_KEY).reduce(
-    async (found, k) => (await timingSafeEqual(k, key)) || (await found),
-    Promise.resolve(false),
-  );
-}
-
-/** The key a Basic header carries: user name and password equal (docs/api.md, "Authentication"). */
-function basicKey(header: string): string | null {
-  const m = /^basic +([A-Za-z0-9+/]+=*) *$/i.exec(header);
-  if (!m) return null;
-  let decoded: string;
-  try {
-    decoded = atob(m[1]);
-  } catch {
-    return null;
-  }
-  const colon = decoded.indexOf(":");
-  if (colon < 0) return null;
-  const user = decoded.slice(0, colon);
-  return user && user === decoded.slice(colon + 1) ? user : null;
+  const equal = await Promise.all(apiKeys(c.env.API_KEY).map((k) => timingSafeEqual(k, key)));
+  return equal.indexOf(true);
 }
 
 /**
- * THE credential resolution of every /v1 request (docs/keys.md): who is calling, or null. Basic
- * (key as user and password: the bootstrap API_KEY or a secret key), `Bearer sk_...`, or
- * `X-Publishable-Key: pk_...`, or the admin's session cookie (docs/admin.md, "Sessions") when
- * the request carries no key header.
- */
-/**
- * A secret key handed over as such (the sign-in body of POST /v1/sessions): a live stored secret
- * key, or an entry of the bootstrap API_KEY, checked exactly as a Basic header would be.
+ * A secret key handed over as such (the sign-in body of POST /v1/sessions, or a Basic or Bearer
+ * header's key): a live stored secret key, or an entry of the bootstrap API_KEY.
  */
 export async function verifySecretKey(c: Context<AppEnv>, key: string, now = Date.now()): Promise<Credential | null> {
   if (key.startsWith(SECRET_PREFIX)) {
     const cred = await storedKey(c, key, now);
     if (cred?.type === "secret") return cred;
   }
-  return (await bootstrap(c, key)) ? bootstrapCredential() : null;
+  const index = await bootstrap(c, key);
+  return index < 0 ? null : bootstrapCredential(index);
 }
 
-export async function resolveCredential(c: Context<AppEnv>, now = Date.now()): Promise<Credential | null> {
+/**
+ * THE credential resolution of every /v1 request (docs/keys.md): who is calling, or null.
+ * `X-Publishable-Key: pk_...`; else `Authorization: Bearer sk_...`; else the admin's session
+ * cookie (docs/admin.md, "Sessions") when the request carries no key header. Any other
+ * Authorization header is Basic's: "basic" leaves it to `basic` below.
+ */
+export async function resolveCredential(c: Context<AppEnv>, now = Date.now()): Promise<Credential | null | "basic"> {
   const publishable = c.req.header("x-publishable-key");
   // An empty header is no header (some clients cannot leave a default one out).
   const authorization = c.req.header("authorization") || undefined;
@@ -130,10 +117,28 @@ export async function resolveCredential(c: Context<AppEnv>, now = Date.now()): P
     return session === undefined ? null : sessionCredential(c, session, now);
   }
   const bearer = /^bearer +(\S+) *$/i.exec(authorization)?.[1];
-  const key = bearer ?? basicKey(authorization);
-  if (!key) return null;
+  if (bearer === undefined) return "basic";
   // The bootstrap key is Basic only, as it always was.
-  if (bearer && !key.startsWith(SECRET_PREFIX)) return null;
-  const cred = await verifySecretKey(c, key, now);
-  return bearer && cred?.keyId === null ? null : cred;
+  if (!bearer.startsWith(SECRET_PREFIX)) return null;
+  const cred = await verifySecretKey(c, bearer, now);
+  return cred?.keyId === null ? null : cred;
 }
+
+/**
+ * Basic authentication (docs/api.md, "Authentication"): Hono's basicAuth parses the header, and
+ * the key is both user name and password, an entry of API_KEY or a stored secret key, compared in
+ * constant time. A verified key's credential is set on the context for the auth middleware to
+ * admit; a refusal is the middleware's HTTPException, which src/keys/auth.ts answers as every
+ * failed authentication is answered (counted, the envelope, the challenge rules).
+ */
+export const basic = basicAuth({
+  realm: "store",
+  verifyUser: async (user, password, c) => {
+    // Both are what the client sent: comparing them tells it nothing it does not know.
+    if (!user || user !== password) return false;
+    const cred = await verifySecretKey(c, user);
+    if (cred) c.set("credential", cred);
+    return cred !== null;
+  },
+  invalidUserMessage: envelope(401, "missing or invalid credentials"),
+});

@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import type { AppEnv } from "../env";
+import type { AppEnv, Credential } from "../env";
 import { clientAddress } from "./client";
 import { ApiError } from "./errors";
 
@@ -12,6 +12,15 @@ export function apiKeys(secret: string | undefined): string[] {
     .split(",")
     .map((k) => k.trim())
     .filter(Boolean);
+}
+
+/**
+ * Whose a request's idempotency keys and per-key request budget are: a stored key by its id, an
+ * API_KEY entry by its position (never the key itself); a session is the key it was signed in
+ * with (docs/api.md, "Idempotency-Key").
+ */
+export function owner(cred: Credential): string {
+  return cred.keyId !== null ? `id-${cred.keyId}` : `key-${cred.apiKeyIndex}`;
 }
 
 // The windows of wrangler.toml's [[ratelimits]] (docs/operations.md, "Rate limits"): a refused client may try

@@ -3,6 +3,7 @@ import { createMiddleware } from "hono/factory";
 import type { DB } from "../db/client";
 import { idempotencyKeys, orders } from "../db/schema";
 import type { AppEnv } from "../env";
+import { owner } from "./auth";
 import { sqlNames } from "./columns";
 import { runBatch, stmt } from "./d1";
 import { ApiError } from "./errors";
@@ -15,6 +16,12 @@ import { ApiError } from "./errors";
 // snapshot of its rows taken inside the batch (snapshotStatement) to build its answer from. A
 // replay answers what the first request answered, never the rows' current state.
 
+/**
+ * `key` is the client's Idempotency-Key inside its credential's namespace (`id-3:<key>`,
+ * `key-0:<key>`: src/platform/auth.ts, `owner`), so the same key from two credentials is two
+ * records and a replay answers only the credential that made the first request; every statement
+ * of the record, the lookup of a lost race's winner included, uses this one.
+ */
 export type Idem = { key: string; hash: string };
 
 const I = sqlNames(idempotencyKeys);
@@ -204,7 +211,12 @@ export const idempotencyWith = (resolve?: Resolver) =>
       if (!KEY.test(key)) {
         throw new ApiError(400, "invalid Idempotency-Key", ["Idempotency-Key: must be 1 to 255 printable characters"]);
       }
-      c.set("idem", { key, hash: await sha256(`${c.req.method} ${c.req.path}\n${JSON.stringify(c.var.body)}`) });
+      const cred = c.var.credential;
+      // Every /v1 route runs behind the auth middleware; a keyed write without a credential would
+      // share one namespace with every other, so it is an internal error, never a shared key.
+      if (!cred) throw new Error("an Idempotency-Key without a credential");
+      const hash = await sha256(`${c.req.method} ${c.req.path}\n${JSON.stringify(c.var.body)}`);
+      c.set("idem", { key: `${owner(cred)}:${key}`, hash });
     }
     await next();
     const idem = c.var.idem;

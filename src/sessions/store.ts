@@ -98,13 +98,15 @@ export async function sessionCredential(c: Context<AppEnv>, cookie: string, now:
       scopes: JSON.parse(row.scopes ?? "[]"),
       allowedOrigins: [],
       expiresAt: row.key_expires_at,
+      apiKeyIndex: null,
       session,
     };
   }
   // The bootstrap key's session lives only while that entry is still in API_KEY (rotation ends it).
   const configured = await Promise.all(apiKeys(c.env.API_KEY).map(sha256));
-  if (!configured.includes(row.key_hash ?? "")) return null;
-  return { ...bootstrapCredential(), session };
+  const index = configured.indexOf(row.key_hash ?? "");
+  if (index < 0) return null;
+  return { ...bootstrapCredential(index), session };
 }
 
 /** 403 when the browser says the request comes from another site's page. */
