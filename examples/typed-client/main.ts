@@ -27,8 +27,9 @@ if (listed.error) throw new Error(`listing products: ${listed.response.status} $
 const products = Array.isArray(listed.data) ? listed.data : [listed.data];
 for (const p of products) console.log(`product ${p.id}  ${p.sku || "(no sku)"}  ${p.title}  stock ${p.stock}`);
 
-const product = products.find((p) => p.sku && p.stock > 0);
-if (!product) throw new Error("no product with a SKU and stock: create one, or run npm run seed");
+// A product with variants is ordered by one of its variants: this takes one without.
+const product = products.find((p) => p.sku && p.stock > 0 && p.hasVariants === "0");
+if (!product) throw new Error("no product without variants with a SKU and stock: create one, or run npm run seed");
 
 // POST /v1/orders takes a list of orders to create; each answer is under create_1, create_2, ...
 const created = await api.POST("/v1/orders", {
