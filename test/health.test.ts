@@ -1,5 +1,6 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
+import { version } from "../package.json";
 import { LATEST_MIGRATION } from "../src/db/migrations";
 import { STORE_URL_UNSET } from "../src/platform/health";
 import { wrapD1 } from "./d1-wrap";
@@ -13,6 +14,15 @@ beforeAll(async () => {
     ),
     env.STALE_DB.prepare("INSERT OR IGNORE INTO d1_migrations (name) VALUES (?)").bind(env.TEST_MIGRATIONS[0].name),
   ]);
+});
+
+describe("GET /", () => {
+  it("answers the name and package.json's version, as the OpenAPI document does", async () => {
+    const r = await get("/", { headers: { authorization: "" } });
+    expect(r.status).toBe(200);
+    expect(r.json).toEqual({ name: "edge-store", version });
+    expect((await get("/openapi.json")).json.info.version).toBe(version);
+  });
 });
 
 describe("GET /health", () => {

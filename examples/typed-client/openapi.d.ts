@@ -1534,7 +1534,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "name": "edge-store",
-                     *       "version": "0.1.0"
+                     *       "version": "0.2.0"
                      *     }
                      */
                     "application/json": components["schemas"]["ServiceInfo"];

@@ -67,3 +67,35 @@ export function wranglerDevArgs(args, devVars) {
     ...args,
   ];
 }
+
+/** Where `npm run dev` records the origin it serves, for the scripts that call it (npm run seed). */
+export const DEV_BASE_FILE = ".wrangler/dev-base";
+
+/**
+ * The server a script talks to and the key it sends, each with where it came from (for its
+ * messages): `--base`/`--key`, then the environment's BASE and KEY (the line `npm run dev`
+ * prints to paste), then the origin `npm run dev` last served and .dev.vars's first API_KEY,
+ * then the default port. SEED_BASE_URL and API_KEY are read after BASE and KEY, as before.
+ * @param {{ args: readonly string[], env: Record<string, string | undefined>, devVars?: Record<string, string>, recordedBase?: string }} from
+ */
+export function serverTarget({ args, env, devVars = {}, recordedBase }) {
+  /** @type {[string | undefined, string][]} */
+  const bases = [
+    [argValue(args, "--base"), "--base"],
+    [env.BASE, "BASE"],
+    [env.SEED_BASE_URL, "SEED_BASE_URL"],
+    [recordedBase?.trim(), `${DEV_BASE_FILE}, where npm run dev last served`],
+    ["http://127.0.0.1:8787", "npm run dev's default port"],
+  ];
+  const firstKey = (/** @type {string | undefined} */ v) => v?.split(",")[0]?.trim() || undefined;
+  /** @type {[string | undefined, string][]} */
+  const keys = [
+    [argValue(args, "--key"), "--key"],
+    [env.KEY, "KEY"],
+    [firstKey(env.API_KEY), "API_KEY"],
+    [firstKey(devVars.API_KEY), ".dev.vars"],
+  ];
+  const [base, baseFrom] = /** @type {[string, string]} */ (bases.find(([v]) => v));
+  const [key, keyFrom] = keys.find(([v]) => v) ?? [undefined, ""];
+  return { base: base.replace(/\/+$/, ""), baseFrom, key, keyFrom };
+}

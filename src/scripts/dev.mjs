@@ -1,13 +1,14 @@
 #!/usr/bin/env node
 // `npm run dev`: local D1 with migrations applied, a development key in .dev.vars (created once,
-// never overwritten), the API reference's static assets, then `wrangler dev` on 127.0.0.1:8787.
+// never overwritten), the API reference's static assets, then `wrangler dev` on 127.0.0.1:8787;
+// once it answers, its origin goes into .wrangler/dev-base for the scripts that call it.
 // Every extra argument goes to wrangler dev unchanged (`npm run dev -- --port 9000`, `-- --ip
 // 0.0.0.0`; `--persist-to <dir>` also applies the migrations there).
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { argValue, parseDevVars, wranglerDevArgs } from "./args.mjs";
+import { argValue, DEV_BASE_FILE, parseDevVars, wranglerDevArgs } from "./args.mjs";
 import { copyAssets } from "./assets.mjs";
 
 const root = path.resolve(import.meta.dirname, "../..");
@@ -70,7 +71,7 @@ if (migrate.status !== 0) {
 console.log(`Local D1: ${migrationSummary(migrate.stdout ?? "")}`);
 
 const port = argValue(args, "--port") ?? "8787";
-const base = `http://127.0.0.1:${port}`;
+const base = `${argValue(args, "--local-protocol") ?? "http"}://127.0.0.1:${port}`;
 const child = spawn(wrangler, wranglerDevArgs(args, vars), { cwd: root, stdio: "inherit" });
 for (const sig of /** @type {const} */ (["SIGINT", "SIGTERM"])) process.on(sig, () => child.kill(sig));
 child.on("exit", (code) => process.exit(code ?? 0));
@@ -83,6 +84,10 @@ for (let i = 0; i < 600; i++) {
     () => false,
   );
   if (up) {
+    // npm run seed (src/scripts/args.mjs, serverTarget) finds the server here when BASE is not set.
+    const record = process.env.EDGE_STORE_DEV_BASE_FILE ?? path.join(root, DEV_BASE_FILE);
+    mkdirSync(path.dirname(record), { recursive: true });
+    writeFileSync(record, `${base}\n`);
     console.log(`
 edge-store is running on ${base}
   API:            ${base}/v1/products, ${base}/v1/orders

@@ -1,38 +1,24 @@
 #!/usr/bin/env node
 // `npm run seed`: fills the database of a running `npm run dev` with a small demo catalog,
 // through the API. Safe to run again: a product whose SKU already exists is skipped.
-//   npm run seed                                  # http://127.0.0.1:8787, key from .dev.vars
-//   npm run seed -- --base http://127.0.0.1:9000 --key <key>   (or SEED_BASE_URL / API_KEY)
+//   npm run seed                        # where npm run dev last served, key from .dev.vars
+//   KEY=... BASE=... npm run seed       # the line npm run dev prints (or --base/--key)
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { DEV_BASE_FILE, parseDevVars, serverTarget } from "./args.mjs";
 
 const root = path.resolve(import.meta.dirname, "../..");
-const args = process.argv.slice(2);
-
-/** @param {string} name */
-function argValue(name) {
-  const i = args.findIndex((a) => a === name || a.startsWith(`${name}=`));
-  if (i < 0) return undefined;
-  return args[i].includes("=") ? args[i].slice(name.length + 1) : args[i + 1];
-}
-
-function devVarsKey() {
-  const file = path.join(root, ".dev.vars");
-  if (!existsSync(file)) return undefined;
-  const line = readFileSync(file, "utf8")
-    .split("\n")
-    .find((l) => /^\s*API_KEY\s*=/.test(l));
-  return line
-    ?.replace(/^\s*API_KEY\s*=\s*/, "")
-    .replace(/^["']|["']$/g, "")
-    .split(",")[0]
-    ?.trim();
-}
-
-const base = (argValue("--base") ?? process.env.SEED_BASE_URL ?? "http://127.0.0.1:8787").replace(/\/$/, "");
-const key = argValue("--key") ?? process.env.API_KEY?.split(",")[0]?.trim() ?? devVarsKey();
+const read = (/** @type {string} */ file) => (existsSync(file) ? readFileSync(file, "utf8") : undefined);
+const { base, baseFrom, key, keyFrom } = serverTarget({
+  args: process.argv.slice(2),
+  env: process.env,
+  devVars: parseDevVars(read(path.join(root, ".dev.vars")) ?? ""),
+  recordedBase: read(process.env.EDGE_STORE_DEV_BASE_FILE ?? path.join(root, DEV_BASE_FILE)),
+});
 if (!key) {
-  console.error("No API key: pass --key, set API_KEY, or run npm run dev once to create .dev.vars.");
+  console.error(
+    "No API key: set KEY (npm run dev prints it), pass --key, or run npm run dev once to create .dev.vars.",
+  );
   process.exit(1);
 }
 const auth = `Basic ${Buffer.from(`${key}:${key}`).toString("base64")}`;
@@ -79,12 +65,14 @@ async function call(method, p, body) {
   try {
     res = await fetch(`${base}${p}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   } catch (e) {
-    console.error(`Cannot reach ${base} (${e}). Start the service first: npm run dev`);
+    const cause = e instanceof Error && e.cause instanceof Error ? e.cause.message : String(e);
+    console.error(`Cannot reach ${base}${p} (${cause}); the URL came from ${baseFrom}.`);
+    console.error("Start the server with npm run dev, or set BASE to where it runs (npm run dev prints the line).");
     process.exit(1);
   }
   const json = await res.json().catch(() => undefined);
   if (res.status === 401) {
-    console.error(`${base} refused the key (401): pass the key npm run dev printed with --key.`);
+    console.error(`${base} refused the key from ${keyFrom} (401): set KEY to the key npm run dev printed.`);
     process.exit(1);
   }
   return { status: res.status, json };

@@ -9,7 +9,7 @@ import path from "node:path";
 export const root = path.resolve(import.meta.dirname, "../..");
 
 /** @returns {Promise<number>} a port that was free a moment ago on 127.0.0.1 */
-function freePort() {
+export function freePort() {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.once("error", reject);
@@ -24,7 +24,7 @@ function freePort() {
 const sleep = (/** @type {number} */ ms) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * @typedef {{ base: string, key: string, auth: string, output: () => string, stop: () => Promise<void> }} Server
+ * @typedef {{ base: string, key: string, auth: string, persist: string, output: () => string, stop: () => Promise<void> }} Server
  * @returns {Promise<Server>}
  */
 export async function startServer({ timeoutMs = 120_000, args = /** @type {string[]} */ ([]) } = {}) {
@@ -38,7 +38,14 @@ export async function startServer({ timeoutMs = 120_000, args = /** @type {strin
       cwd: root,
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1", FORCE_COLOR: "0" },
+      env: {
+        ...process.env,
+        WRANGLER_SEND_METRICS: "false",
+        NO_COLOR: "1",
+        FORCE_COLOR: "0",
+        // A test's server is not the developer's: npm run seed keeps finding theirs.
+        EDGE_STORE_DEV_BASE_FILE: path.join(persist, "dev-base"),
+      },
     },
   );
   let out = "";
@@ -100,7 +107,7 @@ export async function startServer({ timeoutMs = 120_000, args = /** @type {strin
     const key = /Development key: (\S+)/.exec(out)?.[1];
     if (!key) throw new Error(`the serve command printed no development key:\n${out}`);
     const auth = `Basic ${Buffer.from(`${key}:${key}`).toString("base64")}`;
-    return { base, key, auth, output: () => out, stop };
+    return { base, key, auth, persist, output: () => out, stop };
   } catch (e) {
     await stop();
     throw e;
