@@ -1,4 +1,4 @@
-// npm run bench [-- --readme] [-- --node] [-- --no-load] [-- --rows] : see bench/README.md.
+// npm run bench [-- --readme] [-- --node] [-- --no-load] [-- --rows] [-- --throughput] : see bench/README.md.
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -20,6 +20,7 @@ import {
   PROFILE,
   rowsOnly,
   started,
+  throughputOnly,
   withLoad,
   withNode,
   withReadme,
@@ -29,6 +30,7 @@ import { calibrationText, machine, render, renderRows } from "./lib/report.mjs";
 import { ROWS_REQUESTS, rowsCase } from "./lib/rows.mjs";
 import { seed } from "./lib/seed.mjs";
 import { startWorker } from "./lib/server.mjs";
+import { throughput } from "./lib/throughput.mjs";
 
 const here = import.meta.dirname;
 const root = path.resolve(here, "..");
@@ -138,6 +140,18 @@ async function main() {
   timer.unref();
   for (const sig of /** @type {const} */ (["SIGINT", "SIGTERM"])) process.once(sig, () => process.exit(130));
   if (rowsOnly) return mainRows(m);
+  if (throughputOnly) {
+    const report = await throughput();
+    process.stdout.write(`${report}\n`);
+    if (withReadme)
+      replaceBetween(
+        path.join(here, "README.md"),
+        "<!-- bench:throughput:start -->",
+        "<!-- bench:throughput:end -->",
+        report,
+      );
+    return;
+  }
 
   log("startup: wrangler check startup");
   /** @type {{ ms: number, spanMs: number } | undefined} */
