@@ -1,4 +1,4 @@
-// npm run bench [-- --readme] [-- --node] [-- --no-load] [-- --rows] [-- --throughput] : see bench/README.md.
+// npm run bench [-- --readme] [-- --node] [-- --no-load] [-- --rows [--docs]] [-- --throughput] : see bench/README.md.
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -6,6 +6,7 @@ import path from "node:path";
 import { calibrate } from "./lib/calibrate.mjs";
 import { cases, probe } from "./lib/cases.mjs";
 import { loadBundle, measureCpu } from "./lib/cpu.mjs";
+import { figures, freePlanTable, withTable } from "./lib/free-plan.mjs";
 import { busyMs, connect, samplingUs } from "./lib/inspector.mjs";
 import { isolate } from "./lib/isolate.mjs";
 import { loadPhase } from "./lib/load.mjs";
@@ -21,6 +22,7 @@ import {
   rowsOnly,
   started,
   throughputOnly,
+  withDocs,
   withLoad,
   withNode,
   withReadme,
@@ -127,6 +129,14 @@ async function mainRows(m) {
   );
   if (withReadme)
     replaceBetween(path.join(here, "README.md"), "<!-- bench:rows:start -->", "<!-- bench:rows:end -->", report);
+  if (withDocs) {
+    const when = `${new Date().toISOString().slice(0, 10)}, wrangler ${m.wrangler}, local D1`;
+    const f = figures(rows);
+    writeFileSync(path.join(here, "free-plan.json"), `${JSON.stringify({ when, figures: f }, null, 2)}\n`);
+    const file = path.join(root, "docs/performance.md");
+    writeFileSync(file, withTable(readFileSync(file, "utf8"), freePlanTable(f, when)));
+    log("docs/performance.md and bench/free-plan.json updated");
+  }
   log(`done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 }
 
