@@ -89,9 +89,10 @@ export function render(rows, m, startup, cal, compiled, sampling, schema) {
     if (load && c.contention) ratio = `503: ${fmt((100 * r.s503) / Math.max(1, r.total), 1)}%`;
     else if (load) ratio = r.ratio !== undefined ? `${fmt(r.ratio, 2)} of ${c.baseline}` : c.baseline ? "n/a" : "-";
     // The case's D1 SQL time over its plain-SQL baseline's (bench/worker/plain.ts).
-    const plainSql = w?.plainSqlMedian ?? (c.d1Baseline ? rows[c.d1Baseline]?.workerd?.sqlMedian : undefined);
-    const d1Ratio =
-      plainSql && w?.sqlMedian !== undefined ? `${fmt(w.sqlMedian / plainSql, 2)} of ${c.d1Baseline}` : "";
+    // Over the D1 baseline, or where a case has none, the plain baseline its rows stand beside.
+    const d1Base = c.d1Baseline ?? ROWS[c.id]?.plain;
+    const plainSql = w?.plainSqlMedian ?? (d1Base ? rows[d1Base]?.workerd?.sqlMedian : undefined);
+    const d1Ratio = plainSql && w?.sqlMedian !== undefined ? `${fmt(w.sqlMedian / plainSql, 2)} of ${d1Base}` : "";
     const met = w ? (w.median < FREE_PLAN_CPU_MS && w.p90 < FREE_PLAN_CPU_MS ? "met" : "**MISSED**") : "";
     out.push(
       `| ${c.label} | ${w ? fmt(w.median, 2) : ""} | ${w ? fmt(w.p90, 2) : ""} | ${met} | ${w ? (w.calls === undefined ? "-" : `${w.calls} / ${w.statements}${w.others ? ` (${w.others})` : ""}`) : ""} | ${w?.sqlMedian !== undefined ? fmt(w.sqlMedian, 0) : ""} | ${d1Ratio} | ${cols.join(" | ")} | ` +
