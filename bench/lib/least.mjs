@@ -30,7 +30,7 @@ export function writer(schema) {
     update(name, set, n = 1) {
       const hit = table(name).indexes.filter((i) => i.columns.some((c) => set.includes(c)));
       const each = 1 + hit.length;
-      const why = hit.length ? `the row and ${hit.map((i) => i.name).join(", ")}` : "the row; no index holds them";
+      const why = hit.length ? `the row, ${hit.map((i) => i.name).join(", ")}` : "no index holds them";
       return { rows: n * each, text: `${n} x ${name} setting ${set.join(", ")} (${each}: ${why})` };
     },
     /**
@@ -42,7 +42,7 @@ export function writer(schema) {
       const t = table(name);
       const each = 1 + t.indexes.length;
       const seq = t.autoincrement ? 1 : 0;
-      const why = t.indexes.length ? `the row and ${t.indexes.map((i) => i.name).join(", ")}` : "the row";
+      const why = t.indexes.length ? `the row, ${t.indexes.map((i) => i.name).join(", ")}` : "the row";
       return {
         rows: n * each + seq,
         text: `${n} x ${name} inserted (${each}: ${why})${seq ? " + sqlite_sequence" : ""}`,
