@@ -3,7 +3,7 @@
 import { ORDER_PRODUCTS } from "./seed.mjs";
 
 /** @param {number} orders @param {number} lines */
-function orderBody(orders, lines) {
+export function orderBody(orders, lines) {
   const body = [];
   let k = 0;
   for (let o = 0; o < orders; o++) {

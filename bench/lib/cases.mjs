@@ -2,6 +2,7 @@
 // probe that tells whether a case can be measured.
 import { everydayCases } from "./cases-everyday.mjs";
 import { largeCases } from "./cases-large.mjs";
+import { rowsCases } from "./cases-rows.mjs";
 import { request } from "./requests.mjs";
 
 /**
@@ -22,6 +23,7 @@ import { request } from "./requests.mjs";
  *   headers?: Record<string, string>,
  *   status?: number,
  *   verify?: (t: Target, invocations: number) => Promise<{ ok: boolean, text: string }>,
+ *   push?: { requests: number, start: () => void, body: (j: number) => string },
  * }} Case
  *
  * `path`: a function of the request's index (-1 for the probe and the load phase) where each
@@ -34,7 +36,8 @@ import { request } from "./requests.mjs";
  * requests. `requests`: profiled requests, when fewer than the bench's (a case of seconds). `bySize`:
  * a page whose CPU grows with its size, never refused: where it passes 10 ms is reported, not missed. `verify`: run
  * after the case's profiled requests, with how many requests it served (probe included); says
- * whether they all did the work the case claims.
+ * whether they all did the work the case claims. `push`: not one request but `requests` of them in a
+ * row (`start` before each push), reported as the push's total rows and time (bench/lib/rows.mjs).
  */
 
 /**
@@ -46,8 +49,10 @@ export const pathOf = (c, i) => (typeof c.path === "function" ? c.path(i) : c.pa
 
 /**
  * The ids seeding leaves for the cases (bench/lib/seed.mjs).
- * @typedef {{ syncIds: Record<number, number>, syncVariantIds: Record<number, number[]>, pageBig: number[], pageOffset: number, statusOrder: number, baselineStatusOrder: number,
- *   cancelOrders: number[], baselineCancelOrders: number[], secretKey: string, publishableKey: string }} Ids
+ * @typedef {{ syncIds: Record<number, number>, syncVariantIds: Record<number, number[]>, sameId: number, oneId: number,
+ *   pageBig: number[], pageOffset: number, statusOrder: number, baselineStatusOrder: number,
+ *   cancelOrders: number[], baselineCancelOrders: number[], secretKey: string, publishableKey: string,
+ *   schema: import("./least.mjs").Schema }} Ids
  */
 
 /**
@@ -56,7 +61,23 @@ export const pathOf = (c, i) => (typeof c.path === "function" ? c.path(i) : c.pa
  * @returns {Case[]}
  */
 export function cases(ids) {
-  return [...everydayCases(ids), ...largeCases(ids)];
+  const everyday = everydayCases(ids);
+  const large = largeCases(ids);
+  const rows = Object.fromEntries([...Object.values(rowsCases(ids))].flat().map((c) => [c.id, c]));
+  /** Puts the named cases of cases-rows.mjs after case `id`. @param {Case[]} list @param {string} id @param {string[]} ids */
+  const after = (list, id, ids) => {
+    const i = list.findIndex((c) => c.id === id);
+    if (i < 0) throw new Error(`cases: no case ${id}`);
+    list.splice(i + 1, 0, ...ids.map((k) => rows[k]));
+  };
+  after(everyday, "get-product-key", ["get-10-pk"]);
+  after(everyday, "orders-20x5", ["batch-20x5"]);
+  after(everyday, "stock-batch", ["stock-batch-same", "stock-batch-2"]);
+  after(everyday, "orders-cancel", ["push-5000", "push-5000-same"]);
+  after(large, "sync-2048-minimal", ["sync-2048-same", "sync-2048-one"]);
+  after(large, "get-2048-pk", ["d1-get-2048"]);
+  for (const c of large) if (c.id === "get-2048" || c.id === "get-2048-pk") c.d1Baseline = "d1-get-2048";
+  return [...everyday, ...large];
 }
 
 /**
@@ -66,6 +87,8 @@ export function cases(ids) {
  * @returns {Promise<{ ok: true } | { ok: false, reason: string }>}
  */
 export async function probe(t, c) {
+  // A push is measured whole or not at all: its first failing request stops it (bench/lib/rows.mjs).
+  if (c.push) return { ok: true };
   const r = await request(t, c.method, pathOf(c, -1), c.body?.(0));
   if (r.status === 404 && /^no route /.test(r.json?.error ?? ""))
     return { ok: false, reason: "n/a (endpoint not merged)" };

@@ -18,6 +18,12 @@ export const authorization = `Basic ${Buffer.from(`${apiKey}:${apiKey}`).toStrin
 export const withNode = process.argv.includes("--node");
 export const withLoad = !process.argv.includes("--no-load");
 export const withReadme = process.argv.includes("--readme");
+// --rows (or BENCH_ROWS_ONLY=1): the rows phase alone, no profiler and no load (bench/lib/rows.mjs).
+// --docs with it also writes the free-plan table of docs/performance.md (bench/lib/free-plan.mjs).
+export const rowsOnly = process.argv.includes("--rows") || process.env.BENCH_ROWS_ONLY === "1";
+export const withDocs = process.argv.includes("--docs");
+// --throughput: the store against the bare Worker under wrk, alone (bench/lib/throughput.mjs).
+export const throughputOnly = process.argv.includes("--throughput");
 // BENCH_ONLY=sync-128,get-128 runs just those cases (for a quick before/after of one change).
 // BENCH_PROFILES=<dir>: every profiled request's profile as <case>-<n>.cpuprofile (Chrome DevTools
 // opens them), to see where a case's CPU goes.

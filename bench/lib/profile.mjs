@@ -38,6 +38,7 @@ export async function profiled(cdp, base, r, rule, after = false) {
     status: res.status,
     d1: counts.get("x-bench-d1"),
     sqlMs: counts.get("x-bench-d1-ms"),
+    rows: counts.get("x-bench-d1-rows"),
     bytes,
     wallMs,
     profile,
@@ -139,6 +140,8 @@ export async function profileCase({ cdp, target, all, rule }, c, row) {
   const d1Seen = new Map();
   /** @type {any} */
   let slowest;
+  /** Rows read and written per profiled request ("read/written"), for `row.rows`. @type {string[]} */
+  const rowCounts = [];
   // A read's plain-SQL baseline, read right after each of the case's requests: taken a minute
   // apart, the two medians met different loads from other processes and their ratio swung
   // from 1.0 to 2.8 for the same code (bench/rounds.md, "The write plans and the page's SQL"). Not a write's: its
@@ -173,6 +176,7 @@ export async function profileCase({ cdp, target, all, rule }, c, row) {
       if (b.sqlMs !== null) plainSql.push(Number(b.sqlMs));
     }
     wall.push(r.wallMs);
+    if (r.rows && r.rows !== "n/a") rowCounts.push(r.rows);
     bytes = r.bytes;
     d1 = r.d1;
     if (r.d1) d1Seen.set(r.d1, (d1Seen.get(r.d1) ?? 0) + 1);
@@ -229,9 +233,14 @@ export async function profileCase({ cdp, target, all, rule }, c, row) {
       top: topFunctions(slowest.profile, 6, cdp.intervalUs, rule).map(([f, ms]) => `${f} ${ms.toFixed(1)}`),
     },
   });
+  if (rowCounts.length) {
+    const [read, written] = rowCounts[rowCounts.length - 1].split("/").map(Number);
+    const same = new Set(rowCounts).size === 1;
+    row.rows = { read, written, calls, statements, same, ...(same ? {} : { seen: [...new Set(rowCounts)] }) };
+  }
   const w = row.workerd;
   log(
-    `${c.id}: workerd CPU ${fmt(w.median, 2)} ms median, ${fmt(w.p90, 2)} p90, D1 ${d1} (${fmt(w.sqlMedian ?? NaN, 0)} ms of SQL${w.plainSqlMedian !== undefined ? `; its plain SQL beside it ${fmt(w.plainSqlMedian, 0)}` : ""}); top: ${w.top.join(", ")}`,
+    `${c.id}: workerd CPU ${fmt(w.median, 2)} ms median, ${fmt(w.p90, 2)} p90, D1 ${d1}, rows ${rowCounts.at(-1) ?? "n/a"} (${fmt(w.sqlMedian ?? NaN, 0)} ms of SQL${w.plainSqlMedian !== undefined ? `; its plain SQL beside it ${fmt(w.plainSqlMedian, 0)}` : ""}); top: ${w.top.join(", ")}`,
   );
   if (c.heap) {
     log(

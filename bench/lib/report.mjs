@@ -4,6 +4,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { leastOf, ROWS, rowTargets } from "./least.mjs";
 import {
   CONTENTION_TARGET,
   FREE_PLAN_CPU_MS,
@@ -61,8 +62,9 @@ export function heapText(w) {
  * @param {Awaited<ReturnType<typeof import("./calibrate.mjs").calibrate>> | undefined} cal
  * @param {Record<string, boolean> | undefined} compiled
  * @param {{ text: string | undefined, interval: number, rule: string }} sampling
+ * @param {import("./least.mjs").Schema | undefined} schema
  */
-export function render(rows, m, startup, cal, compiled, sampling) {
+export function render(rows, m, startup, cal, compiled, sampling, schema) {
   const out = [];
   out.push(
     `Run ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC on ${m.nproc} cores (${m.model}), node ${m.node}, ` +
@@ -71,27 +73,29 @@ export function render(rows, m, startup, cal, compiled, sampling) {
       `Load: autocannon ${LOAD.connections} connections (contention rows: their writers), ${LOAD.seconds} s per case after ` +
       `${LOAD.warmupSeconds} s warm-up; a ratio alternates ${LOAD.rounds} slices of the case and its baseline.`,
     "",
-    `| case | workerd CPU ms median | p90 | < ${FREE_PLAN_CPU_MS} ms | D1 round trips / statements | D1 SQL ms median | D1 ratio | req/s | ratio | non-2xx |${withNode ? " Node CPU ms median |" : ""}`,
-    `|---|---:|---:|---|---:|---:|---:|---:|---:|---:|${withNode ? "---:|" : ""}`,
+    `| case | workerd CPU ms median | p90 | < ${FREE_PLAN_CPU_MS} ms | D1 round trips / statements | D1 SQL ms median | D1 ratio | rows read / written | plain's | least written | rows, CPU, D1 targets | req/s | ratio | non-2xx |${withNode ? " Node CPU ms median |" : ""}`,
+    `|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|${withNode ? "---:|" : ""}`,
   );
   for (const r of Object.values(rows)) {
     const c = r.case;
     if (r.status !== "ok") {
-      out.push(`| ${c.label} | ${r.status} | | | | | | | | |${withNode ? " |" : ""}`);
+      out.push(`| ${c.label} | ${r.status} | | | | | | | | | | | | |${withNode ? " |" : ""}`);
       continue;
     }
+    const cols = rowColumns(c.id, rows, schema);
     const w = r.workerd;
     const load = r.rps !== undefined;
     let ratio = "";
     if (load && c.contention) ratio = `503: ${fmt((100 * r.s503) / Math.max(1, r.total), 1)}%`;
     else if (load) ratio = r.ratio !== undefined ? `${fmt(r.ratio, 2)} of ${c.baseline}` : c.baseline ? "n/a" : "-";
     // The case's D1 SQL time over its plain-SQL baseline's (bench/worker/plain.ts).
-    const plainSql = w?.plainSqlMedian ?? (c.d1Baseline ? rows[c.d1Baseline]?.workerd?.sqlMedian : undefined);
-    const d1Ratio =
-      plainSql && w?.sqlMedian !== undefined ? `${fmt(w.sqlMedian / plainSql, 2)} of ${c.d1Baseline}` : "";
+    // Over the D1 baseline, or where a case has none, the plain baseline its rows stand beside.
+    const d1Base = c.d1Baseline ?? ROWS[c.id]?.plain;
+    const plainSql = w?.plainSqlMedian ?? (d1Base ? rows[d1Base]?.workerd?.sqlMedian : undefined);
+    const d1Ratio = plainSql && w?.sqlMedian !== undefined ? `${fmt(w.sqlMedian / plainSql, 2)} of ${d1Base}` : "";
     const met = w ? (w.median < FREE_PLAN_CPU_MS && w.p90 < FREE_PLAN_CPU_MS ? "met" : "**MISSED**") : "";
     out.push(
-      `| ${c.label} | ${w ? fmt(w.median, 2) : ""} | ${w ? fmt(w.p90, 2) : ""} | ${met} | ${w ? (w.calls === undefined ? "-" : `${w.calls} / ${w.statements}${w.others ? ` (${w.others})` : ""}`) : ""} | ${w?.sqlMedian !== undefined ? fmt(w.sqlMedian, 0) : ""} | ${d1Ratio} | ` +
+      `| ${c.label} | ${w ? fmt(w.median, 2) : ""} | ${w ? fmt(w.p90, 2) : ""} | ${met} | ${w ? (w.calls === undefined ? "-" : `${w.calls} / ${w.statements}${w.others ? ` (${w.others})` : ""}`) : ""} | ${w?.sqlMedian !== undefined ? fmt(w.sqlMedian, 0) : ""} | ${d1Ratio} | ${cols.join(" | ")} | ` +
         `${load ? fmt(r.rps) : ""} | ${ratio} | ${load ? r.bad : ""} |${withNode ? ` ${r.cpu ? fmt(r.cpu.median, 2) : ""} |` : ""}`,
     );
   }
@@ -193,6 +197,59 @@ export function render(rows, m, startup, cal, compiled, sampling) {
     out.push(
       `- sync cost curve: ${pts}; log-log slope ${lo.n} -> ${hi.n}: ${fmt(slope, 2)} (${slope <= 1.1 ? "met: no faster than linear" : "MISSED: faster than linear"})`,
     );
+  }
+  return out.join("\n");
+}
+
+/**
+ * A case's rows columns: its rows read / written, its plain baseline's, the least it must write,
+ * and its targets (bench/lib/least.mjs).
+ * @param {string} id @param {Record<string, any>} rows @param {import("./least.mjs").Schema | undefined} schema
+ */
+export function rowColumns(id, rows, schema) {
+  /** @param {any} x */
+  const rw = (x) => (x ? `${x.read} / ${x.written}${x.same === false ? " (varied)" : ""}` : "");
+  const plain = ROWS[id]?.plain;
+  const least = leastOf(schema, id);
+  return [
+    rw(rows[id]?.rows),
+    plain ? rw(rows[plain]?.rows) || "n/a" : "-",
+    least ? String(least.rows) : "-",
+    rowTargets(id, rows, schema).join("; "),
+  ];
+}
+
+/**
+ * The rows phase's report (`--rows`): per case its rows, statements and time beside its plain
+ * baseline and least, its targets, then how each least was derived.
+ * @param {Record<string, any>} rows @param {ReturnType<typeof machine>} m @param {import("./least.mjs").Schema | undefined} schema
+ * @param {number} requests
+ */
+export function renderRows(rows, m, schema, requests) {
+  const out = [
+    `Rows ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC on ${m.nproc} cores, node ${m.node}, wrangler ${m.wrangler} (local workerd and D1); ` +
+      `load average at start ${m.loadavg}. ${requests} requests per case (a push: ${requests} pushes), no profiler, no load; ` +
+      `rows as D1's meta reports them, summed over the request's calls, the last request's shown ("varied" where the requests differed).`,
+    "",
+    "| case | rows read | rows written | D1 round trips / statements | wall ms | plain's read / written | least written | targets |",
+    "|---|---:|---:|---:|---:|---:|---:|---|",
+  ];
+  for (const r of Object.values(rows)) {
+    const c = r.case;
+    if (r.status !== "ok" || !r.rows) {
+      out.push(`| ${c.label} | ${r.status === "ok" ? "n/a (not measured)" : r.status} | | | | | | |`);
+      continue;
+    }
+    const [, plain, least, targets] = rowColumns(c.id, rows, schema);
+    const x = r.rows;
+    out.push(
+      `| ${c.label} | ${x.read}${x.same ? "" : ` (${x.reads.join(", ")})`} | ${x.written}${x.same ? "" : ` (${x.writes.join(", ")})`} | ${x.calls} / ${x.statements} | ${fmt(x.ms, 0)} | ${plain} | ${least} | ${targets} |`,
+    );
+  }
+  out.push("", "Least written, as derived from the schema (bench/lib/least.mjs):", "");
+  for (const r of Object.values(rows)) {
+    const least = leastOf(schema, r.case.id);
+    if (least) out.push(`- ${r.case.id}: ${least.text}`);
   }
   return out.join("\n");
 }

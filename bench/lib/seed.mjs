@@ -26,20 +26,7 @@ async function create(t, body) {
 export async function seed(t) {
   // First, so that they are the catalogue's first 100 products: offset=0 reads exactly them.
   await seedShopWindow(t);
-  const orderProducts = Array.from({ length: ORDER_PRODUCTS }, (_, p) => ({
-    title: `Order product ${p}`,
-    sku: `OP${p}`,
-    price: 199,
-    variants: {
-      add: ["S", "M", "L"].map((s) => ({
-        ...variantEntries(`O${p}`, 1, 1_000_000)[0],
-        sku: `O${p}-${s}`,
-        variant_option1_value: s,
-      })),
-    },
-  }));
-  await create(t, orderProducts);
-  await create(t, { title: "Stock product", sku: "STK", price: 99, variants: { add: variantEntries("STK", 3, 10) } });
+  await seedOrderCatalog(t);
   /** @type {Record<number, number>} */
   const syncIds = {};
   /** @type {Record<number, number[]>} */
@@ -56,8 +43,83 @@ export async function seed(t) {
       (v) => v.variant_id,
     );
   }
+  // The lists synced again unchanged and with one change: products of their own, so that no other
+  // case's writes make "unchanged" untrue.
+  /** @param {string} prefix */
+  const syncProduct = async (prefix) => {
+    const [p] = await create(t, {
+      title: `Sync ${prefix}`,
+      sku: `SYNC-${prefix}`,
+      price: 100,
+      variants: { add: variantEntries(prefix, MAX_VARIANTS, SYNC_QTY) },
+    });
+    return p.product_id;
+  };
+  const sameId = await syncProduct(SAME_PREFIX);
+  const oneId = await syncProduct(ONE_PREFIX);
   await seedLargeOrders(t);
-  return { syncIds, syncVariantIds, ...(await seedPages(t)), ...(await seedOrders(t)), ...(await seedKeys(t)) };
+  const pages = await seedPages(t);
+  // Last, so that the pages' offsets above do not move.
+  await seedStock(t);
+  const schema = await request(t, "GET", "/__bench/schema");
+  if (schema.status !== 200)
+    throw new Error(`seeding failed: /__bench/schema answered ${schema.status} ${schema.text}`);
+  return {
+    syncIds,
+    syncVariantIds,
+    sameId,
+    oneId,
+    ...pages,
+    ...(await seedOrders(t)),
+    ...(await seedKeys(t)),
+    schema: /** @type {import("./least.mjs").Schema} */ (schema.json),
+  };
+}
+
+/** The qty every variant of the seeded sync products has. */
+export const SYNC_QTY = 10;
+export const SAME_PREFIX = "SS";
+export const ONE_PREFIX = "SO";
+
+// The stock tools' catalogues (bench/worker/seed.ts, /seed-stock): the 5,000 SKUs a push sends
+// (PUSH.products of PUSH.variants, SKU PU<p>-<k>, qty PUSH.qty) and the 100-SKU batches' own
+// (BATCH_SKUS: 20 products of 10, SB<p>-<k>, qty 5; the first 10 products for the batch that changes
+// nothing, the next 10 for the one that changes 2).
+export const PUSH = { prefix: "PU", products: 500, variants: 10, qty: 100, perRequest: 100 };
+export const BATCH_SKUS = { prefix: "SB", products: 20, variants: 10, qty: 5 };
+
+/** @param {Target} t */
+async function seedStock(t) {
+  for (const s of [PUSH, BATCH_SKUS]) {
+    const r = await request(
+      t,
+      "POST",
+      `/__bench/seed-stock?prefix=${s.prefix}&products=${s.products}&variants=${s.variants}&qty=${s.qty}`,
+    );
+    if (r.status !== 200) throw new Error(`seeding failed: /__bench/seed-stock answered ${r.status} ${r.text}`);
+  }
+}
+
+/**
+ * What the order and stock cases sell and set: 40 products of 3 SKUs (O<p>-S/M/L, a million each)
+ * and the stock product (STK-0 to STK-2); the throughput phase seeds only these.
+ * @param {Target} t
+ */
+export async function seedOrderCatalog(t) {
+  const orderProducts = Array.from({ length: ORDER_PRODUCTS }, (_, p) => ({
+    title: `Order product ${p}`,
+    sku: `OP${p}`,
+    price: 199,
+    variants: {
+      add: ["S", "M", "L"].map((s) => ({
+        ...variantEntries(`O${p}`, 1, 1_000_000)[0],
+        sku: `O${p}-${s}`,
+        variant_option1_value: s,
+      })),
+    },
+  }));
+  await create(t, orderProducts);
+  await create(t, { title: "Stock product", sku: "STK", price: 99, variants: { add: variantEntries("STK", 3, 10) } });
 }
 
 // The products window that was refused (docs/modelled-reads.md, "Paging"): 100 products, two

@@ -19,9 +19,9 @@ export const quietEnv = {
   NO_COLOR: "1",
 };
 
-/** @param {string[]} args */
-export function wranglerSync(args) {
-  return execFileSync(process.execPath, [wrangler, ...args, "-c", config], {
+/** @param {string[]} args @param {string} [cfg] the worker's wrangler.toml (the bench worker's by default) */
+export function wranglerSync(args, cfg = config) {
+  return execFileSync(process.execPath, [wrangler, ...args, "-c", cfg], {
     cwd: root,
     env: quietEnv,
     encoding: "utf8",
@@ -45,11 +45,12 @@ export function freePort() {
 }
 
 /**
- * @param {{ persistDir: string, apiKey: string }} opts
+ * @param {{ persistDir: string, apiKey: string, config?: string }} opts `config`: another worker's
+ * wrangler.toml (the bare Worker's, bench/bare/wrangler.toml), the bench worker's by default
  * @returns {Promise<{ base: string, pid: number, inspectorPort: number, workerdPids: () => number[], logTail: () => string, alive: () => boolean, stop: () => Promise<void> }>}
  */
-export async function startWorker({ persistDir, apiKey }) {
-  wranglerSync(["d1", "migrations", "apply", "store", "--local", "--persist-to", persistDir]);
+export async function startWorker({ persistDir, apiKey, config: cfg = config }) {
+  wranglerSync(["d1", "migrations", "apply", "store", "--local", "--persist-to", persistDir], cfg);
   const port = await freePort();
   const inspectorPort = await freePort();
   const child = spawn(
@@ -58,7 +59,7 @@ export async function startWorker({ persistDir, apiKey }) {
       wrangler,
       "dev",
       "-c",
-      config,
+      cfg,
       "--ip",
       "127.0.0.1",
       "--port",

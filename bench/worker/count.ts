@@ -4,18 +4,51 @@
 // the x-bench-d1 header as "calls/statements", and the SQL time D1 reports for them (its results'
 // meta.duration; first() and raw() report none) in x-bench-d1-ms. Requests are profiled one at a
 // time, so one counter suffices; under autocannon's load the headers are simply not read.
-export const counts = { calls: 0, statements: 0, sqlMs: 0 };
+// The rows D1 bills (every result's meta.rows_read / rows_written, summed) go in x-bench-d1-rows as
+// "read/written"; countRows below says how every call's meta is reached.
+export const counts = { calls: 0, statements: 0, sqlMs: 0, rowsRead: 0, rowsWritten: 0 };
 
 /** Resets the counts before a request. */
 export function resetCounts() {
-  Object.assign(counts, { calls: 0, statements: 0, sqlMs: 0 });
+  Object.assign(counts, { calls: 0, statements: 0, sqlMs: 0, rowsRead: 0, rowsWritten: 0 });
 }
 
 /** The counts as the bench's response headers carry them. */
 export const countHeaders = () => ({
   "x-bench-d1": `${counts.calls}/${counts.statements}`,
   "x-bench-d1-ms": String(counts.sqlMs),
+  "x-bench-d1-rows": rowsCounted ? `${counts.rowsRead}/${counts.rowsWritten}` : "n/a",
 });
+
+type Meta = { rows_read?: number; rows_written?: number };
+type Send = (...a: unknown[]) => Promise<{ meta?: Meta } | { meta?: Meta }[]>;
+let rowsCounted = false;
+
+/**
+ * Rows are summed where every D1 call's answer passes: the session object of the binding, whose
+ * `_send` every method of a statement (first() and raw() included, whose meta the binding drops)
+ * and every batch and exec goes through (workerd's cloudflare-internal:d1-api). It is patched once,
+ * on the prototype of the binding's sessions (the one its own statements use is of that class), so
+ * every session counts, and so do statements that skip the wrapper below. Where the binding is built
+ * otherwise, the header says n/a rather than a wrong figure.
+ */
+export function countRows(db: D1Database) {
+  if (rowsCounted) return;
+  // A statement holds its session in a private field; a session of the binding's shares its prototype.
+  let proto: { _send?: Send } | null = Object.getPrototypeOf(db.withSession("first-primary"));
+  while (proto && !Object.hasOwn(proto, "_send")) proto = Object.getPrototypeOf(proto);
+  const send = proto?._send;
+  if (!proto || typeof send !== "function") return;
+  proto._send = async function (this: unknown, ...a: unknown[]) {
+    const out = await send.apply(this, a);
+    for (const r of Array.isArray(out) ? out : [out]) {
+      counts.rowsRead += r.meta?.rows_read ?? 0;
+      counts.rowsWritten += r.meta?.rows_written ?? 0;
+    }
+    return out;
+  };
+  rowsCounted = true;
+}
 
 function timed<T extends D1Result | D1Result[]>(p: Promise<T>): Promise<T> {
   return p.then((r) => {

@@ -9,8 +9,9 @@ import { d1Session } from "../../src/platform/session";
 import { isCompiled } from "../../src/platform/validate";
 import { productCreate, productUpdate } from "../../src/products/schema";
 import { subscribed } from "../../src/webhooks/outbox";
+import { type Order, orderBatch } from "./batches";
 import { consume } from "./consume";
-import { countedDb, countHeaders, countingDb, resetCounts } from "./count";
+import { countedDb, countHeaders, countingDb, countRows, resetCounts } from "./count";
 import { plain } from "./plain";
 import { seed } from "./seed";
 
@@ -48,111 +49,8 @@ bench.route("/d1", plain);
 /** Baseline 1: an authenticated route that does no D1 work at all. */
 bench.get("/bare", (c) => c.json({ ok: true }));
 
-type Line = { sku: string; qty: number };
-type Order = { products: Line[]; customer?: { email?: string }; shipping?: { price?: number } };
-
-/**
- * Baseline 2, the "physical limit" of an order: the statements an order create needs (customer
- * upsert, order row, its lines from the catalog, stock decrement, its order.created outbox row),
- * hand-written, in ONE D1
- * batch, with prices and totals taken from the catalog by SQL instead of a read before the
- * write. No validation beyond JSON.parse; it trusts its input. Lines travel as one JSON
- * parameter expanded with json_each, as docs/security.md, "Guarantees" asks of the real thing.
- */
-bench.post("/order-batch", async (c) => {
-  const orders = (await c.req.json()) as Order[];
-  const db = c.var.db.$client;
-  const now = Date.now();
-  const stmts: D1PreparedStatement[] = [];
-  const tokens: string[] = [];
-  for (const o of orders) {
-    const token = crypto.randomUUID();
-    tokens.push(token);
-    const lines = JSON.stringify(o.products);
-    const email = o.customer?.email ?? null;
-    const shipping = Math.round((o.shipping?.price ?? 0) * 100);
-    if (email) {
-      stmts.push(
-        db
-          .prepare(
-            `INSERT INTO customers (email, email_key, created_at, updated_at) VALUES (?1, lower(?1), ?2, ?2)
-             ON CONFLICT(email_key) DO UPDATE SET email = excluded.email, updated_at = excluded.updated_at`,
-          )
-          .bind(email, now),
-      );
-    }
-    stmts.push(
-      db
-        .prepare(
-          `INSERT INTO orders (token, status, customer_id, email, currency, shipping_price, subtotal, discount, total, tax, created_at, updated_at)
-           SELECT ?1, 'unpaid', (SELECT id FROM customers WHERE email_key = lower(?2)), ?2, 'SEK', ?3, s.subtotal, 0, s.subtotal + ?3, '[]', ?4, ?4
-           FROM (SELECT SUM(COALESCE(v.price, p.price) * json_extract(j.value, '$.qty')) AS subtotal
-                 FROM json_each(?5) j JOIN skus k ON k.sku = json_extract(j.value, '$.sku')
-                 JOIN products p ON p.id = k.product_id LEFT JOIN variants v ON v.id = k.variant_id) s`,
-        )
-        .bind(token, email, shipping, now, lines),
-      db
-        .prepare(
-          `INSERT INTO order_lines (order_id, position, product_id, variant_id, sku, title, options, qty, unit_price, tax_rate)
-           SELECT (SELECT id FROM orders WHERE token = ?1), j.key, k.product_id, k.variant_id, k.sku, p.title,
-                  json_array(v.option1_value), json_extract(j.value, '$.qty'), COALESCE(v.price, p.price), p.tax_rate
-           FROM json_each(?2) j JOIN skus k ON k.sku = json_extract(j.value, '$.sku')
-           JOIN products p ON p.id = k.product_id LEFT JOIN variants v ON v.id = k.variant_id`,
-        )
-        .bind(token, lines),
-      db
-        .prepare(
-          `UPDATE variants SET updated_at = ?2, qty = qty - (
-             SELECT SUM(json_extract(j.value, '$.qty')) FROM json_each(?1) j JOIN skus k ON k.sku = json_extract(j.value, '$.sku')
-             WHERE k.variant_id = variants.id)
-           WHERE id IN (SELECT k.variant_id FROM json_each(?1) j JOIN skus k ON k.sku = json_extract(j.value, '$.sku'))`,
-        )
-        .bind(lines, now),
-    );
-  }
-  // Each order's order.created outbox row (docs/webhooks.md, "Webhooks"), written as the real create writes
-  // it: only while an endpoint subscribes (none does in the bench).
-  stmts.push(
-    db
-      .prepare(
-        `INSERT INTO events (id, type, order_id, created_at)
-         SELECT lower(hex(randomblob(16))), 'order.created', id, ?2 FROM orders
-         WHERE token IN (SELECT value FROM json_each(?1)) AND ${subscribed("'order.created'")}`,
-      )
-      .bind(JSON.stringify(tokens), now),
-  );
-  // The created orders, read back in the same batch (no extra round trip), for the response.
-  stmts.push(
-    db
-      .prepare(
-        "SELECT id, token, subtotal, shipping_price, total FROM orders WHERE token IN (SELECT value FROM json_each(?))",
-      )
-      .bind(JSON.stringify(tokens)),
-  );
-  const results = await db.batch<{
-    id: number;
-    token: string;
-    subtotal: number;
-    shipping_price: number;
-    total: number;
-  }>(stmts);
-  const rows = new Map(results[results.length - 1].results.map((r) => [r.token, r]));
-  const out: Record<string, unknown> = {};
-  tokens.forEach((t, i) => {
-    const r = rows.get(t);
-    out[`create_${i + 1}`] = r
-      ? {
-          success: true,
-          order_id: r.id,
-          status: "unpaid",
-          currency: "SEK",
-          subtotal: r.subtotal / 100,
-          total: r.total / 100,
-        }
-      : { success: false, errors: ["not created"] };
-  });
-  return c.json({ results: out });
-});
+/** Baseline 2, the "physical limit" of an order: bench/worker/batches.ts, orderBatch. */
+bench.post("/order-batch", async (c) => c.json(await orderBatch(c.var.db.$client, (await c.req.json()) as Order[])));
 
 /**
  * Baseline 3: a PUT /v1/orders status change (or cancel with restock), hand-written: the same SQL
@@ -297,9 +195,17 @@ bench.get("/compiled", (c) =>
   }),
 );
 
-async function counted(request: Request, env: Bindings, ctx: ExecutionContext, db: D1Database) {
+type Fetch = (request: Request, env: Bindings, ctx: ExecutionContext) => Response | Promise<Response>;
+
+async function counted(
+  request: Request,
+  env: Bindings,
+  ctx: ExecutionContext,
+  db: D1Database,
+  app: Fetch = store.fetch,
+) {
   resetCounts();
-  const res = await store.fetch(request, { ...env, DB: db }, ctx);
+  const res = await app(request, { ...env, DB: db }, ctx);
   const headers = Object.entries(countHeaders());
   // The store's own Response, headers added in place: a new Response around its body would make
   // the isolate read a string body into a stream, CPU the store's answer itself does not cost.
@@ -315,6 +221,7 @@ async function counted(request: Request, env: Bindings, ctx: ExecutionContext, d
 
 export default {
   async fetch(request, env, ctx) {
+    countRows(env.DB);
     const url = new URL(request.url);
     // /__bench/cold/<store path>: the store with a D1 binding object it has never seen, as the
     // first request of a fresh isolate meets it (per-isolate caches keyed on the binding are
@@ -327,6 +234,14 @@ export default {
     // The last request's counts once its body has been read: a streamed answer's headers leave
     // before its later round trips are made.
     if (url.pathname === "/__bench/counts") return new Response(null, { headers: countHeaders() });
+    // The baselines are counted as the store's requests are, so their rows and statements stand beside its.
+    if (
+      BASELINES.some(
+        (p) =>
+          url.pathname === `/__bench${p}` || (p.endsWith("*") && url.pathname.startsWith(`/__bench${p.slice(0, -1)}`)),
+      )
+    )
+      return counted(request, env, ctx, countedDb(env.DB), bench.fetch);
     if (url.pathname.startsWith("/__bench/")) return bench.fetch(request, env, ctx);
     return counted(request, env, ctx, countedDb(env.DB));
   },

@@ -113,6 +113,17 @@ plain.post("/create", async (c) => {
   return answer(results, `{"success":1,"errors":[],"notices":[],"products":[${row.json}]}`);
 });
 
+/** A product read by id, as GET /v1/products/{id} answers it: the one json_object statement. */
+plain.get("/product/:id", async (c) => {
+  const db = c.var.db.$client;
+  const results = await db.batch([
+    db.prepare(`SELECT ${PRODUCT} AS json FROM products AS p WHERE p.id = ?1`).bind(Number(c.req.param("id"))),
+  ]);
+  const row = results[0].results[0] as { json: string } | undefined;
+  if (!row) return c.json({ error: "not found" }, 404);
+  return answer(results, row.json);
+});
+
 // A modelled variant's option values, [{name, val}] for each of the product's options, without a
 // json_each per variant.
 const MODELLED_VALUES = `json('[' || concat_ws(',', ${[1, 2, 3, 4, 5]

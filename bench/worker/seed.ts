@@ -114,3 +114,56 @@ seed.post("/seed-orders-large", async (c) => {
   ]);
   return c.json({ ok: true });
 });
+
+/**
+ * The stock tools' catalogues (bench/lib/seed.mjs, seedStock), in SQL: `products` products of
+ * `variants` variants each, SKU `<prefix><p>-<k>`, every count `qty`. The SKU registry, the version
+ * rows and the catalogue's version follow by the schema's own triggers, as for any insert.
+ */
+seed.post("/seed-stock", async (c) => {
+  const q = (k: string) => Number(c.req.query(k) ?? 0);
+  const prefix = c.req.query("prefix") ?? "PU";
+  const seq = (n: number) => JSON.stringify(Array.from({ length: n }, (_, i) => i));
+  const db = c.env.DB;
+  await db.batch([
+    db
+      .prepare(
+        `INSERT INTO products (title, sku, price, option_names, created_at, updated_at)
+         SELECT 'Stock ' || ?2 || value, ?2 || value, 9900, '["Size"]', 0, 0 FROM json_each(?1)`,
+      )
+      .bind(seq(q("products")), prefix),
+    db
+      .prepare(
+        `INSERT INTO variants (product_id, sku, option1_value, price, qty, position, created_at, updated_at)
+         SELECT p.id, p.sku || '-' || j.value, 'v' || j.value, 9900, ?3, j.value, 0, 0
+         FROM products AS p, json_each(?2) AS j WHERE p.title GLOB 'Stock ' || ?1 || '[0-9]*' ORDER BY p.id, j.value`,
+      )
+      .bind(prefix, seq(q("variants")), q("qty")),
+  ]);
+  return c.json({ ok: true });
+});
+
+/**
+ * The schema as D1 has it, for the least a write must write (bench/lib/least.mjs): each table's
+ * indexes with their columns (the automatic ones of UNIQUE and of a primary key that is not the
+ * rowid included), and whether its inserts also write sqlite_sequence (AUTOINCREMENT).
+ */
+seed.get("/schema", async (c) => {
+  const db = c.env.DB;
+  const tables = await db
+    .prepare(
+      "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name NOT LIKE 'd1_%'",
+    )
+    .all<{ name: string; sql: string }>();
+  const out: Record<string, { autoincrement: boolean; indexes: { name: string; columns: string[] }[] }> = {};
+  for (const t of tables.results) {
+    const list = await db.prepare("SELECT name FROM pragma_index_list(?1)").bind(t.name).all<{ name: string }>();
+    const indexes = [];
+    for (const i of list.results) {
+      const cols = await db.prepare("SELECT name FROM pragma_index_info(?1)").bind(i.name).all<{ name: string }>();
+      indexes.push({ name: i.name, columns: cols.results.map((r) => r.name) });
+    }
+    out[t.name] = { autoincrement: /AUTOINCREMENT/i.test(t.sql), indexes };
+  }
+  return c.json(out);
+});
