@@ -7,11 +7,12 @@ import { createServer } from "node:http";
 const key = Buffer.from(String(process.env.WEBHOOK_SECRET).replace(/^whsec_/, ""), "base64");
 const seen = new Set(); // in production: a table keyed by webhook-id
 
-function verified(headers, body) {
+// signed: the body of a POST (standard), the raw query of a GET (quickbutik).
+function verified(headers, signed) {
   const id = headers["webhook-id"];
   const ts = Number(headers["webhook-timestamp"]);
   if (!id || !Number.isInteger(ts) || Math.abs(Date.now() / 1000 - ts) > 300) return false;
-  const want = createHmac("sha256", key).update(`${id}.${ts}.${body}`).digest();
+  const want = createHmac("sha256", key).update(`${id}.${ts}.${signed}`).digest();
   return String(headers["webhook-signature"] ?? "")
     .split(" ")
     .some((s) => {
@@ -25,7 +26,9 @@ createServer((req, res) => {
   let body = "";
   req.on("data", (chunk) => (body += chunk));
   req.on("end", () => {
-    if (!verified(req.headers, body)) return res.writeHead(401).end();
+    const at = req.url.indexOf("?");
+    const query = at < 0 ? "" : req.url.slice(at + 1); // as it arrived, not re-encoded
+    if (!verified(req.headers, req.method === "GET" ? query : body)) return res.writeHead(401).end();
     res.writeHead(204).end(); // answer at once (a first attempt waits 3 s); work afterwards
     const id = req.headers["webhook-id"];
     if (seen.has(id)) return; // at least once: a retry of an event already handled
