@@ -116,8 +116,8 @@ export const ordersRoute = new Hono<AppEnv>()
     // Paths in errors are relative to the element (its key in results says which), so no prefix.
     const parsed = bodyItems(sent, "order", false).map(({ value }, index) => {
       const p = parseItem(orderCreate, value);
-      // A storefront learns at once that it cannot price (docs/storefront.md, "Storefront orders").
-      const refused = withToken ? refusedFields(value) : [];
+      // A storefront learns at once that it cannot price nor pay (docs/storefront.md, "Storefront orders").
+      const refused = withToken ? refusedFields(value, currency) : [];
       if (refused.length) {
         const errors = p.ok ? refused : [...refused, ...p.errors];
         return { index, ok: false as const, errors, notices: p.notices };

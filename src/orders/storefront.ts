@@ -16,13 +16,20 @@ import type { Money } from "./totals";
 // and the order's token reads it only with that key, for ORDER_TOKEN_DAYS.
 
 export const NO_PRICES = "a publishable key cannot set prices";
+export const NO_PAYMENT = "a publishable key cannot record a payment";
 /** Why a storefront's line is refused past STOREFRONT_MAX_LINE_QTY, after the limit. */
 export const STOREFRONT_LINE = "for a storefront order";
+const PAYMENT_RECORDS = ["method", "transaction_id", "log"] as const;
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
 
-/** The fields of a raw order element that a publishable key may not send, as errors: prices. */
-export function refusedFields(value: unknown): string[] {
+/**
+ * The fields of a raw order element that a publishable key may not send, as errors: prices, and a
+ * payment (docs/storefront.md, "Storefront orders"). A `payment.currency` is a wish the store
+ * grants only when it is the store's own `currency` (in any case; blank: none given; null is the
+ * schema's error, as for every key).
+ */
+export function refusedFields(value: unknown, currency: string): string[] {
   if (!isObject(value)) return [];
   const errors: string[] = [];
   if (Array.isArray(value.products)) {
@@ -33,6 +40,14 @@ export function refusedFields(value: unknown): string[] {
   for (const k of ["discount_add", "discount"]) if (Object.hasOwn(value, k)) errors.push(`${k}: ${NO_PRICES}`);
   const s = value.shipping;
   if (isObject(s) && Object.hasOwn(s, "price")) errors.push(`shipping.price: ${NO_PRICES}`);
+  const p = value.payment;
+  if (!isObject(p)) return errors;
+  const wish = p.currency;
+  const blank = wish === undefined || wish === null || (typeof wish === "string" && wish.trim() === "");
+  if (!blank && !(typeof wish === "string" && wish.trim().toUpperCase() === currency.toUpperCase())) {
+    errors.push(`payment.currency: a publishable key's order is in the store's currency (${currency.toUpperCase()})`);
+  }
+  for (const k of PAYMENT_RECORDS) if (Object.hasOwn(p, k)) errors.push(`payment.${k}: ${NO_PAYMENT}`);
   return errors;
 }
 
