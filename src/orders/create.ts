@@ -229,7 +229,7 @@ export async function createOrders(
       if ("errors" in plan) outcomes.set(index, { ok: false, errors: plan.errors, notices: plan.notices });
       else plans.push(plan);
     }
-    const { ok: ready, failed } = reserveStock(plans);
+    const { ok: ready, failed } = reserveStock(plans, !opts.storefront || opts.storefront.showsStock);
     for (const f of failed) outcomes.set(f.index, { ok: false, errors: f.errors, notices: f.notices });
     refuseHeld(opts, ready);
     const planned = new Map<number, OrderOutcome<OrderRef>>(outcomes as Map<number, OrderOutcome<never>>);

@@ -130,7 +130,7 @@ export function orderFields(
  * later order of the same request sees what an earlier one took. Orders that would take a
  * disable_minusqty item below zero fail here with a message; the CHECK constraints guarantee it.
  */
-export function reserveStock(plans: Planned[]) {
+export function reserveStock(plans: Planned[], showCount = true) {
   const left = new Map<string, number>();
   const ok: Planned[] = [];
   const failed: { index: number; errors: string[]; notices: string[] }[] = [];
@@ -146,7 +146,9 @@ export function reserveStock(plans: Planned[]) {
       const have = left.get(key) ?? line.stock;
       if (line.noMinus && have - qty < 0) {
         const name = line.sku ?? (line.variantId === null ? `product ${line.productId}` : `variant ${line.variantId}`);
-        errors.push(`${line.path}.qty: insufficient stock for ${name}: ${Math.max(have, 0)} left`);
+        // A storefront without the stock permission is not told the count (docs/storefront.md).
+        const left = showCount ? `${Math.max(have, 0)} left` : "this line cannot be filled";
+        errors.push(`${line.path}.qty: insufficient stock for ${name}: ${left}`);
       }
     }
     if (errors.length) {
