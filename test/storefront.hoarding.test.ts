@@ -15,13 +15,14 @@ const files = {
 };
 
 const MINUTE = 60_000;
+const SHOP = "https://shop.example";
 const STOCK = 1_500;
 let address = 0;
 /** A client address of its own (the per-address limits are per test). */
 const newAddress = () => `198.51.100.${++address}`;
 
 async function publishable() {
-  const r = await post("/v1/keys", { name: uid("pk"), type: "publishable", allowed_origins: ["https://shop.example"] });
+  const r = await post("/v1/keys", { name: uid("pk"), type: "publishable", allowed_origins: [SHOP] });
   expect(r.status, r.text).toBe(201);
   return r.json.key as string;
 }
@@ -129,8 +130,13 @@ describe("a storefront buying up the stock from one address", () => {
       made.push(r.json.results.create_1.order_id);
     }
     const before = await storefrontOrders();
-    const r = await send(key, from, one([{ sku, qty: 1 }]));
+    // From the shop's page: the refusal is readable there (CORS), as every refusal is.
+    const r = await post("/v1/orders", one([{ sku, qty: 1 }]), {
+      headers: { authorization: "", "x-publishable-key": key, "cf-connecting-ip": from, origin: SHOP },
+      cf: { colo: "ARN" },
+    });
     expect(r.status, r.text).toBe(429);
+    expect(r.headers.get("access-control-allow-origin")).toBe(SHOP);
     expect(r.json).toEqual({
       code: 429,
       error: "too many units held by unpaid orders from this address, retry later",
@@ -158,6 +164,24 @@ describe("a storefront buying up the stock from one address", () => {
     await scheduled(quietEnv);
     expect((await send(key, from, one([{ sku, qty: 50 }]))).status).toBe(200);
     expect(await stockOf(id)).toBe(STOCK - 50 - 50 * 3 - 50);
+  });
+
+  it("past the hold but not yet released, the units still count: Retry-After is the next sweep", async () => {
+    const key = await publishable();
+    const { sku } = await product();
+    const from = newAddress();
+    const made: number[] = [];
+    for (let i = 0; i < 4; i++)
+      made.push((await send(key, from, one([{ sku, qty: 50 }]))).json.results.create_1.order_id);
+    await env.DB.prepare("UPDATE orders SET created_at = ?2 WHERE id IN (SELECT value FROM json_each(?1))")
+      .bind(JSON.stringify(made), Date.now() - 61 * MINUTE)
+      .run();
+    const r = await send(key, from, one([{ sku, qty: 1 }]));
+    expect(r.status, r.text).toBe(429);
+    // The scheduled job runs every 5 minutes.
+    expect(r.headers.get("retry-after")).toBe("300");
+    await scheduled(quietEnv);
+    expect((await send(key, from, one([{ sku, qty: 1 }]))).status).toBe(200);
   });
 
   it("at once: parallel requests from one address never hold more than 200 units together", async () => {

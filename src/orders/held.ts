@@ -90,9 +90,13 @@ export function heldStatements(
   ];
 }
 
+/** How often the scheduled job runs (wrangler.toml [triggers]): when an order past its hold is released. */
+const SWEEP_SECONDS = 300;
+
 /**
  * 429 when `units` more would take the address past its cap, with Retry-After the seconds until
- * the hold releases its oldest order (at least 1); undefined when they fit.
+ * the hold releases its oldest order, or the sweep's period when that order's hold has run out
+ * and the next sweep releases it; undefined when they fit.
  */
 export function heldRefusal(
   held: Held,
@@ -102,8 +106,8 @@ export function heldRefusal(
   now: number,
 ): ApiError | undefined {
   if (held.units + units <= limits.maxHeldUnits) return undefined;
-  const release = held.oldest === null ? now : held.oldest + holdMinutes * 60_000;
-  const seconds = Math.max(1, Math.ceil((release - now) / 1000));
+  const release = (held.oldest ?? now) + holdMinutes * 60_000;
+  const seconds = release > now ? Math.ceil((release - now) / 1000) : SWEEP_SECONDS;
   return new ApiError(
     429,
     "too many units held by unpaid orders from this address, retry later",
