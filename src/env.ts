@@ -4,8 +4,15 @@ import type { Idem } from "./platform/idempotency";
 // The optional vars are not in wrangler.toml, so `wrangler types` cannot see them: declared here
 // (docs/operations.md, "Configuration"). wrangler types the vars it sees by their value ("SEK"); a store sets
 // its own currency, and API_KEY may be missing (the service then fails closed).
-export type Bindings = Omit<Env, "DEFAULT_CURRENCY" | "API_KEY" | "STORE_URL"> & {
+export type Bindings = Omit<
+  Env,
+  "DEFAULT_CURRENCY" | "API_KEY" | "STORE_URL" | "STOREFRONT_MAX_LINE_QTY" | "STOREFRONT_MAX_HELD_UNITS"
+> & {
   DEFAULT_CURRENCY: string;
+  /** Units of one item a storefront order may take (docs/storefront.md, "Storefront orders"); unset: 50. */
+  STOREFRONT_MAX_LINE_QTY?: string;
+  /** Units the unpaid storefront orders from one client address may hold together; unset: 200. */
+  STOREFRONT_MAX_HELD_UNITS?: string;
   /** The storefront's base URL for product urls (docs/products.md, "Categories, URLs and images"); "" or unset: none. */
   STORE_URL?: string;
   API_KEY?: string;

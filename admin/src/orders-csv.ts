@@ -1,5 +1,6 @@
 // The order list's CSV export (docs/admin.md, "Orders"): one row per order line, with what a
 // packer or an accountant needs, safe to open in a spreadsheet.
+import { csvCell } from "./csv";
 import type { OrderRow } from "./types";
 import { orderState } from "./ui";
 
@@ -30,14 +31,6 @@ const CSV_COLUMNS = [
   "currency",
   "payment",
 ];
-
-const cell = (v: string | number) => {
-  const s = String(v);
-  // Quoted when needed (RFC 4180); a leading = + - @ is text, not a spreadsheet formula (a
-  // phone number such as +46701234567 stays as it is).
-  const safe = /^[=+\-@]/.test(s) && !/^[+-][\d\s]+$/.test(s) ? `'${s}` : s;
-  return /[",\n\r]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
-};
 
 export function ordersCsv(orders: OrderRow[]): string {
   const lines = [CSV_COLUMNS.join(",")];
@@ -70,7 +63,7 @@ export function ordersCsv(orders: OrderRow[]): string {
         o.currency,
         o.paymethod.method,
       ];
-      lines.push(row.map(cell).join(","));
+      lines.push(row.map(csvCell).join(","));
     }
   }
   return `${lines.join("\r\n")}\r\n`;

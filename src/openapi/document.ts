@@ -284,6 +284,10 @@ export function buildOpenApi() {
             'An array of 1 to 100 orders, each with order_id "create". Each is created atomically on its ' +
             "own, reserving stock; a new order is always unpaid. An optional Idempotency-Key header makes a retry safe. " +
             "With a publishable key the store prices the order: a line's price, discount_add or shipping.price is 400; " +
+            "it is in the store's currency and records no payment (a payment.currency other than DEFAULT_CURRENCY, " +
+            "or any payment.method, transaction_id or log, is 400); one order per request (400), at most " +
+            "STOREFRONT_MAX_LINE_QTY (50) units of an item, and the unpaid storefront orders of one client address " +
+            "hold at most STOREFRONT_MAX_HELD_UNITS (200) units (429 with Retry-After); " +
             "shipping names one of GET /v1/shipping-methods by id; hidden products and variants do not exist; no " +
             "customer is linked; each result carries the order's token, and the order is cancelled after " +
             "STOREFRONT_HOLD_MINUTES (60) unless paid.",

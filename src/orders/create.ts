@@ -7,11 +7,18 @@ import { committed, newEvent, outboxStatement, type PendingEvent } from "../webh
 import { catalogCache, forget, remember } from "./cache";
 import { catalogStatements, toCatalog } from "./catalog";
 import { createCold } from "./cold";
+import { heldRefusal, heldStatements } from "./held";
 import { insertLines, insertOrders, lineRow, UPSERT_CUSTOMERS } from "./insert";
 import { type Planned, planOrder, reserveStock } from "./plan";
 import type { OrderInput } from "./schema";
 import { stockStatements, sumMoves } from "./stock";
-import { readStorefront, type Storefront, storefrontStatement, toStorefront } from "./storefront";
+import {
+  readStorefront,
+  type Storefront,
+  type StorefrontRequest,
+  storefrontStatements,
+  toStorefront,
+} from "./storefront";
 import type { Money, TaxLine } from "./totals";
 
 // POST /v1/orders (docs/orders.md, "Orders"): every order of a request is planned in JS from one read batch
@@ -44,10 +51,10 @@ export type CreateOptions = {
   /** Filled with the order.created events of the batch that committed, for dispatch. */
   events?: PendingEvent[];
   /**
-   * Set for a publishable key's orders (src/orders/storefront.ts): what the store decides for them.
-   * createOrders reads it (`true`: not read yet) in a batch it makes anyway.
+   * Set for a publishable key's orders (src/orders/storefront.ts): where they come from and the
+   * store's limits. createOrders reads what the store decides for them in a batch it makes anyway.
    */
-  storefront?: Storefront | true;
+  storefront?: StorefrontRequest;
   /** Records the answer for Idempotency-Key retries, in the same batch as the orders. */
   recorder?: { idem: Idem; claim: Claim<Map<number, OrderOutcome<OrderRef>>> };
 };
@@ -92,7 +99,7 @@ const createdEvents = (ready: Planned[], keyId?: number | null) =>
   ready.map((p) => newEvent("order.created", { orderToken: p.token, keyId }));
 
 /** The one write batch of a request; its order INSERTs return the new ids (newIds). */
-function writeBatch(db: DB, ready: Planned[], opts: CreateOptions, events: PendingEvent[]): D1PreparedStatement[] {
+function writeBatch(db: DB, ready: Planned[], opts: PlanOptions, events: PendingEvent[]): D1PreparedStatement[] {
   const { now } = opts;
   const customers = ready.flatMap((p) => (p.customer ? [p.customer] : []));
   // A line names its order by position in `tokens`, not by the 36-character token itself: lines
@@ -114,10 +121,32 @@ function writeBatch(db: DB, ready: Planned[], opts: CreateOptions, events: Pendi
     ...(customers.length ? [stmt(db, UPSERT_CUSTOMERS, JSON.stringify(customers), now)] : []),
     ...jsonChunks(ready.map((p) => p.order)).map((json) => stmt(db, INSERT_ORDERS, json, now)),
     ...jsonChunks(lines).map((json) => stmt(db, INSERT_LINES, json, tokens)),
+    // After the lines: the guard sums the address's held units with this batch's own.
+    ...(opts.storefront
+      ? heldStatements(
+          db,
+          { ...opts.storefront, keyId: opts.keyId ?? null },
+          ready.map((p) => p.token),
+          now,
+        )
+      : []),
     ...stockStatements(db, stock),
     // After INSERT_ORDERS: the events name their orders by token, resolved inside the batch.
     outboxStatement(db, events, now),
   ];
+}
+
+/**
+ * A storefront's orders that would take its address past the units it may hold are refused
+ * whole (429, nothing written): the read just before planned them, and the write batch's guard
+ * holds the cap against requests that raced it.
+ */
+function refuseHeld(opts: PlanOptions, ready: Planned[]) {
+  const sf = opts.storefront;
+  if (!sf || !ready.length) return;
+  const units = ready.reduce((n, p) => n + p.lines.reduce((m, l) => m + l.qty, 0), 0);
+  const refusal = heldRefusal(sf.held, units, sf, sf.holdMinutes, opts.now);
+  if (refusal) throw refusal;
 }
 
 /** CreateOptions with a storefront's shipping methods read: what an order is planned with. */
@@ -139,6 +168,7 @@ async function createFromCache(
   }
   const { ok: ready, failed } = reserveStock(plans);
   if (failed.length) return undefined;
+  refuseHeld(opts, ready);
   const planned = new Map<number, OrderOutcome<OrderRef>>();
   for (const p of ready) planned.set(p.index, { ok: true, orderId: { $order: p.token }, token: p.token, ...p.summary });
   const head = opts.recorder?.claim(planned) ?? [];
@@ -172,27 +202,26 @@ export async function createOrders(
   items: { index: number; data: OrderInput }[],
   given: CreateOptions,
 ): Promise<Map<number, OrderOutcome>> {
-  // A storefront's shipping methods are read in a round trip its orders make anyway: just before
-  // the cached plan (which reads nothing), else with the catalog. Never the SQL plan of cold.ts,
-  // which knows neither visibility nor shipping methods. Nothing is planned before they are read.
-  const publishable = given.storefront !== undefined;
-  let opts: PlanOptions = { ...given, storefront: given.storefront === true ? undefined : given.storefront };
-  if (items.length && !publishable) {
-    const fast = (await createFromCache(db, items, opts)) ?? (await createCold(db, items, opts));
+  // A storefront's shipping methods and held units are read in a round trip its orders make
+  // anyway: just before the cached plan (which reads nothing), else with the catalog, on every
+  // attempt (a lost race may be another order from the same address). Never the SQL plan of
+  // cold.ts, which knows neither visibility nor shipping methods. Nothing is planned before.
+  const ask = given.storefront;
+  const base: PlanOptions = { ...given, storefront: undefined };
+  if (items.length && !ask) {
+    const fast = (await createFromCache(db, items, base)) ?? (await createCold(db, items, base));
     if (fast) return fast;
-  } else if (items.length && catalogCache.get(db.$binding)) {
-    opts.storefront ??= await readStorefront(db);
-    const fast = await createFromCache(db, items, opts);
+  } else if (items.length && ask && catalogCache.get(db.$binding)) {
+    const fast = await createFromCache(db, items, { ...base, storefront: await readStorefront(db, ask) });
     if (fast) return fast;
   }
   const outcomes = new Map<number, OrderOutcome>();
   const selectors = items.flatMap(({ data }) => [...data.products, ...(data.products_add ?? [])]);
   for (let attempt = 1; items.length; attempt++) {
     const reads = catalogStatements(db, selectors);
-    const unread = publishable && !opts.storefront;
-    const read = await runBatch(db, unread ? [...reads, storefrontStatement(db)] : reads);
-    if (unread) opts = { ...opts, storefront: toStorefront(read[reads.length]) };
-    const cat = toCatalog(read);
+    const read = await runBatch(db, ask ? [...reads, ...storefrontStatements(db, ask)] : reads);
+    const opts: PlanOptions = ask ? { ...base, storefront: toStorefront(ask, read.slice(reads.length)) } : base;
+    const cat = toCatalog(read.slice(0, reads.length));
     remember(db, cat);
     const plans: Planned[] = [];
     for (const { index, data } of items) {
@@ -200,8 +229,9 @@ export async function createOrders(
       if ("errors" in plan) outcomes.set(index, { ok: false, errors: plan.errors, notices: plan.notices });
       else plans.push(plan);
     }
-    const { ok: ready, failed } = reserveStock(plans);
+    const { ok: ready, failed } = reserveStock(plans, !opts.storefront || opts.storefront.showsStock);
     for (const f of failed) outcomes.set(f.index, { ok: false, errors: f.errors, notices: f.notices });
+    refuseHeld(opts, ready);
     const planned = new Map<number, OrderOutcome<OrderRef>>(outcomes as Map<number, OrderOutcome<never>>);
     for (const p of ready)
       planned.set(p.index, { ok: true, orderId: { $order: p.token }, token: p.token, ...p.summary });

@@ -12,9 +12,16 @@ export const lineKey = (l: Pick<Line, "productId" | "variantId" | "unitPrice">) 
 
 /**
  * Adds a line, merged into an earlier one of the same variant and unit price (docs/orders.md, "Orders").
- * `index` finds that line by key, so merging stays linear in the number of lines.
+ * `index` finds that line by key, so merging stays linear in the number of lines. `most` is a
+ * lower limit than MAX_QTY on a merged line, and why (a storefront's).
  */
-export function addLine(lines: Line[], index: Map<string, Line>, line: Line, errors: string[]) {
+export function addLine(
+  lines: Line[],
+  index: Map<string, Line>,
+  line: Line,
+  errors: string[],
+  most?: { qty: number; why: string },
+) {
   const key = lineKey(line);
   const same = index.get(key);
   if (!same) {
@@ -24,6 +31,10 @@ export function addLine(lines: Line[], index: Map<string, Line>, line: Line, err
   }
   if (same.qty + line.qty > MAX_QTY) {
     errors.push(`${line.path}.qty: together with ${same.path} more than ${MAX_QTY} of one item`);
+    return;
+  }
+  if (most && same.qty + line.qty > most.qty) {
+    errors.push(`${line.path}.qty: together with ${same.path} more than ${most.qty} of one item ${most.why}`);
     return;
   }
   same.qty += line.qty;

@@ -5,7 +5,7 @@ import type { OrderOutcome, PlanOptions } from "./create";
 import { customerRow, orderRow } from "./insert";
 import { addLine, orderTotals, removeLines } from "./lines";
 import type { AddEntry, OrderInput } from "./schema";
-import { type Shipping, storefrontShipping } from "./storefront";
+import { type Shipping, STOREFRONT_LINE, storefrontShipping } from "./storefront";
 import type { Money } from "./totals";
 
 // Planning a new order from the catalog rows: lines, totals, the rows to write, and the stock
@@ -34,11 +34,14 @@ export function planOrder(
   const notices: string[] = [];
   let lines: Line[] = [];
   const byKey = new Map<string, Line>();
-  const visibleOnly = opts.storefront !== undefined;
+  const sf = opts.storefront;
+  // A storefront's lines of one item count together against its line limit (docs/storefront.md).
+  const most = sf ? { qty: sf.maxLineQty, why: STOREFRONT_LINE } : undefined;
   const take = (sel: Selector, qty: number, price: Money | undefined, path: string) => {
-    const item = resolve(sel, path, cat, visibleOnly);
+    const item = resolve(sel, path, cat, sf !== undefined);
     if (typeof item === "string") errors.push(item);
-    else addLine(lines, byKey, { ...item, qty, unitPrice: price ?? item.catalogPrice, path }, errors);
+    else if (most && qty > most.qty) errors.push(`${path}.qty: must be at most ${most.qty} ${most.why}`);
+    else addLine(lines, byKey, { ...item, qty, unitPrice: price ?? item.catalogPrice, path }, errors, most);
   };
   o.products.forEach((l, i) => {
     take(l, l.qty, l.price, `products[${i}]`);
@@ -47,12 +50,18 @@ export function planOrder(
     take(a, a.qty ?? 1, undefined, `products_add[${i}]`);
   });
   lines = removeLines(lines, o.products_remove ?? [], notices);
+  const units = lines.reduce((n, l) => n + l.qty, 0);
+  if (sf && units > sf.maxHeldUnits) {
+    errors.push(
+      `products: ${units} units is more than the ${sf.maxHeldUnits} that unpaid storefront orders from one address may hold`,
+    );
+  }
   if (errors.length) return { index, errors, notices };
 
   let ship = givenShipping(o);
-  if (opts.storefront) {
+  if (sf) {
     const subtotal = lines.reduce((a, l) => a + l.qty * l.unitPrice, 0);
-    const chosen = storefrontShipping(o, opts.storefront, subtotal, errors, notices);
+    const chosen = storefrontShipping(o, sf, subtotal, errors, notices);
     if (!chosen) return { index, errors, notices };
     ship = chosen;
   }
@@ -121,7 +130,7 @@ export function orderFields(
  * later order of the same request sees what an earlier one took. Orders that would take a
  * disable_minusqty item below zero fail here with a message; the CHECK constraints guarantee it.
  */
-export function reserveStock(plans: Planned[]) {
+export function reserveStock(plans: Planned[], showCount = true) {
   const left = new Map<string, number>();
   const ok: Planned[] = [];
   const failed: { index: number; errors: string[]; notices: string[] }[] = [];
@@ -137,7 +146,9 @@ export function reserveStock(plans: Planned[]) {
       const have = left.get(key) ?? line.stock;
       if (line.noMinus && have - qty < 0) {
         const name = line.sku ?? (line.variantId === null ? `product ${line.productId}` : `variant ${line.variantId}`);
-        errors.push(`${line.path}.qty: insufficient stock for ${name}: ${Math.max(have, 0)} left`);
+        // A storefront without the stock permission is not told the count (docs/storefront.md).
+        const left = showCount ? `${Math.max(have, 0)} left` : "this line cannot be filled";
+        errors.push(`${line.path}.qty: insufficient stock for ${name}: ${left}`);
       }
     }
     if (errors.length) {

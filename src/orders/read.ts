@@ -1,4 +1,4 @@
-import { eq, sql } from "drizzle-orm";
+import { and, eq, ne, sql } from "drizzle-orm";
 import type { DB } from "../db/client";
 import { apiKeys, orderHistory, orderLines, orders } from "../db/schema";
 import { type OrderRow, toMoney } from "../products/present";
@@ -12,6 +12,7 @@ import {
   type SpecialLinePath,
   type SpecialPath,
 } from "./fields";
+import { CREATED } from "./held";
 import { type Holds, holdOf } from "./hold";
 import type { TaxLine } from "./totals";
 
@@ -148,7 +149,13 @@ export async function getOrder(db: DB, id: number, holds?: Holds): Promise<Store
       .select({ id: apiKeys.id, name: apiKeys.name })
       .from(apiKeys)
       .where(eq(apiKeys.id, sql`(SELECT ${orders.keyId} FROM ${orders} WHERE ${orders.id} = ${id})`)),
-    db.select().from(orderHistory).where(eq(orderHistory.orderId, id)).orderBy(orderHistory.id),
+    // Not the row that records where a storefront's order came from (src/orders/held.ts): the
+    // history answers changes made since the order was created.
+    db
+      .select()
+      .from(orderHistory)
+      .where(and(eq(orderHistory.orderId, id), ne(orderHistory.change, CREATED)))
+      .orderBy(orderHistory.id),
   ]);
   if (!os[0]) return undefined;
   const out = presentOrder(os[0], ls, holds);

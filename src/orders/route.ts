@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { AppEnv } from "../env";
 import { publicOrderLimit } from "../keys/public";
 import { jsonBody } from "../platform/body";
+import { clientAddress } from "../platform/client";
 import { ApiError } from "../platform/errors";
 import { id } from "../platform/fields";
 import { completeStatements, idempotency, recordStatements } from "../platform/idempotency";
@@ -13,12 +14,13 @@ import { zv } from "../platform/zv";
 import { toMoney } from "../products/present";
 import { dispatch, type PendingEvent, waiterOf } from "../webhooks/outbox";
 import { createOrders, type OrderOutcome } from "./create";
+import { storefrontLimits } from "./held";
 import { holds } from "./hold";
 import { listOrders, parseOrderQuery } from "./list";
 import type { UpdateOutcome } from "./outcome";
 import { forStorefront, getOrder } from "./read";
 import { isE164, type OrderInput, orderCreate, orderUpdate, PHONE_NOTICE } from "./schema";
-import { priceFields, tokenDays, tokenReads } from "./storefront";
+import { refusedFields, tokenDays, tokenReads } from "./storefront";
 import { updateOrders } from "./update";
 
 const STATUS_NOTICE = "ignored field status: a new order is always unpaid";
@@ -100,14 +102,24 @@ const unwrap = (body: unknown) => (Array.isArray(body) && body.length === 1 && A
 
 export const ordersRoute = new Hono<AppEnv>()
   .post("/", publicOrderLimit, jsonBody, idempotency, async (c) => {
-    const withToken = c.var.credential?.type === "publishable";
+    const cred = c.var.credential;
+    const withToken = cred?.type === "publishable";
+    const currency = c.env.DEFAULT_CURRENCY || "SEK";
+    const sent = c.var.body;
+    // One order per storefront request (docs/storefront.md, "Storefront orders"): the units an
+    // address holds are counted per order, and a request of many would be many at once.
+    if (withToken && Array.isArray(sent) && sent.length > 1) {
+      throw new ApiError(400, "a publishable key creates one order per request", [
+        `body: holds ${sent.length} orders; send one`,
+      ]);
+    }
     // Paths in errors are relative to the element (its key in results says which), so no prefix.
-    const parsed = bodyItems(c.var.body, "order", false).map(({ value }, index) => {
+    const parsed = bodyItems(sent, "order", false).map(({ value }, index) => {
       const p = parseItem(orderCreate, value);
-      // A storefront learns at once that it cannot price (docs/keys.md, "Storefront orders").
-      const priced = withToken ? priceFields(value) : [];
-      if (priced.length) {
-        const errors = p.ok ? priced : [...priced, ...p.errors];
+      // A storefront learns at once that it cannot price nor pay (docs/storefront.md, "Storefront orders").
+      const refused = withToken ? refusedFields(value, currency) : [];
+      if (refused.length) {
+        const errors = p.ok ? refused : [...refused, ...p.errors];
         return { index, ok: false as const, errors, notices: p.notices };
       }
       if (value !== null && typeof value === "object" && Object.hasOwn(value, "status")) p.notices.push(STATUS_NOTICE);
@@ -127,9 +139,17 @@ export const ordersRoute = new Hono<AppEnv>()
       const created = await createOrders(c.var.db, valid, {
         now,
         events,
-        defaultCurrency: c.env.DEFAULT_CURRENCY || "SEK",
-        keyId: c.var.credential?.keyId ?? null,
-        storefront: withToken || undefined,
+        defaultCurrency: currency,
+        keyId: cred?.keyId ?? null,
+        storefront: withToken
+          ? {
+              ...storefrontLimits(c.env),
+              address: clientAddress(c),
+              keyName: cred.name,
+              showsStock: cred.scopes.includes("stock"),
+              holdMinutes: holds(c.env).storefront,
+            }
+          : undefined,
         recorder: idem && {
           idem,
           claim: (planned) => {

@@ -3,8 +3,9 @@ import { shippingMethods } from "../db/schema";
 import type { Bindings, Credential } from "../env";
 import { tokenMatches } from "../keys/public";
 import { sqlNames } from "../platform/columns";
-import { rowMapper, stmt } from "../platform/d1";
+import { rowMapper, runBatch, stmt } from "../platform/d1";
 import type { MethodRow } from "../shipping/service";
+import { type Held, heldStatement, type StorefrontLimits, toHeld } from "./held";
 import type { StoredOrder } from "./read";
 import type { OrderInput } from "./schema";
 import type { Money } from "./totals";
@@ -15,41 +16,76 @@ import type { Money } from "./totals";
 // and the order's token reads it only with that key, for ORDER_TOKEN_DAYS.
 
 export const NO_PRICES = "a publishable key cannot set prices";
+export const NO_PAYMENT = "a publishable key cannot record a payment";
+/** Why a storefront's line is refused past STOREFRONT_MAX_LINE_QTY, after the limit. */
+export const STOREFRONT_LINE = "for a storefront order";
+const PAYMENT_RECORDS = ["method", "transaction_id", "log"] as const;
 
-/** The price fields of a raw order element that a publishable key may not send, as errors. */
-export function priceFields(value: unknown): string[] {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return [];
-  const o = value as Record<string, unknown>;
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+
+/**
+ * The fields of a raw order element that a publishable key may not send, as errors: prices, and a
+ * payment (docs/storefront.md, "Storefront orders"). A `payment.currency` is a wish the store
+ * grants only when it is the store's own `currency` (in any case; blank: none given; null is the
+ * schema's error, as for every key).
+ */
+export function refusedFields(value: unknown, currency: string): string[] {
+  if (!isObject(value)) return [];
   const errors: string[] = [];
-  if (Array.isArray(o.products)) {
-    o.products.forEach((l, i) => {
-      if (l !== null && typeof l === "object" && Object.hasOwn(l, "price")) {
-        errors.push(`products[${i}].price: ${NO_PRICES}`);
-      }
+  if (Array.isArray(value.products)) {
+    value.products.forEach((l, i) => {
+      if (isObject(l) && Object.hasOwn(l, "price")) errors.push(`products[${i}].price: ${NO_PRICES}`);
     });
   }
-  for (const k of ["discount_add", "discount"]) if (Object.hasOwn(o, k)) errors.push(`${k}: ${NO_PRICES}`);
-  const s = o.shipping;
-  if (s !== null && typeof s === "object" && Object.hasOwn(s, "price")) errors.push(`shipping.price: ${NO_PRICES}`);
+  for (const k of ["discount_add", "discount"]) if (Object.hasOwn(value, k)) errors.push(`${k}: ${NO_PRICES}`);
+  const s = value.shipping;
+  if (isObject(s) && Object.hasOwn(s, "price")) errors.push(`shipping.price: ${NO_PRICES}`);
+  const p = value.payment;
+  if (!isObject(p)) return errors;
+  const wish = p.currency;
+  const blank = wish === undefined || wish === null || (typeof wish === "string" && wish.trim() === "");
+  if (!blank && !(typeof wish === "string" && wish.trim().toUpperCase() === currency.toUpperCase())) {
+    errors.push(`payment.currency: a publishable key's order is in the store's currency (${currency.toUpperCase()})`);
+  }
+  for (const k of PAYMENT_RECORDS) if (Object.hasOwn(p, k)) errors.push(`payment.${k}: ${NO_PAYMENT}`);
   return errors;
 }
 
-/** What a storefront's orders are planned with: the store's visible shipping methods. */
-export type Storefront = { methods: Map<number, MethodRow> };
+/** What the request tells about a storefront's order: where it came from, and the store's limits. */
+export type StorefrontRequest = StorefrontLimits & {
+  /** The client address (src/platform/client.ts) whose held units the order counts against. */
+  address: string;
+  keyName: string | null;
+  /** Whether the key may see stock counts (its `stock` permission), in a refusal too. */
+  showsStock: boolean;
+  /** STOREFRONT_HOLD_MINUTES: when the address's oldest held order is released. */
+  holdMinutes: number;
+};
+
+/** What a storefront's orders are planned with: the request, the store's visible shipping methods, and what the address holds. */
+export type Storefront = StorefrontRequest & { methods: Map<number, MethodRow>; held: Held };
 
 const toMethod = rowMapper(shippingMethods);
 
-/** The read of the visible shipping methods (at most MAX_METHODS small rows), for a batch. */
+/** The reads of the visible shipping methods (at most MAX_METHODS small rows) and of the address's held units, for a batch. */
 const M = sqlNames(shippingMethods);
-export const storefrontStatement = (db: DB) => stmt(db, `SELECT * FROM ${M.$} WHERE ${M.visible} = 1`);
+export const storefrontStatements = (db: DB, r: StorefrontRequest) => [
+  stmt(db, `SELECT * FROM ${M.$} WHERE ${M.visible} = 1`),
+  heldStatement(db, r.address),
+];
 
-/** What storefrontStatement read. */
-export const toStorefront = (r: D1Result<Record<string, unknown>>): Storefront => ({
-  methods: new Map(r.results.map((row) => [row.id as number, toMethod(row)])),
+/** What storefrontStatements read. */
+export const toStorefront = (
+  r: StorefrontRequest,
+  [methods, held]: D1Result<Record<string, unknown>>[],
+): Storefront => ({
+  ...r,
+  methods: new Map(methods.results.map((row) => [row.id as number, toMethod(row)])),
+  held: toHeld(held),
 });
 
-export async function readStorefront(db: DB): Promise<Storefront> {
-  return toStorefront(await storefrontStatement(db).all());
+export async function readStorefront(db: DB, r: StorefrontRequest): Promise<Storefront> {
+  return toStorefront(r, await runBatch(db, storefrontStatements(db, r)));
 }
 
 export type Shipping = { id: number | null; name: string | null; price: Money };

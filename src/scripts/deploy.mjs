@@ -155,12 +155,21 @@ function planLines(account) {
     ...blocks("ratelimits").map(
       (r) => `rate limit ${r.name}: ${r.simple} (bound with the deployment; nothing to create)`,
     ),
+    storefrontLimits,
     `migrations: apply what is not applied yet to the remote ${dbName}; ${migrations.length} bundled: ${migrations.join(", ")}`,
     ...requiredSecrets.map((name) => `secret ${name.slice(1, -1)}: ${key}`),
     `cron ${crons.join(", ")}: the scheduled job (idempotency purge, unpaid hold, webhook sweep, ended sessions)`,
     "deploy the Worker with its static assets (the API reference's script, the manual under /guide/, the admin under /admin/)",
   ];
 }
+
+// How much stock a storefront can hold (docs/storefront.md, "Storefront orders"): deployed as
+// wrangler.toml sets it, the defaults when it does not.
+const varOf = (/** @type {string} */ name, /** @type {string} */ fallback) =>
+  blockValues(toml, "vars", name)[0]?.trim() || fallback;
+const storefrontLimits =
+  `storefront limits ([vars]): STOREFRONT_MAX_LINE_QTY ${varOf("STOREFRONT_MAX_LINE_QTY", "50")} units of an item per order, ` +
+  `STOREFRONT_MAX_HELD_UNITS ${varOf("STOREFRONT_MAX_HELD_UNITS", "200")} units held by one client address's unpaid orders`;
 
 const FREE_PLAN = [
   'On the Workers free plan (docs/operations.md, "What it costs on the free plan"):',

@@ -176,6 +176,15 @@ test("--dry-run says nothing of STORE_URL once wrangler.toml sets it", () => {
   assert.doesNotMatch(r.out, /STORE_URL/);
 });
 
+test("--dry-run states the storefront limits wrangler.toml sets", () => {
+  const p = project();
+  const file = path.join(p.dir, "wrangler.toml");
+  writeFileSync(file, p.toml().replace(/^STOREFRONT_MAX_HELD_UNITS = "200"$/m, 'STOREFRONT_MAX_HELD_UNITS = "40"'));
+  const r = p.deploy("--dry-run");
+  assert.equal(r.status, 0, r.out);
+  assert.match(r.out, /STOREFRONT_MAX_LINE_QTY 50 units of an item per order, STOREFRONT_MAX_HELD_UNITS 40 units held/);
+});
+
 test("a database that exists by name (an earlier run stopped midway) is reused, not created", () => {
   const uuid = "4c6d5e8a-1b2c-4d3e-8f90-a1b2c3d4e5f6";
   const p = project({ databases: [{ uuid, name: "store" }], queues: ["edge-store-events"] });
@@ -201,6 +210,7 @@ test("--dry-run without an account: the plan from the project's files, then the 
     "queue edge-store-retries: created by wrangler deploy unless it exists",
     "rate limit AUTH_FAILURES: { limit = 100, period = 60 }",
     "rate limit KEY_REQUESTS: { limit = 600, period = 60 }",
+    "storefront limits ([vars]): STOREFRONT_MAX_LINE_QTY 50 units of an item per order, STOREFRONT_MAX_HELD_UNITS 200 units held by one client address's unpaid orders",
     `${migrations.length} bundled: ${migrations.sort().join(", ")}`,
     "secret API_KEY: generated and uploaded with the deployment if the Worker has none",
     'cron "*/5 * * * *"',
