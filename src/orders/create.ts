@@ -3,21 +3,29 @@ import { orders } from "../db/schema";
 import { sqlNames } from "../platform/columns";
 import { afterLostRace, isConstraintError, jsonChunks, runBatch, STALE_READ_GUARD, stmt } from "../platform/d1";
 import { type Claim, type Idem, runClaimed } from "../platform/idempotency";
+import { versionBumps } from "../products/version";
 import { committed, newEvent, outboxStatement, type PendingEvent } from "../webhooks/outbox";
-import { catalogCache, forget, remember } from "./cache";
 import { catalogStatements, toCatalog } from "./catalog";
-import { createCold } from "./cold";
-import { insertLines, insertOrders, lineRow, UPSERT_CUSTOMERS } from "./insert";
+import {
+  customerWrites,
+  insertLines,
+  insertOrders,
+  lineRow,
+  NEW_ORDER_ID,
+  READ_CUSTOMERS,
+  UPSERT_CUSTOMERS,
+} from "./insert";
 import { type Planned, planOrder, reserveStock } from "./plan";
 import type { OrderInput } from "./schema";
 import { stockStatements, sumMoves } from "./stock";
-import { readStorefront, type Storefront, storefrontStatement, toStorefront } from "./storefront";
+import { type Storefront, storefrontStatement, toStorefront } from "./storefront";
 import type { Money, TaxLine } from "./totals";
 
-// POST /v1/orders (docs/orders.md, "Orders"): every order of a request is planned in JS from one read batch
-// and written in one write batch, whatever the number of orders and lines. Stock floors are
-// CHECK constraints, so a batch that would oversell fails whole; it is then planned again from a
-// fresh read, so an order loses only to stock that is really gone.
+// POST /v1/orders (docs/orders.md, "Orders"), one path: one read batch of what the body names,
+// every order planned in TypeScript from it, one write batch, whatever the number of orders and
+// lines. Stock floors are CHECK constraints and the products read are guarded, so a batch that
+// would oversell or was planned from a changed product fails whole; it is then planned again from
+// a fresh read, so an order loses only to stock that is really gone.
 
 export type OrderOutcome<Id = number> =
   | {
@@ -45,7 +53,7 @@ export type CreateOptions = {
   events?: PendingEvent[];
   /**
    * Set for a publishable key's orders (src/orders/storefront.ts): what the store decides for them.
-   * createOrders reads it (`true`: not read yet) in a batch it makes anyway.
+   * createOrders reads it (`true`: not read yet) in the batch that reads the catalog.
    */
   storefront?: Storefront | true;
   /** Records the answer for Idempotency-Key retries, in the same batch as the orders. */
@@ -70,11 +78,8 @@ const INSERT_ORDERS = `${insertOrders({
   now: "?2",
 })} RETURNING ${O.id}, ${O.token} AS new_order_token`;
 
-// A line names its order by its index in ?2, the orders' tokens (writeBatch).
-const INSERT_LINES = insertLines(
-  `${O.$}.${O.id}`,
-  `json_each(?1) AS l JOIN ${O.$} ON ${O.$}.${O.token} = ?2 ->> ('$[' || (l.value->>'order') || ']')`,
-);
+// A line names its order by its index among the request's orders (NEW_ORDER_ID).
+const INSERT_LINES = insertLines(NEW_ORDER_ID, "json_each(?1) AS l");
 
 /** The ids the batch's order INSERTs returned, by token. */
 function newIds(results: D1Result<Record<string, unknown>>[]): Map<string, number> {
@@ -92,12 +97,18 @@ const createdEvents = (ready: Planned[], keyId?: number | null) =>
   ready.map((p) => newEvent("order.created", { orderToken: p.token, keyId }));
 
 /** The one write batch of a request; its order INSERTs return the new ids (newIds). */
-function writeBatch(db: DB, ready: Planned[], opts: CreateOptions, events: PendingEvent[]): D1PreparedStatement[] {
+function writeBatch(
+  db: DB,
+  ready: Planned[],
+  stored: Record<string, unknown>[],
+  opts: CreateOptions,
+  events: PendingEvent[],
+): D1PreparedStatement[] {
   const { now } = opts;
-  const customers = ready.flatMap((p) => (p.customer ? [p.customer] : []));
-  // A line names its order by position in `tokens`, not by the 36-character token itself: lines
-  // are most of a large request's JSON, and D1 caps a bound value at 1 MB (see jsonChunks).
-  const tokens = JSON.stringify(ready.map((p) => p.token));
+  const customers = customerWrites(
+    ready.flatMap((p) => (p.customer ? [p.customer] : [])),
+    stored,
+  );
   const lines = ready.flatMap((p, order) => p.lines.map((l, i) => ({ order, ...lineRow(l, i) })));
   // One row per variant or product, summed here: the stock JSON stays small whatever the lines.
   const stock = sumMoves(
@@ -110,11 +121,12 @@ function writeBatch(db: DB, ready: Planned[], opts: CreateOptions, events: Pendi
   const read = [...seen].map(([id, updated_at]) => ({ id, updated_at }));
   return [
     stmt(db, STALE_READ_GUARD, JSON.stringify(read)),
-    // Orders without an e-mail have no customer to upsert.
+    // Only customers that are new or whose details this request changes.
     ...(customers.length ? [stmt(db, UPSERT_CUSTOMERS, JSON.stringify(customers), now)] : []),
     ...jsonChunks(ready.map((p) => p.order)).map((json) => stmt(db, INSERT_ORDERS, json, now)),
-    ...jsonChunks(lines).map((json) => stmt(db, INSERT_LINES, json, tokens)),
+    ...jsonChunks(lines).map((json) => stmt(db, INSERT_LINES, json, ready.length - 1)),
     ...stockStatements(db, stock),
+    ...versionBumps(db, [...seen.keys()]),
     // After INSERT_ORDERS: the events name their orders by token, resolved inside the batch.
     outboxStatement(db, events, now),
   ];
@@ -123,77 +135,35 @@ function writeBatch(db: DB, ready: Planned[], opts: CreateOptions, events: Pendi
 /** CreateOptions with a storefront's shipping methods read: what an order is planned with. */
 export type PlanOptions = Omit<CreateOptions, "storefront"> & { storefront?: Storefront };
 
-/** The orders planned from cached rows and written in one batch, or undefined: take the read path. */
-async function createFromCache(
-  db: DB,
-  items: { index: number; data: OrderInput }[],
-  opts: PlanOptions,
-): Promise<Map<number, OrderOutcome> | undefined> {
-  const cat = catalogCache.get(db.$binding);
-  if (!cat) return undefined;
-  const plans: Planned[] = [];
-  for (const { index, data } of items) {
-    const plan = planOrder(index, data, cat, opts);
-    if ("errors" in plan) return undefined;
-    plans.push(plan);
-  }
-  const { ok: ready, failed } = reserveStock(plans);
-  if (failed.length) return undefined;
-  const planned = new Map<number, OrderOutcome<OrderRef>>();
-  for (const p of ready) planned.set(p.index, { ok: true, orderId: { $order: p.token }, token: p.token, ...p.summary });
-  const head = opts.recorder?.claim(planned) ?? [];
-  const events = createdEvents(ready, opts.keyId);
-  let results: D1Result<Record<string, unknown>>[];
-  try {
-    // writeBatch starts with the stale-read guard: a product changed since it was cached fails it.
-    results = await runClaimed(db, opts.recorder?.idem, head, writeBatch(db, ready, opts, events));
-  } catch (e) {
-    if (!isConstraintError(e)) throw e;
-    forget(db);
-    return undefined;
-  }
-  opts.events?.push(...committed(events, results));
-  const ids = newIds(results);
-  const outcomes = new Map<number, OrderOutcome>();
-  for (const p of ready)
-    outcomes.set(p.index, { ok: true, orderId: ids.get(p.token) as number, token: p.token, ...p.summary });
-  return outcomes;
-}
-
 /**
- * Creates orders, each on its own: one that fails never affects another. One round trip when
- * cached catalog rows plan every order (above), or else when the SQL plan of cold.ts covers them
- * and accepts them; else two (read, write). A write that fails on a
- * constraint lost a race for stock or read a product that changed since: it rolled back whole,
- * and the orders are planned again from a fresh read, at most MAX_ATTEMPTS times.
+ * Creates orders, each on its own: one that fails never affects another. Two round trips: the
+ * read of what the bodies name, and the write. A write that fails on a constraint lost a race
+ * for stock or read a product that changed since: it rolled back whole, and the orders are
+ * planned again from a fresh read, at most MAX_ATTEMPTS times.
  */
 export async function createOrders(
   db: DB,
   items: { index: number; data: OrderInput }[],
   given: CreateOptions,
 ): Promise<Map<number, OrderOutcome>> {
-  // A storefront's shipping methods are read in a round trip its orders make anyway: just before
-  // the cached plan (which reads nothing), else with the catalog. Never the SQL plan of cold.ts,
-  // which knows neither visibility nor shipping methods. Nothing is planned before they are read.
-  const publishable = given.storefront !== undefined;
+  // A storefront's shipping methods are read with the catalog; nothing is planned before.
+  const readStorefront = given.storefront === true;
   let opts: PlanOptions = { ...given, storefront: given.storefront === true ? undefined : given.storefront };
-  if (items.length && !publishable) {
-    const fast = (await createFromCache(db, items, opts)) ?? (await createCold(db, items, opts));
-    if (fast) return fast;
-  } else if (items.length && catalogCache.get(db.$binding)) {
-    opts.storefront ??= await readStorefront(db);
-    const fast = await createFromCache(db, items, opts);
-    if (fast) return fast;
-  }
   const outcomes = new Map<number, OrderOutcome>();
   const selectors = items.flatMap(({ data }) => [...data.products, ...(data.products_add ?? [])]);
+  const emailKeys = new Set<string>();
+  // A storefront's orders link no customer (plan.ts orderFields).
+  if (given.storefront === undefined) {
+    for (const { data } of items) if (data.customer?.email) emailKeys.add(data.customer.email.toLowerCase());
+  }
   for (let attempt = 1; items.length; attempt++) {
     const reads = catalogStatements(db, selectors);
-    const unread = publishable && !opts.storefront;
-    const read = await runBatch(db, unread ? [...reads, storefrontStatement(db)] : reads);
-    if (unread) opts = { ...opts, storefront: toStorefront(read[reads.length]) };
+    if (emailKeys.size) reads.push(stmt(db, READ_CUSTOMERS, JSON.stringify([...emailKeys])));
+    if (readStorefront) reads.push(storefrontStatement(db));
+    const read = await runBatch(db, reads);
     const cat = toCatalog(read);
-    remember(db, cat);
+    const stored = emailKeys.size ? read[3].results : [];
+    if (readStorefront) opts = { ...opts, storefront: toStorefront(read[read.length - 1]) };
     const plans: Planned[] = [];
     for (const { index, data } of items) {
       const plan = planOrder(index, data, cat, opts);
@@ -212,7 +182,7 @@ export async function createOrders(
     }
     try {
       const events = createdEvents(ready, opts.keyId);
-      const results = await runClaimed(db, opts.recorder?.idem, head, writeBatch(db, ready, opts, events));
+      const results = await runClaimed(db, opts.recorder?.idem, head, writeBatch(db, ready, stored, opts, events));
       opts.events?.push(...committed(events, results));
       const ids = newIds(results);
       for (const p of ready) {

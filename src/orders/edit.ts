@@ -6,7 +6,7 @@ import { type Catalog, type Line, resolve, type Selector } from "./catalog";
 import { insertLines, lineRow } from "./insert";
 import { addLine, lineKey, orderTotals, removeLines, type Totals } from "./lines";
 import type { OrderUpdate } from "./schema";
-import { type StockMove, stockStatements, sumMoves } from "./stock";
+import { type StockMove, sumMoves } from "./stock";
 
 // Line edits of PUT /v1/orders on an unpaid order (docs/orders.md, "Orders"): products replace, then
 // products_add, then products_remove, discounts, totals, and the stock moved by the difference.
@@ -122,6 +122,7 @@ export function planLines(u: OrderUpdate, pre: OrderRow, stored: LineRow[], cat:
   return { plan: { lines, totals, moves, readProducts } satisfies LinePlan };
 }
 
+/** The line, totals and guard statements of a plan; its stock moves are the caller's (update.ts). */
 export function lineStatements(db: DB, orderId: number, p: LinePlan, now: number): D1PreparedStatement[] {
   const rows = p.lines.map(lineRow);
   const read = [...p.readProducts].map(([id, updated_at]) => ({ id, updated_at }));
@@ -131,7 +132,6 @@ export function lineStatements(db: DB, orderId: number, p: LinePlan, now: number
     stmt(db, STALE_READ_GUARD, JSON.stringify(read)),
     stmt(db, DELETE_LINES, orderId),
     ...jsonChunks(rows).map((json) => stmt(db, INSERT_LINES, json, orderId)),
-    ...stockStatements(db, p.moves),
     stmt(db, UPDATE_TOTALS, orderId, subtotal, discount, total, JSON.stringify(tax), now),
   ];
 }

@@ -81,8 +81,8 @@ const givenShipping = (o: OrderInput): Shipping => ({
 
 /**
  * What an order row and its customer take from the request alone (no catalog): everything but the
- * totals. Shared by planOrder and the one-trip create of a cold isolate (cold.ts). A storefront's
- * order (opts.storefront) links no customer and changes none: its details stay on the order.
+ * totals. A storefront's order (opts.storefront) links no customer and changes none: its details
+ * stay on the order.
  */
 export function orderFields(
   o: OrderInput,

@@ -13,11 +13,11 @@ export type StockMove = { product_id: number; variant_id: number | null; qty: nu
 const V = sqlNames(variants);
 const P = sqlNames(products);
 
-// ?1 the moves (StockMove objects) as one JSON array.
+// ?1 the moves (StockMove objects, summed: one per row) as one JSON array.
 const take = (table: { $: string; id: string }, stock: string, variant: boolean) => `
   UPDATE ${table.$} SET ${stock} = ${table.$}.${stock} - t.q
-  FROM (SELECT s.value->>'${variant ? "variant_id" : "product_id"}' AS id, sum(s.value->>'qty') AS q FROM json_each(?1) AS s
-        WHERE s.value->>'variant_id' IS ${variant ? "NOT " : ""}NULL GROUP BY 1) AS t
+  FROM (SELECT s.value->>'${variant ? "variant_id" : "product_id"}' AS id, s.value->>'qty' AS q FROM json_each(?1) AS s
+        WHERE s.value->>'variant_id' IS ${variant ? "NOT " : ""}NULL) AS t
   WHERE ${table.$}.${table.id} = t.id`;
 const TAKE_VARIANT_STOCK = take(V, V.qty, true);
 const TAKE_PRODUCT_STOCK = take(P, P.stock, false);
