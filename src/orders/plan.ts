@@ -1,12 +1,11 @@
 import { customers, orders } from "../db/schema";
 import { sqlNames } from "../platform/columns";
-import { type Catalog, type Line, resolve, type Selector } from "./catalog";
+import type { Catalog, Line } from "./catalog";
 import type { OrderOutcome, PlanOptions } from "./create";
 import { customerRow, orderRow } from "./insert";
-import { addLine, orderTotals, removeLines } from "./lines";
-import type { AddEntry, OrderInput } from "./schema";
+import { orderTotals, planLines } from "./lines";
+import type { OrderInput } from "./schema";
 import { type Shipping, storefrontShipping } from "./storefront";
-import type { Money } from "./totals";
 
 // Planning a new order from the catalog rows: lines, totals, the rows to write, and the stock
 // each order of a request takes in turn.
@@ -32,21 +31,7 @@ export function planOrder(
 ): Planned | { index: number; errors: string[]; notices: string[] } {
   const errors: string[] = [];
   const notices: string[] = [];
-  let lines: Line[] = [];
-  const byKey = new Map<string, Line>();
-  const visibleOnly = opts.storefront !== undefined;
-  const take = (sel: Selector, qty: number, price: Money | undefined, path: string) => {
-    const item = resolve(sel, path, cat, visibleOnly);
-    if (typeof item === "string") errors.push(item);
-    else addLine(lines, byKey, { ...item, qty, unitPrice: price ?? item.catalogPrice, path }, errors);
-  };
-  o.products.forEach((l, i) => {
-    take(l, l.qty, l.price, `products[${i}]`);
-  });
-  (o.products_add ?? []).forEach((a: AddEntry, i) => {
-    take(a, a.qty ?? 1, undefined, `products_add[${i}]`);
-  });
-  lines = removeLines(lines, o.products_remove ?? [], notices);
+  const lines = planLines([], o, cat, opts.storefront !== undefined, errors, notices);
   if (errors.length) return { index, errors, notices };
 
   let ship = givenShipping(o);

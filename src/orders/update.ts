@@ -16,7 +16,7 @@ import { runClaimed } from "../platform/idempotency";
 import { versionBumps } from "../products/version";
 import { committed, newEvent, type PendingEvent } from "../webhooks/outbox";
 import { type Catalog, catalogStatements, type Selector, toCatalog } from "./catalog";
-import { EDITS, editsLines, LINE_EDITS, lineStatements, planLines } from "./edit";
+import { EDITS, editsLines, LINE_EDITS, lineStatements, planEdit } from "./edit";
 import type { Totals } from "./lines";
 import {
   answer,
@@ -287,7 +287,7 @@ function planUpdate(
       const error = `${field}: order ${pre.id} is ${pre.status}; only an unpaid order's lines and discount can change`;
       return { outcome: fail(409, [error], notices) };
     }
-    const planned = planLines(u, pre, stored, cat, notices);
+    const planned = planEdit(u, pre, stored, cat, notices);
     if (!planned.plan) return { outcome: fail(400, planned.errors, notices) };
     totals = planned.plan.totals;
     lines = planned.plan.lines;
