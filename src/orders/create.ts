@@ -3,7 +3,6 @@ import { orders } from "../db/schema";
 import { sqlNames } from "../platform/columns";
 import { afterLostRace, isConstraintError, jsonChunks, runBatch, STALE_READ_GUARD, stmt } from "../platform/d1";
 import { type Claim, type Idem, runClaimed } from "../platform/idempotency";
-import { versionBumps } from "../products/version";
 import { committed, newEvent, outboxStatement, type PendingEvent } from "../webhooks/outbox";
 import { catalogStatements, toCatalog } from "./catalog";
 import {
@@ -17,7 +16,7 @@ import {
 } from "./insert";
 import { type Planned, planOrder, reserveStock } from "./plan";
 import type { OrderInput } from "./schema";
-import { stockStatements, sumMoves } from "./stock";
+import { stockWrites } from "./stock";
 import { type Storefront, storefrontStatement, toStorefront } from "./storefront";
 import type { Money, TaxLine } from "./totals";
 
@@ -110,9 +109,9 @@ function writeBatch(
     stored,
   );
   const lines = ready.flatMap((p, order) => p.lines.map((l, i) => ({ order, ...lineRow(l, i) })));
-  // One row per variant or product, summed here: the stock JSON stays small whatever the lines.
-  const stock = sumMoves(
-    ready.flatMap((p) => p.lines.map((l) => ({ product_id: l.productId, variant_id: l.variantId, qty: l.qty }))),
+  // Summed per variant or product (stockWrites): the stock JSON stays small whatever the lines.
+  const stock = ready.flatMap((p) =>
+    p.lines.map((l) => ({ product_id: l.productId, variant_id: l.variantId, qty: l.qty })),
   );
   // Prices, titles and which products have variants were read before this batch: a product
   // changed since (a PUT bumps updated_at) fails the batch, and the orders are planned again.
@@ -125,8 +124,7 @@ function writeBatch(
     ...(customers.length ? [stmt(db, UPSERT_CUSTOMERS, JSON.stringify(customers), now)] : []),
     ...jsonChunks(ready.map((p) => p.order)).map((json) => stmt(db, INSERT_ORDERS, json, now)),
     ...jsonChunks(lines).map((json) => stmt(db, INSERT_LINES, json, ready.length - 1)),
-    ...stockStatements(db, stock),
-    ...versionBumps(db, [...seen.keys()]),
+    ...stockWrites(db, stock),
     // After INSERT_ORDERS: the events name their orders by token, resolved inside the batch.
     outboxStatement(db, events, now),
   ];

@@ -13,7 +13,6 @@ import {
 } from "../platform/d1";
 import type { Idem } from "../platform/idempotency";
 import { runClaimed } from "../platform/idempotency";
-import { versionBumps } from "../products/version";
 import { committed, newEvent, type PendingEvent } from "../webhooks/outbox";
 import { type Catalog, catalogStatements, type Selector, toCatalog } from "./catalog";
 import { EDITS, editsLines, LINE_EDITS, lineStatements, planEdit } from "./edit";
@@ -41,7 +40,7 @@ import {
   statusEvent,
   statusStatements,
 } from "./status";
-import { type StockMove, stockStatements, sumMoves } from "./stock";
+import { restockMoves, type StockMove, stockWrites } from "./stock";
 
 // PUT /v1/orders (docs/orders.md, "Orders"): each element changes one order, atomically, in one batch.
 // Status changes that move no stock take ONE round trip for the whole request: their statements
@@ -103,17 +102,6 @@ const READ_STOCK_LINES = `
     iif(l.${L.variantId} IS NULL, NOT EXISTS (SELECT 1 FROM ${P.$} AS p WHERE p.${P.id} = l.${L.productId}),
       NOT EXISTS (SELECT 1 FROM ${V.$} AS v WHERE v.${V.id} = l.${L.variantId})) AS gone
   FROM json_each(?1) AS j JOIN ${L.$} AS l ON l.${L.orderId} = j.value`;
-
-/** What giving `lines` back moves: each line not gone returns its qty. */
-const restockMoves = (lines: { productId: number; variantId: number | null; qty: number }[]): StockMove[] =>
-  lines.map((l) => ({ product_id: l.productId, variant_id: l.variantId, qty: -l.qty }));
-
-/** The statements that move `moves` (summed) and the versions of their products. */
-function stockWrites(db: DB, moves: StockMove[]): D1PreparedStatement[] {
-  const summed = sumMoves(moves);
-  if (!summed.length) return [];
-  return [...stockStatements(db, summed), ...versionBumps(db, [...new Set(summed.map((m) => m.product_id))])];
-}
 
 /**
  * Each element's answer from its order as it was before the batch (`rows`: the orders read,
