@@ -7,7 +7,23 @@ export type D1Counts = {
   /** Each call's statements, as their SQL text. */
   queries: string[][];
   maxParamBytes: number;
+  /** Rows D1 reports (each result's meta.rows_read / rows_written), summed over every call. */
+  rowsRead: number;
+  rowsWritten: number;
+  /** The same per statement, in the order they ran, for finding where the rows go. */
+  rows: { sql: string; read: number; written: number }[];
 };
+
+const fresh = (): D1Counts => ({
+  calls: 0,
+  statements: 0,
+  statementsPerCall: [],
+  queries: [],
+  maxParamBytes: 0,
+  rowsRead: 0,
+  rowsWritten: 0,
+  rows: [],
+});
 
 /**
  * A D1 binding that counts round trips (a batch or a single statement's first/all/run/raw is one
@@ -16,7 +32,7 @@ export type D1Counts = {
  */
 export function wrapD1(options: { failCall?: number; before?: (call: number) => Promise<void> } = {}) {
   const real = env.DB;
-  const counts: D1Counts = { calls: 0, statements: 0, statementsPerCall: [], queries: [], maxParamBytes: 0 };
+  const counts = fresh();
   const sqlOf = new WeakMap<object, string>();
   const unwrap = new WeakMap<object, D1PreparedStatement>();
 
@@ -26,6 +42,14 @@ export function wrapD1(options: { failCall?: number; before?: (call: number) => 
     counts.statementsPerCall.push(queries.length);
     counts.queries.push(queries);
     if (counts.calls === options.failCall) throw new Error("D1_ERROR: injected fault: Network connection lost.");
+  };
+
+  const tally = (sql: string, r: D1Result | undefined) => {
+    const read = r?.meta?.rows_read ?? 0;
+    const written = r?.meta?.rows_written ?? 0;
+    counts.rowsRead += read;
+    counts.rowsWritten += written;
+    counts.rows.push({ sql, read, written });
   };
 
   const wrapStmt = (stmt: D1PreparedStatement, sql: string): D1PreparedStatement => {
@@ -44,7 +68,16 @@ export function wrapD1(options: { failCall?: number; before?: (call: number) => 
           return async (...args: unknown[]) => {
             call([sql]);
             await options.before?.(counts.calls);
-            return (target as any)[prop](...args);
+            // first() carries no meta: it runs as all() here so that its rows are counted too.
+            if (prop === "first") {
+              const r = await target.all();
+              tally(sql, r);
+              const row = (r.results[0] as Record<string, unknown> | undefined) ?? null;
+              return typeof args[0] === "string" ? (row?.[args[0]] ?? null) : row;
+            }
+            const r = await (target as any)[prop](...args);
+            if (prop !== "raw") tally(sql, r);
+            return r;
           };
         }
         const v = (target as any)[prop];
@@ -63,9 +96,14 @@ export function wrapD1(options: { failCall?: number; before?: (call: number) => 
       if (prop === "prepare") return (query: string) => wrapStmt(target.prepare(query), query);
       if (prop === "batch") {
         return async (stmts: D1PreparedStatement[]) => {
-          call(stmts.map((s) => sqlOf.get(s) ?? ""));
+          const queries = stmts.map((s) => sqlOf.get(s) ?? "");
+          call(queries);
           await options.before?.(counts.calls);
-          return target.batch(stmts.map((s) => unwrap.get(s) ?? s));
+          const results = await target.batch(stmts.map((s) => unwrap.get(s) ?? s));
+          results.forEach((r, i) => {
+            tally(queries[i], r);
+          });
+          return results;
         };
       }
       const v = (target as any)[prop];
@@ -75,7 +113,6 @@ export function wrapD1(options: { failCall?: number; before?: (call: number) => 
   return {
     db,
     counts,
-    reset: () =>
-      Object.assign(counts, { calls: 0, statements: 0, statementsPerCall: [], queries: [], maxParamBytes: 0 }),
+    reset: () => Object.assign(counts, fresh()),
   };
 }

@@ -2,14 +2,15 @@ import type { DB } from "../db/client";
 import { toProduct, toVariant } from "../db/rows";
 import { products, skus, variants } from "../db/schema";
 import { sqlNames } from "../platform/columns";
-import { runBatch, stmt } from "../platform/d1";
+import { stmt } from "../platform/d1";
 import { optionNames, type ProductRow, type VariantRow, variantValues } from "../products/present";
 import type { Money } from "./totals";
 
 // The catalog rows an order's lines may refer to, read in one round trip, and how a line finds
 // what it sells in them (docs/orders.md, "Orders": most specific identifier wins, the others must agree).
 
-export type CatalogProduct = ProductRow & { variantCount: number };
+/** `hasVariants` 1 when the product has any variant (a line must then name one). */
+export type CatalogProduct = ProductRow & { hasVariants: number };
 export type Catalog = {
   products: Map<number, CatalogProduct>;
   variants: Map<number, VariantRow>;
@@ -22,17 +23,23 @@ const K = sqlNames(skus);
 const V = sqlNames(variants);
 const P = sqlNames(products);
 
-const READ_SKUS = `SELECT ${K.sku}, ${K.productId}, ${K.variantId} FROM ${K.$} WHERE ${K.sku} IN (SELECT value FROM json_each(?1))`;
+// Each list is joined from its json_each, so a selector costs an index seek of each table it
+// passes (an `IN (subquery)` first copies the list into a scratch b-tree, read again). A row named
+// twice (by id and by SKU) comes twice; toCatalog keeps one.
+const READ_SKUS = `SELECT k.${K.sku}, k.${K.productId}, k.${K.variantId} FROM json_each(?1) AS j JOIN ${K.$} AS k ON k.${K.sku} = j.value`;
 const READ_VARIANTS = `
-  SELECT * FROM ${V.$}
-  WHERE ${V.id} IN (SELECT value FROM json_each(?1))
-    OR ${V.id} IN (SELECT ${K.variantId} FROM ${K.$} WHERE ${K.sku} IN (SELECT value FROM json_each(?2)))`;
+  SELECT v.* FROM json_each(?1) AS j JOIN ${V.$} AS v ON v.${V.id} = j.value
+  UNION ALL
+  SELECT v.* FROM json_each(?2) AS j JOIN ${K.$} AS k ON k.${K.sku} = j.value JOIN ${V.$} AS v ON v.${V.id} = k.${K.variantId}`;
+const HAS_VARIANTS = `EXISTS (SELECT 1 FROM ${V.$} AS v WHERE v.${V.productId} = p.${P.id}) AS has_variants`;
 const READ_PRODUCTS = `
-  SELECT p.*, (SELECT count(*) FROM ${V.$} AS v WHERE v.${V.productId} = p.${P.id}) AS variant_count
-  FROM ${P.$} AS p
-  WHERE p.${P.id} IN (SELECT value FROM json_each(?3))
-    OR p.${P.id} IN (SELECT ${V.productId} FROM ${V.$} WHERE ${V.id} IN (SELECT value FROM json_each(?1)))
-    OR p.${P.id} IN (SELECT ${K.productId} FROM ${K.$} WHERE ${K.sku} IN (SELECT value FROM json_each(?2)))`;
+  SELECT p.*, ${HAS_VARIANTS} FROM json_each(?3) AS j JOIN ${P.$} AS p ON p.${P.id} = j.value
+  UNION ALL
+  SELECT p.*, ${HAS_VARIANTS} FROM json_each(?1) AS j JOIN ${V.$} AS x ON x.${V.id} = j.value
+    JOIN ${P.$} AS p ON p.${P.id} = x.${V.productId}
+  UNION ALL
+  SELECT p.*, ${HAS_VARIANTS} FROM json_each(?2) AS j JOIN ${K.$} AS k ON k.${K.sku} = j.value
+    JOIN ${P.$} AS p ON p.${P.id} = k.${K.productId}`;
 
 /** The three reads of the rows `selectors` may name; runs alone or at the end of a larger read batch. */
 export function catalogStatements(db: DB, selectors: Selector[]): D1PreparedStatement[] {
@@ -59,13 +66,9 @@ export function toCatalog([skuRows, variantRows, productRows]: D1Result<Record<s
     ),
     variants: new Map(variantRows.results.map((r) => [r.id as number, toVariant(r)])),
     products: new Map(
-      productRows.results.map((r) => [r.id as number, { ...toProduct(r), variantCount: r.variant_count as number }]),
+      productRows.results.map((r) => [r.id as number, { ...toProduct(r), hasVariants: r.has_variants as number }]),
     ),
   };
-}
-
-export async function readCatalog(db: DB, selectors: Selector[]): Promise<Catalog> {
-  return toCatalog(await runBatch(db, catalogStatements(db, selectors)));
 }
 
 /** What a line sells, as the snapshot the order keeps (docs/orders.md, "Orders"). */
@@ -103,7 +106,7 @@ function fromVariant(p: CatalogProduct, v: VariantRow): Item {
 }
 
 function fromProduct(p: CatalogProduct, path: string): Item | string {
-  if (p.variantCount > 0) {
+  if (p.hasVariants) {
     return `${path}: product ${p.id} has variants: name one by variant_id or by its sku`;
   }
   return {

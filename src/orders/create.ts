@@ -4,27 +4,28 @@ import { sqlNames } from "../platform/columns";
 import { afterLostRace, isConstraintError, jsonChunks, runBatch, STALE_READ_GUARD, stmt } from "../platform/d1";
 import { type Claim, type Idem, runClaimed } from "../platform/idempotency";
 import { committed, newEvent, outboxStatement, type PendingEvent } from "../webhooks/outbox";
-import { catalogCache, forget, remember } from "./cache";
 import { catalogStatements, toCatalog } from "./catalog";
-import { createCold } from "./cold";
 import { heldRefusal, heldStatements } from "./held";
-import { insertLines, insertOrders, lineRow, UPSERT_CUSTOMERS } from "./insert";
+import {
+  customerWrites,
+  insertLines,
+  insertOrders,
+  lineRow,
+  NEW_ORDER_ID,
+  READ_CUSTOMERS,
+  UPSERT_CUSTOMERS,
+} from "./insert";
 import { type Planned, planOrder, reserveStock } from "./plan";
 import type { OrderInput } from "./schema";
-import { stockStatements, sumMoves } from "./stock";
-import {
-  readStorefront,
-  type Storefront,
-  type StorefrontRequest,
-  storefrontStatements,
-  toStorefront,
-} from "./storefront";
+import { stockWrites } from "./stock";
+import { type Storefront, type StorefrontRequest, storefrontStatements, toStorefront } from "./storefront";
 import type { Money, TaxLine } from "./totals";
 
-// POST /v1/orders (docs/orders.md, "Orders"): every order of a request is planned in JS from one read batch
-// and written in one write batch, whatever the number of orders and lines. Stock floors are
-// CHECK constraints, so a batch that would oversell fails whole; it is then planned again from a
-// fresh read, so an order loses only to stock that is really gone.
+// POST /v1/orders (docs/orders.md, "Orders"), one path: one read batch of what the body names,
+// every order planned in TypeScript from it, one write batch, whatever the number of orders and
+// lines. Stock floors are CHECK constraints and the products read are guarded, so a batch that
+// would oversell or was planned from a changed product fails whole; it is then planned again from
+// a fresh read, so an order loses only to stock that is really gone.
 
 export type OrderOutcome<Id = number> =
   | {
@@ -52,7 +53,7 @@ export type CreateOptions = {
   events?: PendingEvent[];
   /**
    * Set for a publishable key's orders (src/orders/storefront.ts): where they come from and the
-   * store's limits. createOrders reads what the store decides for them in a batch it makes anyway.
+   * store's limits. createOrders reads what the store decides for them with the catalog.
    */
   storefront?: StorefrontRequest;
   /** Records the answer for Idempotency-Key retries, in the same batch as the orders. */
@@ -77,11 +78,8 @@ const INSERT_ORDERS = `${insertOrders({
   now: "?2",
 })} RETURNING ${O.id}, ${O.token} AS new_order_token`;
 
-// A line names its order by its index in ?2, the orders' tokens (writeBatch).
-const INSERT_LINES = insertLines(
-  `${O.$}.${O.id}`,
-  `json_each(?1) AS l JOIN ${O.$} ON ${O.$}.${O.token} = ?2 ->> ('$[' || (l.value->>'order') || ']')`,
-);
+// A line names its order by its index among the request's orders (NEW_ORDER_ID).
+const INSERT_LINES = insertLines(NEW_ORDER_ID, "json_each(?1) AS l");
 
 /** The ids the batch's order INSERTs returned, by token. */
 function newIds(results: D1Result<Record<string, unknown>>[]): Map<string, number> {
@@ -99,16 +97,22 @@ const createdEvents = (ready: Planned[], keyId?: number | null) =>
   ready.map((p) => newEvent("order.created", { orderToken: p.token, keyId }));
 
 /** The one write batch of a request; its order INSERTs return the new ids (newIds). */
-function writeBatch(db: DB, ready: Planned[], opts: PlanOptions, events: PendingEvent[]): D1PreparedStatement[] {
+function writeBatch(
+  db: DB,
+  ready: Planned[],
+  stored: Record<string, unknown>[],
+  opts: PlanOptions,
+  events: PendingEvent[],
+): D1PreparedStatement[] {
   const { now } = opts;
-  const customers = ready.flatMap((p) => (p.customer ? [p.customer] : []));
-  // A line names its order by position in `tokens`, not by the 36-character token itself: lines
-  // are most of a large request's JSON, and D1 caps a bound value at 1 MB (see jsonChunks).
-  const tokens = JSON.stringify(ready.map((p) => p.token));
+  const customers = customerWrites(
+    ready.flatMap((p) => (p.customer ? [p.customer] : [])),
+    stored,
+  );
   const lines = ready.flatMap((p, order) => p.lines.map((l, i) => ({ order, ...lineRow(l, i) })));
-  // One row per variant or product, summed here: the stock JSON stays small whatever the lines.
-  const stock = sumMoves(
-    ready.flatMap((p) => p.lines.map((l) => ({ product_id: l.productId, variant_id: l.variantId, qty: l.qty }))),
+  // Summed per variant or product (stockWrites): the stock JSON stays small whatever the lines.
+  const stock = ready.flatMap((p) =>
+    p.lines.map((l) => ({ product_id: l.productId, variant_id: l.variantId, qty: l.qty })),
   );
   // Prices, titles and which products have variants were read before this batch: a product
   // changed since (a PUT bumps updated_at) fails the batch, and the orders are planned again.
@@ -117,10 +121,10 @@ function writeBatch(db: DB, ready: Planned[], opts: PlanOptions, events: Pending
   const read = [...seen].map(([id, updated_at]) => ({ id, updated_at }));
   return [
     stmt(db, STALE_READ_GUARD, JSON.stringify(read)),
-    // Orders without an e-mail have no customer to upsert.
+    // Only customers that are new or whose details this request changes.
     ...(customers.length ? [stmt(db, UPSERT_CUSTOMERS, JSON.stringify(customers), now)] : []),
     ...jsonChunks(ready.map((p) => p.order)).map((json) => stmt(db, INSERT_ORDERS, json, now)),
-    ...jsonChunks(lines).map((json) => stmt(db, INSERT_LINES, json, tokens)),
+    ...jsonChunks(lines).map((json) => stmt(db, INSERT_LINES, json, ready.length - 1)),
     // After the lines: the guard sums the address's held units with this batch's own.
     ...(opts.storefront
       ? heldStatements(
@@ -130,7 +134,7 @@ function writeBatch(db: DB, ready: Planned[], opts: PlanOptions, events: Pending
           now,
         )
       : []),
-    ...stockStatements(db, stock),
+    ...stockWrites(db, stock),
     // After INSERT_ORDERS: the events name their orders by token, resolved inside the batch.
     outboxStatement(db, events, now),
   ];
@@ -152,77 +156,38 @@ function refuseHeld(opts: PlanOptions, ready: Planned[]) {
 /** CreateOptions with a storefront's shipping methods read: what an order is planned with. */
 export type PlanOptions = Omit<CreateOptions, "storefront"> & { storefront?: Storefront };
 
-/** The orders planned from cached rows and written in one batch, or undefined: take the read path. */
-async function createFromCache(
-  db: DB,
-  items: { index: number; data: OrderInput }[],
-  opts: PlanOptions,
-): Promise<Map<number, OrderOutcome> | undefined> {
-  const cat = catalogCache.get(db.$binding);
-  if (!cat) return undefined;
-  const plans: Planned[] = [];
-  for (const { index, data } of items) {
-    const plan = planOrder(index, data, cat, opts);
-    if ("errors" in plan) return undefined;
-    plans.push(plan);
-  }
-  const { ok: ready, failed } = reserveStock(plans);
-  if (failed.length) return undefined;
-  refuseHeld(opts, ready);
-  const planned = new Map<number, OrderOutcome<OrderRef>>();
-  for (const p of ready) planned.set(p.index, { ok: true, orderId: { $order: p.token }, token: p.token, ...p.summary });
-  const head = opts.recorder?.claim(planned) ?? [];
-  const events = createdEvents(ready, opts.keyId);
-  let results: D1Result<Record<string, unknown>>[];
-  try {
-    // writeBatch starts with the stale-read guard: a product changed since it was cached fails it.
-    results = await runClaimed(db, opts.recorder?.idem, head, writeBatch(db, ready, opts, events));
-  } catch (e) {
-    if (!isConstraintError(e)) throw e;
-    forget(db);
-    return undefined;
-  }
-  opts.events?.push(...committed(events, results));
-  const ids = newIds(results);
-  const outcomes = new Map<number, OrderOutcome>();
-  for (const p of ready)
-    outcomes.set(p.index, { ok: true, orderId: ids.get(p.token) as number, token: p.token, ...p.summary });
-  return outcomes;
-}
-
 /**
- * Creates orders, each on its own: one that fails never affects another. One round trip when
- * cached catalog rows plan every order (above), or else when the SQL plan of cold.ts covers them
- * and accepts them; else two (read, write). A write that fails on a
- * constraint lost a race for stock or read a product that changed since: it rolled back whole,
- * and the orders are planned again from a fresh read, at most MAX_ATTEMPTS times.
+ * Creates orders, each on its own: one that fails never affects another. Two round trips: the
+ * read of what the bodies name, and the write. A write that fails on a constraint lost a race
+ * for stock or read a product that changed since: it rolled back whole, and the orders are
+ * planned again from a fresh read, at most MAX_ATTEMPTS times.
  */
 export async function createOrders(
   db: DB,
   items: { index: number; data: OrderInput }[],
   given: CreateOptions,
 ): Promise<Map<number, OrderOutcome>> {
-  // A storefront's shipping methods and held units are read in a round trip its orders make
-  // anyway: just before the cached plan (which reads nothing), else with the catalog, on every
-  // attempt (a lost race may be another order from the same address). Never the SQL plan of
-  // cold.ts, which knows neither visibility nor shipping methods. Nothing is planned before.
+  // A storefront's shipping methods and held units are read with the catalog on every attempt (a
+  // lost race may be another order from the same address); nothing is planned before.
   const ask = given.storefront;
   const base: PlanOptions = { ...given, storefront: undefined };
-  if (items.length && !ask) {
-    const fast = (await createFromCache(db, items, base)) ?? (await createCold(db, items, base));
-    if (fast) return fast;
-  } else if (items.length && ask && catalogCache.get(db.$binding)) {
-    const fast = await createFromCache(db, items, { ...base, storefront: await readStorefront(db, ask) });
-    if (fast) return fast;
-  }
   const outcomes = new Map<number, OrderOutcome>();
   const selectors = items.flatMap(({ data }) => [...data.products, ...(data.products_add ?? [])]);
+  const emailKeys = new Set<string>();
+  // A storefront's orders link no customer (plan.ts orderFields).
+  if (ask === undefined) {
+    for (const { data } of items) if (data.customer?.email) emailKeys.add(data.customer.email.toLowerCase());
+  }
   for (let attempt = 1; items.length; attempt++) {
     const reads = catalogStatements(db, selectors);
-    const read = await runBatch(db, ask ? [...reads, ...storefrontStatements(db, ask)] : reads);
-    const opts: PlanOptions = ask ? { ...base, storefront: toStorefront(ask, read.slice(reads.length)) } : base;
-    const cat = toCatalog(read.slice(0, reads.length));
-    remember(db, cat);
+    const catalogEnd = reads.length;
+    if (emailKeys.size) reads.push(stmt(db, READ_CUSTOMERS, JSON.stringify([...emailKeys])));
+    const storefrontFrom = reads.length;
+    if (ask) reads.push(...storefrontStatements(db, ask));
+    const read = await runBatch(db, reads);
+    const cat = toCatalog(read.slice(0, catalogEnd));
+    const stored = emailKeys.size ? read[catalogEnd].results : [];
+    const opts: PlanOptions = ask ? { ...base, storefront: toStorefront(ask, read.slice(storefrontFrom)) } : base;
     const plans: Planned[] = [];
     for (const { index, data } of items) {
       const plan = planOrder(index, data, cat, opts);
@@ -242,7 +207,7 @@ export async function createOrders(
     }
     try {
       const events = createdEvents(ready, opts.keyId);
-      const results = await runClaimed(db, opts.recorder?.idem, head, writeBatch(db, ready, opts, events));
+      const results = await runClaimed(db, opts.recorder?.idem, head, writeBatch(db, ready, stored, opts, events));
       opts.events?.push(...committed(events, results));
       const ids = newIds(results);
       for (const p of ready) {

@@ -2,11 +2,11 @@ import type { DB } from "../db/client";
 import { orderLines, orders } from "../db/schema";
 import { sqlNames } from "../platform/columns";
 import { jsonChunks, STALE_READ_GUARD, stmt } from "../platform/d1";
-import { type Catalog, type Line, resolve, type Selector } from "./catalog";
+import type { Catalog, Line } from "./catalog";
 import { insertLines, lineRow } from "./insert";
-import { addLine, lineKey, orderTotals, removeLines, type Totals } from "./lines";
+import { orderTotals, planLines, type Totals } from "./lines";
 import type { OrderUpdate } from "./schema";
-import { type StockMove, stockStatements, sumMoves } from "./stock";
+import { type StockMove, sumMoves } from "./stock";
 
 // Line edits of PUT /v1/orders on an unpaid order (docs/orders.md, "Orders"): products replace, then
 // products_add, then products_remove, discounts, totals, and the stock moved by the difference.
@@ -61,36 +61,16 @@ function storedLine(r: LineRow, cat: Catalog): Line {
 export type LinePlan = { lines: Line[]; totals: Totals; moves: StockMove[]; readProducts: Map<number, number> };
 
 /** New lines, totals and stock moves of an unpaid order's line edits, or the errors. */
-export function planLines(u: OrderUpdate, pre: OrderRow, stored: LineRow[], cat: Catalog, notices: string[]) {
+export function planEdit(u: OrderUpdate, pre: OrderRow, stored: LineRow[], cat: Catalog, notices: string[]) {
   const errors: string[] = [];
-  let lines: Line[] = [];
-  const byKey = new Map<string, Line>();
   const firstPath = new Map<string, string>();
   const readProducts = new Map<number, number>();
-  if (!u.products) {
-    for (const r of stored) {
-      const l = storedLine(r, cat);
-      lines.push(l);
-      byKey.set(lineKey(l), l);
-    }
-  }
-  const take = (sel: Selector, qty: number, price: number | undefined, path: string) => {
-    const item = resolve(sel, path, cat);
-    if (typeof item === "string") {
-      errors.push(item);
-      return;
-    }
+  // `products` replaces every line; otherwise the stored ones stay, their snapshots with them.
+  const kept = u.products ? [] : stored.map((r) => storedLine(r, cat));
+  const lines = planLines(kept, u, cat, false, errors, notices, (item, path) => {
     readProducts.set(item.productId, item.productUpdatedAt);
     if (!firstPath.has(item.stockKey)) firstPath.set(item.stockKey, path);
-    addLine(lines, byKey, { ...item, qty, unitPrice: price ?? item.catalogPrice, path }, errors);
-  };
-  u.products?.forEach((l, i) => {
-    take(l, l.qty, l.price, `products[${i}]`);
   });
-  u.products_add?.forEach((a, i) => {
-    take(a, a.qty ?? 1, undefined, `products_add[${i}]`);
-  });
-  lines = removeLines(lines, u.products_remove ?? [], notices);
   if (errors.length) return { errors };
   let discount = u.discount_remove ? 0 : pre.discount;
   if (u.discount_add) discount = u.discount_add.amount;
@@ -122,6 +102,7 @@ export function planLines(u: OrderUpdate, pre: OrderRow, stored: LineRow[], cat:
   return { plan: { lines, totals, moves, readProducts } satisfies LinePlan };
 }
 
+/** The line, totals and guard statements of a plan; its stock moves are the caller's (update.ts). */
 export function lineStatements(db: DB, orderId: number, p: LinePlan, now: number): D1PreparedStatement[] {
   const rows = p.lines.map(lineRow);
   const read = [...p.readProducts].map(([id, updated_at]) => ({ id, updated_at }));
@@ -131,7 +112,6 @@ export function lineStatements(db: DB, orderId: number, p: LinePlan, now: number
     stmt(db, STALE_READ_GUARD, JSON.stringify(read)),
     stmt(db, DELETE_LINES, orderId),
     ...jsonChunks(rows).map((json) => stmt(db, INSERT_LINES, json, orderId)),
-    ...stockStatements(db, p.moves),
     stmt(db, UPDATE_TOTALS, orderId, subtotal, discount, total, JSON.stringify(tax), now),
   ];
 }

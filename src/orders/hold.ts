@@ -1,6 +1,8 @@
+import { getDb } from "../db/client";
 import { events, orderHistory, orderLines, orders, products, variants } from "../db/schema";
 import type { Bindings } from "../env";
 import { sqlNames } from "../platform/columns";
+import { versionBumps } from "../products/version";
 import { committed, dispatch, newEvent, type PendingEvent, subscribed } from "../webhooks/outbox";
 
 // The unpaid hold (docs/orders.md, "Orders"): the scheduled job cancels every unpaid order
@@ -58,6 +60,9 @@ const kind = (storefront: 0 | 1, cutoff: string) =>
 const EXPIRED = `
   SELECT ${O.id} FROM (${kind(1, "?1")} UNION ALL ${kind(0, "?3")})
   ORDER BY ${O.createdAt}, ${O.id} LIMIT ?2`;
+// The products whose stock the cancels give back, for their version bumps (read with EXPIRED, in
+// its snapshot: an order paid in between only costs its products a bump they did not need).
+const THEIR_PRODUCTS = `SELECT DISTINCT ${L.productId} AS id FROM ${L.$} WHERE ${L.orderId} IN (${EXPIRED})`;
 
 // Every statement re-checks HELD inside the batch: an order paid (or cancelled, or paid and set
 // back to unpaid) between the read and this batch is left alone, and its stock is never returned
@@ -92,12 +97,17 @@ const CANCEL = `
 export async function expireUnpaidOrders(env: Bindings, now = Date.now()): Promise<number[]> {
   const h = holds(env);
   const d1 = env.DB;
+  const db = getDb(d1);
   const cutoff = now - h.storefront * 60_000;
   const others = h.unpaid === undefined ? -1 : now - h.unpaid * 60_000;
   const cancelled: number[] = [];
   const pending: Promise<unknown>[] = [];
   for (let round = 0; round < HOLD_ROUNDS; round++) {
-    const { results } = await d1.prepare(EXPIRED).bind(cutoff, HOLD_BATCH, others).all<Record<string, number>>();
+    const [expired, theirs] = await d1.batch<Record<string, number>>([
+      d1.prepare(EXPIRED).bind(cutoff, HOLD_BATCH, others),
+      d1.prepare(THEIR_PRODUCTS).bind(cutoff, HOLD_BATCH, others),
+    ]);
+    const results = expired.results;
     if (!results.length) break;
     const ids = JSON.stringify(results.map((r) => r[O.id]));
     const cancels: PendingEvent[] = results.map((r) => newEvent("order.cancelled", { orderId: r[O.id] }));
@@ -107,6 +117,10 @@ export async function expireUnpaidOrders(env: Bindings, now = Date.now()): Promi
       d1.prepare(EVENTS).bind(JSON.stringify(cancels), now),
       d1.prepare(HISTORY).bind(ids, now, HOLD_REASON),
       d1.prepare(CANCEL).bind(ids, now, HOLD_REASON),
+      ...versionBumps(
+        db,
+        theirs.results.map((r) => r.id),
+      ),
     ]);
     const done = new Set(out[4].results.map((r) => r[O.id] as number));
     cancelled.push(...done);

@@ -5,9 +5,7 @@ import { CREATABLE, CUSTOMER_FIELDS, isJson, PLAIN_LINE, valueAt } from "./field
 import type { OrderInput } from "./schema";
 
 // The customer, order and line INSERTs and the row objects they read, derived from the field
-// descriptions (fields.ts). The customer and order INSERTs are shared by the JavaScript-planned
-// batch (create.ts) and the SQL-planned one of a cold isolate (cold.ts): the same columns from the
-// same row objects (plan.ts orderFields), only where the totals come from differs.
+// descriptions (fields.ts).
 
 const C = sqlNames(customers);
 const O = sqlNames(orders);
@@ -34,6 +32,44 @@ export function customerRow(c: NonNullable<OrderInput["customer"]>, emailKey: st
   const row: Record<string, unknown> = { [C.emailKey]: emailKey };
   for (const f of CUSTOMER) row[f.name] = c[f.from] ?? f.initial ?? (f.json ? undefined : null);
   return row;
+}
+
+const MERGED = {
+  replace: (_old: unknown, given: unknown) => given,
+  keep: (old: unknown, given: unknown) => given ?? old,
+  max: (old: unknown, given: unknown) => Math.max(Number(old), Number(given)),
+};
+
+/** ?1 the e-mail keys: the customers a request's orders name, as stored (what `customerWrites` compares). */
+export const READ_CUSTOMERS = `SELECT * FROM ${C.$} WHERE ${C.emailKey} IN (SELECT value FROM json_each(?1))`;
+
+/**
+ * The customer rows of a request that change a stored customer (or make a new one), in order:
+ * UPSERT_CUSTOMERS merges each into the one before it exactly as here, so leaving out the rows
+ * that change nothing leaves the same customers, and a returning customer with the same details
+ * costs no written row. `stored`: READ_CUSTOMERS' rows.
+ */
+export function customerWrites(rows: Record<string, unknown>[], stored: Record<string, unknown>[]) {
+  const now = new Map(stored.map((r) => [r[C.emailKey] as string, r]));
+  return rows.filter((row) => {
+    const key = row[C.emailKey] as string;
+    const old = now.get(key);
+    if (!old) {
+      now.set(key, row);
+      return true;
+    }
+    const next: Record<string, unknown> = { ...old };
+    let changed = false;
+    for (const f of CUSTOMER) {
+      // Stored JSON is SQLite's text of it; a given block is an object until the INSERT reads it.
+      const given = f.json && row[f.name] !== undefined ? JSON.stringify(row[f.name]) : (row[f.name] ?? null);
+      const value = MERGED[f.merge](old[f.name], given) ?? null;
+      if (value !== (old[f.name] ?? null)) changed = true;
+      next[f.name] = value;
+    }
+    if (changed) now.set(key, next);
+    return changed;
+  });
 }
 
 /** ?1 the customers' rows as one JSON array, ?2 now. */
@@ -94,6 +130,13 @@ export function lineRow(l: Line, i: number): Record<string, unknown> {
   for (const f of LINE) row[f.name] = l[f.column as keyof Line];
   return row;
 }
+
+/**
+ * The id of order number `l.value->>'order'` of the ?2 + 1 orders the batch's order INSERTs just
+ * wrote: their ids are consecutive, in the order of the request, and the highest in the table
+ * (AUTOINCREMENT gives each row the next), so one read of the largest id finds every line's order.
+ */
+export const NEW_ORDER_ID = `(SELECT max(${O.id}) FROM ${O.$}) - ?2 + (l.value->>'order')`;
 
 /** INSERT of the line rows of `from` (json_each rows named `l`, lineRow objects) into the order `orderId` (SQL). */
 export const insertLines = (orderId: string, from: string) => `

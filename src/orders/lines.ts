@@ -1,7 +1,7 @@
 import { MAX_ORDER_TOTAL } from "../platform/fields";
 import { toMoney } from "../products/present";
-import type { Line } from "./catalog";
-import { MAX_LINES, MAX_QTY, type RemoveEntry } from "./schema";
+import { type Catalog, type Item, type Line, resolve, type Selector } from "./catalog";
+import { type AddEntry, MAX_LINES, MAX_QTY, type RemoveEntry } from "./schema";
 import { type Money, type TaxLine, taxByRate } from "./totals";
 
 // An order's lines as a create or an update plans them: merging, products_remove, and the totals
@@ -62,6 +62,50 @@ export function removeLines(lines: Line[], removes: RemoveEntry[], notices: stri
     if (!used.has(i)) notices.push(`products_remove[${i}]: no line of the order matches; nothing removed`);
   });
   return kept;
+}
+
+/** The line edits of a body: what a create gives and a PUT may give. */
+type Edits = {
+  products?: (Selector & { qty: number; price?: Money })[];
+  products_add?: AddEntry[];
+  products_remove?: RemoveEntry[];
+};
+
+/**
+ * An order's lines as a create or a line edit plans them (docs/orders.md, "Orders"): `start` (the
+ * lines an edit keeps), then `products`, then `products_add`, each resolved in `cat` and merged,
+ * then `products_remove`. Errors and notices are pushed; `onItem` sees each resolved line. `most`
+ * is a storefront's lower limit on the units of one item, and why.
+ */
+export function planLines(
+  start: Line[],
+  body: Edits,
+  cat: Catalog,
+  visibleOnly: boolean,
+  errors: string[],
+  notices: string[],
+  onItem?: (item: Item, path: string) => void,
+  most?: { qty: number; why: string },
+): Line[] {
+  const lines = [...start];
+  const byKey = new Map(lines.map((l) => [lineKey(l), l]));
+  const take = (sel: Selector, qty: number, price: Money | undefined, path: string) => {
+    const item = resolve(sel, path, cat, visibleOnly);
+    if (typeof item === "string") {
+      errors.push(item);
+      return;
+    }
+    onItem?.(item, path);
+    if (most && qty > most.qty) errors.push(`${path}.qty: must be at most ${most.qty} ${most.why}`);
+    else addLine(lines, byKey, { ...item, qty, unitPrice: price ?? item.catalogPrice, path }, errors, most);
+  };
+  body.products?.forEach((l, i) => {
+    take(l, l.qty, l.price, `products[${i}]`);
+  });
+  body.products_add?.forEach((a, i) => {
+    take(a, a.qty ?? 1, undefined, `products_add[${i}]`);
+  });
+  return removeLines(lines, body.products_remove ?? [], notices);
 }
 
 export type Totals = { subtotal: Money; shipping: Money; discount: Money; total: Money; tax: TaxLine[] };

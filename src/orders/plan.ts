@@ -1,12 +1,11 @@
 import { customers, orders } from "../db/schema";
 import { sqlNames } from "../platform/columns";
-import { type Catalog, type Line, resolve, type Selector } from "./catalog";
+import type { Catalog, Line } from "./catalog";
 import type { OrderOutcome, PlanOptions } from "./create";
 import { customerRow, orderRow } from "./insert";
-import { addLine, orderTotals, removeLines } from "./lines";
-import type { AddEntry, OrderInput } from "./schema";
+import { orderTotals, planLines } from "./lines";
+import type { OrderInput } from "./schema";
 import { type Shipping, STOREFRONT_LINE, storefrontShipping } from "./storefront";
-import type { Money } from "./totals";
 
 // Planning a new order from the catalog rows: lines, totals, the rows to write, and the stock
 // each order of a request takes in turn.
@@ -32,24 +31,10 @@ export function planOrder(
 ): Planned | { index: number; errors: string[]; notices: string[] } {
   const errors: string[] = [];
   const notices: string[] = [];
-  let lines: Line[] = [];
-  const byKey = new Map<string, Line>();
   const sf = opts.storefront;
   // A storefront's lines of one item count together against its line limit (docs/storefront.md).
   const most = sf ? { qty: sf.maxLineQty, why: STOREFRONT_LINE } : undefined;
-  const take = (sel: Selector, qty: number, price: Money | undefined, path: string) => {
-    const item = resolve(sel, path, cat, sf !== undefined);
-    if (typeof item === "string") errors.push(item);
-    else if (most && qty > most.qty) errors.push(`${path}.qty: must be at most ${most.qty} ${most.why}`);
-    else addLine(lines, byKey, { ...item, qty, unitPrice: price ?? item.catalogPrice, path }, errors, most);
-  };
-  o.products.forEach((l, i) => {
-    take(l, l.qty, l.price, `products[${i}]`);
-  });
-  (o.products_add ?? []).forEach((a: AddEntry, i) => {
-    take(a, a.qty ?? 1, undefined, `products_add[${i}]`);
-  });
-  lines = removeLines(lines, o.products_remove ?? [], notices);
+  const lines = planLines([], o, cat, sf !== undefined, errors, notices, undefined, most);
   const units = lines.reduce((n, l) => n + l.qty, 0);
   if (sf && units > sf.maxHeldUnits) {
     errors.push(
@@ -90,8 +75,8 @@ const givenShipping = (o: OrderInput): Shipping => ({
 
 /**
  * What an order row and its customer take from the request alone (no catalog): everything but the
- * totals. Shared by planOrder and the one-trip create of a cold isolate (cold.ts). A storefront's
- * order (opts.storefront) links no customer and changes none: its details stay on the order.
+ * totals. A storefront's order (opts.storefront) links no customer and changes none: its details
+ * stay on the order.
  */
 export function orderFields(
   o: OrderInput,
@@ -147,8 +132,8 @@ export function reserveStock(plans: Planned[], showCount = true) {
       if (line.noMinus && have - qty < 0) {
         const name = line.sku ?? (line.variantId === null ? `product ${line.productId}` : `variant ${line.variantId}`);
         // A storefront without the stock permission is not told the count (docs/storefront.md).
-        const left = showCount ? `${Math.max(have, 0)} left` : "this line cannot be filled";
-        errors.push(`${line.path}.qty: insufficient stock for ${name}: ${left}`);
+        const count = showCount ? `${Math.max(have, 0)} left` : "this line cannot be filled";
+        errors.push(`${line.path}.qty: insufficient stock for ${name}: ${count}`);
       }
     }
     if (errors.length) {

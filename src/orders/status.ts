@@ -1,5 +1,5 @@
 import type { DB } from "../db/client";
-import { events, orderHistory, orderLines, orders, products, variants } from "../db/schema";
+import { events, orderHistory, orders, webhookEndpoints } from "../db/schema";
 import { sqlNames } from "../platform/columns";
 import { stmt } from "../platform/d1";
 import type { EventType, PendingEvent } from "../webhooks/outbox";
@@ -45,33 +45,37 @@ export type Actor = { keyId: number | null; keyName: string | null; via: "key" |
 
 const O = sqlNames(orders);
 const H = sqlNames(orderHistory);
-const L = sqlNames(orderLines);
-const V = sqlNames(variants);
-const P = sqlNames(products);
 const E = sqlNames(events);
+const W = sqlNames(webhookEndpoints);
 const SET = SETTABLE.map((f) => O[f.column]);
 
 // The changes of a request as rows `c` (statusStatements): the order, its new status, the fields
-// set (by their column names), a cancel's reason and whether it restocks.
-const CHANGES = `(SELECT j.value->>'id' AS id, j.value->>'status' AS status, ${SET.map((n) => `j.value->>'${n}' AS ${n}`).join(", ")},
-    j.value->>'reason' AS reason, j.value->>'restock' AS restock FROM json_each(?1) AS j) AS c`;
+// set (by their column names), a cancel's reason and whether it restocks. One change is read straight from ?1 (an index
+// seek of its order); a list through json_each.
+const COLUMNS = ["id", "status", ...SET, "reason", "restock"];
+const changesOf = (one: boolean) =>
+  one
+    ? `(SELECT ${COLUMNS.map((n) => `?1 ->> '$[0].${n}' AS ${n}`).join(", ")}) AS c`
+    : `(SELECT ${COLUMNS.map((n) => `j.value->>'${n}' AS ${n}`).join(", ")} FROM json_each(?1) AS j) AS c`;
 /** Whether change `c` changes order `o`: a new status or a field set; never a cancelled order. */
 const CHANGES_ORDER = (o: string) => `${o}.${O.status} <> 'cancelled'
     AND (coalesce(c.status, ${o}.${O.status}) <> ${o}.${O.status} ${SET.map((n) => `OR c.${n} IS NOT NULL`).join(" ")})`;
 
-// One history row per change that happens, written before UPDATE_STATUS so it sees each order as
-// it was: the same conditions as that statement's, so a no-op writes no row. A change that sets
-// fields without a new status is recorded as 'shipping' (the fields a PUT sets are its shipping_info).
-const HISTORY = `
+// One history row per change that happens, written before the UPDATEs so it sees each order as
+// it was: the same conditions as theirs, so a no-op writes no row. A change that sets fields
+// without a new status is recorded as 'shipping' (the fields a PUT sets are its shipping_info).
+// ?2 now, ?3 to ?5 the actor.
+const history = (one: boolean) => `
   INSERT INTO ${H.$} (${H.orderId}, ${H.at}, ${H.change}, ${H.restock}, ${H.reason}, ${H.keyId}, ${H.keyName}, ${H.via})
   SELECT o.${O.id}, ?2,
     CASE WHEN c.status IS NOT NULL AND c.status <> o.${O.status} THEN c.status ELSE 'shipping' END,
     CASE WHEN c.status = 'cancelled' THEN c.restock END,
     CASE WHEN c.status = 'cancelled' THEN c.reason END,
     ?3, ?4, ?5
-  FROM ${CHANGES}
+  FROM ${changesOf(one)}
   JOIN ${O.$} AS o ON o.${O.id} = c.id
   WHERE ${CHANGES_ORDER("o")}`;
+const HISTORY = { one: history(true), many: history(false) };
 
 const LINES_HISTORY = `
   INSERT INTO ${H.$} (${H.orderId}, ${H.at}, ${H.change}, ${H.keyId}, ${H.keyName}, ${H.via})
@@ -86,72 +90,69 @@ export const linesHistoryStatement = (db: DB, orderId: number, now: number, acto
 // batch. Order ids in one such batch are distinct (the caller makes sure), so each change sees
 // its order as it was before the batch.
 
-// Lines of the orders whose variant (or, for a line without variant, product) is gone: their
-// stock cannot be returned (docs/orders.md, "Orders": a notice names them).
-const GONE_LINES = `
-  SELECT l.${L.orderId}, l.${L.position}, l.${L.sku}, l.${L.productId}, l.${L.variantId} FROM ${L.$} AS l
-  LEFT JOIN ${V.$} AS v ON v.${V.id} = l.${L.variantId}
-  LEFT JOIN ${P.$} AS p ON p.${P.id} = l.${L.productId}
-  WHERE l.${L.orderId} IN (SELECT value FROM json_each(?1))
-    AND (CASE WHEN l.${L.variantId} IS NULL THEN p.${P.id} IS NULL ELSE v.${V.id} IS NULL END)
-  ORDER BY l.${L.orderId}, l.${L.position}`;
-
-// Gives back the orders' lines unless an order is cancelled already: the guard that makes any
-// number of concurrent cancels return the stock once (batches run one at a time on D1).
-const restockSql = (table: { $: string; id: string }, stock: string, variant: boolean) => `
-  UPDATE ${table.$} SET ${stock} = ${table.$}.${stock} + t.q
-  FROM (SELECT l.${variant ? L.variantId : L.productId} AS id, sum(l.${L.qty}) AS q
-        FROM ${L.$} AS l JOIN ${O.$} AS o ON o.${O.id} = l.${L.orderId}
-        WHERE l.${L.orderId} IN (SELECT value FROM json_each(?1)) AND o.${O.status} <> 'cancelled'
-          AND l.${L.variantId} IS ${variant ? "NOT " : ""}NULL GROUP BY 1) AS t
-  WHERE ${table.$}.${table.id} = t.id`;
-const RESTOCK_VARIANTS = restockSql(V, V.qty, true);
-const RESTOCK_PRODUCTS = restockSql(P, P.stock, false);
+// Whether any endpoint could take an event: a test SQLite makes once, before reading the list, so a
+// store without webhooks reads no row for its events.
+const ANY_ENDPOINT = `EXISTS (SELECT 1 FROM ${W.$} WHERE ${W.disabledAt} IS NULL)`;
 
 // The outbox rows of status changes, written only for the changes that happen (outbox.ts writes
 // its rows unconditionally; these are the same rows, with the status test of the change itself).
-const STATUS_EVENTS = `
+const statusEvents = (one: boolean) => `
   INSERT INTO ${E.$} (${E.id}, ${E.type}, ${E.orderId}, ${E.createdAt}, ${E.keyId})
-  SELECT e.value->>'id', e.value->>'type', o.${O.id}, ?2, e.value->>'keyId' FROM json_each(?1) AS e
+  SELECT e.value->>'id', e.value->>'type', o.${O.id}, ?2, e.value->>'keyId'
+  FROM ${one ? "(SELECT ?1 -> '$[0]' AS value)" : "json_each(?1)"} AS e
   JOIN ${O.$} AS o ON o.${O.id} = e.value->>'orderId'
-  WHERE o.${O.status} <> 'cancelled' AND o.${O.status} <> e.value->>'status'
-    AND (e.value->>'type' <> 'order.new' OR o.${O.datePaid} IS NULL) AND ${subscribed("e.value->>'type'")}
+  WHERE ${ANY_ENDPOINT} AND ${subscribed("e.value->>'type'")} AND o.${O.status} <> 'cancelled' AND o.${O.status} <> e.value->>'status'
+    AND (e.value->>'type' <> 'order.new' OR o.${O.datePaid} IS NULL)
   RETURNING ${E.id} AS event_id`;
+const STATUS_EVENTS = { one: statusEvents(true), many: statusEvents(false) };
 
 // status_date is the last change; date_paid, date_done and date_cancelled the first time; the
-// fields a PUT sets keep their value when not given.
-const firstTime = (col: string, status: OrderStatus) =>
-  `${col} = CASE WHEN c.status = '${status}' AND ${O.$}.${col} IS NULL THEN ?2 ELSE ${O.$}.${col} END`;
-const UPDATE_STATUS = `
-  UPDATE ${O.$} SET
-    ${O.status} = coalesce(c.status, ${O.$}.${O.status}),
-    ${firstTime(O.datePaid, "paid")},
-    ${firstTime(O.dateDone, "done")},
-    ${firstTime(O.dateCancelled, "cancelled")},
-    ${O.statusDate} = CASE WHEN c.status IS NOT NULL AND c.status <> ${O.$}.${O.status} THEN ?2
-      ELSE ${O.$}.${O.statusDate} END,
-    ${O.cancelReason} = CASE WHEN c.status = 'cancelled' AND ${O.$}.${O.status} <> 'cancelled' THEN c.reason
-      ELSE ${O.$}.${O.cancelReason} END,
-    ${SET.map((n) => `${n} = coalesce(c.${n}, ${O.$}.${n}),`).join(" ")}
-    ${O.version} = ${O.$}.${O.version} + 1,
-    ${O.updatedAt} = ?2
-  FROM ${CHANGES}
-  WHERE ${O.$}.${O.id} = c.id AND ${CHANGES_ORDER(O.$)}`;
+// fields a PUT sets keep their value when not given. One UPDATE per status the changes go to, each
+// setting only the columns that status can move: an indexed column SET is an index entry written
+// (billed) even when its value stays, so a payment does not rewrite date_cancelled's neighbours
+// and a shipping change leaves status and its three indexes alone.
+const FIRST: Partial<Record<OrderStatus, string>> = { paid: O.datePaid, done: O.dateDone, cancelled: O.dateCancelled };
+function updateStatus(to: OrderStatus | null, one: boolean) {
+  const c = (n: string) => (one ? `(?1 ->> '$[0].${n}')` : `c.${n}`);
+  const sets = SET.map((n) => `${n} = coalesce(${c(n)}, ${O.$}.${n})`);
+  if (to) {
+    // A field set on an order already in `to` leaves its status_date.
+    sets.unshift(
+      `${O.status} = '${to}'`,
+      `${O.statusDate} = iif(${O.$}.${O.status} <> '${to}', ?2, ${O.$}.${O.statusDate})`,
+    );
+    const first = FIRST[to];
+    if (first) sets.push(`${first} = coalesce(${O.$}.${first}, ?2)`);
+    if (to === "cancelled") sets.push(`${O.cancelReason} = ${c("reason")}`);
+  }
+  const changes = one
+    ? `${O.$}.${O.status} <> 'cancelled' AND (${O.$}.${O.status} <> ${to ? `'${to}'` : `${O.$}.${O.status}`} ${SET.map((n) => `OR ${c(n)} IS NOT NULL`).join(" ")})`
+    : CHANGES_ORDER(O.$);
+  return `
+  UPDATE ${O.$} SET ${sets.join(", ")}, ${O.version} = ${O.$}.${O.version} + 1, ${O.updatedAt} = ?2
+  ${one ? "" : `FROM ${changesOf(false)}`}
+  WHERE ${O.$}.${O.id} = ${c("id")} AND ${changes}`;
+}
+const UPDATES = new Map(
+  ([null, "unpaid", "paid", "done", "cancelled"] as const).map((to) => [
+    to,
+    { one: updateStatus(to, true), many: updateStatus(to, false) },
+  ]),
+);
 
-const READ_ORDERS = `SELECT * FROM ${O.$} WHERE ${O.id} IN (SELECT value FROM json_each(?1))`;
+const READ_ORDER = `SELECT * FROM ${O.$} WHERE ${O.id} = ?1`;
+const READ_ORDERS = `SELECT o.* FROM json_each(?1) AS j JOIN ${O.$} AS o ON o.${O.id} = j.value`;
 
 /** Reads the orders as they are when the batch starts (before any write of the batch). */
-export const readOrdersStatement = (db: DB, ids: number[]) => stmt(db, READ_ORDERS, JSON.stringify(ids));
-
-/** The lines of `ids` whose stock a cancel cannot return; put it before the restock. */
-export const goneLinesStatement = (db: DB, ids: number[]) => stmt(db, GONE_LINES, JSON.stringify(ids));
+export const readOrdersStatement = (db: DB, ids: number[]) =>
+  ids.length === 1 ? stmt(db, READ_ORDER, ids[0]) : stmt(db, READ_ORDERS, JSON.stringify(ids));
 
 /** A change whose event is written only if the change happens. */
 export type StatusEvent = PendingEvent & { status: OrderStatus };
 
 /**
  * The conditional statements of status changes (of distinct orders): the same few statements for
- * any number of changes.
+ * any number of changes. Stock a cancel gives back is the caller's (stock.ts), known from a read.
  */
 export function statusStatements(
   db: DB,
@@ -161,12 +162,8 @@ export function statusStatements(
   actor: Actor,
 ): D1PreparedStatement[] {
   const out: D1PreparedStatement[] = [];
-  const restock = changes.filter((c) => c.status === "cancelled" && c.restock).map((c) => c.orderId);
-  if (restock.length) {
-    const ids = JSON.stringify(restock);
-    out.push(stmt(db, RESTOCK_VARIANTS, ids), stmt(db, RESTOCK_PRODUCTS, ids));
-  }
-  if (events.length) out.push(stmt(db, STATUS_EVENTS, JSON.stringify(events), now));
+  const size = (n: number) => (n === 1 ? "one" : "many");
+  if (events.length) out.push(stmt(db, STATUS_EVENTS[size(events.length)], JSON.stringify(events), now));
   const rows = changes.map((c) => ({
     id: c.orderId,
     status: c.status ?? null,
@@ -174,9 +171,11 @@ export function statusStatements(
     reason: c.cancelReason ?? null,
     restock: c.restock ? 1 : 0,
   }));
-  const json = JSON.stringify(rows);
-  out.push(stmt(db, HISTORY, json, now, actor.keyId, actor.keyName, actor.via));
-  out.push(stmt(db, UPDATE_STATUS, json, now));
+  out.push(stmt(db, HISTORY[size(rows.length)], JSON.stringify(rows), now, actor.keyId, actor.keyName, actor.via));
+  for (const [to, sql] of UPDATES) {
+    const mine = rows.filter((r) => r.status === to);
+    if (mine.length) out.push(stmt(db, sql[size(mine.length)], JSON.stringify(mine), now));
+  }
   return out;
 }
 

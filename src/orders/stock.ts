@@ -2,6 +2,7 @@ import type { DB } from "../db/client";
 import { products, variants } from "../db/schema";
 import { sqlNames } from "../platform/columns";
 import { jsonChunks, stmt } from "../platform/d1";
+import { versionBumps } from "../products/version";
 
 // Stock moves of orders, shared by create, update and cancel: a variant's qty, or the stock of a
 // product without variants. The floors are CHECK constraints (disable_minusqty), so a batch that
@@ -13,11 +14,11 @@ export type StockMove = { product_id: number; variant_id: number | null; qty: nu
 const V = sqlNames(variants);
 const P = sqlNames(products);
 
-// ?1 the moves (StockMove objects) as one JSON array.
+// ?1 the moves (StockMove objects, summed: one per row) as one JSON array.
 const take = (table: { $: string; id: string }, stock: string, variant: boolean) => `
   UPDATE ${table.$} SET ${stock} = ${table.$}.${stock} - t.q
-  FROM (SELECT s.value->>'${variant ? "variant_id" : "product_id"}' AS id, sum(s.value->>'qty') AS q FROM json_each(?1) AS s
-        WHERE s.value->>'variant_id' IS ${variant ? "NOT " : ""}NULL GROUP BY 1) AS t
+  FROM (SELECT s.value->>'${variant ? "variant_id" : "product_id"}' AS id, s.value->>'qty' AS q FROM json_each(?1) AS s
+        WHERE s.value->>'variant_id' IS ${variant ? "NOT " : ""}NULL) AS t
   WHERE ${table.$}.${table.id} = t.id`;
 const TAKE_VARIANT_STOCK = take(V, V.qty, true);
 const TAKE_PRODUCT_STOCK = take(P, P.stock, false);
@@ -44,4 +45,15 @@ export function stockStatements(db: DB, moves: StockMove[]): D1PreparedStatement
     ...(variants ? chunks.map((json) => stmt(db, TAKE_VARIANT_STOCK, json)) : []),
     ...(products ? chunks.map((json) => stmt(db, TAKE_PRODUCT_STOCK, json)) : []),
   ];
+}
+
+/** What giving `lines` back moves: each line not gone returns its qty. */
+export const restockMoves = (lines: { productId: number; variantId: number | null; qty: number }[]): StockMove[] =>
+  lines.map((l) => ({ product_id: l.productId, variant_id: l.variantId, qty: -l.qty }));
+
+/** The statements that move `moves` (summed) and the versions of their products. */
+export function stockWrites(db: DB, moves: StockMove[]): D1PreparedStatement[] {
+  const summed = sumMoves(moves);
+  if (!summed.length) return [];
+  return [...stockStatements(db, summed), ...versionBumps(db, [...new Set(summed.map((m) => m.product_id))])];
 }

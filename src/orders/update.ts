@@ -15,7 +15,7 @@ import type { Idem } from "../platform/idempotency";
 import { runClaimed } from "../platform/idempotency";
 import { committed, newEvent, type PendingEvent } from "../webhooks/outbox";
 import { type Catalog, catalogStatements, type Selector, toCatalog } from "./catalog";
-import { EDITS, editsLines, LINE_EDITS, lineStatements, planLines } from "./edit";
+import { EDITS, editsLines, LINE_EDITS, lineStatements, planEdit } from "./edit";
 import type { Totals } from "./lines";
 import {
   answer,
@@ -33,7 +33,6 @@ import type { OrderUpdate } from "./schema";
 import {
   type Actor,
   candidateEvent,
-  goneLinesStatement,
   linesHistoryStatement,
   readOrdersStatement,
   type StatusChange,
@@ -41,14 +40,15 @@ import {
   statusEvent,
   statusStatements,
 } from "./status";
+import { restockMoves, type StockMove, stockWrites } from "./stock";
 
 // PUT /v1/orders (docs/orders.md, "Orders"): each element changes one order, atomically, in one batch.
-// Status changes without line edits take ONE round trip for the whole request: their statements
+// Status changes that move no stock take ONE round trip for the whole request: their statements
 // are conditional in SQL on each order's status when the batch runs (status.ts), and the orders
-// are read in the same batch for the answers. Line edits (and any keyed request, whose answer
-// must be known before its batch runs) are planned from a read and written in a batch that fails
-// unless the order still has the version it was read with, so a lost race rolls back whole and
-// is planned again.
+// are read in the same batch for the answers. A cancel that gives stock back, a line edit and
+// any keyed request (whose answer must be known before its batch runs) are planned from a read
+// (the order, its lines) and written in a batch that fails unless the order still has the
+// version it was read with, so a lost race rolls back whole and is planned again.
 
 export type UpdateRecorder = {
   idem: Idem;
@@ -85,26 +85,43 @@ const KEPT_CHANGING =
 
 type Items = { index: number; data: OrderUpdate }[];
 
+/** A line of an order a cancel gives back, with whether its variant (or product) is gone. */
+type StockLine = {
+  order_id: number;
+  position: number;
+  sku: string | null;
+  product_id: number;
+  variant_id: number | null;
+  qty: number;
+  gone: number;
+};
+
+/** The lines of the orders ?1 (in position order, the key's) with whether each one's variant (or, without variant, product) is gone. */
+const READ_STOCK_LINES = `
+  SELECT l.${L.orderId}, l.${L.position}, l.${L.sku}, l.${L.productId}, l.${L.variantId}, l.${L.qty},
+    iif(l.${L.variantId} IS NULL, NOT EXISTS (SELECT 1 FROM ${P.$} AS p WHERE p.${P.id} = l.${L.productId}),
+      NOT EXISTS (SELECT 1 FROM ${V.$} AS v WHERE v.${V.id} = l.${L.variantId})) AS gone
+  FROM json_each(?1) AS j JOIN ${L.$} AS l ON l.${L.orderId} = j.value`;
+
 /**
  * Each element's answer from its order as it was before the batch (`rows`: the orders read,
- * `goneRows`: lines whose stock a cancel cannot return), and the events that will be written.
+ * `lines`: the lines of the orders it cancels with restock, when read), the events that will be
+ * written, and the stock the cancels give back.
  */
 function decide(
   items: Items,
   changes: StatusChange[],
   rows: D1Result<Record<string, unknown>>,
-  goneRows: Record<string, unknown>[],
+  lines: StockLine[],
   candidates: StatusEvent[],
 ) {
   const pres = new Map(rows.results.map((r) => [r.id as number, toOrder(r)]));
-  const gone = new Map<number, Record<string, unknown>[]>();
-  for (const r of goneRows) {
-    const id = r.order_id as number;
-    gone.set(id, [...(gone.get(id) ?? []), r]);
-  }
-  const byOrder = new Map(candidates.map((e) => [e.orderId, e]));
+  const byOrder = new Map<number, StockLine[]>();
+  for (const l of lines) byOrder.set(l.order_id, [...(byOrder.get(l.order_id) ?? []), l]);
+  const candidate = new Map(candidates.map((e) => [e.orderId, e]));
   const outcomes = new Map<number, UpdateOutcome>();
   const events: StatusEvent[] = [];
+  const moves: StockMove[] = [];
   items.forEach(({ index, data: u }, i) => {
     const change = changes[i];
     const notices = flagNotices(u);
@@ -114,15 +131,27 @@ function decide(
     else if (pre.status === "cancelled") {
       outcome = onCancelled(u, pre, answer(pre, pre.status, undefined, notices), notices);
     } else {
-      statusNotices(pre, u, gone.get(pre.id) ?? [], notices);
+      const mine = byOrder.get(pre.id) ?? [];
+      statusNotices(
+        pre,
+        u,
+        mine.filter((l) => l.gone),
+        notices,
+      );
+      if (change.status === "cancelled" && change.restock) {
+        const back = mine.filter((l) => !l.gone);
+        moves.push(
+          ...restockMoves(back.map((l) => ({ productId: l.product_id, variantId: l.variant_id, qty: l.qty }))),
+        );
+      }
       if (!u.status && !setsFields(u)) notices.push("nothing to change: give status, shipping_info or line changes");
-      const event = byOrder.get(pre.id);
+      const event = candidate.get(pre.id);
       if (event && statusEvent(pre.status, event.status, pre.datePaid) === event.type) events.push(event);
       outcome = answer(pre, change.status ?? pre.status, undefined, notices);
     }
     outcomes.set(index, outcome);
   });
-  return { outcomes, events, versions: [...pres.values()].map((o) => ({ id: o.id, version: o.version })) };
+  return { outcomes, events, moves, versions: [...pres.values()].map((o) => ({ id: o.id, version: o.version })) };
 }
 
 const prepare = (items: Items) => {
@@ -131,20 +160,22 @@ const prepare = (items: Items) => {
   return { changes, cancelling, ids: changes.map((c) => c.orderId) };
 };
 
+/** Whether an element gives stock back: a cancel with restock. */
+const restocks = (u: OrderUpdate) => u.status === "cancelled" && u.restock !== false;
+
 /**
- * Status (and shipping) changes of distinct orders in ONE round trip, whatever their number: the
- * orders are read and the conditional writes run in one batch (status.ts), and each element's
- * answer is decided from its order as the batch saw it before writing.
+ * Status (and shipping) changes of distinct orders that move no stock, in ONE round trip whatever
+ * their number: the orders are read and the conditional writes run in one batch (status.ts), and
+ * each element's answer is decided from its order as the batch saw it before writing.
  */
 async function oneTrip(db: DB, items: Items, opts: UpdateOptions) {
-  const { changes, cancelling, ids } = prepare(items);
+  const { changes, ids } = prepare(items);
   const candidates = changes.flatMap((c) => candidateEvent(c, opts.keyId ?? null) ?? []);
   const results = await runBatch(db, [
     readOrdersStatement(db, ids),
-    ...(cancelling.length ? [goneLinesStatement(db, cancelling)] : []),
     ...statusStatements(db, changes, opts.now, candidates, opts.actor),
   ]);
-  const d = decide(items, changes, results[0], cancelling.length ? results[1].results : [], candidates);
+  const d = decide(items, changes, results[0], [], candidates);
   opts.events.push(...committed(d.events, results));
   return d.outcomes;
 }
@@ -156,26 +187,29 @@ const VERSIONS_GUARD = `
   WHERE o.${O.id} IS NULL OR o.${O.version} <> j.value->>'version'`;
 
 /**
- * Keyed status changes of distinct orders: the answer must be recorded in the batch of the
- * change, so the orders are read first (one trip) and written with the record under a version
- * guard (a second), planned again after a lost race. Two round trips whatever their number.
+ * Status changes of distinct orders that give stock back or are keyed: the orders (and the lines
+ * the cancels return) are read first, and written with the stock moves, their products' version
+ * bumps and the key's record under a version guard, planned again after a lost race. Two round
+ * trips whatever their number.
  */
-async function keyedStatus(db: DB, items: Items, opts: UpdateOptions, recorder: UpdateRecorder) {
+async function plannedStatus(db: DB, items: Items, opts: UpdateOptions, recorder?: UpdateRecorder) {
   const { changes, cancelling, ids } = prepare(items);
   for (let attempt = 1; ; attempt++) {
     const read = await runBatch(db, [
       readOrdersStatement(db, ids),
-      ...(cancelling.length ? [goneLinesStatement(db, cancelling)] : []),
+      ...(cancelling.length ? [stmt(db, READ_STOCK_LINES, JSON.stringify(cancelling))] : []),
     ]);
     const candidates = changes.flatMap((c) => candidateEvent(c, opts.keyId ?? null) ?? []);
-    const d = decide(items, changes, read[0], cancelling.length ? read[1].results : [], candidates);
+    const lines = cancelling.length ? (read[1].results as StockLine[]) : [];
+    const d = decide(items, changes, read[0], lines, candidates);
     const write = [
       stmt(db, VERSIONS_GUARD, JSON.stringify(d.versions)),
+      ...stockWrites(db, d.moves),
       ...statusStatements(db, changes, opts.now, d.events, opts.actor),
     ];
     let results: D1Result<Record<string, unknown>>[];
     try {
-      results = await runClaimed(db, recorder.idem, recorder.claim(d.outcomes), write);
+      results = await runClaimed(db, recorder?.idem, recorder?.claim(d.outcomes) ?? [], write);
     } catch (e) {
       if (!isConstraintError(e)) throw e;
       await afterLostRace(attempt, "the orders");
@@ -229,21 +263,23 @@ function planUpdate(
   const cat = toCatalog(results.slice(2, 5));
   for (const v of results[5].results) cat.variants.set(v.id as number, toVariant(v));
   for (const r of results[6].results) {
-    cat.products.set(r.id as number, { ...toProduct(r), variantCount: r.variant_count as number });
+    cat.products.set(r.id as number, { ...toProduct(r), hasVariants: r.has_variants as number });
   }
   const write: D1PreparedStatement[] = [stmt(db, VERSION_GUARD, pre.id, pre.version)];
   let totals: Totals | undefined;
-  let lines = stored.map((l) => ({ productId: l.productId, variantId: l.variantId }));
+  let lines: { productId: number; variantId: number | null; qty: number }[] = stored;
+  const moves: StockMove[] = [];
   if (editsLines(u)) {
     if (pre.status !== "unpaid") {
       const field = LINE_EDITS.find((f) => EDITS[f](u));
       const error = `${field}: order ${pre.id} is ${pre.status}; only an unpaid order's lines and discount can change`;
       return { outcome: fail(409, [error], notices) };
     }
-    const planned = planLines(u, pre, stored, cat, notices);
+    const planned = planEdit(u, pre, stored, cat, notices);
     if (!planned.plan) return { outcome: fail(400, planned.errors, notices) };
     totals = planned.plan.totals;
     lines = planned.plan.lines;
+    moves.push(...planned.plan.moves);
     write.push(...lineStatements(db, pre.id, planned.plan, now), linesHistoryStatement(db, pre.id, now, actor));
   }
   const change = toChange(u);
@@ -260,7 +296,13 @@ function planUpdate(
       return p ? [{ id, updated_at: p.updatedAt }] : [];
     });
     write.push(stmt(db, STALE_READ_GUARD, JSON.stringify(read)));
+    moves.push(
+      ...restockMoves(
+        lines.filter((l) => !gone.some((g) => g.product_id === l.productId && g.variant_id === l.variantId)),
+      ),
+    );
   }
+  write.push(...stockWrites(db, moves));
   write.push(
     ...statusStatements(db, [change], now, event && change.status ? [{ ...event, status: change.status }] : [], actor),
   );
@@ -270,7 +312,7 @@ function planUpdate(
 // The catalog rows of the order's stored lines, found in SQL so the read stays one batch.
 const READ_LINE_VARIANTS = `SELECT * FROM ${V.$} WHERE ${V.id} IN (SELECT ${L.variantId} FROM ${L.$} WHERE ${L.orderId} = ?1)`;
 const READ_LINE_PRODUCTS = `
-  SELECT p.*, (SELECT count(*) FROM ${V.$} AS v WHERE v.${V.productId} = p.${P.id}) AS variant_count
+  SELECT p.*, EXISTS (SELECT 1 FROM ${V.$} AS v WHERE v.${V.productId} = p.${P.id}) AS has_variants
   FROM ${P.$} AS p WHERE p.${P.id} IN (SELECT ${L.productId} FROM ${L.$} WHERE ${L.orderId} = ?1)`;
 
 /**
@@ -330,8 +372,8 @@ export async function updateOrders(
     // Status changes only: all in one batch, when each names another order (each change must
     // see its order as the previous one left it, so repeats go one by one).
     const ids = new Set(items.map(({ data }) => data.order_id));
-    if (recorder && items.length && ids.size === items.length) return keyedStatus(db, items, opts, recorder);
-    if (!recorder && ids.size === items.length) {
+    if (items.length && ids.size === items.length) {
+      if (recorder || items.some(({ data }) => restocks(data))) return plannedStatus(db, items, opts, recorder);
       try {
         return await oneTrip(db, items, opts);
       } catch (e) {
@@ -345,7 +387,7 @@ export async function updateOrders(
     if (!recorder) {
       const outcome = editsLines(data)
         ? (await planned(db, data, opts, () => [])).outcome
-        : ((await oneTrip(db, [{ index, data }], opts)).get(index) as UpdateOutcome);
+        : ((await (restocks(data) ? plannedStatus : oneTrip)(db, [{ index, data }], opts)).get(index) as UpdateOutcome);
       outcomes.set(index, outcome);
       continue;
     }

@@ -135,7 +135,10 @@ export const orderLines = sqliteTable(
 export const orderHistory = sqliteTable(
   "order_history",
   {
-    id: integer("id").primaryKey({ autoIncrement: true }),
+    // A plain rowid, not AUTOINCREMENT: its sqlite_sequence row would be read (the whole table)
+    // and written by every change's history row. Rows go only with their order, so an id is
+    // never handed out twice while its row lives, and the list's order is the id's.
+    id: integer("id").primaryKey(),
     orderId: integer("order_id")
       .notNull()
       .references(() => orders.id, { onDelete: "cascade" }),
