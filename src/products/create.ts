@@ -7,7 +7,7 @@ import { type Claim, type Idem, runClaimed } from "../platform/idempotency";
 import { committed, newEvent, outboxStatement, type PendingEvent } from "../webhooks/outbox";
 import { derivedSlug, tooManyPaths, withHead } from "./categories";
 import { withInitials } from "./fields";
-import { INSERT_PACKED, INSERT_PRODUCTS } from "./inserts";
+import { INSERT_PACKED, INSERT_PRODUCT, INSERT_PRODUCTS } from "./inserts";
 import { minimalJson, ownJson, type ProductText, productTexts } from "./own-json";
 import { packedRows } from "./packed";
 import type { ProductOut } from "./present";
@@ -24,6 +24,7 @@ import {
   tooLarge,
 } from "./size";
 import { agreedNames, sharedNames, VALUE_KEYS, valuesOf } from "./variants";
+import { versionBumps } from "./version";
 
 /**
  * How a write answers: `minimal` reads back only ids, SKUs and updated_at (docs/products.md,
@@ -353,10 +354,12 @@ export async function createProducts(
     try {
       const results = await runClaimed(db, recorder?.idem, head, [
         ...jsonChunks(ready.map((p) => p.product)).map((json) =>
-          stmt(db, INSERT_PRODUCTS, json, now, options.keyId ?? null),
+          stmt(db, ready.length === 1 ? INSERT_PRODUCT : INSERT_PRODUCTS, json, now, options.keyId ?? null),
         ),
         ...variants.map((json) => stmt(db, INSERT_PACKED, json, now, tokens)),
         outboxStatement(db, events, now),
+        // The catalogue's version, once for the batch; a new product's own version is its first.
+        ...versionBumps(db, []),
         // The products as SQLite writes their answer (./own-json.ts): never presented in JavaScript.
         (options.minimal ? minimalJson : ownJson)(db, byToken, tokens),
         ...(recorder ? [recorder.snapshot(byToken, tokens)] : []),
