@@ -163,7 +163,7 @@ const pieces = (withDetails: boolean) => (withDetails ? ["t", ...LATER_RUNS.map(
 
 /**
  * The products of the CTE `page` (rows of products with OPTION_NAMES, in id order) that `where`
- * keeps, each a row of texts (`wrap` applied to each): `t`, the product's text, whole or (with
+ * keeps, each a row of texts (`wrap` applied to each) and a null `est`: `t`, the product's text, whole or (with
  * details, for a product of more than one run) up to the end of its first run; r1 to r7, its later
  * runs, each with the comma before it; `z`, what follows the last. Each product's variants are
  * joined to it through the index on (product_id, position) and grouped in one pass (json-sql.ts,
@@ -171,18 +171,12 @@ const pieces = (withDetails: boolean) => (withDetails ? ["t", ...LATER_RUNS.map(
  * which the writes number 0 to n-1. (A run of 256 by a window over a product's variants read them
  * three more times, and counting and summing them twice more.)
  */
-function built(
-  withDetails: boolean,
-  view: PublicView | undefined,
-  where: string,
-  wrap: (sql: string) => string,
-  extra = "",
-) {
+function built(withDetails: boolean, view: PublicView | undefined, where: string, wrap: (sql: string) => string) {
   const x = productParts(withDetails, urlSql(), view);
   const v = (c: { name: string }) => col("v", c);
   const from = `FROM page AS p LEFT JOIN ${variantsInOrder("v")} ON ${v(variants.productId)} = p.${P.id} ${where}
     GROUP BY p.${P.id}`;
-  if (!x.variant) return `SELECT p.${P.id} AS id, ${wrap(x.head)} AS t${extra} ${from}`;
+  if (!x.variant) return `SELECT p.${P.id} AS id, ${wrap(x.head)} AS t, NULL AS est ${from}`;
   const position = v(variants.position);
   const range = (k: number) =>
     k === 0
@@ -204,7 +198,7 @@ function built(
     (k) => `${wrap(`iif(r${k} IS NULL, NULL, iif(${none(RUNS.slice(0, k))}, '', ',') || r${k})`)} AS r${k}`,
   );
   return `SELECT id, ${wrap(`${start} || iif(${alone}, ${end}, '')`)} AS t, ${later.join(", ")},
-      ${wrap(`iif(${alone}, NULL, ${end})`)} AS z${extra}
+      ${wrap(`iif(${alone}, NULL, ${end})`)} AS z, NULL AS est
     FROM (${grouped})`;
 }
 
@@ -232,7 +226,7 @@ function pageSql(withDetails: boolean, view: PublicView | undefined, where: stri
       totals AS MATERIALIZED (SELECT count(*) AS n, sum(est) AS bytes, max(${P.id}) AS last FROM page),
       cut AS MATERIALIZED (SELECT iif((SELECT bytes FROM totals) <= ${PRODUCT_CHUNK_BYTES}, ${WHOLE_PAGE},
         (SELECT max(id) FROM (${running}) WHERE n = 1 OR upto <= ${PRODUCT_CHUNK_BYTES})) AS id)
-    ${built(withDetails, view, `WHERE p.${P.id} <= (SELECT id FROM cut)`, carriedSql, ", NULL AS est")}
+    ${built(withDetails, view, `WHERE p.${P.id} <= (SELECT id FROM cut)`, carriedSql)}
     UNION ALL SELECT p.${P.id}, ${nulls}, p.est FROM cut CROSS JOIN page AS p
       WHERE cut.id < ${WHOLE_PAGE} AND p.${P.id} > cut.id
     UNION ALL SELECT ${NEXT_PAGE}, ${nulls}, NULL FROM totals
