@@ -7,7 +7,7 @@ import { type Claim, type Idem, runClaimed } from "../platform/idempotency";
 import { committed, newEvent, outboxStatement, type PendingEvent } from "../webhooks/outbox";
 import { derivedSlug, tooManyPaths, withHead } from "./categories";
 import { withInitials } from "./fields";
-import { INSERT_PACKED, INSERT_PRODUCT, INSERT_PRODUCTS } from "./inserts";
+import { INSERT_PACKED, INSERT_PACKED_ONE, INSERT_PRODUCT, INSERT_PRODUCTS } from "./inserts";
 import { minimalJson, ownJson, type ProductText, productTexts } from "./own-json";
 import { packedRows } from "./packed";
 import type { ProductOut } from "./present";
@@ -351,12 +351,14 @@ export async function createProducts(
     const rows = ready.flatMap((p, i) => packedRows(p.variants, i));
     const whole = JSON.stringify(rows);
     const variants = fitsOneValue(whole) ? [whole] : jsonChunks(rows);
+    // A batch of one product has statements of its own that read and write less (./inserts.ts).
+    const one = ready.length === 1;
     try {
       const results = await runClaimed(db, recorder?.idem, head, [
         ...jsonChunks(ready.map((p) => p.product)).map((json) =>
-          stmt(db, ready.length === 1 ? INSERT_PRODUCT : INSERT_PRODUCTS, json, now, options.keyId ?? null),
+          stmt(db, one ? INSERT_PRODUCT : INSERT_PRODUCTS, json, now, options.keyId ?? null),
         ),
-        ...variants.map((json) => stmt(db, INSERT_PACKED, json, now, tokens)),
+        ...variants.map((json) => stmt(db, one ? INSERT_PACKED_ONE : INSERT_PACKED, json, now, tokens)),
         outboxStatement(db, events, now),
         // The catalogue's version, once for the batch; a new product's own version is its first.
         ...versionBumps(db, []),

@@ -61,16 +61,31 @@ export const INSERT_VARIANTS = `
 const v = (n: number) => at("j.value", value(n));
 
 /**
- * Inserts the variants of products created in the same batch: ?1 their entries packed
- * (./packed.ts: each with its position and its product's place in ?3), ?2 now, ?3 the products'
- * tokens. Checked by planCreate; a variant without a price takes its product's. The place, not
- * the 36-character token, travels with each of up to 2,048 entries.
+ * Inserts the variants of products created in the same batch, from `from` (the entries `j` and
+ * their product `p`): ?1 their entries packed (./packed.ts: each with its position and its
+ * product's place in ?3), ?2 now, ?3 the products' tokens. Checked by planCreate; a variant without
+ * a price takes its product's. The place, not the 36-character token, travels with each of up to
+ * 2,048 entries.
  */
-export const INSERT_PACKED = `
+const insertPacked = (from: string) => `
   INSERT INTO ${V.$} (${V.productId}, ${V.sku}, ${each(vo, ", ")}, ${writtenColumns}, ${V.noMinus}, ${V.position},
     ${V.createdAt}, ${V.updatedAt})
   SELECT p.${P.id}, ${at("j.value", "sku")}, ${each((k) => `coalesce(${v(k)}, '')`, ", ")},
     ${WRITTEN.map(([f, absent]) => (absent ? `coalesce(${at("j.value", f)}, ${absent})` : at("j.value", f))).join(", ")},
     p.${P.disableMinusqty}, j.value->>'$[${POSITION}]', ?2, ?2
-  FROM json_each(?1) AS j JOIN json_each(?3) AS t ON t.key = j.value->>'$[${OWNER}]'
-  JOIN ${P.$} AS p ON p.${P.token} = t.value`;
+  FROM ${from}`;
+
+/**
+ * INSERT_PACKED's variants of one product: the product is read once (each entry finding it reads
+ * one row more).
+ */
+export const INSERT_PACKED_ONE = insertPacked(`${P.$} AS p, json_each(?1) AS j WHERE p.${P.token} = ?3 ->> 0`);
+
+/**
+ * The variants of several products, each entry finding its product by the token at its place (an
+ * entry joined to the list of tokens read the whole list, so rows read grew with entries times
+ * products).
+ */
+export const INSERT_PACKED = insertPacked(
+  `json_each(?1) AS j JOIN ${P.$} AS p ON p.${P.token} = ?3 ->> (j.value->>'$[${OWNER}]')`,
+);
