@@ -7,7 +7,7 @@ import { type Claim, type Idem, runClaimed } from "../platform/idempotency";
 import { committed, newEvent, outboxStatement, type PendingEvent } from "../webhooks/outbox";
 import { derivedSlug, tooManyPaths, withHead } from "./categories";
 import { withInitials } from "./fields";
-import { INSERT_PACKED, INSERT_PRODUCTS } from "./inserts";
+import { INSERT_PACKED, INSERT_PACKED_ONE, INSERT_PRODUCT, INSERT_PRODUCTS } from "./inserts";
 import { minimalJson, ownJson, type ProductText, productTexts } from "./own-json";
 import { packedRows } from "./packed";
 import type { ProductOut } from "./present";
@@ -24,6 +24,7 @@ import {
   tooLarge,
 } from "./size";
 import { agreedNames, sharedNames, VALUE_KEYS, valuesOf } from "./variants";
+import { versionBumps } from "./version";
 
 /**
  * How a write answers: `minimal` reads back only ids, SKUs and updated_at (docs/products.md,
@@ -350,13 +351,17 @@ export async function createProducts(
     const rows = ready.flatMap((p, i) => packedRows(p.variants, i));
     const whole = JSON.stringify(rows);
     const variants = fitsOneValue(whole) ? [whole] : jsonChunks(rows);
+    // A batch of one product has statements of its own that read and write less (./inserts.ts).
+    const one = ready.length === 1;
     try {
       const results = await runClaimed(db, recorder?.idem, head, [
         ...jsonChunks(ready.map((p) => p.product)).map((json) =>
-          stmt(db, INSERT_PRODUCTS, json, now, options.keyId ?? null),
+          stmt(db, one ? INSERT_PRODUCT : INSERT_PRODUCTS, json, now, options.keyId ?? null),
         ),
-        ...variants.map((json) => stmt(db, INSERT_PACKED, json, now, tokens)),
+        ...variants.map((json) => stmt(db, one ? INSERT_PACKED_ONE : INSERT_PACKED, json, now, tokens)),
         outboxStatement(db, events, now),
+        // The catalogue's version, once for the batch; a new product's own version is its first.
+        ...versionBumps(db, []),
         // The products as SQLite writes their answer (./own-json.ts): never presented in JavaScript.
         (options.minimal ? minimalJson : ownJson)(db, byToken, tokens),
         ...(recorder ? [recorder.snapshot(byToken, tokens)] : []),

@@ -1,3 +1,4 @@
+import { getTableConfig } from "drizzle-orm/sqlite-core";
 import { products, variants } from "../db/schema";
 import { type PublicView, shownTo } from "../keys/public";
 import { sqlNames } from "../platform/columns";
@@ -14,6 +15,21 @@ export const col = (alias: string, c: { name: string }) => `${alias}.${c.name}`;
 /** The SQL names of the products and variants tables, through the schema. */
 export const PRODUCTS = sqlNames(products).$;
 export const VARIANTS = sqlNames(variants).$;
+
+// The index on (product_id, position), whose entries end with the id: a product's variants in
+// answer order, read without a sort. Named in the statements that aggregate them (INDEXED BY), so
+// that the unique index on the option values, which starts with product_id too, is never taken.
+const byPosition = getTableConfig(variants).indexes.find(({ config: { columns: c } }) => {
+  const [product, position] = c as unknown[];
+  return c.length === 2 && product === variants.productId && position === variants.position;
+});
+if (!byPosition) throw new Error("no index on variants (product_id, position)");
+/**
+ * The variants table as `alias`, read through that index: joined to products in id order and grouped by
+ * product, each product's variants reach its aggregates in answer order (position, then id), in one
+ * pass and without a sort (docs/design.md, "Answers from D1").
+ */
+export const variantsInOrder = (alias: string) => `${VARIANTS} AS ${alias} INDEXED BY ${byPosition.config.name}`;
 
 /**
  * The fields of an answer's key order (src/products/key-order.ts): a described field's SQL by

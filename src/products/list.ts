@@ -22,8 +22,9 @@ import { carriedSql } from "../platform/quotes";
 import type { CarriedChunks } from "../platform/stream";
 import { categoryFilter, categoryQuery, urlSql } from "./categories";
 import { MODELLED_BASE, MODELLED_DETAILS, productColumn, productField } from "./fields";
-import { col } from "./json-sql";
-import { productParts, VARIANT_TOTALS, variantTotals } from "./modelled-json";
+import { col, variantsInOrder } from "./json-sql";
+import { OPTION_NAMES, productParts } from "./modelled-json";
+import { MAX_VARIANTS } from "./schema";
 
 // GET /v1/products and GET /v1/products/count in the modelled dialect (docs/modelled-reads.md, "Modelled reads").
 
@@ -107,21 +108,31 @@ export function catalogETag(version: unknown, url: string, view: PublicView | un
 }
 
 /**
- * A part of a product's JSON text (see productParts): the whole product (one of up to
- * VARIANTS_PER_PART variants), or a larger one's head, a run of its variants, or its tail; or
- * (LATER) a product of the page whose text a later chunk reads, with its estimated bytes.
+ * A row of the page's statements: a product's text in pieces (see built), or (`t` null) a product
+ * of the page whose text a later chunk reads, with its estimated bytes, or (id NEXT_PAGE) the mark
+ * that a next page exists.
  */
-type PagePart = { id: number; part: number; t: string; est?: number };
-const LATER = -3;
-const WHOLE = -2;
-const HEAD = -1;
-const TAIL = 1e9;
-/** Variants per part: about 600 bytes each, far below what one D1 row may hold. */
-const VARIANTS_PER_PART = 256;
+type Row = { id: number; t: string | null; z?: string | null; est?: number | null } & Partial<
+  Record<`r${number}`, string | null>
+>;
+const NEXT_PAGE = 0;
+/** Above every product id: the first chunk is the whole page. */
+const WHOLE_PAGE = Number.MAX_SAFE_INTEGER;
+/** Variants per run: about 600 bytes each, far below what one D1 value may hold. */
+const VARIANTS_PER_RUN = 256;
+/**
+ * A product's runs, by position: 0 to 255, 256 to 511, ... The writes number a product's variants
+ * 0 to n-1, so a run holds at most 256; positions given otherwise (ties, gaps, past MAX_VARIANTS:
+ * the last run takes those) change only the runs' sizes, never the order.
+ */
+const RUNS = Array.from({ length: MAX_VARIANTS / VARIANTS_PER_RUN }, (_, k) => k);
+const LATER_RUNS = RUNS.slice(1);
 
 /**
- * About the bytes of a product's answer (a row `p` of the page, with vc), from its texts' lengths
- * and its variant count, without building it: only where chunks end depends on it.
+ * About the bytes of a product's answer (a products row `p`), from its texts' lengths and its
+ * variants' number, without building it: only where chunks end depends on it. That number is its
+ * last variant's position + 1, one index entry per product (the writes number positions 0 to n-1),
+ * not a count of its variants.
  */
 function estimate(withDetails: boolean) {
   const lengths = (cols: string[]) => cols.map((c) => `coalesce(length(p.${c}), 0)`).join(" + ");
@@ -129,7 +140,8 @@ function estimate(withDetails: boolean) {
   if (!withDetails) return `(350 + ${base})`;
   const details = lengths(textColumns(MODELLED_DETAILS));
   // A variant is about 420 bytes, and its options' names twice (each value is {"name", "val"}).
-  return `(600 + ${base} + ${details} + length(p.${products.images.name}) + p.vc * (420 + 2 * length(p.${products.optionNames.name})))`;
+  const n = `coalesce((SELECT max(s.${V.position}) + 1 FROM ${V.$} AS s WHERE s.${V.productId} = p.${P.id}), 0)`;
+  return `(600 + ${base} + ${details} + length(p.${P.images}) + ${n} * (420 + 2 * length(p.${P.optionNames})))`;
 }
 
 /** The column names of the plain text fields (not JSON) among `keys` (src/products/fields.ts). */
@@ -140,42 +152,98 @@ function textColumns(keys: readonly string[]) {
   });
 }
 
+/** Ends a subquery that SQLite must run as it stands (an OFFSET is never flattened into its outer query). */
+const ONCE = " LIMIT -1 OFFSET 0";
+
+/** Between a product's head and its variants. */
+const VARIANTS_OPEN = ',"variants":[';
+
+/** The text columns of a built row, in the order they are joined. */
+const pieces = (withDetails: boolean) => (withDetails ? ["t", ...LATER_RUNS.map((k) => `r${k}`), "z"] : ["t"]);
+
 /**
- * The page's first chunk, in one statement: the parts of its products up to PRODUCT_CHUNK_BYTES
- * (by estimate; the first product always), in answer order, then a LATER row for each of the
- * others. Which products are on the page is fixed here, in one snapshot with the batch's others.
- * The first chunk ends at a key (`cut`, the last id in it): the whole page when its estimates add
- * up to a chunk, as they do but for pages of megabytes; only then are running sums taken.
+ * The products of the CTE `page` (rows of products with OPTION_NAMES, in id order) that `where`
+ * keeps, each a row of texts (`wrap` applied to each) and a null `est`: `t`, the product's text, whole or (with
+ * details, for a product of more than one run) up to the end of its first run; r1 to r7, its later
+ * runs, each with the comma before it; `z`, what follows the last. Each product's variants are
+ * joined to it through the index on (product_id, position) and grouped in one pass (json-sql.ts,
+ * variantsInOrder): its count, its stock and its runs, a run being the variants of 256 positions,
+ * which the writes number 0 to n-1. (A run of 256 by a window over a product's variants read them
+ * three more times, and counting and summing them twice more.)
  */
-function pageSql(withDetails: boolean, view: PublicView | undefined, filter: string, lim: string, off: string) {
-  const totals = variantTotals(view !== undefined);
-  // `+ 0`: a LIMIT that is a bare bound parameter marks the statement as planned for its value,
-  // so SQLite prepares this statement again at every request (about 4 ms of the page's SQL).
-  const page = `SELECT p.*, ${totals} FROM ${P.$} AS p ${filter} ORDER BY p.${P.id} LIMIT ${lim} + 0 OFFSET ${off}`;
-  const running = `SELECT p.${P.id} AS id, row_number() OVER w AS n, sum(p.est) OVER w AS upto
-    FROM sized AS p WINDOW w AS (ORDER BY p.${P.id} ROWS UNBOUNDED PRECEDING)`;
-  return `WITH sized AS MATERIALIZED (SELECT p.*, ${estimate(withDetails)} AS est FROM (${page}) AS p),
-      cut AS MATERIALIZED (SELECT iif((SELECT sum(est) FROM sized) <= ${PRODUCT_CHUNK_BYTES}, (SELECT max(${P.id}) FROM sized),
-        (SELECT max(id) FROM (${running}) WHERE n = 1 OR upto <= ${PRODUCT_CHUNK_BYTES})) AS id),
-      page AS MATERIALIZED (SELECT * FROM sized WHERE ${P.id} <= (SELECT id FROM cut)),
-      parts AS (SELECT id, part, ${carriedSql("t")} AS t FROM (${partsSql(withDetails, view)}))
-    SELECT id, part, t, 0 AS est FROM parts
-    UNION ALL SELECT ${P.id}, ${LATER}, NULL, est FROM sized WHERE ${P.id} > (SELECT id FROM cut)`;
+function built(withDetails: boolean, view: PublicView | undefined, where: string, wrap: (sql: string) => string) {
+  const x = productParts(withDetails, urlSql(), view);
+  const v = (c: { name: string }) => col("v", c);
+  const from = `FROM page AS p LEFT JOIN ${variantsInOrder("v")} ON ${v(variants.productId)} = p.${P.id} ${where}
+    GROUP BY p.${P.id}`;
+  if (!x.variant) return `SELECT p.${P.id} AS id, ${wrap(x.head)} AS t, NULL AS est ${from}`;
+  const position = v(variants.position);
+  const range = (k: number) =>
+    k === 0
+      ? `${position} < ${VARIANTS_PER_RUN}`
+      : k === RUNS.length - 1
+        ? `${position} >= ${k * VARIANTS_PER_RUN}`
+        : `${position} >= ${k * VARIANTS_PER_RUN} AND ${position} < ${(k + 1) * VARIANTS_PER_RUN}`;
+  const runs = RUNS.map(
+    (k) => `group_concat(${x.variant}, ',') FILTER (WHERE ${x.variantFilter} AND ${range(k)}) AS r${k}`,
+  ).join(",\n    ");
+  // `h` and `tl` are each read twice (substr and length): the OFFSET keeps SQLite from flattening
+  // their subquery into the outer one, where each mention would build the object again.
+  const grouped = `SELECT p.${P.id} AS id, ${x.head} AS h, ${x.tail} AS tl, ${runs} ${from}${ONCE}`;
+  const none = (ks: number[]) => ks.map((k) => `r${k} IS NULL`).join(" AND ");
+  const alone = none(LATER_RUNS);
+  const end = `'],' || substr(tl, 2)`;
+  const start = `substr(h, 1, length(h) - 1) || '${VARIANTS_OPEN}' || coalesce(r0, '')`;
+  const later = LATER_RUNS.map(
+    (k) => `${wrap(`iif(r${k} IS NULL, NULL, iif(${none(RUNS.slice(0, k))}, '', ',') || r${k})`)} AS r${k}`,
+  );
+  return `SELECT id, ${wrap(`${start} || iif(${alone}, ${end}, '')`)} AS t, ${later.join(", ")},
+      ${wrap(`iif(${alone}, NULL, ${end})`)} AS z, NULL AS est
+    FROM (${grouped})`;
 }
 
-/** A later chunk: the parts of the products whose ids ?1 lists (a JSON array), as the page's first. */
+/**
+ * The page's first chunk, in one statement: the texts of its products up to PRODUCT_CHUNK_BYTES (by
+ * estimate; the first product always), then a row with a null text for each of the others, then
+ * the NEXT_PAGE row if a next page exists. Which products are on the page is fixed here, in one
+ * snapshot with the batch's other statement. The first chunk ends at a key (`cut`): the whole page
+ * when its estimates add up to a chunk, as they do but for pages of megabytes; only then are
+ * running sums taken.
+ */
+function pageSql(withDetails: boolean, view: PublicView | undefined, where: string[], lim: string, off: string) {
+  const filter = where.length ? `WHERE ${where.join(" AND ")}` : "";
+  const running = `SELECT p.${P.id} AS id, row_number() OVER w AS n, sum(p.est) OVER w AS upto
+    FROM page AS p WINDOW w AS (ORDER BY p.${P.id} ROWS UNBOUNDED PRECEDING)`;
+  // Past the page's last product: a next page exists when the page is full and one more matches.
+  const after = [...where, `p.${P.id} > (SELECT last FROM totals)`].join(" AND ");
+  const nulls = pieces(withDetails)
+    .map((c) => `NULL AS ${c}`)
+    .join(", ");
+  // `+ 0`: a LIMIT that is a bare bound parameter marks the statement as planned for its value,
+  // so SQLite prepares this statement again at every request (about 4 ms of the page's SQL).
+  return `WITH page AS MATERIALIZED (SELECT p.*, ${OPTION_NAMES}, ${estimate(withDetails)} AS est
+        FROM ${P.$} AS p ${filter} ORDER BY p.${P.id} LIMIT ${lim} + 0 OFFSET ${off}),
+      totals AS MATERIALIZED (SELECT count(*) AS n, sum(est) AS bytes, max(${P.id}) AS last FROM page),
+      cut AS MATERIALIZED (SELECT iif((SELECT bytes FROM totals) <= ${PRODUCT_CHUNK_BYTES}, ${WHOLE_PAGE},
+        (SELECT max(id) FROM (${running}) WHERE n = 1 OR upto <= ${PRODUCT_CHUNK_BYTES})) AS id)
+    ${built(withDetails, view, `WHERE p.${P.id} <= (SELECT id FROM cut)`, carriedSql)}
+    UNION ALL SELECT p.${P.id}, ${nulls}, p.est FROM cut CROSS JOIN page AS p
+      WHERE cut.id < ${WHOLE_PAGE} AND p.${P.id} > cut.id
+    UNION ALL SELECT ${NEXT_PAGE}, ${nulls}, NULL FROM totals
+      WHERE n = ${lim} AND EXISTS (SELECT 1 FROM ${P.$} AS p WHERE ${after})`;
+}
+
+/** A later chunk: the texts of the products whose ids ?1 lists (a JSON array), as the page's first. */
 function chunkSql(withDetails: boolean, view: PublicView | undefined) {
-  const totals = variantTotals(view !== undefined);
   // A storefront never sees a product hidden since the first read.
   const shown = view ? `WHERE p.${P.visible} = 1` : "";
-  return `WITH page AS MATERIALIZED (
-        SELECT p.*, ${totals} FROM json_each(?1) AS w JOIN ${P.$} AS p ON p.${P.id} = w.value ${shown}),
-      parts AS (SELECT id, part, ${carriedSql("t")} AS t FROM (${partsSql(withDetails, view)}))
-    SELECT id, part, t FROM parts`;
+  return `WITH page AS MATERIALIZED (SELECT p.*, ${OPTION_NAMES}
+        FROM json_each(?1) AS w JOIN ${P.$} AS p ON p.${P.id} = w.value ${shown} ORDER BY p.${P.id})
+    ${built(withDetails, view, "", carriedSql)}`;
 }
 
 /** The ids of `rows` in runs of about PRODUCT_CHUNK_BYTES (at least one product each), in page order. */
-function chunkIds(rows: PagePart[]): number[][] {
+function chunkIds(rows: Row[]): number[][] {
   const out: number[][] = [];
   let bytes = 0;
   for (const r of rows) {
@@ -201,103 +269,46 @@ function joined(products: { json: string[] }[], first: boolean, last: boolean): 
   return json;
 }
 
-/** Ends a subquery that SQLite must run as it stands (an OFFSET is never flattened into its outer query). */
-const ONCE = " LIMIT -1 OFFSET 0";
-
-/** Between a product's head and its variants. */
-const VARIANTS_OPEN = ',"variants":[';
-
-/**
- * The parts (see PagePart) of every product of the CTE `page`: whole JSON objects (productParts),
- * a large product's head and tail cut to be joined around its runs of variants. Variants are read
- * in answer order from the index on (product_id, position) (id breaks ties: every index entry ends
- * with the rowid) and concatenated as they come, without a sort: a run is the VARIANTS_PER_PART
- * from its first key on. (Numbering all of a product's variant texts by a window and joining them
- * by their numbers sorted the texts three times: about 5 ms of SQL on the products page of 500.)
- */
-function partsSql(withDetails: boolean, view: PublicView | undefined) {
-  const x = productParts(withDetails, urlSql(), view);
-  if (!x.variant) return `SELECT p.${P.id} AS id, ${WHOLE} AS part, ${x.head} AS t FROM page AS p`;
-  const big = `p.vc > ${VARIANTS_PER_PART}`;
-  const head = "substr(h, 1, length(h) - 1)";
-  const tail = "',' || substr(tl, 2)";
-  const v = (c: { name: string }) => col("v", c);
-  const inOrder = `ORDER BY ${v(variants.position)}, ${v(variants.id)}`;
-  const run = (from: string, limit: string) => `(SELECT group_concat(j, ',') FROM (
-      SELECT ${x.variant} AS j FROM ${V.$} AS v WHERE ${v(variants.productId)} = p.${P.id} AND ${x.variantFilter}${from}
-      ${inOrder}${limit}))`;
-  // Where each run of a large product starts: every VARIANTS_PER_PART-th of its variants by key.
-  const starts = `SELECT id, (n - 1) / ${VARIANTS_PER_PART} AS part, pos, vid FROM (
-      SELECT p.${P.id} AS id, ${v(variants.position)} AS pos, ${v(variants.id)} AS vid, row_number() OVER (PARTITION BY p.${P.id} ${inOrder}) AS n
-      FROM page AS p JOIN ${V.$} AS v ON ${v(variants.productId)} = p.${P.id} AND ${x.variantFilter} WHERE ${big})
-    WHERE (n - 1) % ${VARIANTS_PER_PART} = 0`;
-  // A product of up to VARIANTS_PER_PART variants is one row: fewer rows for D1's binding to build.
-  // `h` and `tl` are each read twice (substr and length): the OFFSET keeps SQLite from flattening
-  // their subquery into the outer one, where each mention would build the object again (about
-  // 1.5 ms of SQL on the products page of 500).
-  return `SELECT id, ${WHOLE} AS part, ${head} || '${VARIANTS_OPEN}' || coalesce(vs, '') || ']' || ${tail} AS t FROM (
-         SELECT p.${P.id} AS id, ${x.head} AS h, ${x.tail} AS tl, ${run("", "")} AS vs FROM page AS p WHERE NOT ${big}${ONCE})
-       UNION ALL
-       SELECT id, ${HEAD}, ${head} FROM (SELECT p.${P.id} AS id, ${x.head} AS h FROM page AS p WHERE ${big}${ONCE})
-       UNION ALL
-       SELECT s.id, s.part, ${run(
-         ` AND (${v(variants.position)}, ${v(variants.id)}) >= (s.pos, s.vid)`,
-         ` LIMIT ${VARIANTS_PER_PART}`,
-       )} FROM (${starts}) AS s JOIN page AS p ON p.${P.id} = s.id
-       UNION ALL
-       SELECT id, ${TAIL}, ${tail} FROM (SELECT p.${P.id} AS id, ${x.tail} AS tl FROM page AS p WHERE ${big}${ONCE})`;
-}
-
 /**
  * SQL of the products whose ids the subquery `ids` gives, each as `?product_id=&include_details=true`
- * answers it, for those whose answer is at most `maxBytes`; a larger one yields its head part with
- * a null text (docs/webhooks.md, "Payloads"). Read with productTexts.
+ * answers it, for those whose answer is at most `maxBytes`; a larger one yields its id with a null
+ * text (docs/webhooks.md, "Payloads"). Read with productTexts.
  */
 export function productTextsSql(ids: string, maxBytes: number) {
-  const page = `SELECT p.*, ${VARIANT_TOTALS} FROM ${P.$} AS p WHERE p.${P.id} IN (${ids})`;
-  return `WITH page AS MATERIALIZED (${page}), parts AS (${partsSql(true, undefined)})
-    SELECT id, part, iif(total <= ${maxBytes}, t, NULL) AS t, 0 AS upto FROM (
-      SELECT id, part, t, sum(length(CAST(t AS BLOB)) + 1) OVER (PARTITION BY id) AS total FROM parts)
-    WHERE total <= ${maxBytes} OR part <= ${HEAD} ORDER BY id, part`;
+  const columns = pieces(true);
+  const total = columns.map((c) => `coalesce(length(CAST(${c} AS BLOB)), 0)`).join(" + ");
+  const kept = columns.map((c) => `iif(total <= ${maxBytes}, ${c}, NULL) AS ${c}`).join(", ");
+  return `WITH page AS MATERIALIZED (SELECT p.*, ${OPTION_NAMES} FROM ${P.$} AS p WHERE p.${P.id} IN (${ids}) ORDER BY p.${P.id})
+    SELECT id, ${kept} FROM (SELECT *, ${total} AS total FROM (${built(true, undefined, "", (t) => t)}${ONCE}))`;
 }
 
 /** The rows of productTextsSql: each product's JSON text, or null where it was larger than the bound. */
 export function productTexts(rows: Record<string, unknown>[]): Map<number, string | null> {
   const out = new Map<number, string | null>();
-  for (const r of rows as PagePart[]) if (r.t === null) out.set(r.id, null);
-  const arrived = (rows as PagePart[]).filter((r) => r.t !== null);
-  for (const p of assemble(arrived)) out.set(p.id, p.json.join(""));
+  for (const r of rows as Row[]) out.set(r.id, r.t === null ? null : textOf(r).join(""));
   return out;
+}
+
+/** A built row's texts, in order. */
+function textOf(r: Row): string[] {
+  const json = [r.t as string];
+  for (const k of LATER_RUNS) {
+    const run = r[`r${k}`];
+    if (run != null) json.push(run);
+  }
+  if (r.z != null) json.push(r.z);
+  return json;
 }
 
 /**
- * The rows of pageSql or chunkSql in answer order, by id and part. Sorted here, not by SQLite: an
- * ORDER BY sorted megabytes of texts (about 1 ms of SQL on the products page of 500), the Worker
- * a few hundred small objects mostly in order already.
+ * Rows in answer order, by id. Sorted here, not by SQLite: an ORDER BY sorted megabytes of texts
+ * (about 1 ms of SQL on the products page of 500), the Worker a few hundred small objects mostly in
+ * order already.
  */
-const byIdAndPart = (rows: PagePart[]) => rows.sort((a, b) => a.id - b.id || a.part - b.part);
+const byId = (rows: Row[]) => rows.sort((a, b) => a.id - b.id);
 
-/** The products whose parts all arrived, as JSON texts. */
-function assemble(parts: PagePart[]) {
-  const out: { id: number; json: string[] }[] = [];
-  let i = 0;
-  while (i < parts.length) {
-    const { id, part, t: head } = parts[i++];
-    if (part === WHOLE) {
-      out.push({ id, json: [head] });
-      continue;
-    }
-    const json = [head, VARIANTS_OPEN];
-    for (let first = true; i < parts.length && parts[i].id === id && parts[i].part !== TAIL; first = false) {
-      if (!first) json.push(",");
-      json.push(parts[i++].t);
-    }
-    if (i >= parts.length || parts[i].id !== id) break; // its tail did not arrive
-    json.push("]", parts[i++].t);
-    out.push({ id, json });
-  }
-  return out;
-}
+/** The products of built rows, as JSON texts. */
+const assemble = (rows: Row[]) => rows.map((r) => ({ id: r.id, json: textOf(r) }));
 
 /**
  * The page: every product of it, whatever its size (docs/modelled-reads.md, "Paging"). SQLite
@@ -343,23 +354,18 @@ export async function listProducts(
   const offset = lookup ? 0 : (q.offset ?? 0);
   const lim = params.add(limit);
   const off = params.add(offset);
-  const filter = where.length ? `WHERE ${where.join(" AND ")}` : "";
   const withDetails = q.include_details === true;
-  const [page, next] = await db.$client.batch<Record<string, unknown>>([
-    stmt(db, pageSql(withDetails, view, filter, lim, off), ...params.values),
-    // Whether a next page exists, and the catalog version the ETag is made of: the same snapshot.
-    stmt(
-      db,
-      `SELECT EXISTS (SELECT 1 FROM ${P.$} AS p ${filter} LIMIT 1 OFFSET ${off} + ${lim}) AS more,
-         (${CATALOG_VERSION}) AS version`,
-      ...params.values,
-    ),
+  const [page, catalog] = await db.$client.batch<Record<string, unknown>>([
+    stmt(db, pageSql(withDetails, view, where, lim, off), ...params.values),
+    // The catalog version the ETag is made of: the same snapshot.
+    stmt(db, CATALOG_VERSION),
   ]);
-  const etag = catalogETag(next.results[0]?.version, url, view);
-  const rows = byIdAndPart(page.results as PagePart[]);
-  const more = next.results[0]?.more === 1;
-  const later = rows.filter((r) => r.part === LATER);
-  const products = assemble(later.length ? rows.filter((r) => r.part !== LATER) : rows);
+  const etag = catalogETag(catalog.results[0]?.version, url, view);
+  const rows = byId(page.results as Row[]);
+  const more = rows[0]?.id === NEXT_PAGE;
+  if (more) rows.shift();
+  const later = rows.filter((r) => r.t === null);
+  const products = assemble(later.length ? rows.filter((r) => r.t !== null) : rows);
 
   if (lookup) {
     if (!products.length) {
@@ -385,7 +391,7 @@ export async function listProducts(
     if (n >= rest.length) return undefined;
     const ids = rest[n++];
     const read = await stmt(db, sql, JSON.stringify(ids)).all<Record<string, unknown>>();
-    const got = assemble(byIdAndPart(read.results as PagePart[]));
+    const got = assemble(byId(read.results as Row[]));
     // Deleted (or hidden from a storefront) since the first read: the answer breaks off rather
     // than end as a page shorter than its limit, which a client would take for the last.
     if (got.length !== ids.length) throw new Error("a product of this page was removed while it was read; ask again");

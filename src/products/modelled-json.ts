@@ -14,7 +14,7 @@ import {
   variantColumn,
   variantField,
 } from "./fields";
-import { availability, col, type Field, kept, object, ordered, seen, VARIANTS } from "./json-sql";
+import { availability, col, type Field, kept, object, ordered, seen } from "./json-sql";
 import { MODELLED } from "./kinds";
 
 // Products in the modelled dialect (docs/modelled-reads.md, "Modelled reads"), built by SQLite
@@ -38,18 +38,21 @@ function modelled(f: DescribedField | undefined, c: (f: DescribedField) => SQLit
 const productModelled = (k: string) => modelled(productField(k), productColumn, "p");
 const variantModelled = (k: string) => modelled(variantField(k), variantColumn, "v");
 
-// `p` is the product row with more columns (variantTotals): vc (its variants' count), vq (their
-// qty sum) and option_name0 to option_name4.
-const STOCK_OF = `iif(p.vc > 0, p.vq, ${P(products.stock)})`;
+// `p` is a product row with the columns option_name0 to option_name4 (OPTION_NAMES), grouped with
+// its variants `v` (list.ts): their count and qty sum are aggregates of that one pass.
+const COUNT = `count(${V(variants.id)})`;
+/** The product's stock: its variants' qty summed (a storefront's, of those it sees), else its own. */
+const stockOf = (view: PublicView | undefined) =>
+  `iif(${COUNT} > 0, coalesce(sum(${V(variants.qty)})${view ? ` FILTER (WHERE ${V(variants.visible)} = 1)` : ""}, 0), ${P(products.stock)})`;
 
 /** The fields of a product in a list (url from STORE_URL; docs/products.md, "Categories, URLs and images"). */
 const BASE = ordered<ModelledProductSpecial>(MODELLED_BASE, productModelled);
-const base = (url: string): Field[] =>
+const base = (url: string, stock: string): Field[] =>
   BASE({
     id: `CAST(${P(products.id)} AS TEXT)`,
-    hasVariants: "iif(p.vc > 0, '1', '0')",
-    qty: `CAST(${STOCK_OF} AS TEXT)`,
-    stock: STOCK_OF,
+    hasVariants: `iif(${COUNT} > 0, '1', '0')`,
+    qty: `CAST(${stock} AS TEXT)`,
+    stock,
     date_modified: date(P(products.updatedAt)),
     url,
     headcategory_name: HEAD_SQL,
@@ -58,7 +61,7 @@ const base = (url: string): Field[] =>
 
 const DETAILS = ordered<never>(MODELLED_DETAILS, productModelled)({});
 
-/** The product's option name `i` (0 to 4), read once per product into the row (variantTotals). */
+/** The product's option name `i` (0 to 4), read once per product into the row (OPTION_NAMES). */
 const option = (i: number) => `p.option_name${i}`;
 /** The {"name", "val"} object of option slot `i` (0 to 4) of a variant `v`. */
 const optionValue = (i: number) =>
@@ -86,37 +89,34 @@ const VARIANT = ordered<ModelledVariantSpecial>(
 });
 
 /**
- * The SQL of a product's modelled JSON as parts, over a row `p` of products with the columns
- * of variantTotals added. Without details `head` is the whole object. With details the answer's
- * object is `head` without its closing brace, `"variants":[`, the `variant` objects joined by
- * commas, `]`, and `tail`'s members: the variants travel in rows of their own, so no text D1
- * returns grows with a product's variants past what one row may hold (docs/design.md, "Answers from D1").
+ * The SQL of a product's modelled JSON as parts, over a row `p` of products with OPTION_NAMES,
+ * grouped with its variants `v`. Without details `head` is the whole object. With details the
+ * answer's object is `head` without its closing brace, `"variants":[`, the `variant` objects
+ * joined by commas, `]`, and `tail`'s members: the variants travel in runs of their own, so no text
+ * D1 returns grows with a product's variants past what one value may hold (docs/design.md,
+ * "Answers from D1").
  */
 export function productParts(withDetails: boolean, url: string, view?: PublicView) {
-  const fields = base(url);
-  if (!withDetails) return { head: object(seen(fields, view, STOCK_OF)) };
+  const stock = stockOf(view);
+  const fields = base(url, stock);
+  if (!withDetails) return { head: object(seen(fields, view, stock)) };
   const head = object(kept([...fields, ...DETAILS], view));
   // Bundles do not exist here: no product has bundle content.
-  const tail = object([["product_package_products", "json('[]')"], ...availability(view, STOCK_OF)]);
+  const tail = object([["product_package_products", "json('[]')"], ...availability(view, stock)]);
   return {
     head,
     tail,
-    variant: object(seen(VARIANT, view, "v.qty")),
+    variant: object(seen(VARIANT, view, V(variants.qty))),
     // A storefront never sees a hidden variant.
-    variantFilter: view ? "v.visible = 1" : "1",
+    variantFilter: view ? `${V(variants.visible)} = 1` : `${V(variants.id)} IS NOT NULL`,
   };
 }
 
 /**
- * The variants' count and stock sum that the parts read as p.vc and p.vq (a storefront's stock is
- * that of the variants it sees, `visibleOnly`), and the product's option names as p.option_name0
- * to 4: read from its JSON once per product, not five times per variant (about 5 ms of SQL on the
- * products page of 500, bench/rounds.md "The write plans and the page's SQL").
+ * The product's option names as p.option_name0 to 4: read from its JSON once per product, not five
+ * times per variant (about 5 ms of SQL on the products page of 500, bench/rounds.md "The write plans
+ * and the page's SQL").
  */
-export const variantTotals = (visibleOnly: boolean) => {
-  const of = `FROM ${VARIANTS} AS v WHERE ${V(variants.productId)} = ${P(products.id)}`;
-  const names = [0, 1, 2, 3, 4].map((i) => `${P(products.optionNames)}->>${i} AS option_name${i}`).join(", ");
-  return `(SELECT count(*) ${of}) AS vc,
-  (SELECT coalesce(sum(${V(variants.qty)}), 0) ${of}${visibleOnly ? ` AND ${V(variants.visible)} = 1` : ""}) AS vq, ${names}`;
-};
-export const VARIANT_TOTALS = variantTotals(false);
+export const OPTION_NAMES = [0, 1, 2, 3, 4]
+  .map((i) => `${P(products.optionNames)}->>${i} AS option_name${i}`)
+  .join(", ");

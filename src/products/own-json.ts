@@ -2,7 +2,6 @@ import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { DB } from "../db/client";
 import { products, variants as variantsTable } from "../db/schema";
 import type { PublicView } from "../keys/public";
-import { sqlNames } from "../platform/columns";
 import { stmt } from "../platform/d1";
 import { carriedSql } from "../platform/quotes";
 import { storeBaseSql } from "./categories";
@@ -17,7 +16,7 @@ import {
   variantColumn,
   variantField,
 } from "./fields";
-import { col, type Field, object, ordered, PRODUCTS, seen, VARIANTS } from "./json-sql";
+import { col, type Field, object, ordered, PRODUCTS, seen, variantsInOrder } from "./json-sql";
 
 // A product as GET /v1/products/{id} answers it (present.ts `presentProduct`), built as JSON text
 // by SQLite, for that read (a storefront's with only what its key sees) and the writes planned in
@@ -63,14 +62,15 @@ const VARIANT_FIELDS = ordered<OwnVariantSpecial>(
   options: OPTIONS,
 });
 
-// The variants of the products row `p`, and their stock sums.
-const v = sqlNames(variantsTable);
-const OF_PRODUCT = `FROM ${VARIANTS} WHERE ${v.productId} = ${P(products.id)}`;
-const STOCK = `coalesce((SELECT sum(${v.qty}) ${OF_PRODUCT}), ${P(products.stock)})`;
+// A product's variants are the rows `v` joined to it in answer order (json-sql.ts, variantsInOrder)
+// and aggregated once: their count, their qty summed as its stock and their list come of one pass.
+// A product without variants is the LEFT JOIN's one row of NULLs, which no aggregate counts.
+const VARIANT = `${V(variantsTable.id)} IS NOT NULL`;
+const SHOWN = `${V(variantsTable.visible)} = 1`;
+const COUNT = `count(${V(variantsTable.id)})`;
+const STOCK = `coalesce(sum(${V(variantsTable.qty)}), ${P(products.stock)})`;
 /** A storefront's stock of a product with variants: that of the variants it sees. */
-const SHOWN_STOCK = `iif(EXISTS (SELECT 1 ${OF_PRODUCT}),
-  (SELECT coalesce(sum(${v.qty}), 0) ${OF_PRODUCT} AND ${v.visible} = 1), ${P(products.stock)})`;
-const VARIANT_COUNT = `(SELECT count(*) ${OF_PRODUCT})`;
+const SHOWN_STOCK = `iif(${COUNT} > 0, coalesce(sum(${V(variantsTable.qty)}) FILTER (WHERE ${SHOWN}), 0), ${P(products.stock)})`;
 
 const PRODUCT = ordered<OwnProductSpecial>(OWN_PRODUCT, productOwn);
 const PRODUCT_FIELDS = (url: string, variants: string, stock: string): Field[] =>
@@ -85,14 +85,21 @@ const PRODUCT_FIELDS = (url: string, variants: string, stock: string): Field[] =
     updated_at: iso(P(products.updatedAt)),
   });
 
-// A product's variants, in order through variants_product (product_id, position); a product with
-// variants has their qty summed as its stock.
 const variants = (view: PublicView | undefined) =>
-  `(SELECT json_group_array(${object(seen(VARIANT_FIELDS, view, V(variantsTable.qty)))} ORDER BY ${V(variantsTable.position)}, ${V(variantsTable.id)})
-  FROM (SELECT * ${OF_PRODUCT}${view ? ` AND ${v.visible} = 1` : ""}) AS v)`;
+  `json_group_array(${object(seen(VARIANT_FIELDS, view, V(variantsTable.qty)))}) FILTER (WHERE ${view ? SHOWN : VARIANT})`;
 
 /** What productText reads besides the text: the product's id and token, and its variants' count. */
-const HEAD = `${P(products.id)}, ${P(products.token)}, ${VARIANT_COUNT} AS variants`;
+const HEAD = `${P(products.id)}, ${P(products.token)}, ${COUNT} AS variants`;
+
+/**
+ * The products `where` selects, each joined to its variants and grouped. The products are named by
+ * id, so that they are visited in id order, which the grouping then follows without a sort (a
+ * grouping by id of products found by token sorted every variant row).
+ */
+const joined = (where: string) =>
+  `FROM ${PRODUCTS} AS p LEFT JOIN ${variantsInOrder("v")} ON ${V(variantsTable.productId)} = ${P(products.id)}
+  WHERE ${P(products.id)} IN (SELECT ${P(products.id)} FROM ${PRODUCTS} AS p WHERE ${where})
+  GROUP BY ${P(products.id)} ORDER BY ${P(products.id)} DESC`;
 
 /**
  * The products `where` selects (a condition on `p`, values bound as ?1...), newest first, one `json`
@@ -117,25 +124,16 @@ function productJson(db: DB, view: PublicView | undefined, where: string, ...par
   const url = `iif(${slug} IS NULL OR ${base} = '', NULL, ${base} || ${slug})`;
   const stock = view ? SHOWN_STOCK : STOCK;
   const product = object(seen(PRODUCT_FIELDS(url, variants(view), stock), view, stock));
-  return stmt(
-    db,
-    `SELECT ${HEAD}, ${carriedSql(product)} AS json FROM ${PRODUCTS} AS p WHERE ${where} ORDER BY ${P(products.id)} DESC`,
-    ...params,
-  );
+  return stmt(db, `SELECT ${HEAD}, ${carriedSql(product)} AS json ${joined(where)}`, ...params);
 }
 
 /** The minimal answer (read.ts presentMinimal) of a product. */
 const MINIMAL = `json_object('product_id', ${P(products.id)}, 'sku', ${P(products.sku)}, 'updated_at', ${iso(P(products.updatedAt))},
-  'variants', (SELECT coalesce(json_group_array(json_object('variant_id', ${V(variantsTable.id)}, 'sku', ${V(variantsTable.sku)})), '[]')
-    FROM (SELECT ${v.id}, ${v.sku} ${OF_PRODUCT} ORDER BY ${v.position}, ${v.id}) AS v))`;
+  'variants', json_group_array(json_object('variant_id', ${V(variantsTable.id)}, 'sku', ${V(variantsTable.sku)})) FILTER (WHERE ${VARIANT}))`;
 
 /** The minimal answer (read.ts presentMinimal) of the same products. */
 export function minimalJson(db: DB, where: string, ...params: unknown[]) {
-  return stmt(
-    db,
-    `SELECT ${HEAD}, ${carriedSql(MINIMAL)} AS json FROM ${PRODUCTS} AS p WHERE ${where} ORDER BY ${P(products.id)} DESC`,
-    ...params,
-  );
+  return stmt(db, `SELECT ${HEAD}, ${carriedSql(MINIMAL)} AS json ${joined(where)}`, ...params);
 }
 
 /**
