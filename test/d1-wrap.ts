@@ -7,6 +7,11 @@ export type D1Counts = {
   /** Each call's statements, as their SQL text. */
   queries: string[][];
   maxParamBytes: number;
+  /** Rows D1 reports written and read (each result's meta), summed over the calls: what D1 bills. */
+  rowsWritten: number;
+  rowsRead: number;
+  /** Each statement's rows written, by call. */
+  writtenPerStatement: number[][];
 };
 
 /**
@@ -16,7 +21,26 @@ export type D1Counts = {
  */
 export function wrapD1(options: { failCall?: number; before?: (call: number) => Promise<void> } = {}) {
   const real = env.DB;
-  const counts: D1Counts = { calls: 0, statements: 0, statementsPerCall: [], queries: [], maxParamBytes: 0 };
+  const counts: D1Counts = {
+    calls: 0,
+    statements: 0,
+    statementsPerCall: [],
+    queries: [],
+    maxParamBytes: 0,
+    rowsWritten: 0,
+    rowsRead: 0,
+    writtenPerStatement: [],
+  };
+  const billed = (results: unknown) => {
+    const written: number[] = [];
+    for (const r of Array.isArray(results) ? results : [results]) {
+      const meta = (r as { meta?: { rows_written?: number; rows_read?: number } } | null)?.meta;
+      counts.rowsWritten += meta?.rows_written ?? 0;
+      counts.rowsRead += meta?.rows_read ?? 0;
+      written.push(meta?.rows_written ?? 0);
+    }
+    counts.writtenPerStatement.push(written);
+  };
   const sqlOf = new WeakMap<object, string>();
   const unwrap = new WeakMap<object, D1PreparedStatement>();
 
@@ -44,7 +68,9 @@ export function wrapD1(options: { failCall?: number; before?: (call: number) => 
           return async (...args: unknown[]) => {
             call([sql]);
             await options.before?.(counts.calls);
-            return (target as any)[prop](...args);
+            const out = await (target as any)[prop](...args);
+            if (prop === "all" || prop === "run") billed(out);
+            return out;
           };
         }
         const v = (target as any)[prop];
@@ -65,7 +91,9 @@ export function wrapD1(options: { failCall?: number; before?: (call: number) => 
         return async (stmts: D1PreparedStatement[]) => {
           call(stmts.map((s) => sqlOf.get(s) ?? ""));
           await options.before?.(counts.calls);
-          return target.batch(stmts.map((s) => unwrap.get(s) ?? s));
+          const out = await target.batch(stmts.map((s) => unwrap.get(s) ?? s));
+          billed(out);
+          return out;
         };
       }
       const v = (target as any)[prop];
@@ -76,6 +104,15 @@ export function wrapD1(options: { failCall?: number; before?: (call: number) => 
     db,
     counts,
     reset: () =>
-      Object.assign(counts, { calls: 0, statements: 0, statementsPerCall: [], queries: [], maxParamBytes: 0 }),
+      Object.assign(counts, {
+        calls: 0,
+        statements: 0,
+        statementsPerCall: [],
+        queries: [],
+        maxParamBytes: 0,
+        rowsWritten: 0,
+        rowsRead: 0,
+        writtenPerStatement: [],
+      }),
   };
 }

@@ -35,15 +35,17 @@ describe("POST /v1/orders from cached catalog rows", () => {
     ]);
     const first = await post("/v1/orders", body, { env: { DB: db } });
     expect(first.status).toBe(200);
-    // A fresh binding is a cold isolate: planned in SQL and written in one batch.
-    expect(counts).toMatchObject({ calls: 1, statementsPerCall: [5] });
+    // A fresh binding is a cold isolate: planned in SQL and written in one batch (with the sold
+    // products' and the catalogue's versions).
+    expect(counts).toMatchObject({ calls: 1, statementsPerCall: [7] });
     expect((await warm(db, body[0].products)).status).toBe(200);
     reset();
     const second = await post("/v1/orders", body, { env: { DB: db } });
     expect(second.status).toBe(200);
-    // 6: the stale-read guard, the order (RETURNING its id), its lines, the stock of variants and
-    // of products, the order.created outbox row; no customer upsert (no e-mail).
-    expect(counts).toMatchObject({ calls: 1, statementsPerCall: [6] });
+    // 8: the stale-read guard, the order (RETURNING its id), its lines, the stock of variants and
+    // of products, the sold products' and the catalogue's versions, the order.created outbox row;
+    // no customer upsert (no e-mail).
+    expect(counts).toMatchObject({ calls: 1, statementsPerCall: [8] });
     const { order_id: a, ...one } = first.json.results.create_1;
     const { order_id: b, ...two } = second.json.results.create_1;
     expect(b).toBe(a + 2);

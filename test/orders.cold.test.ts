@@ -271,12 +271,13 @@ describe("POST /v1/orders from a cold isolate: the SQL plan", () => {
     const first = await post("/v1/orders", body, { env: { DB: db } });
     expect(first.json.results.create_1).toMatchObject({ success: true, subtotal: 10, total: 10 });
     // The customer, the order (whose status is NULL, failing the batch, if anything is refused;
-    // RETURNING gives the answer), its lines, the stock of variants and of products, the event.
-    expect(counts).toMatchObject({ calls: 1, statementsPerCall: [6] });
+    // RETURNING gives the answer), its lines, the stock of variants and of products, the sold
+    // products' and the catalogue's versions, the event.
+    expect(counts).toMatchObject({ calls: 1, statementsPerCall: [8] });
     reset();
     const second = await post("/v1/orders", body, { env: { DB: db } });
     expect(second.json.results.create_1).toMatchObject({ success: true, subtotal: 10 });
-    expect(counts).toMatchObject({ calls: 1, statementsPerCall: [6] });
+    expect(counts).toMatchObject({ calls: 1, statementsPerCall: [8] });
     expect((await get(`/v1/products/${p.json.products[0].product_id}`)).json.stock).toBe(3);
   });
 

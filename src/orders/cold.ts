@@ -3,6 +3,7 @@ import { orderLines, orders, products, skus, variants } from "../db/schema";
 import { sqlNames } from "../platform/columns";
 import { isConstraintError, MAX_JSON_BYTES, runBatch, stmt } from "../platform/d1";
 import { MAX_ORDER_TOTAL } from "../platform/fields";
+import { versionBumpsOf } from "../products/version";
 import { committed, newEvent, outboxStatement } from "../webhooks/outbox";
 import type { OrderOutcome, PlanOptions } from "./create";
 import { insertOrders, LINE_COLUMNS, UPSERT_CUSTOMERS } from "./insert";
@@ -169,6 +170,8 @@ export async function createCold(
       stmt(db, INSERT_LINES, linesJson, tokens),
       stmt(db, TAKE_VARIANT_STOCK, tokens),
       stmt(db, TAKE_PRODUCT_STOCK, tokens),
+      // The products that sold move their versions and the catalogue's, once.
+      ...versionBumpsOf(db, `SELECT DISTINCT pid AS id FROM (${NEW_LINES})`, tokens),
       outboxStatement(db, events, now),
     ]);
   } catch (e) {

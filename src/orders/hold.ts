@@ -1,6 +1,7 @@
 import { events, orderHistory, orderLines, orders, products, variants } from "../db/schema";
 import type { Bindings } from "../env";
 import { sqlNames } from "../platform/columns";
+import { CATALOGUE_BUMP, versionsBumpOf } from "../products/version";
 import { committed, dispatch, newEvent, type PendingEvent, subscribed } from "../webhooks/outbox";
 
 // The unpaid hold (docs/orders.md, "Orders"): the scheduled job cancels every unpaid order
@@ -70,6 +71,7 @@ const restock = (table: { $: string; id: string }, stock: string, variant: boole
         GROUP BY 1) AS t
   WHERE ${table.$}.${table.id} = t.id`;
 const RESTOCK_VARIANTS = restock(V, V.qty, true);
+const RESTOCKED = `SELECT DISTINCT ${L.productId} AS id FROM ${L.$} WHERE ${L.orderId} IN (SELECT value FROM json_each(?1))`;
 const RESTOCK_PRODUCTS = restock(P, P.stock, false);
 const EVENTS = `
   INSERT INTO ${E.$} (${E.id}, ${E.type}, ${E.orderId}, ${E.createdAt})
@@ -107,6 +109,9 @@ export async function expireUnpaidOrders(env: Bindings, now = Date.now()): Promi
       d1.prepare(EVENTS).bind(JSON.stringify(cancels), now),
       d1.prepare(HISTORY).bind(ids, now, HOLD_REASON),
       d1.prepare(CANCEL).bind(ids, now, HOLD_REASON),
+      // The restocked products' versions and the catalogue's, once.
+      d1.prepare(versionsBumpOf(RESTOCKED)).bind(ids),
+      d1.prepare(CATALOGUE_BUMP),
     ]);
     const done = new Set(out[4].results.map((r) => r[O.id] as number));
     cancelled.push(...done);

@@ -2,6 +2,7 @@ import type { DB } from "../db/client";
 import { events, orderHistory, orderLines, orders, products, variants } from "../db/schema";
 import { sqlNames } from "../platform/columns";
 import { stmt } from "../platform/d1";
+import { versionBumpsOf } from "../products/version";
 import type { EventType, PendingEvent } from "../webhooks/outbox";
 import { newEvent, subscribed } from "../webhooks/outbox";
 import { SETTABLE } from "./fields";
@@ -106,6 +107,8 @@ const restockSql = (table: { $: string; id: string }, stock: string, variant: bo
           AND l.${L.variantId} IS ${variant ? "NOT " : ""}NULL GROUP BY 1) AS t
   WHERE ${table.$}.${table.id} = t.id`;
 const RESTOCK_VARIANTS = restockSql(V, V.qty, true);
+/** The products whose stock a restock of the orders ?1 gives back, for their versions. */
+const RESTOCKED = `SELECT DISTINCT ${L.productId} AS id FROM ${L.$} WHERE ${L.orderId} IN (SELECT value FROM json_each(?1))`;
 const RESTOCK_PRODUCTS = restockSql(P, P.stock, false);
 
 // The outbox rows of status changes, written only for the changes that happen (outbox.ts writes
@@ -165,6 +168,7 @@ export function statusStatements(
   if (restock.length) {
     const ids = JSON.stringify(restock);
     out.push(stmt(db, RESTOCK_VARIANTS, ids), stmt(db, RESTOCK_PRODUCTS, ids));
+    out.push(...versionBumpsOf(db, RESTOCKED, ids));
   }
   if (events.length) out.push(stmt(db, STATUS_EVENTS, JSON.stringify(events), now));
   const rows = changes.map((c) => ({

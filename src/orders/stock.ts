@@ -2,6 +2,7 @@ import type { DB } from "../db/client";
 import { products, variants } from "../db/schema";
 import { sqlNames } from "../platform/columns";
 import { jsonChunks, stmt } from "../platform/d1";
+import { versionBumps } from "../products/version";
 
 // Stock moves of orders, shared by create, update and cancel: a variant's qty, or the stock of a
 // product without variants. The floors are CHECK constraints (disable_minusqty), so a batch that
@@ -43,5 +44,7 @@ export function stockStatements(db: DB, moves: StockMove[]): D1PreparedStatement
   return [
     ...(variants ? chunks.map((json) => stmt(db, TAKE_VARIANT_STOCK, json)) : []),
     ...(products ? chunks.map((json) => stmt(db, TAKE_PRODUCT_STOCK, json)) : []),
+    // The products that sold move their versions (their ETags) and the catalogue's, once.
+    ...(moves.length ? versionBumps(db, [...new Set(moves.map((m) => m.product_id))]) : []),
   ];
 }

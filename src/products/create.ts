@@ -24,6 +24,7 @@ import {
   tooLarge,
 } from "./size";
 import { agreedNames, sharedNames, VALUE_KEYS, valuesOf } from "./variants";
+import { versionBumps } from "./version";
 
 /**
  * How a write answers: `minimal` reads back only ids, SKUs and updated_at (docs/products.md,
@@ -356,6 +357,8 @@ export async function createProducts(
           stmt(db, INSERT_PRODUCTS, json, now, options.keyId ?? null),
         ),
         ...variants.map((json) => stmt(db, INSERT_PACKED, json, now, tokens)),
+        // A new product's own version comes with its row (a trigger); the catalogue's moves here.
+        ...(ready.length ? versionBumps(db, []) : []),
         outboxStatement(db, events, now),
         // The products as SQLite writes their answer (./own-json.ts): never presented in JavaScript.
         (options.minimal ? minimalJson : ownJson)(db, byToken, tokens),

@@ -6,6 +6,7 @@ import { runClaimed } from "../platform/idempotency";
 import { type PendingEvent, subscribed } from "../webhooks/outbox";
 import type { ItemOutcome, Recorder, WriteOptions } from "./create";
 import type { ProductDelete } from "./schema";
+import { versionBumps } from "./version";
 
 // DELETE /v1/products (docs/products.md, "Deleting products"). Each item names a product by `product_id` or
 // by its own SKU; the products go with their variants, and the SKU registry's triggers free their
@@ -109,6 +110,8 @@ export async function deleteProducts(
       stmt(db, EVENTS, json, now, keyId),
       stmt(db, DELETE_VARIANTS, json),
       stmt(db, DELETE_PRODUCTS, json),
+      // The deleted products' versions go with them (ON DELETE CASCADE); the catalogue's moves.
+      ...versionBumps(db, []),
     ]);
     for (const [i, o] of decide(resolved.results).outcomes) outcomes.set(i, o);
     return { outcomes, events: eventsOf(events) };
@@ -133,6 +136,7 @@ export async function deleteProducts(
               stmt(db, EVENTS, targets, now, keyId),
               stmt(db, DELETE_VARIANTS, targets),
               stmt(db, DELETE_PRODUCTS, targets),
+              ...versionBumps(db, []),
             ]
           : [],
       );

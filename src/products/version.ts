@@ -6,9 +6,10 @@ import { stmt } from "../platform/d1";
 import { etagOf } from "../platform/hash";
 import type { IfMatch } from "./create";
 
-// A product's own version and ETag (docs/stock.md): triggers move
-// product_versions with every change of the product or its variants (drizzle/0010_stock_version.sql),
-// so the ETag of GET /v1/products/{id} changes when that product changes or sells, and only then.
+// A product's own version and ETag (docs/stock.md): every batch that changes a product or its
+// variants ends with versionBumps (a trigger only gives a new product its row,
+// drizzle/0010_stock_version.sql), so the ETag of GET /v1/products/{id} changes when that product
+// changes or sells, and only then.
 
 const PV = sqlNames(productVersions);
 const P = sqlNames(products);
@@ -22,7 +23,7 @@ const CV = sqlNames(catalogVersion);
  * carries none.
  */
 export function versionBumps(db: DB, productIds: readonly number[]): D1PreparedStatement[] {
-  const catalogue = stmt(db, `UPDATE ${CV.$} SET ${CV.version} = ${CV.version} + 1 WHERE ${CV.id} = 1`);
+  const catalogue = stmt(db, CATALOGUE_BUMP);
   if (!productIds.length) return [catalogue];
   return [
     stmt(
@@ -33,6 +34,21 @@ export function versionBumps(db: DB, productIds: readonly number[]): D1PreparedS
     catalogue,
   ];
 }
+
+/**
+ * versionBumps for a batch whose products only SQL knows (an order's lines, a cancel's restock):
+ * `products` is SQL selecting their ids (a column named `id`), over `params`.
+ */
+export function versionBumpsOf(db: DB, products: string, ...params: unknown[]): D1PreparedStatement[] {
+  return [stmt(db, versionsBumpOf(products), ...params), stmt(db, CATALOGUE_BUMP)];
+}
+
+/** SQL: the statement of versionBumpsOf that moves the products' versions. */
+export const versionsBumpOf = (products: string) =>
+  `UPDATE ${PV.$} SET ${PV.version} = ${PV.version} + 1 WHERE ${PV.productId} IN (SELECT id FROM (${products}))`;
+
+/** SQL: the statement that moves the catalogue's version. */
+export const CATALOGUE_BUMP = `UPDATE ${CV.$} SET ${CV.version} = ${CV.version} + 1 WHERE ${CV.id} = 1`;
 
 /** SQL: the version of product `p` (the alias the statement gives it). */
 export const VERSION_SQL = `(SELECT ${PV.version} FROM ${PV.$} WHERE ${PV.productId} = p.${P.id})`;
