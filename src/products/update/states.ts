@@ -191,10 +191,9 @@ export function updateEntry(s: VariantState, entry: VariantUpdateEntry, path: st
 export const showValues = (values: string[]) => `(${values.filter((v, i) => v !== "" || i === 0).join(", ")})`;
 
 /**
- * The checks of what a request leaves that the general plan and the refusal wording (./refusals.ts)
- * share, in their order: a combination two variants have, the negative counts gathered under
- * disable_minusqty, a SKU used twice or another product's. Returns the SKUs no product has yet
- * (the general plan's claims across the items of a round).
+ * The checks of what a request leaves, in their order: a combination two variants have, the
+ * negative counts gathered under disable_minusqty, a SKU used twice or another product's. Returns
+ * the SKUs no product has yet (the plan's claims across the items of a round).
  */
 export function finalChecks(
   states: VariantState[],
