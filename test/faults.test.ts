@@ -279,11 +279,12 @@ describe("PUT /v1/products when D1 fails", () => {
   );
 
   it("keeps each item whole when items naming one product take two rounds and the second fails", async () => {
-    // Items naming the same product are applied one round (read + write batch) each, so a fault in
-    // the second round leaves the first item applied: whole items, never part of one.
+    // An item naming a product again after one that gives it a new SKU is applied in a round
+    // (read + write batch) of its own, so a fault in the second round leaves the first item
+    // applied: whole items, never part of one.
     const f = await productFixture();
     const body = (id: number) => [
-      { product_id: id, title: "Round 1" },
+      { product_id: id, title: "Round 1", sku: uid("R") },
       { product_id: id, title: "Round 2", stock: 1 },
     ];
     const calls = await callsOf((db) => put("/v1/products", body(f.otherId), { env: { DB: db } }));

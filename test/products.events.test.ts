@@ -57,17 +57,13 @@ describe("product events", () => {
     ]);
   });
 
-  it("a PUT naming a product in two items writes an event per applied change", async () => {
+  it("a PUT naming a product in two items writes one event for the product it changed", async () => {
     const p = await createProduct({ sku: uid() });
     await put("/v1/products", [
       { product_id: p.product_id, title: "One" },
       { product_id: p.product_id, title: "Two" },
     ]);
-    expect((await eventsOf([p.product_id])).map((e) => e.type)).toEqual([
-      "product.add",
-      "product.update",
-      "product.update",
-    ]);
+    expect((await eventsOf([p.product_id])).map((e) => e.type)).toEqual(["product.add", "product.update"]);
   });
 
   it("a refused change writes no event", async () => {

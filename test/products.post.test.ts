@@ -341,6 +341,7 @@ describe("POST /v1/products D1 budget", () => {
         { env: { DB: db } },
       );
       expect(r.status).toBe(200);
+      // The products, their variants, the catalogue's version, the events and the answer.
       expect(counts).toMatchObject({ calls: 1, statements: 5 });
     },
   );

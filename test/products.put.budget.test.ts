@@ -142,7 +142,7 @@ describe("lost races", () => {
     const { db } = wrapD1({ failCall: 2 });
     const r = await put(
       "/v1/products",
-      // A variant selected by id with a SKU beside the list: a read, then the SQL plan's batch (the second call).
+      // A variant selected by id with a SKU beside the list: a read, then the plan's batch (the second call).
       { variant_id: p.variants[0].variant_id, sku: uid("MOVED"), variants: { sync: [colour("c")] } },
       { env: { DB: db } },
     );

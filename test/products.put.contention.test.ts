@@ -52,26 +52,26 @@ describe("concurrent value-only syncs of one product", () => {
     return wraps.map((x) => x.counts.calls);
   }
 
-  it("8 writers of a sync with a title each land in one round trip (product fields in the same batch), one writer's state whole", async () => {
+  it("8 writers of a sync with a title each land in one read and one write (product fields in the same batch), one writer's state whole", async () => {
     const calls = await eightWriters((skus, id, i) => ({
       product_id: id,
       title: `Writer ${i + 1}`,
       variants: { sync: syncOf(skus, i + 1) },
     }));
-    expect(calls).toEqual(Array(8).fill(1));
+    expect(calls).toEqual(Array(8).fill(2));
   });
 
-  it("8 writers of a bare sync each land in one round trip (planned in SQL inside its batch), one writer's state whole", async () => {
+  it("8 writers of a bare sync each land in one read and one write, one writer's state whole", async () => {
     const calls = await eightWriters((skus, id, i) => ({ product_id: id, variants: { sync: syncOf(skus, i + 1) } }));
-    // A bare sync reads nothing before its batch (src/products/update/variants-sql.ts): nothing to go stale.
-    expect(calls).toEqual(Array(8).fill(1));
+    // A bare sync reads nothing before its batch (src/products/update/plan.ts): nothing to go stale.
+    expect(calls).toEqual(Array(8).fill(2));
   });
 
   it("8 writers selecting a variant by SKU with a count below 0 under disable_minusqty (the sync lifts it) land in a read and one batch each, one writer's state whole", async () => {
     const calls = await eightWriters(
       (skus, _id, i) => ({
-        // The leading entry's count below 0 beside the list under disable_minusqty, which the sync
-        // lifts: the floor is turned on after the last list (src/products/update/variants-sql.ts).
+        // The selected variant's count below 0 beside the list under disable_minusqty, which the
+        // sync lifts: the floor is checked on what the lists leave.
         sku: skus[0],
         stock: -1,
         variants: { sync: syncOf(skus, i + 1) },

@@ -361,7 +361,7 @@ export async function createProducts(
         ...variants.map((json) => stmt(db, one ? INSERT_PACKED_ONE : INSERT_PACKED, json, now, tokens)),
         outboxStatement(db, events, now),
         // The catalogue's version, once for the batch; a new product's own version is its first.
-        ...versionBumps(db, []),
+        ...(ready.length ? versionBumps(db, []) : []),
         // The products as SQLite writes their answer (./own-json.ts): never presented in JavaScript.
         (options.minimal ? minimalJson : ownJson)(db, byToken, tokens),
         ...(recorder ? [recorder.snapshot(byToken, tokens)] : []),

@@ -20,7 +20,7 @@ import { col, type Field, object, ordered, PRODUCTS, seen, variantsInOrder } fro
 
 // A product as GET /v1/products/{id} answers it (present.ts `presentProduct`), built as JSON text
 // by SQLite, for that read (a storefront's with only what its key sees) and the writes planned in
-// SQL (./create.ts, ./update/variants-sql.ts): presenting 2,048 variants in JavaScript (D1's
+// SQL and the update's (./create.ts, ./update/write.ts): presenting 2,048 variants in JavaScript (D1's
 // row objects, one object per variant, then the answer's stringify) was about a third of such a
 // write's CPU, and most of a storefront's 27 ms read; the text passes through unparsed, carried
 // (src/platform/quotes.ts). test/products.own-json.test.ts holds it equal to presentProduct, and to

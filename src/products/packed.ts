@@ -5,7 +5,7 @@ import { VARIANT_VALUES, type VariantValue } from "./variants";
 
 export { SLOTS };
 
-// A variant list as the SQL-planned writes bind it (./update/variants-match.ts, ./create.ts).
+// A variant list as the create binds it (./create.ts).
 // An entry travels as an array: a bit mask of the fields it gives (an update's null clears a
 // field; absent keeps it), the variant id of an update, two values of its kind (a created
 // variant's position and its product's place in the batch; an update's `adjust` and

@@ -11,9 +11,7 @@ import { stock } from "./kinds";
 
 /**
  * Variants per product (docs/products.md, "Limits"): 2,048 with up to five options, as the
- * modelled API allows. What keeps its largest writes inside the free plan's 10 ms of CPU is how
- * they are done (a sync planned in SQL, src/products/update/variants-sql.ts), measured in workerd in
- * bench/README.md.
+ * modelled API allows. What its largest writes cost is measured in workerd in bench/README.md.
  */
 export const MAX_VARIANTS = 2048;
 export const OPTION_SLOTS = [1, 2, 3, 4, 5] as const;

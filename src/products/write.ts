@@ -9,7 +9,6 @@ import { MINIMAL_APPLIED, minimalProduct, prefersMinimal } from "../platform/pre
 import { carriedJson, escapeBackticks } from "../platform/quotes";
 import { dispatch, type PendingEvent, waiterOf } from "../webhooks/outbox";
 import type { ItemOutcome, ProductRef, Recorder, WriteOptions } from "./create";
-import { parseProduct } from "./entries";
 import { ProductText } from "./own-json";
 import type { ProductOut } from "./present";
 import { productSnapshot, resolveProducts } from "./replay";
@@ -137,7 +136,7 @@ export async function writeProducts<S extends z.ZodObject, P extends ProductOut 
   // products: the service reads back only ids, SKUs and updated_at where it can.
   const minimal = products && prefersMinimal(c.req.header("prefer"));
   const options = { minimal, keyId: c.var.credential?.keyId ?? null };
-  const parsed = parseItems(schema, bodyItems(c.var.body, "product", true, fieldNames(schema)), parseProduct);
+  const parsed = parseItems(schema, bodyItems(c.var.body, "product", true, fieldNames(schema)));
   const outcomes = new Map<number, ItemOutcome<P>>();
   for (const p of parsed) if (!p.ok) outcomes.set(p.index, { ok: false, status: 400, errors: p.errors });
   const valid = parsed.flatMap((p) => (p.ok ? [{ index: p.index, data: p.data }] : []));

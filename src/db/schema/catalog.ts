@@ -128,29 +128,9 @@ export const staleReads = sqliteTable("stale_reads", { productId: integer("produ
   check("stale_read", sql`0`),
 ]);
 
-// Scratch of a variant sync planned in SQL (filled by src/products/update/variants-match.ts,
-// applied by src/products/update/variants-sql.ts): which variant each entry of the list matches
-// and the option values it will have, so the batch's later statements need neither the list again
-// nor a match that their own changes would move. Filled and emptied inside one batch (one
-// transaction): no other request ever sees a row.
-export const variantSync = sqliteTable("variant_sync", {
-  entry: integer("entry").primaryKey(),
-  productId: integer("product_id").notNull(),
-  variantId: integer("variant_id"),
-  option1: text("option1_value").notNull(),
-  option2: text("option2_value").notNull(),
-  option3: text("option3_value").notNull(),
-  option4: text("option4_value").notNull(),
-  option5: text("option5_value").notNull(),
-  // Whether the entry is invalid on its own (missing or extra option values): it fails the batch
-  // (src/products/update/variants-sql.ts, GUARD) and the read that words the refusal finds it.
-  bad: integer("bad").notNull(),
-  data: text("data").notNull(),
-});
-
-// One row whose version moves with every change to products or variants (triggers in
-// drizzle/0005_keys.sql, so every write path's own batch moves it): the key of the storefront
-// catalog cache (docs/keys.md, "Edge cache").
+// One row whose version moves with every change to products or variants (every write batch ends
+// with src/products/version.ts, versionBumps): the key of the storefront catalog cache (docs/keys.md,
+// "Edge cache").
 export const catalogVersion = sqliteTable(
   "catalog_version",
   {
@@ -161,10 +141,10 @@ export const catalogVersion = sqliteTable(
 );
 
 // Each product's version (docs/stock.md): the ETag of
-// GET /v1/products/{id} and what If-Match on PUT compares. Triggers move it with every change of
-// the product or of its variants, whoever writes it (a PUT, an order's stock move, a cancel's
-// restock), and never for another product's change (drizzle/0010_stock_version.sql). A table of
-// its own, so that a change of 2,048 variants rewrites a small row, not the product's.
+// GET /v1/products/{id} and what If-Match on PUT compares. Every batch that changes the product or
+// its variants moves it once (src/products/version.ts, versionBumps: a PUT, an order's stock move,
+// a cancel's restock), never for another product's change; a trigger gives a new product its row
+// (drizzle/0010_stock_version.sql). A table of its own, so a write rewrites a small row, not the product's.
 export const productVersions = sqliteTable("product_versions", {
   productId: integer("product_id")
     .primaryKey()

@@ -8,7 +8,7 @@ import { productETag } from "../version";
 import type { Failed } from "./select";
 
 // The answer to an If-Match naming a version the product no longer has (docs/stock.md), for the
-// general plan (./index.ts) and the SQL plan's refusals (./variants-rounds.ts) alike.
+// rounds of ./index.ts.
 
 const P = sqlNames(products);
 const PV = sqlNames(productVersions);

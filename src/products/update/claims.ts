@@ -3,8 +3,7 @@ import type { Failed } from "./select";
 
 // Items of one round are planned against the catalog as read, so two may each take a SKU or slug
 // no product has yet: the later one (in the body's order) is refused, as the write would fail on
-// the registry or the unique index. The general planner's rounds (./index.ts) and the wording of
-// a refused round of the SQL plan (./diagnose.ts) both ask here.
+// the registry or the unique index. The rounds of ./index.ts ask here.
 
 /** The SKUs and slugs the items of a round accepted so far claim. */
 export class RoundClaims {

@@ -1,56 +1,94 @@
+import { optionNames, type VariantRow } from "../present";
+import { MAX_VARIANTS } from "../schema";
 import { MAX_ANSWER_BYTES, tooLarge } from "../size";
-import type { Located } from "../variants";
+import { comboKey, type Located, sameNames, VALUE_KEYS, valuesOf } from "../variants";
 import { categoriesAndSlug } from "./categories";
 import { type Failed, Failures, fail, type Snapshot, type Target } from "./select";
 import { sizeAfter } from "./size";
-import { countsTwice, finalChecks, fromRow, ownCountsRefused, productOf, selectedVariant, writes } from "./states";
+import {
+  addEntries,
+  applyEntry,
+  carriesList,
+  copyState,
+  countsTwice,
+  created,
+  expecting,
+  finalChecks,
+  fromRow,
+  listNames,
+  ownCountsRefused,
+  productOf,
+  selectedVariant,
+  set,
+  updateEntries,
+  type VariantState,
+} from "./states";
 
-// The plan of one product's update without a variant list (docs/products.md, "Updating products"):
-// its product fields, or a selected variant's own fields; decided in JS from the round's snapshot,
-// without database access, as rows for the statements of the write batch. An item with a variant
-// list is planned in SQL (./variants-sql.ts) and never reaches this plan (./index.ts).
+// The plan of one item of PUT /v1/products, every body form (docs/products.md, "Updating
+// products"): decided in JS from the round's read, without database access. The write batch
+// (./write.ts) writes what the plan's states and product row differ in from the rows as read.
 
-// ---------------------------------------------------------------------------------------------
-// Plan
+/** The fields of a stock tool's item: it sets only these of one SKU. */
+const STOCK_TOOL = new Set(["sku", "stock", "price", "qty_location", "adjust", "expected_qty", "expected_stock"]);
+const stockToolItem = (d: Record<string, unknown>) =>
+  Object.entries(d).every(([k, v]) => v === undefined || STOCK_TOOL.has(k));
 
 /** An adjustment refused by the stock floor, with the count it found. */
 const belowZero = (path: string, what: string, col: string, from: number, to: number) =>
   `${path}: would take the ${col} of ${what} from ${from} to ${to}; it cannot go below 0 while disable_minusqty is on`;
 
+export type Guard = {
+  id: number;
+  structure: string;
+  price?: number;
+  stock?: number;
+  categories?: string;
+  slug?: null;
+  /** Stored counts the plan was decided on: [variant id, or null for the product's stock, qty]. */
+  expect?: [number | null, number][];
+  /** The product version an If-Match named (src/products/version.ts). */
+  version?: number;
+};
+
 export type Plan = {
   index: number;
   productId: number;
-  /** The product's structure as read (./guard.ts). */
-  guard: {
-    id: number;
-    structure: string;
-    stock?: number;
-    categories?: string;
-    slug?: null;
-    /** Stored counts the item expects: [variant id, or null for the product's stock, qty]. */
-    expect?: [number | null, number][];
-    /** The product version an If-Match named (src/products/version.ts). */
-    version?: number;
-  };
+  /** What the plan depends on, checked by the batch (./guard.ts). */
+  guard: Guard;
+  /** The product fields the body gives (API names), `adjust` a relative change of its stock. */
   product: Record<string, unknown>;
-  /** Variants whose SKU changes, parked first so that SKUs may swap (./write.ts). */
-  park: { id: number; sku: boolean }[];
-  updates: Record<string, unknown>[];
+  /** The variants the product will have, each with its changes against the row read. */
+  states: VariantState[];
+  deletes: number[];
+  /**
+   * Whether the item matched a variant list or gave a new SKU: later items of the round naming
+   * its product are planned in the next round, from a fresh read that knows the new variants and SKUs.
+   */
+  alone: boolean;
   /** SKUs the product will have that it does not own yet, checked across the items of a round. */
   claims: Located<string>[];
   /** A slug the client gave that the product does not have yet, checked likewise. */
   slugClaim?: string;
 };
 
-/** Everything about one product's update, decided from the snapshot; no database access. */
-export function plan(t: Target, snap: Snapshot): Plan | Failed {
+/**
+ * Everything about one item, decided from the read; no database access. `prior`: the plan an
+ * earlier item of the round left for the same product (items without a variant list only), so
+ * a stock tool's items over the variants of one product are one round.
+ */
+export function plan(t: Target, snap: Snapshot, prior?: Plan): Plan | Failed {
   const d = t.item.data;
   const p = t.product;
   const f = new Failures();
 
-  const product = productOf(t);
+  const product: Record<string, unknown> = prior ? { ...prior.product } : { id: p.id };
+  const given = productOf(t);
+  // The product's own count as the items before leave it.
+  const ownStock = ((prior?.product.stock as number | undefined) ?? p.stock) + ((prior?.product.adjust as number) || 0);
+  for (const [k, v] of Object.entries(given)) product[k] = v;
+  if (given.stock !== undefined) delete product.adjust;
   // What the plan derives from the categories or slug it read, for the guard.
-  const depends: Pick<Plan["guard"], "categories" | "slug"> = {};
+  const depends: Pick<Guard, "categories" | "slug"> = {};
   const slugClaim = categoriesAndSlug(t, snap, product, f, depends);
 
   // The count's guards of the item's own stock (docs/stock.md).
@@ -58,48 +96,115 @@ export function plan(t: Target, snap: Snapshot): Plan | Failed {
   const expectedPath = d.expected_stock === undefined ? "expected_qty" : "expected_stock";
   const expected = d.expected_qty ?? d.expected_stock;
 
-  // No variant list reaches this plan (./index.ts): the variants are the stored ones, a selected
-  // variant's fields the only change to them.
-  const states = (snap.variants.get(p.id) ?? []).map(fromRow);
-  if (t.variant) selectedVariant(t, states, f);
-  if (!t.variant && d.adjust !== undefined) product.adjust = d.adjust;
-  if (f.any) return f.outcome();
+  // A prior plan's states are shared: the selected variant is copied before it changes.
+  let states = prior ? prior.states.slice() : (snap.variants.get(p.id) ?? []).map(fromRow);
+  if (prior && t.variant) {
+    const at = states.findIndex((s) => s.id === t.variant?.id);
+    if (at >= 0) states[at] = copyState(states[at]);
+  }
+  const selected = t.variant ? selectedVariant(t, states, f) : undefined;
+  if (!t.variant && d.adjust !== undefined) {
+    if (product.stock !== undefined && given.stock === undefined) product.stock = (product.stock as number) + d.adjust;
+    else product.adjust = ((product.adjust as number | undefined) ?? 0) + d.adjust;
+  }
 
-  if (!t.variant && states.length) {
-    ownCountsRefused(d, f);
+  const current = optionNames(p);
+  const { sync, add, update, names } = listNames(d, current, f);
+  if (f.any) return f.outcome();
+  const newPrice = (product.price as number | undefined) ?? p.price;
+
+  // 1. sync: the full list; matched by SKU when the entry has one, else by option values.
+  const deletes: number[] = prior ? [...prior.deletes] : [];
+  // Whether a new variant takes the product's price, so the plan depends on it.
+  let inherits = false;
+  if (d.variants?.sync) {
+    const bySku = new Map(states.flatMap((s) => (s.cur.sku === null ? [] : [[s.cur.sku, s] as const])));
+    const byCombo = new Map(states.map((s) => [comboKey(s.cur.values), s]));
+    const matched = new Map<VariantState, string>();
+    const next: VariantState[] = [];
+    sync.forEach(({ entry, path }, i) => {
+      // An entry naming an existing variant by SKU and giving no option values (a stock sync of
+      // {sku, qty}) keeps that variant's values; values are needed only to create or to change.
+      const known = entry.sku ? bySku.get(entry.sku) : undefined;
+      const keeps = known && names.length === current.length && !VALUE_KEYS.some((k) => entry[k] !== undefined);
+      const v = keeps ? { values: known.cur.values, errors: [] } : valuesOf(entry, names, path);
+      for (const e of v.errors) f.add(400, e);
+      if (!v.values) return;
+      const s = entry.sku ? known : byCombo.get(comboKey(v.values));
+      const other = s && matched.get(s);
+      if (s && other) {
+        f.add(
+          409,
+          entry.sku
+            ? `${path}.sku: matches ${s.label} (SKU ${entry.sku}), already matched by ${other}`
+            : `${path}: same option values as ${other}`,
+        );
+      } else if (s) {
+        matched.set(s, path);
+        applyEntry(s, entry, path, f);
+        set(s, "values", v.values, path);
+        set(s, "position", i, path);
+        next.push(s);
+      } else {
+        if (entry.price === undefined) inherits = true;
+        next.push(created(entry, v.values, newPrice, i, path));
+      }
+    });
+    for (const s of states) if (!matched.has(s) && s.id !== undefined) deletes.push(s.id);
+    states = next;
   }
-  // Conditions on the stored counts, as read; the write's guard holds them until it commits.
-  const expect: [number | null, number][] = [];
+
+  // 2. add: new variants; an existing SKU or option combination is a conflict.
+  if (addEntries(states, add, names, newPrice, f)) inherits = true;
+
+  // 3. update: only the given fields of a variant of this product.
+  updateEntries(states, update, names, p.id, f);
+
+  // The state after the request, checked whole.
+  if (states.length > MAX_VARIANTS) {
+    f.add(400, `variants: a product has at most ${MAX_VARIANTS} variants; this request would leave ${states.length}`);
+  }
+  if (!t.variant && states.length) ownCountsRefused(d, f);
+  // Conditions on the counts as read (as the items before leave them); the write's guard holds
+  // the stored counts they were decided on until it commits.
+  // A stock tool's item (docs/products.md, "Stock tools") knows its SKUs: its count's refusal names the SKU.
+  const tool = t.bySku && stockToolItem(d);
+  const who = (s: VariantState) => (tool && s.id === t.variant?.id ? `SKU ${d.sku}` : s.label);
+  const own = tool && !t.variant ? `SKU ${d.sku}` : `product ${p.id}`;
+  const expect: [number | null, number][] = prior?.guard.expect ? [...prior.guard.expect] : [];
   if (!t.variant && !states.length && expected !== undefined) {
-    if (p.stock !== expected) f.add(409, `${expectedPath}: product ${p.id} has stock ${p.stock}, not ${expected}`);
-    expect.push([null, expected]);
+    if (ownStock !== expected) f.add(409, `${expectedPath}: ${own} has stock ${ownStock}, not ${expected}`);
+    expect.push([null, p.stock]);
   }
-  for (const s of states) {
+  // Chained, only the selected variant's condition is this item's (the others' were checked).
+  for (const s of prior ? (selected ? [selected] : []) : expecting(states, selected)) {
     if (!s.expected || !s.row) continue;
     const { qty, path } = s.expected;
-    if (s.row.qty !== qty) f.add(409, `${path}: ${s.label} has qty ${s.row.qty}, not ${qty}`);
-    expect.push([s.row.id, qty]);
+    const was = s.before ?? s.row.qty;
+    if (was !== qty) f.add(409, `${path}: ${who(s)} has qty ${was}, not ${qty}`);
+    expect.push([s.row.id, s.row.qty]);
   }
   // Whether the plan writes a stock derived from the one it read, so it depends on it.
-  let clearsStock = false;
+  let clearsStock = prior?.guard.stock !== undefined;
   const flagOn = ((product.disable_minusqty as number | undefined) ?? p.disableMinusqty) === 1;
   const negative: string[] = [];
   if (flagOn) {
     for (const s of states) {
       if (s.cur.qty >= 0) continue;
       if (s.adjust !== undefined)
-        f.add(409, belowZero(s.qtyPath ?? s.label, s.label, "qty", s.cur.qty - s.adjust, s.cur.qty));
+        f.add(409, belowZero(s.qtyPath ?? s.label, who(s), "qty", s.before ?? s.cur.qty - s.adjust, s.cur.qty));
       else if (s.qtyPath) f.add(400, `${s.qtyPath}: must not be negative while disable_minusqty is on`);
       else negative.push(s.cur.sku ?? s.label);
     }
     const adjust = product.adjust as number | undefined;
     const stock = ((product.stock as number | undefined) ?? p.stock) + (adjust ?? 0);
     if (stock < 0) {
-      if (adjust !== undefined) f.add(409, belowZero("adjust", `product ${p.id}`, "stock", p.stock, stock));
+      if (adjust !== undefined) f.add(409, belowZero("adjust", own, "stock", ownStock, stock));
       else if (product.stock !== undefined) f.add(400, "stock: must not be negative while disable_minusqty is on");
       // A product with variants does not use its own stock: clearing it lets the flag go on.
       else if (states.length) {
         product.stock = 0;
+        delete product.adjust;
         clearsStock = true;
       } else negative.push(p.sku ?? `product ${p.id}`);
     }
@@ -107,22 +212,32 @@ export function plan(t: Target, snap: Snapshot): Plan | Failed {
   const claims = finalChecks(states, product, p, snap, negative, f);
   if (f.any) return f.outcome();
 
-  const size = sizeAfter(snap.sizes.get(p.id) ?? 0, p, product, [], states);
+  const finalNames = states.length ? names : [];
+  if (!sameNames(finalNames, current)) product.option_names = finalNames;
+  else delete product.option_names;
+  const deleted = deletes.map((id) => snap.variantById.get(id) as VariantRow);
+  const size = sizeAfter(snap.sizes.get(p.id) ?? 0, p, product, deleted, states);
   if (size > MAX_ANSWER_BYTES) return fail(413, tooLarge(`product ${p.id}`, size));
+  const price = prior?.guard.price ?? (inherits && product.price === undefined ? p.price : undefined);
   return {
     index: t.item.index,
     productId: p.id,
     guard: {
       id: p.id,
       structure: snap.structures.get(p.id) ?? "",
+      ...(price === undefined ? {} : { price }),
       ...(clearsStock ? { stock: p.stock } : {}),
       ...(expect.length ? { expect } : {}),
       ...(t.version === undefined ? {} : { version: t.version }),
+      ...(prior?.guard.categories === undefined ? {} : { categories: prior.guard.categories }),
+      ...(prior?.guard.slug === undefined ? {} : { slug: prior.guard.slug }),
       ...depends,
     },
     product,
+    states,
+    deletes,
+    alone: carriesList(d) || (d.sku !== undefined && !t.bySku),
     claims,
-    slugClaim,
-    ...writes(p.id, states),
+    slugClaim: slugClaim ?? prior?.slugClaim,
   };
 }

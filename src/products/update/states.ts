@@ -17,7 +17,7 @@ import {
 import type { Failures, Snapshot, Target } from "./select";
 
 // A product's variants as an update plan (./plan.ts) changes them: each an existing row with its
-// changes or a new one, then the rows of the write batch's statements (./write.ts).
+// changes or a new one; the write batch (./write.ts) writes what differs from the row.
 
 const VARIANT_FIELDS = ["sku", ...VARIANT_VALUES, "images"] as const;
 
@@ -38,6 +38,8 @@ export type VariantState = {
   valuesPath?: string;
   /** What the request adds to the stored qty (docs/stock.md), when it sets no count. */
   adjust?: number;
+  /** The qty before this item, where an earlier item of the round changed the variant. */
+  before?: number;
   /** The stored qty the request expects, and the path that gave it. */
   expected?: { qty: number; path: string };
 };
@@ -126,31 +128,18 @@ export function created(
   return s;
 }
 
-const OPTION_COLUMNS = OPTION_SLOTS.map((n) => `option${n}_value`);
+/** A state to change without changing the one it was copied from (a prior plan's, ./plan.ts). */
+export const copyState = (s: VariantState): VariantState => ({
+  ...s,
+  cur: { ...s.cur },
+  changed: new Set(s.changed),
+  expected: undefined,
+  before: s.cur.qty,
+});
 
-/**
- * Rows for the variant statements of the general plan's write batch (./write.ts): the changes of
- * stored variants (no list reaches that plan, so it creates, deletes and re-values none), and the
- * variants whose SKU changes, parked first so that SKUs may swap.
- */
-export function writes(productId: number, states: VariantState[]) {
-  const park: { id: number; sku: boolean }[] = [];
-  const updates: Record<string, unknown>[] = [];
-  for (const s of states) {
-    if (!s.row || s.id === undefined) throw new Error(`a new variant in the general plan of product ${productId}`);
-    if (!s.changed.size) continue;
-    const row: Record<string, unknown> = { id: s.id };
-    for (const col of s.changed) {
-      // A relative change travels as the amount, added to the count the batch finds.
-      if (col === "qty" && s.adjust !== undefined) row.adjust = s.adjust;
-      else if (col !== "values") row[col] = s.cur[col];
-      else for (const [i, v] of s.cur.values.entries()) row[OPTION_COLUMNS[i]] = v;
-    }
-    updates.push(row);
-    if (s.cur.sku !== s.row.sku) park.push({ id: s.id, sku: true });
-  }
-  return { park, updates };
-}
+/** Whether an item carries a variant list (a sync, even empty, or an add or update with entries). */
+export const carriesList = (d: ProductUpdate) =>
+  d.variants?.sync !== undefined || !!d.variants?.add?.length || !!d.variants?.update?.length;
 
 const located = <T>(list: T[] | undefined, name: string): Located<T>[] =>
   (list ?? []).map((entry, i) => ({ entry, path: `variants.${name}[${i}]` }));
@@ -202,10 +191,9 @@ export function updateEntry(s: VariantState, entry: VariantUpdateEntry, path: st
 export const showValues = (values: string[]) => `(${values.filter((v, i) => v !== "" || i === 0).join(", ")})`;
 
 /**
- * The checks of what a request leaves that the general plan and the refusal wording (./refusals.ts)
- * share, in their order: a combination two variants have, the negative counts gathered under
- * disable_minusqty, a SKU used twice or another product's. Returns the SKUs no product has yet
- * (the general plan's claims across the items of a round).
+ * The checks of what a request leaves, in their order: a combination two variants have, the
+ * negative counts gathered under disable_minusqty, a SKU used twice or another product's. Returns
+ * the SKUs no product has yet (the plan's claims across the items of a round).
  */
 export function finalChecks(
   states: VariantState[],

@@ -1,16 +1,26 @@
 import type { DB } from "../../db/client";
 import { products, variants } from "../../db/schema";
 import { optionColumn, sqlNames } from "../../platform/columns";
-import { stmt } from "../../platform/d1";
+import { jsonChunks, stmt } from "../../platform/d1";
 import { outboxStatement, type PendingEvent } from "../../webhooks/outbox";
-import { SCALAR_FIELDS } from "../fields";
-import { productReads } from "../read";
+import { PRODUCT_FIELDS, SCALAR_FIELDS } from "../fields";
+import { INSERT_VARIANTS } from "../inserts";
+import { ownJson } from "../own-json";
+import { type ProductRow, type VariantRow, variantValues } from "../present";
+import { comboKey } from "../variants";
+import { versionBumps } from "../version";
 import { STRUCTURE_GUARD } from "./guard";
 import type { Plan } from "./plan";
+import type { VariantState } from "./states";
 
-// The write batch of a PUT round: fixed statements for all of its plans (docs/products.md, "Updating products").
+// The write batch of a PUT round (docs/design.md, "Writes"): what each plan's product row and
+// variant states differ in from the rows as read, and nothing else. An UPDATE writes its row and
+// the index entries of every column it SETs, changed or not, so the changed rows go in groups:
+// one statement for the columns no index covers (SKU included: the registry follows it by a
+// trigger that writes only when it changed), one for the option values (the unique combination
+// index), one for positions (the product-and-position index), each over one JSON list of only the
+// rows whose columns of that group change. The number of statements does not grow with the rows.
 
-// Tables and columns through the schema (src/platform/columns.ts); a row's keys are the plan's (./states.ts).
 const P = sqlNames(products);
 const V = sqlNames(variants);
 
@@ -18,56 +28,56 @@ const V = sqlNames(variants);
 const keep = (table: string, key: string, col = key, json = false) =>
   `${col} = iif(json_type(j.value, '$.${key}') IS NULL, ${table}.${col}, j.value${json ? "->" : "->>"}'${key}')`;
 
-// A row's `adjust` (docs/stock.md) moves the count as the batch finds
-// it, never a count the Worker read: concurrent sales and adjustments all take effect.
+// A row's `adjust` (docs/stock.md) moves the count as the batch finds it, never a count the
+// Worker read: concurrent sales and adjustments all take effect.
 const adjusted = (key: string) => (key === "stock" || key === "qty" ? " + coalesce(j.value->>'adjust', 0)" : "");
 
-// SQLite checks UNIQUE per row during a multi-row UPDATE, so variants whose SKU changes first
-// get one no other row can have (none); swaps between variants then succeed.
-const PARK_VARIANTS = `
-  UPDATE ${V.$} SET ${V.sku} = NULL
-  FROM json_each(?1) AS j WHERE ${V.$}.${V.id} = j.value->>'id' AND j.value->>'sku'`;
+const DELETE_VARIANTS = `DELETE FROM ${V.$} WHERE ${V.id} IN (SELECT value FROM json_each(?1))`;
 
-// The product's own scalar fields are stored under their API names (src/products/fields.ts).
-const PRODUCT_SCALARS = SCALAR_FIELDS;
-// updated_at always moves forward on every write, even two in one millisecond (the orders'
-// catalog cache and clients' conditional reads rely on it); the guard no longer reads it.
-const PRODUCT_SET = `${PRODUCT_SCALARS.map((c) => keep(P.$, c) + adjusted(c)).join(", ")},
-    ${keep(P.$, "images", P.images, true)}, ${keep(P.$, "option_names", P.optionNames, true)},
-    ${keep(P.$, "slug", P.slug)}, ${keep(P.$, "categories", P.categories, true)},
-    ${P.metadata} = CASE WHEN json_type(j.value, '$.metadata') IS NULL THEN ${P.$}.${P.metadata}
-      WHEN json_type(j.value, '$.metadata') = 'object' THEN j.value->'metadata' ELSE NULL END`;
+// SQLite checks UNIQUE per row during a multi-row UPDATE: variants whose SKU or option values
+// change first get values no other row has, so swaps between variants succeed.
+const PARK_SKUS = `UPDATE ${V.$} SET ${V.sku} = NULL WHERE ${V.id} IN (SELECT value FROM json_each(?1))`;
+const PARK_OPTIONS = `UPDATE ${V.$} SET ${V.option1} = char(1) || 'parked ' || ${V.id}
+  WHERE ${V.id} IN (SELECT value FROM json_each(?1))`;
+
+// The product's scalar fields are stored under their API names (src/products/fields.ts). Its
+// slug has a unique index, so it is set only on the rows whose slug changes.
 const UPDATE_PRODUCTS = `
-  UPDATE ${P.$} SET ${PRODUCT_SET}, ${P.updatedAt} = max(?2, ${P.$}.${P.updatedAt} + 1)
+  UPDATE ${P.$} SET ${SCALAR_FIELDS.map((c) => keep(P.$, c) + adjusted(c)).join(", ")},
+    ${keep(P.$, "images", P.images, true)}, ${keep(P.$, "option_names", P.optionNames, true)},
+    ${keep(P.$, "categories", P.categories, true)},
+    ${P.metadata} = CASE WHEN json_type(j.value, '$.metadata') IS NULL THEN ${P.$}.${P.metadata}
+      WHEN json_type(j.value, '$.metadata') = 'object' THEN j.value->'metadata' ELSE NULL END,
+    ${P.updatedAt} = max(?2, ${P.$}.${P.updatedAt} + 1)
   FROM json_each(?1) AS j WHERE ${P.$}.${P.id} = j.value->>'id'`;
-/**
- * The same, for product rows (?1) whose batch moves updated_at in a statement of its own: the
- * fields a variant list's SQL plan writes beside it (./variants-sql.ts).
- */
-export const UPDATE_PRODUCT_FIELDS = `
-  UPDATE ${P.$} SET ${PRODUCT_SET} FROM json_each(?1) AS j WHERE ${P.$}.${P.id} = j.value->>'id'`;
+const UPDATE_SLUGS = `UPDATE ${P.$} SET ${P.slug} = j.value->>'slug'
+  FROM json_each(?1) AS j WHERE ${P.$}.${P.id} = j.value->>'id'`;
 
-/** A plan's variant row keys (./states.ts) and the columns they set. */
-const VARIANT_SCALARS: [string, string][] = [
-  ["sku", V.sku],
-  ...[1, 2, 3, 4, 5].map((n): [string, string] => [`option${n}_value`, optionColumn(V, n)]),
-  ["price", V.price],
-  ["before_price", V.beforePrice],
-  ["purchase_price", V.purchasePrice],
-  ["qty", V.qty],
-  ["qty_location", V.qtyLocation],
-  ["gtin", V.gtin],
-  ["supplier_sku", V.supplierSku],
-  ["weight", V.weight],
-  ["visible", V.visible],
-  ["position", V.position],
+/** A plan's variant row keys and the columns they set, of the group no index covers. */
+const VARIANT_VALUES: [keyof VariantState["cur"], string, keyof VariantRow][] = [
+  ["sku", V.sku, "sku"],
+  ["price", V.price, "price"],
+  ["before_price", V.beforePrice, "beforePrice"],
+  ["purchase_price", V.purchasePrice, "purchasePrice"],
+  ["qty", V.qty, "qty"],
+  ["qty_location", V.qtyLocation, "qtyLocation"],
+  ["gtin", V.gtin, "gtin"],
+  ["supplier_sku", V.supplierSku, "supplierSku"],
+  ["weight", V.weight, "weight"],
+  ["visible", V.visible, "visible"],
 ];
 // no_minus is set with qty in the same row update, so the stock floor CHECK sees the new pair.
 const UPDATE_VARIANTS = `
-  UPDATE ${V.$} SET ${VARIANT_SCALARS.map(([key, col]) => keep(V.$, key, col) + adjusted(key)).join(", ")},
+  UPDATE ${V.$} SET ${VARIANT_VALUES.map(([key, col]) => keep(V.$, key, col) + adjusted(key)).join(", ")},
     ${keep(V.$, "images", V.images, true)},
     ${V.noMinus} = (SELECT ${P.$}.${P.disableMinusqty} FROM ${P.$} WHERE ${P.$}.${P.id} = ${V.$}.${V.productId}),
     ${V.updatedAt} = ?2
+  FROM json_each(?1) AS j WHERE ${V.$}.${V.id} = j.value->>'id'`;
+const UPDATE_OPTIONS = `
+  UPDATE ${V.$} SET ${[1, 2, 3, 4, 5].map((n) => `${optionColumn(V, n)} = j.value->>'$.v[${n - 1}]'`).join(", ")},
+    ${V.updatedAt} = ?2
+  FROM json_each(?1) AS j WHERE ${V.$}.${V.id} = j.value->>'id'`;
+const UPDATE_POSITIONS = `UPDATE ${V.$} SET ${V.position} = j.value->>'p', ${V.updatedAt} = ?2
   FROM json_each(?1) AS j WHERE ${V.$}.${V.id} = j.value->>'id'`;
 
 // The variants this request did not touch follow their product's disable_minusqty.
@@ -76,33 +86,154 @@ const SYNC_NO_MINUS = `
   WHERE p.${P.id} = ${V.$}.${V.productId} AND ${V.$}.${V.noMinus} <> p.${P.disableMinusqty}
     AND ${V.$}.${V.productId} IN (SELECT value FROM json_each(?1))`;
 
-/**
- * The one write batch of a round, for all its products: the only place it is assembled, so
- * anything that must commit with the update (an idempotency record) is added here. Order
- * matters: parking frees SKUs before anything takes them,
- * the product row (with disable_minusqty) is written before its variants copy the flag, the
- * product.update events commit with the change, and the last two statements read the result back
- * so the answer needs no further round trip.
- */
-export function writeBatch(db: DB, plans: Plan[], now: number, events: PendingEvent[], reads = productReads) {
-  return [
-    ...planWrites(db, plans, now),
-    outboxStatement(db, events, now),
-    ...reads(db, `p.${P.id} IN (SELECT value FROM json_each(?1))`, JSON.stringify(plans.map((p) => p.productId))),
-  ];
+/** The stored value of a product field, as a plan's product row would give it. */
+function storedField(p: ProductRow, key: string): unknown {
+  if (key === "option_names") return p.optionNames;
+  if (key === "slug" || key === "categories") return p[key];
+  const f = (PRODUCT_FIELDS as Record<string, { column: keyof ProductRow }>)[key];
+  return f ? p[f.column] : undefined;
+}
+
+const asText = (v: unknown) => (v === null || typeof v !== "object" ? v : JSON.stringify(v));
+
+/** The plan's product row without the fields it leaves as stored; undefined when none changes. */
+export function productChanges(plan: Plan, p: ProductRow): Record<string, unknown> | undefined {
+  const out: Record<string, unknown> = { id: p.id };
+  let any = false;
+  for (const [key, v] of Object.entries(plan.product)) {
+    if (key === "id") continue;
+    if (key === "adjust" ? v === 0 : asText(v) === storedField(p, key)) continue;
+    out[key] = v;
+    any = true;
+  }
+  return any ? out : undefined;
+}
+
+type Rows = {
+  deletes: number[];
+  parkSkus: number[];
+  parkOptions: number[];
+  values: Record<string, unknown>[];
+  options: { id: number; v: string[] }[];
+  positions: { id: number; p: number }[];
+  inserts: Record<string, unknown>[];
+};
+
+/** A state's changes against its row, into the groups; whether anything changed. */
+function variantChanges(s: VariantState, row: VariantRow, rows: Rows): boolean {
+  let values: Record<string, unknown> | undefined;
+  const put = (key: string, v: unknown) => {
+    values ??= { id: row.id };
+    values[key] = v;
+  };
+  for (const [key, , field] of VARIANT_VALUES) {
+    if (!s.changed.has(key)) continue;
+    if (key === "qty" && s.adjust !== undefined) {
+      if (s.adjust !== 0) put("adjust", s.adjust);
+    } else if (s.cur[key] !== row[field]) put(key, s.cur[key]);
+  }
+  if (s.changed.has("images")) {
+    const images = JSON.stringify(s.cur.images);
+    if (images !== row.images) put("images", s.cur.images);
+  }
+  if (values) {
+    rows.values.push(values);
+    if ("sku" in values) rows.parkSkus.push(row.id);
+  }
+  let changed = values !== undefined;
+  if (s.changed.has("values") && comboKey(s.cur.values) !== comboKey(variantValues(row))) {
+    rows.options.push({ id: row.id, v: s.cur.values });
+    rows.parkOptions.push(row.id);
+    changed = true;
+  }
+  if (s.cur.position !== row.position) {
+    rows.positions.push({ id: row.id, p: s.cur.position });
+    changed = true;
+  }
+  return changed;
 }
 
 /**
- * The plans' guard and writes, without the events and the read back: also the part of a round of
- * the SQL plan that its items without a variant list take (./variants-sql.ts, writeRound).
+ * What the plans change, as the rows of the batch's statements; `changed`, the products with a
+ * change (their version moves and they get a product.update event; the others are answered as stored).
  */
-export function planWrites(db: DB, plans: Plan[], now: number): D1PreparedStatement[] {
-  const json = (rows: unknown[]) => JSON.stringify(rows);
-  return [
+export function changesOf(plans: Plan[], stored: Map<number, ProductRow>) {
+  const rows: Rows = {
+    deletes: [],
+    parkSkus: [],
+    parkOptions: [],
+    values: [],
+    options: [],
+    positions: [],
+    inserts: [],
+  };
+  const productRows: Record<string, unknown>[] = [];
+  const slugs: { id: number; slug: unknown }[] = [];
+  const changed: number[] = [];
+  for (const plan of plans) {
+    const p = stored.get(plan.productId) as ProductRow;
+    let any = plan.deletes.length > 0;
+    rows.deletes.push(...plan.deletes);
+    for (const s of plan.states) {
+      if (s.row) {
+        if (s.changed.size && variantChanges(s, s.row, rows)) any = true;
+        continue;
+      }
+      const { values, ...cols } = s.cur;
+      rows.inserts.push({ product_id: plan.productId, ...cols, option_values: values });
+      any = true;
+    }
+    const product = productChanges(plan, p);
+    if (product && "slug" in product) {
+      slugs.push({ id: p.id, slug: product.slug });
+      delete product.slug;
+    }
+    if (product || slugs.at(-1)?.id === p.id || any) {
+      productRows.push(product ?? { id: p.id });
+      changed.push(p.id);
+    }
+  }
+  return { rows, productRows, slugs, changed };
+}
+
+/** A statement per chunk of rows (one for all but lists near D1's limit on a bound value). */
+const each = (db: DB, sql: string, list: unknown[], ...rest: unknown[]) =>
+  (list.length ? jsonChunks(list) : ["[]"]).map((json) => stmt(db, sql, json, ...rest));
+
+/**
+ * The one write batch of a round, for all its plans: the guard, the changed rows, the
+ * product.update events of the changed products, their versions, then every planned product as
+ * SQLite's JSON text (src/products/own-json.ts: the answer needs no further round trip, and 2,048
+ * variants are never presented in JavaScript). Order matters: deletes and parking
+ * free SKUs and option combinations before anything takes them, the product row (with
+ * disable_minusqty) is written before its variants copy the flag.
+ */
+export function writeBatch(
+  db: DB,
+  plans: Plan[],
+  stored: Map<number, ProductRow>,
+  now: number,
+  events: (changed: number[]) => PendingEvent[],
+  answer = ownJson,
+) {
+  const { rows, productRows, slugs, changed } = changesOf(plans, stored);
+  const json = (list: unknown[]) => JSON.stringify(list);
+  const changes = events(changed);
+  const statements = [
     stmt(db, STRUCTURE_GUARD, json(plans.map((p) => p.guard))),
-    stmt(db, PARK_VARIANTS, json(plans.flatMap((p) => p.park))),
-    stmt(db, UPDATE_PRODUCTS, json(plans.map((p) => p.product)), now),
-    stmt(db, UPDATE_VARIANTS, json(plans.flatMap((p) => p.updates)), now),
-    stmt(db, SYNC_NO_MINUS, json(plans.map((p) => p.productId))),
+    stmt(db, DELETE_VARIANTS, json(rows.deletes)),
+    stmt(db, PARK_SKUS, json(rows.parkSkus)),
+    stmt(db, PARK_OPTIONS, json(rows.parkOptions)),
+    stmt(db, UPDATE_PRODUCTS, json(productRows), now),
+    stmt(db, UPDATE_SLUGS, json(slugs)),
+    ...each(db, UPDATE_VARIANTS, rows.values, now),
+    stmt(db, UPDATE_OPTIONS, json(rows.options), now),
+    stmt(db, UPDATE_POSITIONS, json(rows.positions), now),
+    ...each(db, INSERT_VARIANTS, rows.inserts, now),
+    stmt(db, SYNC_NO_MINUS, json(changed)),
+    outboxStatement(db, changes, now),
+    ...(changed.length ? versionBumps(db, changed) : []),
+    answer(db, `p.${P.id} IN (SELECT value FROM json_each(?1))`, json(plans.map((p) => p.productId))),
   ];
+  return { statements, changes };
 }

@@ -1,10 +1,10 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { answers, type Case, type Form, takenBySql } from "./fixtures/forms";
+import { answers, type Case, type Form } from "./fixtures/forms";
 import { type Json, size } from "./fixtures/sizes";
 
 // One-item forms of a PUT with a variant list around a selected variant's fields (the "leading
-// entry", src/products/update/variants-route.ts), which the SQL plan takes:
+// entry", src/products/update/plan.ts), which the plan takes:
 // - its count below 0 under disable_minusqty, which a list after it may lift (the floor is
 //   checked on the product as the last list leaves it);
 // - an empty sync after it;
@@ -12,9 +12,9 @@ import { type Json, size } from "./fixtures/sizes";
 //   holds);
 // - a new SKU before a sync that names SKUs (matched as the leading entry leaves them).
 // Each pins its status, errors in order, what it writes (./fixtures/forms.ts; nothing when
-// refused) and `calls`, the SQL plan's round trips (a resolve read for a selection, the batch, a read wording a
-// refusal). test/products.variants-sql.given-forms.test.ts has the refusals as given beside
-// several lists, test/products.variants-sql.lead-several.test.ts these forms in bodies of several
+// refused) and `calls`, the plan's round trips (a resolve read for a selection, the batch, a read wording a
+// refusal). test/products.put.lists.given-forms.test.ts has the refusals as given beside
+// several lists, test/products.put.lists.lead-several.test.ts these forms in bodies of several
 // items and drawn at random.
 
 const noMinus = () => ({ disable_minusqty: 1 });
@@ -364,7 +364,7 @@ const renamed: [string, Form][] = [
   ],
 ];
 
-describe("a leading entry's forms, by the SQL plan", () => {
+describe("a leading entry's forms, by the one path", () => {
   describe.each([
     ["a count below 0 under disable_minusqty", floor],
     ["an empty sync after a selected variant", emptied],
@@ -373,10 +373,6 @@ describe("a leading entry's forms, by the SQL plan", () => {
   ])("%s", (_kind, forms) => {
     it.each(forms)("%s", async (_name, form) => {
       await answers(form);
-    });
-
-    it.each(forms)("%s: the SQL plan takes it", (name, form) => {
-      expect(takenBySql(form), name).toBe(true);
     });
   });
 });

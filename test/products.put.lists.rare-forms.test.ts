@@ -4,9 +4,9 @@ import { answers, type Form } from "./fixtures/forms";
 import { type Json, product, size } from "./fixtures/sizes";
 import { post, put, uid } from "./helpers";
 
-// The rare one-item forms of a PUT with a variant list that the SQL plan takes
-// (src/products/update/variants-route.ts): written in one batch (after a read where the item needs
-// one), or refused whatever is stored and worded from one read (src/products/update/diagnose.ts).
+// The rare one-item forms of a PUT with a variant list that the plan takes
+// (src/products/update/plan.ts): written in one batch (after a read where the item needs
+// one), or refused whatever is stored and worded from one read (src/products/update/plan.ts).
 // Each case pins its status, errors in order, what it writes (nothing when refused) and its round
 // trips (./fixtures/forms.ts).
 
@@ -327,7 +327,7 @@ const forms: [string, Form][] = [
     "a variant selected by id taking a SKU of another variant, which the sync after it deletes",
     {
       // SKUs are checked as the lists leave them: the other variant holds a placeholder until the
-      // sync deletes it (src/products/update/lead-sku.ts), so the SKU is free: a resolve read and
+      // sync deletes it (src/products/update/plan.ts), so the SKU is free: a resolve read and
       // the batch.
       body: (c) => ({ variant_id: c.v[0], sku: `${c.p}1`, variants: { sync: [size("s"), size("l")] } }),
       status: 200,
@@ -346,7 +346,7 @@ const forms: [string, Form][] = [
       status: 409,
       errors: () => [`sku: SKU ${FOREIGN} is already used by product ${foreign.id}`],
       // A refusal of two lists (the leading entry is one): the resolve read, the refused batch and
-      // the full read that words it (src/products/update/diagnose.ts).
+      // the full read that words it (src/products/update/plan.ts).
       calls: 3,
     },
   ],
@@ -381,7 +381,7 @@ const forms: [string, Form][] = [
   [
     "a variant selected under disable_minusqty with a stock below 0 that an update after it lifts",
     {
-      // The floor is turned on after the last list (test/products.variants-sql.lead-forms.test.ts).
+      // The floor is turned on after the last list (test/products.put.lists.lead-forms.test.ts).
       extra: () => ({ disable_minusqty: 1 }),
       body: (c) => ({ variant_id: c.v[1], stock: -1, variants: { update: [{ variant_id: c.v[1], adjust: 3 }] } }),
       status: 200,

@@ -1,13 +1,13 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { size } from "./fixtures/sizes";
-import { answeredWatched, expectPinned, foreignOwner, kept, type Made, run, type Twin } from "./fixtures/twins";
+import { answered, expectPinned, foreignOwner, kept, type Made, run, type Twin } from "./fixtures/twins";
 import { get, uid } from "./helpers";
 
 // An item naming a product by id that gives the product a SKU one of its own variants has, beside
 // lists that free it from that variant (an update giving the variant none or another, a sync
 // deleting it or renaming it). SKUs are checked on what the last list leaves, as for any swap
-// within one request (docs/products.md, "Updating products"), so such a body is 200. The SQL plan
-// (src/products/update/variants-sql.ts) once wrote the product's fields with the first list,
+// within one request (docs/products.md, "Updating products"), so such a body is 200. The plan
+// (src/products/update/plan.ts) once wrote the product's fields with the first list,
 // before a later list freed the SKU, so the registry refused the batch, its refusal read found
 // nothing refused and the write was retried as if a concurrent writer had changed the product,
 // then answered 503. Each case pins its status, errors in order, D1 calls, the SKU each product
@@ -178,14 +178,15 @@ describe("PUT /v1/products: the product given a SKU its variant has, freed by a 
       body: ([a]) => taking(a, freedByUpdate(a)),
       headers: { "idempotency-key": key },
     };
-    const first = await answeredWatched(twin);
+    const first = { sql: await answered(twin) };
     expect(first.sql.status, JSON.stringify(first.sql.raw)).toBe(200);
     // The same key and body on the same product: the stored answer, nothing written again.
     const again = await run({ ...twin, count: 0, body: () => twin.body(first.sql.made) });
     expect(again.status).toBe(200);
     expect(again.raw).toEqual(first.sql.raw);
-    // The key is claimed in the write batch; the replay meets the claim, then reads the record.
-    expect([first.sql.calls, again.calls]).toEqual([1, 2]);
+    // The read, then the key claimed in the write batch; the replay's read, its batch meeting the
+    // claim, then the record.
+    expect([first.sql.calls, again.calls]).toEqual([2, 3]);
     const stored = (await get(`/v1/products/${first.sql.made[0].id}`)).json;
     expect(stored).toEqual(first.sql.raw.products[0]);
     expect([stored.sku, stored.variants.map((v: { sku: string | null }) => v.sku)]).toEqual([

@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { answers, type Form, takenBySql } from "./fixtures/forms";
+import { answers, type Form } from "./fixtures/forms";
 import { size } from "./fixtures/sizes";
 import { post, uid } from "./helpers";
 
-// One-item bodies refused whatever is stored (src/products/update/variants-route.ts, Refused)
-// beside several lists, which the SQL plan words from one read (src/products/update/diagnose.ts):
+// One-item bodies refused whatever is stored (src/products/update/plan.ts)
+// beside several lists, which the plan words from one read (src/products/update/plan.ts):
 // update entries naming a variant twice, refused as given, beside another list (the lists travel
 // as given, the read runs the plan of the first); category paths given past the bound (a head
 // category placed among them) beside a list. Each pins its answer and round trips (./fixtures/forms.ts).
@@ -179,7 +179,7 @@ const paths: [string, Form][] = [
   ],
 ];
 
-describe("refusals as given beside lists, by the SQL plan", () => {
+describe("refusals as given beside lists, by the one path", () => {
   beforeAll(async () => {
     const r = await post("/v1/products", { title: "Other", price: 1, slug: other.slug });
     expect(r.status, r.text).toBe(200);
@@ -192,10 +192,6 @@ describe("refusals as given beside lists, by the SQL plan", () => {
   ])("%s", (_kind, forms) => {
     it.each(forms)("%s", async (_name, form) => {
       await answers(form);
-    });
-
-    it.each(forms)("%s: the SQL plan takes it", (name, form) => {
-      expect(takenBySql(form), name).toBe(true);
     });
   });
 });
