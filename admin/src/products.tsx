@@ -9,7 +9,7 @@ import { ApiError, api, can } from "./api";
 import { FIELDS, type Field, fieldOf, same, shown, stored, toApi, toValues, type Values } from "./product-fields";
 import { FieldInput, Options, VariantTable } from "./product-parts";
 import { currency, Stock } from "./products-list";
-import type { Product } from "./types";
+import type { Product, Variant } from "./types";
 import { ConfirmButton, Message, parseMoney, placeErrors, Title, useAction, useDirty, useLoad } from "./ui";
 import {
   combinations,
@@ -41,6 +41,9 @@ export function stockChange(typed: string, base: number): { adjust: number; expe
 const CONFLICT = /^(?:variants\.update\[(\d+)\]\.)?expected_(?:qty|stock): .* has (?:qty|stock) (-?\d+), not -?\d+$/;
 const STOCK_HINT = "A new count (16), or a change: +5 arrived, -2 broken.";
 const COUNT = /^\d{1,9}$/;
+/** The variant fields a save writes as typed, and their names on the page. */
+const GUARDED = ["price", "sku", "visible"] as const;
+const VARIANT_LABEL = { price: "Price", sku: "SKU", visible: "Visibility" } as const;
 
 /** A stock field: a count or a change, with what it means and, after a refusal, the figure now. */
 function StockInput(props: {
@@ -140,6 +143,8 @@ function ProductForm({
   // What the product fields were when last seen (loaded, or as a 412 answered), and its ETag.
   const [seen, setSeen] = useState<Partial<Product>>(() => p ?? {});
   const [etag, setEtag] = useState(loaded?.etag ?? "");
+  const [seenV, setSeenV] = useState<Record<number, Variant | undefined>>({});
+  const [seenIds, setSeenIds] = useState(() => original.map((v) => v.variant_id));
   const [nowField, setNowField] = useState<Record<string, string>>({});
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [leaving, setLeaving] = useState("");
@@ -195,6 +200,8 @@ function ProductForm({
     const problems: Record<string, string> = {};
     const body: Record<string, unknown> = p ? { product_id: p.product_id } : {};
     const sent: Field[] = [];
+    /** Variant fields written as typed (not stock, which its own guard keeps): If-Match covers them. */
+    const guarded: { i: number; id: number; keys: (typeof GUARDED)[number][] }[] = [];
     for (const f of FIELDS) {
       const r = toApi(f, values[f.key]);
       if ("error" in r) problems[f.key] = r.error;
@@ -230,7 +237,7 @@ function ProductForm({
         from.add = rows.map((_, i) => i);
       } else if (COUNT.test(stock.trim())) body.stock = Number(stock.trim());
       else problems.stock = "Stock: write a count such as 16";
-      return { body, sent, problems, from };
+      return { body, sent, guarded, problems, from };
     }
     if (!rows.length && !original.length) {
       const own = stockChange(stock, counts.stock);
@@ -260,6 +267,8 @@ function ProductForm({
         update.push(u);
         from.update.push(i);
       }
+      const keys = GUARDED.filter((k) => k in u);
+      if (keys.length) guarded.push({ i, id: v.variant_id, keys });
     });
     const variants: Record<string, unknown> = {};
     if (structure) {
@@ -272,7 +281,7 @@ function ProductForm({
     }
     if (update.length) variants.update = update;
     if (Object.keys(variants).length) body.variants = variants;
-    return { body, sent, problems, from };
+    return { body, sent, guarded, problems, from };
   };
 
   /** The page's words for an API path, and the field or row it belongs to. */
@@ -292,7 +301,7 @@ function ProductForm({
 
   const save = (e: Event) => {
     e.preventDefault();
-    const { body, sent, problems, from } = build();
+    const { body, sent, guarded, problems, from } = build();
     setErrors(problems);
     if (Object.keys(problems).length) {
       return action.run(async () => {
@@ -300,25 +309,52 @@ function ProductForm({
       }, "");
     }
     if (p && Object.keys(body).length === 1) return action.run(async () => {}, "Nothing changed.");
+    const guard = p && (sent.length || guarded.length || structure);
     const send = async (tag: string, again: boolean): Promise<unknown> => {
       try {
-        return await api(p ? "PUT" : "POST", "/v1/products", body, p && sent.length ? { "If-Match": tag } : undefined);
+        return await api(p ? "PUT" : "POST", "/v1/products", body, guard ? { "If-Match": tag } : undefined);
       } catch (err) {
         if (!(err instanceof ApiError) || err.status !== 412 || !p) throw err;
         const current = (err.body as { products?: Product[] } | undefined)?.products?.[0];
         const next = err.headers?.get("ETag") ?? "";
         if (!current) throw err;
-        const moved = sent.filter((f) => !same(stored(f, current), stored(f, seen)));
-        // Only what this save does not change moved (a sale, another field): nothing is lost.
-        if (!moved.length && again) return send(next, false);
         setEtag(next);
+        const moved = sent.filter((f) => !same(stored(f, current), stored(f, seen)));
+        const byId = new Map(current.variants.map((v) => [v.variant_id, v]));
+        const movedV = guarded.filter((g) => {
+          const now = byId.get(g.id);
+          const was = seenV[g.id] ?? rows[g.i].base;
+          return !now || !was || g.keys.some((k) => now[k] !== was[k]);
+        });
+        const ids = current.variants.map((v) => v.variant_id);
+        const regrid = structure && !same(ids, seenIds);
+        // Only what this save does not change moved (a sale, another field): nothing is lost.
+        if (!moved.length && !movedV.length && !regrid && again) return send(next, false);
         setSeen({ ...seen, ...Object.fromEntries(moved.map((f) => [f.key, current[f.key]])) });
+        setSeenV({ ...seenV, ...Object.fromEntries(movedV.map((g) => [g.id, byId.get(g.id)])) });
+        setSeenIds(ids);
         setNowField(
           Object.fromEntries(moved.map((f) => [f.key, `Changed since you opened it: now ${shown(f, current)}`])),
         );
-        const words = moved.map((f) => `${f.label} is now ${shown(f, current)}`).join("; ");
+        const words = moved.map((f) => `${f.label} is now ${shown(f, current)}`);
+        const rowWords: Record<string, string> = {};
+        for (const g of movedV) {
+          const now = byId.get(g.id);
+          const what = now
+            ? g.keys
+                .map(
+                  (k) =>
+                    `${VARIANT_LABEL[k]} is now ${k === "visible" ? (now.visible ? "visible" : "hidden") : (now[k] ?? "(none)")}`,
+                )
+                .join(", ")
+            : "deleted";
+          rowWords[`row:${g.i}`] = `Changed since you opened it: ${what}`;
+          words.push(`${rowName(rows[g.i])}: ${what}`);
+        }
+        if (regrid) words.push("its variants were added or removed");
+        setErrors(rowWords);
         throw new Error(
-          `Changed since you opened it: ${words} (saved in another tab or by someone else). Nothing was saved; what you typed is kept. Save again to replace it with what you typed.`,
+          `Changed since you opened it: ${words.join("; ")} (saved in another tab or by someone else). Nothing was saved; what you typed is kept. Save again to replace it with what you typed.`,
         );
       }
     };

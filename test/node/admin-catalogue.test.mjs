@@ -173,10 +173,11 @@ test("a storefront sells a variant with a publishable key: the variant's price, 
   assert.equal(await page.evaluate(`${cell("Blue / M", "qty")}.value`), "10");
 });
 
-test("edited later: a description, a new size makes two new variants, the others keep stock and ids", async () => {
+test("edited later: a description, an option renamed, a new size makes two new variants, the others keep stock and ids", async () => {
   await d.go(`#/products/${made}`, "Catalogue tee");
   const before = await call("GET", `/v1/products/${made}`);
   await d.fill($("#f-description"), "Organic cotton, boxy fit. Pre-washed.");
+  await d.fill($("#opt-0"), "Color");
   await d.fill($("#optv-1"), "S, M, L");
   await d.waitText("2 × 3 = 6");
   await d.fill(cell("Red / L", "qty"), "7");
@@ -191,6 +192,7 @@ test("edited later: a description, a new size makes two new variants, the others
   await d.waitText("Saved.");
   const p = await call("GET", `/v1/products/${made}`);
   assert.equal(p.description, "Organic cotton, boxy fit. Pre-washed.");
+  assert.deepEqual(new Set(p.variants.map((/** @type {any} */ v) => v.variant_option1_name)), new Set(["Color"]));
   const kept = Object.fromEntries(before.variants.map((/** @type {any} */ v) => [v.sku, [v.variant_id, v.qty]]));
   assert.deepEqual(
     p.variants.map((/** @type {any} */ v) => [v.sku, kept[v.sku]?.[0] === v.variant_id, v.qty]),
@@ -204,6 +206,16 @@ test("edited later: a description, a new size makes two new variants, the others
     ],
   );
   await review("product-edit");
+  // The docs' picture (docs/admin-product.png): the whole editor at 1280 px, its save bar last.
+  const dir = process.env.ADMIN_SCREENSHOTS;
+  if (dir) {
+    await page.pw.setViewportSize({
+      width: 1280,
+      height: await page.evaluate("document.documentElement.scrollHeight"),
+    });
+    writeFileSync(path.join(dir, "product-editor.png"), await page.pw.screenshot());
+    await d.width(1280);
+  }
 });
 
 test("deleted after a confirmation that names it", async () => {
