@@ -45,7 +45,7 @@ export function FieldInput({
   label?: string;
   onChange: (v: Values[string]) => void;
 }) {
-  const id = `f-${f.key}`;
+  const id = f.key;
   const described = error || now || hint || f.hint ? `${id}-hint` : undefined;
   if (f.kind === "flag")
     return (
@@ -133,7 +133,7 @@ function Images({
       <button type="button" onClick={() => onChange([...images, { url: "", alttext: "" }])}>
         Add an image
       </button>
-      <Under id="f-images" error={error} now={now} hint="An https URL each; the first is the main image." />
+      <Under id="images" error={error} now={now} hint="An https URL each; the first is the main image." />
     </fieldset>
   );
 }

@@ -67,16 +67,16 @@ test("a product from nothing: fields, an image previewed, two options make four 
   await d.clickText("a", "New product");
   await page.waitFor(`document.querySelector("h1")?.textContent === "New product"`, 20_000);
   for (const [id, value] of [
-    ["f-title", "Catalogue tee"],
-    ["f-description", "Organic cotton, boxy fit."],
-    ["f-price", "249,50"],
-    ["f-tax_rate", "12"],
-    ["f-sku", "CAT-TEE"],
-    ["f-brand", "Edge"],
-    ["f-weight", "180"],
-    ["f-categories", "Clothes > Shirts\nSale"],
-    ["f-seo_title", "Catalogue tee in organic cotton"],
-    ["f-seo_description", "A boxy tee."],
+    ["title", "Catalogue tee"],
+    ["description", "Organic cotton, boxy fit."],
+    ["price", "249,50"],
+    ["tax_rate", "12"],
+    ["sku", "CAT-TEE"],
+    ["brand", "Edge"],
+    ["weight", "180"],
+    ["categories", "Clothes > Shirts\nSale"],
+    ["seo_title", "Catalogue tee in organic cotton"],
+    ["seo_description", "A boxy tee."],
   ])
     await d.fill($(`#${id}`), value);
   await d.clickText("button", "Add an image");
@@ -143,10 +143,7 @@ test("a product from nothing: fields, an image previewed, two options make four 
     ],
   );
   // With variants, the product's own price is named for what it is: orders use the variants'.
-  assert.equal(
-    await page.evaluate(`document.querySelector("label[for=f-price]").textContent`),
-    "Price of new variants",
-  );
+  assert.equal(await page.evaluate(`document.querySelector("label[for=price]").textContent`), "Price of new variants");
 });
 
 test("a storefront sells a variant with a publishable key: the variant's price, its stock taken", async () => {
@@ -176,7 +173,7 @@ test("a storefront sells a variant with a publishable key: the variant's price, 
 test("edited later: a description, an option renamed, a new size makes two new variants, the others keep stock and ids", async () => {
   await d.go(`#/products/${made}`, "Catalogue tee");
   const before = await call("GET", `/v1/products/${made}`);
-  await d.fill($("#f-description"), "Organic cotton, boxy fit. Pre-washed.");
+  await d.fill($("#description"), "Organic cotton, boxy fit. Pre-washed.");
   await d.fill($("#opt-0"), "Color");
   await d.fill($("#optv-1"), "S, M, L");
   await d.waitText("2 × 3 = 6");

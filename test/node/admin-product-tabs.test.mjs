@@ -20,7 +20,7 @@ let shade = 0;
 
 /** @param {string} method @param {string} p @param {unknown} [body] */
 const call = async (method, p, body) => (await callServer(server, method, p, body)).json;
-const title = `document.querySelector("#f-title")`;
+const title = `document.querySelector("#title")`;
 /** The PUTs the page sent since event `from`, with their If-Match. @param {number} from */
 const puts = (from) =>
   page.events
@@ -63,9 +63,9 @@ test("two tabs edit the title: the second save shows the conflict, writes nothin
         await new Promise((r) => setTimeout(r, 100));
       }
     };
-    await wait(`document.querySelector("#f-title")?.value === "Tab lamp"`);
+    await wait(`document.querySelector("#title")?.value === "Tab lamp"`);
     // The second tab saves first.
-    await tab.fill("#f-title", "Desk lamp");
+    await tab.fill("#title", "Desk lamp");
     await tab.click("button[type=submit]");
     await wait(`document.body.innerText.includes("Saved.")`);
     assert.equal((await call("GET", `/v1/products/${lamp}`)).title, "Desk lamp");
@@ -83,7 +83,7 @@ test("two tabs edit the title: the second save shows the conflict, writes nothin
   const text = await d.text();
   assert.match(text, /Title is now “Desk lamp” \(saved in another tab or by someone else\)\. Nothing was saved/);
   assert.equal(
-    await page.evaluate(`document.querySelector("#f-title-hint").textContent`),
+    await page.evaluate(`document.querySelector("#title-hint").textContent`),
     "Changed since you opened it: now “Desk lamp”",
     "beside the field",
   );
