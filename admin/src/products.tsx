@@ -6,10 +6,12 @@
 // tab's save is shown, not overwritten (docs/admin.md, "No lost work").
 import { useEffect, useState } from "preact/hooks";
 import { ApiError, api, can } from "./api";
-import { FIELDS, type Field, fieldOf, same, shown, stored, toApi, toValues, type Values } from "./product-fields";
+import { conflictOf, GUARDED, type Guarded, type Seen } from "./product-conflict";
+import { FIELDS, type Field, fieldOf, same, stored, toApi, toValues, type Values } from "./product-fields";
 import { FieldInput, Options, VariantTable } from "./product-parts";
+import { CONFLICT, COUNT, StockInput, stockChange } from "./product-stock";
 import { currency, Stock } from "./products-list";
-import type { Product, Variant } from "./types";
+import type { Product } from "./types";
 import { ConfirmButton, Message, parseMoney, placeErrors, Title, useAction, useDirty, useLoad } from "./ui";
 import {
   combinations,
@@ -23,59 +25,6 @@ import {
   rowOf,
   usedOptions,
 } from "./variant-grid";
-
-/**
- * What a stock field asks for: "+5" / "-2" a change; "16" a new count, turned into the change
- * from `base` (the count it was typed against) that holds only while the count is still `base`.
- * null: no change; undefined: not a count nor a change.
- */
-export function stockChange(typed: string, base: number): { adjust: number; expected?: number } | null | undefined {
-  const m = /^([+\-\u2212])?\s*(\d{1,9})$/.exec(typed.trim());
-  if (!m) return undefined;
-  const n = Number(m[2]);
-  if (m[1]) return n === 0 ? null : { adjust: m[1] === "+" ? n : -n };
-  return n === base ? null : { adjust: n - base, expected: base };
-}
-
-/** An expected count refused: "variants.update[1].expected_qty: variant 7 has qty 9, not 11". */
-const CONFLICT = /^(?:variants\.update\[(\d+)\]\.)?expected_(?:qty|stock): .* has (?:qty|stock) (-?\d+), not -?\d+$/;
-const STOCK_HINT = "A new count (16), or a change: +5 arrived, -2 broken.";
-const COUNT = /^\d{1,9}$/;
-/** The variant fields a save writes as typed, and their names on the page. */
-const GUARDED = ["price", "sku", "visible"] as const;
-const VARIANT_LABEL = { price: "Price", sku: "SKU", visible: "Visibility" } as const;
-
-/** A stock field: a count or a change, with what it means and, after a refusal, the figure now. */
-function StockInput(props: {
-  id: string;
-  label?: string;
-  value: string;
-  now?: number;
-  disabled?: boolean;
-  /** The hint on screen under the field (one field alone; a table says it once). */
-  shown?: boolean;
-  onInput: (v: string) => void;
-}) {
-  const { id, label, value, now, disabled, onInput } = props;
-  return (
-    <>
-      <input
-        id={id}
-        class="qty"
-        autocomplete="off"
-        required
-        disabled={disabled}
-        aria-label={label}
-        aria-describedby={`${id}-hint`}
-        value={value}
-        onInput={(e) => onInput(e.currentTarget.value)}
-      />
-      <span id={`${id}-hint`} class={now !== undefined ? "changed" : props.shown ? "hint" : "sr-only"}>
-        {now === undefined ? STOCK_HINT : `Changed since you opened it: now ${now}`}
-      </span>
-    </>
-  );
-}
 
 type Loaded = { product: Product; etag: string };
 
@@ -141,10 +90,12 @@ function ProductForm({
   }));
   const [nowQty, setNowQty] = useState<{ stock?: number; qty: Record<number, number> }>({ qty: {} });
   // What the product fields were when last seen (loaded, or as a 412 answered), and its ETag.
-  const [seen, setSeen] = useState<Partial<Product>>(() => p ?? {});
+  const [seen, setSeen] = useState<Seen>(() => ({
+    fields: p ?? {},
+    variants: {},
+    ids: original.map((v) => v.variant_id),
+  }));
   const [etag, setEtag] = useState(loaded?.etag ?? "");
-  const [seenV, setSeenV] = useState<Record<number, Variant | undefined>>({});
-  const [seenIds, setSeenIds] = useState(() => original.map((v) => v.variant_id));
   const [nowField, setNowField] = useState<Record<string, string>>({});
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [leaving, setLeaving] = useState("");
@@ -201,11 +152,11 @@ function ProductForm({
     const body: Record<string, unknown> = p ? { product_id: p.product_id } : {};
     const sent: Field[] = [];
     /** Variant fields written as typed (not stock, which its own guard keeps): If-Match covers them. */
-    const guarded: { i: number; id: number; keys: (typeof GUARDED)[number][] }[] = [];
+    const guarded: Guarded[] = [];
     for (const f of FIELDS) {
       const r = toApi(f, values[f.key]);
       if ("error" in r) problems[f.key] = r.error;
-      else if (p ? !same(r.value, stored(f, seen)) : r.value !== null && !same(r.value, [])) {
+      else if (p ? !same(r.value, stored(f, seen.fields)) : r.value !== null && !same(r.value, [])) {
         body[f.key] = r.value;
         sent.push(f);
       }
@@ -319,43 +270,15 @@ function ProductForm({
         const next = err.headers?.get("ETag") ?? "";
         if (!current) throw err;
         setEtag(next);
-        const moved = sent.filter((f) => !same(stored(f, current), stored(f, seen)));
-        const byId = new Map(current.variants.map((v) => [v.variant_id, v]));
-        const movedV = guarded.filter((g) => {
-          const now = byId.get(g.id);
-          const was = seenV[g.id] ?? rows[g.i].base;
-          return !now || !was || g.keys.some((k) => now[k] !== was[k]);
-        });
-        const ids = current.variants.map((v) => v.variant_id);
-        const regrid = structure && !same(ids, seenIds);
-        // Only what this save does not change moved (a sale, another field): nothing is lost.
-        if (!moved.length && !movedV.length && !regrid && again) return send(next, false);
-        setSeen({ ...seen, ...Object.fromEntries(moved.map((f) => [f.key, current[f.key]])) });
-        setSeenV({ ...seenV, ...Object.fromEntries(movedV.map((g) => [g.id, byId.get(g.id)])) });
-        setSeenIds(ids);
-        setNowField(
-          Object.fromEntries(moved.map((f) => [f.key, `Changed since you opened it: now ${shown(f, current)}`])),
-        );
-        const words = moved.map((f) => `${f.label} is now ${shown(f, current)}`);
-        const rowWords: Record<string, string> = {};
-        for (const g of movedV) {
-          const now = byId.get(g.id);
-          const what = now
-            ? g.keys
-                .map(
-                  (k) =>
-                    `${VARIANT_LABEL[k]} is now ${k === "visible" ? (now.visible ? "visible" : "hidden") : (now[k] ?? "(none)")}`,
-                )
-                .join(", ")
-            : "deleted";
-          rowWords[`row:${g.i}`] = `Changed since you opened it: ${what}`;
-          words.push(`${rowName(rows[g.i])}: ${what}`);
+        const c = conflictOf(current, { sent, guarded, structure }, seen, rows);
+        if (!c) {
+          if (again) return send(next, false);
+          throw new Error("The product kept changing while this was saved; nothing was saved. Save again.");
         }
-        if (regrid) words.push("its variants were added or removed");
-        setErrors(rowWords);
-        throw new Error(
-          `Changed since you opened it: ${words.join("; ")} (saved in another tab or by someone else). Nothing was saved; what you typed is kept. Save again to replace it with what you typed.`,
-        );
+        setSeen(c.seen);
+        setNowField(c.fields);
+        setErrors(c.rows);
+        throw new Error(c.message);
       }
     };
     return action.run(
