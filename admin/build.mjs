@@ -23,7 +23,8 @@ export const ADMIN_CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
-  "img-src 'self'",
+  // Product images are https URLs on other hosts (a CDN); the editor previews them.
+  "img-src 'self' https:",
   "connect-src 'self'",
   "base-uri 'none'",
   "form-action 'self'",

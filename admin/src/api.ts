@@ -33,6 +33,9 @@ export class ApiError extends Error {
     message: string,
     /** The refusal's field paths and messages (`products[0].qty: ...`), for the page to place. */
     readonly errors: string[] = [],
+    /** The refusal's body and headers (a 412 carries the product as it is now, and its ETag). */
+    readonly body?: unknown,
+    readonly headers?: Headers,
   ) {
     super(message);
   }
@@ -60,9 +63,13 @@ export function errorText(status: number, body: unknown): string {
 
 export const SESSION_ENDED = "Your session ended. Sign in again: what you typed is still here.";
 
-async function send(method: string, path: string, body: unknown) {
+async function send(method: string, path: string, body: unknown, extra: Record<string, string> = {}) {
   // X-Requested-With: a 401 then comes without the Basic challenge browsers meet with a login dialog.
-  const headers: Record<string, string> = { Accept: "application/json", "X-Requested-With": "XMLHttpRequest" };
+  const headers: Record<string, string> = {
+    ...extra,
+    Accept: "application/json",
+    "X-Requested-With": "XMLHttpRequest",
+  };
   if (method !== "GET") headers["X-CSRF-Token"] = session?.csrf_token ?? "";
   if (body !== undefined) headers["Content-Type"] = "application/json";
   let res: Response;
@@ -91,11 +98,14 @@ export async function api<T = any>(
   method: string,
   path: string,
   body?: unknown,
+  /** Extra request headers (If-Match). */
+  headers?: Record<string, string>,
 ): Promise<{ body: T; headers: Headers }> {
-  let { res, json } = await send(method, path, body);
+  let { res, json } = await send(method, path, body, headers);
   if (res.status === 403 && method !== "GET" && /X-CSRF-Token/.test(errorText(403, json))) {
     const before = session?.csrf_token;
-    if ((await loadSession()) && session?.csrf_token !== before) ({ res, json } = await send(method, path, body));
+    if ((await loadSession()) && session?.csrf_token !== before)
+      ({ res, json } = await send(method, path, body, headers));
   }
   // The session as last read stays: the page under the sign-in dialog keeps its menu and scopes.
   if (res.status === 401 && path !== "/v1/sessions") {
@@ -105,7 +115,8 @@ export async function api<T = any>(
   // A write of many items answers 200 when one succeeded; the admin writes one at a time.
   const results = (json as Refusal | undefined)?.results;
   const failed = results && Object.values(results).some((r) => r.success === false);
-  if (!res.ok || failed) throw new ApiError(res.status, errorText(res.status, json), fieldErrors(json));
+  if (!res.ok || failed)
+    throw new ApiError(res.status, errorText(res.status, json), fieldErrors(json), json, res.headers);
   return { body: json as T, headers: res.headers };
 }
 

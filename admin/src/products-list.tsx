@@ -1,7 +1,7 @@
 // The product list (docs/admin.md, "Products"): search, stock at a glance, and low stock marked
 // per variant at a threshold the merchant sets. One product's form is ./products.tsx.
 import { useState } from "preact/hooks";
-import { currentSession } from "./api";
+import { can, currentSession } from "./api";
 import { Pager, SearchForm, usePagedList } from "./list";
 import type { ProductRow } from "./types";
 import { Heads, Message, money, Title } from "./ui";
@@ -40,6 +40,13 @@ export function ProductsPage() {
   return (
     <>
       <Title>Products</Title>
+      {can("products:write") && (
+        <p>
+          <a class="button" href="#/products/new">
+            New product
+          </a>
+        </p>
+      )}
       <SearchForm list={list} id="psearch" label="Title, SKU or GTIN">
         <div>
           <label for="low">Low stock at or below</label>
@@ -81,14 +88,10 @@ export function ProductsPage() {
                       )}
                     </td>
                     <td>{p.sku}</td>
-                    <td class="num">{money(p.price, currency())}</td>
+                    <td class="num">{priceOf(p)}</td>
                     <td class="num">
                       <Stock n={p.stock} />
-                      {lowOf(p).map((v) => (
-                        <div class="low-variant">
-                          {variantName(v)}: <Stock n={v.qty} />
-                        </div>
-                      ))}
+                      <LowVariants low={lowOf(p)} />
                     </td>
                     <td>{p.visible === "1" ? "yes" : "hidden"}</td>
                   </tr>
@@ -104,6 +107,39 @@ export function ProductsPage() {
   );
 }
 
+type Listed = NonNullable<ProductRow["variants"]>[number];
+
+/**
+ * What orders charge: the product's price, or for a product with variants theirs (its own price
+ * is only what a new variant starts at), as a range when they differ.
+ */
+function priceOf(p: ProductRow) {
+  const prices = (p.variants ?? []).map((v) => Number(v.price));
+  if (!prices.length) return money(p.price, currency());
+  const [low, high] = [Math.min(...prices), Math.max(...prices)];
+  return low === high ? money(low, currency()) : `${money(low)}–${money(high, currency())}`;
+}
+
+/** Low variants folded into their count; the count opens the list of them. */
+function LowVariants({ low }: { low: Listed[] }) {
+  // Listed only once opened: a large product's low variants would otherwise all be in the page.
+  const [open, setOpen] = useState(false);
+  if (!low.length) return null;
+  return (
+    <details class="low-variant" onToggle={(e) => setOpen(e.currentTarget.open)}>
+      <summary>
+        {low.length} {low.length === 1 ? "variant" : "variants"} low
+      </summary>
+      <ul>
+        {(open ? low : []).map((v) => (
+          <li>
+            {variantName(v)}: <Stock n={v.qty} />
+          </li>
+        ))}
+      </ul>
+    </details>
+  );
+}
+
 /** A listed variant's name: its option values, else its SKU. */
-const variantName = (v: NonNullable<ProductRow["variants"]>[number]) =>
-  v.values?.map((x) => x.val).join(" / ") || v.sku || `#${v.id}`;
+const variantName = (v: Listed) => v.values?.map((x) => x.val).join(" / ") || v.sku || `#${v.id}`;

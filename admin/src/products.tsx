@@ -1,338 +1,425 @@
-// A product's edit form (the list is ./products-list.tsx): title, price, stock, visibility, and
-// its variants' stock and prices, saved in one PUT. Prices take a decimal comma or point. A stock
-// field takes a change ("+5", "-2") or a new count; both go to the API as an `adjust`, a count
-// with the figure it was typed against as `expected_qty` (docs/stock.md), so a sale made
-// meanwhile is never overwritten: the page says the figure changed and keeps what was typed
-// (docs/admin.md).
-import { useState } from "preact/hooks";
-import { api, can } from "./api";
-import { currency, LOW_STOCK, Stock } from "./products-list";
-import type { Product, Variant } from "./types";
-import { Heads, Message, moneyInput, parseMoney, placeErrors, Title, useAction, useDirty, useLoad } from "./ui";
+// A product's editor (the list is ./products-list.tsx), also for a new one (#/products/new):
+// its fields (./product-fields.ts), options and variants (./variant-grid.ts), saved through the
+// public API in one request, deleted after a confirmation naming it. A stock field takes a change
+// ("+5", "-2") or a new count, sent as an `adjust` with, for a count, the figure it was typed
+// against as `expected_qty` (docs/stock.md); product fields are sent with If-Match, so another
+// tab's save is shown, not overwritten (docs/admin.md, "No lost work").
+import { useEffect, useState } from "preact/hooks";
+import { ApiError, api, can } from "./api";
+import { conflictOf, GUARDED, type Guarded, type Seen } from "./product-conflict";
+import { FIELDS, type Field, fieldOf, same, stored, toApi, toValues, type Values } from "./product-fields";
+import { FieldInput, Options, VariantTable } from "./product-parts";
+import { CONFLICT, COUNT, StockInput, stockChange } from "./product-stock";
+import { currency, Stock } from "./products-list";
+import type { Product } from "./types";
+import { ConfirmButton, Message, parseMoney, placeErrors, Title, useAction, useDirty, useLoad } from "./ui";
+import {
+  combinations,
+  MAX_VARIANTS,
+  makeGrid,
+  type Option,
+  optionFields,
+  optionsOf,
+  type Row,
+  rowName,
+  rowOf,
+  usedOptions,
+} from "./variant-grid";
 
-const optionText = (v: Variant) =>
-  ([1, 2, 3, 4, 5] as const)
-    .map((i) => v[`variant_option${i}_value`])
-    .filter(Boolean)
-    .join(" / ");
-
-/**
- * What a stock field asks for: "+5" / "-2" a change; "16" a new count, turned into the change
- * from `base` (the count it was typed against) that holds only while the count is still `base`.
- * null: no change; undefined: not a count nor a change.
- */
-export function stockChange(typed: string, base: number): { adjust: number; expected?: number } | null | undefined {
-  const m = /^([+\-\u2212])?\s*(\d{1,9})$/.exec(typed.trim());
-  if (!m) return undefined;
-  const n = Number(m[2]);
-  if (m[1]) return n === 0 ? null : { adjust: m[1] === "+" ? n : -n };
-  return n === base ? null : { adjust: n - base, expected: base };
-}
-
-/** An expected count refused: "variants.update[1].expected_qty: variant 7 has qty 9, not 11". */
-const CONFLICT = /^(?:variants\.update\[(\d+)\]\.)?expected_(?:qty|stock): .* has (?:qty|stock) (-?\d+), not -?\d+$/;
-
-const STOCK_HINT = "A new count (16), or a change: +5 arrived, -2 broken.";
-
-/** A stock field: a count or a change, with what it means and, after a refusal, the figure now. */
-function StockInput({
-  id,
-  label,
-  value,
-  now,
-  disabled,
-  shown,
-  onInput,
-}: {
-  id: string;
-  label?: string;
-  /** The hint on screen under the field, not only read out (one field alone; a table says it once). */
-  shown?: boolean;
-  value: string;
-  now?: number;
-  disabled?: boolean;
-  onInput: (v: string) => void;
-}) {
-  return (
-    <>
-      <input
-        id={id}
-        class="qty"
-        autocomplete="off"
-        required
-        disabled={disabled}
-        aria-label={label}
-        aria-describedby={`${id}-hint`}
-        value={value}
-        onInput={(e) => onInput(e.currentTarget.value)}
-      />
-      <span id={`${id}-hint`} class={now !== undefined ? "changed" : shown ? "hint" : "sr-only"}>
-        {now === undefined ? STOCK_HINT : `Changed since you opened it: now ${now}`}
-      </span>
-    </>
-  );
-}
+type Loaded = { product: Product; etag: string };
 
 export function ProductPage({ id }: { id: string }) {
-  const { data: p, error, reload } = useLoad(() => api<Product>("GET", `/v1/products/${id}`).then((r) => r.body), [id]);
+  const isNew = id === "new";
+  const load = useLoad<Loaded | null>(
+    () =>
+      isNew
+        ? Promise.resolve(null)
+        : api<Product>("GET", `/v1/products/${id}`).then((r) => ({
+            product: r.body,
+            etag: r.headers.get("ETag") ?? "",
+          })),
+    [id],
+  );
   // Kept here: the form below starts afresh from each saved version, the message stays.
   const action = useAction();
-  if (error)
+  if (load.error)
     return (
       <>
         <Title>Product {id}</Title>
-        <Message error={error} />
+        <Message error={load.error} />
         <p>
           <a href="#/products">Back to products</a>
         </p>
       </>
     );
-  if (!p) return <p role="status">Loading…</p>;
+  if (!isNew && !load.data) return <p role="status">Loading…</p>;
   return (
     <>
       <p class="back">
         <a href="#/products">← Products</a>
       </p>
-      <ProductForm key={p.updated_at} product={p} reload={reload} action={action} />
+      <ProductForm
+        key={load.data?.product.updated_at ?? "new"}
+        loaded={load.data ?? undefined}
+        reload={load.reload}
+        action={action}
+      />
     </>
   );
 }
 
 function ProductForm({
-  product: p,
+  loaded,
   reload,
   action,
 }: {
-  product: Product;
+  loaded?: Loaded;
   reload: () => Promise<void>;
   action: ReturnType<typeof useAction>;
 }) {
-  const [title, setTitle] = useState(p.title);
-  const [price, setPrice] = useState(moneyInput(p.price));
-  const [stock, setStock] = useState(String(p.stock));
-  const [visible, setVisible] = useState(p.visible === 1);
-  const [variants, setVariants] = useState(() =>
-    p.variants.map((v) => ({ qty: String(v.qty), price: moneyInput(v.price) })),
-  );
-  const [invalid, setInvalid] = useState("");
+  const p = loaded?.product;
+  const [values, setValues] = useState(() => toValues(p ?? { tax_rate: 25 }));
+  const [stock, setStock] = useState(String(p?.stock ?? 0));
+  const original = p?.variants ?? [];
+  const [options, setOptions] = useState<Option[]>(() => optionsOf(original));
+  const [rows, setRows] = useState<Row[]>(() => original.map(rowOf));
   // The counts the stock fields are typed against: as loaded, then as a refusal said they are.
-  const [base, setBase] = useState(() => ({ stock: p.stock, qty: p.variants.map((v) => v.qty) }));
-  const [now, setNow] = useState<{ stock?: number; qty: (number | undefined)[] }>({ qty: [] });
-  useDirty(
-    title !== p.title ||
-      parseMoney(price) !== p.price.toFixed(2) ||
-      stock !== String(p.stock) ||
-      visible !== (p.visible === 1) ||
-      variants.some(
-        (v, i) => v.qty !== String(p.variants[i].qty) || parseMoney(v.price) !== p.variants[i].price.toFixed(2),
-      ),
-  );
-  /** The form's labels for the API's field paths, so a refusal names what is on screen. */
-  const label = (path: string) => {
-    const top: Record<string, string> = {
-      title: "Title",
-      price: "Price",
-      stock: "Stock",
-      adjust: "Stock",
-      expected_stock: "Stock",
-      visible: "Visible",
-    };
-    if (top[path]) return top[path];
-    const m = /^variants\.update\[(\d+)\]\.(qty|adjust|expected_qty|price)$/.exec(path);
-    const v = m && sentVariants[Number(m[1])];
-    return v ? `${m[2] === "price" ? "Price" : "Stock"} of ${optionText(v) || v.sku}` : undefined;
-  };
-  let sentVariants: Variant[] = [];
+  const [counts, setCounts] = useState(() => ({
+    stock: p?.stock ?? 0,
+    qty: Object.fromEntries(original.map((v) => [v.variant_id, v.qty])) as Record<number, number>,
+  }));
+  const [nowQty, setNowQty] = useState<{ stock?: number; qty: Record<number, number> }>({ qty: {} });
+  // What the product fields were when last seen (loaded, or as a 412 answered), and its ETag.
+  const [seen, setSeen] = useState<Seen>(() => ({
+    fields: p ?? {},
+    variants: {},
+    ids: original.map((v) => v.variant_id),
+  }));
+  const [etag, setEtag] = useState(loaded?.etag ?? "");
+  const [nowField, setNowField] = useState<Record<string, string>>({});
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [leaving, setLeaving] = useState("");
   const writable = can("products:write");
-  const edit = (i: number, field: "qty" | "price", value: string) =>
-    setVariants(variants.map((v, j) => (j === i ? { ...v, [field]: value } : v)));
+  const names = usedOptions(options);
+  const structure =
+    "error" in names
+      ? false
+      : rows.length !== original.length ||
+        rows.some((r, i) => r.base !== original[i]) ||
+        !same(
+          names.names,
+          optionsOf(original).map((o) => o.name),
+        );
+  const rowChanged = (r: Row) =>
+    !r.base ||
+    r.sku !== (r.base.sku ?? "") ||
+    parseMoney(r.price) !== r.base.price.toFixed(2) ||
+    r.qty !== String(r.base.qty) ||
+    r.visible !== (r.base.visible === 1);
+  const dirty =
+    !leaving &&
+    (FIELDS.some((f) => !same(values[f.key], toValues(p ?? { tax_rate: 25 })[f.key])) ||
+      stock !== String(p?.stock ?? 0) ||
+      structure ||
+      rows.some(rowChanged));
+  useDirty(dirty);
+  useEffect(() => {
+    if (leaving) location.hash = leaving;
+  }, [leaving]);
+
+  const setOptionsAndGrid = (next: Option[]) => {
+    setOptions(next);
+    const used = usedOptions(next);
+    if ("error" in used) return;
+    const n = combinations(used.values);
+    if (n > MAX_VARIANTS) return;
+    // Combinations typed away and back keep what was typed, or else what is stored.
+    const known = [...original.map(rowOf).filter((r) => !rows.some((x) => x.base === r.base)), ...rows];
+    const price = String(values.price);
+    setRows(makeGrid(used.values, known, { sku: String(values.sku).trim(), price }));
+  };
+  const optionError =
+    "error" in names
+      ? names.error
+      : combinations(names.values) > MAX_VARIANTS
+        ? `Options: ${combinations(names.values).toLocaleString("en")} combinations; a product has at most 2,048 variants`
+        : errors.options;
+  const edit = (i: number, part: Partial<Row>) => setRows(rows.map((r, j) => (j === i ? { ...r, ...part } : r)));
+
+  /** Builds the request; {problems} when the form itself is not one. */
+  const build = () => {
+    const problems: Record<string, string> = {};
+    const body: Record<string, unknown> = p ? { product_id: p.product_id } : {};
+    const sent: Field[] = [];
+    /** Variant fields written as typed (not stock, which its own guard keeps): If-Match covers them. */
+    const guarded: Guarded[] = [];
+    for (const f of FIELDS) {
+      const r = toApi(f, values[f.key]);
+      if ("error" in r) problems[f.key] = r.error;
+      else if (p ? !same(r.value, stored(f, seen.fields)) : r.value !== null && !same(r.value, [])) {
+        body[f.key] = r.value;
+        sent.push(f);
+      }
+    }
+    if (optionError) problems.options = optionError;
+    const list = "error" in names ? { names: [], values: [] } : names;
+    const price = (r: Row, i: number) => {
+      const m = parseMoney(r.price);
+      if (m === undefined) problems[`row:${i}`] = `Price of ${rowName(r)}: write an amount such as 399.50 or 399,50`;
+      return m;
+    };
+    const count = (r: Row, i: number) => {
+      if (!COUNT.test(r.qty.trim()))
+        problems[`row:${i}`] = `Stock of ${rowName(r)}: a new variant starts at a count such as 16`;
+      return Number(r.qty.trim());
+    };
+    const fresh = (r: Row, i: number) => ({
+      ...optionFields(list.names, r.values),
+      ...(r.sku.trim() ? { sku: r.sku.trim() } : {}),
+      price: price(r, i),
+      qty: count(r, i),
+      visible: r.visible ? 1 : 0,
+    });
+    /** Where each entry of the lists sent came from: variants.add[2] is rows[5]. */
+    const from: Record<string, number[]> = { add: [], sync: [], update: [] };
+    if (!p) {
+      if (rows.length) {
+        body.variants = { add: rows.map(fresh) };
+        from.add = rows.map((_, i) => i);
+      } else if (COUNT.test(stock.trim())) body.stock = Number(stock.trim());
+      else problems.stock = "Stock: write a count such as 16";
+      return { body, sent, guarded, problems, from };
+    }
+    if (!rows.length && !original.length) {
+      const own = stockChange(stock, counts.stock);
+      if (own === undefined) problems.stock = "Stock: write a count such as 16, or a change such as +5 or -2";
+      else if (own) {
+        body.adjust = own.adjust;
+        if (own.expected !== undefined) body.expected_stock = own.expected;
+      }
+    }
+    const update: Record<string, unknown>[] = [];
+    rows.forEach((r, i) => {
+      const v = r.base;
+      if (!v) return;
+      const u: Record<string, unknown> = { variant_id: v.variant_id };
+      const c = stockChange(r.qty, counts.qty[v.variant_id]);
+      if (c === undefined)
+        problems[`row:${i}`] = `Stock of ${rowName(r)}: write a count such as 16, or a change such as +5 or -2`;
+      else if (c) {
+        u.adjust = c.adjust;
+        if (c.expected !== undefined) u.expected_qty = c.expected;
+      }
+      const m = price(r, i);
+      if (m !== undefined && m !== v.price.toFixed(2)) u.price = m;
+      if (r.sku.trim() !== (v.sku ?? "")) u.sku = r.sku.trim() || null;
+      if (r.visible !== (v.visible === 1)) u.visible = r.visible ? 1 : 0;
+      if (Object.keys(u).length > 1) {
+        update.push(u);
+        from.update.push(i);
+      }
+      const keys = GUARDED.filter((k) => k in u);
+      if (keys.length) guarded.push({ i, id: v.variant_id, keys });
+    });
+    const variants: Record<string, unknown> = {};
+    if (structure) {
+      // Kept variants are matched by their stored SKU (else their values) and keep their stock;
+      // their own changes go in `update`, which applies after the sync.
+      variants.sync = rows.map((r, i) =>
+        r.base ? { ...optionFields(list.names, r.values), ...(r.base.sku ? { sku: r.base.sku } : {}) } : fresh(r, i),
+      );
+      from.sync = rows.map((_, i) => i);
+    }
+    if (update.length) variants.update = update;
+    if (Object.keys(variants).length) body.variants = variants;
+    return { body, sent, guarded, problems, from };
+  };
+
+  /** The page's words for an API path, and the field or row it belongs to. */
+  const place = (path: string, from: Record<string, number[]>): { label: string; at: string } | undefined => {
+    const f = fieldOf(path);
+    if (f) return { label: f.label, at: f.key };
+    if (["stock", "adjust", "expected_stock"].includes(path)) return { label: "Stock", at: "stock" };
+    const m = /^variants\.(add|sync|update)\[(\d+)\]\.(\w+)/.exec(path);
+    const i = m ? from[m[1]][Number(m[2])] : undefined;
+    if (m && i !== undefined && rows[i]) {
+      const what = m[3] === "sku" ? "SKU" : m[3] === "price" ? "Price" : /qty|adjust/.test(m[3]) ? "Stock" : m[3];
+      return { label: `${what} of ${rowName(rows[i])}`, at: `row:${i}` };
+    }
+    if (/^variants|^variant_option/.test(path)) return { label: "Options", at: "options" };
+    return undefined;
+  };
+
   const save = (e: Event) => {
     e.preventDefault();
-    // Only what changed is sent: one PUT for the product and all its variants.
-    const body: Record<string, unknown> = { product_id: p.product_id };
-    const prices = [price, ...variants.map((v) => v.price)].map(parseMoney);
-    const bad = prices.indexOf(undefined);
-    if (bad >= 0) {
-      const where = bad === 0 ? "Price" : `Price of ${optionText(p.variants[bad - 1]) || p.variants[bad - 1].sku}`;
-      setInvalid(`${where}: write an amount such as 399.50 or 399,50`);
-      return;
+    const { body, sent, guarded, problems, from } = build();
+    setErrors(problems);
+    if (Object.keys(problems).length) {
+      return action.run(async () => {
+        throw new Error(`Nothing was saved: ${Object.values(problems).join(" · ")}`);
+      }, "");
     }
-    const own = p.variants.length === 0 ? stockChange(stock, base.stock) : null;
-    const changes = p.variants.map((_, i) => stockChange(variants[i].qty, base.qty[i]));
-    const badStock = own === undefined ? "Stock" : changes.indexOf(undefined);
-    if (badStock !== -1) {
-      const where =
-        typeof badStock === "string"
-          ? badStock
-          : `Stock of ${optionText(p.variants[badStock]) || p.variants[badStock].sku}`;
-      setInvalid(`${where}: write a count such as 16, or a change such as +5 or -2`);
-      return;
-    }
-    setInvalid("");
-    if (title !== p.title) body.title = title;
-    if (prices[0] !== p.price.toFixed(2)) body.price = prices[0];
-    if (own) {
-      body.adjust = own.adjust;
-      if (own.expected !== undefined) body.expected_stock = own.expected;
-    }
-    if (visible !== (p.visible === 1)) body.visible = visible ? 1 : 0;
-    const update = p.variants
-      .map((v, i) => {
-        const u: Record<string, unknown> = { variant_id: v.variant_id };
-        const c = changes[i];
-        if (c) {
-          u.adjust = c.adjust;
-          if (c.expected !== undefined) u.expected_qty = c.expected;
+    if (p && Object.keys(body).length === 1) return action.run(async () => {}, "Nothing changed.");
+    const guard = p && (sent.length || guarded.length || structure);
+    const send = async (tag: string, again: boolean): Promise<unknown> => {
+      try {
+        return await api(p ? "PUT" : "POST", "/v1/products", body, guard ? { "If-Match": tag } : undefined);
+      } catch (err) {
+        if (!(err instanceof ApiError) || err.status !== 412 || !p) throw err;
+        const current = (err.body as { products?: Product[] } | undefined)?.products?.[0];
+        const next = err.headers?.get("ETag") ?? "";
+        if (!current) throw err;
+        setEtag(next);
+        const c = conflictOf(current, { sent, guarded, structure }, seen, rows);
+        if (!c) {
+          if (again) return send(next, false);
+          throw new Error("The product kept changing while this was saved; nothing was saved. Save again.");
         }
-        if (prices[i + 1] !== v.price.toFixed(2)) u.price = prices[i + 1];
-        return u;
-      })
-      .filter((u) => Object.keys(u).length > 1);
-    sentVariants = update.map((u) => p.variants.find((v) => v.variant_id === u.variant_id) as Variant);
-    if (update.length) body.variants = { update };
-    if (Object.keys(body).length === 1) return action.run(async () => {}, "Nothing changed.");
+        setSeen(c.seen);
+        setNowField(c.fields);
+        setErrors(c.rows);
+        throw new Error(c.message);
+      }
+    };
     return action.run(
       async () => {
         try {
-          await api("PUT", "/v1/products", body);
-        } catch (e) {
-          throw changed(e);
+          const out = (await send(etag, true)) as { body: { products: Product[] } };
+          if (!p) {
+            setLeaving(`#/products/${out.body.products[0].product_id}`);
+            return;
+          }
+        } catch (err) {
+          throw refusal(err, from);
         }
         await reload();
       },
-      "Saved.",
-      label,
+      p ? "Saved." : "Created.",
     );
   };
+
   /**
-   * A count typed against a figure that changed since: nothing was saved. The fields keep what
-   * was typed and are from now on typed against the figure the refusal gives, which the page
-   * shows; saving again then means that count, knowingly.
+   * A refusal placed beside the fields it names; a count typed against a figure that changed
+   * since keeps what was typed and is from now on typed against the figure the refusal gives.
    */
-  const changed = (e: unknown) => {
-    const errors = (e as { errors?: string[] }).errors ?? [];
-    const next = { stock: base.stock, qty: [...base.qty] };
-    const shown = { ...now, qty: [...now.qty] };
-    const words: string[] = [];
-    const others: string[] = [];
-    for (const err of errors) {
-      const m = CONFLICT.exec(err);
-      if (!m) {
-        others.push(err);
+  const refusal = (err: unknown, from: Record<string, number[]>) => {
+    const list = (err as { errors?: string[] }).errors ?? [];
+    if (!list.length) return err;
+    const at: Record<string, string> = {};
+    const next = { stock: counts.stock, qty: { ...counts.qty } };
+    const now = { ...nowQty, qty: { ...nowQty.qty } };
+    const moved: string[] = [];
+    for (const e of list) {
+      const m = CONFLICT.exec(e);
+      if (m) {
+        const current = Number(m[2]);
+        const i = m[1] === undefined ? undefined : from.update[Number(m[1])];
+        const v = i === undefined ? undefined : rows[i]?.base;
+        if (v) {
+          moved.push(`Stock of ${rowName(rows[i as number])} is ${current} now, not ${next.qty[v.variant_id]}`);
+          next.qty[v.variant_id] = now.qty[v.variant_id] = current;
+        } else {
+          moved.push(`Stock is ${current} now, not ${next.stock}`);
+          next.stock = now.stock = current;
+        }
         continue;
       }
-      const current = Number(m[2]);
-      const v = m[1] === undefined ? undefined : sentVariants[Number(m[1])];
-      const i = v ? p.variants.indexOf(v) : -1;
-      if (i >= 0) {
-        words.push(`Stock of ${optionText(v as Variant) || v?.sku} is ${current} now, not ${next.qty[i]}`);
-        next.qty[i] = shown.qty[i] = current;
-      } else {
-        words.push(`Stock is ${current} now, not ${next.stock}`);
-        next.stock = shown.stock = current;
-      }
+      const path = /^([\w.[\]]+): (.*)$/s.exec(e);
+      const where = path ? place(path[1], from) : undefined;
+      if (where && path)
+        at[where.at] = at[where.at] ? `${at[where.at]} · ${where.label}: ${path[2]}` : `${where.label}: ${path[2]}`;
     }
-    if (!words.length) return e;
-    setBase(next);
-    setNow(shown);
+    setErrors(at);
+    const others = list.filter((e) => !CONFLICT.test(e));
+    const placed = placeErrors(others, (path) => place(path, from)?.label);
+    if (!moved.length) return new Error(placed);
+    setCounts(next);
+    setNowQty(now);
     return new Error(
-      `Changed since you opened it: ${words.join("; ")} (an order or another person moved it). Nothing was saved; what you typed is kept. Save again to set it as typed, or write a change such as +5.${others.length ? ` Also: ${placeErrors(others, label)}` : ""}`,
+      `Changed since you opened it: ${moved.join("; ")} (an order or another person moved it). Nothing was saved; what you typed is kept. Save again to set it as typed, or write a change such as +5.${others.length ? ` Also: ${placed}` : ""}`,
     );
   };
+
+  const remove = () =>
+    action.run(async () => {
+      await api("DELETE", "/v1/products", { product_id: p?.product_id });
+      setLeaving("#/products");
+    }, "Deleted.");
+
+  const input = (f: Field, extra: { label?: string; hint?: string } = {}) => (
+    <FieldInput
+      f={f}
+      value={values[f.key]}
+      error={errors[f.key]}
+      now={nowField[f.key]}
+      {...extra}
+      onChange={(v) => setValues({ ...values, [f.key]: v } as Values)}
+    />
+  );
+  const hasVariants = rows.length > 0;
+  const title = p ? p.title : "New product";
   return (
     <>
-      <Title>{p.title}</Title>
-      <Message error={invalid || action.error} ok={invalid ? "" : action.ok} />
-      <form class="product" onSubmit={save}>
+      <Title>{title}</Title>
+      <form class="product" onSubmit={save} noValidate>
         <fieldset disabled={!writable}>
-          <legend>Product {p.sku && <span class="muted">{p.sku}</span>}</legend>
-          <div>
-            <label for="title">Title</label>
-            <input id="title" required maxlength={255} value={title} onInput={(e) => setTitle(e.currentTarget.value)} />
-          </div>
-          <div>
-            <label for="price">Price</label>
-            <input
-              id="price"
-              inputmode="decimal"
-              required
-              aria-describedby="price-hint"
-              value={price}
-              onInput={(e) => setPrice(e.currentTarget.value)}
-            />
-            <p id="price-hint" class="hint">
-              In {currency() || "the store's currency"}; a decimal comma or point (399,50 or 399.50).
-            </p>
-          </div>
-          {p.variants.length === 0 ? (
+          <legend>Product {p?.sku && <span class="muted">{p.sku}</span>}</legend>
+          {FIELDS.map((f) =>
+            f.key === "price" && hasVariants
+              ? input(f, {
+                  label: "Price of new variants",
+                  hint: `Orders use each variant's own price (below); a variant you add starts at this one. In ${currency() || "the store's currency"}.`,
+                })
+              : f.key === "price"
+                ? input(f, {
+                    hint: `In ${currency() || "the store's currency"}; a decimal comma or point (399,50 or 399.50).`,
+                  })
+                : input(f),
+          )}
+          {hasVariants && original.length ? (
+            <p class="hint">Stock: {p && <Stock n={p.stock} />} in all, set per variant below.</p>
+          ) : hasVariants ? (
+            <p class="hint">Stock: set per variant below.</p>
+          ) : original.length ? (
+            <p class="hint">Saving removes every variant; the product's own stock can be set after.</p>
+          ) : (
             <div>
               <label for="stock">Stock</label>
-              <StockInput id="stock" value={stock} now={now.stock} shown onInput={setStock} />
+              <StockInput id="stock" value={stock} now={nowQty.stock} shown onInput={setStock} />
+              {errors.stock && <p class="field-error">{errors.stock}</p>}
             </div>
-          ) : (
-            <p class="hint">
-              Stock: <Stock n={p.stock} /> in all, set per variant below.
-            </p>
           )}
-          <label class="check">
-            <input type="checkbox" checked={visible} onChange={(e) => setVisible(e.currentTarget.checked)} /> Visible in
-            the shop
-          </label>
+          <Options options={options} error={optionError} onChange={setOptionsAndGrid} />
         </fieldset>
-        {p.variants.length > 0 && writable && (
-          <p class="hint">Stock of each variant: a new count (16), or a change: +5 arrived, -2 broken.</p>
-        )}
-        {p.variants.length > 0 && (
-          <div class="scroll" tabindex={0}>
-            <table class="list">
-              <caption>Variants</caption>
-              <Heads columns={["Variant", "SKU", ["Stock", "num"], ["Price", "num"]]} />
-              <tbody>
-                {p.variants.map((v, i) => (
-                  <tr class={v.qty <= LOW_STOCK ? "row-low" : ""}>
-                    <td>
-                      {optionText(v) || `#${v.variant_id}`}
-                      {v.qty <= LOW_STOCK && (
-                        <>
-                          {" "}
-                          <span class="badge low-badge">low</span>
-                        </>
-                      )}
-                    </td>
-                    <td>{v.sku}</td>
-                    <td class="num">
-                      <StockInput
-                        id={`qty-${v.variant_id}`}
-                        label={`Stock of ${optionText(v) || v.sku}`}
-                        value={variants[i].qty}
-                        now={now.qty[i]}
-                        disabled={!writable}
-                        onInput={(value) => edit(i, "qty", value)}
-                      />
-                    </td>
-                    <td class="num">
-                      <input
-                        class="price"
-                        inputmode="decimal"
-                        required
-                        disabled={!writable}
-                        aria-label={`Price of ${optionText(v) || v.sku}`}
-                        value={variants[i].price}
-                        onInput={(e) => edit(i, "price", e.currentTarget.value)}
-                      />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+        {hasVariants && (
+          <VariantTable
+            rows={rows}
+            errors={errors}
+            nowQty={nowQty.qty}
+            writable={writable}
+            stockInput={(s) => <StockInput {...s} disabled={!writable} />}
+            onEdit={edit}
+          />
         )}
         {writable && (
-          <button type="submit" disabled={action.busy}>
-            Save
-          </button>
+          <div class="savebar">
+            <button type="submit" disabled={action.busy}>
+              {p ? "Save" : "Create product"}
+            </button>
+            {p && (
+              <ConfirmButton
+                label="Delete product"
+                action={`Delete “${p.title}”`}
+                question={`Delete “${p.title}”${original.length ? ` and its ${original.length} variants` : ""}? Past orders keep their lines; this cannot be undone.`}
+                busy={action.busy}
+                onConfirm={remove}
+              />
+            )}
+            <Message error={action.error} ok={action.ok} />
+          </div>
         )}
       </form>
+      {!writable && <p class="hint">This key cannot change products (products:write).</p>}
     </>
   );
 }
