@@ -4,8 +4,10 @@ import type { Idem } from "./platform/idempotency";
 // The optional vars are not in wrangler.toml, so `wrangler types` cannot see them: declared here
 // (docs/operations.md, "Configuration"). wrangler types the vars it sees by their value ("SEK"); a store sets
 // its own currency, and API_KEY may be missing (the service then fails closed).
-export type Bindings = Omit<Env, "DEFAULT_CURRENCY" | "API_KEY" | "STORE_URL"> & {
+export type Bindings = Omit<Env, "DEFAULT_CURRENCY" | "API_KEY" | "STORE_URL" | "STORE_TIMEZONE"> & {
   DEFAULT_CURRENCY: string;
+  /** The store's IANA time zone (src/platform/timezone.ts); unset or invalid: UTC. */
+  STORE_TIMEZONE?: string;
   /** The storefront's base URL for product urls (docs/products.md, "Categories, URLs and images"); "" or unset: none. */
   STORE_URL?: string;
   API_KEY?: string;

@@ -4997,6 +4997,8 @@ export interface operations {
                         };
                         /** @description The store's currency (DEFAULT_CURRENCY): product prices are in it. */
                         currency: string;
+                        /** @description The store's IANA time zone (STORE_TIMEZONE; UTC when unset or not a zone): the admin's days are its. */
+                        timezone: string;
                     };
                 };
             };
@@ -5120,6 +5122,8 @@ export interface operations {
                         };
                         /** @description The store's currency (DEFAULT_CURRENCY): product prices are in it. */
                         currency: string;
+                        /** @description The store's IANA time zone (STORE_TIMEZONE; UTC when unset or not a zone): the admin's days are its. */
+                        timezone: string;
                     };
                 };
             };
