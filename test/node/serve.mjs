@@ -24,7 +24,7 @@ function freePort() {
 const sleep = (/** @type {number} */ ms) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * @typedef {{ base: string, key: string, auth: string, output: () => string, stop: () => Promise<void> }} Server
+ * @typedef {{ base: string, key: string, auth: string, persist: string, output: () => string, stop: () => Promise<void> }} Server
  * @returns {Promise<Server>}
  */
 export async function startServer({ timeoutMs = 120_000, args = /** @type {string[]} */ ([]) } = {}) {
@@ -100,7 +100,7 @@ export async function startServer({ timeoutMs = 120_000, args = /** @type {strin
     const key = /Development key: (\S+)/.exec(out)?.[1];
     if (!key) throw new Error(`the serve command printed no development key:\n${out}`);
     const auth = `Basic ${Buffer.from(`${key}:${key}`).toString("base64")}`;
-    return { base, key, auth, output: () => out, stop };
+    return { base, key, auth, persist, output: () => out, stop };
   } catch (e) {
     await stop();
     throw e;
