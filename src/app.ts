@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
+import { customersRoute } from "./customers/route";
 import type { AppEnv } from "./env";
 import { auth, noStore } from "./keys/auth";
 import { preflight } from "./keys/cors";
@@ -37,6 +38,7 @@ app.get("/docs", (c) => c.html(DOCS_HTML, 200, { "Content-Security-Policy": DOCS
 app.use("/v1/*", preflight, noStore, auth, d1Session, writesMoveCatalog);
 app.route("/v1/products", productsRoute);
 app.route("/v1/orders", ordersRoute);
+app.route("/v1/customers", customersRoute);
 app.route("/v1/shipping-methods", shippingRoute);
 app.route("/v1/webhooks", webhooksRoute);
 app.route("/v1/metadata", metadataRoute);

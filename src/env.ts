@@ -6,13 +6,15 @@ import type { Idem } from "./platform/idempotency";
 // its own currency, and API_KEY may be missing (the service then fails closed).
 export type Bindings = Omit<
   Env,
-  "DEFAULT_CURRENCY" | "API_KEY" | "STORE_URL" | "STOREFRONT_MAX_LINE_QTY" | "STOREFRONT_MAX_HELD_UNITS"
+  "DEFAULT_CURRENCY" | "API_KEY" | "STORE_URL" | "STOREFRONT_MAX_LINE_QTY" | "STOREFRONT_MAX_HELD_UNITS" | "STORE_TIMEZONE"
 > & {
   DEFAULT_CURRENCY: string;
   /** Units of one item a storefront order may take (docs/storefront.md, "Storefront orders"); unset: 50. */
   STOREFRONT_MAX_LINE_QTY?: string;
   /** Units the unpaid storefront orders from one client address may hold together; unset: 200. */
   STOREFRONT_MAX_HELD_UNITS?: string;
+  /** The store's IANA time zone (src/platform/timezone.ts); unset or invalid: UTC. */
+  STORE_TIMEZONE?: string;
   /** The storefront's base URL for product urls (docs/products.md, "Categories, URLs and images"); "" or unset: none. */
   STORE_URL?: string;
   API_KEY?: string;

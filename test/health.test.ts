@@ -4,7 +4,7 @@ import { version } from "../package.json";
 import { LATEST_MIGRATION } from "../src/db/migrations";
 import { STORE_URL_UNSET } from "../src/platform/health";
 import { wrapD1 } from "./d1-wrap";
-import { get, post, uid } from "./helpers";
+import { get, KEY, post, uid } from "./helpers";
 
 // EMPTY_DB has no tables at all; STALE_DB has only the first migration recorded (test/vitest.config.ts).
 beforeAll(async () => {
@@ -41,6 +41,23 @@ describe("GET /health", () => {
     const r = await get("/health", { headers: { authorization: "" }, env: { STORE_URL: value } });
     expect(r.status).toBe(200);
     expect(r.json).toEqual({ status: "ok", warnings: [STORE_URL_UNSET] });
+  });
+
+  it.each([
+    ["Europe/Stockholm", "Europe/Stockholm"],
+    ["america/new_york", "America/New_York"],
+    [undefined, "UTC"],
+    ["", "UTC"],
+    ["Mars/Olympus", "UTC"],
+    ["+01:00", "UTC"],
+  ])("STORE_TIMEZONE %j: the admin's session names %s, and /health warns when it is no zone", async (zone, named) => {
+    const env = { STORE_URL: "https://shop.example/p", STORE_TIMEZONE: zone };
+    const health = await get("/health", { headers: { authorization: "" }, env });
+    const bad = zone !== undefined && zone !== "" && named === "UTC";
+    expect(health.status).toBe(200);
+    expect(health.json.warnings ?? []).toEqual(bad ? [expect.stringContaining(`STORE_TIMEZONE "${zone}"`)] : []);
+    const session = await post("/v1/sessions", { key: KEY }, { headers: { authorization: "" }, env });
+    expect(session.json.timezone).toBe(named);
   });
 
   it("is 503 naming the cause when no migration was applied", async () => {

@@ -12,6 +12,8 @@ import { get, post, uid } from "./helpers";
 type Json = Record<string, any>;
 
 const OPERATIONS = [
+  "get /v1/customers",
+  "get /v1/customers/{customer_id}",
   "post /v1/keys",
   "get /v1/keys",
   "delete /v1/keys/{id}",

@@ -37,6 +37,7 @@ describe("GET /v1/sessions/current", () => {
       idle_expires_at: expect.any(String),
       key: signedIn.json.key,
       currency: "SEK",
+      timezone: "UTC",
     });
     const idleLeft = Date.parse(r.json.idle_expires_at) - Date.now();
     expect(idleLeft).toBeGreaterThan(29 * 60_000);

@@ -39,6 +39,7 @@ describe("POST /v1/sessions", () => {
       idle_expires_at: expect.any(String),
       key: { id: null, name: "API_KEY", scopes: expect.arrayContaining(["orders:write", "keys"]) },
       currency: "SEK",
+      timezone: "UTC",
     });
     const left = Date.parse(r.json.expires_at) - Date.now();
     expect(left).toBeGreaterThan(SESSION_TTL_MS - 60_000);

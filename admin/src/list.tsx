@@ -9,7 +9,13 @@ import { useLoad } from "./ui";
  * One list of `path`: `filters` are extra query parameters (empty ones left out). A new search
  * starts at the first page; so should the caller when it changes a filter (`setOffset(0)`).
  */
-export function usePagedList<Row>(path: string, size: number, filters: Record<string, string> = {}) {
+export function usePagedList<Row>(
+  path: string,
+  size: number,
+  filters: Record<string, string> = {},
+  /** The rows of an answer that wraps them (`{"customers": [...]}`); the answer itself by default. */
+  rowsOf: (body: unknown) => Row[] = (body) => body as Row[],
+) {
   const [search, setSearch] = useState("");
   const [query, setQuery] = useState("");
   const [offset, setOffset] = useState(0);
@@ -17,7 +23,7 @@ export function usePagedList<Row>(path: string, size: number, filters: Record<st
   const page = useLoad(() => {
     const q = new URLSearchParams({ limit: String(size), offset: String(offset) });
     for (const [k, v] of Object.entries({ ...filters, search: query })) if (v) q.set(k, v);
-    return api<Row[]>("GET", `${path}?${q}`).then((r) => ({ rows: r.body, more: r.headers.has("link") }));
+    return api("GET", `${path}?${q}`).then((r) => ({ rows: rowsOf(r.body), more: r.headers.has("link") }));
   }, [path, size, key, query, offset]);
   const find = (e: Event) => {
     e.preventDefault();

@@ -3,18 +3,22 @@
 import { type ComponentChildren, render } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { type ApiError, can, currentSession, loadSession, onSessionChange, signIn, signOut } from "./api";
+import { CustomerPage, CustomersPage } from "./customers";
 import { KeysPage } from "./keys";
 import { OrderPage } from "./orders";
 import { OrdersPage } from "./orders-list";
 import { ProductPage } from "./products";
 import { ProductsPage } from "./products-list";
 import { ShippingPage } from "./shipping";
+import { TodayPage } from "./today";
 import type { Session } from "./types";
 import { Message, Title, useRoute } from "./ui";
 import { WebhooksPage } from "./webhooks";
 
 const PAGES = [
+  { id: "today", label: "Today", scope: "orders:read" },
   { id: "orders", label: "Orders", scope: "orders:read" },
+  { id: "customers", label: "Customers", scope: "orders:read" },
   { id: "products", label: "Products", scope: "products:read" },
   { id: "shipping", label: "Shipping", scope: "orders:read" },
   { id: "webhooks", label: "Webhooks", scope: "webhooks" },
@@ -151,6 +155,8 @@ function Shell({ session, onOut }: { session: Session; onOut: (why: string) => v
         <p>This key has none of the scopes the admin's pages need (orders:read, products:read, webhooks, keys).</p>
       </>
     );
+  else if (shown === "today") body = <TodayPage />;
+  else if (shown === "customers") body = id ? <CustomerPage key={id} id={id} /> : <CustomersPage />;
   else if (shown === "orders") body = id ? <OrderPage key={id} id={id} /> : <OrdersPage query={query} />;
   else if (shown === "products") body = id ? <ProductPage key={id} id={id} /> : <ProductsPage />;
   else if (shown === "shipping") body = <ShippingPage />;

@@ -27,6 +27,20 @@ export function actionsFor(status: string) {
 }
 
 /**
+ * What cancelling paid orders leaves to do (docs/admin.md, "Orders"): the store takes no money
+ * back itself, so the merchant refunds with the payment provider. "" when none was paid.
+ */
+export function refundNote(paid: { total: string; method?: string | null }[], currency: string): string {
+  if (!paid.length) return "";
+  const sum = paid.reduce((n, o) => n + Math.round(Number(o.total) * 100), 0) / 100;
+  const total = `${sum.toFixed(2)} ${currency}`;
+  const methods = [...new Set(paid.map((o) => o.method).filter(Boolean))].join(", ");
+  const what =
+    paid.length === 1 ? `This order was paid (${total})` : `${paid.length} of them were paid (${total} in all)`;
+  return `${what}. Cancelling refunds nothing: make any refund with the payment provider${methods ? ` (${methods})` : ""}. A cancellation cannot be undone.`;
+}
+
+/**
  * Asks before cancelling: the reason (required when `shipped`), whether to put the items back in
  * stock (not pre-ticked when `shipped`: only goods that came back return), confirm or keep.
  */
@@ -38,11 +52,14 @@ export function CancelForm({
   confirm,
   keep,
   busy,
+  note,
   onConfirm,
   onKeep,
 }: {
   id: string;
   legend: string;
+  /** What cancelling leaves to the merchant (a paid order's refund), said before they confirm. */
+  note?: string;
   shipped: boolean;
   shippedNote: string;
   confirm: string;
@@ -57,6 +74,7 @@ export function CancelForm({
   return (
     <fieldset>
       <legend>{legend}</legend>
+      {note && <p class="msg warn">{note}</p>}
       <div>
         <label for={id}>Reason{shipped ? "" : " (optional)"}</label>
         <input

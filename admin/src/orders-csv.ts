@@ -1,8 +1,25 @@
 // The order list's CSV export (docs/admin.md, "Orders"): one row per order line, with what a
 // packer or an accountant needs, safe to open in a spreadsheet.
+import { api } from "./api";
 import { csvCell } from "./csv";
 import type { OrderRow } from "./types";
 import { orderState } from "./ui";
+
+/** The most orders one GET /v1/orders answers (docs/modelled-reads.md). */
+const CSV_PAGE = 500;
+
+/** Every order of a view (the list's parameters without paging), read page by page. */
+export async function viewRows(params: URLSearchParams): Promise<OrderRow[]> {
+  const rows: OrderRow[] = [];
+  for (;;) {
+    const p = new URLSearchParams(params);
+    p.set("limit", String(CSV_PAGE));
+    p.set("offset", String(rows.length));
+    const page = (await api<OrderRow[]>("GET", `/v1/orders?${p}`)).body;
+    rows.push(...page);
+    if (page.length < CSV_PAGE) return rows;
+  }
+}
 
 /** What a packer or an accountant needs, one row per order line. */
 const CSV_COLUMNS = [

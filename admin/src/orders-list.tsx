@@ -1,12 +1,14 @@
 // The order list (docs/admin.md, "Orders"): quick views, a created range, sort, search, the
 // total count, all kept in the page's address (so Back and a reload restore them); rows selected
-// for bulk Mark paid, Ship, Cancel and Export CSV (./orders-csv.ts). At 360 px each order is a card.
-import { useState } from "preact/hooks";
+// for bulk Mark paid, Ship and Cancel; the whole view exported as one CSV (./orders-csv.ts). Days
+// are the store's (./zone.ts). At 360 px each order is a card.
+import { useEffect, useState } from "preact/hooks";
 import { api, can } from "./api";
-import { actionsFor, CancelForm } from "./order-actions";
-import { download, ordersCsv } from "./orders-csv";
+import { actionsFor, CancelForm, refundNote } from "./order-actions";
+import { download, ordersCsv, viewRows } from "./orders-csv";
 import type { OrderRow } from "./types";
 import { Heads, Message, money, orderState, Title, useAction, useLoad, when } from "./ui";
+import { dayBound, dayOf } from "./zone";
 
 const PAGE = 25;
 
@@ -16,7 +18,7 @@ const VIEWS: { id: string; label: string; params: () => Record<string, string> }
   {
     id: "today",
     label: "Today",
-    params: () => ({ created_from: localTime(new Date().toISOString().slice(0, 10), false) }),
+    params: () => ({ created_from: dayBound(dayOf(Date.now()), false) }),
   },
   { id: "unpaid", label: "Unpaid", params: () => ({ status: "unpaid" }) },
   { id: "to_ship", label: "To ship", params: () => ({ status: "paid" }) },
@@ -31,14 +33,12 @@ const SORTS: Record<string, [string, string, string]> = {
   low: ["Total, lowest first", "price", "asc"],
 };
 
-/** A local calendar day's first (or last) moment as ISO 8601 with this browser's offset. */
-function localTime(day: string, end: boolean): string {
-  const d = new Date(`${day}T${end ? "23:59:59.999" : "00:00:00"}`);
-  const off = -d.getTimezoneOffset();
-  const hh = String(Math.floor(Math.abs(off) / 60)).padStart(2, "0");
-  const mm = String(Math.abs(off) % 60).padStart(2, "0");
-  return `${day}T${end ? "23:59:59.999" : "00:00:00"}${off < 0 ? "-" : "+"}${hh}:${mm}`;
-}
+const viewHref = (view: string, q: string) => {
+  const p = new URLSearchParams();
+  if (view) p.set("view", view);
+  if (q) p.set("q", q);
+  return `#/orders${p.size ? `?${p}` : ""}`;
+};
 
 /** The list's address: the filters live in the hash, so Back and the order page's link return to them. */
 export let ordersListHash = "#/orders";
@@ -56,26 +56,44 @@ export function OrdersPage({ query }: { query: URLSearchParams }) {
   const to = query.get("to") ?? "";
   const q = query.get("q") ?? "";
   const [search, setSearch] = useState(q);
+  // The box shows the search the list applies, after Back or a link too.
+  useEffect(() => setSearch(q), [q]);
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const key = query.toString();
-  const list = useLoad(() => {
+  /** The view's parameters, without paging: the list's and its CSV's. */
+  const viewParams = () => {
     const p = new URLSearchParams({
       include_details: "true",
-      count: "true",
-      limit: String(PAGE),
-      offset: String(offset),
       order_by: sort[1],
       sort_order: sort[2],
       ...view.params(),
     });
-    if (from) p.set("created_from", localTime(from, false));
-    if (to) p.set("created_to", localTime(to, true));
+    if (from) p.set("created_from", dayBound(from, false));
+    if (to) p.set("created_to", dayBound(to, true));
     if (q) p.set("search", q);
+    return p;
+  };
+  const list = useLoad(() => {
+    const p = viewParams();
+    p.set("count", "true");
+    p.set("limit", String(PAGE));
+    p.set("offset", String(offset));
     return api<OrderRow[]>("GET", `/v1/orders?${p}`).then((r) => ({
       rows: r.body,
       total: Number(r.headers.get("x-total-count") ?? r.body.length),
     }));
   }, [key]);
+  const csv = useAction();
+  const exportView = (total: number) =>
+    csv.run(
+      async () => {
+        const rows = await viewRows(viewParams());
+        download(`orders-${dayOf(Date.now())}.csv`, ordersCsv(rows));
+        if (rows.length !== total)
+          throw new Error(`Exported ${rows.length} orders; the view changed meanwhile (${total} when listed).`);
+      },
+      `Exported ${total === 1 ? "1 order" : `${total} orders`} of this view as one CSV file.`,
+    );
   const set = (changes: Record<string, string>) => {
     const next = new URLSearchParams(query);
     for (const [k, v] of Object.entries(changes)) next.set(k, v);
@@ -97,7 +115,8 @@ export function OrdersPage({ query }: { query: URLSearchParams }) {
       <Title>Orders</Title>
       <nav class="views" aria-label="Views">
         {VIEWS.map((v) => (
-          <a href={`#/orders${v.id ? `?view=${v.id}` : ""}`} aria-current={v === view ? "page" : undefined}>
+          // A view keeps the search: what the box shows is always what the list applies.
+          <a href={viewHref(v.id, q)} aria-current={v === view ? "page" : undefined}>
             {v.label}
           </a>
         ))}
@@ -136,11 +155,20 @@ export function OrdersPage({ query }: { query: URLSearchParams }) {
       <Message error={error} />
       {loading && <p role="status">Loading…</p>}
       {data && (
-        <p class="count" role="status">
-          {data.total === 1 ? "1 order" : `${data.total} orders`}
-          {data.total > 0 && ` · showing ${offset + 1}–${offset + rows.length}`}
-        </p>
+        <div class="row">
+          <p class="count" role="status">
+            {data.total === 1 ? "1 order" : `${data.total} orders`}
+            {data.total > 0 && ` · showing ${offset + 1}–${offset + rows.length}`}
+            {q && ` · search “${q}”`}
+          </p>
+          {data.total > 0 && (
+            <button type="button" disabled={csv.busy} onClick={() => exportView(data.total)}>
+              Export CSV ({data.total === 1 ? "1 order" : `all ${data.total}`})
+            </button>
+          )}
+        </div>
       )}
+      <Message error={csv.error} ok={csv.ok} />
       {data && rows.length > 0 && <Bulk orders={chosen} reload={list.reload} clear={() => setSelected(new Set())} />}
       {data && rows.length > 0 && (
         <table class="list orders">
@@ -250,7 +278,7 @@ function Bulk({ orders, reload, clear }: { orders: OrderRow[]; reload: () => Pro
     return (
       <>
         <Message error={action.error} ok={action.ok} />
-        <p class="hint">Select orders to pay, ship, cancel or export several at once.</p>
+        <p class="hint">Select orders to pay, ship or cancel several at once.</p>
       </>
     );
   return (
@@ -280,17 +308,19 @@ function Bulk({ orders, reload, clear }: { orders: OrderRow[]; reload: () => Pro
             </button>
           </>
         )}
-        <button
-          type="button"
-          onClick={() => download(`orders-${new Date().toISOString().slice(0, 10)}.csv`, ordersCsv(orders))}
-        >
-          Export CSV
-        </button>
       </div>
       {cancelling && (
         <CancelForm
           id="bulk-reason"
           legend={`Cancel ${open.length} orders?`}
+          note={
+            open.length
+              ? refundNote(
+                  open.filter((o) => o.date_paid).map((o) => ({ total: o.total_amount, method: o.paymethod.method })),
+                  open[0].currency,
+                )
+              : ""
+          }
           shipped={shipped}
           shippedNote="some were shipped: only if they came back"
           confirm="Cancel the orders"

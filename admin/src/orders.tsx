@@ -4,7 +4,7 @@
 // scopes and the order's state allow it. Its history says who did what.
 import { useState } from "preact/hooks";
 import { api, can } from "./api";
-import { actionsFor, CancelForm, type Change, type OrderProps } from "./order-actions";
+import { actionsFor, CancelForm, type Change, type OrderProps, refundNote } from "./order-actions";
 import { Lines, LinesEditor } from "./order-lines";
 import { ordersListHash } from "./orders-list";
 import type { Address, Order } from "./types";
@@ -207,6 +207,9 @@ function Actions({ order, busy, change }: OrderProps) {
   const [invoice, setInvoice] = useState(false);
   const allowed = actionsFor(order.status);
   const unpaid = allowed.pay;
+  const refund = order.date_paid
+    ? refundNote([{ total: String(order.total), method: order.payment.method }], order.currency)
+    : "";
   useDirty(tracking !== (order.shipping_info.trackingnumber ?? "") || company !== (order.shipping_info.company ?? ""));
   const ship = (e: Event) => {
     e.preventDefault();
@@ -253,16 +256,17 @@ function Actions({ order, busy, change }: OrderProps) {
         {cancelling ? (
           <CancelForm
             id="reason"
-            legend={`Cancel order #${order.order_id}?`}
+            legend={`Cancel order #${order.order_id} (total ${money(order.total, order.currency)})?`}
             shipped={allowed.shipped}
             shippedNote="it was shipped: only if the goods came back"
             confirm="Cancel order"
             keep="Keep it"
             busy={busy}
+            note={refund}
             onConfirm={(restock, reason) =>
               change(
                 { status: "cancelled", restock, ...(reason ? { cancel_reason: reason } : {}) },
-                restock ? "Cancelled; stock returned." : "Cancelled; stock not returned.",
+                `${restock ? "Cancelled; stock returned." : "Cancelled; stock not returned."}${refund ? ` Nothing was refunded: refund ${money(order.total, order.currency)} with the payment provider if it is due.` : ""}`,
               )
             }
             onKeep={() => setCancelling(false)}

@@ -38,3 +38,6 @@ export type Variant = Schemas["Variant"];
 export type Key = Answer<"listKeys">["keys"][number];
 export type Webhook = Answer<"listWebhooks">["webhooks"][number];
 export type Delivery = Answer<"listWebhookDeliveries">["deliveries"][number];
+
+export type Customer = Answer<"listCustomers">["customers"][number];
+export type CustomerDetail = Answer<"getCustomer">;

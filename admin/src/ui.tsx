@@ -1,6 +1,7 @@
 // What every page of the admin uses: messages, loading, formats.
 import type { ComponentChildren } from "preact";
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
+import { currentSession } from "./api";
 
 /** A refusal or a confirmation, read out by screen readers when it appears. */
 export function Message({ error, ok }: { error?: string; ok?: string }) {
@@ -74,13 +75,13 @@ export const money = (v: number | string | null | undefined, currency = "") => {
   return currency ? `${s} ${currency}` : s;
 };
 
-/** An ISO time or "YYYY-MM-DD hh:mm:ss" as a short local date and time; "" for none. */
+/** An ISO time or "YYYY-MM-DD hh:mm:ss" as a short date and time in the store's zone; "" for none. */
 export const when = (v: string | number | null | undefined) => {
   if (!v) return "";
   const d = new Date(typeof v === "string" && !v.includes("T") ? `${v.replace(" ", "T")}Z` : v);
   return Number.isNaN(d.getTime())
     ? String(v)
-    : d.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+    : d.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short", timeZone: currentSession()?.timezone });
 };
 
 export const STATUSES = ["unpaid", "paid", "done", "cancelled"];

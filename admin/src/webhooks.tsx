@@ -35,7 +35,7 @@ export function WebhooksPage() {
           </ul>
         </>
       )}
-      <AddEndpoint reload={reload} />
+      <AddEndpoint reload={reload} existing={data ?? []} />
     </>
   );
 }
@@ -234,16 +234,35 @@ function Payload({ id, d }: { id: number; d: Delivery }) {
   );
 }
 
-function AddEndpoint({ reload }: { reload: () => void }) {
+/** The URL as the browser reads it (host case, default port), so two spellings of one URL match. */
+const sameUrl = (a: string, b: string) => {
+  try {
+    return new URL(a.trim()).href === new URL(b.trim()).href;
+  } catch {
+    return a.trim() === b.trim();
+  }
+};
+
+function AddEndpoint({ reload, existing }: { reload: () => void; existing: Webhook[] }) {
   const [url, setUrl] = useState("");
+  // The endpoint already at this URL, once the merchant was told and has not yet chosen.
+  const [twin, setTwin] = useState<Webhook | null>(null);
   const [all, setAll] = useState(true);
   const [events, setEvents] = useState<string[]>([]);
   const [format, setFormat] = useState("standard");
   const [secret, setSecret] = useState("");
   const action = useAction();
-  const add = (e: Event) => {
-    e.preventDefault();
+  const add = (e: Event | null, again = false) => {
+    e?.preventDefault();
     setSecret("");
+    // The API takes a URL twice (docs/webhooks.md): say so first, as each event would then arrive twice.
+    const same = existing.find((w) => sameUrl(w.url, url));
+    if (same && !again) {
+      action.clear();
+      setTwin(same);
+      return;
+    }
+    setTwin(null);
     action.run(async () => {
       const { body } = await api<{ secret: string }>("POST", "/v1/webhooks", {
         url,
@@ -260,7 +279,16 @@ function AddEndpoint({ reload }: { reload: () => void }) {
       <h2>Add an endpoint</h2>
       <div>
         <label for="wh-url">URL (https)</label>
-        <input id="wh-url" type="url" required value={url} onInput={(e) => setUrl(e.currentTarget.value)} />
+        <input
+          id="wh-url"
+          type="url"
+          required
+          value={url}
+          onInput={(e) => {
+            setUrl(e.currentTarget.value);
+            setTwin(null);
+          }}
+        />
       </div>
       <fieldset>
         <legend>Events</legend>
@@ -276,9 +304,24 @@ function AddEndpoint({ reload }: { reload: () => void }) {
           <option value="quickbutik">quickbutik (GET with query)</option>
         </select>
       </div>
-      <button type="submit" disabled={action.busy}>
-        Add endpoint
-      </button>
+      {twin ? (
+        <div class="msg warn" role="alert">
+          <p>
+            {twin.url} is already registered (endpoint {twin.id}, {twin.events.join(", ")}, {twin.format}): with a
+            second endpoint, each of its events is sent to it twice.
+          </p>
+          <button type="button" class="danger" disabled={action.busy} onClick={() => add(null, true)}>
+            Add it again
+          </button>
+          <button type="button" onClick={() => setTwin(null)}>
+            Keep the one
+          </button>
+        </div>
+      ) : (
+        <button type="submit" disabled={action.busy}>
+          Add endpoint
+        </button>
+      )}
       <Message error={action.error} ok={action.ok} />
       {secret && (
         <p class="secret">

@@ -149,6 +149,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/customers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the store's customers
+         * @description Newest customer first, each with its order count, spend and latest order. A customer is made by the first order a secret key creates with its e-mail; storefront orders link none. The Link header names the next page.
+         */
+        get: operations["listCustomers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/customers/{customer_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a customer and their latest orders
+         * @description The customer with its totals and its latest 50 orders, newest first.
+         */
+        get: operations["getCustomer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/shipping-methods": {
         parameters: {
             query?: never;
@@ -3033,6 +3073,250 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    listCustomers: {
+        parameters: {
+            query?: {
+                /** @description Any part of the e-mail, name, company or phone, any case. */
+                search?: string;
+                /** @description Default 25. */
+                limit?: number;
+                /** @description Customers to skip. */
+                offset?: number;
+                /** @description true: X-Total-Count is the number of customers the search matches. */
+                count?: boolean;
+            };
+            header?: {
+                /** @description Optional id of this request, echoed in the answer and the log when well-formed. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A bookmark from an earlier answer: this request reads data at least that fresh (read-after-write). Anything not in D1's bookmark form is 400. */
+                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of customers. */
+            200: {
+                headers: {
+                    /** @description The next page (rel="next"), when there is one. */
+                    Link?: string;
+                    /** @description With count=true. */
+                    "X-Total-Count"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        customers: {
+                            customer_id: number;
+                            /** @description As the latest order spelt it; customers are one per e-mail, any case. */
+                            email: string;
+                            /** @description First and last name of the billing address (else the shipping one); "" when none. */
+                            name: string;
+                            phone: string | null;
+                            type: string | null;
+                            /** @description An order asked for a customer login. */
+                            login_create: boolean;
+                            newsletter_subscribe: boolean;
+                            /** @description As the customer's latest order that gave it wrote it (firstname, lastname, address, ...). */
+                            billing_details: {
+                                [key: string]: string | number | boolean | Record<string, never> | unknown[] | null;
+                            } | null;
+                            /** @description As the customer's latest order that gave it wrote it (firstname, lastname, address, ...). */
+                            shipping_details: {
+                                [key: string]: string | number | boolean | Record<string, never> | unknown[] | null;
+                            } | null;
+                            /** @description Every order linked to the customer, whatever its status. */
+                            orders_count: number;
+                            /** @description The totals of the customer's orders that are not cancelled, in the store's currency (`currency`); orders in another currency are counted in orders_count only. */
+                            total_spent: number;
+                            /** @description The store's currency (DEFAULT_CURRENCY), of total_spent. */
+                            currency: string;
+                            last_order_id: number | null;
+                            /** @description When the customer's latest order was created. */
+                            last_order_at: string | null;
+                            created_at: string;
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description A parameter is unknown, given twice or invalid; errors name it. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks orders:read, or is a publishable key. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            /** @description No API key is configured. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getCustomer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional id of this request, echoed in the answer and the log when well-formed. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description A bookmark from an earlier answer: this request reads data at least that fresh (read-after-write). Anything not in D1's bookmark form is 400. */
+                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
+            };
+            path: {
+                customer_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The customer. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        customer_id: number;
+                        /** @description As the latest order spelt it; customers are one per e-mail, any case. */
+                        email: string;
+                        /** @description First and last name of the billing address (else the shipping one); "" when none. */
+                        name: string;
+                        phone: string | null;
+                        type: string | null;
+                        /** @description An order asked for a customer login. */
+                        login_create: boolean;
+                        newsletter_subscribe: boolean;
+                        /** @description As the customer's latest order that gave it wrote it (firstname, lastname, address, ...). */
+                        billing_details: {
+                            [key: string]: string | number | boolean | Record<string, never> | unknown[] | null;
+                        } | null;
+                        /** @description As the customer's latest order that gave it wrote it (firstname, lastname, address, ...). */
+                        shipping_details: {
+                            [key: string]: string | number | boolean | Record<string, never> | unknown[] | null;
+                        } | null;
+                        /** @description Every order linked to the customer, whatever its status. */
+                        orders_count: number;
+                        /** @description The totals of the customer's orders that are not cancelled, in the store's currency (`currency`); orders in another currency are counted in orders_count only. */
+                        total_spent: number;
+                        /** @description The store's currency (DEFAULT_CURRENCY), of total_spent. */
+                        currency: string;
+                        last_order_id: number | null;
+                        /** @description When the customer's latest order was created. */
+                        last_order_at: string | null;
+                        created_at: string;
+                        updated_at: string;
+                        /** @description The latest 50 orders, newest first. */
+                        orders: {
+                            order_id: number;
+                            /** @enum {string} */
+                            status: "unpaid" | "paid" | "done" | "cancelled";
+                            date_paid: string | null;
+                            total: number;
+                            currency: string;
+                            created_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The id is not an id. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks orders:read, or is a publishable key. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such customer. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            /** @description No API key is configured. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
     listShippingMethods: {
         parameters: {
             query?: {
@@ -4713,6 +4997,8 @@ export interface operations {
                         };
                         /** @description The store's currency (DEFAULT_CURRENCY): product prices are in it. */
                         currency: string;
+                        /** @description The store's IANA time zone (STORE_TIMEZONE; UTC when unset or not a zone): the admin's days are its. */
+                        timezone: string;
                     };
                 };
             };
@@ -4836,6 +5122,8 @@ export interface operations {
                         };
                         /** @description The store's currency (DEFAULT_CURRENCY): product prices are in it. */
                         currency: string;
+                        /** @description The store's IANA time zone (STORE_TIMEZONE; UTC when unset or not a zone): the admin's days are its. */
+                        timezone: string;
                     };
                 };
             };

@@ -55,6 +55,8 @@ export const ROUTE_SCOPES: Record<string, RouteRule> = {
   "GET /v1/orders/:order_id": { scope: "orders:read", publishable: "order-token" },
   "POST /v1/orders": { scope: "orders:write", publishable: "order-create" },
   "PUT /v1/orders": { scope: "orders:write" },
+  "GET /v1/customers": { scope: "orders:read" },
+  "GET /v1/customers/:customer_id": { scope: "orders:read" },
   "GET /v1/shipping-methods": { scope: "orders:read", publishable: "catalog" },
   "POST /v1/shipping-methods": { scope: "orders:write" },
   "PATCH /v1/shipping-methods/:id": { scope: "orders:write" },

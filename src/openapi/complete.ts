@@ -137,6 +137,8 @@ export const TOPICS: Record<string, string> = {
   "GET /v1/orders/{order_id}": "orders.html#reading-orders",
   "/v1/metadata/product/{id}": "modelled-reads.html#metadata",
   "/v1/metadata/order/{id}": "modelled-reads.html#metadata",
+  "/v1/customers": "orders.html#customers",
+  "/v1/customers/{customer_id}": "orders.html#customers",
   "/v1/shipping-methods": "storefront.html#shipping-methods",
   "/v1/shipping-methods/{id}": "storefront.html#shipping-methods",
   "/v1/keys": "keys.html",

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { customersPaths } from "../customers/openapi";
 import { KEY_SECURITY_SCHEMES, keysPaths, withKeySecurity } from "../keys/openapi";
 import { metadataPaths } from "../metadata/openapi";
 import { orderUpdateOperation } from "../orders/openapi";
@@ -174,6 +175,7 @@ export function buildOpenApi() {
       { name: "service", description: "Unauthenticated service endpoints." },
       { name: "products", description: "Products and their variants." },
       { name: "orders", description: "Orders." },
+      { name: "customers", description: "The customers orders made, with their totals (docs/customers.md)." },
       {
         name: "shipping",
         description: "The store's shipping methods, which storefront orders name (docs/orders.md).",
@@ -335,6 +337,7 @@ export function buildOpenApi() {
           },
         },
       },
+      ...customersPaths,
       ...shippingPaths,
       ...webhooksPaths,
       ...keysPaths,

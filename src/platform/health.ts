@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import { LATEST_MIGRATION } from "../db/migrations";
 import type { AppEnv } from "../env";
 import { envelope } from "./errors";
+import { timeZoneWarning } from "./timezone";
 
 /** What a query against a database without this version's tables fails with (SQLite's words). */
 export const isSchemaMissing = (message: string) => /no such (table|column)/i.test(message);
@@ -13,8 +14,9 @@ export const STORE_URL_UNSET =
   'STORE_URL is not set: no product has a url ("" in the modelled dialect, null in ours); set the var to the storefront\'s product base URL';
 
 /** Configuration that works but leaves something out: said by GET /health, the admin and the deploy. */
-export function configWarnings(env: Pick<AppEnv["Bindings"], "STORE_URL">): string[] {
-  return (env.STORE_URL ?? "").trim() ? [] : [STORE_URL_UNSET];
+export function configWarnings(env: Pick<AppEnv["Bindings"], "STORE_URL" | "STORE_TIMEZONE">): string[] {
+  const zone = timeZoneWarning(env);
+  return [...((env.STORE_URL ?? "").trim() ? [] : [STORE_URL_UNSET]), ...(zone ? [zone] : [])];
 }
 
 /**

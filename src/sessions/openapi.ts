@@ -13,7 +13,7 @@ const NO_COOKIE = error("The request carries no session cookie (a key header was
 
 const SESSION = {
   type: "object",
-  required: ["csrf_token", "expires_at", "idle_expires_at", "key", "currency"],
+  required: ["csrf_token", "expires_at", "idle_expires_at", "key", "currency", "timezone"],
   properties: {
     csrf_token: { type: "string", pattern: "^[0-9a-f]{64}$", description: "Send as X-CSRF-Token on writes." },
     expires_at: TIME("when the session ends, however busy (12 hours after sign-in, or the key's expiry)."),
@@ -28,6 +28,11 @@ const SESSION = {
       },
     },
     currency: { type: "string", description: "The store's currency (DEFAULT_CURRENCY): product prices are in it." },
+    timezone: {
+      type: "string",
+      description:
+        "The store's IANA time zone (STORE_TIMEZONE; UTC when unset or not a zone): the admin's days are its.",
+    },
   },
 };
 

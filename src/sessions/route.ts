@@ -5,6 +5,7 @@ import { verifySecretKey } from "../keys/verify";
 import { failed } from "../platform/auth";
 import { jsonBody } from "../platform/body";
 import { ApiError } from "../platform/errors";
+import { storeTimeZone } from "../platform/timezone";
 import { zv } from "../platform/zv";
 import {
   checkOrigin,
@@ -64,6 +65,7 @@ export const sessionsRoute = new Hono<AppEnv>()
         idle_expires_at: iso(now + idleMs(c.env)),
         key: { id: cred.keyId, name: cred.name, scopes: cred.scopes },
         currency: c.env.DEFAULT_CURRENCY || "SEK",
+        timezone: storeTimeZone(c.env),
       },
       201,
       { "Set-Cookie": sessionSetCookie(session.id) },
@@ -80,6 +82,7 @@ export const sessionsRoute = new Hono<AppEnv>()
       idle_expires_at: iso(Math.min(session.idleExpiresAt, expiresAt)),
       key: { id: cred.keyId, name: cred.name, scopes: cred.scopes },
       currency: c.env.DEFAULT_CURRENCY || "SEK",
+      timezone: storeTimeZone(c.env),
     });
   })
   .delete("/current", async (c) => {

@@ -1,0 +1,86 @@
+import { z } from "zod";
+import {
+  CUSTOMER_LIMIT_DEFAULT,
+  CUSTOMER_LIMIT_MAX,
+  CUSTOMER_ORDERS_MAX,
+  customerDetail,
+  customerList,
+} from "./schema";
+
+// The customer routes of the OpenAPI document (src/openapi/document.ts spreads `customersPaths`
+// into its paths), from the zod description the answers are built to (./schema.ts).
+
+type Json = Record<string, unknown>;
+
+const schema = (s: z.ZodType): Json => {
+  const { $schema: _s, ...rest } = z.toJSONSchema(s, { io: "output", unrepresentable: "any" }) as Json;
+  return rest;
+};
+const json = (s: Json) => ({ "application/json": { schema: s } });
+const error = (description: string) => ({ description, content: json({ $ref: "#/components/schemas/Error" }) });
+const AUTH = {
+  "401": error("Missing or wrong credentials."),
+  "403": error("The key lacks orders:read, or is a publishable key."),
+  "500": error("No API key is configured."),
+};
+const query = (name: string, s: Json, description: string) => ({
+  name,
+  in: "query",
+  required: false,
+  schema: s,
+  description,
+});
+
+export const customersPaths = {
+  "/v1/customers": {
+    get: {
+      operationId: "listCustomers",
+      tags: ["customers"],
+      summary: "List the store's customers",
+      description:
+        "Newest customer first, each with its order count, spend and latest order. A customer is made by the first " +
+        "order a secret key creates with its e-mail; storefront orders link none. The Link header names the next page.",
+      parameters: [
+        query(
+          "search",
+          { type: "string", maxLength: 255 },
+          "Any part of the e-mail, name, company or phone, any case.",
+        ),
+        query(
+          "limit",
+          { type: "integer", minimum: 1, maximum: CUSTOMER_LIMIT_MAX },
+          `Default ${CUSTOMER_LIMIT_DEFAULT}.`,
+        ),
+        query("offset", { type: "integer", minimum: 0 }, "Customers to skip."),
+        query("count", { type: "boolean" }, "true: X-Total-Count is the number of customers the search matches."),
+      ],
+      responses: {
+        "200": {
+          description: "A page of customers.",
+          headers: {
+            Link: { schema: { type: "string" }, description: 'The next page (rel="next"), when there is one.' },
+            "X-Total-Count": { schema: { type: "integer" }, description: "With count=true." },
+          },
+          content: json(schema(customerList)),
+        },
+        "400": error("A parameter is unknown, given twice or invalid; errors name it."),
+        ...AUTH,
+      },
+    },
+  },
+  "/v1/customers/{customer_id}": {
+    get: {
+      operationId: "getCustomer",
+      tags: ["customers"],
+      summary: "Read a customer and their latest orders",
+      description: `The customer with its totals and its latest ${CUSTOMER_ORDERS_MAX} orders, newest first.`,
+      parameters: [{ name: "customer_id", in: "path", required: true, schema: { type: "integer", minimum: 1 } }],
+      responses: {
+        "200": { description: "The customer.", content: json(schema(customerDetail)) },
+        "400": error("The id is not an id."),
+        "404": error("No such customer."),
+        ...AUTH,
+      },
+    },
+  },
+};
