@@ -6,7 +6,12 @@ import type { Idem } from "./platform/idempotency";
 // its own currency, and API_KEY may be missing (the service then fails closed).
 export type Bindings = Omit<
   Env,
-  "DEFAULT_CURRENCY" | "API_KEY" | "STORE_URL" | "STOREFRONT_MAX_LINE_QTY" | "STOREFRONT_MAX_HELD_UNITS" | "STORE_TIMEZONE"
+  | "DEFAULT_CURRENCY"
+  | "API_KEY"
+  | "STORE_URL"
+  | "STOREFRONT_MAX_LINE_QTY"
+  | "STOREFRONT_MAX_HELD_UNITS"
+  | "STORE_TIMEZONE"
 > & {
   DEFAULT_CURRENCY: string;
   /** Units of one item a storefront order may take (docs/storefront.md, "Storefront orders"); unset: 50. */
