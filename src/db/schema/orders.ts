@@ -74,6 +74,9 @@ export const orders = sqliteTable(
     index("orders_status_created").on(t.status, t.createdAt),
     index("orders_date_paid").on(t.datePaid),
     index("orders_status_date").on(t.statusDate),
+    // The customers list's totals and a customer's orders (src/customers/): a customer's orders
+    // in id order, without a scan of every order.
+    index("orders_customer").on(t.customerId, t.id),
     check(
       "orders_money",
       sql`${t.subtotal} >= 0 AND ${t.discount} >= 0 AND ${t.total} >= 0 AND ${t.shippingPrice} >= 0`,
