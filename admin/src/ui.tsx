@@ -1,6 +1,6 @@
 // What every page of the admin uses: messages, loading, formats.
 import type { ComponentChildren } from "preact";
-import { useCallback, useEffect, useRef, useState } from "preact/hooks";
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { currentSession } from "./api";
 
 /** A refusal or a confirmation, read out by screen readers when it appears. */
@@ -116,10 +116,14 @@ addEventListener("beforeunload", (e) => {
   if (dirty.size) e.preventDefault();
 });
 
-/** Marks the calling form unsaved while `isDirty`; leaving the page then asks first. */
+/**
+ * Marks the calling form unsaved while `isDirty`; leaving the page then asks first. A layout
+ * effect, run as the render commits: a passive one waits for the next frame, and a move away
+ * right after a keystroke on a busy machine left before the form was marked.
+ */
 export function useDirty(isDirty: boolean) {
   const me = useRef({});
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (isDirty) dirty.add(me.current);
     else dirty.delete(me.current);
     return () => {
