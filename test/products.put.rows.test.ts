@@ -72,6 +72,21 @@ async function stockTool() {
   return { same: same.counts, two: two.counts };
 }
 
+/** 10 products of 10 SKUs each; a stock tool's batch of all 100 unchanged; each call's rows read. */
+async function stockToolReads() {
+  const p = `${uid("U")}-`;
+  for (let j = 0; j < 10; j++) {
+    const list = Array.from({ length: 10 }, (_, k) => size(k, `${p}${j}-${k}`, 5));
+    const made = await post("/v1/products", { title: `U${j}`, price: 10, variants: { add: list } });
+    expect(made.status, made.text).toBe(200);
+  }
+  const batch = Array.from({ length: 100 }, (_, k) => ({ sku: `${p}${Math.floor(k / 10)}-${k % 10}`, stock: 5 }));
+  const w = wrapD1();
+  const r = await put("/v1/products", batch, { env: { DB: w.db } });
+  expect(r.json.success, r.text).toBe(100);
+  return w.counts;
+}
+
 // Where the rows went, for a failure's message: each statement's rows written, in order.
 const shown = (c: { rows: { written: number }[] }) => JSON.stringify(c.rows.map((r) => r.written));
 
@@ -94,6 +109,29 @@ describe("rows a PUT writes", () => {
     const { same, two } = await stockTool();
     expect(same.rowsWritten, shown(same)).toBeLessThanOrEqual(3);
     expect(two.rowsWritten, shown(two)).toBeLessThanOrEqual(least(products, ["stock"], 2, 2) + 3);
+  });
+});
+
+// Rows a stock tool's batch reads (docs/design.md, "Writes"). A plain read of the same work looks
+// each SKU up in the registry's index and reads its variant by key: 100 list rows, 100 index
+// rows, 100 variants. The read batch here reads the list and the registry twice (the products and
+// their variants are two statements), each product's 10 variants twice (the rows, and the
+// structure the write's guard holds), the products and their versions; the sizes estimate, an
+// ORDER BY, `IN (SELECT ... json_each)` and the SKU owners' own lookup are not read at all.
+describe("rows a PUT reads", () => {
+  const shownRead = (c: { rows: { sql: string; read: number }[] }) =>
+    c.rows.map((r) => `${r.read} ${r.sql.replace(/\s+/g, " ").slice(0, 60)}`).join("\n");
+
+  it("a stock tool's batch of 100 SKUs over 10 products reads its read batch in 4 statements, about 6 rows a SKU", async () => {
+    const c = await stockToolReads();
+    expect(c.statementsPerCall[0]).toBe(4);
+    const read = c.rows.slice(0, 4).reduce((n, r) => n + r.read, 0);
+    expect(read, shownRead(c)).toBeLessThanOrEqual(2 * (100 + 100) + 2 * 100 + 10 + 10 + 20);
+    // The owners of SKUs that only select are the rows the selection reads: no lookup of their own.
+    expect(c.rows[2].read, shownRead(c)).toBe(0);
+    // The whole request: the read, the guard (the products' structure again) and the answer (the
+    // products as stored, every variant).
+    expect(c.rowsRead, shownRead(c)).toBeLessThanOrEqual(1000);
   });
 });
 

@@ -20,12 +20,14 @@ const STALE = sqlNames(staleReads);
 
 /**
  * The structure of product `p` as one string, the same SQL for the read and for the guard, so the
- * two compare exactly (no formatting to agree on between JavaScript and SQLite).
+ * two compare exactly (no formatting to agree on between JavaScript and SQLite). In the order of
+ * the product's index (position, then id), so no sort is billed as rows read.
  */
 export const STRUCTURE_SQL = `(
   SELECT json_array(p.${P.sku}, p.${P.optionNames}, p.${P.disableMinusqty}, json_group_array(json_array(
     v.${V.id}, v.${V.sku}, ${[1, 2, 3, 4, 5].map((n) => `v.${optionColumn(V, n)}`).join(", ")}, v.${V.position})))
-  FROM (SELECT * FROM ${V.$} WHERE ${V.$}.${V.productId} = p.${P.id} ORDER BY ${V.$}.${V.id}) AS v)`;
+  FROM (SELECT * FROM ${V.$} WHERE ${V.$}.${V.productId} = p.${P.id}
+    ORDER BY ${V.$}.${V.position}, ${V.$}.${V.id}) AS v)`;
 
 /**
  * Fails the batch through the always-false CHECK of stale_reads (src/db/schema/catalog.ts) when a product

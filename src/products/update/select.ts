@@ -39,22 +39,51 @@ export const fail = (status: Status, message: string): Failed => ({ ok: false, s
 // Read
 
 // Every product a selector can point at: by id, through one of its variants, or through a SKU.
+// Each list is joined from json_each, never `IN (SELECT value FROM json_each(?))`, whose list
+// SQLite first copies into a scratch index that D1 bills as rows read (docs/design.md, "Writes").
 const P = sqlNames(products);
 const V = sqlNames(variants);
 const K = sqlNames(skus);
-const TARGETS = `
-  SELECT ${P.id} FROM ${P.$} WHERE ${P.id} IN (SELECT value FROM json_each(?1))
-  UNION SELECT ${V.productId} FROM ${V.$} WHERE ${V.id} IN (SELECT value FROM json_each(?2))
-  UNION SELECT ${K.productId} FROM ${K.$} WHERE ${K.sku} IN (SELECT value FROM json_each(?3))`;
-// answer_size: the product's answer size estimate as stored (docs/products.md, "Updating products").
+// DISTINCT over UNION ALL: UNION's own dedupe is billed as a row read per row it keeps.
+const TARGETS = `SELECT DISTINCT id FROM (
+  SELECT p.${P.id} AS id FROM json_each(?1) AS j CROSS JOIN ${P.$} AS p ON p.${P.id} = j.value
+  UNION ALL SELECT v.${V.productId} FROM json_each(?2) AS j CROSS JOIN ${V.$} AS v ON v.${V.id} = j.value
+  UNION ALL SELECT k.${K.productId} FROM json_each(?3) AS j CROSS JOIN ${K.$} AS k ON k.${K.sku} = j.value)`;
+// answer_size: the product's answer size estimate as stored (docs/products.md, "Updating
+// products"), which passes all its variants: read only when an item of the request can change a
+// text (?4), since a change of counts and prices leaves the estimate as it is.
 // Rows keep the columns' SQL names (src/db/rows.ts maps them).
-export const READ_PRODUCTS = `SELECT p.*, ${SIZE_SQL} AS answer_size, ${STRUCTURE_SQL} AS structure, ${VERSION_SQL} AS version
-  FROM ${P.$} AS p WHERE p.${P.id} IN (${TARGETS})`;
-const READ_VARIANTS = `SELECT * FROM ${V.$} WHERE ${V.productId} IN (${TARGETS})
-  ORDER BY ${V.productId}, ${V.position}, ${V.id}`;
-const READ_OWNERS = `SELECT ${K.sku} AS sku, ${K.productId} AS product_id, ${K.variantId} AS variant_id FROM ${K.$}
-  WHERE ${K.sku} IN (SELECT value FROM json_each(?1))`;
-export const READ_SLUGS = `SELECT ${P.slug} AS slug, ${P.id} AS id FROM ${P.$} WHERE ${P.slug} IN (SELECT value FROM json_each(?1))`;
+export const READ_PRODUCTS = `SELECT p.*, iif(?4, ${SIZE_SQL}, 0) AS answer_size, ${STRUCTURE_SQL} AS structure,
+  ${VERSION_SQL} AS version FROM (${TARGETS}) AS t CROSS JOIN ${P.$} AS p ON p.${P.id} = t.id`;
+// Unordered: an ORDER BY is billed as a row read per row sorted; snapshotOf puts each product's
+// variants in their order (position, then id), which the product index mostly gives already.
+const READ_VARIANTS = `SELECT v.* FROM (${TARGETS}) AS t CROSS JOIN ${V.$} AS v ON v.${V.productId} = t.id`;
+const READ_OWNERS = `SELECT k.${K.sku} AS sku, k.${K.productId} AS product_id, k.${K.variantId} AS variant_id
+  FROM json_each(?1) AS j CROSS JOIN ${K.$} AS k ON k.${K.sku} = j.value`;
+export const READ_SLUGS = `SELECT p.${P.slug} AS slug, p.${P.id} AS id
+  FROM json_each(?1) AS j CROSS JOIN ${P.$} AS p ON p.${P.slug} = j.value`;
+
+/** The keys of an item that change no text of its product (its answer size stays as it is). */
+const COUNTS_AND_PRICES = new Set([
+  "product_id",
+  "variant_id",
+  "stock",
+  "qty",
+  "price",
+  "before_price",
+  "purchase_price",
+  "adjust",
+  "expected_qty",
+  "expected_stock",
+]);
+/** Whether an item can change its product's answer size: a text, a list, or a SKU it sets rather than selects by. */
+const changesSize = (d: ProductUpdate) =>
+  Object.entries(d).some(
+    ([k, v]) =>
+      v !== undefined &&
+      !COUNTS_AND_PRICES.has(k) &&
+      (k !== "sku" || d.product_id !== undefined || d.variant_id !== undefined),
+  );
 
 export type Snapshot = {
   products: Map<number, ProductRow>;
@@ -80,8 +109,13 @@ export function namedSkus(d: ProductUpdate): string[] {
   return out;
 }
 
+/** An item's SKU when it selects the product by it (no id given). */
+const selectorSku = (d: ProductUpdate) =>
+  d.variant_id === undefined && d.product_id === undefined && d.sku !== null ? d.sku : undefined;
+
 export async function readSnapshot(db: DB, items: UpdateItem[]): Promise<Snapshot> {
-  return snapshotOf(await runBatch(db, snapshotReads(db, items)));
+  const selectors = new Set(items.flatMap(({ data }) => selectorSku(data) ?? []));
+  return snapshotOf(await runBatch(db, snapshotReads(db, items)), selectors);
 }
 
 /** The statements of a round's read, in the order snapshotOf takes their results. */
@@ -90,16 +124,23 @@ export function snapshotReads(db: DB, items: UpdateItem[]): D1PreparedStatement[
     JSON.stringify(items.flatMap(({ data }) => (pick(data) === undefined ? [] : [pick(data)])));
   const pids = ids((d) => d.product_id);
   const vids = ids((d) => d.variant_id);
-  const selectors = ids((d) => (d.variant_id === undefined && d.product_id === undefined ? d.sku : undefined));
+  const selectors = ids(selectorSku);
+  // A selecting SKU's owner is among the rows the selection reads (snapshotOf): only the SKUs a
+  // body gives as new values are looked up in the registry on their own.
+  const given = items.flatMap(({ data }) => {
+    const named = namedSkus(data);
+    return selectorSku(data) ? named.slice(1) : named;
+  });
   return [
-    stmt(db, READ_PRODUCTS, pids, vids, selectors),
+    stmt(db, READ_PRODUCTS, pids, vids, selectors, items.some((i) => changesSize(i.data)) ? 1 : 0),
     stmt(db, READ_VARIANTS, pids, vids, selectors),
-    stmt(db, READ_OWNERS, JSON.stringify(items.flatMap((i) => namedSkus(i.data)))),
+    stmt(db, READ_OWNERS, JSON.stringify(given)),
     stmt(db, READ_SLUGS, JSON.stringify(items.flatMap((i) => (i.data.slug ? [i.data.slug] : [])))),
   ];
 }
 
-export function snapshotOf([ps, vs, os, ss]: D1Result<Record<string, unknown>>[]): Snapshot {
+/** The snapshot from the read's results; `selectors`, the SKUs items select by (their owners are read rows). */
+export function snapshotOf([ps, vs, os, ss]: D1Result<Record<string, unknown>>[], selectors: Set<string>): Snapshot {
   const snap: Snapshot = {
     products: new Map(),
     variants: new Map(),
@@ -117,16 +158,27 @@ export function snapshotOf([ps, vs, os, ss]: D1Result<Record<string, unknown>>[]
     snap.structures.set(p.id, String(row.structure));
     snap.versions.set(p.id, Number(row.version));
     snap.variants.set(p.id, []);
+    if (p.sku !== null && selectors.has(p.sku)) snap.owners.set(p.sku, { productId: p.id, variantId: null });
   }
   for (const row of vs.results) {
     const v = toVariant(row);
     snap.variants.get(v.productId)?.push(v);
     snap.variantById.set(v.id, v);
+    if (v.sku !== null && selectors.has(v.sku)) snap.owners.set(v.sku, { productId: v.productId, variantId: v.id });
+  }
+  for (const list of snap.variants.values()) {
+    if (!inOrder(list)) list.sort(byPosition);
   }
   for (const o of os.results) {
     snap.owners.set(String(o.sku), { productId: Number(o.product_id), variantId: o.variant_id as number | null });
   }
   return snap;
+}
+
+const byPosition = (a: VariantRow, b: VariantRow) => a.position - b.position || a.id - b.id;
+function inOrder(list: VariantRow[]) {
+  for (let i = 1; i < list.length; i++) if (byPosition(list[i - 1], list[i]) > 0) return false;
+  return true;
 }
 
 // ---------------------------------------------------------------------------------------------
