@@ -1,9 +1,9 @@
-import { optionNames, type VariantRow } from "../present";
+import { optionNames } from "../present";
 import { MAX_VARIANTS } from "../schema";
 import { MAX_ANSWER_BYTES, tooLarge } from "../size";
 import { comboKey, type Located, sameNames, VALUE_KEYS, valuesOf } from "../variants";
 import { categoriesAndSlug } from "./categories";
-import { type Failed, Failures, fail, type Snapshot, type Target } from "./select";
+import { type Failed, Failures, fail, type PlanVariant, type Snapshot, type Target } from "./select";
 import { sizeAfter } from "./size";
 import {
   addEntries,
@@ -215,7 +215,7 @@ export function plan(t: Target, snap: Snapshot, prior?: Plan): Plan | Failed {
   const finalNames = states.length ? names : [];
   if (!sameNames(finalNames, current)) product.option_names = finalNames;
   else delete product.option_names;
-  const deleted = deletes.map((id) => snap.variantById.get(id) as VariantRow);
+  const deleted = deletes.map((id) => snap.variantById.get(id) as PlanVariant);
   const size = sizeAfter(snap.sizes.get(p.id) ?? 0, p, product, deleted, states);
   if (size > MAX_ANSWER_BYTES) return fail(413, tooLarge(`product ${p.id}`, size));
   const price = prior?.guard.price ?? (inherits && product.price === undefined ? p.price : undefined);

@@ -1,5 +1,5 @@
 import type { DB } from "../../db/client";
-import { toProduct, toVariant } from "../../db/rows";
+import { toProduct } from "../../db/rows";
 import { products, skus, variants } from "../../db/schema";
 import { sqlNames } from "../../platform/columns";
 import { runBatch, stmt } from "../../platform/d1";
@@ -50,16 +50,41 @@ const TARGETS = `
 // Rows keep the columns' SQL names (src/db/rows.ts maps them).
 export const READ_PRODUCTS = `SELECT p.*, ${SIZE_SQL} AS answer_size, ${STRUCTURE_SQL} AS structure, ${VERSION_SQL} AS version
   FROM ${P.$} AS p WHERE p.${P.id} IN (${TARGETS})`;
-const READ_VARIANTS = `SELECT * FROM ${V.$} WHERE ${V.productId} IN (${TARGETS})
-  ORDER BY ${V.productId}, ${V.position}, ${V.id}`;
+// Only the columns a plan decides on, each under its schema key: the rows are used as D1 returns
+// them, with no second object per variant (a sync reads up to 2,048).
+const PLAN_COLUMNS = [
+  "id",
+  "productId",
+  "sku",
+  "option1",
+  "option2",
+  "option3",
+  "option4",
+  "option5",
+  "price",
+  "beforePrice",
+  "purchasePrice",
+  "qty",
+  "qtyLocation",
+  "gtin",
+  "supplierSku",
+  "weight",
+  "visible",
+  "images",
+  "position",
+] as const satisfies readonly (keyof VariantRow)[];
+/** A variant as a plan reads it. */
+export type PlanVariant = Pick<VariantRow, (typeof PLAN_COLUMNS)[number]>;
+const READ_VARIANTS = `SELECT ${PLAN_COLUMNS.map((k) => `${V[k]} AS "${k}"`).join(", ")} FROM ${V.$}
+  WHERE ${V.productId} IN (${TARGETS}) ORDER BY ${V.productId}, ${V.position}, ${V.id}`;
 const READ_OWNERS = `SELECT ${K.sku} AS sku, ${K.productId} AS product_id, ${K.variantId} AS variant_id FROM ${K.$}
   WHERE ${K.sku} IN (SELECT value FROM json_each(?1))`;
 export const READ_SLUGS = `SELECT ${P.slug} AS slug, ${P.id} AS id FROM ${P.$} WHERE ${P.slug} IN (SELECT value FROM json_each(?1))`;
 
 export type Snapshot = {
   products: Map<number, ProductRow>;
-  variants: Map<number, VariantRow[]>;
-  variantById: Map<number, VariantRow>;
+  variants: Map<number, PlanVariant[]>;
+  variantById: Map<number, PlanVariant>;
   owners: Map<string, { productId: number; variantId: number | null }>;
   /** The products that have a slug the body gives. */
   slugs: Map<string, number>;
@@ -118,8 +143,7 @@ export function snapshotOf([ps, vs, os, ss]: D1Result<Record<string, unknown>>[]
     snap.versions.set(p.id, Number(row.version));
     snap.variants.set(p.id, []);
   }
-  for (const row of vs.results) {
-    const v = toVariant(row);
+  for (const v of vs.results as unknown as PlanVariant[]) {
     snap.variants.get(v.productId)?.push(v);
     snap.variantById.set(v.id, v);
   }
@@ -133,7 +157,7 @@ export function snapshotOf([ps, vs, os, ss]: D1Result<Record<string, unknown>>[]
 // Selection (docs/products.md, "Updating products")
 
 /** An item's product, and with `version` the version an If-Match made its write depend on. */
-export type Target = { item: UpdateItem; product: ProductRow; variant?: VariantRow; bySku: boolean; version?: number };
+export type Target = { item: UpdateItem; product: ProductRow; variant?: PlanVariant; bySku: boolean; version?: number };
 
 export function select(item: UpdateItem, snap: Snapshot): Target | Failed {
   const d = item.data;

@@ -1,6 +1,7 @@
 import { TEXT_FIELDS } from "../fields";
-import { type ProductRow, type VariantRow, variantValues } from "../present";
+import { type ProductRow, variantValues } from "../present";
 import { jsonBytes, textBytes, type VariantText, variantBytes } from "../size";
+import type { PlanVariant } from "./select";
 import type { VariantState } from "./states";
 
 // A plan's effect on its product's answer size (docs/products.md, "Updating products"): the size read with the product
@@ -20,7 +21,7 @@ const TEXT_COLS = ["sku", "values", "qty_location", "gtin", "supplier_sku", "ima
 
 const valueBytes = (v: unknown) => (typeof v === "string" ? textBytes(v) : jsonBytes(v));
 
-const rowText = (v: VariantRow): VariantText => ({
+const rowText = (v: PlanVariant): VariantText => ({
   sku: v.sku,
   values: variantValues(v),
   qty_location: v.qtyLocation,
@@ -46,7 +47,7 @@ export function sizeAfter(
   before: number,
   p: ProductRow,
   product: Record<string, unknown>,
-  deleted: VariantRow[],
+  deleted: PlanVariant[],
   states: VariantState[],
 ): number {
   let size = before;

@@ -1,6 +1,6 @@
 import { skuTaken } from "../create";
 import { PRODUCT_FIELD_NAMES, PRODUCT_ONLY_FIELDS } from "../fields";
-import type { PresentedVariant, ProductRow, VariantRow } from "../present";
+import type { PresentedVariant, ProductRow } from "../present";
 import { parseList, variantValues } from "../present";
 import { OPTION_SLOTS, type ProductUpdate, type VariantEntry, type VariantUpdateEntry } from "../schema";
 import {
@@ -14,7 +14,7 @@ import {
   valuesOf,
   variantColumns,
 } from "../variants";
-import type { Failures, Snapshot, Target } from "./select";
+import type { Failures, PlanVariant, Snapshot, Target } from "./select";
 
 // A product's variants as an update plan (./plan.ts) changes them: each an existing row with its
 // changes or a new one; the write batch (./write.ts) writes what differs from the row.
@@ -28,7 +28,7 @@ type Col = keyof VariantCols;
 /** A variant as it will be after the request: an existing row with its changes, or a new one. */
 export type VariantState = {
   id?: number;
-  row?: VariantRow;
+  row?: PlanVariant;
   cur: VariantCols;
   changed: Set<Col>;
   label: string;
@@ -44,7 +44,7 @@ export type VariantState = {
   expected?: { qty: number; path: string };
 };
 
-export function fromRow(v: VariantRow): VariantState {
+export function fromRow(v: PlanVariant): VariantState {
   const label = `variant ${v.id}`;
   return {
     id: v.id,

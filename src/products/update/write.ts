@@ -6,11 +6,12 @@ import { outboxStatement, type PendingEvent } from "../../webhooks/outbox";
 import { PRODUCT_FIELDS, SCALAR_FIELDS } from "../fields";
 import { INSERT_VARIANTS } from "../inserts";
 import { ownJson } from "../own-json";
-import { type ProductRow, type VariantRow, variantValues } from "../present";
+import { type ProductRow, variantValues } from "../present";
 import { comboKey } from "../variants";
 import { versionBumps } from "../version";
 import { STRUCTURE_GUARD } from "./guard";
 import type { Plan } from "./plan";
+import type { PlanVariant } from "./select";
 import type { VariantState } from "./states";
 
 // The write batch of a PUT round (docs/design.md, "Writes"): what each plan's product row and
@@ -54,7 +55,7 @@ const UPDATE_SLUGS = `UPDATE ${P.$} SET ${P.slug} = j.value->>'slug'
   FROM json_each(?1) AS j WHERE ${P.$}.${P.id} = j.value->>'id'`;
 
 /** A plan's variant row keys and the columns they set, of the group no index covers. */
-const VARIANT_VALUES: [keyof VariantState["cur"], string, keyof VariantRow][] = [
+const VARIANT_VALUES: [keyof VariantState["cur"], string, keyof PlanVariant][] = [
   ["sku", V.sku, "sku"],
   ["price", V.price, "price"],
   ["before_price", V.beforePrice, "beforePrice"],
@@ -120,7 +121,7 @@ type Rows = {
 };
 
 /** A state's changes against its row, into the groups; whether anything changed. */
-function variantChanges(s: VariantState, row: VariantRow, rows: Rows): boolean {
+function variantChanges(s: VariantState, row: PlanVariant, rows: Rows): boolean {
   let values: Record<string, unknown> | undefined;
   const put = (key: string, v: unknown) => {
     values ??= { id: row.id };
