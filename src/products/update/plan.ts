@@ -118,8 +118,13 @@ export function plan(t: Target, snap: Snapshot, prior?: Plan): Plan | Failed {
   // Whether a new variant takes the product's price, so the plan depends on it.
   let inherits = false;
   if (d.variants?.sync) {
-    const bySku = new Map(states.flatMap((s) => (s.cur.sku === null ? [] : [[s.cur.sku, s] as const])));
-    const byCombo = new Map(states.map((s) => [comboKey(s.cur.values), s]));
+    const bySku = new Map<string, VariantState>();
+    for (const s of states) if (s.cur.sku !== null) bySku.set(s.cur.sku, s);
+    // By option values only when an entry has no SKU (a stock sync names every variant by SKU),
+    // keyed by the values as read, before any entry changes them.
+    const byCombo = sync.every(({ entry }) => entry.sku)
+      ? undefined
+      : new Map(states.map((s) => [comboKey(s.cur.values), s]));
     const matched = new Map<VariantState, string>();
     const next: VariantState[] = [];
     sync.forEach(({ entry, path }, i) => {
@@ -130,7 +135,7 @@ export function plan(t: Target, snap: Snapshot, prior?: Plan): Plan | Failed {
       const v = keeps ? { values: known.cur.values, errors: [] } : valuesOf(entry, names, path);
       for (const e of v.errors) f.add(400, e);
       if (!v.values) return;
-      const s = entry.sku ? known : byCombo.get(comboKey(v.values));
+      const s = entry.sku ? known : byCombo?.get(comboKey(v.values));
       const other = s && matched.get(s);
       if (s && other) {
         f.add(

@@ -2,7 +2,7 @@ import { TEXT_FIELDS } from "../fields";
 import { type ProductRow, variantValues } from "../present";
 import { jsonBytes, textBytes, type VariantText, variantBytes } from "../size";
 import type { PlanVariant } from "./select";
-import type { VariantState } from "./states";
+import { type VariantState, valuesMoved } from "./states";
 
 // A plan's effect on its product's answer size (docs/products.md, "Updating products"): the size read with the product
 // (SIZE_SQL) plus what the plan changes, by the formula of products/size.ts. Only what changes is
@@ -17,7 +17,14 @@ const PRODUCT_TEXT: (readonly [string, keyof ProductRow])[] = [
   ["categories", "categories"],
 ];
 
-const TEXT_COLS = ["sku", "values", "qty_location", "gtin", "supplier_sku", "images"] as const;
+/** Whether a state's text columns differ from its row's, compared in place (a sync sets them all). */
+const textChanged = (s: VariantState, row: PlanVariant) =>
+  s.cur.sku !== row.sku ||
+  s.cur.qty_location !== row.qtyLocation ||
+  s.cur.gtin !== row.gtin ||
+  s.cur.supplier_sku !== row.supplierSku ||
+  (s.changed.has("images") && JSON.stringify(s.cur.images) !== row.images) ||
+  valuesMoved(s);
 
 const valueBytes = (v: unknown) => (typeof v === "string" ? textBytes(v) : jsonBytes(v));
 
@@ -61,7 +68,7 @@ export function sizeAfter(
   for (const v of deleted) size -= variantBytes(rowText(v));
   for (const s of states) {
     if (!s.row) size += variantBytes(stateText(s));
-    else if (TEXT_COLS.some((c) => s.changed.has(c))) {
+    else if (textChanged(s, s.row)) {
       size += variantBytes(stateText(s)) - variantBytes(rowText(s.row));
     }
   }

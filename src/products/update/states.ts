@@ -70,6 +70,15 @@ export function fromRow(v: PlanVariant): VariantState {
   };
 }
 
+/** Whether a state's option values differ from its row's (a new state has none), compared in place. */
+export function valuesMoved(s: VariantState): boolean {
+  const v = s.cur.values;
+  const r = s.row;
+  return (
+    !r || v[0] !== r.option1 || v[1] !== r.option2 || v[2] !== r.option3 || v[3] !== r.option4 || v[4] !== r.option5
+  );
+}
+
 export function set(s: VariantState, col: Col, value: unknown, path: string) {
   (s.cur as Record<Col, unknown>)[col] = col === "images" && value === null ? [] : value;
   s.changed.add(col);
@@ -204,8 +213,11 @@ export function finalChecks(
   f: Failures,
 ): Located<string>[] {
   // Only when nothing failed yet: an add entry already reported its clash with the same variant.
+  // Stored rows keep distinct combinations (a unique index): two can meet only through a new
+  // variant or changed values.
   const seen = new Map<string, VariantState>();
-  for (const s of f.any ? [] : states) {
+  const moved = !f.any && states.some(valuesMoved);
+  for (const s of moved ? states : []) {
     const key = comboKey(s.cur.values);
     const other = seen.get(key);
     if (!other) {
@@ -226,19 +238,21 @@ export function finalChecks(
   // A SKU the body leaves the product as stored has no path of the body to name: it is refused
   // as the product's own (docs/products.md, "Variants").
   const stored = "sku" in product ? null : p.sku;
-  const skus: Located<string>[] = finalSku === null ? [] : [{ entry: finalSku, path: "sku" }];
-  for (const s of states) if (s.cur.sku !== null) skus.push({ entry: s.cur.sku, path: s.skuPath });
   const used = new Map<string, string>();
   const claims: Located<string>[] = [];
-  for (const { entry: sku, path } of skus) {
+  // `kept`: a SKU the product's row or variant keeps as stored, which the product owns already
+  // (the registry's), so it is no claim; owners knows only the SKUs the body names.
+  const check = (sku: string, path: string, kept: boolean) => {
     const other = used.get(sku);
     const owner = snap.owners.get(sku);
     if (other && sku === stored) f.add(409, `${path}: SKU ${sku} is the product's own SKU`);
     else if (other) f.add(409, `${path}: SKU ${sku} is also used by ${other}`);
     else if (owner && owner.productId !== p.id) f.add(409, skuTaken(path, sku, owner.productId));
-    else if (!owner) claims.push({ entry: sku, path });
+    else if (!owner && !kept) claims.push({ entry: sku, path });
     used.set(sku, path);
-  }
+  };
+  if (finalSku !== null) check(finalSku, "sku", finalSku === p.sku);
+  for (const s of states) if (s.cur.sku !== null) check(s.cur.sku, s.skuPath, s.cur.sku === s.row?.sku);
   return claims;
 }
 
@@ -330,6 +344,7 @@ export function addEntries(
   price: number,
   f: Failures,
 ): boolean {
+  if (!add.length) return false;
   let inherits = false;
   const combos = new Map(states.map((s) => [comboKey(s.cur.values), s.label]));
   const ownSkus = new Map(states.flatMap((s) => (s.cur.sku === null ? [] : [[s.cur.sku, s.label] as const])));
@@ -359,7 +374,9 @@ export function updateEntries(
   productId: number,
   f: Failures,
 ) {
-  const byId = new Map(states.flatMap((s) => (s.id === undefined ? [] : [[s.id, s] as const])));
+  if (!update.length) return;
+  const byId = new Map<number, VariantState>();
+  for (const s of states) if (s.id !== undefined) byId.set(s.id, s);
   for (const { entry, path } of update) {
     const s = byId.get(entry.variant_id);
     if (!s) {

@@ -6,13 +6,12 @@ import { outboxStatement, type PendingEvent } from "../../webhooks/outbox";
 import { PRODUCT_FIELDS, SCALAR_FIELDS } from "../fields";
 import { INSERT_VARIANTS } from "../inserts";
 import { ownJson } from "../own-json";
-import { type ProductRow, variantValues } from "../present";
-import { comboKey } from "../variants";
+import type { ProductRow } from "../present";
 import { versionBumps } from "../version";
 import { STRUCTURE_GUARD } from "./guard";
 import type { Plan } from "./plan";
 import type { PlanVariant } from "./select";
-import type { VariantState } from "./states";
+import { type VariantState, valuesMoved } from "./states";
 
 // The write batch of a PUT round (docs/design.md, "Writes"): what each plan's product row and
 // variant states differ in from the rows as read, and nothing else. An UPDATE writes its row and
@@ -142,7 +141,7 @@ function variantChanges(s: VariantState, row: PlanVariant, rows: Rows): boolean 
     if ("sku" in values) rows.parkSkus.push(row.id);
   }
   let changed = values !== undefined;
-  if (s.changed.has("values") && comboKey(s.cur.values) !== comboKey(variantValues(row))) {
+  if (s.changed.has("values") && valuesMoved(s)) {
     rows.options.push({ id: row.id, v: s.cur.values });
     rows.parkOptions.push(row.id);
     changed = true;
