@@ -23,7 +23,7 @@ const textChanged = (s: VariantState, row: PlanVariant) =>
   s.cur.qty_location !== row.qtyLocation ||
   s.cur.gtin !== row.gtin ||
   s.cur.supplier_sku !== row.supplierSku ||
-  (s.changed.has("images") && JSON.stringify(s.cur.images) !== row.images) ||
+  (s.cur.images !== undefined && JSON.stringify(s.cur.images) !== row.images) ||
   valuesMoved(s);
 
 const valueBytes = (v: unknown) => (typeof v === "string" ? textBytes(v) : jsonBytes(v));
@@ -43,7 +43,7 @@ const stateText = (s: VariantState): VariantText => ({
   qty_location: s.cur.qty_location,
   gtin: s.cur.gtin,
   supplier_sku: s.cur.supplier_sku,
-  images: JSON.stringify(s.cur.images),
+  images: s.cur.images === undefined ? (s.row?.images ?? "[]") : JSON.stringify(s.cur.images),
 });
 
 /**

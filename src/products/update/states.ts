@@ -1,7 +1,7 @@
 import { skuTaken } from "../create";
 import { PRODUCT_FIELD_NAMES, PRODUCT_ONLY_FIELDS } from "../fields";
 import type { PresentedVariant, ProductRow } from "../present";
-import { parseList, variantValues } from "../present";
+import { variantValues } from "../present";
 import { OPTION_SLOTS, type ProductUpdate, type VariantEntry, type VariantUpdateEntry } from "../schema";
 import {
   agreedNames,
@@ -21,16 +21,27 @@ import type { Failures, PlanVariant, Snapshot, Target } from "./select";
 
 const VARIANT_FIELDS = ["sku", ...VARIANT_VALUES, "images"] as const;
 
-// A variant's own fields as answers show them, plus where it stands and its option values.
-type VariantCols = Pick<PresentedVariant, (typeof VARIANT_FIELDS)[number]> & { position: number; values: string[] };
+// A variant's own fields as answers show them, plus where it stands and its option values. A
+// stored variant's images stay the row's text until the request sets them (most never do).
+type VariantCols = Omit<Pick<PresentedVariant, (typeof VARIANT_FIELDS)[number]>, "images"> & {
+  images?: PresentedVariant["images"];
+  position: number;
+  values: string[];
+};
 type Col = keyof VariantCols;
+const COLS: Col[] = [...VARIANT_FIELDS, "position", "values"];
+const BIT = Object.fromEntries(COLS.map((c, i) => [c, 1 << i])) as Record<Col, number>;
+
+/** Whether the request set a column of the state (to any value, the stored one included). */
+export const changes = (s: VariantState, col: Col) => (s.changed & BIT[col]) !== 0;
 
 /** A variant as it will be after the request: an existing row with its changes, or a new one. */
 export type VariantState = {
   id?: number;
   row?: PlanVariant;
   cur: VariantCols;
-  changed: Set<Col>;
+  /** The columns the request set, one bit each (see changes): no Set per variant. */
+  changed: number;
   label: string;
   skuPath: string;
   qtyPath?: string;
@@ -51,7 +62,7 @@ export function fromRow(v: PlanVariant): VariantState {
     row: v,
     label,
     skuPath: label,
-    changed: new Set(),
+    changed: 0,
     cur: {
       sku: v.sku,
       price: v.price,
@@ -63,7 +74,6 @@ export function fromRow(v: PlanVariant): VariantState {
       supplier_sku: v.supplierSku,
       weight: v.weight,
       visible: v.visible,
-      images: parseList(v.images),
       position: v.position,
       values: variantValues(v),
     },
@@ -81,7 +91,7 @@ export function valuesMoved(s: VariantState): boolean {
 
 export function set(s: VariantState, col: Col, value: unknown, path: string) {
   (s.cur as Record<Col, unknown>)[col] = col === "images" && value === null ? [] : value;
-  s.changed.add(col);
+  s.changed |= BIT[col];
   if (col === "qty") {
     s.qtyPath = path;
     s.adjust = undefined;
@@ -98,9 +108,9 @@ export function set(s: VariantState, col: Col, value: unknown, path: string) {
 export function adjustQty(s: VariantState, amount: number | undefined, path: string, f: Failures) {
   if (amount === undefined) return;
   // After a count set by this request, the amount moves that count: the sum is a count too.
-  if (!s.changed.has("qty") || s.adjust !== undefined) s.adjust = (s.adjust ?? 0) + amount;
+  if (!changes(s, "qty") || s.adjust !== undefined) s.adjust = (s.adjust ?? 0) + amount;
   s.cur.qty += amount;
-  s.changed.add("qty");
+  s.changed |= BIT.qty;
   s.qtyPath = path;
   if (Math.abs(s.cur.qty) > 1_000_000_000) f.add(400, `${path}: would take qty to ${s.cur.qty}, past 1000000000`);
 }
@@ -131,7 +141,7 @@ export function created(
     label: path,
     skuPath: `${path}.sku`,
     qtyPath: e.qty === undefined ? undefined : `${path}.qty`,
-    changed: new Set(),
+    changed: 0,
     cur: { ...variantColumns(e, price), position, values },
   };
   return s;
@@ -141,7 +151,6 @@ export function created(
 export const copyState = (s: VariantState): VariantState => ({
   ...s,
   cur: { ...s.cur },
-  changed: new Set(s.changed),
   expected: undefined,
   before: s.cur.qty,
 });

@@ -11,7 +11,7 @@ import { versionBumps } from "../version";
 import { STRUCTURE_GUARD } from "./guard";
 import type { Plan } from "./plan";
 import type { PlanVariant } from "./select";
-import { type VariantState, valuesMoved } from "./states";
+import { changes, type VariantState, valuesMoved } from "./states";
 
 // The write batch of a PUT round (docs/design.md, "Writes"): what each plan's product row and
 // variant states differ in from the rows as read, and nothing else. An UPDATE writes its row and
@@ -127,12 +127,12 @@ function variantChanges(s: VariantState, row: PlanVariant, rows: Rows): boolean 
     values[key] = v;
   };
   for (const [key, , field] of VARIANT_VALUES) {
-    if (!s.changed.has(key)) continue;
+    if (!changes(s, key)) continue;
     if (key === "qty" && s.adjust !== undefined) {
       if (s.adjust !== 0) put("adjust", s.adjust);
     } else if (s.cur[key] !== row[field]) put(key, s.cur[key]);
   }
-  if (s.changed.has("images")) {
+  if (s.cur.images !== undefined) {
     const images = JSON.stringify(s.cur.images);
     if (images !== row.images) put("images", s.cur.images);
   }
@@ -141,7 +141,7 @@ function variantChanges(s: VariantState, row: PlanVariant, rows: Rows): boolean 
     if ("sku" in values) rows.parkSkus.push(row.id);
   }
   let changed = values !== undefined;
-  if (s.changed.has("values") && valuesMoved(s)) {
+  if (changes(s, "values") && valuesMoved(s)) {
     rows.options.push({ id: row.id, v: s.cur.values });
     rows.parkOptions.push(row.id);
     changed = true;
@@ -176,7 +176,7 @@ export function changesOf(plans: Plan[], stored: Map<number, ProductRow>) {
     rows.deletes.push(...plan.deletes);
     for (const s of plan.states) {
       if (s.row) {
-        if (s.changed.size && variantChanges(s, s.row, rows)) any = true;
+        if (s.changed && variantChanges(s, s.row, rows)) any = true;
         continue;
       }
       const { values, ...cols } = s.cur;
