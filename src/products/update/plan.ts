@@ -1,5 +1,5 @@
 import { optionNames } from "../present";
-import { MAX_VARIANTS } from "../schema";
+import { MAX_VARIANTS, type VariantEntry } from "../schema";
 import { MAX_ANSWER_BYTES, tooLarge } from "../size";
 import { comboKey, type Located, sameNames, VALUE_KEYS, valuesOf } from "../variants";
 import { categoriesAndSlug } from "./categories";
@@ -32,6 +32,24 @@ import {
 const STOCK_TOOL = new Set(["sku", "stock", "price", "qty_location", "adjust", "expected_qty", "expected_stock"]);
 const stockToolItem = (d: Record<string, unknown>) =>
   Object.entries(d).every(([k, v]) => v === undefined || STOCK_TOOL.has(k));
+
+const NONE: string[] = [];
+
+/**
+ * Whether an entry gives no option values, or exactly `values` for `names` (what valuesOf would
+ * give back without an error), so the variant keeps the values it has.
+ */
+function keepsValues(e: VariantEntry, names: string[], values: readonly string[]): boolean {
+  let given = false;
+  for (let i = 0; i < VALUE_KEYS.length; i++) if (e[VALUE_KEYS[i]] !== undefined) given = true;
+  if (!given) return true;
+  if (!names.length) return false;
+  for (let i = 0; i < VALUE_KEYS.length; i++) {
+    const v = e[VALUE_KEYS[i]];
+    if (i < names.length ? v !== values[i] : v !== undefined || values[i] !== "") return false;
+  }
+  return true;
+}
 
 /** An adjustment refused by the stock floor, with the count it found. */
 const belowZero = (path: string, what: string, col: string, from: number, to: number) =>
@@ -131,8 +149,9 @@ export function plan(t: Target, snap: Snapshot, prior?: Plan): Plan | Failed {
       // An entry naming an existing variant by SKU and giving no option values (a stock sync of
       // {sku, qty}) keeps that variant's values; values are needed only to create or to change.
       const known = entry.sku ? bySku.get(entry.sku) : undefined;
-      const keeps = known && names.length === current.length && !VALUE_KEYS.some((k) => entry[k] !== undefined);
-      const v = keeps ? { values: known.cur.values, errors: [] } : valuesOf(entry, names, path);
+      // Likewise an entry repeating the values it has (a full sync sent again): no array of its own.
+      const keeps = known && names.length === current.length && keepsValues(entry, names, known.cur.values);
+      const v = keeps ? { values: known.cur.values, errors: NONE } : valuesOf(entry, names, path);
       for (const e of v.errors) f.add(400, e);
       if (!v.values) return;
       const s = entry.sku ? known : byCombo?.get(comboKey(v.values));
