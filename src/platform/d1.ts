@@ -97,12 +97,18 @@ const utf8Length = (s: string) => (NON_ASCII.test(s) ? new TextEncoder().encode(
 export const fitsOneValue = (json: string, atMost = Number.POSITIVE_INFINITY) =>
   atMost <= MAX_JSON_BYTES || json.length <= MAX_JSON_BYTES / 3 || utf8Length(json) <= MAX_JSON_BYTES;
 
-export function jsonChunks(rows: readonly unknown[], max = MAX_JSON_BYTES): string[] {
+export const jsonChunks = (rows: readonly unknown[], max = MAX_JSON_BYTES): string[] =>
+  textChunks(
+    rows.map((row) => JSON.stringify(row)),
+    max,
+  );
+
+/** jsonChunks of rows already written as JSON text, one a row. */
+export function textChunks(rows: readonly string[], max = MAX_JSON_BYTES): string[] {
   const chunks: string[] = [];
   let parts: string[] = [];
   let size = 2;
-  for (const row of rows) {
-    const json = JSON.stringify(row);
+  for (const json of rows) {
     const bytes = utf8Length(json) + 1;
     if (parts.length && size + bytes > max) {
       chunks.push(`[${parts.join(",")}]`);

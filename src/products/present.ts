@@ -23,7 +23,13 @@ export const toMoney = (cents: number) => cents / 100;
 const iso = (ms: number) => new Date(ms).toISOString();
 
 export const optionNames = (p: Pick<ProductRow, "optionNames">): string[] => JSON.parse(p.optionNames);
-export const variantValues = (v: VariantRow): string[] => [v.option1, v.option2, v.option3, v.option4, v.option5];
+export const variantValues = (v: Pick<VariantRow, `option${1 | 2 | 3 | 4 | 5}`>): string[] => [
+  v.option1,
+  v.option2,
+  v.option3,
+  v.option4,
+  v.option5,
+];
 
 export { parseList };
 

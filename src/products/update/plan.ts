@@ -1,9 +1,9 @@
-import { optionNames, type VariantRow } from "../present";
-import { MAX_VARIANTS } from "../schema";
+import { optionNames } from "../present";
+import { MAX_VARIANTS, type VariantEntry } from "../schema";
 import { MAX_ANSWER_BYTES, tooLarge } from "../size";
 import { comboKey, type Located, sameNames, VALUE_KEYS, valuesOf } from "../variants";
 import { categoriesAndSlug } from "./categories";
-import { type Failed, Failures, fail, type Snapshot, type Target } from "./select";
+import { type Failed, Failures, fail, type PlanVariant, type Snapshot, type Target } from "./select";
 import { sizeAfter } from "./size";
 import {
   addEntries,
@@ -32,6 +32,24 @@ import {
 const STOCK_TOOL = new Set(["sku", "stock", "price", "qty_location", "adjust", "expected_qty", "expected_stock"]);
 const stockToolItem = (d: Record<string, unknown>) =>
   Object.entries(d).every(([k, v]) => v === undefined || STOCK_TOOL.has(k));
+
+const NONE: string[] = [];
+
+/**
+ * Whether an entry gives no option values, or exactly `values` for `names` (what valuesOf would
+ * give back without an error), so the variant keeps the values it has.
+ */
+function keepsValues(e: VariantEntry, names: string[], values: readonly string[]): boolean {
+  let given = false;
+  for (let i = 0; i < VALUE_KEYS.length; i++) if (e[VALUE_KEYS[i]] !== undefined) given = true;
+  if (!given) return true;
+  if (!names.length) return false;
+  for (let i = 0; i < VALUE_KEYS.length; i++) {
+    const v = e[VALUE_KEYS[i]];
+    if (i < names.length ? v !== values[i] : v !== undefined || values[i] !== "") return false;
+  }
+  return true;
+}
 
 /** An adjustment refused by the stock floor, with the count it found. */
 const belowZero = (path: string, what: string, col: string, from: number, to: number) =>
@@ -118,19 +136,25 @@ export function plan(t: Target, snap: Snapshot, prior?: Plan): Plan | Failed {
   // Whether a new variant takes the product's price, so the plan depends on it.
   let inherits = false;
   if (d.variants?.sync) {
-    const bySku = new Map(states.flatMap((s) => (s.cur.sku === null ? [] : [[s.cur.sku, s] as const])));
-    const byCombo = new Map(states.map((s) => [comboKey(s.cur.values), s]));
+    const bySku = new Map<string, VariantState>();
+    for (const s of states) if (s.cur.sku !== null) bySku.set(s.cur.sku, s);
+    // By option values only when an entry has no SKU (a stock sync names every variant by SKU),
+    // keyed by the values as read, before any entry changes them.
+    const byCombo = sync.every(({ entry }) => entry.sku)
+      ? undefined
+      : new Map(states.map((s) => [comboKey(s.cur.values), s]));
     const matched = new Map<VariantState, string>();
     const next: VariantState[] = [];
     sync.forEach(({ entry, path }, i) => {
       // An entry naming an existing variant by SKU and giving no option values (a stock sync of
       // {sku, qty}) keeps that variant's values; values are needed only to create or to change.
       const known = entry.sku ? bySku.get(entry.sku) : undefined;
-      const keeps = known && names.length === current.length && !VALUE_KEYS.some((k) => entry[k] !== undefined);
-      const v = keeps ? { values: known.cur.values, errors: [] } : valuesOf(entry, names, path);
+      // Likewise an entry repeating the values it has (a full sync sent again): no array of its own.
+      const keeps = known && names.length === current.length && keepsValues(entry, names, known.cur.values);
+      const v = keeps ? { values: known.cur.values, errors: NONE } : valuesOf(entry, names, path);
       for (const e of v.errors) f.add(400, e);
       if (!v.values) return;
-      const s = entry.sku ? known : byCombo.get(comboKey(v.values));
+      const s = entry.sku ? known : byCombo?.get(comboKey(v.values));
       const other = s && matched.get(s);
       if (s && other) {
         f.add(
@@ -215,7 +239,7 @@ export function plan(t: Target, snap: Snapshot, prior?: Plan): Plan | Failed {
   const finalNames = states.length ? names : [];
   if (!sameNames(finalNames, current)) product.option_names = finalNames;
   else delete product.option_names;
-  const deleted = deletes.map((id) => snap.variantById.get(id) as VariantRow);
+  const deleted = deletes.map((id) => snap.variantById.get(id) as PlanVariant);
   const size = sizeAfter(snap.sizes.get(p.id) ?? 0, p, product, deleted, states);
   if (size > MAX_ANSWER_BYTES) return fail(413, tooLarge(`product ${p.id}`, size));
   const price = prior?.guard.price ?? (inherits && product.price === undefined ? p.price : undefined);

@@ -1,5 +1,5 @@
 import type { DB } from "../../db/client";
-import { toProduct, toVariant } from "../../db/rows";
+import { toProduct } from "../../db/rows";
 import { products, skus, variants } from "../../db/schema";
 import { sqlNames } from "../../platform/columns";
 import { runBatch, stmt } from "../../platform/d1";
@@ -55,9 +55,35 @@ const TARGETS = `SELECT DISTINCT id FROM (
 // Rows keep the columns' SQL names (src/db/rows.ts maps them).
 export const READ_PRODUCTS = `SELECT p.*, iif(?4, ${SIZE_SQL}, 0) AS answer_size, ${STRUCTURE_SQL} AS structure,
   ${VERSION_SQL} AS version FROM (${TARGETS}) AS t CROSS JOIN ${P.$} AS p ON p.${P.id} = t.id`;
-// Unordered: an ORDER BY is billed as a row read per row sorted; snapshotOf puts each product's
-// variants in their order (position, then id), which the product index mostly gives already.
-const READ_VARIANTS = `SELECT v.* FROM (${TARGETS}) AS t CROSS JOIN ${V.$} AS v ON v.${V.productId} = t.id`;
+// Only the columns a plan decides on, each under its schema key: the rows are used as D1 returns
+// them, with no second object per variant (a sync reads up to 2,048). Unordered: an ORDER BY is
+// billed as a row read per row sorted; snapshotOf puts each product's variants in their order
+// (position, then id), which the product index mostly gives already.
+const PLAN_COLUMNS = [
+  "id",
+  "productId",
+  "sku",
+  "option1",
+  "option2",
+  "option3",
+  "option4",
+  "option5",
+  "price",
+  "beforePrice",
+  "purchasePrice",
+  "qty",
+  "qtyLocation",
+  "gtin",
+  "supplierSku",
+  "weight",
+  "visible",
+  "images",
+  "position",
+] as const satisfies readonly (keyof VariantRow)[];
+/** A variant as a plan reads it. */
+export type PlanVariant = Pick<VariantRow, (typeof PLAN_COLUMNS)[number]>;
+const READ_VARIANTS = `SELECT ${PLAN_COLUMNS.map((k) => `v.${V[k]} AS "${k}"`).join(", ")}
+  FROM (${TARGETS}) AS t CROSS JOIN ${V.$} AS v ON v.${V.productId} = t.id`;
 const READ_OWNERS = `SELECT k.${K.sku} AS sku, k.${K.productId} AS product_id, k.${K.variantId} AS variant_id
   FROM json_each(?1) AS j CROSS JOIN ${K.$} AS k ON k.${K.sku} = j.value`;
 export const READ_SLUGS = `SELECT p.${P.slug} AS slug, p.${P.id} AS id
@@ -87,8 +113,8 @@ const changesSize = (d: ProductUpdate) =>
 
 export type Snapshot = {
   products: Map<number, ProductRow>;
-  variants: Map<number, VariantRow[]>;
-  variantById: Map<number, VariantRow>;
+  variants: Map<number, PlanVariant[]>;
+  variantById: Map<number, PlanVariant>;
   owners: Map<string, { productId: number; variantId: number | null }>;
   /** The products that have a slug the body gives. */
   slugs: Map<string, number>;
@@ -160,8 +186,7 @@ export function snapshotOf([ps, vs, os, ss]: D1Result<Record<string, unknown>>[]
     snap.variants.set(p.id, []);
     if (p.sku !== null && selectors.has(p.sku)) snap.owners.set(p.sku, { productId: p.id, variantId: null });
   }
-  for (const row of vs.results) {
-    const v = toVariant(row);
+  for (const v of vs.results as unknown as PlanVariant[]) {
     snap.variants.get(v.productId)?.push(v);
     snap.variantById.set(v.id, v);
     if (v.sku !== null && selectors.has(v.sku)) snap.owners.set(v.sku, { productId: v.productId, variantId: v.id });
@@ -175,8 +200,8 @@ export function snapshotOf([ps, vs, os, ss]: D1Result<Record<string, unknown>>[]
   return snap;
 }
 
-const byPosition = (a: VariantRow, b: VariantRow) => a.position - b.position || a.id - b.id;
-function inOrder(list: VariantRow[]) {
+const byPosition = (a: PlanVariant, b: PlanVariant) => a.position - b.position || a.id - b.id;
+function inOrder(list: PlanVariant[]) {
   for (let i = 1; i < list.length; i++) if (byPosition(list[i - 1], list[i]) > 0) return false;
   return true;
 }
@@ -185,7 +210,7 @@ function inOrder(list: VariantRow[]) {
 // Selection (docs/products.md, "Updating products")
 
 /** An item's product, and with `version` the version an If-Match made its write depend on. */
-export type Target = { item: UpdateItem; product: ProductRow; variant?: VariantRow; bySku: boolean; version?: number };
+export type Target = { item: UpdateItem; product: ProductRow; variant?: PlanVariant; bySku: boolean; version?: number };
 
 export function select(item: UpdateItem, snap: Snapshot): Target | Failed {
   const d = item.data;

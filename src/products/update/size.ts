@@ -1,7 +1,8 @@
 import { TEXT_FIELDS } from "../fields";
-import { type ProductRow, type VariantRow, variantValues } from "../present";
+import { type ProductRow, variantValues } from "../present";
 import { jsonBytes, textBytes, type VariantText, variantBytes } from "../size";
-import type { VariantState } from "./states";
+import type { PlanVariant } from "./select";
+import { type VariantState, valuesMoved } from "./states";
 
 // A plan's effect on its product's answer size (docs/products.md, "Updating products"): the size read with the product
 // (SIZE_SQL) plus what the plan changes, by the formula of products/size.ts. Only what changes is
@@ -16,11 +17,18 @@ const PRODUCT_TEXT: (readonly [string, keyof ProductRow])[] = [
   ["categories", "categories"],
 ];
 
-const TEXT_COLS = ["sku", "values", "qty_location", "gtin", "supplier_sku", "images"] as const;
+/** Whether a state's text columns differ from its row's, compared in place (a sync sets them all). */
+const textChanged = (s: VariantState, row: PlanVariant) =>
+  s.cur.sku !== row.sku ||
+  s.cur.qty_location !== row.qtyLocation ||
+  s.cur.gtin !== row.gtin ||
+  s.cur.supplier_sku !== row.supplierSku ||
+  (s.cur.images !== undefined && JSON.stringify(s.cur.images) !== row.images) ||
+  valuesMoved(s);
 
 const valueBytes = (v: unknown) => (typeof v === "string" ? textBytes(v) : jsonBytes(v));
 
-const rowText = (v: VariantRow): VariantText => ({
+const rowText = (v: PlanVariant): VariantText => ({
   sku: v.sku,
   values: variantValues(v),
   qty_location: v.qtyLocation,
@@ -35,7 +43,7 @@ const stateText = (s: VariantState): VariantText => ({
   qty_location: s.cur.qty_location,
   gtin: s.cur.gtin,
   supplier_sku: s.cur.supplier_sku,
-  images: JSON.stringify(s.cur.images),
+  images: s.cur.images === undefined ? (s.row?.images ?? "[]") : JSON.stringify(s.cur.images),
 });
 
 /**
@@ -46,7 +54,7 @@ export function sizeAfter(
   before: number,
   p: ProductRow,
   product: Record<string, unknown>,
-  deleted: VariantRow[],
+  deleted: PlanVariant[],
   states: VariantState[],
 ): number {
   let size = before;
@@ -60,7 +68,7 @@ export function sizeAfter(
   for (const v of deleted) size -= variantBytes(rowText(v));
   for (const s of states) {
     if (!s.row) size += variantBytes(stateText(s));
-    else if (TEXT_COLS.some((c) => s.changed.has(c))) {
+    else if (textChanged(s, s.row)) {
       size += variantBytes(stateText(s)) - variantBytes(rowText(s.row));
     }
   }

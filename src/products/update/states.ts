@@ -1,7 +1,7 @@
 import { skuTaken } from "../create";
 import { PRODUCT_FIELD_NAMES, PRODUCT_ONLY_FIELDS } from "../fields";
-import type { PresentedVariant, ProductRow, VariantRow } from "../present";
-import { parseList, variantValues } from "../present";
+import type { PresentedVariant, ProductRow } from "../present";
+import { variantValues } from "../present";
 import { OPTION_SLOTS, type ProductUpdate, type VariantEntry, type VariantUpdateEntry } from "../schema";
 import {
   agreedNames,
@@ -14,23 +14,34 @@ import {
   valuesOf,
   variantColumns,
 } from "../variants";
-import type { Failures, Snapshot, Target } from "./select";
+import type { Failures, PlanVariant, Snapshot, Target } from "./select";
 
 // A product's variants as an update plan (./plan.ts) changes them: each an existing row with its
 // changes or a new one; the write batch (./write.ts) writes what differs from the row.
 
 const VARIANT_FIELDS = ["sku", ...VARIANT_VALUES, "images"] as const;
 
-// A variant's own fields as answers show them, plus where it stands and its option values.
-type VariantCols = Pick<PresentedVariant, (typeof VARIANT_FIELDS)[number]> & { position: number; values: string[] };
+// A variant's own fields as answers show them, plus where it stands and its option values. A
+// stored variant's images stay the row's text until the request sets them (most never do).
+type VariantCols = Omit<Pick<PresentedVariant, (typeof VARIANT_FIELDS)[number]>, "images"> & {
+  images?: PresentedVariant["images"];
+  position: number;
+  values: string[];
+};
 type Col = keyof VariantCols;
+const COLS: Col[] = [...VARIANT_FIELDS, "position", "values"];
+const BIT = Object.fromEntries(COLS.map((c, i) => [c, 1 << i])) as Record<Col, number>;
+
+/** Whether the request set a column of the state (to any value, the stored one included). */
+export const changes = (s: VariantState, col: Col) => (s.changed & BIT[col]) !== 0;
 
 /** A variant as it will be after the request: an existing row with its changes, or a new one. */
 export type VariantState = {
   id?: number;
-  row?: VariantRow;
+  row?: PlanVariant;
   cur: VariantCols;
-  changed: Set<Col>;
+  /** The columns the request set, one bit each (see changes): no Set per variant. */
+  changed: number;
   label: string;
   skuPath: string;
   qtyPath?: string;
@@ -44,14 +55,14 @@ export type VariantState = {
   expected?: { qty: number; path: string };
 };
 
-export function fromRow(v: VariantRow): VariantState {
+export function fromRow(v: PlanVariant): VariantState {
   const label = `variant ${v.id}`;
   return {
     id: v.id,
     row: v,
     label,
     skuPath: label,
-    changed: new Set(),
+    changed: 0,
     cur: {
       sku: v.sku,
       price: v.price,
@@ -63,16 +74,24 @@ export function fromRow(v: VariantRow): VariantState {
       supplier_sku: v.supplierSku,
       weight: v.weight,
       visible: v.visible,
-      images: parseList(v.images),
       position: v.position,
       values: variantValues(v),
     },
   };
 }
 
+/** Whether a state's option values differ from its row's (a new state has none), compared in place. */
+export function valuesMoved(s: VariantState): boolean {
+  const v = s.cur.values;
+  const r = s.row;
+  return (
+    !r || v[0] !== r.option1 || v[1] !== r.option2 || v[2] !== r.option3 || v[3] !== r.option4 || v[4] !== r.option5
+  );
+}
+
 export function set(s: VariantState, col: Col, value: unknown, path: string) {
   (s.cur as Record<Col, unknown>)[col] = col === "images" && value === null ? [] : value;
-  s.changed.add(col);
+  s.changed |= BIT[col];
   if (col === "qty") {
     s.qtyPath = path;
     s.adjust = undefined;
@@ -89,9 +108,9 @@ export function set(s: VariantState, col: Col, value: unknown, path: string) {
 export function adjustQty(s: VariantState, amount: number | undefined, path: string, f: Failures) {
   if (amount === undefined) return;
   // After a count set by this request, the amount moves that count: the sum is a count too.
-  if (!s.changed.has("qty") || s.adjust !== undefined) s.adjust = (s.adjust ?? 0) + amount;
+  if (!changes(s, "qty") || s.adjust !== undefined) s.adjust = (s.adjust ?? 0) + amount;
   s.cur.qty += amount;
-  s.changed.add("qty");
+  s.changed |= BIT.qty;
   s.qtyPath = path;
   if (Math.abs(s.cur.qty) > 1_000_000_000) f.add(400, `${path}: would take qty to ${s.cur.qty}, past 1000000000`);
 }
@@ -122,7 +141,7 @@ export function created(
     label: path,
     skuPath: `${path}.sku`,
     qtyPath: e.qty === undefined ? undefined : `${path}.qty`,
-    changed: new Set(),
+    changed: 0,
     cur: { ...variantColumns(e, price), position, values },
   };
   return s;
@@ -132,7 +151,6 @@ export function created(
 export const copyState = (s: VariantState): VariantState => ({
   ...s,
   cur: { ...s.cur },
-  changed: new Set(s.changed),
   expected: undefined,
   before: s.cur.qty,
 });
@@ -204,8 +222,11 @@ export function finalChecks(
   f: Failures,
 ): Located<string>[] {
   // Only when nothing failed yet: an add entry already reported its clash with the same variant.
+  // Stored rows keep distinct combinations (a unique index): two can meet only through a new
+  // variant or changed values.
   const seen = new Map<string, VariantState>();
-  for (const s of f.any ? [] : states) {
+  const moved = !f.any && states.some(valuesMoved);
+  for (const s of moved ? states : []) {
     const key = comboKey(s.cur.values);
     const other = seen.get(key);
     if (!other) {
@@ -226,19 +247,21 @@ export function finalChecks(
   // A SKU the body leaves the product as stored has no path of the body to name: it is refused
   // as the product's own (docs/products.md, "Variants").
   const stored = "sku" in product ? null : p.sku;
-  const skus: Located<string>[] = finalSku === null ? [] : [{ entry: finalSku, path: "sku" }];
-  for (const s of states) if (s.cur.sku !== null) skus.push({ entry: s.cur.sku, path: s.skuPath });
   const used = new Map<string, string>();
   const claims: Located<string>[] = [];
-  for (const { entry: sku, path } of skus) {
+  // `kept`: a SKU the product's row or variant keeps as stored, which the product owns already
+  // (the registry's), so it is no claim; owners knows only the SKUs the body names.
+  const check = (sku: string, path: string, kept: boolean) => {
     const other = used.get(sku);
     const owner = snap.owners.get(sku);
     if (other && sku === stored) f.add(409, `${path}: SKU ${sku} is the product's own SKU`);
     else if (other) f.add(409, `${path}: SKU ${sku} is also used by ${other}`);
     else if (owner && owner.productId !== p.id) f.add(409, skuTaken(path, sku, owner.productId));
-    else if (!owner) claims.push({ entry: sku, path });
+    else if (!owner && !kept) claims.push({ entry: sku, path });
     used.set(sku, path);
-  }
+  };
+  if (finalSku !== null) check(finalSku, "sku", finalSku === p.sku);
+  for (const s of states) if (s.cur.sku !== null) check(s.cur.sku, s.skuPath, s.cur.sku === s.row?.sku);
   return claims;
 }
 
@@ -330,6 +353,7 @@ export function addEntries(
   price: number,
   f: Failures,
 ): boolean {
+  if (!add.length) return false;
   let inherits = false;
   const combos = new Map(states.map((s) => [comboKey(s.cur.values), s.label]));
   const ownSkus = new Map(states.flatMap((s) => (s.cur.sku === null ? [] : [[s.cur.sku, s.label] as const])));
@@ -359,7 +383,9 @@ export function updateEntries(
   productId: number,
   f: Failures,
 ) {
-  const byId = new Map(states.flatMap((s) => (s.id === undefined ? [] : [[s.id, s] as const])));
+  if (!update.length) return;
+  const byId = new Map<number, VariantState>();
+  for (const s of states) if (s.id !== undefined) byId.set(s.id, s);
   for (const { entry, path } of update) {
     const s = byId.get(entry.variant_id);
     if (!s) {

@@ -1,17 +1,17 @@
 import type { DB } from "../../db/client";
 import { products, variants } from "../../db/schema";
 import { optionColumn, sqlNames } from "../../platform/columns";
-import { jsonChunks, stmt } from "../../platform/d1";
+import { jsonChunks, stmt, textChunks } from "../../platform/d1";
 import { outboxStatement, type PendingEvent } from "../../webhooks/outbox";
 import { PRODUCT_FIELDS, SCALAR_FIELDS } from "../fields";
 import { INSERT_VARIANTS } from "../inserts";
 import { ownJson } from "../own-json";
-import { type ProductRow, type VariantRow, variantValues } from "../present";
-import { comboKey } from "../variants";
+import type { ProductRow } from "../present";
 import { versionBumps } from "../version";
 import { STRUCTURE_GUARD } from "./guard";
 import type { Plan } from "./plan";
-import type { VariantState } from "./states";
+import type { PlanVariant } from "./select";
+import { changes, type VariantState, valuesMoved } from "./states";
 
 // The write batch of a PUT round (docs/design.md, "Writes"): what each plan's product row and
 // variant states differ in from the rows as read, and nothing else. An UPDATE writes its row and
@@ -54,7 +54,7 @@ const UPDATE_SLUGS = `UPDATE ${P.$} SET ${P.slug} = j.value->>'slug'
   FROM json_each(?1) AS j WHERE ${P.$}.${P.id} = j.value->>'id'`;
 
 /** A plan's variant row keys and the columns they set, of the group no index covers. */
-const VARIANT_VALUES: [keyof VariantState["cur"], string, keyof VariantRow][] = [
+const VARIANT_VALUES: [keyof VariantState["cur"], string, keyof PlanVariant][] = [
   ["sku", V.sku, "sku"],
   ["price", V.price, "price"],
   ["before_price", V.beforePrice, "beforePrice"],
@@ -109,45 +109,45 @@ export function productChanges(plan: Plan, p: ProductRow): Record<string, unknow
   return any ? out : undefined;
 }
 
+/** The rows of the batch's statements; a changed variant's rows as their JSON text, built once. */
 type Rows = {
   deletes: number[];
   parkSkus: number[];
   parkOptions: number[];
-  values: Record<string, unknown>[];
-  options: { id: number; v: string[] }[];
-  positions: { id: number; p: number }[];
+  values: string[];
+  options: string[];
+  positions: string[];
   inserts: Record<string, unknown>[];
 };
 
-/** A state's changes against its row, into the groups; whether anything changed. */
-function variantChanges(s: VariantState, row: VariantRow, rows: Rows): boolean {
-  let values: Record<string, unknown> | undefined;
-  const put = (key: string, v: unknown) => {
-    values ??= { id: row.id };
-    values[key] = v;
-  };
+/**
+ * A state's changes against its row, into the groups; whether anything changed. Each row is
+ * written as JSON text as it is compared: no object per changed variant, no second pass.
+ */
+function variantChanges(s: VariantState, row: PlanVariant, rows: Rows): boolean {
+  let fields = "";
   for (const [key, , field] of VARIANT_VALUES) {
-    if (!s.changed.has(key)) continue;
+    if (!changes(s, key)) continue;
     if (key === "qty" && s.adjust !== undefined) {
-      if (s.adjust !== 0) put("adjust", s.adjust);
-    } else if (s.cur[key] !== row[field]) put(key, s.cur[key]);
+      if (s.adjust !== 0) fields += `,"adjust":${s.adjust}`;
+    } else if (s.cur[key] !== row[field]) fields += `,"${key}":${JSON.stringify(s.cur[key])}`;
   }
-  if (s.changed.has("images")) {
+  if (s.cur.images !== undefined) {
     const images = JSON.stringify(s.cur.images);
-    if (images !== row.images) put("images", s.cur.images);
+    if (images !== row.images) fields += `,"images":${images}`;
   }
-  if (values) {
-    rows.values.push(values);
-    if ("sku" in values) rows.parkSkus.push(row.id);
+  if (fields) {
+    rows.values.push(`{"id":${row.id}${fields}}`);
+    if (changes(s, "sku") && s.cur.sku !== row.sku) rows.parkSkus.push(row.id);
   }
-  let changed = values !== undefined;
-  if (s.changed.has("values") && comboKey(s.cur.values) !== comboKey(variantValues(row))) {
-    rows.options.push({ id: row.id, v: s.cur.values });
+  let changed = fields !== "";
+  if (changes(s, "values") && valuesMoved(s)) {
+    rows.options.push(`{"id":${row.id},"v":${JSON.stringify(s.cur.values)}}`);
     rows.parkOptions.push(row.id);
     changed = true;
   }
   if (s.cur.position !== row.position) {
-    rows.positions.push({ id: row.id, p: s.cur.position });
+    rows.positions.push(`{"id":${row.id},"p":${s.cur.position}}`);
     changed = true;
   }
   return changed;
@@ -176,7 +176,7 @@ export function changesOf(plans: Plan[], stored: Map<number, ProductRow>) {
     rows.deletes.push(...plan.deletes);
     for (const s of plan.states) {
       if (s.row) {
-        if (s.changed.size && variantChanges(s, s.row, rows)) any = true;
+        if (s.changed && variantChanges(s, s.row, rows)) any = true;
         continue;
       }
       const { values, ...cols } = s.cur;
@@ -226,9 +226,9 @@ export function writeBatch(
     stmt(db, PARK_OPTIONS, json(rows.parkOptions)),
     stmt(db, UPDATE_PRODUCTS, json(productRows), now),
     stmt(db, UPDATE_SLUGS, json(slugs)),
-    ...each(db, UPDATE_VARIANTS, rows.values, now),
-    stmt(db, UPDATE_OPTIONS, json(rows.options), now),
-    stmt(db, UPDATE_POSITIONS, json(rows.positions), now),
+    ...(rows.values.length ? textChunks(rows.values) : ["[]"]).map((list) => stmt(db, UPDATE_VARIANTS, list, now)),
+    stmt(db, UPDATE_OPTIONS, `[${rows.options.join(",")}]`, now),
+    stmt(db, UPDATE_POSITIONS, `[${rows.positions.join(",")}]`, now),
     ...each(db, INSERT_VARIANTS, rows.inserts, now),
     stmt(db, SYNC_NO_MINUS, json(changed)),
     outboxStatement(db, changes, now),
