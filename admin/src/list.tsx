@@ -66,7 +66,7 @@ export function Pager<Row>({ list }: { list: PagedList<Row> }) {
   if (!data || (offset === 0 && !data.more)) return null;
   const count = data.rows.length;
   return (
-    <nav class="pager" aria-label="Pages">
+    <nav class="pager" aria-label="Pages of the list">
       <button type="button" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - size))}>
         Previous
       </button>

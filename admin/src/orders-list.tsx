@@ -224,7 +224,7 @@ export function OrdersPage({ query }: { query: URLSearchParams }) {
       )}
       {data && rows.length === 0 && <p>No orders match.</p>}
       {data && (offset > 0 || offset + rows.length < data.total) && (
-        <nav class="pager" aria-label="Pages">
+        <nav class="pager" aria-label="Pages of orders">
           <button
             type="button"
             disabled={offset === 0}

@@ -1,15 +1,17 @@
 // npm run test:admin: a merchant builds a product from nothing in headless Chromium (docs/admin.md,
 // "Products"): its fields, an image with its preview, two options and the variants they make,
-// a refusal shown beside the field it names; a storefront then sells one variant with a
-// publishable key; the merchant edits it later (a new option value, a new variant) and deletes it
+// a refusal shown beside the field it names; the storefront page of docs/storefront.md, served
+// from another origin, then sells one variant with a publishable key, and the admin shows the
+// order and the stock it took; the merchant edits it later (a new option value, a new variant) and deletes it
 // after a confirmation naming it. axe at 390 and 1280 px on the new and the edit page.
 import assert from "node:assert/strict";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { driver, signIn } from "./admin-page.mjs";
 import { openPage, problems } from "./playwright-page.mjs";
-import { callServer, startServer } from "./serve.mjs";
+import { callServer, root, startServer } from "./serve.mjs";
 
 /** @type {import("./serve.mjs").Server} */
 let server;
@@ -18,6 +20,11 @@ let page;
 /** @type {ReturnType<typeof driver>} */
 let d;
 let made = 0;
+/** The shop's own server, another origin than the API's, and the page it serves. */
+/** @type {import("node:http").Server} */
+let shopServer;
+let shopOrigin = "";
+let shopHtml = "";
 
 /** @param {string} method @param {string} p @param {unknown} [body] */
 const call = async (method, p, body) => (await callServer(server, method, p, body)).json;
@@ -25,6 +32,21 @@ const $ = (/** @type {string} */ css) => `document.querySelector(${JSON.stringif
 /** The input of the variant row named `name` whose class is `cls`. @param {string} name @param {string} cls */
 const cell = (name, cls) =>
   `[...document.querySelectorAll("section.variants tbody tr")].find((r) => r.cells[0].textContent.startsWith(${JSON.stringify(name)})).querySelector("input.${cls}")`;
+/**
+ * The storefront page of docs/storefront.md ("A storefront page") as the manual shows it, pointed
+ * at this server with this key: the example itself is what sells, so it cannot drift.
+ * @param {string} base @param {string} pk
+ */
+function storefrontPage(base, pk) {
+  const doc = readFileSync(path.join(root, "docs", "storefront.md"), "utf8");
+  const html = /## A storefront page[\s\S]*?```html\n([\s\S]*?)```/.exec(doc)?.[1];
+  assert.ok(html, "docs/storefront.md has its storefront page");
+  const pointed = html
+    .replace('"https://edge-store.example.workers.dev"', JSON.stringify(base))
+    .replace('"pk_..."', JSON.stringify(pk));
+  assert.ok(pointed.includes(base) && pointed.includes(pk), "the page names the API's address and the key as expected");
+  return pointed;
+}
 /** A 1x1 PNG, served for the image host so the preview has something to show. */
 const PNG = Buffer.from(
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
@@ -45,6 +67,12 @@ async function review(/** @type {string} */ name) {
 
 before(async () => {
   server = await startServer();
+  shopServer = createServer((_, res) => {
+    res.writeHead(200, { "content-type": "text/html" });
+    res.end(shopHtml);
+  });
+  await new Promise((resolve) => shopServer.listen(0, "127.0.0.1", () => resolve(undefined)));
+  shopOrigin = `http://127.0.0.1:${/** @type {import("node:net").AddressInfo} */ (shopServer.address()).port}`;
   await call("POST", "/v1/products", { title: "Taken", sku: "CAT-TAKEN", price: 10 });
   page = await openPage(`${server.base}/admin`);
   await page.pw
@@ -58,6 +86,7 @@ after(async () => {
   try {
     await page?.close();
   } finally {
+    shopServer?.close();
     await server?.stop();
   }
 });
@@ -146,25 +175,35 @@ test("a product from nothing: fields, an image previewed, two options make four 
   assert.equal(await page.evaluate(`document.querySelector("label[for=price]").textContent`), "Price of new variants");
 });
 
-test("a storefront sells a variant with a publishable key: the variant's price, its stock taken", async () => {
-  const pk = (await call("POST", "/v1/keys", { name: "shop", type: "publishable" })).key;
-  const ship = await call("POST", "/v1/shipping-methods", { name: "Post", price: 49, countries: ["SE"] });
-  const res = await fetch(`${server.base}/v1/orders`, {
-    method: "POST",
-    headers: { "X-Publishable-Key": pk, "content-type": "application/json" },
-    body: JSON.stringify([
-      {
-        order_id: "create",
-        customer: { email: "ines@example.com", shipping_details: { country: "SE" } },
-        shipping: { id: ship.id },
-        products: [{ sku: "CAT-TEE-BLUE-M", qty: 2 }],
-      },
-    ]),
-  });
-  const out = (await res.json()).results.create_1;
-  assert.equal(out.success, true, JSON.stringify(out));
-  assert.equal(out.total, 2 * 259 + 49);
-  // The admin's product page, opened again, shows the stock the sale left.
+test("bought through the storefront page of docs/storefront.md; the admin shows the order and the stock it took", async () => {
+  const pk = (await call("POST", "/v1/keys", { name: "shop", type: "publishable", allowed_origins: [shopOrigin] })).key;
+  await call("POST", "/v1/shipping-methods", { name: "Post", price: 49, countries: ["SE"] });
+  // The shop's page, another origin, in a tab of the same browser: the customer picks the variant.
+  const shop = await page.pw.context().newPage();
+  shopHtml = storefrontPage(server.base, pk);
+  await shop.goto(`${shopOrigin}/`);
+  await shop.locator("#item option[value='CAT-TEE-BLUE-M']").waitFor({ state: "attached" });
+  assert.equal(
+    await shop.locator("#item option[value='CAT-TEE-BLUE-M']").textContent(),
+    "Catalogue tee, Blue / M: 259.00",
+  );
+  assert.match((await shop.textContent("#catalog")) ?? "", /Catalogue tee, Blue \/ M: 259\.00 \(in_stock\)/);
+  await shop.selectOption("#item", "CAT-TEE-BLUE-M");
+  await shop.fill("#qty", "2");
+  await shop.click("#buy");
+  await shop.locator("#result", { hasText: "Order" }).waitFor();
+  const result = (await shop.textContent("#result")) ?? "";
+  const bought = /^Order (\d+): (\d+), unpaid$/.exec(result);
+  assert.ok(bought, result);
+  assert.equal(Number(bought[2]), 2 * 259 + 49);
+  await shop.close();
+  // The merchant's admin: the new order in the list and on its page, and the variant's stock 12 - 2.
+  await d.go("#/orders", "Orders");
+  await d.waitText("anna@example.com");
+  await d.go(`#/orders/${bought[1]}`, `Order #${bought[1]}`);
+  const order = await d.text();
+  assert.match(order, /CAT-TEE-BLUE-M/);
+  assert.match(order, /567\.00/);
   await d.go("#/products", "Products");
   await d.go(`#/products/${made}`, "Catalogue tee");
   assert.equal(await page.evaluate(`${cell("Blue / M", "qty")}.value`), "10");

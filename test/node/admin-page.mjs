@@ -61,13 +61,13 @@ export function driver(page) {
     /** The whole page as PNG bytes. */
     screenshot: () => page.pw.screenshot({ fullPage: true }),
     /**
-     * axe-core's violations of impact serious or critical on the page as it is now.
+     * Every axe-core violation on the page as it is now, whatever its impact (minor included): a
+     * merchant using a screen reader meets the minor ones too.
      * @returns {Promise<{id: string, impact: string, nodes: string[]}[]>}
      */
     axe: async () => {
       if (!(await page.evaluate("typeof axe !== 'undefined'"))) await page.evaluate(readFileSync(AXE, "utf8"));
       return page.evaluate(`axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations
-        .filter((v) => v.impact === "serious" || v.impact === "critical")
         .map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(" ")) })))`);
     },
   };

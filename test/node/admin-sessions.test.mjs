@@ -1,7 +1,7 @@
 // npm run test:admin: the admin's sessions in headless Chromium (docs/admin.md, "Sessions"):
 // one sign-in serves every tab, a sign-in elsewhere in the browser does not break a tab, a session
 // that ends mid-edit keeps the edit and asks for the key in place, the keys page lists and ends
-// sessions, sign-out here or everywhere; each page at 360 and 1280 px without serious axe findings.
+// sessions, sign-out here or everywhere; each page at 360 and 1280 px without axe findings.
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { after, before, test } from "node:test";
