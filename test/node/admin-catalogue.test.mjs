@@ -53,18 +53,6 @@ const PNG = Buffer.from(
   "base64",
 );
 
-async function review(/** @type {string} */ name) {
-  for (const width of [390, 1280]) {
-    await d.width(width);
-    const overflow = await page.evaluate("document.documentElement.scrollWidth - innerWidth");
-    assert.ok(overflow <= 0, `${name} at ${width} px is ${overflow} px wider than the screen`);
-    assert.deepEqual(await d.axe(), [], `${name} at ${width} px`);
-    const dir = process.env.ADMIN_SCREENSHOTS;
-    if (dir) writeFileSync(path.join(dir, `${name}-${width}.png`), await d.screenshot());
-  }
-  await d.width(1280);
-}
-
 before(async () => {
   server = await startServer();
   shopServer = createServer((_, res) => {
@@ -133,7 +121,7 @@ test("a product from nothing: fields, an image previewed, two options make four 
   await d.fill(cell("Blue / M", "price"), "259");
   // A SKU another product holds: the API's 409 is shown on the row it names, nothing is created.
   await d.fill(cell("Red / S", "sku"), "CAT-TAKEN");
-  await review("product-new");
+  await d.review("product-new", { widths: [390, 1280] });
   await d.clickText("button", "Create product");
   await page.waitFor(`document.querySelector("tr.row-error")`, 20_000);
   const rowError = await page.evaluate(`${$("tr.row-error")}.textContent`);
@@ -241,7 +229,7 @@ test("edited later: a description, an option renamed, a new size makes two new v
       ["CAT-TEE-BLUE-L", false, 0],
     ],
   );
-  await review("product-edit");
+  await d.review("product-edit", { widths: [390, 1280] });
   // The docs' picture (docs/admin-product.png): the whole editor at 1280 px, its save bar last.
   const dir = process.env.ADMIN_SCREENSHOTS;
   if (dir) {

@@ -26,16 +26,6 @@ const order = (/** @type {number} */ id) => call("GET", `/v1/orders/${id}`);
 const rowIds = () =>
   page.evaluate(`[...document.querySelectorAll("table.orders tbody tr a")].map((a) => Number(a.textContent.slice(1)))`);
 
-async function review(/** @type {string} */ name) {
-  for (const width of [360, 1280]) {
-    await d.width(width);
-    const overflow = await page.evaluate("document.documentElement.scrollWidth - innerWidth");
-    assert.ok(overflow <= 0, `${name} at ${width} px is ${overflow} px wider than the screen`);
-    assert.deepEqual(await d.axe(), [], `${name} at ${width} px`);
-  }
-  await d.width(1280);
-}
-
 before(async () => {
   server = await startServer();
   const made = await call("POST", "/v1/products", [
@@ -101,7 +91,7 @@ test("views, sort, count, date range and SKU search, kept in the address and thr
   await d.choose(`document.querySelector("#sort")`, "low");
   await page.waitFor(`document.querySelector("table.orders tbody tr a")?.textContent === "#${o.erik}"`, 20_000);
   assert.match(await page.evaluate("location.hash"), /view=to_ship.*sort=low|sort=low.*view=to_ship/);
-  await review("orders-to-ship");
+  await d.review("orders-to-ship");
   // Into an order and back: by the page's link, and by the browser's Back.
   await d.click(`document.querySelector("table.orders tbody tr a")`);
   await page.waitFor(`document.querySelector("h1")?.textContent.startsWith("Order #${o.erik}")`, 20_000);
@@ -146,7 +136,7 @@ test("bulk: mark paid, ship, export CSV (one row per line), cancel with a reason
   await pick(o.dora);
   await pick(o.hans);
   await d.waitText("2 selected");
-  await review("orders-bulk");
+  await d.review("orders-bulk");
   await d.clickText(".bulk button", "Mark paid (2)");
   await d.waitText("Marked paid: 2 orders.");
   assert.deepEqual([(await order(o.dora)).status, (await order(o.hans)).status], ["paid", "paid"]);
@@ -208,7 +198,7 @@ test("cancelling a shipped order asks a reason and does not pre-tick restock; hi
   await d.clickText("button", "Cancel…");
   assert.equal(await page.evaluate(`document.querySelector(".cancel input[type=checkbox]").checked`), false);
   assert.ok(await page.evaluate(`${byText("button", "Cancel order")}.disabled`), "a reason first");
-  await review("order-cancel-shipped");
+  await d.review("order-cancel-shipped");
   await d.fill(`document.querySelector("#reason")`, "lost in transit");
   await d.clickText("button", "Cancel order");
   await d.waitText("Cancelled; stock not returned.");
@@ -276,7 +266,7 @@ test("the low-stock mark is per variant, at the threshold the merchant sets", as
   await d.clickText("summary", "1 variant low");
   await d.waitText("Red: 7 low");
   assert.ok(!(await d.text()).includes("Blue: 30"));
-  await review("products-low");
+  await d.review("products-low");
   assert.equal(await page.evaluate(`localStorage.getItem("edge-store-admin-low-stock")`), "8");
 });
 

@@ -1,7 +1,8 @@
 // What test/node/admin.test.mjs does to the admin's page in Chromium (through Playwright,
 // test/node/playwright-page.mjs): fill fields, click by visible text, press keys, switch widths,
 // take screenshots, run axe-core.
-import { readFileSync } from "node:fs";
+import assert from "node:assert/strict";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { root } from "./serve.mjs";
 
@@ -21,7 +22,7 @@ export function driver(page) {
     await page.waitFor(el, 20_000);
     await page.click(el);
   };
-  return {
+  const d = {
     click,
     /** @param {string} selector @param {string} text */
     clickText: (selector, text) => click(byText(selector, text)),
@@ -70,7 +71,24 @@ export function driver(page) {
       return page.evaluate(`axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations
         .map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(" ")) })))`);
     },
+    /**
+     * The page at each width: no sideways scroll and no axe violation, and a screenshot per width
+     * into `shots` (for review and the docs' pictures, docs/admin.md) when a directory is named;
+     * ends at the last width.
+     * @param {string} name
+     * @param {{ widths?: number[], shots?: string }} [options]
+     */
+    review: async (name, { widths = [360, 1280], shots = process.env.ADMIN_SCREENSHOTS } = {}) => {
+      for (const width of widths) {
+        await d.width(width);
+        const overflow = await page.evaluate("document.documentElement.scrollWidth - innerWidth");
+        assert.ok(overflow <= 0, `${name} at ${width} px is ${overflow} px wider than the screen`);
+        assert.deepEqual(await d.axe(), [], `${name} at ${width} px`);
+        if (shots) writeFileSync(path.join(shots, `${name}-${width}.png`), await d.screenshot());
+      }
+    },
   };
+  return d;
 }
 
 /** Signs in on the admin's sign-in page with `key` and waits for its navigation. @param {Page} page @param {string} key */

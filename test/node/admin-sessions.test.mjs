@@ -41,16 +41,6 @@ async function browserSessionId() {
   return createHash("sha256").update(c.value).digest("hex");
 }
 
-async function review(/** @type {string} */ name) {
-  for (const width of [360, 1280]) {
-    await d.width(width);
-    const overflow = await page.evaluate("document.documentElement.scrollWidth - innerWidth");
-    assert.ok(overflow <= 0, `${name} at ${width} px is ${overflow} px wider than the screen`);
-    assert.deepEqual(await d.axe(), [], `${name} at ${width} px`);
-  }
-  await d.width(1280);
-}
-
 async function signInHere(/** @type {string} */ scope = "") {
   await d.fill(`document.querySelector("${scope} #key")`, server.key);
   await d.click(byText(`${scope} button`, "Sign in"));
@@ -127,7 +117,7 @@ test("the keys page lists every live session; End ends one", async () => {
   await d.waitText("Signed-in sessions");
   await d.waitText("Chrome 131 on Android");
   assert.match(await d.text(), /\(this browser\)/);
-  await review("keys-sessions");
+  await d.review("keys-sessions");
   const row = `[...document.querySelectorAll("table.sessions tbody tr")].find((r) => r.textContent.includes("Android"))`;
   await d.click(`${row}.querySelector("button")`);
   await d.waitText("Ended the session of API_KEY in Chrome 131 on Android");
@@ -139,7 +129,7 @@ test("sign-out everywhere ends every session of the key; the sign-in page says s
   const laptop = await otherSession();
   assert.equal(await statusWith(laptop), 200);
   await d.clickText("summary", "Sign out");
-  await review("signout-menu");
+  await d.review("signout-menu");
   await d.clickText("button", "Everywhere");
   await page.waitFor(`document.querySelector("#key")`, 20_000);
   assert.match(await d.text(), /Signed out everywhere/);

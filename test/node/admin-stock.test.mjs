@@ -4,8 +4,6 @@
 // figure it was typed against as expected_qty, and when that figure moved the page says so, shows
 // the figure now, keeps what was typed and writes nothing. axe at 360 and 1280 px.
 import assert from "node:assert/strict";
-import { writeFileSync } from "node:fs";
-import path from "node:path";
 import { after, before, test } from "node:test";
 import { driver, signIn } from "./admin-page.mjs";
 import { openPage, problems } from "./playwright-page.mjs";
@@ -34,19 +32,6 @@ const puts = (from) =>
     .slice(from)
     .filter((e) => e.method === "Network.requestWillBeSent" && e.params.request.method === "PUT")
     .map((e) => JSON.parse(e.params.request.postData));
-
-async function review(/** @type {string} */ name) {
-  for (const width of [360, 1280]) {
-    await d.width(width);
-    const overflow = await page.evaluate("document.documentElement.scrollWidth - innerWidth");
-    assert.ok(overflow <= 0, `${name} at ${width} px is ${overflow} px wider than the screen`);
-    assert.deepEqual(await d.axe(), [], `${name} at ${width} px`);
-    // For review, and the docs' pictures (docs/admin.md): only when a directory is named.
-    const dir = process.env.ADMIN_SCREENSHOTS;
-    if (dir) writeFileSync(path.join(dir, `${name}-${width}.png`), await d.screenshot());
-  }
-  await d.width(1280);
-}
 
 before(async () => {
   server = await startServer();
@@ -136,7 +121,7 @@ test("the total 16 typed against the loaded 11 after a sale of 2: changed since 
       ["STK-SHIRT-M", 4, 250],
     ],
   );
-  await review("product-stock-conflict");
+  await d.review("product-stock-conflict");
   // Told the figure is 9, the merchant saves 16 again: now knowingly, against 9.
   const again = page.events.length;
   await d.clickText("button", "Save");

@@ -3,7 +3,7 @@
 // end to end, checked against the API; every page at 360 px and at desktop width with no axe-core
 // violation of any impact, screenshots saved for review; sign-out ends the session server-side.
 import assert from "node:assert/strict";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -90,15 +90,6 @@ after(async () => {
 });
 
 /** Screenshot of the page at both widths, and every axe-core finding there. */
-async function review(/** @type {string} */ name) {
-  for (const width of [360, 1280]) {
-    await d.width(width);
-    const overflow = await page.evaluate("document.documentElement.scrollWidth - innerWidth");
-    assert.ok(overflow <= 0, `${name} at ${width} px is ${overflow} px wider than the screen`);
-    writeFileSync(path.join(SHOTS, `${name}-${width}.png`), await d.screenshot());
-    assert.deepEqual(await d.axe(), [], `${name} at ${width} px`);
-  }
-}
 
 test("the first load is small: under 50 KB gzip", async () => {
   const bytes = await firstLoadBytes();
@@ -118,7 +109,7 @@ test("/admin is served with a strict Content-Security-Policy, from the static as
 });
 
 test("the sign-in page, by keyboard: the key goes nowhere but the session cookie", async () => {
-  await review("signin");
+  await d.review("signin", { shots: SHOTS });
   await d.width(1280);
   // The page focuses its heading; the key field is the next stop.
   await d.press("Tab");
@@ -168,7 +159,7 @@ test("orders: count, search by e-mail, name, id and SKU, views, page through", a
     `[...new Set([...document.querySelectorAll("tbody .badge")].map((b) => b.textContent))]`,
   );
   assert.deepEqual(shown, ["unpaid"]);
-  await review("orders");
+  await d.review("orders", { shots: SHOTS });
 });
 
 test("an order: lines, customer, totals, history; edit its lines; the API's refusal shown", async () => {
@@ -177,7 +168,7 @@ test("an order: lines, customer, totals, history; edit its lines; the API's refu
   for (const s of ["Admin mug", "anna@example.com", "Anna Svensson", "Storgatan 1", "Total", "200.00 SEK", "Created"]) {
     assert.ok(text.includes(s), `${s} on the page`);
   }
-  await review("order");
+  await d.review("order", { shots: SHOTS });
   await d.width(1280);
   // By keyboard: Tab from the top of the page reaches every control, in order.
   // Every control a person can reach: a closed menu's buttons are not (its summary is).
@@ -254,7 +245,7 @@ test("products: search, stock at a glance, low stock marked", async () => {
   await d.fill(`document.querySelector("#psearch")`, "ADM-TEE");
   await d.clickText("button", "Search");
   await page.waitFor(`document.querySelectorAll("tbody tr").length === 1`, 20_000);
-  await review("products");
+  await d.review("products", { shots: SHOTS });
 });
 
 test("a product: title, price, stock, visibility; its variants' stock and price in one PUT", async () => {
@@ -272,7 +263,7 @@ test("a product: title, price, stock, visibility; its variants' stock and price 
   const tee = products["ADM-TEE"].product_id;
   await d.go(`#/products/${tee}`, "Admin tee");
   assert.ok(await page.evaluate(`document.querySelectorAll("tr.row-low").length === 1`), "size M is low");
-  await review("product");
+  await d.review("product", { shots: SHOTS });
   await d.width(1280);
   await d.fill(`document.querySelectorAll("input.qty")[0]`, "12");
   await d.fill(`document.querySelectorAll("input.qty")[1]`, "6");
@@ -328,7 +319,7 @@ test("webhooks: add an endpoint, send a test, see its deliveries with status and
   assert.equal(payload.data.product_id, products["ADM-CAP"].product_id);
   assert.match(await page.evaluate(`document.querySelector("tr.payload").innerText`), /^POST http/);
   assert.match(await page.evaluate(`document.querySelector("tr.payload pre.json").textContent`), /\n {2}"type"/);
-  await review("webhooks");
+  await d.review("webhooks", { shots: SHOTS });
   await d.width(1280);
   await d.clickText(".card tbody button", "Hide payload");
   await page.waitFor(`!document.querySelector("tr.payload")`, 20_000);
@@ -351,7 +342,7 @@ test("shipping: add a method, change its price and visibility, delete it", async
   const [m] = (await call("GET", "/v1/shipping-methods")).shipping_methods;
   assert.deepEqual([m.name, m.price, m.free_over, m.countries, m.visible], ["Postnord", 49.5, 500, ["SE", "NO"], true]);
   assert.match(await d.text(), /49\.50 SEK · free from 500\.00 SEK · SE, NO/);
-  await review("shipping");
+  await d.review("shipping", { shots: SHOTS });
   await d.width(1280);
   await d.clickText("button", "Change…");
   await d.fill(`document.querySelector("#m${m.id}-price")`, "59");
@@ -386,7 +377,7 @@ test("keys: create one (shown once), revoke it", async () => {
   assert.ok(key);
   const listed = (await call("GET", "/v1/keys")).keys.find((/** @type {any} */ k) => k.name === "Warehouse");
   assert.deepEqual(listed.scopes, ["orders:read"]);
-  await review("keys");
+  await d.review("keys", { shots: SHOTS });
   await d.width(1280);
   await d.clickText("button", "Revoke…");
   await d.clickText("button", "Revoke Warehouse");
