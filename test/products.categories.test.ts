@@ -168,6 +168,21 @@ describe("categories on update", () => {
   });
 });
 
+describe("categories across the items of one body", () => {
+  it("a head category joins the paths an earlier item left, not the ones stored before it", async () => {
+    const full = Array.from({ length: 20 }, (_, i) => [`Full ${i}`]);
+    const p = await createProduct({ title: title("Rounds"), categories: full });
+    const r = await put("/v1/products", [
+      { product_id: p.product_id, categories: null },
+      { product_id: p.product_id, headcategory_name: "New" },
+    ]);
+    expect(r.status, r.text).toBe(200);
+    expect(r.json.errors).toEqual([]);
+    expect(r.json.success).toBe(2);
+    expect((await get(`/v1/products/${p.product_id}`)).json.categories).toEqual([["New"]]);
+  });
+});
+
 describe("validation: 400 naming the field, nothing written", () => {
   const deep = ["1", "2", "3", "4", "5", "6"];
   refusedPosts([

@@ -23,12 +23,15 @@ export function categoriesAndSlug(
   const head = d.headcategory_name ?? undefined;
   if (d.categories !== undefined || head !== undefined) {
     const stored = d.categories === undefined;
-    const given = stored ? (parseList(p.categories) as string[][]) : (d.categories ?? []);
-    if (stored) depends.categories = p.categories;
+    // An earlier item of the round may have set them: a head category joins what it left.
+    const earlier = product.categories as string[][] | undefined;
+    const given = stored ? (earlier ?? (parseList(p.categories) as string[][])) : (d.categories ?? []);
+    if (stored && earlier === undefined) depends.categories = p.categories;
     const next = withHead(given, head);
     const tooMany = tooManyPaths(next);
     if (tooMany) f.add(400, tooMany);
     else if (JSON.stringify(next) !== p.categories) product.categories = next;
+    else delete product.categories;
   }
   if (typeof d.slug === "string") {
     if (d.slug === p.slug) return undefined;
