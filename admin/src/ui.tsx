@@ -22,6 +22,9 @@ export function Message({ error, ok }: { error?: string; ok?: string }) {
 
 /**
  * Loads with `load()` whenever `deps` change; answers {data, error, loading, reload}.
+ * `loading` is true from the very render in which `deps` change, while the last answer is still on
+ * screen: a click on a row of the old view must not pass for a click on the new one. An answer for
+ * deps that are no longer current is dropped, so a slow older answer never replaces a newer one.
  */
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[]) {
   const [state, setState] = useState<{ data: T | undefined; error: string; loading: boolean }>({
@@ -29,17 +32,26 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]) {
     error: "",
     loading: true,
   });
+  const current = useRef<object | undefined>(undefined);
   const reload = useCallback(() => {
+    const of = {};
+    current.current = of;
     setState((s) => ({ ...s, loading: true, error: "" }));
     return load().then(
-      (data) => setState({ data, error: "", loading: false }),
-      (e: Error) => setState({ data: undefined, error: e.message, loading: false }),
+      (data) => {
+        if (current.current === of) setState({ data, error: "", loading: false });
+      },
+      (e: Error) => {
+        if (current.current === of) setState({ data: undefined, error: e.message, loading: false });
+      },
     );
   }, deps);
+  const asked = useRef(reload);
   useEffect(() => {
+    asked.current = reload;
     reload();
   }, [reload]);
-  return { ...state, reload };
+  return { ...state, loading: state.loading || asked.current !== reload, reload };
 }
 
 /**

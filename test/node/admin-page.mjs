@@ -46,7 +46,14 @@ export function driver(page) {
     },
     /** Goes to a page of the admin and waits for its heading. @param {string} hash @param {string} heading */
     go: async (hash, heading) => {
-      await page.evaluate(`location.hash = ${JSON.stringify(hash)}`);
+      // Past the hashchange and the render it starts, so the old page's rows are not taken for the new one's.
+      await page.evaluate(`new Promise((done) => {
+        const next = ${JSON.stringify(hash)};
+        const settle = () => setTimeout(done, 0);
+        if (location.hash === next) return settle();
+        addEventListener("hashchange", settle, { once: true });
+        location.hash = next;
+      })`);
       await page.waitFor(`document.querySelector("h1")?.textContent.startsWith(${JSON.stringify(heading)})`, 20_000);
       await page.waitFor(`!document.querySelector("main [role=status]")?.textContent.startsWith("Loading")`, 20_000);
     },
