@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { answer, error, json, pathId, query } from "../openapi/build";
 import {
   CUSTOMER_LIMIT_DEFAULT,
   CUSTOMER_LIMIT_MAX,
@@ -10,26 +10,7 @@ import {
 // The customer routes of the OpenAPI document (src/openapi/document.ts spreads `customersPaths`
 // into its paths), from the zod description the answers are built to (./schema.ts).
 
-type Json = Record<string, unknown>;
-
-const schema = (s: z.ZodType): Json => {
-  const { $schema: _s, ...rest } = z.toJSONSchema(s, { io: "output", unrepresentable: "any" }) as Json;
-  return rest;
-};
-const json = (s: Json) => ({ "application/json": { schema: s } });
-const error = (description: string) => ({ description, content: json({ $ref: "#/components/schemas/Error" }) });
-const AUTH = {
-  "401": error("Missing or wrong credentials."),
-  "403": error("The key lacks orders:read, or is a publishable key."),
-  "500": error("No API key is configured."),
-};
-const query = (name: string, s: Json, description: string) => ({
-  name,
-  in: "query",
-  required: false,
-  schema: s,
-  description,
-});
+const FORBIDDEN = { "403": error("The key lacks orders:read, or is a publishable key.") };
 
 export const customersPaths = {
   "/v1/customers": {
@@ -61,10 +42,10 @@ export const customersPaths = {
             Link: { schema: { type: "string" }, description: 'The next page (rel="next"), when there is one.' },
             "X-Total-Count": { schema: { type: "integer" }, description: "With count=true." },
           },
-          content: json(schema(customerList)),
+          content: json(customerList),
         },
         "400": error("A parameter is unknown, given twice or invalid; errors name it."),
-        ...AUTH,
+        ...FORBIDDEN,
       },
     },
   },
@@ -74,12 +55,12 @@ export const customersPaths = {
       tags: ["customers"],
       summary: "Read a customer and their latest orders",
       description: `The customer with its totals and its latest ${CUSTOMER_ORDERS_MAX} orders, newest first.`,
-      parameters: [{ name: "customer_id", in: "path", required: true, schema: { type: "integer", minimum: 1 } }],
+      parameters: [pathId("customer_id")],
       responses: {
-        "200": { description: "The customer.", content: json(schema(customerDetail)) },
+        "200": answer("The customer.", customerDetail),
         "400": error("The id is not an id."),
         "404": error("No such customer."),
-        ...AUTH,
+        ...FORBIDDEN,
       },
     },
   },

@@ -1,5 +1,7 @@
-import { MAX_KEYS, MAX_ORIGINS } from "./schema";
-import { PUBLISHABLE_SCOPES, ROUTE_SCOPES, SCOPES } from "./scopes";
+import { z } from "zod";
+import { answer, error, json, pathId, schema } from "../openapi/build";
+import { keyCreate, MAX_KEYS } from "./schema";
+import { ALL_SCOPES, ROUTE_SCOPES } from "./scopes";
 
 // The OpenAPI security of every /v1 operation, from the one route -> scope table (docs/keys.md):
 // the scope a secret key needs (Basic or Bearer), and the publishable key where a storefront may
@@ -56,41 +58,26 @@ export function withKeySecurity<T extends Json>(doc: T): T {
   return doc;
 }
 
-const json = (schema: Json) => ({ "application/json": { schema } });
-const error = (description: string) => ({ description, content: json({ $ref: "#/components/schemas/Error" }) });
-const time = { type: "string", description: "ISO 8601 time in UTC." };
-const nullableTime = { type: ["string", "null"], description: "ISO 8601 time in UTC, or null." };
-const strings = (items: Json) => ({ type: "array", items });
+const time = z.string().meta({ description: "ISO 8601 time in UTC." });
+const nullableTime = z.string().nullable().meta({ description: "ISO 8601 time in UTC, or null." });
 
-const keyOut = {
-  type: "object",
-  required: [
-    "id",
-    "name",
-    "type",
-    "prefix",
-    "scopes",
-    "allowed_origins",
-    "expires_at",
-    "created_at",
-    "last_used_at",
-    "revoked",
-    "revoked_at",
-  ],
-  properties: {
-    id: { type: "integer", minimum: 1 },
-    name: { type: "string" },
-    type: { type: "string", enum: ["secret", "publishable"] },
-    prefix: { type: "string", description: "The key's first 11 characters, to recognise it." },
-    scopes: strings({ type: "string", enum: [...SCOPES, ...PUBLISHABLE_SCOPES] }),
-    allowed_origins: strings({ type: "string" }),
-    expires_at: nullableTime,
-    created_at: time,
-    last_used_at: { ...nullableTime, description: "To the minute; null if never used." },
-    revoked: { type: "boolean" },
-    revoked_at: nullableTime,
-  },
-};
+const keyOut = z.object({
+  id: z.int().min(1),
+  name: z.string(),
+  type: z.enum(["secret", "publishable"]),
+  prefix: z.string().meta({ description: "The key's first 11 characters, to recognise it." }),
+  scopes: z.array(z.enum(ALL_SCOPES as [string, ...string[]])),
+  allowed_origins: z.array(z.string()),
+  expires_at: nullableTime,
+  created_at: time,
+  last_used_at: nullableTime.meta({ description: "To the minute; null if never used." }),
+  revoked: z.boolean(),
+  revoked_at: nullableTime,
+});
+const keyCreated = keyOut.extend({
+  key: z.string().regex(/^(sk|pk)_[0-9a-f]{48}$/),
+  notices: z.array(z.string()),
+});
 
 /** The key management routes (docs/keys.md); src/openapi/document.ts spreads them into its paths. */
 export const keysPaths = {
@@ -100,51 +87,9 @@ export const keysPaths = {
       tags: ["keys"],
       summary: "Create a secret or publishable key; the key is in this answer only",
       "x-idempotency": false,
-      requestBody: {
-        required: true,
-        content: json({
-          type: "object",
-          required: ["name", "type"],
-          properties: {
-            name: { type: "string", minLength: 1, maxLength: 100 },
-            type: {
-              type: "string",
-              enum: ["secret", "publishable"],
-              description:
-                "A publishable key reads the catalogue and creates orders: only a key holding products:read and orders:write creates one (403).",
-            },
-            scopes: {
-              ...strings({ type: "string", enum: [...SCOPES, ...PUBLISHABLE_SCOPES] }),
-              uniqueItems: true,
-              description: `Secret keys: at least one of ${SCOPES.join(", ")}, and ${PUBLISHABLE_SCOPES.join(", ")} to grant them to publishable keys. Publishable keys: ${PUBLISHABLE_SCOPES.join(", ")} or none. A key grants only scopes it holds (403).`,
-            },
-            allowed_origins: {
-              ...strings({ type: "string", description: "An exact origin: https://shop.example" }),
-              maxItems: MAX_ORIGINS,
-              description: "Publishable keys: the browser origins CORS answers.",
-            },
-            expires_at: {
-              type: "string",
-              format: "date-time",
-              description:
-                "In the future, and no later than the creating key's own expiry: required when that key expires (400).",
-            },
-          },
-        }),
-      },
+      requestBody: { required: true, content: json(schema(keyCreate, "input")) },
       responses: {
-        "201": {
-          description: "The key, with `key` shown this once.",
-          content: json({
-            ...keyOut,
-            required: [...keyOut.required, "key", "notices"],
-            properties: {
-              ...keyOut.properties,
-              key: { type: "string", pattern: "^(sk|pk)_[0-9a-f]{48}$" },
-              notices: strings({ type: "string" }),
-            },
-          }),
-        },
+        "201": answer("The key, with `key` shown this once.", keyCreated),
         "400": error("A field is invalid; errors name it."),
         "403": error(
           "The key lacks scope keys, would grant a scope it lacks, or would create a publishable key without products:read and orders:write.",
@@ -157,10 +102,7 @@ export const keysPaths = {
       tags: ["keys"],
       summary: "List every key, revoked ones included (never the keys themselves)",
       responses: {
-        "200": {
-          description: "The keys.",
-          content: json({ type: "object", required: ["keys"], properties: { keys: strings(keyOut) } }),
-        },
+        "200": answer("The keys.", z.object({ keys: z.array(keyOut) })),
         "403": error("The key lacks scope keys."),
       },
     },
@@ -171,7 +113,7 @@ export const keysPaths = {
       tags: ["keys"],
       summary: "Revoke a key: refused at once here, everywhere within 60 s",
       "x-idempotency": false,
-      parameters: [{ name: "id", in: "path", required: true, schema: { type: "integer", minimum: 1 } }],
+      parameters: [pathId()],
       responses: {
         "204": { description: "Revoked (again is fine)." },
         "400": error("The id is not an id."),

@@ -24,21 +24,38 @@ const origin = z.string({ error: "must be an origin" }).refine(
   },
 );
 
+// The .meta descriptions are the OpenAPI document's (src/keys/openapi.ts): what keyProblems checks.
 export const keyCreate = z.object({
-  name: str(100),
-  type: z.enum(["secret", "publishable"], { error: "must be secret or publishable" }),
+  name: str(100).meta({ minLength: 1 }),
+  type: z.enum(["secret", "publishable"], { error: "must be secret or publishable" }).meta({
+    description:
+      "A publishable key reads the catalogue and creates orders: only a key holding products:read and orders:write creates one (403).",
+  }),
   scopes: opt(
     z
       .array(z.string({ error: "must be a scope" }), { error: "must be an array of scopes" })
       .max(ALL_SCOPES.length)
-      .refine((a) => new Set(a).size === a.length, { error: "must not repeat a scope" }),
+      .refine((a) => new Set(a).size === a.length, { error: "must not repeat a scope" })
+      .meta({
+        items: { type: "string", enum: [...ALL_SCOPES] },
+        uniqueItems: true,
+        description: `Secret keys: at least one of ${SCOPES.join(", ")}, and ${PUBLISHABLE_SCOPES.join(", ")} to grant them to publishable keys. Publishable keys: ${PUBLISHABLE_SCOPES.join(", ")} or none. A key grants only scopes it holds (403).`,
+      }),
   ),
   allowed_origins: opt(
     z
-      .array(origin, { error: "must be an array of origins" })
-      .max(MAX_ORIGINS, { error: `must list at most ${MAX_ORIGINS} origins` }),
+      .array(origin.meta({ description: "An exact origin: https://shop.example" }), {
+        error: "must be an array of origins",
+      })
+      .max(MAX_ORIGINS, { error: `must list at most ${MAX_ORIGINS} origins` })
+      .meta({ description: "Publishable keys: the browser origins CORS answers." }),
   ),
-  expires_at: opt(z.iso.datetime({ offset: true, error: "must be an ISO 8601 date-time" })),
+  expires_at: opt(
+    z.iso.datetime({ offset: true, error: "must be an ISO 8601 date-time" }).meta({
+      description:
+        "In the future, and no later than the creating key's own expiry: required when that key expires (400).",
+    }),
+  ),
 });
 export type KeyInput = z.output<typeof keyCreate>;
 

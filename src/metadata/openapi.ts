@@ -1,11 +1,7 @@
 // The metadata reads in the OpenAPI document (src/openapi/document.ts spreads them into its paths).
 
-const error = (description: string) => ({
-  description,
-  content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
-});
-const AUTH = { "401": error("Missing or wrong credentials."), "500": error("No API key is configured.") };
-const idParam = { name: "id", in: "path", required: true, schema: { type: "integer", minimum: 1 } };
+import { answer, error, pathId } from "../openapi/build";
+
 const flat = {
   type: "object",
   additionalProperties: { type: "string" },
@@ -17,15 +13,14 @@ const read = (what: "product" | "order") => ({
     operationId: `get${what === "product" ? "Product" : "Order"}Metadata`,
     tags: [`${what}s`],
     summary: `The metadata of one ${what} (modelled dialect)`,
-    parameters: [idParam],
+    parameters: [pathId()],
     responses: {
-      "200": {
-        description: `The ${what}'s metadata as a flat object of strings; {} when it has none.`,
-        content: { "application/json": { schema: flat, example: { channel: "web", "gift-wrap": "true" } } },
-      },
+      "200": answer(`The ${what}'s metadata as a flat object of strings; {} when it has none.`, flat, {
+        channel: "web",
+        "gift-wrap": "true",
+      }),
       "400": error("The id is not an id."),
       "404": error(`No such ${what}.`),
-      ...AUTH,
     },
   },
 });

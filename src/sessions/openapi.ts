@@ -1,58 +1,43 @@
+import { z } from "zod";
 import { ALL_SCOPES } from "../keys/scopes";
+import { answer, error, json, pathId, schema } from "../openapi/build";
 import { SESSION_COOKIE } from "./store";
 
 // The admin's sessions (docs/admin.md, "Sessions"); src/openapi/document.ts spreads them in.
 
-const json = (schema: Record<string, unknown>) => ({ "application/json": { schema } });
-const error = (description: string) => ({ description, content: json({ $ref: "#/components/schemas/Error" }) });
 const COOKIE = `${SESSION_COOKIE}=<id>; Max-Age=43200; Path=/; HttpOnly; Secure; SameSite=Strict`;
 const SESSION_ID = { type: "string", pattern: "^[0-9a-f]{64}$" };
-const TIME = (description: string) => ({ type: "string", description: `ISO 8601 time in UTC: ${description}` });
+const hex64 = z.string().regex(/^[0-9a-f]{64}$/);
+const time = (description: string) => z.string().meta({ description: `ISO 8601 time in UTC: ${description}` });
 const CSRF = [{ name: "X-CSRF-Token", in: "header", required: true, schema: { type: "string" } }];
 const NO_COOKIE = error("The request carries no session cookie (a key header was used).");
+const WRONG_CSRF = error("X-CSRF-Token missing or wrong, or a foreign Origin.");
+const NO_SCOPE = error("The key lacks scope keys.");
 
-const SESSION = {
-  type: "object",
-  required: ["csrf_token", "expires_at", "idle_expires_at", "key", "currency", "timezone"],
-  properties: {
-    csrf_token: { type: "string", pattern: "^[0-9a-f]{64}$", description: "Send as X-CSRF-Token on writes." },
-    expires_at: TIME("when the session ends, however busy (12 hours after sign-in, or the key's expiry)."),
-    idle_expires_at: TIME("when it ends unless used before (SESSION_IDLE_MINUTES after the last use, 30 by default)."),
-    key: {
-      type: "object",
-      required: ["id", "name", "scopes"],
-      properties: {
-        id: { type: ["integer", "null"], description: "The stored key's id; null for API_KEY." },
-        name: { type: "string" },
-        scopes: { type: "array", items: { type: "string", enum: [...ALL_SCOPES] } },
-      },
-    },
-    currency: { type: "string", description: "The store's currency (DEFAULT_CURRENCY): product prices are in it." },
-    timezone: {
-      type: "string",
-      description:
-        "The store's IANA time zone (STORE_TIMEZONE; UTC when unset or not a zone): the admin's days are its.",
-    },
-  },
-};
+const SESSION = z.object({
+  csrf_token: hex64.meta({ description: "Send as X-CSRF-Token on writes." }),
+  expires_at: time("when the session ends, however busy (12 hours after sign-in, or the key's expiry)."),
+  idle_expires_at: time("when it ends unless used before (SESSION_IDLE_MINUTES after the last use, 30 by default)."),
+  key: z.object({
+    id: z.int().nullable().meta({ description: "The stored key's id; null for API_KEY." }),
+    name: z.string(),
+    scopes: z.array(z.enum(ALL_SCOPES as [string, ...string[]])),
+  }),
+  currency: z.string().meta({ description: "The store's currency (DEFAULT_CURRENCY): product prices are in it." }),
+  timezone: z.string().meta({
+    description: "The store's IANA time zone (STORE_TIMEZONE; UTC when unset or not a zone): the admin's days are its.",
+  }),
+});
 
-const LISTED = {
-  type: "object",
-  required: ["id", "key", "created_at", "last_seen_at", "expires_at", "user_agent", "current"],
-  properties: {
-    id: { ...SESSION_ID, description: "The session's id (the SHA-256 of its cookie, never the cookie)." },
-    key: {
-      type: "object",
-      required: ["id", "name"],
-      properties: { id: { type: ["integer", "null"] }, name: { type: "string" } },
-    },
-    created_at: TIME("the sign-in."),
-    last_seen_at: TIME("its last use (to the minute)."),
-    expires_at: TIME("when it ends unless used before, or at the latest."),
-    user_agent: { type: ["string", "null"], description: "The browser's User-Agent at sign-in." },
-    current: { type: "boolean", description: "Whether it is the session of this request." },
-  },
-};
+const LISTED = z.object({
+  id: hex64.meta({ description: "The session's id (the SHA-256 of its cookie, never the cookie)." }),
+  key: z.object({ id: z.int().nullable(), name: z.string() }),
+  created_at: time("the sign-in."),
+  last_seen_at: time("its last use (to the minute)."),
+  expires_at: time("when it ends unless used before, or at the latest."),
+  user_agent: z.string().nullable().meta({ description: "The browser's User-Agent at sign-in." }),
+  current: z.boolean().meta({ description: "Whether it is the session of this request." }),
+});
 
 export const sessionsPaths = {
   "/v1/sessions": {
@@ -70,19 +55,14 @@ export const sessionsPaths = {
       "x-idempotency": false,
       requestBody: {
         required: true,
-        content: json({
-          type: "object",
-          required: ["key"],
-          properties: { key: { type: "string", minLength: 1, maxLength: 200, description: "A secret key." } },
-        }),
+        content: json(
+          schema(z.object({ key: z.string().min(1).max(200).meta({ description: "A secret key." }) }), "input"),
+        ),
       },
       responses: {
         "201": {
-          description: "Signed in; the session cookie is set.",
-          headers: {
-            "Set-Cookie": { description: COOKIE, schema: { type: "string" } },
-          },
-          content: json(SESSION),
+          ...answer("Signed in; the session cookie is set.", SESSION),
+          headers: { "Set-Cookie": { description: COOKIE, schema: { type: "string" } } },
         },
         "400": error("No key in the body."),
         "401": error("The key is not a live secret key."),
@@ -93,15 +73,8 @@ export const sessionsPaths = {
       tags: ["sessions"],
       summary: "Every live session of every key, newest first (at most 500)",
       responses: {
-        "200": {
-          description: "The live sessions.",
-          content: json({
-            type: "object",
-            required: ["sessions"],
-            properties: { sessions: { type: "array", items: LISTED } },
-          }),
-        },
-        "403": error("The key lacks scope keys."),
+        "200": answer("The live sessions.", z.object({ sessions: z.array(LISTED) })),
+        "403": NO_SCOPE,
       },
     },
     delete: {
@@ -112,12 +85,9 @@ export const sessionsPaths = {
       "x-idempotency": false,
       parameters: CSRF,
       responses: {
-        "200": {
-          description: "Signed out in every browser; the cookie is cleared.",
-          content: json({ type: "object", required: ["ended"], properties: { ended: { type: "integer" } } }),
-        },
+        "200": answer("Signed out in every browser; the cookie is cleared.", z.object({ ended: z.int() })),
         "400": NO_COOKIE,
-        "403": error("X-CSRF-Token missing or wrong, or a foreign Origin."),
+        "403": WRONG_CSRF,
       },
     },
   },
@@ -131,7 +101,7 @@ export const sessionsPaths = {
         "token is derived from the cookie, so only a page that sends the cookie from this origin can read it.",
       security: [{ sessionCookie: [] }],
       responses: {
-        "200": { description: "The session.", content: json(SESSION) },
+        "200": answer("The session.", SESSION),
         "400": NO_COOKIE,
       },
     },
@@ -145,7 +115,7 @@ export const sessionsPaths = {
       responses: {
         "204": { description: "Signed out; the cookie is cleared." },
         "400": NO_COOKIE,
-        "403": error("X-CSRF-Token missing or wrong, or a foreign Origin."),
+        "403": WRONG_CSRF,
       },
     },
   },
@@ -155,11 +125,11 @@ export const sessionsPaths = {
       tags: ["sessions"],
       summary: "End one session (the keys page's end button)",
       "x-idempotency": false,
-      parameters: [{ name: "id", in: "path", required: true, schema: SESSION_ID }],
+      parameters: [pathId("id", SESSION_ID)],
       responses: {
         "204": { description: "Ended." },
         "400": error("The id is not a session id."),
-        "403": error("The key lacks scope keys."),
+        "403": NO_SCOPE,
         "404": error("No live session with that id."),
       },
     },

@@ -1,11 +1,10 @@
 import { z } from "zod";
+import { answer, error, json, pathId, query, schema } from "../openapi/build";
 import { MAX_COUNTRIES, MAX_METHODS, methodCreate, methodUpdate } from "./schema";
 
 // The shipping-method routes of the OpenAPI document (src/openapi/document.ts spreads
 // `shippingPaths` into its paths). The answer schema is zod, so test/shipping.test.ts parses real
 // answers with it and the document cannot drift from the code.
-
-type Json = Record<string, unknown>;
 
 export const methodOut = z.object({
   id: z.number().int().positive(),
@@ -23,16 +22,7 @@ export const methodOut = z.object({
 export const methodList = z.object({ shipping_methods: z.array(methodOut) });
 const methodWritten = methodOut.extend({ notices: z.array(z.string()) });
 
-const schema = (s: z.ZodType, io: "input" | "output" = "output"): Json => {
-  const { $schema: _s, ...rest } = z.toJSONSchema(s, { io, unrepresentable: "any" }) as Json;
-  return rest;
-};
-const json = (s: Json, example?: unknown) => ({
-  "application/json": example === undefined ? { schema: s } : { schema: s, example },
-});
-const error = (description: string) => ({ description, content: json({ $ref: "#/components/schemas/Error" }) });
-const AUTH = { "401": error("Missing or wrong credentials."), "500": error("No API key is configured.") };
-const idParam = { name: "id", in: "path", required: true, schema: { type: "integer", minimum: 1 } };
+const idParam = pathId();
 const BODY_ERRORS = {
   "400": error("Invalid body; errors name the field (name, price, free_over, countries, visible)."),
   "413": error("Body larger than 1 MiB."),
@@ -48,13 +38,10 @@ export const shippingPaths = {
       description:
         "Secret keys see every method; a publishable key only the visible ones, which are what its orders " +
         "may name (shipping.id). ?country=SE keeps the methods that ship there.",
-      parameters: [
-        { name: "country", in: "query", required: false, schema: { type: "string", pattern: "^[A-Za-z]{2}$" } },
-      ],
+      parameters: [{ ...query("country", { type: "string", pattern: "^[A-Za-z]{2}$" }), required: false }],
       responses: {
-        "200": { description: "The methods, oldest first.", content: json(schema(methodList)) },
+        "200": answer("The methods, oldest first.", methodList),
         "400": error("country is not a two-letter code."),
-        ...AUTH,
       },
     },
     post: {
@@ -72,10 +59,9 @@ export const shippingPaths = {
         }),
       },
       responses: {
-        "201": { description: "Created.", content: json(schema(methodWritten)) },
+        "201": answer("Created.", methodWritten),
         ...BODY_ERRORS,
         "409": error(`Already ${MAX_METHODS} methods.`),
-        ...AUTH,
       },
     },
   },
@@ -89,10 +75,9 @@ export const shippingPaths = {
       parameters: [idParam],
       requestBody: { required: true, content: json(schema(methodUpdate, "input"), { price: 59 }) },
       responses: {
-        "200": { description: "The method as it is now.", content: json(schema(methodWritten)) },
+        "200": answer("The method as it is now.", methodWritten),
         ...BODY_ERRORS,
         "404": error("No such method."),
-        ...AUTH,
       },
     },
     delete: {
@@ -105,7 +90,6 @@ export const shippingPaths = {
         "204": { description: "Deleted." },
         "400": error("The id is not an id."),
         "404": error("No such method."),
-        ...AUTH,
       },
     },
   },

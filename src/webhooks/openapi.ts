@@ -1,19 +1,17 @@
 import { z } from "zod";
+import { answer, error, json, pathId, query, schema } from "../openapi/build";
 import { modelledProductDetails } from "../openapi/modelled";
 import { orderOut } from "../openapi/responses";
 import { USER_AGENT } from "./attempt";
 import { MAX_ATTEMPTS, RETRY_DELAYS } from "./deliver";
 import { EVENT_TYPES } from "./outbox";
-import { FORMATS, MAX_ENDPOINTS } from "./schema";
+import { endpointCreate, FORMATS, MAX_ENDPOINTS } from "./schema";
 import { TEST_EVENT } from "./test";
-import { MAX_URL_LENGTH } from "./url";
 
 // The webhook routes of the OpenAPI document (src/openapi/document.ts spreads `webhooksPaths` into
 // its paths), with the deliveries themselves as a callback of POST /v1/webhooks: what arrives at
 // the registered URL in each format. The response schemas are zod, so test/webhooks.openapi.test.ts
 // parses real answers with them and the document cannot drift from the code.
-
-type Json = Record<string, unknown>;
 
 const idInt = z.number().int().positive();
 const time = z.string().meta({ description: "ISO 8601 time in UTC." });
@@ -60,6 +58,16 @@ export const deliveryList = z.object({
   ),
 });
 
+/** The answer of a test send: the attempt as its delivery log row shows it. */
+const testSent = z.object({
+  event_id: z.string(),
+  event_type: z.literal(TEST_EVENT),
+  status: z.int().nullable().meta({ description: "The receiver's HTTP status; null when none." }),
+  error: z.string().nullable(),
+  duration_ms: z.int().min(0),
+  outcome: z.enum(["delivered", "failed"]),
+});
+
 /** The stored API key whose request caused the event (docs/keys.md, "Audit"); absent otherwise. */
 const eventKey = z.object({ id: idInt, name: z.string() }).optional();
 
@@ -101,43 +109,8 @@ export const eventDeliveryOut = z.object({
   }),
 });
 
-const schema = (s: z.ZodType): Json => {
-  const { $schema: _s, ...rest } = z.toJSONSchema(s, { io: "output" }) as Json;
-  return rest;
-};
-const json = (s: Json, example?: unknown) => ({
-  "application/json": example === undefined ? { schema: s } : { schema: s, example },
-});
-const error = (description: string) => ({
-  description,
-  content: json({ $ref: "#/components/schemas/Error" }),
-});
-const AUTH = { "401": error("Missing or wrong credentials."), "500": error("No API key is configured.") };
-const idParam = { name: "id", in: "path", required: true, schema: { type: "integer", minimum: 1 } };
-
-const createBody = {
-  type: "object",
-  required: ["url", "events"],
-  properties: {
-    url: {
-      type: "string",
-      maxLength: MAX_URL_LENGTH,
-      description:
-        "https only, no user info, no fragment; not localhost nor an IP literal in a loopback, private, " +
-        "link-local, unique-local or other reserved range. With ALLOW_LOCAL_WEBHOOKS=true (npm run dev) http " +
-        "and those hosts are allowed.",
-    },
-    events: {
-      type: "array",
-      minItems: 1,
-      maxItems: EVENT_TYPES.length,
-      uniqueItems: true,
-      items: { type: "string", enum: [...EVENT_TYPES, "*"] },
-      description: '["*"] (alone) for every event type.',
-    },
-    format: { type: "string", enum: [...FORMATS], default: "standard" },
-  },
-};
+const idParam = pathId();
+const eventIdParam = pathId("event_id", { type: "string", maxLength: 64 });
 
 const signatureHeaders = [
   ["webhook-id", "The event's id, the same on every retry: dedupe on it."],
@@ -171,7 +144,7 @@ const delivery = {
       parameters: signatureHeaders,
       requestBody: {
         required: true,
-        content: json(schema(eventPayload), {
+        content: json(eventPayload, {
           type: "product.update",
           timestamp: "2026-01-02T03:04:05.000Z",
           key: { id: 3, name: "stock tool" },
@@ -217,19 +190,18 @@ export const webhooksPaths = {
         "HMAC-SHA256 keyed with the secret). At least once, no ordering: dedupe on webhook-id.",
       requestBody: {
         required: true,
-        content: json(createBody, {
+        content: json(schema(endpointCreate, "input"), {
           url: "https://example.com/hooks/store",
           events: ["order.new"],
           format: "standard",
         }),
       },
       responses: {
-        "201": { description: "Registered.", content: json(schema(endpointCreated)) },
+        "201": answer("Registered.", endpointCreated),
         "400": error("Invalid body; errors name the field (url, events, format)."),
         "409": error(`Already ${MAX_ENDPOINTS} endpoints.`),
         "413": error("Body larger than 1 MiB."),
         "415": error("Content-Type is not application/json."),
-        ...AUTH,
       },
       callbacks: { delivery },
     },
@@ -237,7 +209,7 @@ export const webhooksPaths = {
       operationId: "listWebhooks",
       tags: ["webhooks"],
       summary: "List webhook endpoints (without secrets)",
-      responses: { "200": { description: "Every endpoint.", content: json(schema(endpointList)) }, ...AUTH },
+      responses: { "200": answer("Every endpoint.", endpointList) },
     },
   },
   "/v1/webhooks/{id}": {
@@ -251,7 +223,6 @@ export const webhooksPaths = {
         "204": { description: "Deleted." },
         "400": error("The id is not an id."),
         "404": error("No such endpoint."),
-        ...AUTH,
       },
     },
   },
@@ -260,15 +231,11 @@ export const webhooksPaths = {
       operationId: "listWebhookDeliveries",
       tags: ["webhooks"],
       summary: "Recent delivery attempts to an endpoint, newest first",
-      parameters: [
-        idParam,
-        { name: "limit", in: "query", schema: { type: "integer", minimum: 1, maximum: 100, default: 50 } },
-      ],
+      parameters: [idParam, query("limit", { type: "integer", minimum: 1, maximum: 100, default: 50 })],
       responses: {
-        "200": { description: "Attempts, newest first.", content: json(schema(deliveryList)) },
+        "200": answer("Attempts, newest first.", deliveryList),
         "400": error("Invalid id or limit."),
         "404": error("No such endpoint."),
-        ...AUTH,
       },
     },
   },
@@ -283,24 +250,9 @@ export const webhooksPaths = {
       "x-idempotency": false,
       parameters: [idParam],
       responses: {
-        "200": {
-          description: "The attempt, as its delivery log row shows it.",
-          content: json({
-            type: "object",
-            required: ["event_id", "event_type", "status", "error", "duration_ms", "outcome"],
-            properties: {
-              event_id: { type: "string" },
-              event_type: { type: "string", const: "webhook.test" },
-              status: { type: ["integer", "null"], description: "The receiver's HTTP status; null when none." },
-              error: { type: ["string", "null"] },
-              duration_ms: { type: "integer", minimum: 0 },
-              outcome: { type: "string", enum: ["delivered", "failed"] },
-            },
-          }),
-        },
+        "200": answer("The attempt, as its delivery log row shows it.", testSent),
         "400": error("Invalid id."),
         "404": error("No such endpoint."),
-        ...AUTH,
       },
     },
   },
@@ -314,12 +266,9 @@ export const webhooksPaths = {
         "the object as it is now, which a later change may have moved past the one an earlier attempt carried. " +
         "Only for an event the endpoint was subscribed to when it happened; an order's event also needs the " +
         "scope orders:read, a product's products:read.",
-      parameters: [
-        idParam,
-        { name: "event_id", in: "path", required: true, schema: { type: "string", maxLength: 64 } },
-      ],
+      parameters: [idParam, eventIdParam],
       responses: {
-        "200": { description: "The delivery.", content: json(schema(eventDeliveryOut)) },
+        "200": answer("The delivery.", eventDeliveryOut),
         "400": error("Invalid id."),
         "403": error(
           "The key lacks scope webhooks, or orders:read for an order's event (products:read for a product's).",
@@ -328,7 +277,6 @@ export const webhooksPaths = {
           "No such endpoint or event, or an event the endpoint did not take (not of its types, or before it was " +
             "registered; a test delivery is no event): the same words for each.",
         ),
-        ...AUTH,
       },
     },
   },
@@ -342,29 +290,14 @@ export const webhooksPaths = {
         "if it had it) to this endpoint, attempt 1 and the usual retries; it shows in the deliveries when made. " +
         "data is the object as it is then. Only for an event the endpoint was subscribed to when it happened.",
       "x-idempotency": false,
-      parameters: [
-        idParam,
-        { name: "event_id", in: "path", required: true, schema: { type: "string", maxLength: 64 } },
-      ],
+      parameters: [idParam, eventIdParam],
       responses: {
-        "202": {
-          description: "Queued.",
-          content: json({
-            type: "object",
-            required: ["queued", "event_id", "endpoint_id"],
-            properties: {
-              queued: { type: "boolean", const: true },
-              event_id: { type: "string" },
-              endpoint_id: { type: "integer" },
-            },
-          }),
-        },
+        "202": answer("Queued.", z.object({ queued: z.literal(true), event_id: z.string(), endpoint_id: z.int() })),
         "400": error("Invalid id."),
         "404": error(
           "No such endpoint or event, or an event the endpoint did not take (not of its types, or before it was " +
             "registered; a test delivery cannot be resent): the same words for each, and nothing is queued.",
         ),
-        ...AUTH,
       },
     },
   },
