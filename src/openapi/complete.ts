@@ -7,6 +7,8 @@
 // - every list that pages (a cursor or offset parameter): Link on its 200;
 // - schemas: no zod safe-integer placeholder bounds, no untyped values.
 
+import { EXAMPLES } from "./examples";
+
 // biome-ignore lint/suspicious/noExplicitAny: the document is walked as untyped JSON; test/openapi.test.ts checks its shape
 type Json = Record<string, any>;
 
@@ -77,7 +79,7 @@ export const COMMON_COMPONENTS = {
     Unauthorized: {
       description: "Missing or wrong credentials.",
       headers: { "WWW-Authenticate": headerRef("WWWAuthenticate"), "X-Request-Id": headerRef("RequestId") },
-      content: errorBody({ code: 401, error: "missing or invalid credentials" }),
+      content: errorBody(EXAMPLES.unauthorized),
     },
     TooManyRequests: {
       description:

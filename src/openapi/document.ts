@@ -13,6 +13,7 @@ import { image, productCreate, productUpdate } from "../products/schema";
 import { sessionsPaths } from "../sessions/openapi";
 import { shippingPaths } from "../shipping/openapi";
 import { webhooksPaths } from "../webhooks/openapi";
+import { answer, error, json, pathId } from "./build";
 import { completeDocument } from "./complete";
 import { EXAMPLES } from "./examples";
 import { modelledComponents, modelledPaths } from "./modelled";
@@ -123,39 +124,20 @@ export function componentSchemas(): Record<string, Json> {
   return out;
 }
 
-const json = (schema: Json, example?: unknown) => ({
-  "application/json": example === undefined ? { schema } : { schema, example },
-});
-const response = (description: string, schema: Json, example?: unknown) => ({
-  description,
-  content: json(schema, example),
-});
-const errorResponse = (description: string, example?: unknown) => response(description, ref("Error"), example);
-
-const AUTH_ERRORS = {
-  "401": errorResponse("Missing or wrong credentials (with WWW-Authenticate: Basic).", EXAMPLES.unauthorized),
-  "500": errorResponse("No API key is configured: the service fails closed."),
-};
 const BODY_ERRORS = {
-  "400": errorResponse("Malformed JSON, wrong top-level shape, or nested deeper than 32 levels.", EXAMPLES.error),
-  "413": errorResponse("Body larger than 1 MiB, or more than 100 items."),
-  "415": errorResponse("Content-Type is not application/json."),
+  "400": error("Malformed JSON, wrong top-level shape, or nested deeper than 32 levels.", EXAMPLES.error),
+  "413": error("Body larger than 1 MiB, or more than 100 items."),
+  "415": error("Content-Type is not application/json."),
 };
 const SECURED = [{ basicAuth: [] }];
 
 const oneOrMany = (item: string) => ({
   oneOf: [ref(item), { type: "array", items: ref(item), minItems: 1, maxItems: 100 }],
 });
-const pathId = (name: string) => ({
-  name,
-  in: "path",
-  required: true,
-  schema: { type: "integer", minimum: 1 },
-});
 export function buildOpenApi() {
   const productWrite = (status: string) => ({
-    "200": response("At least one product took effect.", ref("ProductWriteResult"), EXAMPLES.productWriteResult),
-    [status]: response(
+    "200": answer("At least one product took effect.", ref("ProductWriteResult"), EXAMPLES.productWriteResult),
+    [status]: answer(
       "No product took effect: the status of the first failed item, same body.",
       ref("ProductWriteResult"),
     ),
@@ -192,7 +174,7 @@ export function buildOpenApi() {
           tags: ["service"],
           summary: "Service name and version",
           security: [],
-          responses: { "200": response("Name and version.", ref("ServiceInfo"), SERVICE) },
+          responses: { "200": answer("Name and version.", ref("ServiceInfo"), SERVICE) },
         },
       },
       "/health": {
@@ -202,7 +184,7 @@ export function buildOpenApi() {
           summary: "Health: the database answers and has the latest migration",
           security: [],
           responses: {
-            "200": response(
+            "200": answer(
               "The database answers and its schema is at this version's latest migration; `warnings` name configuration that leaves something out.",
               ref("Health"),
               {
@@ -210,7 +192,7 @@ export function buildOpenApi() {
                 warnings: [STORE_URL_UNSET],
               },
             ),
-            "503": errorResponse("The database does not answer, or its migrations are not applied (named).", {
+            "503": error("The database does not answer, or its migrations are not applied (named).", {
               code: 503,
               error: "database schema is not applied: run the migrations",
             }),
@@ -227,7 +209,7 @@ export function buildOpenApi() {
             "is created on its own; success counts the created ones.",
           parameters: [preferParameter],
           requestBody: { required: true, content: json(oneOrMany("ProductCreate"), EXAMPLES.productCreate) },
-          responses: { ...productWrite("400"), "409": errorResponse("Duplicate SKU."), ...BODY_ERRORS, ...AUTH_ERRORS },
+          responses: { ...productWrite("400"), "409": error("Duplicate SKU."), ...BODY_ERRORS },
         },
         put: {
           operationId: "updateProducts",
@@ -241,20 +223,19 @@ export function buildOpenApi() {
           requestBody: { required: true, content: json(oneOrMany("ProductUpdate"), EXAMPLES.productUpdate) },
           responses: {
             ...productWrite("400"),
-            "404": response("The product or variant was not found.", ref("ProductWriteResult")),
-            "409": response(
+            "404": answer("The product or variant was not found.", ref("ProductWriteResult")),
+            "409": answer(
               "Conflict: duplicate SKU or option combination, a stored count other than expected_qty (the error says it), or an adjust that would take stock below 0 under disable_minusqty.",
               ref("ProductWriteResult"),
             ),
             "412": {
-              ...response(
+              ...answer(
                 "If-Match named another version of the product: nothing was written; products holds the product as it is now.",
                 ref("ProductWriteResult"),
               ),
               headers: { ETag: productETagHeader },
             },
             ...BODY_ERRORS,
-            ...AUTH_ERRORS,
           },
         },
         ...modelledPaths["/v1/products"],
@@ -268,11 +249,10 @@ export function buildOpenApi() {
           summary: "Get a product with its variants",
           parameters: [pathId("product_id")],
           responses: {
-            "200": { ...response("The product.", ref("Product")), headers: { ETag: productETagHeader } },
+            "200": { ...answer("The product.", ref("Product")), headers: { ETag: productETagHeader } },
             "304": { description: "If-None-Match named the product's current ETag: no body." },
-            "400": errorResponse("The id is not an id."),
-            "404": errorResponse("No such product."),
-            ...AUTH_ERRORS,
+            "400": error("The id is not an id."),
+            "404": error("No such product."),
           },
         },
       },
@@ -301,12 +281,11 @@ export function buildOpenApi() {
             ),
           },
           responses: {
-            "200": response("At least one order was created.", ref("OrderResults"), EXAMPLES.orderResults),
-            "400": response("No order was created (or the body was malformed).", ref("OrderResults")),
-            "413": errorResponse("Body larger than 1 MiB, or more than 100 orders."),
-            "415": errorResponse("Content-Type is not application/json."),
-            "422": errorResponse("The Idempotency-Key was used with a different body."),
-            ...AUTH_ERRORS,
+            "200": answer("At least one order was created.", ref("OrderResults"), EXAMPLES.orderResults),
+            "400": answer("No order was created (or the body was malformed).", ref("OrderResults")),
+            "413": error("Body larger than 1 MiB, or more than 100 orders."),
+            "415": error("Content-Type is not application/json."),
+            "422": error("The Idempotency-Key was used with a different body."),
           },
         },
         ...modelledPaths["/v1/orders"],
@@ -330,10 +309,9 @@ export function buildOpenApi() {
             },
           ],
           responses: {
-            "200": response("The order.", ref("Order")),
-            "400": errorResponse("The id is not an id."),
-            "404": errorResponse("No such order."),
-            ...AUTH_ERRORS,
+            "200": answer("The order.", ref("Order")),
+            "400": error("The id is not an id."),
+            "404": error("No such order."),
           },
         },
       },

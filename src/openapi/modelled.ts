@@ -29,6 +29,7 @@ import {
 } from "../products/fields";
 import { amount2 as amount2Out, digits, flagText as flag, MODELLED, signedDigits, textOut } from "../products/kinds";
 import { PRODUCT_LIMIT_DEFAULT, PRODUCT_LIMIT_MAX } from "../products/list";
+import { answer, error, json } from "./build";
 import { orderedShape } from "./responses";
 
 // The modelled-dialect reads in the OpenAPI document (docs/modelled-reads.md, "Modelled reads"): response schemas
@@ -196,12 +197,6 @@ export const modelledComponents: [string, z.ZodType][] = [
 ];
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const content = (schema: unknown) => ({ "application/json": { schema } });
-const error = (description: string) => ({ description, content: content(ref("Error")) });
-const AUTH = {
-  "401": error("Missing or wrong credentials (with WWW-Authenticate: Basic)."),
-  "500": error("No API key is configured: the service fails closed."),
-};
 const q = (name: string, description: string, schema: Record<string, unknown>) => ({
   name,
   in: "query",
@@ -260,13 +255,12 @@ export const modelledPaths = {
         "200": {
           description: "The page, the product, or the search result.",
           headers: LINK,
-          content: content({
+          content: json({
             oneOf: [ref("ModelledProductList"), ref("ModelledProductLookup")],
           }),
         },
         "400": error(REFUSED),
         "404": error("product_id or sku matched no product."),
-        ...AUTH,
       },
     },
   },
@@ -276,9 +270,8 @@ export const modelledPaths = {
       tags: ["products"],
       summary: "Count products (modelled dialect)",
       responses: {
-        "200": { description: "The count, as a string.", content: content(ref("ProductCount")) },
+        "200": answer("The count, as a string.", ref("ProductCount")),
         "400": error("Any query parameter."),
-        ...AUTH,
       },
     },
   },
@@ -317,11 +310,10 @@ export const modelledPaths = {
               schema: { type: "integer", minimum: 0 },
             },
           },
-          content: content(ref("ModelledOrderList")),
+          content: json(ref("ModelledOrderList")),
         },
         "400": error(REFUSED),
         "404": error("order_id matched no order."),
-        ...AUTH,
       },
     },
   },

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { answer, error, json, schema } from "../openapi/build";
 import { orderUpdate } from "./schema";
 
 // PUT /v1/orders in the OpenAPI document (src/openapi/document.ts adds this operation to the
@@ -32,18 +33,6 @@ export const orderUpdateResults = z
   })
   .meta({ description: "Answer of PUT /v1/orders: one entry per element, keyed update_1, update_2, ..." });
 
-const schema = (s: z.ZodType, io: "input" | "output") => {
-  const { $schema: _, ...rest } = z.toJSONSchema(s, { io, unrepresentable: "any" }) as Record<string, unknown>;
-  return rest;
-};
-const json = (s: Record<string, unknown>, example?: unknown) => ({
-  "application/json": example === undefined ? { schema: s } : { schema: s, example },
-});
-const error = (description: string) => ({
-  description,
-  content: json({ $ref: "#/components/schemas/Error" }),
-});
-
 /** The `put` operation of /v1/orders. */
 export function orderUpdateOperation() {
   const element = schema(orderUpdate, "input");
@@ -66,17 +55,13 @@ export function orderUpdateOperation() {
       ]),
     },
     responses: {
-      "200": { description: "At least one element succeeded.", content: json(results) },
-      "400": { description: "No element succeeded; the first failure was invalid input.", content: json(results) },
-      "404": { description: "No element succeeded; the first failure named an unknown order.", content: json(results) },
-      "409": {
-        description: "No element succeeded; the first failure was refused by the order's status.",
-        content: json(results),
-      },
+      "200": answer("At least one element succeeded.", results),
+      "400": answer("No element succeeded; the first failure was invalid input.", results),
+      "404": answer("No element succeeded; the first failure named an unknown order.", results),
+      "409": answer("No element succeeded; the first failure was refused by the order's status.", results),
       "413": error("Body larger than 1 MiB, or more than 100 elements."),
       "415": error("Content-Type is not application/json."),
       "422": error("The Idempotency-Key was used with a different body."),
-      "401": error("Missing or wrong credentials (with WWW-Authenticate: Basic)."),
     },
   };
 }

@@ -1,12 +1,7 @@
 // The OpenAPI operations of this folder's routes that src/openapi/document.ts does not describe
 // itself, spread into its "/v1/products" path item (docs/products.md, "Deleting products").
 
-type Json = Record<string, unknown>;
-
-const error = (description: string): Json => ({
-  description,
-  content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
-});
+import { answer, error, type Json } from "../openapi/build";
 
 const item: Json = {
   type: "object",
@@ -37,10 +32,7 @@ const result: Json = {
   },
 };
 
-const answer = (description: string, example?: Json): Json => ({
-  description,
-  content: { "application/json": example ? { schema: result, example } : { schema: result } },
-});
+const deleted = (description: string, example?: Json) => answer(description, result, example);
 
 /** `delete` of "/v1/products". */
 export const productsDeletePath: Json = {
@@ -63,13 +55,11 @@ export const productsDeletePath: Json = {
       },
     },
     responses: {
-      "200": answer("At least one product was deleted.", { success: 2, errors: [], notices: [] }),
-      "400": answer("No product was deleted; the first failed item was invalid (no selector, a variant's SKU)."),
-      "404": answer("No product was deleted; the first failed item named no product."),
-      "401": error("Missing or wrong credentials (with WWW-Authenticate: Basic)."),
+      "200": deleted("At least one product was deleted.", { success: 2, errors: [], notices: [] }),
+      "400": deleted("No product was deleted; the first failed item was invalid (no selector, a variant's SKU)."),
+      "404": deleted("No product was deleted; the first failed item named no product."),
       "413": error("Body larger than 1 MiB, or more than 100 items."),
       "415": error("Content-Type is not application/json."),
-      "500": error("No API key is configured: the service fails closed."),
     },
   },
 };
