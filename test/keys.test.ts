@@ -1,5 +1,7 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { z } from "zod";
+import { keyCreated, keyOut } from "../src/keys/openapi";
 import { VERIFY_TTL_MS } from "../src/keys/verify";
 import { wrapD1 } from "./d1-wrap";
 import { basic, call, get, post } from "./helpers";
@@ -153,5 +155,19 @@ describe("DELETE /v1/keys/{id}", () => {
     const r = await call("DELETE", "/v1/keys/1", { headers: bearer(key) });
     expect(r.status).toBe(403);
     expect(r.json.error).toBe("this key lacks the scope keys");
+  });
+});
+
+describe("OpenAPI: keys", () => {
+  it("documents the answers the routes really give, and no field beyond them", async () => {
+    const created = await post("/v1/keys", {
+      name: "documented",
+      type: "publishable",
+      allowed_origins: ["https://shop.example"],
+    });
+    expect(created.status).toBe(201);
+    expect(keyCreated.strict().parse(created.json)).toEqual(created.json);
+    const list = (await get("/v1/keys")).json;
+    expect(z.strictObject({ keys: z.array(keyOut.strict()) }).parse(list)).toEqual(list);
   });
 });

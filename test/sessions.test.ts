@@ -1,6 +1,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { sha256 } from "../src/platform/hash";
+import { sessionListed, sessionOut } from "../src/sessions/openapi";
 import { purgeSessions, SESSION_TTL_MS } from "../src/sessions/store";
 import { call, get, KEY, post, uid } from "./helpers";
 
@@ -241,5 +243,17 @@ describe("the end of a session", () => {
     expect(await env.DB.prepare("SELECT id FROM sessions WHERE id = ?").bind(id).first()).not.toBeNull();
     await purgeSessions(env.DB, Date.now() + SESSION_TTL_MS + 86_400_001);
     expect(await env.DB.prepare("SELECT id FROM sessions WHERE id = ?").bind(id).first()).toBeNull();
+  });
+});
+
+describe("OpenAPI: sessions", () => {
+  it("documents the answers the routes really give, and no field beyond them", async () => {
+    const { cookie, r } = await signIn(KEY);
+    expect(sessionOut.strict().parse(r.json)).toEqual(r.json);
+    const current = (await get("/v1/sessions/current", { headers: withCookie(cookie) })).json;
+    expect(sessionOut.strict().parse(current)).toEqual(current);
+    const list = (await get("/v1/sessions")).json;
+    expect(list.sessions.length).toBeGreaterThan(0);
+    expect(z.strictObject({ sessions: z.array(sessionListed.strict()) }).parse(list)).toEqual(list);
   });
 });

@@ -61,7 +61,7 @@ export function withKeySecurity<T extends Json>(doc: T): T {
 const time = z.string().meta({ description: "ISO 8601 time in UTC." });
 const nullableTime = z.string().nullable().meta({ description: "ISO 8601 time in UTC, or null." });
 
-const keyOut = z.object({
+export const keyOut = z.object({
   id: z.int().min(1),
   name: z.string(),
   type: z.enum(["secret", "publishable"]),
@@ -74,7 +74,7 @@ const keyOut = z.object({
   revoked: z.boolean(),
   revoked_at: nullableTime,
 });
-const keyCreated = keyOut.extend({
+export const keyCreated = keyOut.extend({
   key: z.string().regex(/^(sk|pk)_[0-9a-f]{48}$/),
   notices: z.array(z.string()),
 });

@@ -14,7 +14,7 @@ const NO_COOKIE = error("The request carries no session cookie (a key header was
 const WRONG_CSRF = error("X-CSRF-Token missing or wrong, or a foreign Origin.");
 const NO_SCOPE = error("The key lacks scope keys.");
 
-const SESSION = z.object({
+export const sessionOut = z.object({
   csrf_token: hex64.meta({ description: "Send as X-CSRF-Token on writes." }),
   expires_at: time("when the session ends, however busy (12 hours after sign-in, or the key's expiry)."),
   idle_expires_at: time("when it ends unless used before (SESSION_IDLE_MINUTES after the last use, 30 by default)."),
@@ -29,7 +29,7 @@ const SESSION = z.object({
   }),
 });
 
-const LISTED = z.object({
+export const sessionListed = z.object({
   id: hex64.meta({ description: "The session's id (the SHA-256 of its cookie, never the cookie)." }),
   key: z.object({ id: z.int().nullable(), name: z.string() }),
   created_at: time("the sign-in."),
@@ -61,7 +61,7 @@ export const sessionsPaths = {
       },
       responses: {
         "201": {
-          ...answer("Signed in; the session cookie is set.", SESSION),
+          ...answer("Signed in; the session cookie is set.", sessionOut),
           headers: { "Set-Cookie": { description: COOKIE, schema: { type: "string" } } },
         },
         "400": error("No key in the body."),
@@ -73,7 +73,7 @@ export const sessionsPaths = {
       tags: ["sessions"],
       summary: "Every live session of every key, newest first (at most 500)",
       responses: {
-        "200": answer("The live sessions.", z.object({ sessions: z.array(LISTED) })),
+        "200": answer("The live sessions.", z.object({ sessions: z.array(sessionListed) })),
         "403": NO_SCOPE,
       },
     },
@@ -101,7 +101,7 @@ export const sessionsPaths = {
         "token is derived from the cookie, so only a page that sends the cookie from this origin can read it.",
       security: [{ sessionCookie: [] }],
       responses: {
-        "200": answer("The session.", SESSION),
+        "200": answer("The session.", sessionOut),
         "400": NO_COOKIE,
       },
     },
