@@ -760,6 +760,12 @@ export interface components {
                 }[];
             };
         };
+        /** @description A product, named by its id or by its own SKU (trimmed; a variant's SKU is refused). */
+        ProductDelete: {
+            /** @description An id: a positive whole number, or a numeric string of one. */
+            product_id?: number | string;
+            sku?: string;
+        };
         OrderCreate: {
             /**
              * @description Always "create" on POST.
@@ -2017,15 +2023,7 @@ export interface operations {
                  *       }
                  *     ]
                  */
-                "application/json": {
-                    /** @description An id: a positive whole number, or a numeric string of one. */
-                    product_id?: number | string;
-                    sku?: string;
-                } | {
-                    /** @description An id: a positive whole number, or a numeric string of one. */
-                    product_id?: number | string;
-                    sku?: string;
-                }[];
+                "application/json": components["schemas"]["ProductDelete"] | components["schemas"]["ProductDelete"][];
             };
         };
         responses: {

@@ -8,7 +8,13 @@ import { flag, id, metadata, money } from "../platform/fields";
 import { STORE_URL_UNSET } from "../platform/health";
 import { SERVICE } from "../platform/service";
 import { categoryName, categoryPaths } from "../products/categories";
-import { ifMatchParameter, preferParameter, productETagHeader, productsDeletePath } from "../products/openapi";
+import {
+  ifMatchParameter,
+  preferParameter,
+  productDeleteItem,
+  productETagHeader,
+  productsDeletePath,
+} from "../products/openapi";
 import { image, productCreate, productUpdate } from "../products/schema";
 import { sessionsPaths } from "../sessions/openapi";
 import { shippingPaths } from "../shipping/openapi";
@@ -39,6 +45,7 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const COMPONENTS: [string, z.ZodType][] = [
   ["ProductCreate", productCreate],
   ["ProductUpdate", productUpdate],
+  ["ProductDelete", productDeleteItem],
   ["OrderCreate", orderCreate],
   ["Product", productOut],
   ["Variant", variantOut],

@@ -1,36 +1,25 @@
 // The OpenAPI operations of this folder's routes that src/openapi/document.ts does not describe
 // itself, spread into its "/v1/products" path item (docs/products.md, "Deleting products").
 
-import { answer, error, type Json } from "../openapi/build";
+import { z } from "zod";
+import { answer, error, type Json, schema } from "../openapi/build";
+import { productDelete } from "./schema";
 
-const item: Json = {
-  type: "object",
+/** An item of the body: a component of the document (src/openapi/document.ts), from its validator. */
+export const productDeleteItem = productDelete.meta({
   description: "A product, named by its id or by its own SKU (trimmed; a variant's SKU is refused).",
-  properties: {
-    product_id: {
-      description: "An id: a positive whole number, or a numeric string of one.",
-      oneOf: [
-        { type: "integer", minimum: 1 },
-        { type: "string", pattern: "^\\s*\\d+\\s*$" },
-      ],
-    },
-    sku: { type: "string", maxLength: 255 },
-  },
-};
+});
+const item = { $ref: "#/components/schemas/ProductDelete" };
 
-const result: Json = {
-  type: "object",
-  required: ["success", "errors", "notices"],
-  properties: {
-    success: { type: "integer", minimum: 0, description: "How many products were deleted." },
-    errors: {
-      type: "array",
-      items: { type: "string" },
-      description: "Why items failed; each names its JSON path, `[i].` first for arrays.",
-    },
-    notices: { type: "array", items: { type: "string" }, description: "Ignored unknown fields." },
-  },
-};
+const messages = z.array(z.string());
+const result = schema(
+  z.object({
+    success: z.int().min(0).meta({ description: "How many products were deleted." }),
+    errors: messages.meta({ description: "Why items failed; each names its JSON path, `[i].` first for arrays." }),
+    notices: messages.meta({ description: "Ignored unknown fields." }),
+  }),
+  "input",
+);
 
 const deleted = (description: string, example?: Json) => answer(description, result, example);
 
