@@ -20,9 +20,11 @@ const productWith = (n: number) =>
   });
 
 describe("D1 budget", () => {
-  it(`takes two round trips and the same statements at 1, 100 and ${MAX_VARIANTS} variants`, async () => {
+  // A batch leaves out the statements of kinds of change it has none of (each reads a row or two
+  // even over an empty list), so the smallest product here has one variant of each kind.
+  it(`takes two round trips and the same statements at 3, 100 and ${MAX_VARIANTS} variants`, async () => {
     const seen: number[][] = [];
-    for (const n of [1, 100, MAX_VARIANTS]) {
+    for (const n of [3, 100, MAX_VARIANTS]) {
       const p = await productWith(n);
       const { db, counts } = wrapD1();
       // Every kind of change at once: one variant renamed (matched by SKU), the others updated,

@@ -47,11 +47,14 @@ const VARIANT_TEXT = [
 
 const bytesOf = (col: string) => `length(CAST(coalesce(${col}, '') AS BLOB))`;
 
+/** The estimate's share of the product row `p` itself, as an SQL expression. */
+export const PRODUCT_SIZE_SQL = `(${PRODUCT_ALLOWANCE} + ${PRODUCT_TEXT.map((c) => bytesOf(`p.${c}`)).join(" + ")})`;
+/** A variant's share (`alias` its row), without the option names it repeats: variantBytes in SQL. */
+export const variantSizeSql = (alias: string) =>
+  `(${VARIANT_ALLOWANCE} + ${VARIANT_TEXT.map((c) => bytesOf(`${alias}.${c}`)).join(" + ")})`;
 /** The estimate for the product row `p`, as an SQL expression. */
-export const SIZE_SQL = `(${PRODUCT_ALLOWANCE} + ${PRODUCT_TEXT.map((c) => bytesOf(`p.${c}`)).join(" + ")}
-  + coalesce((SELECT sum(${VARIANT_ALLOWANCE} + ${bytesOf(`p.${P.optionNames}`)} + ${VARIANT_TEXT.map((c) =>
-    bytesOf(`sv.${c}`),
-  ).join(" + ")}) FROM ${V.$} AS sv WHERE sv.${V.productId} = p.${P.id}), 0))`;
+export const SIZE_SQL = `(${PRODUCT_SIZE_SQL} + coalesce((SELECT sum(${bytesOf(`p.${P.optionNames}`)} + ${variantSizeSql("sv")})
+  FROM ${V.$} AS sv WHERE sv.${V.productId} = p.${P.id}), 0))`;
 
 const ASCII = /^[\x20-\x7e]*$/;
 const encoder = new TextEncoder();

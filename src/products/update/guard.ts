@@ -19,13 +19,15 @@ const STALE = sqlNames(staleReads);
 // they hold whatever commits in between. updated_at still moves on every write (caches rely on it).
 
 /**
- * The structure of product `p` as one string, the same SQL for the read and for the guard, so the
- * two compare exactly (no formatting to agree on between JavaScript and SQLite). In the order of
- * the product's index (position, then id), so no sort is billed as rows read.
+ * The structure of product `p` as one string, as the guard makes it; the read (./select.ts) gets
+ * the same text from SQLite's JSON of its parts, the product's head and each variant's element, so
+ * the two compare exactly (no formatting to agree on between JavaScript and SQLite). In the order
+ * of the product's index (position, then id), so no sort is billed as rows read.
  */
+export const STRUCTURE_COLUMNS = [V.id, V.sku, ...[1, 2, 3, 4, 5].map((n) => optionColumn(V, n)), V.position];
 export const STRUCTURE_SQL = `(
   SELECT json_array(p.${P.sku}, p.${P.optionNames}, p.${P.disableMinusqty}, json_group_array(json_array(
-    v.${V.id}, v.${V.sku}, ${[1, 2, 3, 4, 5].map((n) => `v.${optionColumn(V, n)}`).join(", ")}, v.${V.position})))
+    ${STRUCTURE_COLUMNS.map((c) => `v.${c}`).join(", ")})))
   FROM (SELECT * FROM ${V.$} WHERE ${V.$}.${V.productId} = p.${P.id}
     ORDER BY ${V.$}.${V.position}, ${V.$}.${V.id}) AS v)`;
 

@@ -6,9 +6,9 @@ import { runBatch, stmt } from "../../platform/d1";
 import type { ItemOutcome } from "../create";
 import type { ProductRow, VariantRow } from "../present";
 import type { ProductUpdate } from "../schema";
-import { SIZE_SQL } from "../size";
+import { PRODUCT_SIZE_SQL, textBytes, variantSizeSql } from "../size";
 import { VERSION_SQL } from "../version";
-import { STRUCTURE_SQL } from "./guard";
+import { STRUCTURE_COLUMNS } from "./guard";
 
 // The read of a PUT round (the selected products, their variants, the owners of every SKU the
 // body names) and the selection of each item's target from it (docs/products.md, "Updating products").
@@ -49,11 +49,14 @@ const TARGETS = `SELECT DISTINCT id FROM (
   SELECT p.${P.id} AS id FROM json_each(?1) AS j CROSS JOIN ${P.$} AS p ON p.${P.id} = j.value
   UNION ALL SELECT v.${V.productId} FROM json_each(?2) AS j CROSS JOIN ${V.$} AS v ON v.${V.id} = j.value
   UNION ALL SELECT k.${K.productId} FROM json_each(?3) AS j CROSS JOIN ${K.$} AS k ON k.${K.sku} = j.value)`;
-// answer_size: the product's answer size estimate as stored (docs/products.md, "Updating
-// products"), which passes all its variants: read only when an item of the request can change a
-// text (?4), since a change of counts and prices leaves the estimate as it is.
+// A product's answer size estimate (docs/products.md, "Updating products") and its structure, which
+// the write's guard holds (./guard.ts), are made of its row and its variants' rows: each is read
+// once, the product's share here and each variant's with it in READ_VARIANTS (snapshotOf sums
+// them), never by a pass of its own over the variants. The size is read only when an item of the
+// request can change a text (?4), since a change of counts and prices leaves the estimate as it is.
 // Rows keep the columns' SQL names (src/db/rows.ts maps them).
-export const READ_PRODUCTS = `SELECT p.*, iif(?4, ${SIZE_SQL}, 0) AS answer_size, ${STRUCTURE_SQL} AS structure,
+export const READ_PRODUCTS = `SELECT p.*, iif(?4, ${PRODUCT_SIZE_SQL}, 0) AS answer_size,
+  json_array(p.${P.sku}, p.${P.optionNames}, p.${P.disableMinusqty}) AS structure,
   ${VERSION_SQL} AS version FROM (${TARGETS}) AS t CROSS JOIN ${P.$} AS p ON p.${P.id} = t.id`;
 // Only the columns a plan decides on, each under its schema key: the rows are used as D1 returns
 // them, with no second object per variant (a sync reads up to 2,048). Unordered: an ORDER BY is
@@ -82,7 +85,10 @@ const PLAN_COLUMNS = [
 ] as const satisfies readonly (keyof VariantRow)[];
 /** A variant as a plan reads it. */
 export type PlanVariant = Pick<VariantRow, (typeof PLAN_COLUMNS)[number]>;
-const READ_VARIANTS = `SELECT ${PLAN_COLUMNS.map((k) => `v.${V[k]} AS "${k}"`).join(", ")}
+/** A variant's part of its product's structure (STRUCTURE_SQL's element) and of its answer size. */
+type VariantShares = { s: string; z: number };
+const READ_VARIANTS = `SELECT ${PLAN_COLUMNS.map((k) => `v.${V[k]} AS "${k}"`).join(", ")},
+  json_array(${STRUCTURE_COLUMNS.map((c) => `v.${c}`).join(", ")}) AS s, iif(?4, ${variantSizeSql("v")}, 0) AS z
   FROM (${TARGETS}) AS t CROSS JOIN ${V.$} AS v ON v.${V.productId} = t.id`;
 const READ_OWNERS = `SELECT k.${K.sku} AS sku, k.${K.productId} AS product_id, k.${K.variantId} AS variant_id
   FROM json_each(?1) AS j CROSS JOIN ${K.$} AS k ON k.${K.sku} = j.value`;
@@ -157,9 +163,10 @@ export function snapshotReads(db: DB, items: UpdateItem[]): D1PreparedStatement[
     const named = namedSkus(data);
     return selectorSku(data) ? named.slice(1) : named;
   });
+  const sized = items.some((i) => changesSize(i.data)) ? 1 : 0;
   return [
-    stmt(db, READ_PRODUCTS, pids, vids, selectors, items.some((i) => changesSize(i.data)) ? 1 : 0),
-    stmt(db, READ_VARIANTS, pids, vids, selectors),
+    stmt(db, READ_PRODUCTS, pids, vids, selectors, sized),
+    stmt(db, READ_VARIANTS, pids, vids, selectors, sized),
     stmt(db, READ_OWNERS, JSON.stringify(given)),
     stmt(db, READ_SLUGS, JSON.stringify(items.flatMap((i) => (i.data.slug ? [i.data.slug] : [])))),
   ];
@@ -186,13 +193,24 @@ export function snapshotOf([ps, vs, os, ss]: D1Result<Record<string, unknown>>[]
     snap.variants.set(p.id, []);
     if (p.sku !== null && selectors.has(p.sku)) snap.owners.set(p.sku, { productId: p.id, variantId: null });
   }
-  for (const v of vs.results as unknown as PlanVariant[]) {
+  for (const v of vs.results as unknown as (PlanVariant & VariantShares)[]) {
     snap.variants.get(v.productId)?.push(v);
     snap.variantById.set(v.id, v);
     if (v.sku !== null && selectors.has(v.sku)) snap.owners.set(v.sku, { productId: v.productId, variantId: v.id });
   }
-  for (const list of snap.variants.values()) {
+  for (const [id, list] of snap.variants) {
     if (!inOrder(list)) list.sort(byPosition);
+    // STRUCTURE_SQL's text, from SQLite's own JSON of each part: json_group_array joins with commas.
+    const head = snap.structures.get(id) as string;
+    const shares = list as (PlanVariant & VariantShares)[];
+    snap.structures.set(id, `${head.slice(0, -1)},[${shares.map((v) => v.s).join(",")}]]`);
+    const p = snap.products.get(id) as ProductRow;
+    let size = snap.sizes.get(id) as number;
+    if (size) {
+      const names = textBytes(p.optionNames);
+      for (const v of shares) size += v.z + names;
+      snap.sizes.set(id, size);
+    }
   }
   for (const o of os.results) {
     snap.owners.set(String(o.sku), { productId: Number(o.product_id), variantId: o.variant_id as number | null });

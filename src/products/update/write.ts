@@ -66,13 +66,22 @@ const VARIANT_VALUES: [keyof VariantState["cur"], string, keyof PlanVariant][] =
   ["weight", V.weight, "weight"],
   ["visible", V.visible, "visible"],
 ];
-// no_minus is set with qty in the same row update, so the stock floor CHECK sees the new pair.
+// One changed row a variant, written by an upsert that always meets its conflict: each row is a
+// variant the guard holds as existing, so the INSERT never inserts and its DO UPDATE writes the
+// given fields. It reads 3 rows a variant where UPDATE ... FROM json_each reads 4 (the join's
+// scratch table, read again): 2,048 of a sync. DO UPDATE sees only `excluded`, so the inserted row
+// carries the plan's JSON row in images (NOT NULL, unchecked); its other columns are defaults no
+// CHECK refuses, and product 0 would fail the foreign key were it ever inserted.
+// no_minus ("m", only in the rows of a product whose disable_minusqty the plan moves) is set with qty
+// in the same row update, so the stock floor CHECK sees the new pair.
+const row = (key: string, json = false) => `excluded.${V.images}${json ? "->" : "->>"}'${key}'`;
+const given = (key: string, col: string, json = false) =>
+  `${col} = iif(json_type(excluded.${V.images}, '$.${key}') IS NULL, ${V.$}.${col}, ${row(key, json)})`;
 const UPDATE_VARIANTS = `
-  UPDATE ${V.$} SET ${VARIANT_VALUES.map(([key, col]) => keep(V.$, key, col) + adjusted(key)).join(", ")},
-    ${keep(V.$, "images", V.images, true)},
-    ${V.noMinus} = (SELECT ${P.$}.${P.disableMinusqty} FROM ${P.$} WHERE ${P.$}.${P.id} = ${V.$}.${V.productId}),
-    ${V.updatedAt} = ?2
-  FROM json_each(?1) AS j WHERE ${V.$}.${V.id} = j.value->>'id'`;
+  INSERT INTO ${V.$} (${V.id}, ${V.productId}, ${V.images}, ${V.createdAt}, ${V.updatedAt})
+  SELECT j.value->>'id', 0, j.value, ?2, ?2 FROM json_each(?1) AS j WHERE true
+  ON CONFLICT (${V.id}) DO UPDATE SET ${VARIANT_VALUES.map(([key, col]) => given(key, col) + (key === "qty" ? ` + coalesce(${row("adjust")}, 0)` : "")).join(", ")},
+    ${given("images", V.images, true)}, ${given("m", V.noMinus)}, ${V.updatedAt} = ?2`;
 const UPDATE_OPTIONS = `
   UPDATE ${V.$} SET ${[1, 2, 3, 4, 5].map((n) => `${optionColumn(V, n)} = j.value->>'$.v[${n - 1}]'`).join(", ")},
     ${V.updatedAt} = ?2
@@ -80,7 +89,8 @@ const UPDATE_OPTIONS = `
 const UPDATE_POSITIONS = `UPDATE ${V.$} SET ${V.position} = j.value->>'p', ${V.updatedAt} = ?2
   FROM json_each(?1) AS j WHERE ${V.$}.${V.id} = j.value->>'id'`;
 
-// The variants this request did not touch follow their product's disable_minusqty.
+// The variants this request did not touch follow their product's disable_minusqty, where the plan
+// moves it (the flag is guarded, so elsewhere they follow it already).
 const SYNC_NO_MINUS = `
   UPDATE ${V.$} SET ${V.noMinus} = p.${P.disableMinusqty} FROM ${P.$} AS p
   WHERE p.${P.id} = ${V.$}.${V.productId} AND ${V.$}.${V.noMinus} <> p.${P.disableMinusqty}
@@ -124,7 +134,7 @@ type Rows = {
  * A state's changes against its row, into the groups; whether anything changed. Each row is
  * written as JSON text as it is compared: no object per changed variant, no second pass.
  */
-function variantChanges(s: VariantState, row: PlanVariant, rows: Rows): boolean {
+function variantChanges(s: VariantState, row: PlanVariant, rows: Rows, flag: string): boolean {
   let fields = "";
   for (const [key, , field] of VARIANT_VALUES) {
     if (!changes(s, key)) continue;
@@ -137,7 +147,7 @@ function variantChanges(s: VariantState, row: PlanVariant, rows: Rows): boolean 
     if (images !== row.images) fields += `,"images":${images}`;
   }
   if (fields) {
-    rows.values.push(`{"id":${row.id}${fields}}`);
+    rows.values.push(`{"id":${row.id}${fields}${flag}}`);
     if (changes(s, "sku") && s.cur.sku !== row.sku) rows.parkSkus.push(row.id);
   }
   let changed = fields !== "";
@@ -170,20 +180,24 @@ export function changesOf(plans: Plan[], stored: Map<number, ProductRow>) {
   const productRows: Record<string, unknown>[] = [];
   const slugs: { id: number; slug: unknown }[] = [];
   const changed: number[] = [];
+  const flagMoved: number[] = [];
   for (const plan of plans) {
     const p = stored.get(plan.productId) as ProductRow;
+    const product = productChanges(plan, p);
+    const flag = product?.disable_minusqty;
+    if (flag !== undefined) flagMoved.push(p.id);
+    const carried = flag === undefined ? "" : `,"m":${flag}`;
     let any = plan.deletes.length > 0;
     rows.deletes.push(...plan.deletes);
     for (const s of plan.states) {
       if (s.row) {
-        if (s.changed && variantChanges(s, s.row, rows)) any = true;
+        if (s.changed && variantChanges(s, s.row, rows, carried)) any = true;
         continue;
       }
       const { values, ...cols } = s.cur;
       rows.inserts.push({ product_id: plan.productId, ...cols, option_values: values });
       any = true;
     }
-    const product = productChanges(plan, p);
     if (product && "slug" in product) {
       slugs.push({ id: p.id, slug: product.slug });
       delete product.slug;
@@ -193,12 +207,18 @@ export function changesOf(plans: Plan[], stored: Map<number, ProductRow>) {
       changed.push(p.id);
     }
   }
-  return { rows, productRows, slugs, changed };
+  return { rows, productRows, slugs, changed, flagMoved };
 }
 
-/** A statement per chunk of rows (one for all but lists near D1's limit on a bound value). */
+/**
+ * A statement per chunk of rows (one for all but lists near D1's limit on a bound value), none
+ * for no rows: even over an empty list a statement reads a row or two.
+ */
 const each = (db: DB, sql: string, list: unknown[], ...rest: unknown[]) =>
-  (list.length ? jsonChunks(list) : ["[]"]).map((json) => stmt(db, sql, json, ...rest));
+  list.length ? jsonChunks(list).map((json) => stmt(db, sql, json, ...rest)) : [];
+/** The same for rows already JSON text. */
+const eachText = (db: DB, sql: string, list: string[], ...rest: unknown[]) =>
+  list.length ? textChunks(list).map((json) => stmt(db, sql, json, ...rest)) : [];
 
 /**
  * The one write batch of a round, for all its plans: the guard, the changed rows, the
@@ -216,22 +236,22 @@ export function writeBatch(
   events: (changed: number[]) => PendingEvent[],
   answer = ownJson,
 ) {
-  const { rows, productRows, slugs, changed } = changesOf(plans, stored);
+  const { rows, productRows, slugs, changed, flagMoved } = changesOf(plans, stored);
   const json = (list: unknown[]) => JSON.stringify(list);
   const changes = events(changed);
   const statements = [
     stmt(db, STRUCTURE_GUARD, json(plans.map((p) => p.guard))),
-    stmt(db, DELETE_VARIANTS, json(rows.deletes)),
-    stmt(db, PARK_SKUS, json(rows.parkSkus)),
-    stmt(db, PARK_OPTIONS, json(rows.parkOptions)),
-    stmt(db, UPDATE_PRODUCTS, json(productRows), now),
-    stmt(db, UPDATE_SLUGS, json(slugs)),
-    ...(rows.values.length ? textChunks(rows.values) : ["[]"]).map((list) => stmt(db, UPDATE_VARIANTS, list, now)),
-    stmt(db, UPDATE_OPTIONS, `[${rows.options.join(",")}]`, now),
-    stmt(db, UPDATE_POSITIONS, `[${rows.positions.join(",")}]`, now),
+    ...each(db, DELETE_VARIANTS, rows.deletes),
+    ...each(db, PARK_SKUS, rows.parkSkus),
+    ...each(db, PARK_OPTIONS, rows.parkOptions),
+    ...each(db, UPDATE_PRODUCTS, productRows, now),
+    ...each(db, UPDATE_SLUGS, slugs),
+    ...eachText(db, UPDATE_VARIANTS, rows.values, now),
+    ...eachText(db, UPDATE_OPTIONS, rows.options, now),
+    ...eachText(db, UPDATE_POSITIONS, rows.positions, now),
     ...each(db, INSERT_VARIANTS, rows.inserts, now),
-    stmt(db, SYNC_NO_MINUS, json(changed)),
-    outboxStatement(db, changes, now),
+    ...each(db, SYNC_NO_MINUS, flagMoved),
+    ...(changes.length ? [outboxStatement(db, changes, now)] : []),
     ...(changed.length ? versionBumps(db, changed) : []),
     answer(db, `p.${P.id} IN (SELECT value FROM json_each(?1))`, json(plans.map((p) => p.productId))),
   ];
