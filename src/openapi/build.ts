@@ -17,6 +17,8 @@ export const schema = (s: z.ZodType, io: "input" | "output" = "output"): Json =>
   }) as Json;
   return rest;
 };
+/** A component of the document by name: #/components/schemas/{name}. */
+export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 export const json = (s: Json | z.ZodType, example?: unknown) => {
   const body = s instanceof z.ZodType ? schema(s) : s;
   return { "application/json": example === undefined ? { schema: body } : { schema: body, example } };
@@ -24,8 +26,7 @@ export const json = (s: Json | z.ZodType, example?: unknown) => {
 /** A response: its description and, when it has one, its body. */
 export const answer = (description: string, body?: Json | z.ZodType, example?: unknown) =>
   body === undefined ? { description } : { description, content: json(body, example) };
-export const error = (description: string, example?: unknown) =>
-  answer(description, { $ref: "#/components/schemas/Error" }, example);
+export const error = (description: string, example?: unknown) => answer(description, ref("Error"), example);
 export const pathId = (name = "id", s: Json = { type: "integer", minimum: 1 }) => ({
   name,
   in: "path",

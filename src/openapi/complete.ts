@@ -7,6 +7,7 @@
 // - every list that pages (a cursor or offset parameter): Link on its 200;
 // - schemas: no zod safe-integer placeholder bounds, no untyped values.
 
+import { json, ref } from "./build";
 import { EXAMPLES } from "./examples";
 
 // biome-ignore lint/suspicious/noExplicitAny: the document is walked as untyped JSON; test/openapi.test.ts checks its shape
@@ -19,9 +20,7 @@ const JSON_TYPES = ["string", "number", "boolean", "object", "array", "null"];
 const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
 const paramRef = (name: string) => ({ $ref: `#/components/parameters/${name}` });
 const responseRef = (name: string) => ({ $ref: `#/components/responses/${name}` });
-const errorBody = (example: unknown) => ({
-  "application/json": { schema: { $ref: "#/components/schemas/Error" }, example },
-});
+const errorBody = (example: unknown) => json(ref("Error"), example);
 
 const BOOKMARK_PATTERN = "^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$";
 

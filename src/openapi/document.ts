@@ -19,7 +19,7 @@ import { image, productCreate, productUpdate } from "../products/schema";
 import { sessionsPaths } from "../sessions/openapi";
 import { shippingPaths } from "../shipping/openapi";
 import { webhooksPaths } from "../webhooks/openapi";
-import { answer, error, json, pathId } from "./build";
+import { answer, error, json, pathId, ref } from "./build";
 import { completeDocument } from "./complete";
 import { EXAMPLES } from "./examples";
 import { modelledComponents, modelledPaths } from "./modelled";
@@ -40,7 +40,6 @@ import {
 // GET /docs. Built once per isolate.
 
 type Json = Record<string, unknown>;
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 const COMPONENTS: [string, z.ZodType][] = [
   ["ProductCreate", productCreate],

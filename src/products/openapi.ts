@@ -2,14 +2,14 @@
 // itself, spread into its "/v1/products" path item (docs/products.md, "Deleting products").
 
 import { z } from "zod";
-import { answer, error, type Json, schema } from "../openapi/build";
+import { answer, error, type Json, ref, schema } from "../openapi/build";
 import { productDelete } from "./schema";
 
 /** An item of the body: a component of the document (src/openapi/document.ts), from its validator. */
 export const productDeleteItem = productDelete.meta({
   description: "A product, named by its id or by its own SKU (trimmed; a variant's SKU is refused).",
 });
-const item = { $ref: "#/components/schemas/ProductDelete" };
+const item = ref("ProductDelete");
 
 const messages = z.array(z.string());
 const result = schema(

@@ -24,13 +24,17 @@ import { changes, type VariantState, valuesMoved } from "./states";
 const P = sqlNames(products);
 const V = sqlNames(variants);
 
-/** `col = the JSON row's value for key when it has the key (null clears), else the current value`. */
-const keep = (table: string, key: string, col = key, json = false) =>
-  `${col} = iif(json_type(j.value, '$.${key}') IS NULL, ${table}.${col}, j.value${json ? "->" : "->>"}'${key}')`;
+/**
+ * `col = the JSON row's value for key when it has the key (null clears), else the current value`;
+ * the row is `src`, json_each's value unless a statement carries it elsewhere.
+ */
+const keep = (table: string, key: string, col = key, json = false, src = "j.value") =>
+  `${col} = iif(json_type(${src}, '$.${key}') IS NULL, ${table}.${col}, ${src}${json ? "->" : "->>"}'${key}')`;
 
 // A row's `adjust` (docs/stock.md) moves the count as the batch finds it, never a count the
 // Worker read: concurrent sales and adjustments all take effect.
-const adjusted = (key: string) => (key === "stock" || key === "qty" ? " + coalesce(j.value->>'adjust', 0)" : "");
+const adjusted = (key: string, src = "j.value") =>
+  key === "stock" || key === "qty" ? ` + coalesce(${src}->>'adjust', 0)` : "";
 
 const DELETE_VARIANTS = `DELETE FROM ${V.$} WHERE ${V.id} IN (SELECT value FROM json_each(?1))`;
 
@@ -74,14 +78,12 @@ const VARIANT_VALUES: [keyof VariantState["cur"], string, keyof PlanVariant][] =
 // CHECK refuses, and product 0 would fail the foreign key were it ever inserted.
 // no_minus ("m", only in the rows of a product whose disable_minusqty the plan moves) is set with qty
 // in the same row update, so the stock floor CHECK sees the new pair.
-const row = (key: string, json = false) => `excluded.${V.images}${json ? "->" : "->>"}'${key}'`;
-const given = (key: string, col: string, json = false) =>
-  `${col} = iif(json_type(excluded.${V.images}, '$.${key}') IS NULL, ${V.$}.${col}, ${row(key, json)})`;
+const PLANNED = `excluded.${V.images}`;
 const UPDATE_VARIANTS = `
   INSERT INTO ${V.$} (${V.id}, ${V.productId}, ${V.images}, ${V.createdAt}, ${V.updatedAt})
   SELECT j.value->>'id', 0, j.value, ?2, ?2 FROM json_each(?1) AS j WHERE true
-  ON CONFLICT (${V.id}) DO UPDATE SET ${VARIANT_VALUES.map(([key, col]) => given(key, col) + (key === "qty" ? ` + coalesce(${row("adjust")}, 0)` : "")).join(", ")},
-    ${given("images", V.images, true)}, ${given("m", V.noMinus)}, ${V.updatedAt} = ?2`;
+  ON CONFLICT (${V.id}) DO UPDATE SET ${VARIANT_VALUES.map(([key, col]) => keep(V.$, key, col, false, PLANNED) + adjusted(key, PLANNED)).join(", ")},
+    ${keep(V.$, "images", V.images, true, PLANNED)}, ${keep(V.$, "m", V.noMinus, false, PLANNED)}, ${V.updatedAt} = ?2`;
 const UPDATE_OPTIONS = `
   UPDATE ${V.$} SET ${[1, 2, 3, 4, 5].map((n) => `${optionColumn(V, n)} = j.value->>'$.v[${n - 1}]'`).join(", ")},
     ${V.updatedAt} = ?2
