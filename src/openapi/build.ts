@@ -17,6 +17,8 @@ export const schema = (s: z.ZodType, io: "input" | "output" = "output"): Json =>
   }) as Json;
   return rest;
 };
+/** A time as every answer writes it. */
+export const utcTime = z.string().meta({ description: "ISO 8601 time in UTC." });
 /** A component of the document by name: #/components/schemas/{name}. */
 export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 export const json = (s: Json | z.ZodType, example?: unknown) => {

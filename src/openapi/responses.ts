@@ -26,6 +26,7 @@ import {
   variantField,
 } from "../products/fields";
 import { imageOut, moneyOut } from "../products/kinds";
+import { utcTime } from "./build";
 
 // Response bodies, as zod schemas: the OpenAPI document (src/openapi/document.ts) is generated from them,
 // and test/openapi.test.ts parses real answers of the app with them, so the documented shapes
@@ -34,7 +35,7 @@ import { imageOut, moneyOut } from "../products/kinds";
 
 const money = moneyOut;
 const idInt = z.number().int().positive();
-const timestamp = z.string().meta({ description: "ISO 8601 time in UTC." });
+
 const json = z.unknown();
 
 export const image = imageOut;
@@ -97,8 +98,8 @@ export const productOut = z
         slug: z.string().nullable().meta({ description: "Unique; null only for products from before slugs." }),
         url: z.string().nullable().meta({ description: "STORE_URL + / + slug; null without STORE_URL." }),
         variants: z.array(variantOut),
-        created_at: timestamp,
-        updated_at: timestamp,
+        created_at: utcTime,
+        updated_at: utcTime,
       },
     ),
   )
@@ -154,7 +155,7 @@ const addressOut = z.object({
   country: z.string().optional(),
 });
 
-const maybeTime = timestamp.nullable();
+const maybeTime = utcTime.nullable();
 
 /** Our dialect's schema of each kind of order field (src/orders/fields.ts). */
 const KIND: Record<Kind, z.ZodType> = {
@@ -163,7 +164,7 @@ const KIND: Record<Kind, z.ZodType> = {
   text: z.string(),
   flag: z.boolean(),
   money,
-  time: timestamp,
+  time: utcTime,
   address: addressOut,
   object: z.record(z.string(), json),
   json,
@@ -213,7 +214,7 @@ export const orderOut = described(
     history: z
       .array(
         z.object({
-          at: timestamp,
+          at: utcTime,
           change: z
             .enum(["unpaid", "paid", "done", "cancelled", "shipping", "lines"])
             .meta({ description: "The status entered; shipping: tracking or carrier set; lines: lines edited." }),

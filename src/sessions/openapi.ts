@@ -6,7 +6,6 @@ import { SESSION_COOKIE } from "./store";
 // The admin's sessions (docs/admin.md, "Sessions"); src/openapi/document.ts spreads them in.
 
 const COOKIE = `${SESSION_COOKIE}=<id>; Max-Age=43200; Path=/; HttpOnly; Secure; SameSite=Strict`;
-const SESSION_ID = { type: "string", pattern: "^[0-9a-f]{64}$" };
 const hex64 = z.string().regex(/^[0-9a-f]{64}$/);
 const time = (description: string) => z.string().meta({ description: `ISO 8601 time in UTC: ${description}` });
 const CSRF = [{ name: "X-CSRF-Token", in: "header", required: true, schema: { type: "string" } }];
@@ -125,7 +124,7 @@ export const sessionsPaths = {
       tags: ["sessions"],
       summary: "End one session (the keys page's end button)",
       "x-idempotency": false,
-      parameters: [pathId("id", SESSION_ID)],
+      parameters: [pathId("id", schema(hex64))],
       responses: {
         "204": { description: "Ended." },
         "400": error("The id is not a session id."),
