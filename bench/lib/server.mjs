@@ -45,11 +45,12 @@ export function freePort() {
 }
 
 /**
- * @param {{ persistDir: string, apiKey: string, config?: string }} opts `config`: another worker's
- * wrangler.toml (the bare Worker's, bench/bare/wrangler.toml), the bench worker's by default
+ * @param {{ persistDir: string, apiKey: string, config?: string, readyPath?: string }} opts `config`: another worker's
+ * wrangler.toml (the bare Worker's, bench/bare/wrangler.toml), the bench worker's by default;
+ * `readyPath`: what is polled until the Worker answers (/health, which runs the store's middleware)
  * @returns {Promise<{ base: string, pid: number, inspectorPort: number, workerdPids: () => number[], logTail: () => string, alive: () => boolean, stop: () => Promise<void> }>}
  */
-export async function startWorker({ persistDir, apiKey, config: cfg = config }) {
+export async function startWorker({ persistDir, apiKey, config: cfg = config, readyPath = "/health" }) {
   wranglerSync(["d1", "migrations", "apply", "store", "--local", "--persist-to", persistDir], cfg);
   const port = await freePort();
   const inspectorPort = await freePort();
@@ -92,7 +93,7 @@ export async function startWorker({ persistDir, apiKey, config: cfg = config }) 
   for (;;) {
     if (child.exitCode !== null) throw new Error(`wrangler dev exited (${child.exitCode}):\n${log}`);
     try {
-      const r = await fetch(`${base}/health`);
+      const r = await fetch(`${base}${readyPath}`);
       if (r.ok) break;
     } catch {}
     if (Date.now() > deadline) {
