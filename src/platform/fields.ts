@@ -5,6 +5,8 @@ import { z } from "zod";
 // of the wrong type is coerced silently.
 
 const NUMERIC = /^-?\d+(\.\d+)?$/;
+/** Text that has neither a control character (tab and newline allowed) nor a surrogate. */
+const PLAIN = /^[\t\n\x20-\x7e\u00a0-\ud7ff\ue000-\uffff]*$/;
 // Control characters other than tab and newline are errors (docs/products.md, "Products"): Unicode category Cc,
 // which includes C1 (U+0080-U+009F; U+0085 is a line break to some readers).
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point
@@ -112,10 +114,14 @@ export function str(max = 255) {
 
 /** `s` limited to `max` characters without control characters or unpaired surrogates. */
 export function checked(s: z.ZodString, max: number) {
-  return s
-    .max(max, { error: `must be at most ${max} characters` })
-    .refine((s) => !CONTROL.test(s), { error: "must not contain control characters" })
-    .refine((s) => !LONE_SURROGATE.test(s), { error: "must be valid Unicode text (no unpaired surrogates)" });
+  return s.max(max, { error: `must be at most ${max} characters` }).superRefine((s, ctx) => {
+    // Nearly every value is plain printable text: one test passes it, the two below word a refusal.
+    if (PLAIN.test(s)) return;
+    if (CONTROL.test(s)) ctx.addIssue({ code: "custom", message: "must not contain control characters", input: s });
+    if (LONE_SURROGATE.test(s)) {
+      ctx.addIssue({ code: "custom", message: "must be valid Unicode text (no unpaired surrogates)", input: s });
+    }
+  });
 }
 
 /**

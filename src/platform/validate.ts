@@ -57,43 +57,100 @@ function findStructural(schema: z.ZodType): z.ZodType | undefined {
 }
 
 /**
+ * What the unknown-field walk needs of a schema, found once per schema (they are module constants):
+ * an object's fields, each with its own walk or null when it has no fields of its own, so a sync
+ * of 2,048 entries (about 10,000 scalar fields) costs one map lookup a field.
+ */
+type Walk =
+  | { type: "object"; fields: Map<string, Walk> }
+  | { type: "record" | "array"; inner: Walk }
+  | { type: "union"; array: Walk | null; object: Walk | null };
+const walks = new WeakMap<z.ZodType, Walk | null>();
+
+function walkOf(schema: z.ZodType): Walk | null {
+  let w = walks.get(schema);
+  if (w === undefined) {
+    // Set before the children are found, so a schema that contains itself ends the recursion.
+    walks.set(schema, null);
+    w = findWalk(schema);
+    walks.set(schema, w);
+  }
+  return w;
+}
+
+function findWalk(schema: z.ZodType): Walk | null {
+  const s = structural(schema);
+  if (!s) return null;
+  const d = defOf(s);
+  if (d.type === "union") {
+    // The first option of the value's kind (images: an array or an object keyed by position).
+    const kinds = (d.options ?? []).map((o) => [o, structural(o) && defOf(structural(o) as z.ZodType).type] as const);
+    const first = (ok: (t: string | undefined) => boolean) => {
+      const o = kinds.find(([, t]) => ok(t));
+      return o ? walkOf(o[0]) : null;
+    };
+    return {
+      type: "union",
+      array: first((t) => t === "array"),
+      object: first((t) => t === "object" || t === "record"),
+    };
+  }
+  if (d.type === "record" && d.valueType) return { type: "record", inner: walkOf(d.valueType) ?? LEAF };
+  // Elements of scalar schemas have no fields to find: no walk, no path per element.
+  if (d.type === "array" && d.element)
+    return structural(d.element) ? { type: "array", inner: walkOf(d.element) ?? LEAF } : null;
+  if (d.type === "object" && d.shape) {
+    const fields = new Map<string, Walk>();
+    const shape = d.shape;
+    return {
+      type: "object",
+      get fields() {
+        // Filled on first use: a field's walk may be its own schema's (found above as null meanwhile).
+        if (fields.size === 0) for (const k of Object.keys(shape)) fields.set(k, walkOf(shape[k]) ?? NONE);
+        return fields;
+      },
+    };
+  }
+  return null;
+}
+/** A record's or array's elements when they have no fields (never walked). */
+const LEAF: Walk = { type: "object", fields: new Map() };
+/** A known field with no fields of its own. */
+const NONE: Walk = { type: "object", fields: new Map() };
+
+/**
  * Fields the schema does not know, as docs/api.md, "Conventions"'s notices ("ignored unknown field x.y").
  * Free-form objects (records such as metadata) are not walked: all their keys are data.
  */
 export function unknownFields(schema: z.ZodType, value: unknown, prefix = "", out: string[] = []): string[] {
-  const s = structural(schema);
-  if (!s || value === null || typeof value !== "object") return out;
-  const d = defOf(s);
-  if (d.type === "union") {
-    // Walk the first option of the value's kind (images: an array or an object keyed by position).
-    const kind = Array.isArray(value) ? "array" : "object";
-    const match = d.options?.find((o) => {
-      const t = structural(o);
-      const type = t && defOf(t).type;
-      return kind === "array" ? type === "array" : type === "object" || type === "record";
-    });
-    if (match) unknownFields(match, value, prefix, out);
-  } else if (d.type === "record" && !Array.isArray(value) && d.valueType) {
-    for (const [key, v] of Object.entries(value)) unknownFields(d.valueType, v, `${prefix}.${key}`, out);
-  } else if (d.type === "array" && Array.isArray(value) && d.element) {
-    // Elements of scalar schemas have no fields to find: no walk, no path per element.
-    if (!structural(d.element)) return out;
-    for (let i = 0; i < value.length; i++) unknownFields(d.element, value[i], `${prefix}[${i}]`, out);
-  } else if (d.type === "object" && !Array.isArray(value) && d.shape) {
-    // Paths are built only where they are used: a notice, or a field with fields of its own (a
-    // sync of 2,048 entries has about 10,000 scalar fields).
-    for (const key of Object.keys(value)) {
-      const field = Object.hasOwn(d.shape, key) ? d.shape[key] : undefined;
-      if (!field) out.push(`ignored unknown field ${prefix ? `${prefix}.${key}` : key}`);
-      else {
+  const w = walkOf(schema);
+  if (w) walk(w, value, prefix, out);
+  return out;
+}
+
+function walk(w: Walk, value: unknown, prefix: string, out: string[]) {
+  if (value === null || typeof value !== "object" || w === NONE || w === LEAF) return;
+  const array = Array.isArray(value);
+  if (w.type === "union") {
+    const match = array ? w.array : w.object;
+    if (match) walk(match, value, prefix, out);
+  } else if (w.type === "record") {
+    if (!array) for (const [key, v] of Object.entries(value)) walk(w.inner, v, `${prefix}.${key}`, out);
+  } else if (w.type === "array") {
+    if (array) for (let i = 0; i < value.length; i++) walk(w.inner, value[i], `${prefix}[${i}]`, out);
+  } else if (w.type === "object" && !array) {
+    // Paths are built only where they are used: a notice, or a field with fields of its own.
+    const fields = w.fields;
+    for (const key in value) {
+      if (!Object.hasOwn(value, key)) continue;
+      const field = fields.get(key);
+      if (field === undefined) out.push(`ignored unknown field ${prefix ? `${prefix}.${key}` : key}`);
+      else if (field !== NONE) {
         const v = (value as Record<string, unknown>)[key];
-        if (v !== null && typeof v === "object" && structural(field)) {
-          unknownFields(field, v, prefix ? `${prefix}.${key}` : key, out);
-        }
+        if (v !== null && typeof v === "object") walk(field, v, prefix ? `${prefix}.${key}` : key, out);
       }
     }
   }
-  return out;
 }
 
 // zod 4's compiled validators: z.compile() generates a parser for a schema with `new Function`.
