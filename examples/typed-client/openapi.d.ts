@@ -1673,10 +1673,9 @@ export interface operations {
             /** @description The page, the product, or the search result. */
             200: {
                 headers: {
-                    /** @description RFC 8288 `<url>; rel="next"`: the next page, present when there is one. */
-                    Link?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["Bookmark"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2276,12 +2275,11 @@ export interface operations {
             /** @description The orders. */
             200: {
                 headers: {
-                    /** @description RFC 8288 `<url>; rel="next"`: the next page, present when there is one. */
-                    Link?: string;
                     /** @description With count=true: how many orders the filters match, on every page. */
                     "X-Total-Count"?: number;
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["Bookmark"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2345,6 +2343,7 @@ export interface operations {
                  *     ]
                  */
                 "application/json": {
+                    /** @description An id: a positive whole number, or a numeric string of one. */
                     order_id: number | string;
                     status?: string;
                     restock?: boolean | number | string;
@@ -2359,28 +2358,36 @@ export interface operations {
                     skip_webhook?: boolean | number | string;
                     language?: string;
                     products?: {
+                        /** @description An id: a positive whole number, or a numeric string of one. */
                         product_id?: number | string;
-                        variant_id?: number | string | null;
+                        variant_id?: (number | string) | null;
                         sku?: string;
+                        /** @description A number, or a numeric string of one. */
                         qty: number | string;
+                        /** @description Money: a number or numeric string with at most 2 decimals, 0 to 1000000000 (199.5, "199.50"). */
                         price?: number | string;
                     }[];
                     products_add?: {
                         sku?: string;
+                        /** @description An id: a positive whole number, or a numeric string of one. */
                         product_id?: number | string;
-                        variant_id?: number | string | null;
+                        variant_id?: (number | string) | null;
+                        /** @description A number, or a numeric string of one. */
                         qty?: number | string;
                     }[];
                     products_remove?: {
                         sku?: string;
+                        /** @description An id: a positive whole number, or a numeric string of one. */
                         product_id?: number | string;
-                        variant_id?: number | string | null;
+                        variant_id?: (number | string) | null;
                     }[];
                     discount_add?: {
+                        /** @description Money: a number or numeric string with at most 2 decimals, 0 to 1000000000 (199.5, "199.50"). */
                         amount: number | string;
                     };
                     discount_remove?: boolean | number | string;
                 } | {
+                    /** @description An id: a positive whole number, or a numeric string of one. */
                     order_id: number | string;
                     status?: string;
                     restock?: boolean | number | string;
@@ -2395,24 +2402,31 @@ export interface operations {
                     skip_webhook?: boolean | number | string;
                     language?: string;
                     products?: {
+                        /** @description An id: a positive whole number, or a numeric string of one. */
                         product_id?: number | string;
-                        variant_id?: number | string | null;
+                        variant_id?: (number | string) | null;
                         sku?: string;
+                        /** @description A number, or a numeric string of one. */
                         qty: number | string;
+                        /** @description Money: a number or numeric string with at most 2 decimals, 0 to 1000000000 (199.5, "199.50"). */
                         price?: number | string;
                     }[];
                     products_add?: {
                         sku?: string;
+                        /** @description An id: a positive whole number, or a numeric string of one. */
                         product_id?: number | string;
-                        variant_id?: number | string | null;
+                        variant_id?: (number | string) | null;
+                        /** @description A number, or a numeric string of one. */
                         qty?: number | string;
                     }[];
                     products_remove?: {
                         sku?: string;
+                        /** @description An id: a positive whole number, or a numeric string of one. */
                         product_id?: number | string;
-                        variant_id?: number | string | null;
+                        variant_id?: (number | string) | null;
                     }[];
                     discount_add?: {
+                        /** @description Money: a number or numeric string with at most 2 decimals, 0 to 1000000000 (199.5, "199.50"). */
                         amount: number | string;
                     };
                     discount_remove?: boolean | number | string;
@@ -2877,12 +2891,11 @@ export interface operations {
             /** @description A page of customers. */
             200: {
                 headers: {
-                    /** @description The next page (rel="next"), when there is one. */
-                    Link?: string;
                     /** @description With count=true. */
                     "X-Total-Count"?: number;
                     "X-Request-Id": components["headers"]["RequestId"];
                     "x-d1-bookmark": components["headers"]["Bookmark"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3142,9 +3155,11 @@ export interface operations {
                  */
                 "application/json": {
                     name: string;
+                    /** @description Money: a number or numeric string with at most 2 decimals, 0 to 1000000000 (199.5, "199.50"). */
                     price: number | string;
-                    free_over?: number | string | null;
+                    free_over?: (number | string) | null;
                     countries?: string[];
+                    /** @description A flag: 1/0, "1"/"0" or true/false. */
                     visible?: boolean | number | string;
                 };
             };
@@ -3305,9 +3320,11 @@ export interface operations {
                  */
                 "application/json": {
                     name?: string;
+                    /** @description Money: a number or numeric string with at most 2 decimals, 0 to 1000000000 (199.5, "199.50"). */
                     price?: number | string;
-                    free_over?: number | string | null;
+                    free_over?: (number | string) | null;
                     countries?: string[];
+                    /** @description A flag: 1/0, "1"/"0" or true/false. */
                     visible?: boolean | number | string;
                 };
             };

@@ -39,7 +39,6 @@ export const customersPaths = {
         "200": {
           description: "A page of customers.",
           headers: {
-            Link: { schema: { type: "string" }, description: 'The next page (rel="next"), when there is one.' },
             "X-Total-Count": { schema: { type: "integer" }, description: "With count=true." },
           },
           content: json(customerList),

@@ -38,11 +38,6 @@ function publicMethods(path: string): string[] {
 const K = sqlNames(apiKeys);
 let origins: { set: Set<string>; until: number } | undefined;
 
-/** For tests: forget the cached origins. */
-export function clearOriginCache() {
-  origins = undefined;
-}
-
 async function allowedAnywhere(c: Context<AppEnv>, origin: string, now: number): Promise<boolean> {
   if (!origins || origins.until <= now) {
     const { results } = await c.env.DB.prepare(

@@ -32,11 +32,6 @@ export function forgetKey(keyId: number) {
   for (const [k, v] of cache) if (v.cred?.keyId === keyId) cache.delete(k);
 }
 
-/** For tests: every cached verification dropped. */
-export function clearKeyCache() {
-  cache.clear();
-}
-
 type KeyRow = {
   id: number;
   name: string;

@@ -1,22 +1,86 @@
 import { z } from "zod";
+import { flag, id, metadata, money } from "../platform/fields";
+import { categoryName, categoryPaths } from "../products/categories";
+import { image } from "../products/schema";
 
 // The pieces every path module of the document shares. completeDocument (./complete.ts) adds the
 // 401, 429, 500 and 503 answers of every /v1 operation, so a module states only its own.
 
 export type Json = Record<string, unknown>;
 
+const NUMERIC_STRING = "^\\s*-?\\d+(\\.\\d+)?\\s*$";
+
+/** The lenient scalars of docs/api.md, "Conventions" say in the document what they accept. */
+function describeLenient(ctx: { zodSchema: unknown; jsonSchema: Json }) {
+  const s = ctx.zodSchema as z.ZodType;
+  const j = ctx.jsonSchema;
+  // format: date-time says what zod's long date-time regex spells out.
+  if (j.format === "date-time") delete j.pattern;
+  if (s === money) {
+    j.description = 'Money: a number or numeric string with at most 2 decimals, 0 to 1000000000 (199.5, "199.50").';
+  } else if (s === id) {
+    j.description = "An id: a positive whole number, or a numeric string of one.";
+  } else if (s === flag) {
+    j.description = 'A flag: 1/0, "1"/"0" or true/false.';
+  } else if (s === metadata) {
+    j.type = "object";
+    j.description = "A free-form JSON object, at most 16 KiB serialised, stored as given.";
+  } else if (s === categoryName) {
+    // Preprocessed: the JSON Schema of its output would show only the string form.
+    for (const k of Object.keys(j)) delete j[k];
+    j.anyOf = [
+      { type: "string", maxLength: 255 },
+      { type: "object", properties: { category: { type: "string", maxLength: 255 } }, required: ["category"] },
+    ];
+    j.description = 'A category name (without ">"), or the modelled API\'s {"category": name}.';
+  } else if (s === categoryPaths) {
+    j.description =
+      'Category paths, head category first: [["Clothes", "Shirts"], ["Sale"]]; at most 20 paths of 1 to 5 levels (docs/products.md, "Categories, URLs and images").';
+  } else if (s === image) {
+    const object = { ...j };
+    for (const k of Object.keys(j)) delete j[k];
+    j.anyOf = [{ type: "string", format: "uri", description: "An https URL." }, object];
+    j.description = "An https URL, {url, alttext}, or the modelled API's {image, alttext}.";
+  }
+}
+
+/** Numbers that may come as numeric strings: the string form must be a plain decimal. */
+function numericStrings(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const n of node) numericStrings(n);
+    return;
+  }
+  if (node === null || typeof node !== "object") return;
+  const j = node as Json;
+  if (Array.isArray(j.type) && j.type.join() === "number,string") {
+    j.pattern = NUMERIC_STRING; // applies to the string form only: "12", " 12 ", "299.50"; not "1e3", "+5"
+    j.description ??= "A number, or a numeric string of one.";
+  }
+  for (const v of Object.values(j)) numericStrings(v);
+}
+
+const OPTIONS = { unrepresentable: "any", override: describeLenient } as const;
+
 /** A zod schema as JSON Schema: the one description of a body or an answer, never restated. */
 export const schema = (s: z.ZodType, io: "input" | "output" = "output"): Json => {
-  const { $schema: _s, ...rest } = z.toJSONSchema(s, {
-    io,
-    unrepresentable: "any",
-    // format: date-time says what zod's long date-time regex spells out.
-    override: ({ jsonSchema: j }) => {
-      if (j.format === "date-time") delete j.pattern;
-    },
-  }) as Json;
+  const { $schema: _s, ...rest } = z.toJSONSchema(s, { ...OPTIONS, io }) as Json;
+  numericStrings(rest);
   return rest;
 };
+
+/** Named zod schemas as JSON Schemas, with $refs between them under #/components/schemas. */
+export function namedSchemas(named: [string, z.ZodType][]): Record<string, Json> {
+  const registry = z.registry<{ id: string }>();
+  for (const [name, s] of named) registry.add(s, { id: name });
+  const { schemas } = z.toJSONSchema(registry, { ...OPTIONS, io: "input", uri: (name) => ref(name).$ref });
+  const out: Record<string, Json> = {};
+  for (const [name, s] of Object.entries(schemas)) {
+    const { $schema: _s, $id: _i, ...rest } = s as Json;
+    numericStrings(rest);
+    out[name] = rest;
+  }
+  return out;
+}
 /** A time as every answer writes it. */
 export const utcTime = z.string().meta({ description: "ISO 8601 time in UTC." });
 /** A component of the document by name: #/components/schemas/{name}. */

@@ -1,13 +1,11 @@
-import { z } from "zod";
+import type { z } from "zod";
 import { customersPaths } from "../customers/openapi";
 import { KEY_SECURITY_SCHEMES, keysPaths, withKeySecurity } from "../keys/openapi";
 import { metadataPaths } from "../metadata/openapi";
 import { orderUpdateOperation } from "../orders/openapi";
 import { orderCreate } from "../orders/schema";
-import { flag, id, metadata, money } from "../platform/fields";
 import { STORE_URL_UNSET } from "../platform/health";
 import { SERVICE } from "../platform/service";
-import { categoryName, categoryPaths } from "../products/categories";
 import {
   ifMatchParameter,
   preferParameter,
@@ -15,11 +13,11 @@ import {
   productETagHeader,
   productsDeletePath,
 } from "../products/openapi";
-import { image, productCreate, productUpdate } from "../products/schema";
+import { productCreate, productUpdate } from "../products/schema";
 import { sessionsPaths } from "../sessions/openapi";
 import { shippingPaths } from "../shipping/openapi";
 import { webhooksPaths } from "../webhooks/openapi";
-import { answer, error, json, pathId, ref } from "./build";
+import { answer, error, json, namedSchemas, pathId, ref } from "./build";
 import { completeDocument } from "./complete";
 import { EXAMPLES } from "./examples";
 import { modelledComponents, modelledPaths } from "./modelled";
@@ -57,71 +55,9 @@ const COMPONENTS: [string, z.ZodType][] = [
   ...modelledComponents,
 ];
 
-const NUMERIC_STRING = "^\\s*-?\\d+(\\.\\d+)?\\s*$";
-
-/** The lenient scalars of docs/api.md, "Conventions" say in the document what they accept. */
-function describeLenient(ctx: { zodSchema: unknown; jsonSchema: Json }) {
-  const s = ctx.zodSchema as z.ZodType;
-  const j = ctx.jsonSchema;
-  if (s === money) {
-    j.description = 'Money: a number or numeric string with at most 2 decimals, 0 to 1000000000 (199.5, "199.50").';
-  } else if (s === id) {
-    j.description = "An id: a positive whole number, or a numeric string of one.";
-  } else if (s === flag) {
-    j.description = 'A flag: 1/0, "1"/"0" or true/false.';
-  } else if (s === metadata) {
-    j.type = "object";
-    j.description = "A free-form JSON object, at most 16 KiB serialised, stored as given.";
-  } else if (s === categoryName) {
-    // Preprocessed: the JSON Schema of its output would show only the string form.
-    for (const k of Object.keys(j)) delete j[k];
-    j.anyOf = [
-      { type: "string", maxLength: 255 },
-      { type: "object", properties: { category: { type: "string", maxLength: 255 } }, required: ["category"] },
-    ];
-    j.description = 'A category name (without ">"), or the modelled API\'s {"category": name}.';
-  } else if (s === categoryPaths) {
-    j.description =
-      'Category paths, head category first: [["Clothes", "Shirts"], ["Sale"]]; at most 20 paths of 1 to 5 levels (docs/products.md, "Categories, URLs and images").';
-  } else if (s === image) {
-    const object = { ...j };
-    for (const k of Object.keys(j)) delete j[k];
-    j.anyOf = [{ type: "string", format: "uri", description: "An https URL." }, object];
-    j.description = "An https URL, {url, alttext}, or the modelled API's {image, alttext}.";
-  }
-}
-
-/** Numbers that may come as numeric strings: the string form must be a plain decimal. */
-function numericStrings(node: unknown): void {
-  if (Array.isArray(node)) {
-    for (const n of node) numericStrings(n);
-    return;
-  }
-  if (node === null || typeof node !== "object") return;
-  const j = node as Json;
-  if (Array.isArray(j.type) && j.type.join() === "number,string") {
-    j.pattern = NUMERIC_STRING; // applies to the string form only: "12", " 12 ", "299.50"; not "1e3", "+5"
-    j.description ??= "A number, or a numeric string of one.";
-  }
-  for (const v of Object.values(j)) numericStrings(v);
-}
-
-/** JSON Schemas of every component, with $refs between them under #/components/schemas. */
-export function componentSchemas(): Record<string, Json> {
-  const registry = z.registry<{ id: string }>();
-  for (const [name, schema] of COMPONENTS) registry.add(schema, { id: name });
-  const { schemas } = z.toJSONSchema(registry, {
-    io: "input",
-    unrepresentable: "any",
-    uri: (name) => `#/components/schemas/${name}`,
-    override: describeLenient,
-  });
-  const out: Record<string, Json> = {};
-  for (const [name, schema] of Object.entries(schemas)) {
-    const { $schema: _s, $id: _i, ...rest } = schema as Json;
-    numericStrings(rest);
-    out[name] = rest;
-  }
+/** JSON Schemas of every component. */
+function componentSchemas(): Record<string, Json> {
+  const out = namedSchemas(COMPONENTS);
   // Validated by a refinement, which JSON Schema cannot express: say what it accepts.
   const order = out.OrderCreate?.properties as Record<string, Json> | undefined;
   if (order?.order_id && Object.keys(order.order_id).length === 0) {

@@ -12,7 +12,6 @@ import {
   orderColumn,
   PLAIN_LINE,
   PLAIN_ORDER,
-  type Tree,
 } from "../orders/fields";
 import { ORDER_LIMIT_DEFAULT, ORDER_LIMIT_MAX } from "../orders/list";
 import {
@@ -29,8 +28,8 @@ import {
 } from "../products/fields";
 import { amount2 as amount2Out, digits, flagText as flag, MODELLED, signedDigits, textOut } from "../products/kinds";
 import { PRODUCT_LIMIT_DEFAULT, PRODUCT_LIMIT_MAX } from "../products/list";
-import { answer, error, json } from "./build";
-import { orderedShape } from "./responses";
+import { answer, error, json, ref } from "./build";
+import { orderedShape, treeObject } from "./responses";
 
 // The modelled-dialect reads in the OpenAPI document (docs/modelled-reads.md, "Modelled reads"): response schemas
 // (test/openapi.test.ts parses real answers with them) and the path objects of GET /v1/products,
@@ -135,9 +134,7 @@ function modelled(
     entries.set(slot.at, slot.doc ? schema.meta({ description: slot.doc }) : schema);
   }
   for (const [at, schema] of Object.entries(special)) if (details || !DETAILS_ONLY.has(at)) entries.set(at, schema);
-  const object = (tree: Tree<z.ZodType>): z.ZodObject =>
-    z.object(Object.fromEntries(tree.map((n) => [n.key, n.children ? object(n.children) : (n.value as z.ZodType)])));
-  return object(arrange(layout, entries));
+  return treeObject(arrange(layout, entries));
 }
 
 export const modelledOrderLine = modelled(
@@ -196,7 +193,6 @@ export const modelledComponents: [string, z.ZodType][] = [
   ["ModelledOrderList", modelledOrderList],
 ];
 
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const q = (name: string, description: string, schema: Record<string, unknown>) => ({
   name,
   in: "query",
@@ -204,12 +200,6 @@ const q = (name: string, description: string, schema: Record<string, unknown>) =
   schema,
 });
 const bool = { type: "string", enum: ["true", "false"] };
-const LINK = {
-  Link: {
-    description: 'RFC 8288 `<url>; rel="next"`: the next page, present when there is one.',
-    schema: { type: "string" },
-  },
-};
 const isoTime = { type: "string", maxLength: 40, examples: ["2026-11-26", "2026-11-26T00:00:00+01:00"] };
 const unixSeconds = { type: "string", pattern: "^\\d+$" };
 
@@ -252,13 +242,9 @@ export const modelledPaths = {
         ...paging(PRODUCT_LIMIT_MAX, PRODUCT_LIMIT_DEFAULT),
       ],
       responses: {
-        "200": {
-          description: "The page, the product, or the search result.",
-          headers: LINK,
-          content: json({
-            oneOf: [ref("ModelledProductList"), ref("ModelledProductLookup")],
-          }),
-        },
+        "200": answer("The page, the product, or the search result.", {
+          oneOf: [ref("ModelledProductList"), ref("ModelledProductLookup")],
+        }),
         "400": error(REFUSED),
         "404": error("product_id or sku matched no product."),
       },
@@ -304,7 +290,6 @@ export const modelledPaths = {
         "200": {
           description: "The orders.",
           headers: {
-            ...LINK,
             "X-Total-Count": {
               description: "With count=true: how many orders the filters match, on every page.",
               schema: { type: "integer", minimum: 0 },

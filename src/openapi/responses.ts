@@ -183,10 +183,12 @@ function described(
     if (f.storefront === false) schema = schema.optional();
     entries.set(f.path, f.doc ? schema.meta({ description: f.doc }) : schema);
   }
-  const object = (tree: Tree<z.ZodType>): z.ZodObject =>
-    z.object(Object.fromEntries(tree.map((n) => [n.key, n.children ? object(n.children) : (n.value as z.ZodType)])));
-  return object(arrange(order, entries));
+  return treeObject(arrange(order, entries));
 }
+
+/** An object of the arranged keys, nested where the tree nests. */
+export const treeObject = (tree: Tree<z.ZodType>): z.ZodObject =>
+  z.object(Object.fromEntries(tree.map((n) => [n.key, n.children ? treeObject(n.children) : (n.value as z.ZodType)])));
 
 const orderLineOut = described(
   PLAIN_LINE.map((f) => ({ ...f, column: lineColumn(f.column) })),

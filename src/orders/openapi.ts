@@ -1,33 +1,16 @@
 import { z } from "zod";
 import { answer, error, json, schema } from "../openapi/build";
-import { orderUpdate } from "./schema";
+import { orderCreated, orderFailed } from "../openapi/responses";
+import { ORDER_STATUSES, orderUpdate } from "./schema";
 
 // PUT /v1/orders in the OpenAPI document (src/openapi/document.ts adds this operation to the
 // /v1/orders path item). The answer's schema is zod, so tests parse real answers with it.
 
-const money = z.number().meta({ description: "Money in major units, at most 2 decimals (199.5)." });
-const messages = z.array(z.string());
-
-export const orderUpdated = z.object({
-  success: z.literal(true),
-  order_id: z.number().int().positive(),
-  status: z.enum(["unpaid", "paid", "done", "cancelled"]),
-  currency: z.string(),
-  subtotal: money,
-  shipping: money,
-  discount: money,
-  total: money,
-  tax: z.array(z.object({ rate: z.number().int(), amount: money })),
-  errors: messages,
-  notices: messages,
-});
+const orderUpdated = orderCreated.extend({ status: z.enum(ORDER_STATUSES) });
 
 export const orderUpdateResults = z
   .strictObject({
-    results: z.record(
-      z.string().regex(/^update_\d+$/),
-      z.union([orderUpdated, z.strictObject({ success: z.literal(false), errors: messages, notices: messages })]),
-    ),
+    results: z.record(z.string().regex(/^update_\d+$/), z.union([orderUpdated, orderFailed.strict()])),
     code: z.number().int().optional().meta({ description: "Only when no element succeeded." }),
     error: z.string().optional().meta({ description: "Only when no element succeeded." }),
   })

@@ -3,7 +3,7 @@ import { shippingMethods } from "../db/schema";
 import type { Bindings, Credential } from "../env";
 import { tokenMatches } from "../keys/public";
 import { sqlNames } from "../platform/columns";
-import { rowMapper, runBatch, stmt } from "../platform/d1";
+import { rowMapper, stmt } from "../platform/d1";
 import type { MethodRow } from "../shipping/service";
 import { type Held, heldStatement, type StorefrontLimits, toHeld } from "./held";
 import type { StoredOrder } from "./read";
@@ -83,10 +83,6 @@ export const toStorefront = (
   methods: new Map(methods.results.map((row) => [row.id as number, toMethod(row)])),
   held: toHeld(held),
 });
-
-export async function readStorefront(db: DB, r: StorefrontRequest): Promise<Storefront> {
-  return toStorefront(r, await runBatch(db, storefrontStatements(db, r)));
-}
 
 export type Shipping = { id: number | null; name: string | null; price: Money };
 
