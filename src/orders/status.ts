@@ -90,9 +90,10 @@ export const linesHistoryStatement = (db: DB, orderId: number, now: number, acto
 // batch. Order ids in one such batch are distinct (the caller makes sure), so each change sees
 // its order as it was before the batch.
 
-// Whether any endpoint could take an event: a test SQLite makes once, before reading the list, so a
-// store without webhooks reads no row for its events.
-const ANY_ENDPOINT = `EXISTS (SELECT 1 FROM ${W.$} WHERE ${W.disabledAt} IS NULL)`;
+// Whether the store has any endpoint: a test SQLite makes once, before reading the list, so a
+// store without webhooks reads no row for its events. count(*) of a whole table steps no cursor,
+// where EXISTS over the empty table was billed a row; a disabled endpoint still fails `subscribed`.
+const ANY_ENDPOINT = `(SELECT count(*) FROM ${W.$}) > 0`;
 
 // The outbox rows of status changes, written only for the changes that happen (outbox.ts writes
 // its rows unconditionally; these are the same rows, with the status test of the change itself).
@@ -102,9 +103,12 @@ const statusEvents = (one: boolean) => `
   FROM ${one ? "(SELECT ?1 -> '$[0]' AS value)" : "json_each(?1)"} AS e
   JOIN ${O.$} AS o ON o.${O.id} = e.value->>'orderId'
   WHERE ${ANY_ENDPOINT} AND ${subscribed("e.value->>'type'")} AND o.${O.status} <> 'cancelled' AND o.${O.status} <> e.value->>'status'
-    AND (e.value->>'type' <> 'order.new' OR o.${O.datePaid} IS NULL)
-  RETURNING ${E.id} AS event_id`;
+    AND (e.value->>'type' <> 'order.new' OR o.${O.datePaid} IS NULL)`;
 const STATUS_EVENTS = { one: statusEvents(true), many: statusEvents(false) };
+// The events the INSERT before wrote, for `committed`: its rows are the table's last rowids (the
+// batch runs alone), so reading back changes() of them reads only those. RETURNING was billed 2
+// rows more than it returned (its scratch table, read back), even when nothing was inserted.
+const EVENTS_WRITTEN = `SELECT ${E.id} AS event_id FROM ${E.$} ORDER BY rowid DESC LIMIT changes()`;
 
 // status_date is the last change; date_paid, date_done and date_cancelled the first time; the
 // fields a PUT sets keep their value when not given. One UPDATE per status the changes go to, each
@@ -164,6 +168,7 @@ export function statusStatements(
   const out: D1PreparedStatement[] = [];
   const size = (n: number) => (n === 1 ? "one" : "many");
   if (events.length) out.push(stmt(db, STATUS_EVENTS[size(events.length)], JSON.stringify(events), now));
+  if (events.length) out.push(stmt(db, EVENTS_WRITTEN));
   const rows = changes.map((c) => ({
     id: c.orderId,
     status: c.status ?? null,
