@@ -77,6 +77,16 @@ const history = (one: boolean) => `
   WHERE ${CHANGES_ORDER("o")}`;
 const HISTORY = { one: history(true), many: history(false) };
 
+// The history row of one change that does not both set fields and name a status, written after its
+// UPDATE: the UPDATE changed the order exactly when its history row is due, and then what it records
+// follows from the change alone (its status, else 'shipping'), so the order is not read again.
+// ?1 the order, ?2 now, ?3 the change, ?4 restock, ?5 reason, ?6 to ?8 the actor.
+const HISTORY_AFTER = `
+  INSERT INTO ${H.$} (${H.orderId}, ${H.at}, ${H.change}, ${H.restock}, ${H.reason}, ${H.keyId}, ${H.keyName}, ${H.via})
+  SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8 WHERE changes() > 0`;
+/** Whether a change gives a field a PUT sets. */
+const setsAny = (c: StatusChange) => Object.values(c.set).some((v) => v !== null && v !== undefined);
+
 const LINES_HISTORY = `
   INSERT INTO ${H.$} (${H.orderId}, ${H.at}, ${H.change}, ${H.keyId}, ${H.keyName}, ${H.via})
   VALUES (?1, ?2, 'lines', ?3, ?4, ?5)`;
@@ -176,10 +186,31 @@ export function statusStatements(
     reason: c.cancelReason ?? null,
     restock: c.restock ? 1 : 0,
   }));
-  out.push(stmt(db, HISTORY[size(rows.length)], JSON.stringify(rows), now, actor.keyId, actor.keyName, actor.via));
+  // A status and fields at once: whether the status moved is known only from the order as it was.
+  const after = changes.length === 1 && !(changes[0].status && setsAny(changes[0])) ? changes[0] : undefined;
+  if (!after) {
+    out.push(stmt(db, HISTORY[size(rows.length)], JSON.stringify(rows), now, actor.keyId, actor.keyName, actor.via));
+  }
   for (const [to, sql] of UPDATES) {
     const mine = rows.filter((r) => r.status === to);
     if (mine.length) out.push(stmt(db, sql[size(mine.length)], JSON.stringify(mine), now));
+  }
+  if (after) {
+    const cancel = after.status === "cancelled";
+    out.push(
+      stmt(
+        db,
+        HISTORY_AFTER,
+        after.orderId,
+        now,
+        after.status ?? "shipping",
+        cancel ? (after.restock ? 1 : 0) : null,
+        cancel ? (after.cancelReason ?? null) : null,
+        actor.keyId,
+        actor.keyName,
+        actor.via,
+      ),
+    );
   }
   return out;
 }
