@@ -1,5 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { wrapD1 } from "./d1-wrap";
 import { put } from "./helpers";
 import { change, order, readOrder, stocked, stockOf, variantQty, variantStocked } from "./orders-put-helpers";
 
@@ -213,5 +214,30 @@ describe("cancel after a variant was deleted", () => {
       `products[0]: the variant of ${s.sku} was deleted; no stock was returned for this line`,
     ]);
     expect(await variantQty(p.id)).toEqual([5]);
+  });
+
+  it("plans again when a line's product is deleted between the cancel's read and its write", async () => {
+    const p = await variantStocked(5);
+    const other = await stocked(5);
+    const [s] = p.variants;
+    const id = await order([
+      { sku: s.sku, qty: 2 },
+      { sku: other.sku, qty: 1 },
+    ]);
+    // Between the read (call 1) and the write: the write's version bump of the product meets its
+    // foreign key, the batch fails whole and the fresh read finds the line gone.
+    const w = wrapD1({
+      before: async (n) => {
+        if (n === 2) await env.DB.prepare("DELETE FROM products WHERE id = ?1").bind(p.id).run();
+      },
+    });
+    const r = await change([{ order_id: id, status: "cancelled" }], { env: { DB: w.db } });
+    expect(r.json.results.update_1.success).toBe(true);
+    expect(r.json.results.update_1.notices).toEqual([
+      `products[0]: the variant of ${s.sku} was deleted; no stock was returned for this line`,
+    ]);
+    expect(w.counts.calls).toBe(4);
+    expect(await stockOf(other.id)).toBe(5);
+    expect((await readOrder(id)).status).toBe("cancelled");
   });
 });

@@ -77,6 +77,16 @@ const history = (one: boolean) => `
   WHERE ${CHANGES_ORDER("o")}`;
 const HISTORY = { one: history(true), many: history(false) };
 
+// The history row of one change that does not both set fields and name a status, written after its
+// UPDATE: the UPDATE changed the order exactly when its history row is due, and then what it records
+// follows from the change alone (its status, else 'shipping'), so the order is not read again.
+// ?1 the order, ?2 now, ?3 the change, ?4 restock, ?5 reason, ?6 to ?8 the actor.
+const HISTORY_AFTER = `
+  INSERT INTO ${H.$} (${H.orderId}, ${H.at}, ${H.change}, ${H.restock}, ${H.reason}, ${H.keyId}, ${H.keyName}, ${H.via})
+  SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8 WHERE changes() > 0`;
+/** Whether a change gives a field a PUT sets. */
+const setsAny = (c: StatusChange) => Object.values(c.set).some((v) => v !== null && v !== undefined);
+
 const LINES_HISTORY = `
   INSERT INTO ${H.$} (${H.orderId}, ${H.at}, ${H.change}, ${H.keyId}, ${H.keyName}, ${H.via})
   VALUES (?1, ?2, 'lines', ?3, ?4, ?5)`;
@@ -90,9 +100,10 @@ export const linesHistoryStatement = (db: DB, orderId: number, now: number, acto
 // batch. Order ids in one such batch are distinct (the caller makes sure), so each change sees
 // its order as it was before the batch.
 
-// Whether any endpoint could take an event: a test SQLite makes once, before reading the list, so a
-// store without webhooks reads no row for its events.
-const ANY_ENDPOINT = `EXISTS (SELECT 1 FROM ${W.$} WHERE ${W.disabledAt} IS NULL)`;
+// Whether the store has any endpoint: a test SQLite makes once, before reading the list, so a
+// store without webhooks reads no row for its events. count(*) of a whole table steps no cursor,
+// where EXISTS over the empty table was billed a row; a disabled endpoint still fails `subscribed`.
+const ANY_ENDPOINT = `(SELECT count(*) FROM ${W.$}) > 0`;
 
 // The outbox rows of status changes, written only for the changes that happen (outbox.ts writes
 // its rows unconditionally; these are the same rows, with the status test of the change itself).
@@ -102,9 +113,12 @@ const statusEvents = (one: boolean) => `
   FROM ${one ? "(SELECT ?1 -> '$[0]' AS value)" : "json_each(?1)"} AS e
   JOIN ${O.$} AS o ON o.${O.id} = e.value->>'orderId'
   WHERE ${ANY_ENDPOINT} AND ${subscribed("e.value->>'type'")} AND o.${O.status} <> 'cancelled' AND o.${O.status} <> e.value->>'status'
-    AND (e.value->>'type' <> 'order.new' OR o.${O.datePaid} IS NULL)
-  RETURNING ${E.id} AS event_id`;
+    AND (e.value->>'type' <> 'order.new' OR o.${O.datePaid} IS NULL)`;
 const STATUS_EVENTS = { one: statusEvents(true), many: statusEvents(false) };
+// The events the INSERT before wrote, for `committed`: its rows are the table's last rowids (the
+// batch runs alone), so reading back changes() of them reads only those. RETURNING was billed 2
+// rows more than it returned (its scratch table, read back), even when nothing was inserted.
+const EVENTS_WRITTEN = `SELECT ${E.id} AS event_id FROM ${E.$} ORDER BY rowid DESC LIMIT changes()`;
 
 // status_date is the last change; date_paid, date_done and date_cancelled the first time; the
 // fields a PUT sets keep their value when not given. One UPDATE per status the changes go to, each
@@ -164,6 +178,7 @@ export function statusStatements(
   const out: D1PreparedStatement[] = [];
   const size = (n: number) => (n === 1 ? "one" : "many");
   if (events.length) out.push(stmt(db, STATUS_EVENTS[size(events.length)], JSON.stringify(events), now));
+  if (events.length) out.push(stmt(db, EVENTS_WRITTEN));
   const rows = changes.map((c) => ({
     id: c.orderId,
     status: c.status ?? null,
@@ -171,10 +186,31 @@ export function statusStatements(
     reason: c.cancelReason ?? null,
     restock: c.restock ? 1 : 0,
   }));
-  out.push(stmt(db, HISTORY[size(rows.length)], JSON.stringify(rows), now, actor.keyId, actor.keyName, actor.via));
+  // A status and fields at once: whether the status moved is known only from the order as it was.
+  const after = changes.length === 1 && !(changes[0].status && setsAny(changes[0])) ? changes[0] : undefined;
+  if (!after) {
+    out.push(stmt(db, HISTORY[size(rows.length)], JSON.stringify(rows), now, actor.keyId, actor.keyName, actor.via));
+  }
   for (const [to, sql] of UPDATES) {
     const mine = rows.filter((r) => r.status === to);
     if (mine.length) out.push(stmt(db, sql[size(mine.length)], JSON.stringify(mine), now));
+  }
+  if (after) {
+    const cancel = after.status === "cancelled";
+    out.push(
+      stmt(
+        db,
+        HISTORY_AFTER,
+        after.orderId,
+        now,
+        after.status ?? "shipping",
+        cancel ? (after.restock ? 1 : 0) : null,
+        cancel ? (after.cancelReason ?? null) : null,
+        actor.keyId,
+        actor.keyName,
+        actor.via,
+      ),
+    );
   }
   return out;
 }

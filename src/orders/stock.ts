@@ -2,7 +2,7 @@ import type { DB } from "../db/client";
 import { products, variants } from "../db/schema";
 import { sqlNames } from "../platform/columns";
 import { jsonChunks, stmt } from "../platform/d1";
-import { versionBumps } from "../products/version";
+import { heldVersionBumps } from "../products/version";
 
 // Stock moves of orders, shared by create, update and cancel: a variant's qty, or the stock of a
 // product without variants. The floors are CHECK constraints (disable_minusqty), so a batch that
@@ -51,9 +51,13 @@ export function stockStatements(db: DB, moves: StockMove[]): D1PreparedStatement
 export const restockMoves = (lines: { productId: number; variantId: number | null; qty: number }[]): StockMove[] =>
   lines.map((l) => ({ product_id: l.productId, variant_id: l.variantId, qty: -l.qty }));
 
-/** The statements that move `moves` (summed) and the versions of their products. */
+/**
+ * The statements that move `moves` (summed) and the versions of their products. Every caller plans
+ * again when its batch fails, so a product deleted since its read fails the version bump rather
+ * than being skipped (heldVersionBumps).
+ */
 export function stockWrites(db: DB, moves: StockMove[]): D1PreparedStatement[] {
   const summed = sumMoves(moves);
   if (!summed.length) return [];
-  return [...stockStatements(db, summed), ...versionBumps(db, [...new Set(summed.map((m) => m.product_id))])];
+  return [...stockStatements(db, summed), ...heldVersionBumps(db, [...new Set(summed.map((m) => m.product_id))])];
 }

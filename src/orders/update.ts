@@ -96,12 +96,19 @@ type StockLine = {
   gone: number;
 };
 
-/** The lines of the orders ?1 (in position order, the key's) with whether each one's variant (or, without variant, product) is gone. */
-const READ_STOCK_LINES = `
+/**
+ * The lines of the orders ?1 (in position order, the key's) with whether each one's variant (or,
+ * without variant, product) is gone. One order's id is bound straight: a list's json_each is a row
+ * read per order.
+ */
+const readStockLines = (one: boolean) => `
   SELECT l.${L.orderId}, l.${L.position}, l.${L.sku}, l.${L.productId}, l.${L.variantId}, l.${L.qty},
     iif(l.${L.variantId} IS NULL, NOT EXISTS (SELECT 1 FROM ${P.$} AS p WHERE p.${P.id} = l.${L.productId}),
       NOT EXISTS (SELECT 1 FROM ${V.$} AS v WHERE v.${V.id} = l.${L.variantId})) AS gone
-  FROM json_each(?1) AS j JOIN ${L.$} AS l ON l.${L.orderId} = j.value`;
+  FROM ${one ? `${L.$} AS l WHERE l.${L.orderId} = ?1` : `json_each(?1) AS j JOIN ${L.$} AS l ON l.${L.orderId} = j.value`}`;
+const READ_STOCK_LINES = { one: readStockLines(true), many: readStockLines(false) };
+const stockLinesStatement = (db: DB, ids: number[]) =>
+  ids.length === 1 ? stmt(db, READ_STOCK_LINES.one, ids[0]) : stmt(db, READ_STOCK_LINES.many, JSON.stringify(ids));
 
 /**
  * Each element's answer from its order as it was before the batch (`rows`: the orders read,
@@ -180,6 +187,12 @@ async function oneTrip(db: DB, items: Items, opts: UpdateOptions) {
   return d.outcomes;
 }
 
+// Fails the batch (stale_reads' CHECK) unless the order still has the version the plan read: a
+// primary key lookup, where the list's guard reads its json_each row too.
+const VERSION_GUARD = `
+  INSERT INTO ${S.$} (${S.productId})
+  SELECT ?1 WHERE NOT EXISTS (SELECT 1 FROM ${O.$} WHERE ${O.id} = ?1 AND ${O.version} = ?2)`;
+
 // Fails the batch unless every order still has the version the plan read.
 const VERSIONS_GUARD = `
   INSERT INTO ${S.$} (${S.productId})
@@ -197,13 +210,15 @@ async function plannedStatus(db: DB, items: Items, opts: UpdateOptions, recorder
   for (let attempt = 1; ; attempt++) {
     const read = await runBatch(db, [
       readOrdersStatement(db, ids),
-      ...(cancelling.length ? [stmt(db, READ_STOCK_LINES, JSON.stringify(cancelling))] : []),
+      ...(cancelling.length ? [stockLinesStatement(db, cancelling)] : []),
     ]);
     const candidates = changes.flatMap((c) => candidateEvent(c, opts.keyId ?? null) ?? []);
     const lines = cancelling.length ? (read[1].results as StockLine[]) : [];
     const d = decide(items, changes, read[0], lines, candidates);
     const write = [
-      stmt(db, VERSIONS_GUARD, JSON.stringify(d.versions)),
+      d.versions.length === 1
+        ? stmt(db, VERSION_GUARD, d.versions[0].id, d.versions[0].version)
+        : stmt(db, VERSIONS_GUARD, JSON.stringify(d.versions)),
       ...stockWrites(db, d.moves),
       ...statusStatements(db, changes, opts.now, d.events, opts.actor),
     ];
@@ -224,11 +239,6 @@ async function plannedStatus(db: DB, items: Items, opts: UpdateOptions, recorder
 // Planned path: line edits, and keyed requests.
 
 const READ_LINES = `SELECT * FROM ${L.$} WHERE ${L.orderId} = ?1 ORDER BY ${L.position}`;
-
-// Fails the batch (stale_reads' CHECK) unless the order still has the version the plan read.
-const VERSION_GUARD = `
-  INSERT INTO ${S.$} (${S.productId})
-  SELECT ?1 WHERE NOT EXISTS (SELECT 1 FROM ${O.$} WHERE ${O.id} = ?1 AND ${O.version} = ?2)`;
 
 type Planned = { outcome: UpdateOutcome; write?: D1PreparedStatement[]; event?: PendingEvent };
 

@@ -37,6 +37,21 @@ export function versionBumps(db: DB, productIds: readonly number[]): D1PreparedS
   ];
 }
 
+// An upsert that always meets its conflict reads 2 rows a product (the list's and its own) where
+// the UPDATE ... FROM above reads 4 (the join's scratch table, read back). A product deleted
+// meanwhile would be inserted, which its foreign key refuses: the batch fails as after a lost race.
+const HELD_BUMP = `INSERT INTO ${PV.$} (${PV.productId}) SELECT value FROM json_each(?1) WHERE true
+  ON CONFLICT (${PV.productId}) DO UPDATE SET ${PV.version} = ${PV.$}.${PV.version} + 1`;
+
+/**
+ * versionBumps of products that must exist when the batch runs (an order's stock moves, planned
+ * again when the batch fails): a product gone since the read fails the batch, not skipped.
+ */
+export function heldVersionBumps(db: DB, productIds: readonly number[]): D1PreparedStatement[] {
+  if (!productIds.length) return [stmt(db, CATALOGUE_BUMP)];
+  return [stmt(db, HELD_BUMP, JSON.stringify(productIds)), stmt(db, CATALOGUE_BUMP)];
+}
+
 /** SQL: the statement that moves the catalogue's version. */
 const CATALOGUE_BUMP = `UPDATE ${CV.$} SET ${CV.version} = ${CV.version} + 1 WHERE ${CV.id} = 1`;
 
