@@ -78,24 +78,12 @@ function migratedTemplate() {
 export async function startServer({ timeoutMs = 120_000, args = /** @type {string[]} */ ([]), migrated = true } = {}) {
   const from = migrated ? await migratedTemplate() : undefined;
   const port = await freePort();
-  // wrangler dev's inspector defaults to 9229: two servers starting at once (test files run in
-  // parallel) could both find it free and one fail to bind.
-  const inspector = await freePort();
   const persist = mkdtempSync(path.join(tmpdir(), "edge-store-e2e-"));
   if (from) cpSync(from, persist, { recursive: true });
   // detached: its own process group (node, wrangler, workerd), so stop() can end all of it.
   const child = spawn(
     process.execPath,
-    [
-      "src/scripts/dev.mjs",
-      "--port",
-      String(port),
-      "--inspector-port",
-      String(inspector),
-      "--persist-to",
-      persist,
-      ...args,
-    ],
+    ["src/scripts/dev.mjs", "--port", String(port), "--persist-to", persist, ...args],
     {
       cwd: root,
       detached: true,
