@@ -5,7 +5,7 @@
 // admin/tsconfig.json) into one minified script; index.html and
 // style.css are copied; public/_headers gives /admin/* its Content-Security-Policy. Run by
 // src/scripts/assets.mjs, so `npm run dev`, `npm test`, `npm run deploy` and CI always have it.
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { buildSync } from "esbuild";
@@ -40,10 +40,26 @@ const HEADERS = `/admin/*
   X-Frame-Options: DENY
 `;
 
+/**
+ * Writes `data` unless the file already holds it: a running `wrangler dev` reloads its Worker on
+ * any write under public/, so a second `npm run dev` (the tests run two at once) rewriting the
+ * same bytes would reload the first mid-request.
+ * @param {string} file @param {string | Uint8Array} data
+ */
+function writeIfChanged(file, data) {
+  const bytes = typeof data === "string" ? Buffer.from(data) : data;
+  try {
+    if (readFileSync(file).equals(bytes)) return;
+  } catch {
+    // not written yet
+  }
+  writeFileSync(file, bytes);
+}
+
 /** Builds the admin; answers the files written under public/admin/. */
 export function buildAdmin() {
   mkdirSync(ADMIN_DIR, { recursive: true });
-  buildSync({
+  const { outputFiles } = buildSync({
     entryPoints: [path.join(here, "src", "main.tsx")],
     bundle: true,
     tsconfig: path.join(here, "tsconfig.json"),
@@ -55,9 +71,12 @@ export function buildAdmin() {
     legalComments: "none",
     outfile: path.join(ADMIN_DIR, "app.js"),
     logLevel: "warning",
+    write: false,
   });
-  for (const f of ["index.html", "style.css", "favicon.svg"]) copyFileSync(path.join(here, f), path.join(ADMIN_DIR, f));
-  writeFileSync(HEADERS_FILE, HEADERS);
+  for (const out of outputFiles) writeIfChanged(out.path, out.contents);
+  for (const f of ["index.html", "style.css", "favicon.svg"])
+    writeIfChanged(path.join(ADMIN_DIR, f), readFileSync(path.join(here, f)));
+  writeIfChanged(HEADERS_FILE, HEADERS);
   return ["index.html", "style.css", "app.js"].map((f) => path.join(ADMIN_DIR, f));
 }
 

@@ -2,7 +2,7 @@
 // docs/*.md rendered to HTML under public/guide/ (ignored by git) by marked, so each operation of
 // the API reference can link its topic page on the same origin, with no Worker CPU (static assets).
 // Headings get the ids GitHub gives them, so the same #anchors work on GitHub and here.
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { Marked } from "marked";
 
@@ -73,6 +73,21 @@ td,th{border:1px solid #d0d7de;padding:.3rem .5rem;vertical-align:top}nav{margin
 ${body}</body></html>
 `;
 
+/**
+ * Writes `data` unless the file already holds it, as admin/build.mjs does: a running `wrangler
+ * dev` reloads on every write under public/, even of the same bytes.
+ * @param {string} file @param {string | Uint8Array} data
+ */
+function writeIfChanged(file, data) {
+  const bytes = typeof data === "string" ? Buffer.from(data) : data;
+  try {
+    if (readFileSync(file).equals(bytes)) return;
+  } catch {
+    // not written yet
+  }
+  writeFileSync(file, bytes);
+}
+
 /** Renders README.md and every docs/*.md page into public/guide/; returns the pages written. */
 export function renderGuide() {
   mkdirSync(GUIDE_DIR, { recursive: true });
@@ -84,12 +99,12 @@ export function renderGuide() {
   ];
   // The pages' images (docs/*.png) sit next to them, as on GitHub.
   for (const f of readdirSync(path.join(root, "docs")).filter((f) => f.endsWith(".png"))) {
-    copyFileSync(path.join(root, "docs", f), path.join(GUIDE_DIR, f));
+    writeIfChanged(path.join(GUIDE_DIR, f), readFileSync(path.join(root, "docs", f)));
   }
   for (const [name, file] of sources) {
     const md = readFileSync(path.join(root, file), "utf8");
     const title = /^# (.+)$/m.exec(md)?.[1] ?? name;
-    writeFileSync(
+    writeIfChanged(
       path.join(GUIDE_DIR, `${name}.html`),
       page(title, /** @type {string} */ (markedFor(path.posix.dirname(file).replace(/^\.$/, "")).parse(md))),
     );

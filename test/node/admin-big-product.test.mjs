@@ -5,13 +5,13 @@
 // the product list folds its low variants into a count that opens them. axe at 390 and 1280 px.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { driver, signIn } from "./admin-page.mjs";
-import { openPage, problems } from "./playwright-page.mjs";
+import { closeAdmin, driver, openAdmin } from "./admin-page.mjs";
+import { problems } from "./playwright-page.mjs";
 import { callServer, startServer } from "./serve.mjs";
 
 /** @type {import("./serve.mjs").Server} */
 let server;
-/** @type {Awaited<ReturnType<typeof openPage>>} */
+/** @type {import("./admin-page.mjs").Page} */
 let page;
 /** @type {ReturnType<typeof driver>} */
 let d;
@@ -48,18 +48,11 @@ before(async () => {
   const r = await call("POST", "/v1/products", { title: "Big tee", sku: "BIG", price: 199, variants: { add } });
   assert.equal(r.success, 1, JSON.stringify(r.errors));
   big = r.products[0].product_id;
-  page = await openPage(`${server.base}/admin`);
+  page = await openAdmin(server);
   d = driver(page);
-  await signIn(page, server.key);
 });
 
-after(async () => {
-  try {
-    await page?.close();
-  } finally {
-    await server?.stop();
-  }
-});
+after(() => closeAdmin(page, server));
 
 /** Opens the product from the list in the page and answers the milliseconds until its variants show. */
 const openTimed = async () => {

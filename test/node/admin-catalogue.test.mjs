@@ -9,13 +9,13 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { driver, signIn } from "./admin-page.mjs";
-import { openPage, problems } from "./playwright-page.mjs";
+import { driver, openAdmin } from "./admin-page.mjs";
+import { problems } from "./playwright-page.mjs";
 import { callServer, root, startServer } from "./serve.mjs";
 
 /** @type {import("./serve.mjs").Server} */
 let server;
-/** @type {Awaited<ReturnType<typeof openPage>>} */
+/** @type {import("./admin-page.mjs").Page} */
 let page;
 /** @type {ReturnType<typeof driver>} */
 let d;
@@ -62,12 +62,11 @@ before(async () => {
   await new Promise((resolve) => shopServer.listen(0, "127.0.0.1", () => resolve(undefined)));
   shopOrigin = `http://127.0.0.1:${/** @type {import("node:net").AddressInfo} */ (shopServer.address()).port}`;
   await call("POST", "/v1/products", { title: "Taken", sku: "CAT-TAKEN", price: 10 });
-  page = await openPage(`${server.base}/admin`);
+  page = await openAdmin(server);
   await page.pw
     .context()
     .route("https://img.example.com/**", (r) => r.fulfill({ contentType: "image/png", body: PNG }));
   d = driver(page);
-  await signIn(page, server.key);
 });
 
 after(async () => {

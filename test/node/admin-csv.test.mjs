@@ -5,13 +5,13 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before, test } from "node:test";
-import { byText, driver, signIn } from "./admin-page.mjs";
-import { openPage, problems } from "./playwright-page.mjs";
+import { byText, closeAdmin, driver, openAdmin } from "./admin-page.mjs";
+import { problems } from "./playwright-page.mjs";
 import { callServer, startServer } from "./serve.mjs";
 
 /** @type {import("./serve.mjs").Server} */
 let server;
-/** @type {Awaited<ReturnType<typeof openPage>>} */
+/** @type {import("./admin-page.mjs").Page} */
 let page;
 /** @type {ReturnType<typeof driver>} */
 let d;
@@ -20,17 +20,10 @@ const call = async (method, p, body) => (await callServer(server, method, p, bod
 
 before(async () => {
   server = await startServer({ args: ["--var", "ALLOW_LOCAL_WEBHOOKS:true"] });
-  page = await openPage(`${server.base}/admin`);
+  page = await openAdmin(server);
   d = driver(page);
-  await signIn(page, server.key);
 });
-after(async () => {
-  try {
-    await page?.close();
-  } finally {
-    await server?.stop();
-  }
-});
+after(() => closeAdmin(page, server));
 
 test("a view of 35 orders exports as one CSV of 35 orders", async () => {
   await call("POST", "/v1/products", [{ title: "Candle", sku: "CSV-CANDLE", price: 40, stock: 500 }]);

@@ -3,25 +3,19 @@
 // the order list's search box, which after a change of view still names what the list applies.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { byText, driver, signIn } from "./admin-page.mjs";
-import { openPage, problems } from "./playwright-page.mjs";
+import { byText, closeAdmin, driver, openAdmin } from "./admin-page.mjs";
+import { problems } from "./playwright-page.mjs";
 import { callServer, startServer } from "./serve.mjs";
 
 /** @type {import("./serve.mjs").Server} */
 let server;
-/** @type {Awaited<ReturnType<typeof openPage>>} */
+/** @type {import("./admin-page.mjs").Page} */
 let page;
 
 before(async () => {
   server = await startServer();
 });
-after(async () => {
-  try {
-    await page?.close();
-  } finally {
-    await server?.stop();
-  }
-});
+after(() => closeAdmin(page, server));
 
 test("the customers list, a search by e-mail and the customer's orders", async () => {
   /** @param {string} method @param {string} p @param {unknown} [body] */
@@ -39,9 +33,8 @@ test("the customers list, a search by e-mail and the customer's orders", async (
   const ids = [1, 2, 3, 4].map((n) => made.results[`create_${n}`].order_id);
   await call("PUT", "/v1/orders", [{ order_id: ids[3], status: "cancelled" }]);
 
-  page = await openPage(`${server.base}/admin`);
+  page = await openAdmin(server);
   const d = driver(page);
-  await signIn(page, server.key);
   await d.go("#/customers", "Customers");
   await page.waitFor(`document.querySelectorAll("tbody tr").length === 2`, 20_000);
   const rows = await page.evaluate(

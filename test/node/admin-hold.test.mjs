@@ -4,26 +4,19 @@
 // past the hold.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { driver, signIn } from "./admin-page.mjs";
-import { openPage } from "./playwright-page.mjs";
+import { closeAdmin, driver, openAdmin } from "./admin-page.mjs";
 import { callServer, startServer } from "./serve.mjs";
 
 /** @type {import("./serve.mjs").Server} */
 let server;
-/** @type {Awaited<ReturnType<typeof openPage>>} */
+/** @type {import("./admin-page.mjs").Page} */
 let page;
 
 before(async () => {
   server = await startServer({ args: ["--test-scheduled", "--var", "UNPAID_ORDER_HOLD_MINUTES:1"] });
 });
 
-after(async () => {
-  try {
-    await page?.close();
-  } finally {
-    await server?.stop();
-  }
-});
+after(() => closeAdmin(page, server));
 
 test("an unpaid order past its hold reads as cancelled by the store, stock returned", async () => {
   /** @param {string} method @param {string} p @param {unknown} [body] */
@@ -44,9 +37,8 @@ test("an unpaid order past its hold reads as cancelled by the store, stock retur
   assert.equal(cron.status, 200, await cron.text());
   assert.equal((await call("GET", `/v1/orders/${id}`)).status, "cancelled");
 
-  page = await openPage(`${server.base}/admin`);
+  page = await openAdmin(server);
   const d = driver(page);
-  await signIn(page, server.key);
   await d.go(`#/orders/${id}`, `Order #${id}`);
   const history = await page.evaluate(`document.querySelector("ol.history").textContent`);
   assert.match(history, /Cancelled .*: unpaid hold expired; stock returned by the store/);

@@ -6,13 +6,13 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before, test } from "node:test";
-import { byText, driver, signIn } from "./admin-page.mjs";
-import { openPage, problems } from "./playwright-page.mjs";
+import { byText, closeAdmin, driver, openAdmin, signIn } from "./admin-page.mjs";
+import { problems } from "./playwright-page.mjs";
 import { callServer, startServer } from "./serve.mjs";
 
 /** @type {import("./serve.mjs").Server} */
 let server;
-/** @type {Awaited<ReturnType<typeof openPage>>} */
+/** @type {import("./admin-page.mjs").Page} */
 let page;
 /** @type {ReturnType<typeof driver>} */
 let d;
@@ -69,18 +69,11 @@ before(async () => {
     { order_id: o.fia, status: "paid" },
     { order_id: o.gun, status: "done" },
   ]);
-  page = await openPage(`${server.base}/admin`);
+  page = await openAdmin(server);
   d = driver(page);
-  await signIn(page, server.key);
 });
 
-after(async () => {
-  try {
-    await page?.close();
-  } finally {
-    await server?.stop();
-  }
-});
+after(() => closeAdmin(page, server));
 
 test("views, sort, count, date range and SKU search, kept in the address and through Back", async () => {
   await d.go("#/orders", "Orders");
@@ -273,10 +266,9 @@ test("the low-stock mark is per variant, at the threshold the merchant sets", as
 test("a read-only key is offered no change; a keys-only key lands on Keys", async () => {
   const ro = await call("POST", "/v1/keys", { name: "Viewer", type: "secret", scopes: ["orders:read"] });
   const keysOnly = await call("POST", "/v1/keys", { name: "Keymaster", type: "secret", scopes: ["keys"] });
-  const other = await openPage(`${server.base}/admin`);
+  const other = await openAdmin(server, { key: ro.key });
   try {
     const od = driver(other);
-    await signIn(other, ro.key);
     await od.go(`#/orders/${o.hans}`, `Order #${o.hans}`);
     const text = await od.text();
     for (const s of ["Mark paid", "Mark shipped", "Cancel…", "Save lines"]) assert.ok(!text.includes(s), s);

@@ -1,9 +1,10 @@
-// What test/node/admin.test.mjs does to the admin's page in Chromium (through Playwright,
-// test/node/playwright-page.mjs): fill fields, click by visible text, press keys, switch widths,
-// take screenshots, run axe-core.
+// What the admin tests (test/node/admin*.test.mjs) do to the admin's page in Chromium (through
+// Playwright, test/node/playwright-page.mjs): open it signed in, fill fields, click by visible
+// text, press keys, switch widths, take screenshots, run axe-core.
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { openPage } from "./playwright-page.mjs";
 import { root } from "./serve.mjs";
 
 const sleep = (/** @type {number} */ ms) => new Promise((r) => setTimeout(r, ms));
@@ -105,4 +106,36 @@ export async function signIn(page, key) {
   await d.fill(`document.querySelector("#key")`, key);
   await d.click(byText("button", "Sign in"));
   await page.waitFor(`document.querySelector("header nav")`, 20_000);
+}
+
+/**
+ * The admin of `server` in a fresh Chromium, signed in with `key` (the server's own unless
+ * named), or on its sign-in page, ready, with `signedIn: false`. A page that fails to get there
+ * is closed here, since the caller never receives it to close.
+ * @param {import("./serve.mjs").Server} server
+ * @param {{ key?: string, signedIn?: boolean }} [options]
+ * @returns {Promise<Page>}
+ */
+export async function openAdmin(server, { key = server.key, signedIn = true } = {}) {
+  const page = await openPage(`${server.base}/admin`);
+  try {
+    if (signedIn) await signIn(page, key);
+    else await page.waitFor(`document.querySelector("#key")`, 30_000);
+    return page;
+  } catch (e) {
+    await page.close();
+    throw e;
+  }
+}
+
+/**
+ * Closes the page, then stops the server, either of them not started yet.
+ * @param {Page | undefined} page @param {import("./serve.mjs").Server | undefined} server
+ */
+export async function closeAdmin(page, server) {
+  try {
+    await page?.close();
+  } finally {
+    await server?.stop();
+  }
 }

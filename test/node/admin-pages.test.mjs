@@ -3,25 +3,19 @@
 // scroll of the page. Each list holds rows, the orders and customers lists a second page.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { driver, signIn } from "./admin-page.mjs";
-import { openPage, problems } from "./playwright-page.mjs";
+import { closeAdmin, driver, openAdmin, signIn } from "./admin-page.mjs";
+import { problems } from "./playwright-page.mjs";
 import { callServer, startServer } from "./serve.mjs";
 
 /** @type {import("./serve.mjs").Server} */
 let server;
-/** @type {Awaited<ReturnType<typeof openPage>>} */
+/** @type {import("./admin-page.mjs").Page} */
 let page;
 
 before(async () => {
   server = await startServer();
 });
-after(async () => {
-  try {
-    await page?.close();
-  } finally {
-    await server?.stop();
-  }
-});
+after(() => closeAdmin(page, server));
 
 test("axe finds no violation on any page, at 390 and 1280 px", async () => {
   /** @param {string} method @param {string} p @param {unknown} [body] */
@@ -56,7 +50,7 @@ test("axe finds no violation on any page, at 390 and 1280 px", async () => {
   await call("POST", "/v1/webhooks", { url: "http://127.0.0.1:9/sweep", events: ["order.new"] });
   await call("POST", "/v1/shipping-methods", { name: "Sweep post", price: 49, countries: ["SE"] });
   await call("POST", "/v1/keys", { name: "sweep shop", type: "publishable" });
-  page = await openPage(`${server.base}/admin`);
+  page = await openAdmin(server, { signedIn: false });
   const d = driver(page);
   /** @param {string} name */
   const check = async (name) => {
@@ -67,7 +61,6 @@ test("axe finds no violation on any page, at 390 and 1280 px", async () => {
       assert.equal(wide, false, `${name} scrolls sideways at ${width} px`);
     }
   };
-  await page.waitFor(`document.querySelector("#key")`, 30_000);
   await check("the sign-in page");
   await d.width(1280);
   await signIn(page, server.key);

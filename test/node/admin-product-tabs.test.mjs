@@ -5,13 +5,13 @@
 // open moves the ETag but changes no field it edits: that save goes through.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { driver, signIn } from "./admin-page.mjs";
-import { openPage, problems } from "./playwright-page.mjs";
+import { closeAdmin, driver, openAdmin } from "./admin-page.mjs";
+import { problems } from "./playwright-page.mjs";
 import { callServer, startServer } from "./serve.mjs";
 
 /** @type {import("./serve.mjs").Server} */
 let server;
-/** @type {Awaited<ReturnType<typeof openPage>>} */
+/** @type {import("./admin-page.mjs").Page} */
 let page;
 /** @type {ReturnType<typeof driver>} */
 let d;
@@ -38,18 +38,11 @@ before(async () => {
     variants: { add: [{ variant_option1_name: "Colour", variant_option1_value: "Linen", sku: "TAB-SHADE-L", qty: 5 }] },
   });
   shade = shades.products[0].product_id;
-  page = await openPage(`${server.base}/admin`);
+  page = await openAdmin(server);
   d = driver(page);
-  await signIn(page, server.key);
 });
 
-after(async () => {
-  try {
-    await page?.close();
-  } finally {
-    await server?.stop();
-  }
-});
+after(() => closeAdmin(page, server));
 
 test("two tabs edit the title: the second save shows the conflict, writes nothing, keeps what was typed", async () => {
   await d.go(`#/products/${lamp}`, "Tab lamp");

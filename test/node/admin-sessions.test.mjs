@@ -5,13 +5,13 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { after, before, test } from "node:test";
-import { byText, driver } from "./admin-page.mjs";
-import { openPage, problems } from "./playwright-page.mjs";
+import { byText, closeAdmin, driver, openAdmin } from "./admin-page.mjs";
+import { problems } from "./playwright-page.mjs";
 import { callServer, startServer } from "./serve.mjs";
 
 /** @type {import("./serve.mjs").Server} */
 let server;
-/** @type {Awaited<ReturnType<typeof openPage>>} */
+/** @type {import("./admin-page.mjs").Page} */
 let page;
 /** @type {ReturnType<typeof driver>} */
 let d;
@@ -52,20 +52,13 @@ before(async () => {
   mug = made.products[0].product_id;
   const created = await call("POST", "/v1/orders", [{ order_id: "create", products: [{ sku: "SES-MUG", qty: 1 }] }]);
   order = created.results.create_1.order_id;
-  page = await openPage(`${server.base}/admin`);
+  page = await openAdmin(server, { signedIn: false });
   d = driver(page);
-  await page.waitFor(`document.querySelector("#key")`, 30_000);
   await signInHere();
   await page.waitFor(`document.querySelector("nav a[href='#/orders']")`, 20_000);
 });
 
-after(async () => {
-  try {
-    await page?.close();
-  } finally {
-    await server?.stop();
-  }
-});
+after(() => closeAdmin(page, server));
 
 test("a second tab opens an order without the key; a sign-in there does not break the first tab", async () => {
   const tab = await page.pw.context().newPage();

@@ -5,13 +5,13 @@
 // the figure now, keeps what was typed and writes nothing. axe at 360 and 1280 px.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { driver, signIn } from "./admin-page.mjs";
-import { openPage, problems } from "./playwright-page.mjs";
+import { closeAdmin, driver, openAdmin } from "./admin-page.mjs";
+import { problems } from "./playwright-page.mjs";
 import { callServer, startServer } from "./serve.mjs";
 
 /** @type {import("./serve.mjs").Server} */
 let server;
-/** @type {Awaited<ReturnType<typeof openPage>>} */
+/** @type {import("./admin-page.mjs").Page} */
 let page;
 /** @type {ReturnType<typeof driver>} */
 let d;
@@ -50,18 +50,11 @@ before(async () => {
     },
   ]);
   [jug, shirt] = made.products.map((/** @type {any} */ p) => p.product_id);
-  page = await openPage(`${server.base}/admin`);
+  page = await openAdmin(server);
   d = driver(page);
-  await signIn(page, server.key);
 });
 
-after(async () => {
-  try {
-    await page?.close();
-  } finally {
-    await server?.stop();
-  }
-});
+after(() => closeAdmin(page, server));
 
 test("the page shows 11, an order takes 2, the merchant types +5: 14, the sale kept", async () => {
   await d.go(`#/products/${jug}`, "Stock jug");

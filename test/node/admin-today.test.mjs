@@ -8,8 +8,8 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { after, test } from "node:test";
-import { driver, signIn } from "./admin-page.mjs";
-import { openPage, problems } from "./playwright-page.mjs";
+import { driver, openAdmin, signIn } from "./admin-page.mjs";
+import { problems } from "./playwright-page.mjs";
 import { callServer, root, startServer } from "./serve.mjs";
 
 /** @type {(() => Promise<void>)[]} */
@@ -53,7 +53,7 @@ async function day(zone, now, orders) {
     ],
     { cwd: root, stdio: "pipe", env: { ...process.env, WRANGLER_SEND_METRICS: "false" } },
   );
-  const page = await openPage(`${server.base}/admin`);
+  const page = await openAdmin(server, { signedIn: false });
   cleanup.push(() => page.close());
   await page.send("Emulation.setTimezoneOverride", { timezoneId: "Asia/Tokyo" });
   await page.pw.clock.setFixedTime(new Date(now));

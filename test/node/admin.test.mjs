@@ -9,15 +9,15 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { firstLoadBytes } from "../../admin/build.mjs";
-import { byText, driver } from "./admin-page.mjs";
-import { openPage, problems } from "./playwright-page.mjs";
+import { byText, driver, openAdmin } from "./admin-page.mjs";
+import { problems } from "./playwright-page.mjs";
 import { callServer, startServer } from "./serve.mjs";
 
 const SHOTS = process.env.ADMIN_SCREENSHOTS ?? mkdtempSync(path.join(tmpdir(), "edge-store-admin-"));
 
 /** @type {import("./serve.mjs").Server} */
 let server;
-/** @type {Awaited<ReturnType<typeof openPage>>} */
+/** @type {import("./admin-page.mjs").Page} */
 let page;
 /** @type {ReturnType<typeof driver>} */
 let d;
@@ -74,9 +74,8 @@ before(async () => {
   orders.anna = created.results.create_1.order_id;
   orders.bo = created.results.create_2.order_id;
   orders.cia = created.results.create_3.order_id;
-  page = await openPage(`${server.base}/admin`);
+  page = await openAdmin(server, { signedIn: false });
   d = driver(page);
-  await page.waitFor(`document.querySelector("#key")`, 30_000);
 });
 
 after(async () => {
