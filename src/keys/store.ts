@@ -1,12 +1,11 @@
-import { eq, sql } from "drizzle-orm";
+import { eq, getTableColumns, sql } from "drizzle-orm";
 import type { DB } from "../db/client";
 import { apiKeys } from "../db/schema";
 import { sqlNames } from "../platform/columns";
 import { rowMapper, stmt } from "../platform/d1";
-import { randomHex } from "../platform/hash";
-import type { KeyInput } from "./schema";
-import { MAX_KEYS } from "./schema";
-import { PUBLISHABLE_PREFIX, SECRET_PREFIX, sha256 } from "./verify";
+import { randomHex, sha256 } from "../platform/hash";
+import { type KeyInput, MAX_KEYS } from "./schema";
+import { PUBLISHABLE_PREFIX, SECRET_PREFIX } from "./verify";
 
 // Keys as data (docs/keys.md): created, listed and revoked here; verified in verify.ts.
 
@@ -23,18 +22,7 @@ const k = apiKeys;
 const K = sqlNames(apiKeys);
 
 /** What a key's answer shows: every column but its hash. */
-const SHOWN = {
-  id: k.id,
-  name: k.name,
-  type: k.type,
-  prefix: k.prefix,
-  scopes: k.scopes,
-  allowedOrigins: k.allowedOrigins,
-  expiresAt: k.expiresAt,
-  createdAt: k.createdAt,
-  lastUsedAt: k.lastUsedAt,
-  revokedAt: k.revokedAt,
-};
+const { hash: _hash, ...SHOWN } = getTableColumns(apiKeys);
 type Row = Omit<typeof apiKeys.$inferSelect, "hash">;
 
 function present(r: Row) {

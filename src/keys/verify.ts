@@ -25,8 +25,6 @@ const cache = new Map<string, Cached>();
 export const SECRET_PREFIX = "sk_";
 export const PUBLISHABLE_PREFIX = "pk_";
 
-export { sha256 };
-
 /** Forgets a key at once in this isolate (after its revocation here). */
 export function forgetKey(keyId: number) {
   for (const [k, v] of cache) if (v.cred?.keyId === keyId) cache.delete(k);

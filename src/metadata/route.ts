@@ -1,7 +1,6 @@
 import { eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { z } from "zod";
-import type { DB } from "../db/client";
 import { orders, products } from "../db/schema";
 import type { AppEnv } from "../env";
 import { ApiError } from "../platform/errors";
@@ -23,28 +22,17 @@ export function asStrings(stored: string | null): Record<string, string> {
   return out;
 }
 
-async function productMetadata(db: DB, productId: number) {
-  const [row] = await db.select({ m: products.metadata }).from(products).where(eq(products.id, productId));
-  return row;
-}
-
-async function orderMetadata(db: DB, orderId: number) {
-  const [row] = await db.select({ m: orders.metadata }).from(orders).where(eq(orders.id, orderId));
-  return row;
-}
-
 const idParam = zv("param", z.object({ id }));
 
-export const metadataRoute = new Hono<AppEnv>()
-  .get("/product/:id", idParam, async (c) => {
+export const metadataRoute = new Hono<AppEnv>();
+for (const [what, table] of [
+  ["product", products],
+  ["order", orders],
+] as const) {
+  metadataRoute.get(`/${what}/:id`, idParam, async (c) => {
     const { id } = c.req.valid("param");
-    const row = await productMetadata(c.var.db, id);
-    if (!row) throw new ApiError(404, `product ${id} not found`);
-    return c.json(asStrings(row.m));
-  })
-  .get("/order/:id", idParam, async (c) => {
-    const { id } = c.req.valid("param");
-    const row = await orderMetadata(c.var.db, id);
-    if (!row) throw new ApiError(404, `order ${id} not found`);
+    const [row] = await c.var.db.select({ m: table.metadata }).from(table).where(eq(table.id, id));
+    if (!row) throw new ApiError(404, `${what} ${id} not found`);
     return c.json(asStrings(row.m));
   });
+}

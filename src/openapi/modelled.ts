@@ -26,7 +26,7 @@ import {
   variantColumn,
   variantField,
 } from "../products/fields";
-import { amount2 as amount2Out, digits, flagText as flag, MODELLED, signedDigits, textOut } from "../products/kinds";
+import { amount2, digits, flagText as flag, MODELLED, signedDigits, textOut as text } from "../products/kinds";
 import { PRODUCT_LIMIT_DEFAULT, PRODUCT_LIMIT_MAX } from "../products/list";
 import { answer, error, json, ref } from "./build";
 import { orderedShape, treeObject } from "./responses";
@@ -35,8 +35,6 @@ import { orderedShape, treeObject } from "./responses";
 // (test/openapi.test.ts parses real answers with them) and the path objects of GET /v1/products,
 // GET /v1/products/count and GET /v1/orders, which src/openapi/document.ts spreads in.
 
-const text = textOut;
-const amount2 = amount2Out;
 const date = z
   .string()
   .regex(/^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)?$/)

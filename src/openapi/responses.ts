@@ -25,7 +25,7 @@ import {
   variantColumn,
   variantField,
 } from "../products/fields";
-import { imageOut, moneyOut } from "../products/kinds";
+import { moneyOut as money } from "../products/kinds";
 import { utcTime } from "./build";
 
 // Response bodies, as zod schemas: the OpenAPI document (src/openapi/document.ts) is generated from them,
@@ -33,12 +33,9 @@ import { utcTime } from "./build";
 // cannot drift from what src/products/present.ts (and the orders presenter) return.
 // Money is a JSON number of major units (199.5); identifiers are integers (docs/api.md, "Conventions").
 
-const money = moneyOut;
 const idInt = z.number().int().positive();
 
 const json = z.unknown();
-
-export const image = imageOut;
 
 /** A described field's schema in the own dialect (src/products/kinds.ts), null where its column may be. */
 function ownSchema(f: Field, c: SQLiteColumn) {

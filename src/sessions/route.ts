@@ -1,6 +1,6 @@
 import { type Context, Hono } from "hono";
 import { z } from "zod";
-import type { AppEnv } from "../env";
+import type { AppEnv, Credential } from "../env";
 import { verifySecretKey } from "../keys/verify";
 import { failed } from "../platform/auth";
 import { jsonBody } from "../platform/body";
@@ -35,6 +35,19 @@ function ownSession(c: Context<AppEnv>) {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/** The answer of a sign-in and of GET /current; a key that expires first ends the session then. */
+function sessionAnswer(c: Context<AppEnv>, cred: Credential, csrf: string, expires: number, idleExpires: number) {
+  const expiresAt = cred.expiresAt === null ? expires : Math.min(cred.expiresAt, expires);
+  return {
+    csrf_token: csrf,
+    expires_at: iso(expiresAt),
+    idle_expires_at: iso(idleExpires),
+    key: { id: cred.keyId, name: cred.name, scopes: cred.scopes },
+    currency: c.env.DEFAULT_CURRENCY || "SEK",
+    timezone: storeTimeZone(c.env),
+  };
+}
+
 export const sessionsRoute = new Hono<AppEnv>()
   .post("/", jsonBody, async (c) => {
     // No signing a browser into a session from another site's page (login CSRF).
@@ -56,34 +69,17 @@ export const sessionsRoute = new Hono<AppEnv>()
       userAgent: c.req.header("user-agent"),
       replaces: sessionCookie(c),
     });
-    // A key that expires first ends the session then (checked on each request); say so up front.
-    const expiresAt = cred.expiresAt === null ? session.expiresAt : Math.min(cred.expiresAt, session.expiresAt);
-    return c.json(
-      {
-        csrf_token: session.csrf,
-        expires_at: iso(expiresAt),
-        idle_expires_at: iso(now + idleMs(c.env)),
-        key: { id: cred.keyId, name: cred.name, scopes: cred.scopes },
-        currency: c.env.DEFAULT_CURRENCY || "SEK",
-        timezone: storeTimeZone(c.env),
-      },
-      201,
-      { "Set-Cookie": sessionSetCookie(session.id) },
-    );
+    return c.json(sessionAnswer(c, cred, session.csrf, session.expiresAt, now + idleMs(c.env)), 201, {
+      "Set-Cookie": sessionSetCookie(session.id),
+    });
   })
   // Any tab of the browser reads its session, and with it the CSRF token its writes send.
   .get("/current", async (c) => {
     const session = ownSession(c);
+    const csrf = await csrfToken(sessionCookie(c) ?? "");
     const cred = c.var.credential!;
-    const expiresAt = cred.expiresAt === null ? session.expiresAt : Math.min(cred.expiresAt, session.expiresAt);
-    return c.json({
-      csrf_token: await csrfToken(sessionCookie(c) ?? ""),
-      expires_at: iso(expiresAt),
-      idle_expires_at: iso(Math.min(session.idleExpiresAt, expiresAt)),
-      key: { id: cred.keyId, name: cred.name, scopes: cred.scopes },
-      currency: c.env.DEFAULT_CURRENCY || "SEK",
-      timezone: storeTimeZone(c.env),
-    });
+    const idle = Math.min(session.idleExpiresAt, session.expiresAt, cred.expiresAt ?? Infinity);
+    return c.json(sessionAnswer(c, cred, csrf, session.expiresAt, idle));
   })
   .delete("/current", async (c) => {
     const session = ownSession(c);

@@ -5,7 +5,7 @@ import { sqlNames } from "../platform/columns";
 import { runBatch, stmt } from "../platform/d1";
 import { ATTEMPT_TIMEOUT_MS, type AttemptResult, attempt, requestOf } from "./attempt";
 import { type Done, type Job, loadJobs, type Outcome } from "./jobs";
-import { dataText, readObjects } from "./payload";
+import { dataText, objectStatements, objectTexts } from "./payload";
 import { signingKey } from "./sign";
 import { urlProblem } from "./url";
 
@@ -257,7 +257,7 @@ async function pick(db: ReturnType<typeof getDb>, env: Bindings, ready: Job[]) {
     read.add(job.eventId);
     rows += job.objectRows;
   }
-  const objects = read.size ? await readObjects(db, env, [...read]) : undefined;
+  const objects = read.size ? objectTexts(env, await runBatch(db, objectStatements(db, env, [...read]))) : undefined;
   const run: Job[] = [];
   const later: Job[] = [];
   let signed = 0;

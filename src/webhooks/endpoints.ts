@@ -1,4 +1,4 @@
-import { eq } from "drizzle-orm";
+import { eq, getTableColumns } from "drizzle-orm";
 import type { DB } from "../db/client";
 import { events, webhookDeliveries, webhookEndpoints } from "../db/schema";
 import { sqlNames } from "../platform/columns";
@@ -18,15 +18,7 @@ const iso = (ms: unknown) => (typeof ms === "number" ? new Date(ms).toISOString(
 
 const w = webhookEndpoints;
 /** What an endpoint's answer shows: every column but its secret. */
-const SHOWN = {
-  id: w.id,
-  url: w.url,
-  events: w.events,
-  format: w.format,
-  disabledAt: w.disabledAt,
-  disabledReason: w.disabledReason,
-  createdAt: w.createdAt,
-};
+const { secret: _secret, ...SHOWN } = getTableColumns(webhookEndpoints);
 type Row = Omit<typeof webhookEndpoints.$inferSelect, "secret">;
 
 function present(r: Row) {

@@ -8,7 +8,7 @@ import type { DeliveryMessage, EventMessage } from "./deliver";
 // The queue consumer's read (./deliver.ts): from a batch's messages to the jobs it attempts, one
 // event to one endpoint each, in one round trip that also marks the event messages' events
 // dispatched. The objects standard payloads carry are read afterwards, only for the jobs the
-// invocation attempts (payload.ts, readObjects).
+// invocation attempts (payload.ts, objectStatements).
 
 export type Outcome = "delivered" | "retrying" | "failed" | "disabled";
 export type Job = Target & {
@@ -108,25 +108,6 @@ const endpointPart = (endpoint: Row): EndpointPart => ({
   secret: endpoint.secret as string,
 });
 
-function jobOf(ev: EventPart, ep: EndpointPart, msg: Message<unknown>, attemptNo: number, fanOut: boolean): Job {
-  return {
-    eventId: ev.eventId,
-    type: ev.type,
-    orderId: ev.orderId,
-    productId: ev.productId,
-    eventAt: ev.eventAt,
-    key: ev.key,
-    endpointId: ep.endpointId,
-    url: ep.url,
-    format: ep.format,
-    secret: ep.secret,
-    attempt: attemptNo,
-    msg,
-    fanOut,
-    objectRows: ev.objectRows,
-  };
-}
-
 /**
  * Marks the events of `events` (event messages) dispatched and reads every pair to deliver: each
  * event message's with the enabled endpoints that take it, and each delivery message's own. A
@@ -156,7 +137,7 @@ export async function loadJobs(
   const pair = (r: Row, msg: Message<unknown>, attemptNo: number, fanOut: boolean) => {
     const event = eventOf.get(r.event_id);
     const endpoint = endpointOf.get(r.endpoint_id);
-    if (event && endpoint) jobs.push(jobOf(event, endpoint, msg, attemptNo, fanOut));
+    if (event && endpoint) jobs.push({ ...event, ...endpoint, attempt: attemptNo, msg, fanOut });
   };
   for (const r of directRows.results) {
     const msg = direct[r.i as number];

@@ -4,7 +4,7 @@ import type { Bindings } from "../env";
 import { holds } from "../orders/hold";
 import { presentOrder } from "../orders/read";
 import { sqlNames } from "../platform/columns";
-import { rowMapper, runBatch, stmt } from "../platform/d1";
+import { rowMapper, stmt } from "../platform/d1";
 import { useStoreUrl } from "../products/categories";
 import { productTexts, productTextsSql } from "../products/list";
 
@@ -79,15 +79,6 @@ export function objectTexts(
     out.set(`product:${id}`, text === null ? truncated("product_id", id) : `{"product_id":${id},${text.slice(1)}`);
   }
   return out;
-}
-
-/** The objects of the events `eventIds`, in one round trip. */
-export async function readObjects(
-  db: DB,
-  env: Pick<Bindings, "STORE_URL" | "UNPAID_ORDER_HOLD_MINUTES" | "STOREFRONT_HOLD_MINUTES">,
-  eventIds: string[],
-): Promise<Objects> {
-  return objectTexts(env, await runBatch(db, objectStatements(db, env, eventIds)));
 }
 
 const truncated = (key: string, id: unknown) => `{"${key}":${id},"truncated":true}`;
