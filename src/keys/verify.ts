@@ -30,34 +30,29 @@ export function forgetKey(keyId: number) {
   for (const [k, v] of cache) if (v.cred?.keyId === keyId) cache.delete(k);
 }
 
-type KeyRow = {
-  id: number;
-  name: string;
-  type: "secret" | "publishable";
+// The row as the credential it is, its JSON arrays still text.
+type KeyRow = Pick<Credential, "keyId" | "name" | "type" | "expiresAt"> & {
   hash: string;
   scopes: string;
-  allowed_origins: string;
-  expires_at: number | null;
+  allowedOrigins: string;
 };
 
 // One statement both finds a live key and records its use (at most once per TTL per isolate).
 const K = sqlNames(apiKeysTable);
 const LOOKUP = `UPDATE ${K.$} SET ${K.lastUsedAt} = ?2 WHERE ${K.hash} = ?1 AND ${K.revokedAt} IS NULL
-  RETURNING ${K.id} AS id, ${K.name} AS name, ${K.type} AS type, ${K.hash} AS hash, ${K.scopes} AS scopes,
-    ${K.allowedOrigins} AS allowed_origins, ${K.expiresAt} AS expires_at`;
+  RETURNING ${K.id} AS keyId, ${K.name} AS name, ${K.type} AS type, ${K.scopes} AS scopes,
+    ${K.allowedOrigins} AS allowedOrigins, ${K.expiresAt} AS expiresAt, ${K.hash} AS hash`;
 
 async function storedKey(c: Context<AppEnv>, key: string, now: number): Promise<Credential | null> {
   const hash = await sha256(key);
   let hit = cache.get(hash);
   if (!hit || hit.until <= now) {
     const row = await c.env.DB.prepare(LOOKUP).bind(hash, now).first<KeyRow>();
+    const { hash: _hash, ...fields } = row ?? {};
     const cred: Credential | null = row && {
-      keyId: row.id,
-      name: row.name,
-      type: row.type,
+      ...(fields as Omit<KeyRow, "hash">),
       scopes: JSON.parse(row.scopes),
-      allowedOrigins: JSON.parse(row.allowed_origins),
-      expiresAt: row.expires_at,
+      allowedOrigins: JSON.parse(row.allowedOrigins),
       apiKeyIndex: null,
     };
     if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value as string);

@@ -61,16 +61,16 @@ JOIN ${W.$} w ON w.${W.id} = j.value->>'endpoint_id' AND w.${W.disabledAt} IS NU
  * picks).
  */
 export const EVENTS = `
-SELECT e.${E.id} AS event_id, e.${E.type} AS type, e.${E.orderId} AS order_id, e.${E.productId} AS product_id,
-  e.${E.createdAt} AS event_at,
-  (SELECT json_object('id', k.${K.id}, 'name', k.${K.name}) FROM ${K.$} k WHERE k.${K.id} = e.${E.keyId}) AS event_key,
+SELECT e.${E.id} AS eventId, e.${E.type} AS type, e.${E.orderId} AS orderId, e.${E.productId} AS productId,
+  e.${E.createdAt} AS eventAt,
+  (SELECT json_object('id', k.${K.id}, 'name', k.${K.name}) FROM ${K.$} k WHERE k.${K.id} = e.${E.keyId}) AS key,
   iif(e.${E.type} LIKE 'order.%',
     (SELECT count(*) FROM ${L.$} l WHERE l.${L.orderId} = e.${E.orderId}),
-    (SELECT count(*) FROM ${V.$} v WHERE v.${V.productId} = e.${E.productId})) AS object_rows
+    (SELECT count(*) FROM ${V.$} v WHERE v.${V.productId} = e.${E.productId})) AS objectRows
 FROM ${E.$} e WHERE e.${E.id} IN (SELECT value FROM json_each(?1))`;
 
 // Every enabled endpoint: at most MAX_ENDPOINTS rows.
-const ENDPOINTS = `SELECT ${W.id} AS endpoint_id, ${W.url} AS url, ${W.format} AS format, ${W.secret} AS secret
+const ENDPOINTS = `SELECT ${W.id} AS endpointId, ${W.url} AS url, ${W.format} AS format, ${W.secret} AS secret
 FROM ${W.$} WHERE ${W.disabledAt} IS NULL`;
 
 const MARK_DISPATCHED = `
@@ -86,26 +86,10 @@ type EventPart = Pick<Target, "eventId" | "type" | "orderId" | "productId" | "ev
 };
 type EndpointPart = Pick<Target, "endpointId" | "url" | "format"> & { secret: string };
 
-export function eventPart(event: Row): EventPart {
-  return {
-    eventId: event.event_id as string,
-    type: event.type as string,
-    orderId: event.order_id as number | null,
-    productId: event.product_id as number | null,
-    eventAt: event.event_at as number,
-    key:
-      event.event_key === null || event.event_key === undefined
-        ? null
-        : (JSON.parse(event.event_key as string) as EventKey),
-    objectRows: event.object_rows as number,
-  };
-}
-
-const endpointPart = (endpoint: Row): EndpointPart => ({
-  endpointId: endpoint.endpoint_id as number,
-  url: endpoint.url as string,
-  format: endpoint.format as string,
-  secret: endpoint.secret as string,
+/** An EVENTS row, its columns named as the job's fields, with its key parsed. */
+export const eventPart = (event: Row): EventPart => ({
+  ...(event as EventPart),
+  key: typeof event.key === "string" ? (JSON.parse(event.key) as EventKey) : null,
 });
 
 /**
@@ -128,8 +112,8 @@ export async function loadJobs(
     stmt(db, EVENTS, JSON.stringify(allIds)),
     stmt(db, ENDPOINTS),
   ]);
-  const eventOf = new Map(eventRows.results.map((r) => [r.event_id, eventPart(r)]));
-  const endpointOf = new Map(endpointRows.results.map((r) => [r.endpoint_id, endpointPart(r)]));
+  const eventOf = new Map(eventRows.results.map((r) => [r.eventId, eventPart(r)]));
+  const endpointOf = new Map(endpointRows.results.map((r) => [r.endpointId, r as EndpointPart]));
   const byEvent = new Map(events.map((m) => [(m.body as EventMessage).event_id, m]));
   // Delivery messages first, so the budget goes to them: their retries are already late. Every
   // pair's event and endpoint were read in the same batch (one transaction), so both are found.
