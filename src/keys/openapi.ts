@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { answer, error, json, pathId, schema, utcTime } from "../openapi/build";
+import { answer, error, json, pathId, schema, utcTime as time } from "../openapi/build";
 import { keyCreate, MAX_KEYS } from "./schema";
 import { ALL_SCOPES, ROUTE_SCOPES } from "./scopes";
 
@@ -58,8 +58,7 @@ export function withKeySecurity<T extends Json>(doc: T): T {
   return doc;
 }
 
-const time = utcTime;
-const nullableTime = utcTime.nullable().meta({ description: "ISO 8601 time in UTC, or null." });
+const nullableTime = time.nullable().meta({ description: "ISO 8601 time in UTC, or null." });
 
 export const keyOut = z.object({
   id: z.int().min(1),

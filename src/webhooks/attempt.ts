@@ -83,14 +83,16 @@ export async function buildRequest(t: Target, key: CryptoKey, nowMs: number) {
   const timestamp = Math.floor(nowMs / 1000);
   const { url, method, body: text } = requestOf(t);
   const body = t.encoded ?? UTF8.encode(text);
-  const headers: Record<string, string> = { "user-agent": USER_AGENT };
-  if (method === "POST") headers["content-type"] = "application/json";
-  headers["webhook-id"] = t.eventId;
-  headers["webhook-timestamp"] = String(timestamp);
   // fetch sends the URL as this serialisation of it (serialising a parsed URL again changes
   // nothing), so the query signed is the query the receiver reads.
   const signed = method === "GET" ? signedQuery(url) : body;
-  headers["webhook-signature"] = await signature(key, t.eventId, timestamp, signed);
+  const headers: Record<string, string> = {
+    "user-agent": USER_AGENT,
+    ...(method === "POST" && { "content-type": "application/json" }),
+    "webhook-id": t.eventId,
+    "webhook-timestamp": String(timestamp),
+    "webhook-signature": await signature(key, t.eventId, timestamp, signed),
+  };
   return { url, method, headers, body };
 }
 

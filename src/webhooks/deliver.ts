@@ -340,14 +340,10 @@ async function settle(
   for (const d of done) {
     if (d.outcome !== "retrying") continue;
     const delay = RETRY_DELAYS[d.attempt - 1];
-    if (d.fanOut) {
-      followUps.push(next(d, d.attempt + 1, delay));
-    } else if (now - d.msg.timestamp.getTime() + delay * 1000 < RETENTION_MS) {
+    if (!d.fanOut && now - d.msg.timestamp.getTime() + delay * 1000 < RETENTION_MS) {
       d.msg.retry({ delaySeconds: delay });
       handled.add(d.msg);
-    } else {
-      followUps.push(next(d, d.attempt + 1, delay));
-    }
+    } else followUps.push(next(d, d.attempt + 1, delay));
   }
   let sent = true;
   try {

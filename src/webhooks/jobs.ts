@@ -81,10 +81,8 @@ type Row = Record<string, unknown>;
 // What the jobs of one event, or of one endpoint, share: built once each, not once a pair (a full
 // batch pairs 10 events with 20 endpoints), so the event's key is parsed and its payload looked
 // up ten times, not two hundred, and a job copies plain fields.
-type EventPart = Pick<Target, "eventId" | "type" | "orderId" | "productId" | "eventAt" | "key"> & {
-  objectRows: number;
-};
-type EndpointPart = Pick<Target, "endpointId" | "url" | "format"> & { secret: string };
+type EventPart = Pick<Job, "eventId" | "type" | "orderId" | "productId" | "eventAt" | "key" | "objectRows">;
+type EndpointPart = Pick<Job, "endpointId" | "url" | "format" | "secret">;
 
 /** An EVENTS row, its columns named as the job's fields, with its key parsed. */
 export const eventPart = (event: Row): EventPart => ({

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { answer, error, json, pathId, query, schema, utcTime } from "../openapi/build";
+import { answer, error, json, pathId, query, schema, utcTime as time } from "../openapi/build";
 import { modelledProductDetails } from "../openapi/modelled";
 import { orderOut } from "../openapi/responses";
 import { USER_AGENT } from "./attempt";
@@ -14,7 +14,6 @@ import { TEST_EVENT } from "./test";
 // parses real answers with them and the document cannot drift from the code.
 
 const idInt = z.number().int().positive();
-const time = utcTime;
 const eventType = z.enum(EVENT_TYPES);
 
 export const endpointOut = z.object({

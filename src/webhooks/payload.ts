@@ -72,26 +72,22 @@ export function objectTexts(
   for (const o of os.results) {
     const order = presentOrder(toOrder(o), lines.get(o[O.id]) ?? [], hold);
     const text = JSON.stringify(o.creator ? { ...order, key: JSON.parse(o.creator as string) } : order);
-    out.set(`order:${o[O.id]}`, tooLarge(text) ? truncated("order_id", o[O.id]) : text);
+    out.set(`order:${o[O.id]}`, tooLarge(text) ? stub("order", o[O.id], "truncated") : text);
   }
   for (const [id, text] of productTexts(ps.results)) {
     // product_id first, as the thin payload had it: receivers that read only the id keep working.
-    out.set(`product:${id}`, text === null ? truncated("product_id", id) : `{"product_id":${id},${text.slice(1)}`);
+    out.set(`product:${id}`, text === null ? stub("product", id, "truncated") : `{"product_id":${id},${text.slice(1)}`);
   }
   return out;
 }
 
-const truncated = (key: string, id: unknown) => `{"${key}":${id},"truncated":true}`;
+const stub = (what: string, id: unknown, why: "truncated" | "deleted") => `{"${what}_id":${id},"${why}":true}`;
 
 /**
  * The `data` text of an event's standard payload: its object, or, where the object is gone (a
  * deleted product, say), its id and `deleted: true`.
  */
 export function dataText(objects: Objects, t: { type: string; orderId: number | null; productId: number | null }) {
-  const order = t.type.startsWith("order.");
-  const id = order ? t.orderId : t.productId;
-  return (
-    objects.get(`${order ? "order" : "product"}:${id}`) ??
-    `{"${order ? "order_id" : "product_id"}":${id},"deleted":true}`
-  );
+  const [what, id] = t.type.startsWith("order.") ? ["order", t.orderId] : ["product", t.productId];
+  return objects.get(`${what}:${id}`) ?? stub(what, id, "deleted");
 }

@@ -26,39 +26,14 @@ export async function testEndpoint(db: DB, id: number, allowLocal: boolean, now:
   const r = problem
     ? { status: null, error: `url: ${problem}`, durationMs: 0 }
     : await attempt(
-        {
-          eventId,
-          type: TEST_EVENT,
-          orderId: null,
-          productId: null,
-          eventAt: now,
-          endpointId: e.id,
-          url: e.url,
-          format: e.format,
-        },
+        { ...e, endpointId: e.id, eventId, type: TEST_EVENT, orderId: null, productId: null, eventAt: now },
         await signingKey(e.secret),
       );
   const outcome = r.status !== null && r.status >= 200 && r.status < 300 ? "delivered" : "failed";
+  const { status, error, durationMs } = r;
   await db
     .insert(webhookDeliveries)
-    .values({
-      endpointId: e.id,
-      eventId,
-      eventType: TEST_EVENT,
-      attempt: 1,
-      status: r.status,
-      error: r.error,
-      durationMs: r.durationMs,
-      outcome,
-      createdAt: now,
-    })
+    .values({ endpointId: e.id, eventId, eventType: TEST_EVENT, attempt: 1, ...r, outcome, createdAt: now })
     .run();
-  return {
-    event_id: eventId,
-    event_type: TEST_EVENT,
-    status: r.status,
-    error: r.error,
-    duration_ms: r.durationMs,
-    outcome,
-  };
+  return { event_id: eventId, event_type: TEST_EVENT, status, error, duration_ms: durationMs, outcome };
 }

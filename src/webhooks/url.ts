@@ -65,33 +65,29 @@ function parseIPv4(host: string): number | undefined {
   return ((parts[0] << 24) | (parts[1] << 16) | (parts[2] << 8) | parts[3]) >>> 0;
 }
 
-const v4 = (a: number, b: number, c: number, d: number) => ((a << 24) | (b << 16) | (c << 8) | d) >>> 0;
+/** Every range that is not the public internet, as [network, mask]. */
+const REFUSED_V4 = [
+  "0.0.0.0/8", // "this network"
+  "10.0.0.0/8", // private
+  "100.64.0.0/10", // shared address space (carrier-grade NAT)
+  "127.0.0.0/8", // loopback
+  "169.254.0.0/16", // link-local (cloud metadata services live here)
+  "172.16.0.0/12", // private
+  "192.0.0.0/24", // IETF protocol assignments
+  "192.0.2.0/24", // documentation
+  "192.88.99.0/24", // 6to4 relay anycast
+  "192.168.0.0/16", // private
+  "198.18.0.0/15", // benchmarking
+  "198.51.100.0/24", // documentation
+  "203.0.113.0/24", // documentation
+  "224.0.0.0/4", // multicast
+  "240.0.0.0/4", // reserved, and 255.255.255.255 broadcast
+].map((cidr) => {
+  const [net, len] = cidr.split("/");
+  return [parseIPv4(net) as number, (~0 << (32 - Number(len))) >>> 0];
+});
 
-/** [network, prefix length]: every range that is not the public internet. */
-const REFUSED_V4: [number, number][] = [
-  [v4(0, 0, 0, 0), 8], // "this network"
-  [v4(10, 0, 0, 0), 8], // private
-  [v4(100, 64, 0, 0), 10], // shared address space (carrier-grade NAT)
-  [v4(127, 0, 0, 0), 8], // loopback
-  [v4(169, 254, 0, 0), 16], // link-local (cloud metadata services live here)
-  [v4(172, 16, 0, 0), 12], // private
-  [v4(192, 0, 0, 0), 24], // IETF protocol assignments
-  [v4(192, 0, 2, 0), 24], // documentation
-  [v4(192, 88, 99, 0), 24], // 6to4 relay anycast
-  [v4(192, 168, 0, 0), 16], // private
-  [v4(198, 18, 0, 0), 15], // benchmarking
-  [v4(198, 51, 100, 0), 24], // documentation
-  [v4(203, 0, 113, 0), 24], // documentation
-  [v4(224, 0, 0, 0), 4], // multicast
-  [v4(240, 0, 0, 0), 4], // reserved, and 255.255.255.255 broadcast
-];
-
-function inV4(addr: number, [net, len]: [number, number]) {
-  const mask = len === 0 ? 0 : (~0 << (32 - len)) >>> 0;
-  return (addr & mask) >>> 0 === net;
-}
-
-export const refusedIPv4 = (addr: number) => REFUSED_V4.some((r) => inV4(addr, r));
+const refusedIPv4 = (addr: number) => REFUSED_V4.some(([net, mask]) => (addr & mask) >>> 0 === net);
 
 /** An IPv6 address (no brackets) as eight 16-bit groups; a trailing dotted IPv4 is allowed. */
 function parseIPv6(text: string): number[] | undefined {
