@@ -95,9 +95,8 @@ export function ruleOf(c: Context<AppEnv>): RouteRule | undefined {
  * a path with no route at all goes on to the 404.
  */
 export function authorize(c: Context<AppEnv>, cred: Credential): RouteRule | undefined {
+  if (!matchedRoutes(c).some((r) => r.method !== "ALL")) return undefined;
   const rule = ruleOf(c);
-  const routed = matchedRoutes(c).some((r) => r.method !== "ALL");
-  if (!routed) return undefined;
   if (cred.type === "publishable") {
     if (!rule?.publishable) throw new ApiError(403, "a publishable key may not call this route");
     return rule;

@@ -4,7 +4,7 @@ import type { Bindings } from "../env";
 import { sqlNames } from "../platform/columns";
 import { runBatch, stmt } from "../platform/d1";
 import { ATTEMPT_TIMEOUT_MS, type AttemptResult, attempt, requestOf } from "./attempt";
-import { type Done, type Job, loadJobs, type Outcome } from "./jobs";
+import { type Done, type Job, loadJobs, OUTCOMES, type Outcome } from "./jobs";
 import { dataText, objectStatements, objectTexts } from "./payload";
 import { signingKey } from "./sign";
 import { urlProblem } from "./url";
@@ -225,7 +225,6 @@ export async function deliverBatch(batch: MessageBatch<unknown>, env: Bindings, 
 
   await record(db, done, eventIds, Date.now());
   await settle(env, events, direct, done, deferred, Date.now());
-  const count = (o: Outcome) => done.filter((d) => d.outcome === o).length;
   console.log(
     JSON.stringify({
       level: "info",
@@ -233,10 +232,7 @@ export async function deliverBatch(batch: MessageBatch<unknown>, env: Bindings, 
       messages: batch.messages.length,
       attempts: attempted.length,
       skipped: behind.length,
-      delivered: count("delivered"),
-      retrying: count("retrying"),
-      failed: count("failed"),
-      disabled: count("disabled"),
+      ...Object.fromEntries(OUTCOMES.map((o) => [o, done.filter((d) => d.outcome === o).length])),
       deferred: deferred.length,
     }),
   );

@@ -74,9 +74,12 @@ export async function deleteEndpoint(db: DB, id: number) {
 }
 
 const ENDPOINT = `SELECT ${W.id} FROM ${W.$} WHERE ${W.id} = ?`;
+// Named and ordered as the answer shows them; order_id and product_id say what the event is about
+// (null for a test delivery).
 const DELIVERIES = `
-SELECT d.${D.eventId}, d.${D.eventType}, d.${D.attempt}, d.${D.status}, d.${D.error}, d.${D.durationMs}, d.${D.outcome},
-  d.${D.createdAt}, e.${E.orderId}, e.${E.productId}
+SELECT d.${D.eventId} AS event_id, d.${D.eventType} AS event_type, e.${E.orderId} AS order_id,
+  e.${E.productId} AS product_id, d.${D.attempt} AS attempt, d.${D.status} AS status, d.${D.error} AS error,
+  d.${D.durationMs} AS duration_ms, d.${D.outcome} AS outcome, d.${D.createdAt} AS created_at
 FROM ${D.$} AS d LEFT JOIN ${E.$} AS e ON e.${E.id} = d.${D.eventId}
 WHERE d.${D.endpointId} = ? ORDER BY d.${D.id} DESC LIMIT ?`;
 
@@ -87,19 +90,7 @@ export async function listDeliveries(db: DB, endpointId: number, limit: number) 
     stmt(db, DELIVERIES, endpointId, limit),
   ]);
   if (!found.results.length) return undefined;
-  return attempts.results.map((r) => ({
-    event_id: r[D.eventId] as string,
-    event_type: r[D.eventType] as string,
-    // What the event is about, so a list names it (null for a test delivery).
-    order_id: (r[E.orderId] as number | null) ?? null,
-    product_id: (r[E.productId] as number | null) ?? null,
-    attempt: r[D.attempt] as number,
-    status: (r[D.status] as number | null) ?? null,
-    error: (r[D.error] as string | null) ?? null,
-    duration_ms: r[D.durationMs] as number,
-    outcome: r[D.outcome] as string,
-    created_at: iso(r[D.createdAt]) as string,
-  }));
+  return attempts.results.map((r) => ({ ...r, created_at: iso(r.created_at) as string }));
 }
 
 /** The endpoint ?1 and the event ?2, when that endpoint takes that event. */

@@ -10,7 +10,8 @@ import type { DeliveryMessage, EventMessage } from "./deliver";
 // dispatched. The objects standard payloads carry are read afterwards, only for the jobs the
 // invocation attempts (payload.ts, objectStatements).
 
-export type Outcome = "delivered" | "retrying" | "failed" | "disabled";
+export const OUTCOMES = ["delivered", "retrying", "failed", "disabled"] as const;
+export type Outcome = (typeof OUTCOMES)[number];
 export type Job = Target & {
   secret: string;
   attempt: number;

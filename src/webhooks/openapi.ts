@@ -169,10 +169,6 @@ const delivery = {
   },
 };
 
-const EVENTS_DESCRIPTION =
-  "Events: order.created (an unpaid order was created), order.new (an order became paid), order.done, " +
-  "order.cancelled, product.add, product.update, product.delete.";
-
 export const webhooksPaths = {
   "/v1/webhooks": {
     post: {
@@ -180,7 +176,9 @@ export const webhooksPaths = {
       tags: ["webhooks"],
       summary: "Register a webhook endpoint",
       description:
-        `${EVENTS_DESCRIPTION} At most ${MAX_ENDPOINTS} endpoints. The answer holds the signing secret, shown ` +
+        "Events: order.created (an unpaid order was created), order.new (an order became paid), order.done, " +
+        "order.cancelled, product.add, product.update, product.delete. " +
+        `At most ${MAX_ENDPOINTS} endpoints. The answer holds the signing secret, shown ` +
         "only here. Deliveries (the callback below): format standard POSTs " +
         '{"type": "order.new", "timestamp": "<ISO 8601>", "key": {...}, "data": {<the order as GET /v1/orders/{id} ' +
         "answers it>}} (the product as GET /v1/products?product_id=&include_details=true answers it, for product " +
