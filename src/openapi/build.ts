@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { orderCreate } from "../orders/schema";
 import { flag, id, metadata, money } from "../platform/fields";
 import { categoryName, categoryPaths } from "../products/categories";
 import { image } from "../products/schema";
@@ -7,8 +8,6 @@ import { image } from "../products/schema";
 // 401, 429, 500 and 503 answers of every /v1 operation, so a module states only its own.
 
 export type Json = Record<string, unknown>;
-
-const NUMERIC_STRING = "^\\s*-?\\d+(\\.\\d+)?\\s*$";
 
 /** The lenient scalars of docs/api.md, "Conventions" say in the document what they accept. */
 function describeLenient(ctx: { zodSchema: unknown; jsonSchema: Json }) {
@@ -33,6 +32,10 @@ function describeLenient(ctx: { zodSchema: unknown; jsonSchema: Json }) {
       { type: "object", properties: { category: { type: "string", maxLength: 255 } }, required: ["category"] },
     ];
     j.description = 'A category name (without ">"), or the modelled API\'s {"category": name}.';
+  } else if (s === orderCreate.shape.order_id) {
+    // Validated by a refinement, which JSON Schema cannot express: say what it accepts.
+    j.const = "create";
+    j.description = 'Always "create" on POST.';
   } else if (s === categoryPaths) {
     j.description =
       'Category paths, head category first: [["Clothes", "Shirts"], ["Sale"]]; at most 20 paths of 1 to 5 levels (docs/products.md, "Categories, URLs and images").';
@@ -44,27 +47,11 @@ function describeLenient(ctx: { zodSchema: unknown; jsonSchema: Json }) {
   }
 }
 
-/** Numbers that may come as numeric strings: the string form must be a plain decimal. */
-function numericStrings(node: unknown): void {
-  if (Array.isArray(node)) {
-    for (const n of node) numericStrings(n);
-    return;
-  }
-  if (node === null || typeof node !== "object") return;
-  const j = node as Json;
-  if (Array.isArray(j.type) && j.type.join() === "number,string") {
-    j.pattern = NUMERIC_STRING; // applies to the string form only: "12", " 12 ", "299.50"; not "1e3", "+5"
-    j.description ??= "A number, or a numeric string of one.";
-  }
-  for (const v of Object.values(j)) numericStrings(v);
-}
-
 const OPTIONS = { unrepresentable: "any", override: describeLenient } as const;
 
 /** A zod schema as JSON Schema: the one description of a body or an answer, never restated. */
 export const schema = (s: z.ZodType, io: "input" | "output" = "output"): Json => {
   const { $schema: _s, ...rest } = z.toJSONSchema(s, { ...OPTIONS, io }) as Json;
-  numericStrings(rest);
   return rest;
 };
 
@@ -76,7 +63,6 @@ export function namedSchemas(named: [string, z.ZodType][]): Record<string, Json>
   const out: Record<string, Json> = {};
   for (const [name, s] of Object.entries(schemas)) {
     const { $schema: _s, $id: _i, ...rest } = s as Json;
-    numericStrings(rest);
     out[name] = rest;
   }
   return out;

@@ -5,7 +5,7 @@
 //   401, 429, 500 and 503 answers, Retry-After on 429 and 503;
 // - every /v1 write: Idempotency-Key (unless it declares `x-idempotency: false`);
 // - every list that pages (a cursor or offset parameter): Link on its 200;
-// - schemas: no zod safe-integer placeholder bounds, no untyped values.
+// - schemas: no zod safe-integer placeholder bounds, no untyped values, numeric strings plain decimals.
 
 import { json, ref } from "./build";
 import { EXAMPLES } from "./examples";
@@ -22,6 +22,7 @@ const paramRef = (name: string) => ({ $ref: `#/components/parameters/${name}` })
 const responseRef = (name: string) => ({ $ref: `#/components/responses/${name}` });
 const errorBody = (example: unknown) => json(ref("Error"), example);
 
+const NUMERIC_STRING = "^\\s*-?\\d+(\\.\\d+)?\\s*$";
 const BOOKMARK_PATTERN = "^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$";
 
 export const COMMON_COMPONENTS = {
@@ -193,6 +194,12 @@ function cleanSchemas(node: unknown, parentKey = ""): void {
   const j = node as Json;
   if (j.minimum === Number.MIN_SAFE_INTEGER) delete j.minimum;
   if (j.maximum === Number.MAX_SAFE_INTEGER) delete j.maximum;
+  // Numbers that may come as numeric strings: the string form must be a plain decimal ("12",
+  // " 12 ", "299.50"; not "1e3", "+5").
+  if (Array.isArray(j.type) && j.type.join() === "number,string") {
+    j.pattern = NUMERIC_STRING;
+    j.description ??= "A number, or a numeric string of one.";
+  }
   const typed = ["type", "$ref", "anyOf", "oneOf", "allOf", "const", "enum", "not"].some((k) => k in j);
   if (!typed && (isSchemaKey(parentKey) || parentKey === "property")) {
     j.type = JSON_TYPES;
