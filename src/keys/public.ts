@@ -33,10 +33,8 @@ export const shownTo = (view: PublicView, k: string) =>
   !PRIVATE.has(k) && (view.datafields || !DATAFIELDS.has(k)) && (view.stock || !STOCK.has(k));
 
 /** Whether `sent` is the order's token, compared without early exit. */
-export async function tokenMatches(token: string | undefined, sent: string | undefined): Promise<boolean> {
-  if (!token || !sent) return false;
-  return timingSafeEqual(token, sent);
-}
+export const tokenMatches = async (token: string | undefined, sent: string | undefined): Promise<boolean> =>
+  !!token && !!sent && timingSafeEqual(token, sent);
 
 /**
  * Orders from storefronts are held to ORDER_CREATES per client address (src/platform/client.ts:

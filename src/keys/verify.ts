@@ -65,13 +65,6 @@ async function storedKey(c: Context<AppEnv>, key: string, now: number): Promise<
   return hit.cred;
 }
 
-/** The position in API_KEY of `key`, or -1. */
-async function bootstrap(c: Context<AppEnv>, key: string): Promise<number> {
-  // Compare against every configured key, without stopping early, so timing says nothing about which.
-  const equal = await Promise.all(apiKeys(c.env.API_KEY).map((k) => timingSafeEqual(k, key)));
-  return equal.indexOf(true);
-}
-
 /**
  * A secret key handed over as such (the sign-in body of POST /v1/sessions, or a Basic or Bearer
  * header's key): a live stored secret key, or an entry of the bootstrap API_KEY.
@@ -81,7 +74,9 @@ export async function verifySecretKey(c: Context<AppEnv>, key: string, now = Dat
     const cred = await storedKey(c, key, now);
     if (cred?.type === "secret") return cred;
   }
-  const index = await bootstrap(c, key);
+  // Compare against every entry of API_KEY, without stopping early, so timing says nothing about which.
+  const equal = await Promise.all(apiKeys(c.env.API_KEY).map((k) => timingSafeEqual(k, key)));
+  const index = equal.indexOf(true);
   return index < 0 ? null : bootstrapCredential(index);
 }
 
