@@ -106,15 +106,11 @@ const isDeliveryMessage = (b: unknown): b is DeliveryMessage =>
   Number.isSafeInteger((b as DeliveryMessage).attempt);
 
 /**
- * Runs the jobs at most `n` at a time and one at a time per endpoint, so a receiver that hangs
+ * Runs the jobs at most CONCURRENCY at a time and one at a time per endpoint, so a receiver that hangs
  * holds one connection, not six; once one of an endpoint's attempts has timed out, its jobs that
  * have not started are handed back as skipped instead of attempted.
  */
-async function byEndpoint(
-  jobs: Job[],
-  n: number,
-  fn: (j: Job) => Promise<Done>,
-): Promise<{ done: Done[]; skipped: Job[] }> {
+async function byEndpoint(jobs: Job[], fn: (j: Job) => Promise<Done>): Promise<{ done: Done[]; skipped: Job[] }> {
   const lanes = new Map<number, Job[]>();
   for (const j of jobs) {
     const lane = lanes.get(j.endpointId);
@@ -123,7 +119,7 @@ async function byEndpoint(
   }
   const done: Done[] = [];
   const skipped: Job[] = [];
-  await pool([...lanes.values()], n, async (lane) => {
+  await pool([...lanes.values()], async (lane) => {
     for (const [i, job] of lane.entries()) {
       const d = await fn(job);
       done.push(d);
@@ -136,17 +132,12 @@ async function byEndpoint(
   return { done, skipped };
 }
 
-async function pool<T, R>(items: T[], n: number, fn: (t: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
+async function pool<T>(items: T[], fn: (t: T) => Promise<void>) {
   let next = 0;
   const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]);
-    }
+    while (next < items.length) await fn(items[next++]);
   };
-  await Promise.all(Array.from({ length: Math.min(n, items.length) }, worker));
-  return out;
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker));
 }
 
 function outcomeOf(job: Job, r: AttemptResult): Outcome {
@@ -205,7 +196,7 @@ export async function deliverBatch(batch: MessageBatch<unknown>, env: Bindings, 
   // A failure reading the objects throws too: nothing was attempted yet.
   const { run, later } = await pick(db, env, ready);
   deferred.push(...later);
-  const { done: attempted, skipped } = await byEndpoint(run, CONCURRENCY, async (job): Promise<Done> => {
+  const { done: attempted, skipped } = await byEndpoint(run, async (job): Promise<Done> => {
     const wait = job.fanOut
       ? (opts.firstTimeoutMs ?? FIRST_ATTEMPT_TIMEOUT_MS)
       : (opts.timeoutMs ?? ATTEMPT_TIMEOUT_MS);
