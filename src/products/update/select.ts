@@ -87,9 +87,23 @@ const PLAN_COLUMNS = [
 export type PlanVariant = Pick<VariantRow, (typeof PLAN_COLUMNS)[number]>;
 /** A variant's part of its product's structure (STRUCTURE_SQL's element) and of its answer size. */
 type VariantShares = { s: string; z: number };
-const READ_VARIANTS = `SELECT ${PLAN_COLUMNS.map((k) => `v.${V[k]} AS "${k}"`).join(", ")},
-  json_array(${STRUCTURE_COLUMNS.map((c) => `v.${c}`).join(", ")}) AS s, iif(?4, ${variantSizeSql("v")}, 0) AS z
+// Each variant as one JSON array (its plan columns, then its size share) beside its structure
+// element: D1's binding turns every cell of a result into an object property by way of a
+// [name, value] pair, which at 2,048 variants of 22 columns was the read's largest cost
+// (docs/design.md, "Writes"); two cells a row and one JSON.parse of a short array cost a fraction.
+const READ_VARIANTS = `SELECT json_array(${PLAN_COLUMNS.map((k) => `v.${V[k]}`).join(", ")},
+  iif(?4, ${variantSizeSql("v")}, 0)) AS r, json_array(${STRUCTURE_COLUMNS.map((c) => `v.${c}`).join(", ")}) AS s
   FROM (${TARGETS}) AS t CROSS JOIN ${V.$} AS v ON v.${V.productId} = t.id`;
+
+/** A read variant from its row: the plan columns by name, in one order so every object shares its shape. */
+function planVariant(row: Record<string, unknown>): PlanVariant & VariantShares {
+  const cells = JSON.parse(row.r as string) as unknown[];
+  const v: Record<string, unknown> = {};
+  for (let i = 0; i < PLAN_COLUMNS.length; i++) v[PLAN_COLUMNS[i]] = cells[i];
+  v.z = cells[PLAN_COLUMNS.length];
+  v.s = row.s;
+  return v as PlanVariant & VariantShares;
+}
 const READ_OWNERS = `SELECT k.${K.sku} AS sku, k.${K.productId} AS product_id, k.${K.variantId} AS variant_id
   FROM json_each(?1) AS j CROSS JOIN ${K.$} AS k ON k.${K.sku} = j.value`;
 export const READ_SLUGS = `SELECT p.${P.slug} AS slug, p.${P.id} AS id
@@ -193,7 +207,8 @@ export function snapshotOf([ps, vs, os, ss]: D1Result<Record<string, unknown>>[]
     snap.variants.set(p.id, []);
     if (p.sku !== null && selectors.has(p.sku)) snap.owners.set(p.sku, { productId: p.id, variantId: null });
   }
-  for (const v of vs.results as unknown as (PlanVariant & VariantShares)[]) {
+  for (const row of vs.results) {
+    const v = planVariant(row);
     snap.variants.get(v.productId)?.push(v);
     snap.variantById.set(v.id, v);
     if (v.sku !== null && selectors.has(v.sku)) snap.owners.set(v.sku, { productId: v.productId, variantId: v.id });
