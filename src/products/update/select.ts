@@ -58,8 +58,7 @@ const TARGETS = `SELECT DISTINCT id FROM (
 export const READ_PRODUCTS = `SELECT p.*, iif(?4, ${PRODUCT_SIZE_SQL}, 0) AS answer_size,
   json_array(p.${P.sku}, p.${P.optionNames}, p.${P.disableMinusqty}) AS structure,
   ${VERSION_SQL} AS version FROM (${TARGETS}) AS t CROSS JOIN ${P.$} AS p ON p.${P.id} = t.id`;
-// Only the columns a plan decides on, each under its schema key: the rows are used as D1 returns
-// them, with no second object per variant (a sync reads up to 2,048). Unordered: an ORDER BY is
+// Only the columns a plan decides on (a sync reads up to 2,048 variants). Unordered: an ORDER BY is
 // billed as a row read per row sorted; snapshotOf puts each product's variants in their order
 // (position, then id), which the product index mostly gives already.
 const PLAN_COLUMNS = [
