@@ -159,45 +159,48 @@ const selectorSku = (d: ProductUpdate) =>
   d.variant_id === undefined && d.product_id === undefined && d.sku !== null ? d.sku : undefined;
 
 export async function readSnapshot(db: DB, items: UpdateItem[]): Promise<Snapshot> {
-  const selectors = new Set(items.flatMap(({ data }) => selectorSku(data) ?? []));
-  return snapshotOf(await runBatch(db, snapshotReads(db, items)), selectors);
-}
-
-/** The statements of a round's read, in the order snapshotOf takes their results. */
-export function snapshotReads(db: DB, items: UpdateItem[]): D1PreparedStatement[] {
   const ids = (pick: (d: ProductUpdate) => unknown) =>
     JSON.stringify(items.flatMap(({ data }) => (pick(data) === undefined ? [] : [pick(data)])));
   const pids = ids((d) => d.product_id);
   const vids = ids((d) => d.variant_id);
-  const selectors = ids(selectorSku);
+  const selecting = items.flatMap(({ data }) => selectorSku(data) ?? []);
+  const selectors = JSON.stringify(selecting);
   // A selecting SKU's owner is among the rows the selection reads (snapshotOf): only the SKUs a
   // body gives as new values are looked up in the registry on their own.
   const given = items.flatMap(({ data }) => {
     const named = namedSkus(data);
     return selectorSku(data) ? named.slice(1) : named;
   });
+  const slugs = items.flatMap((i) => (i.data.slug ? [i.data.slug] : []));
   const sized = items.some((i) => changesSize(i.data)) ? 1 : 0;
-  return [
+  // A lookup with nothing to look up is left out of the batch (a stock tool's items give no new
+  // SKU or slug): each statement is D1 time, whatever it finds.
+  const results = await runBatch(db, [
     stmt(db, READ_PRODUCTS, pids, vids, selectors, sized),
     stmt(db, READ_VARIANTS, pids, vids, selectors, sized),
-    stmt(db, READ_OWNERS, JSON.stringify(given)),
-    stmt(db, READ_SLUGS, JSON.stringify(items.flatMap((i) => (i.data.slug ? [i.data.slug] : [])))),
-  ];
+    ...(given.length ? [stmt(db, READ_OWNERS, JSON.stringify(given))] : []),
+    ...(slugs.length ? [stmt(db, READ_SLUGS, JSON.stringify(slugs))] : []),
+  ]);
+  let at = 2;
+  const next = (asked: boolean) => (asked ? results[at++].results : []);
+  const [ps, vs] = results;
+  return snapshotOf(ps.results, vs.results, next(given.length > 0), next(slugs.length > 0), new Set(selecting));
 }
 
 /** The snapshot from the read's results; `selectors`, the SKUs items select by (their owners are read rows). */
-export function snapshotOf([ps, vs, os, ss]: D1Result<Record<string, unknown>>[], selectors: Set<string>): Snapshot {
+type Rows = Record<string, unknown>[];
+function snapshotOf(ps: Rows, vs: Rows, os: Rows, ss: Rows, selectors: Set<string>): Snapshot {
   const snap: Snapshot = {
     products: new Map(),
     variants: new Map(),
     variantById: new Map(),
     owners: new Map(),
-    slugs: new Map(ss.results.map((r) => [String(r.slug), Number(r.id)])),
+    slugs: new Map(ss.map((r) => [String(r.slug), Number(r.id)])),
     sizes: new Map(),
     structures: new Map(),
     versions: new Map(),
   };
-  for (const row of ps.results) {
+  for (const row of ps) {
     const p = toProduct(row);
     snap.products.set(p.id, p);
     snap.sizes.set(p.id, Number(row.answer_size));
@@ -206,7 +209,7 @@ export function snapshotOf([ps, vs, os, ss]: D1Result<Record<string, unknown>>[]
     snap.variants.set(p.id, []);
     if (p.sku !== null && selectors.has(p.sku)) snap.owners.set(p.sku, { productId: p.id, variantId: null });
   }
-  for (const row of vs.results) {
+  for (const row of vs) {
     const v = planVariant(row);
     snap.variants.get(v.productId)?.push(v);
     snap.variantById.set(v.id, v);
@@ -226,7 +229,7 @@ export function snapshotOf([ps, vs, os, ss]: D1Result<Record<string, unknown>>[]
       snap.sizes.set(id, size);
     }
   }
-  for (const o of os.results) {
+  for (const o of os) {
     snap.owners.set(String(o.sku), { productId: Number(o.product_id), variantId: o.variant_id as number | null });
   }
   return snap;
