@@ -155,6 +155,27 @@ describe("a publishable key's catalog read", () => {
     },
   );
 
+  it.each([
+    ["a product update that changes nothing", (sku: string) => put("/v1/products", { sku, stock: 9 }), 200],
+    ["a stock push of the counts as stored", (sku: string) => put("/v1/products", [{ sku, stock: 9 }]), 200],
+    ["a refused product update", (sku: string) => put("/v1/products", { sku, stock: "many" }), 400],
+    [
+      "a refused order",
+      (sku: string) => post("/v1/orders", [{ order_id: "create", products: [{ sku, qty: 10 }] }]),
+      400,
+    ],
+  ])("%s leaves the colo's version entry: nothing a catalog read shows moved", async (_, write, status) => {
+    const pk = await storefront();
+    const sku = uid();
+    const a = await createProduct({ sku, stock: 9, disable_minusqty: 1 });
+    const before = await version();
+    await get(`/v1/products/${a.product_id}`, pk);
+    expect(await caches.default.match("https://catalog.internal/version")).toBeDefined();
+    expect((await write(sku)).status).toBe(status);
+    expect(await version()).toBe(before);
+    expect(await caches.default.match("https://catalog.internal/version")).toBeDefined();
+  });
+
   it("a webhook write leaves the catalog's entry alone", async () => {
     const pk = await storefront();
     const a = await createProduct({ sku: uid() });

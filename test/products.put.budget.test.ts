@@ -54,7 +54,7 @@ describe("D1 budget", () => {
     const one = await createProduct({ sku: uid() });
     const many = await Promise.all(Array.from({ length: 100 }, () => createProduct({ sku: uid() })));
     const single = wrapD1();
-    await put("/v1/products", { product_id: one.product_id, stock: 1 }, { env: { DB: single.db } });
+    await put("/v1/products", { product_id: one.product_id, stock: 1, sku: uid("N") }, { env: { DB: single.db } });
     const batch = wrapD1();
     const r = await put(
       "/v1/products",

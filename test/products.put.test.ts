@@ -177,6 +177,25 @@ describe("PUT /v1/products: partial update", () => {
     expect((await get(`/v1/products/${p.product_id}`)).json.disable_minusqty).toBe("0");
   });
 
+  it.each([
+    ["an adjust", { adjust: -1 }],
+    ["a stock", { stock: -1 }],
+  ])(
+    "with the stock an item before it left negative (by %s), turning the flag on is refused as it would be alone",
+    async (_, first) => {
+      const sku = uid();
+      const p = await createProduct({ sku, stock: 0 });
+      const r = await put("/v1/products", [
+        { product_id: p.product_id, ...first },
+        { product_id: p.product_id, disable_minusqty: 1, variants: { add: [] } },
+      ]);
+      expect(r.json.success).toBe(1);
+      expect(r.json.errors).toEqual([`[1].disable_minusqty: stock is negative for ${sku}; set their stock first`]);
+      const after = (await get(`/v1/products/${p.product_id}`)).json;
+      expect([after.stock, after.disable_minusqty]).toEqual([-1, "0"]);
+    },
+  );
+
   it("turning the flag on and fixing the stock in one request works, and the floor then holds", async () => {
     const p = await withVariants();
     const [red] = p.variants;

@@ -45,7 +45,12 @@ export type ItemOutcome<P = ProductOut | ProductText> =
   | { ok: false; status: 400 | 404 | 409 | 412 | 413; errors: string[]; current?: ProductOut };
 
 /** What a product write service returns: each item's outcome and the events its batches wrote. */
-export type Written = { outcomes: Map<number, ItemOutcome>; events: PendingEvent[] };
+export type Written = {
+  outcomes: Map<number, ItemOutcome>;
+  events: PendingEvent[];
+  /** Nothing a catalogue read shows changed (every item refused, or none changed anything). */
+  unchanged?: true;
+};
 
 /** A product the write batch will create or change, referred to before its id is known. */
 export type ProductRef = { $product: string | number };

@@ -47,11 +47,14 @@ const MOVES_CATALOG = /^\/v1\/(products|orders)(\/|$)/;
 
 /**
  * After a write that may have moved the catalog, the colo's pointer goes, before the answer: the
- * writer's next read, and every isolate of its colo, then reads the new version.
+ * writer's next read, and every isolate of its colo, then reads the new version. A write refused
+ * (4xx: nothing of it committed) or one that changed nothing (a stock tool's unchanged push)
+ * leaves it, and spends no Cache API operation on it.
  */
 export const writesMoveCatalog = createMiddleware<AppEnv>(async (c, next) => {
   await next();
   if (c.req.method === "GET" || c.req.method === "HEAD" || !MOVES_CATALOG.test(c.req.path)) return;
+  if (c.var.catalogKept || (c.res.status >= 400 && c.res.status < 500)) return;
   await cacheOf()?.delete(POINTER);
 });
 

@@ -110,7 +110,12 @@ function recorder(db: DB, idem: Idem | undefined, parsed: Parsed[], now: number,
 }
 
 /** What a product write service returns: each item's outcome and the events its batches wrote. */
-export type WriteResult<P = ProductOut> = { outcomes: Map<number, ItemOutcome<P>>; events: PendingEvent[] };
+export type WriteResult<P = ProductOut> = {
+  outcomes: Map<number, ItemOutcome<P>>;
+  events: PendingEvent[];
+  /** Nothing a catalogue read shows changed (every item refused, or none changed anything). */
+  unchanged?: true;
+};
 
 type Writer<T, P> = (
   db: DB,
@@ -144,6 +149,7 @@ export async function writeProducts<S extends z.ZodObject, P extends ProductOut 
   const result = await write(c.var.db, valid, now, rec, options);
   for (const [i, o] of result.outcomes) outcomes.set(i, o);
   dispatch(c.env, waiterOf(c), result.events);
+  if (result.unchanged) c.set("catalogKept", true);
   const { status, body } = productWriteResponse(parsed, outcomes);
   const texts = body.products as unknown[];
   // Products SQLite built (./own-json.ts), answered in the form asked for, written around.

@@ -45,6 +45,7 @@ export async function updateProducts(
   let pending = items;
   let attempt = 0;
   let recorded = false;
+  let moved = false;
   while (pending.length) {
     const snap = await readSnapshot(db, pending);
     const plans = new Map<number, Plan & { items: number[] }>();
@@ -143,6 +144,7 @@ export async function updateProducts(
     const version = ifMatch && results[results.length - 1].results[0];
     if (version) ifMatch.etag = productETag(Number(version.product_id), version.version);
     events.push(...committed(changes, results));
+    if (changes.length) moved = true;
     for (const p of round) touched.add(p.productId);
     const texts = results[results.length - tail.length - 1].results;
     // SQLite's text of each product, full or minimal, carried into the answer (src/products/write.ts).
@@ -157,5 +159,5 @@ export async function updateProducts(
     }
     pending = later;
   }
-  return { outcomes, events };
+  return moved ? { outcomes, events } : { outcomes, events, unchanged: true };
 }

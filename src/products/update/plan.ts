@@ -223,8 +223,10 @@ export function plan(t: Target, snap: Snapshot, prior?: Plan): Plan | Failed {
     const adjust = product.adjust as number | undefined;
     const stock = ((product.stock as number | undefined) ?? p.stock) + (adjust ?? 0);
     if (stock < 0) {
-      if (adjust !== undefined) f.add(409, belowZero("adjust", own, "stock", ownStock, stock));
-      else if (product.stock !== undefined) f.add(400, "stock: must not be negative while disable_minusqty is on");
+      // Worded by what this item gave: a count an item before it left negative (with the flag
+      // off) is refused as that item's stock sent alone would be.
+      if (d.adjust !== undefined) f.add(409, belowZero("adjust", own, "stock", ownStock, stock));
+      else if (given.stock !== undefined) f.add(400, "stock: must not be negative while disable_minusqty is on");
       // A product with variants does not use its own stock: clearing it lets the flag go on.
       else if (states.length) {
         product.stock = 0;

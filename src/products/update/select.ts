@@ -58,8 +58,7 @@ const TARGETS = `SELECT DISTINCT id FROM (
 export const READ_PRODUCTS = `SELECT p.*, iif(?4, ${PRODUCT_SIZE_SQL}, 0) AS answer_size,
   json_array(p.${P.sku}, p.${P.optionNames}, p.${P.disableMinusqty}) AS structure,
   ${VERSION_SQL} AS version FROM (${TARGETS}) AS t CROSS JOIN ${P.$} AS p ON p.${P.id} = t.id`;
-// Only the columns a plan decides on, each under its schema key: the rows are used as D1 returns
-// them, with no second object per variant (a sync reads up to 2,048). Unordered: an ORDER BY is
+// Only the columns a plan decides on (a sync reads up to 2,048 variants). Unordered: an ORDER BY is
 // billed as a row read per row sorted; snapshotOf puts each product's variants in their order
 // (position, then id), which the product index mostly gives already.
 const PLAN_COLUMNS = [
@@ -87,9 +86,23 @@ const PLAN_COLUMNS = [
 export type PlanVariant = Pick<VariantRow, (typeof PLAN_COLUMNS)[number]>;
 /** A variant's part of its product's structure (STRUCTURE_SQL's element) and of its answer size. */
 type VariantShares = { s: string; z: number };
-const READ_VARIANTS = `SELECT ${PLAN_COLUMNS.map((k) => `v.${V[k]} AS "${k}"`).join(", ")},
-  json_array(${STRUCTURE_COLUMNS.map((c) => `v.${c}`).join(", ")}) AS s, iif(?4, ${variantSizeSql("v")}, 0) AS z
+// Each variant as one JSON array (its plan columns, then its size share) beside its structure
+// element: D1's binding turns every cell of a result into an object property by way of a
+// [name, value] pair, which at 2,048 variants of 22 columns was the read's largest cost
+// (docs/design.md, "Writes"); two cells a row and one JSON.parse of a short array cost a fraction.
+const READ_VARIANTS = `SELECT json_array(${PLAN_COLUMNS.map((k) => `v.${V[k]}`).join(", ")},
+  iif(?4, ${variantSizeSql("v")}, 0)) AS r, json_array(${STRUCTURE_COLUMNS.map((c) => `v.${c}`).join(", ")}) AS s
   FROM (${TARGETS}) AS t CROSS JOIN ${V.$} AS v ON v.${V.productId} = t.id`;
+
+/** A read variant from its row: the plan columns by name, in one order so every object shares its shape. */
+function planVariant(row: Record<string, unknown>): PlanVariant & VariantShares {
+  const cells = JSON.parse(row.r as string) as unknown[];
+  const v: Record<string, unknown> = {};
+  for (let i = 0; i < PLAN_COLUMNS.length; i++) v[PLAN_COLUMNS[i]] = cells[i];
+  v.z = cells[PLAN_COLUMNS.length];
+  v.s = row.s;
+  return v as PlanVariant & VariantShares;
+}
 const READ_OWNERS = `SELECT k.${K.sku} AS sku, k.${K.productId} AS product_id, k.${K.variantId} AS variant_id
   FROM json_each(?1) AS j CROSS JOIN ${K.$} AS k ON k.${K.sku} = j.value`;
 export const READ_SLUGS = `SELECT p.${P.slug} AS slug, p.${P.id} AS id
@@ -146,45 +159,48 @@ const selectorSku = (d: ProductUpdate) =>
   d.variant_id === undefined && d.product_id === undefined && d.sku !== null ? d.sku : undefined;
 
 export async function readSnapshot(db: DB, items: UpdateItem[]): Promise<Snapshot> {
-  const selectors = new Set(items.flatMap(({ data }) => selectorSku(data) ?? []));
-  return snapshotOf(await runBatch(db, snapshotReads(db, items)), selectors);
-}
-
-/** The statements of a round's read, in the order snapshotOf takes their results. */
-export function snapshotReads(db: DB, items: UpdateItem[]): D1PreparedStatement[] {
   const ids = (pick: (d: ProductUpdate) => unknown) =>
     JSON.stringify(items.flatMap(({ data }) => (pick(data) === undefined ? [] : [pick(data)])));
   const pids = ids((d) => d.product_id);
   const vids = ids((d) => d.variant_id);
-  const selectors = ids(selectorSku);
+  const selecting = items.flatMap(({ data }) => selectorSku(data) ?? []);
+  const selectors = JSON.stringify(selecting);
   // A selecting SKU's owner is among the rows the selection reads (snapshotOf): only the SKUs a
   // body gives as new values are looked up in the registry on their own.
   const given = items.flatMap(({ data }) => {
     const named = namedSkus(data);
     return selectorSku(data) ? named.slice(1) : named;
   });
+  const slugs = items.flatMap((i) => (i.data.slug ? [i.data.slug] : []));
   const sized = items.some((i) => changesSize(i.data)) ? 1 : 0;
-  return [
+  // A lookup with nothing to look up is left out of the batch (a stock tool's items give no new
+  // SKU or slug): each statement is D1 time, whatever it finds.
+  const results = await runBatch(db, [
     stmt(db, READ_PRODUCTS, pids, vids, selectors, sized),
     stmt(db, READ_VARIANTS, pids, vids, selectors, sized),
-    stmt(db, READ_OWNERS, JSON.stringify(given)),
-    stmt(db, READ_SLUGS, JSON.stringify(items.flatMap((i) => (i.data.slug ? [i.data.slug] : [])))),
-  ];
+    ...(given.length ? [stmt(db, READ_OWNERS, JSON.stringify(given))] : []),
+    ...(slugs.length ? [stmt(db, READ_SLUGS, JSON.stringify(slugs))] : []),
+  ]);
+  let at = 2;
+  const next = (asked: boolean) => (asked ? results[at++].results : []);
+  const [ps, vs] = results;
+  return snapshotOf(ps.results, vs.results, next(given.length > 0), next(slugs.length > 0), new Set(selecting));
 }
 
 /** The snapshot from the read's results; `selectors`, the SKUs items select by (their owners are read rows). */
-export function snapshotOf([ps, vs, os, ss]: D1Result<Record<string, unknown>>[], selectors: Set<string>): Snapshot {
+type Rows = Record<string, unknown>[];
+function snapshotOf(ps: Rows, vs: Rows, os: Rows, ss: Rows, selectors: Set<string>): Snapshot {
   const snap: Snapshot = {
     products: new Map(),
     variants: new Map(),
     variantById: new Map(),
     owners: new Map(),
-    slugs: new Map(ss.results.map((r) => [String(r.slug), Number(r.id)])),
+    slugs: new Map(ss.map((r) => [String(r.slug), Number(r.id)])),
     sizes: new Map(),
     structures: new Map(),
     versions: new Map(),
   };
-  for (const row of ps.results) {
+  for (const row of ps) {
     const p = toProduct(row);
     snap.products.set(p.id, p);
     snap.sizes.set(p.id, Number(row.answer_size));
@@ -193,7 +209,8 @@ export function snapshotOf([ps, vs, os, ss]: D1Result<Record<string, unknown>>[]
     snap.variants.set(p.id, []);
     if (p.sku !== null && selectors.has(p.sku)) snap.owners.set(p.sku, { productId: p.id, variantId: null });
   }
-  for (const v of vs.results as unknown as (PlanVariant & VariantShares)[]) {
+  for (const row of vs) {
+    const v = planVariant(row);
     snap.variants.get(v.productId)?.push(v);
     snap.variantById.set(v.id, v);
     if (v.sku !== null && selectors.has(v.sku)) snap.owners.set(v.sku, { productId: v.productId, variantId: v.id });
@@ -212,7 +229,7 @@ export function snapshotOf([ps, vs, os, ss]: D1Result<Record<string, unknown>>[]
       snap.sizes.set(id, size);
     }
   }
-  for (const o of os.results) {
+  for (const o of os) {
     snap.owners.set(String(o.sku), { productId: Number(o.product_id), variantId: o.variant_id as number | null });
   }
   return snap;
