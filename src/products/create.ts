@@ -19,9 +19,9 @@ import {
   jsonBytes,
   MAX_ANSWER_BYTES,
   PRODUCT_ALLOWANCE,
-  PRODUCT_TEXT_COLUMNS,
-  textBytes,
+  PRODUCT_TEXT,
   tooLarge,
+  valueBytes,
 } from "./size";
 import { agreedNames, sharedNames, VALUE_KEYS, valuesOf } from "./variants";
 import { versionBumps } from "./version";
@@ -244,9 +244,8 @@ function comboOf(e: VariantEntry, names: readonly string[]): string | undefined 
 
 /** The answer size estimate of a product about to be created, without its variants (./size.ts). */
 function createdSize(p: ProductInsert) {
-  let size = PRODUCT_ALLOWANCE + jsonBytes(p.images) + jsonBytes(p.metadata) + jsonBytes(p.categories);
-  size += textBytes(p.slug);
-  for (const key of PRODUCT_TEXT_COLUMNS) size += textBytes(p[key]);
+  let size = PRODUCT_ALLOWANCE;
+  for (const [key] of PRODUCT_TEXT) size += valueBytes((p as Record<string, unknown>)[key]);
   return size;
 }
 

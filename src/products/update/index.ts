@@ -67,7 +67,7 @@ export async function updateProducts(
         continue;
       }
       if (ifMatch) {
-        const version = snap.versions.get(t.product.id);
+        const version = snap.read.get(t.product.id)?.version;
         if (!ifMatch.any && !ifMatch.tags.includes(productETag(t.product.id, version))) {
           failed.set(item.index, await changedSince(db, t.product.id, ifMatch));
           continue;

@@ -12,7 +12,6 @@ import {
   copyState,
   countsTwice,
   created,
-  expecting,
   finalChecks,
   fromRow,
   listNames,
@@ -200,8 +199,11 @@ export function plan(t: Target, snap: Snapshot, prior?: Plan): Plan | Failed {
     if (ownStock !== expected) f.add(409, `${expectedPath}: ${own} has stock ${ownStock}, not ${expected}`);
     expect.push([null, p.stock]);
   }
-  // Chained, only the selected variant's condition is this item's (the others' were checked).
-  for (const s of prior ? (selected ? [selected] : []) : expecting(states, selected)) {
+  // Chained, only the selected variant's condition is this item's (the others' were checked); its
+  // count is a condition even where a sync deletes it (expected as stored, before the lists).
+  let conditions = prior ? [] : states;
+  if (selected?.expected && (prior || !states.includes(selected))) conditions = [...conditions, selected];
+  for (const s of conditions) {
     if (!s.expected || !s.row) continue;
     const { qty, path } = s.expected;
     const was = s.before ?? s.row.qty;
@@ -240,21 +242,21 @@ export function plan(t: Target, snap: Snapshot, prior?: Plan): Plan | Failed {
   if (!sameNames(finalNames, current)) product.option_names = finalNames;
   else delete product.option_names;
   const deleted = deletes.map((id) => snap.variantById.get(id) as PlanVariant);
-  const size = sizeAfter(snap.sizes.get(p.id) ?? 0, p, product, deleted, states);
+  const size = sizeAfter(snap.read.get(p.id)?.size ?? 0, p, product, deleted, states);
   if (size > MAX_ANSWER_BYTES) return fail(413, tooLarge(`product ${p.id}`, size));
   const price = prior?.guard.price ?? (inherits && product.price === undefined ? p.price : undefined);
   return {
     index: t.item.index,
     productId: p.id,
+    // Undefined members are left out of the guard's JSON: the batch checks only what the plan depends on.
     guard: {
+      ...prior?.guard,
       id: p.id,
-      structure: snap.structures.get(p.id) ?? "",
-      ...(price === undefined ? {} : { price }),
-      ...(clearsStock ? { stock: p.stock } : {}),
-      ...(expect.length ? { expect } : {}),
-      ...(t.version === undefined ? {} : { version: t.version }),
-      ...(prior?.guard.categories === undefined ? {} : { categories: prior.guard.categories }),
-      ...(prior?.guard.slug === undefined ? {} : { slug: prior.guard.slug }),
+      structure: snap.read.get(p.id)?.structure ?? "",
+      price,
+      stock: clearsStock ? p.stock : undefined,
+      expect: expect.length ? expect : undefined,
+      version: t.version,
       ...depends,
     },
     product,

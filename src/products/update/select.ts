@@ -4,8 +4,9 @@ import { products, skus, variants } from "../../db/schema";
 import { sqlNames } from "../../platform/columns";
 import { runBatch, stmt } from "../../platform/d1";
 import type { ItemOutcome } from "../create";
+import { VARIANT_FIELDS } from "../fields";
 import type { ProductRow, VariantRow } from "../present";
-import type { ProductUpdate } from "../schema";
+import { OPTION_SLOTS, type ProductUpdate } from "../schema";
 import { PRODUCT_SIZE_SQL, textBytes, variantSizeSql } from "../size";
 import { VERSION_SQL } from "../version";
 import { STRUCTURE_COLUMNS } from "./guard";
@@ -65,22 +66,8 @@ export const READ_PRODUCTS = `SELECT p.*, iif(?4, ${PRODUCT_SIZE_SQL}, 0) AS ans
 const PLAN_COLUMNS = [
   "id",
   "productId",
-  "sku",
-  "option1",
-  "option2",
-  "option3",
-  "option4",
-  "option5",
-  "price",
-  "beforePrice",
-  "purchasePrice",
-  "qty",
-  "qtyLocation",
-  "gtin",
-  "supplierSku",
-  "weight",
-  "visible",
-  "images",
+  ...OPTION_SLOTS.map((n) => `option${n}` as const),
+  ...Object.values(VARIANT_FIELDS).map((f) => f.column),
   "position",
 ] as const satisfies readonly (keyof VariantRow)[];
 /** A variant as a plan reads it. */
@@ -124,72 +111,51 @@ export type Snapshot = {
   owners: Map<string, { productId: number; variantId: number | null }>;
   /** The products that have a slug the body gives. */
   slugs: Map<string, number>;
-  /** Each product's answer size estimate as read (see products/size.ts). */
-  sizes: Map<number, number>;
-  /** Each product's structure as read, for the write's guard (./guard.ts). */
-  structures: Map<number, string>;
-  /** Each product's version as read (src/products/version.ts). */
-  versions: Map<number, number>;
+  /** Each product as read: its answer size estimate (../size.ts), structure (./guard.ts) and version (../version.ts). */
+  read: Map<number, { size: number; structure: string; version: number }>;
 };
-
-/** The SKUs a body names (as selector or new value), so their owners are known before planning. */
-export function namedSkus(d: ProductUpdate): string[] {
-  const out: string[] = d.sku ? [d.sku] : [];
-  for (const list of [d.variants?.sync, d.variants?.add, d.variants?.update]) {
-    for (const e of list ?? []) if (e.sku) out.push(e.sku);
-  }
-  return out;
-}
 
 /** An item's SKU when it selects the product by it (no id given). */
 const selectorSku = (d: ProductUpdate) =>
   d.variant_id === undefined && d.product_id === undefined && d.sku !== null ? d.sku : undefined;
 
+/** A round's read, in one batch, as the snapshot its items are planned on. */
 export async function readSnapshot(db: DB, items: UpdateItem[]): Promise<Snapshot> {
-  const selectors = new Set(items.flatMap(({ data }) => selectorSku(data) ?? []));
-  return snapshotOf(await runBatch(db, snapshotReads(db, items)), selectors);
-}
-
-/** The statements of a round's read, in the order snapshotOf takes their results. */
-export function snapshotReads(db: DB, items: UpdateItem[]): D1PreparedStatement[] {
   const ids = (pick: (d: ProductUpdate) => unknown) =>
     JSON.stringify(items.flatMap(({ data }) => (pick(data) === undefined ? [] : [pick(data)])));
   const pids = ids((d) => d.product_id);
   const vids = ids((d) => d.variant_id);
-  const selectors = ids(selectorSku);
-  // A selecting SKU's owner is among the rows the selection reads (snapshotOf): only the SKUs a
-  // body gives as new values are looked up in the registry on their own.
-  const given = items.flatMap(({ data }) => {
-    const named = namedSkus(data);
-    return selectorSku(data) ? named.slice(1) : named;
-  });
+  const selecting = ids(selectorSku);
+  // A selecting SKU's owner is among the rows the selection reads: only the SKUs a body gives as
+  // new values are looked up in the registry on their own.
+  const given: string[] = [];
+  for (const { data: d } of items) {
+    if (d.sku && selectorSku(d) === undefined) given.push(d.sku);
+    for (const list of [d.variants?.sync, d.variants?.add, d.variants?.update]) {
+      for (const e of list ?? []) if (e.sku) given.push(e.sku);
+    }
+  }
   const sized = items.some((i) => changesSize(i.data)) ? 1 : 0;
-  return [
-    stmt(db, READ_PRODUCTS, pids, vids, selectors, sized),
-    stmt(db, READ_VARIANTS, pids, vids, selectors, sized),
+  const [ps, vs, os, ss] = await runBatch(db, [
+    stmt(db, READ_PRODUCTS, pids, vids, selecting, sized),
+    stmt(db, READ_VARIANTS, pids, vids, selecting, sized),
     stmt(db, READ_OWNERS, JSON.stringify(given)),
     stmt(db, READ_SLUGS, JSON.stringify(items.flatMap((i) => (i.data.slug ? [i.data.slug] : [])))),
-  ];
-}
-
-/** The snapshot from the read's results; `selectors`, the SKUs items select by (their owners are read rows). */
-export function snapshotOf([ps, vs, os, ss]: D1Result<Record<string, unknown>>[], selectors: Set<string>): Snapshot {
+  ]);
+  const selectors = new Set(items.flatMap(({ data }) => selectorSku(data) ?? []));
   const snap: Snapshot = {
     products: new Map(),
     variants: new Map(),
     variantById: new Map(),
     owners: new Map(),
     slugs: new Map(ss.results.map((r) => [String(r.slug), Number(r.id)])),
-    sizes: new Map(),
-    structures: new Map(),
-    versions: new Map(),
+    read: new Map(),
   };
   for (const row of ps.results) {
     const p = toProduct(row);
     snap.products.set(p.id, p);
-    snap.sizes.set(p.id, Number(row.answer_size));
-    snap.structures.set(p.id, String(row.structure));
-    snap.versions.set(p.id, Number(row.version));
+    const read = { size: Number(row.answer_size), structure: String(row.structure), version: Number(row.version) };
+    snap.read.set(p.id, read);
     snap.variants.set(p.id, []);
     if (p.sku !== null && selectors.has(p.sku)) snap.owners.set(p.sku, { productId: p.id, variantId: null });
   }
@@ -201,15 +167,14 @@ export function snapshotOf([ps, vs, os, ss]: D1Result<Record<string, unknown>>[]
   for (const [id, list] of snap.variants) {
     if (!inOrder(list)) list.sort(byPosition);
     // STRUCTURE_SQL's text, from SQLite's own JSON of each part: json_group_array joins with commas.
-    const head = snap.structures.get(id) as string;
+    const read = snap.read.get(id) as { size: number; structure: string };
     const shares = list as (PlanVariant & VariantShares)[];
-    snap.structures.set(id, `${head.slice(0, -1)},[${shares.map((v) => v.s).join(",")}]]`);
-    const p = snap.products.get(id) as ProductRow;
-    let size = snap.sizes.get(id) as number;
+    read.structure = `${read.structure.slice(0, -1)},[${shares.map((v) => v.s).join(",")}]]`;
+    let size = read.size;
     if (size) {
-      const names = textBytes(p.optionNames);
+      const names = textBytes((snap.products.get(id) as ProductRow).optionNames);
       for (const v of shares) size += v.z + names;
-      snap.sizes.set(id, size);
+      read.size = size;
     }
   }
   for (const o of os.results) {
@@ -253,9 +218,5 @@ export function select(item: UpdateItem, snap: Snapshot): Target | Failed {
     if (owner.variantId !== null && !variant) return fail(404, `sku: no product or variant has SKU ${d.sku}`);
     return { item, product, variant, bySku: true };
   }
-  return unselected();
+  return fail(400, "product_id: give variant_id, product_id or sku to select the product to update");
 }
-
-/** The 400 of an item that names no product (no variant id, product id or SKU). */
-export const unselected = () =>
-  fail(400, "product_id: give variant_id, product_id or sku to select the product to update");

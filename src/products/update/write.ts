@@ -3,10 +3,11 @@ import { products, variants } from "../../db/schema";
 import { optionColumn, sqlNames } from "../../platform/columns";
 import { jsonChunks, stmt, textChunks } from "../../platform/d1";
 import { outboxStatement, type PendingEvent } from "../../webhooks/outbox";
-import { PRODUCT_FIELDS, SCALAR_FIELDS } from "../fields";
+import { PRODUCT_FIELDS, SCALAR_FIELDS, VARIANT_FIELDS } from "../fields";
 import { INSERT_VARIANTS } from "../inserts";
 import { ownJson } from "../own-json";
 import type { ProductRow } from "../present";
+import { VARIANT_VALUES as VALUE_FIELDS } from "../variants";
 import { versionBumps } from "../version";
 import { STRUCTURE_GUARD } from "./guard";
 import type { Plan } from "./plan";
@@ -57,19 +58,11 @@ const UPDATE_PRODUCTS = `
 const UPDATE_SLUGS = `UPDATE ${P.$} SET ${P.slug} = j.value->>'slug'
   FROM json_each(?1) AS j WHERE ${P.$}.${P.id} = j.value->>'id'`;
 
-/** A plan's variant row keys and the columns they set, of the group no index covers. */
-const VARIANT_VALUES: [keyof VariantState["cur"], string, keyof PlanVariant][] = [
-  ["sku", V.sku, "sku"],
-  ["price", V.price, "price"],
-  ["before_price", V.beforePrice, "beforePrice"],
-  ["purchase_price", V.purchasePrice, "purchasePrice"],
-  ["qty", V.qty, "qty"],
-  ["qty_location", V.qtyLocation, "qtyLocation"],
-  ["gtin", V.gtin, "gtin"],
-  ["supplier_sku", V.supplierSku, "supplierSku"],
-  ["weight", V.weight, "weight"],
-  ["visible", V.visible, "visible"],
-];
+/** A plan's variant row keys (../fields.ts) of the group no index covers, with their column and key on a row. */
+const VARIANT_VALUES = (["sku", ...VALUE_FIELDS] as const).map((key) => {
+  const { column } = VARIANT_FIELDS[key];
+  return [key, V[column], column] as const;
+});
 // One changed row a variant, written by an upsert that always meets its conflict: each row is a
 // variant the guard holds as existing, so the INSERT never inserts and its DO UPDATE writes the
 // given fields. It reads 3 rows a variant where UPDATE ... FROM json_each reads 4 (the join's
@@ -122,15 +115,16 @@ export function productChanges(plan: Plan, p: ProductRow): Record<string, unknow
 }
 
 /** The rows of the batch's statements; a changed variant's rows as their JSON text, built once. */
-type Rows = {
-  deletes: number[];
-  parkSkus: number[];
-  parkOptions: number[];
-  values: string[];
-  options: string[];
-  positions: string[];
-  inserts: Record<string, unknown>[];
-};
+const noRows = () => ({
+  deletes: [] as number[],
+  parkSkus: [] as number[],
+  parkOptions: [] as number[],
+  values: [] as string[],
+  options: [] as string[],
+  positions: [] as string[],
+  inserts: [] as Record<string, unknown>[],
+});
+type Rows = ReturnType<typeof noRows>;
 
 /**
  * A state's changes against its row, into the groups; whether anything changed. Each row is
@@ -170,15 +164,7 @@ function variantChanges(s: VariantState, row: PlanVariant, rows: Rows, flag: str
  * change (their version moves and they get a product.update event; the others are answered as stored).
  */
 export function changesOf(plans: Plan[], stored: Map<number, ProductRow>) {
-  const rows: Rows = {
-    deletes: [],
-    parkSkus: [],
-    parkOptions: [],
-    values: [],
-    options: [],
-    positions: [],
-    inserts: [],
-  };
+  const rows = noRows();
   const productRows: Record<string, unknown>[] = [];
   const slugs: { id: number; slug: unknown }[] = [];
   const changed: number[] = [];
