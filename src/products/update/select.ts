@@ -4,12 +4,12 @@ import { products, skus, variants } from "../../db/schema";
 import { sqlNames } from "../../platform/columns";
 import { runBatch, stmt } from "../../platform/d1";
 import type { ItemOutcome } from "../create";
-import { VARIANT_FIELDS } from "../fields";
+import { PRODUCT_FIELD_NAMES, productField, VARIANT_FIELDS } from "../fields";
 import type { ProductRow, VariantRow } from "../present";
 import { OPTION_SLOTS, type ProductUpdate } from "../schema";
 import { PRODUCT_SIZE_SQL, textBytes, variantSizeSql } from "../size";
 import { VERSION_SQL } from "../version";
-import { STRUCTURE_COLUMNS } from "./guard";
+import { STRUCTURE_COLUMNS } from "./write";
 
 // The read of a PUT round (the selected products, their variants, the owners of every SKU the
 // body names) and the selection of each item's target from it (docs/products.md, "Updating products").
@@ -36,9 +36,6 @@ export class Failures {
 
 export const fail = (status: Status, message: string): Failed => ({ ok: false, status, errors: [message] });
 
-// ---------------------------------------------------------------------------------------------
-// Read
-
 // Every product a selector can point at: by id, through one of its variants, or through a SKU.
 // Each list is joined from json_each, never `IN (SELECT value FROM json_each(?))`, whose list
 // SQLite first copies into a scratch index that D1 bills as rows read (docs/design.md, "Writes").
@@ -51,8 +48,8 @@ const TARGETS = `SELECT DISTINCT id FROM (
   UNION ALL SELECT v.${V.productId} FROM json_each(?2) AS j CROSS JOIN ${V.$} AS v ON v.${V.id} = j.value
   UNION ALL SELECT k.${K.productId} FROM json_each(?3) AS j CROSS JOIN ${K.$} AS k ON k.${K.sku} = j.value)`;
 // A product's answer size estimate (docs/products.md, "Updating products") and its structure, which
-// the write's guard holds (./guard.ts), are made of its row and its variants' rows: each is read
-// once, the product's share here and each variant's with it in READ_VARIANTS (snapshotOf sums
+// the write's guard holds (./write.ts), are made of its row and its variants' rows: each is read
+// once, the product's share here and each variant's with it in READ_VARIANTS (readSnapshot sums
 // them), never by a pass of its own over the variants. The size is read only when an item of the
 // request can change a text (?4), since a change of counts and prices leaves the estimate as it is.
 // Rows keep the columns' SQL names (src/db/rows.ts maps them).
@@ -61,7 +58,7 @@ export const READ_PRODUCTS = `SELECT p.*, iif(?4, ${PRODUCT_SIZE_SQL}, 0) AS ans
   ${VERSION_SQL} AS version FROM (${TARGETS}) AS t CROSS JOIN ${P.$} AS p ON p.${P.id} = t.id`;
 // Only the columns a plan decides on, each under its schema key: the rows are used as D1 returns
 // them, with no second object per variant (a sync reads up to 2,048). Unordered: an ORDER BY is
-// billed as a row read per row sorted; snapshotOf puts each product's variants in their order
+// billed as a row read per row sorted; readSnapshot puts each product's variants in their order
 // (position, then id), which the product index mostly gives already.
 const PLAN_COLUMNS = [
   "id",
@@ -82,19 +79,9 @@ const READ_OWNERS = `SELECT k.${K.sku} AS sku, k.${K.productId} AS product_id, k
 export const READ_SLUGS = `SELECT p.${P.slug} AS slug, p.${P.id} AS id
   FROM json_each(?1) AS j CROSS JOIN ${P.$} AS p ON p.${P.slug} = j.value`;
 
-/** The keys of an item that change no text of its product (its answer size stays as it is). */
-const COUNTS_AND_PRICES = new Set([
-  "product_id",
-  "variant_id",
-  "stock",
-  "qty",
-  "price",
-  "before_price",
-  "purchase_price",
-  "adjust",
-  "expected_qty",
-  "expected_stock",
-]);
+/** The keys of an item that change no text of its product (its answer size stays as it is): ids, counts, no-text fields. */
+const COUNTS_AND_PRICES = new Set<string>(["product_id", "variant_id", "adjust", "expected_qty", "expected_stock"]);
+for (const k of PRODUCT_FIELD_NAMES) if (!productField(k)?.kind.text) COUNTS_AND_PRICES.add(k);
 /** Whether an item can change its product's answer size: a text, a list, or a SKU it sets rather than selects by. */
 const changesSize = (d: ProductUpdate) =>
   Object.entries(d).some(
@@ -111,7 +98,7 @@ export type Snapshot = {
   owners: Map<string, { productId: number; variantId: number | null }>;
   /** The products that have a slug the body gives. */
   slugs: Map<string, number>;
-  /** Each product as read: its answer size estimate (../size.ts), structure (./guard.ts) and version (../version.ts). */
+  /** Each product as read: its answer size estimate (../size.ts), structure (./write.ts) and version (../version.ts). */
   read: Map<number, { size: number; structure: string; version: number }>;
 };
 
@@ -189,9 +176,6 @@ function inOrder(list: PlanVariant[]) {
   return true;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Selection (docs/products.md, "Updating products")
-
 /** An item's product, and with `version` the version an If-Match made its write depend on. */
 export type Target = { item: UpdateItem; product: ProductRow; variant?: PlanVariant; bySku: boolean; version?: number };
 
@@ -213,9 +197,10 @@ export function select(item: UpdateItem, snap: Snapshot): Target | Failed {
   if (d.sku !== undefined && d.sku !== null) {
     const owner = snap.owners.get(d.sku);
     const product = owner && snap.products.get(owner.productId);
-    if (!owner || !product) return fail(404, `sku: no product or variant has SKU ${d.sku}`);
-    const variant = owner.variantId === null ? undefined : snap.variantById.get(owner.variantId);
-    if (owner.variantId !== null && !variant) return fail(404, `sku: no product or variant has SKU ${d.sku}`);
+    const variant = owner?.variantId == null ? undefined : snap.variantById.get(owner.variantId);
+    if (!owner || !product || (owner.variantId !== null && !variant)) {
+      return fail(404, `sku: no product or variant has SKU ${d.sku}`);
+    }
     return { item, product, variant, bySku: true };
   }
   return fail(400, "product_id: give variant_id, product_id or sku to select the product to update");

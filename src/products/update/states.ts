@@ -103,7 +103,7 @@ export function set(s: VariantState, col: Col, value: unknown, path: string) {
 /**
  * A relative change of the qty (`adjust`) and a condition on the stored one (`expected_qty`): the
  * write adds the amount to the count as it is when the batch runs, and the batch's guard holds the
- * condition (./guard.ts), so a sale in between is neither lost nor overwritten.
+ * condition (./write.ts), so a sale in between is neither lost nor overwritten.
  */
 export function adjustQty(s: VariantState, amount: number | undefined, path: string, f: Failures) {
   if (amount === undefined) return;
