@@ -3,7 +3,7 @@ import { toProduct } from "../../db/rows";
 import { products, skus, variants } from "../../db/schema";
 import { sqlNames } from "../../platform/columns";
 import { runBatch, stmt } from "../../platform/d1";
-import type { ItemOutcome } from "../create";
+import { type ItemOutcome, READ_OWNERS, READ_SLUGS } from "../create";
 import { PRODUCT_FIELD_NAMES, productField, VARIANT_FIELDS } from "../fields";
 import type { ProductRow, VariantRow } from "../present";
 import { OPTION_SLOTS, type ProductUpdate } from "../schema";
@@ -74,11 +74,6 @@ type VariantShares = { s: string; z: number };
 const READ_VARIANTS = `SELECT ${PLAN_COLUMNS.map((k) => `v.${V[k]} AS "${k}"`).join(", ")},
   json_array(${STRUCTURE_COLUMNS.map((c) => `v.${c}`).join(", ")}) AS s, iif(?4, ${variantSizeSql("v")}, 0) AS z
   FROM (${TARGETS}) AS t CROSS JOIN ${V.$} AS v ON v.${V.productId} = t.id`;
-const READ_OWNERS = `SELECT k.${K.sku} AS sku, k.${K.productId} AS product_id, k.${K.variantId} AS variant_id
-  FROM json_each(?1) AS j CROSS JOIN ${K.$} AS k ON k.${K.sku} = j.value`;
-export const READ_SLUGS = `SELECT p.${P.slug} AS slug, p.${P.id} AS id
-  FROM json_each(?1) AS j CROSS JOIN ${P.$} AS p ON p.${P.slug} = j.value`;
-
 /** The keys of an item that change no text of its product (its answer size stays as it is): ids, counts, no-text fields. */
 const COUNTS_AND_PRICES = new Set<string>(["product_id", "variant_id", "adjust", "expected_qty", "expected_stock"]);
 for (const k of PRODUCT_FIELD_NAMES) if (!productField(k)?.kind.text) COUNTS_AND_PRICES.add(k);
