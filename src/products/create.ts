@@ -1,4 +1,3 @@
-import { inArray, sql } from "drizzle-orm";
 import type { DB } from "../db/client";
 import { products, skus } from "../db/schema";
 import { sqlNames } from "../platform/columns";
@@ -19,9 +18,9 @@ import {
   jsonBytes,
   MAX_ANSWER_BYTES,
   PRODUCT_ALLOWANCE,
-  PRODUCT_TEXT_COLUMNS,
-  textBytes,
+  PRODUCT_TEXT,
   tooLarge,
+  valueBytes,
 } from "./size";
 import { agreedNames, sharedNames, VALUE_KEYS, valuesOf } from "./variants";
 import { versionBumps } from "./version";
@@ -74,13 +73,9 @@ export type Recorder = {
 // ---------------------------------------------------------------------------------------------
 // Reads
 
-async function readProducts(db: DB, where: string, ...params: unknown[]) {
-  const [ps, vs] = await runBatch(db, productReads(db, where, ...params));
-  return presentReads(ps, vs);
-}
-
 export async function getProduct(db: DB, id: number): Promise<ProductOut | undefined> {
-  return (await readProducts(db, `p.${P.id} = ?1`, id)).products[0];
+  const [ps, vs] = await runBatch(db, productReads(db, `p.${P.id} = ?1`, id));
+  return presentReads(ps, vs).products[0];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -167,7 +162,7 @@ function planOnce(
   const nameBytes = jsonBytes(product.option_names);
   for (let i = 0; i < entries.length; i++) {
     const entry = entries[i];
-    const key = full ? comboOf(entry, names) : givesValues(entry, names);
+    const key = comboOf(entry, names, full);
     if (key === undefined) {
       for (const e of valuesOf(entry, names, path(i)).errors) errors.push(e);
       continue;
@@ -215,67 +210,50 @@ function planOnce(
   return { index, product, variants: entries, skus: owned, skuAt, slug: p.slug ?? undefined, source: p };
 }
 
-/** Whether the entry gives a value for each of `names` and none past them (comboOf, without its key). */
-function givesValues(e: VariantEntry, names: readonly string[]): "" | undefined {
-  if (!names.length) return undefined;
-  for (let n = 0; n < VALUE_KEYS.length; n++) {
-    if ((e[VALUE_KEYS[n]] === undefined) === n < names.length) return undefined;
-  }
-  return "";
-}
-
 /** Where a create's SKU was given (Planned.skuAt). */
 const P = sqlNames(products);
 
 const skuPath = (at: number) => (at < 0 ? "sku" : `variants.add[${at}].sku`);
 
 /**
- * The key of an entry's option values for `names` (as comboKey gives it), without an array per
- * entry; undefined when a value is missing or given past the names (valuesOf then words why).
+ * The key of an entry's option values for `names` (as comboKey gives it; "" unless `keyed`), without
+ * an array per entry; undefined when a value is missing or given past the names (valuesOf then words why).
  */
-function comboOf(e: VariantEntry, names: readonly string[]): string | undefined {
+function comboOf(e: VariantEntry, names: readonly string[], keyed: boolean): string | undefined {
   if (!names.length) return undefined;
   let key = "";
   for (let n = 0; n < VALUE_KEYS.length; n++) {
     const v = e[VALUE_KEYS[n]];
-    if (n < names.length) {
-      if (v === undefined) return undefined;
-      key += n ? `\u0000${v}` : v;
-    } else if (v !== undefined) return undefined;
-    else key += "\u0000";
+    if ((v === undefined) === n < names.length) return undefined;
+    if (keyed) key += (n ? "\u0000" : "") + (v ?? "");
   }
   return key;
 }
 
 /** The answer size estimate of a product about to be created, without its variants (./size.ts). */
 function createdSize(p: ProductInsert) {
-  let size = PRODUCT_ALLOWANCE + jsonBytes(p.images) + jsonBytes(p.metadata) + jsonBytes(p.categories);
-  size += textBytes(p.slug);
-  for (const key of PRODUCT_TEXT_COLUMNS) size += textBytes(p[key]);
+  let size = PRODUCT_ALLOWANCE;
+  for (const [key] of PRODUCT_TEXT) size += valueBytes((p as Record<string, unknown>)[key]);
   return size;
 }
 
-/** SKUs of `wanted` already in the store, with their owners. */
-export function skuOwners(db: DB, wanted: string[]) {
-  return db
-    .select()
-    .from(skus)
-    .where(inArray(skus.sku, sql`(SELECT value FROM json_each(${JSON.stringify(wanted)}))`));
+const K = sqlNames(skus);
+/** The registry's owners of the SKUs of ?1 (a JSON list). */
+export const READ_OWNERS = `SELECT k.${K.sku} AS sku, k.${K.productId} AS product_id, k.${K.variantId} AS variant_id
+  FROM json_each(?1) AS j CROSS JOIN ${K.$} AS k ON k.${K.sku} = j.value`;
+/** The products that have a slug of ?1 (a JSON list). */
+export const READ_SLUGS = `SELECT p.${P.slug} AS slug, p.${P.id} AS id
+  FROM json_each(?1) AS j CROSS JOIN ${P.$} AS p ON p.${P.slug} = j.value`;
+
+/** What READ_OWNERS or READ_SLUGS (`sql`) finds of `wanted`, as a map to the product; no read for none. */
+async function ownersOf(db: DB, sql: string, wanted: string[]): Promise<Map<string, number>> {
+  if (!wanted.length) return new Map();
+  const { results } = await stmt(db, sql, JSON.stringify(wanted)).all<Record<string, unknown>>();
+  return new Map(results.map((r) => [String(r.sku ?? r.slug), Number(r.product_id ?? r.id)]));
 }
 
 export const skuTaken = (path: string, sku: string, productId: number) =>
   `${path}: SKU ${sku} is already used by product ${productId}`;
-
-/** Products that have one of `wanted` as their slug. */
-async function slugOwners(db: DB, wanted: string[]): Promise<Map<string, number>> {
-  if (!wanted.length) return new Map();
-  const { results } = await stmt(
-    db,
-    `SELECT ${P.slug} AS slug, ${P.id} AS id FROM ${P.$} WHERE ${P.slug} IN (SELECT value FROM json_each(?1))`,
-    JSON.stringify(wanted),
-  ).all<{ slug: string; id: number }>();
-  return new Map(results.map((r) => [r.slug, r.id]));
-}
 
 export const slugTaken = (slug: string, productId: number) => `slug: ${slug} is already used by product ${productId}`;
 
@@ -306,20 +284,21 @@ export async function createProducts(
     // The happy path is one round trip: the first attempt writes without reading, and the skus
     // primary key refuses a taken SKU; only then does a read find out which item to fail.
     // A given slug is unique like a SKU: the unique index refuses a taken one.
-    const [owners, slugs] =
+    const [taken, slugs] =
       attempt === 1
-        ? [[], new Map<string, number>()]
+        ? [new Map<string, number>(), new Map<string, number>()]
         : await Promise.all([
-            skuOwners(
+            ownersOf(
               db,
+              READ_OWNERS,
               plans.flatMap((p) => p.skus),
             ),
-            slugOwners(
+            ownersOf(
               db,
+              READ_SLUGS,
               plans.flatMap((p) => (p.slug ? [p.slug] : [])),
             ),
           ]);
-    const taken = new Map(owners.map((o) => [o.sku, o.productId]));
     const claimed = new Map<string, number>();
     const claimedSlugs = new Set<string>();
     const ready: Planned[] = [];

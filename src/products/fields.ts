@@ -227,18 +227,10 @@ export const PRODUCT_FIELD_NAMES = entries.map(([name]) => name);
 export const SCALAR_FIELDS = entries.filter(([, f]) => !f.kind.json).map(([name]) => name);
 /** Fields that stay the product's when a variant is selected (docs/products.md, "Updating products"). */
 export const PRODUCT_ONLY_FIELDS = entries.filter(([, f]) => !f.variant).map(([name]) => name);
-/** The fields stored as plain text. */
-export type TextFieldName = {
-  [K in ProductFieldName]: Products[K]["kind"] extends { text: true }
-    ? Products[K]["kind"] extends { json: string }
-      ? never
-      : K
-    : never;
-}[ProductFieldName];
-/** Plain text fields of the size estimate, with their key on a products row. */
+/** The fields the size estimates count as text (JSON ones included), with their key on a products row. */
 export const TEXT_FIELDS = entries
-  .filter(([, f]) => f.kind.text && !f.kind.json)
-  .map(([name, f]) => [name as TextFieldName, f.column as ProductColumn] as const);
+  .filter(([, f]) => f.kind.text)
+  .map(([name, f]) => [name as string, f.column as ProductColumn] as const);
 
 /** SQL: the value of field `name` in the JSON row `row` as the column stores it. */
 export function fieldValueSql(row: string, name: ProductFieldName) {

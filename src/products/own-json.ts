@@ -147,20 +147,22 @@ export class ProductText {
     readonly text: string,
     readonly variants: number,
   ) {}
+
+  /** The product of a row of ownJson, publicJson or minimalJson. */
+  static of(row: Record<string, unknown>) {
+    return new ProductText(Number(row.id), row.json as string, Number(row.variants));
+  }
 }
 
 /** The one product of an ownJson, publicJson or minimalJson result, with its id and variant count. */
 export function productText(r: D1Result<Record<string, unknown>>) {
-  const row = r.results[0];
   // Every variant counted: a storefront's hidden ones are left out of the text, so this is more.
-  return new ProductText(Number(row.id), row.json as string, Number(row.variants));
+  return ProductText.of(r.results[0]);
 }
 
 /** Every product of an ownJson or minimalJson result, by its token. */
 export function productTexts(r: D1Result<Record<string, unknown>>) {
   const out = new Map<string, ProductText>();
-  for (const row of r.results) {
-    out.set(String(row.token), new ProductText(Number(row.id), row.json as string, Number(row.variants)));
-  }
+  for (const row of r.results) out.set(String(row.token), ProductText.of(row));
   return out;
 }

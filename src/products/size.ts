@@ -1,13 +1,6 @@
 import { products, variants } from "../db/schema";
 import { optionColumn, sqlNames } from "../platform/columns";
-import {
-  type Field,
-  PRODUCT_FIELDS,
-  type ProductColumn,
-  TEXT_FIELDS,
-  VARIANT_FIELDS,
-  type VariantColumn,
-} from "./fields";
+import { type Field, type ProductColumn, TEXT_FIELDS, VARIANT_FIELDS, type VariantColumn } from "./fields";
 import type { VariantEntry } from "./schema";
 import { VALUE_KEYS } from "./variants";
 
@@ -26,17 +19,14 @@ export const PRODUCT_ALLOWANCE = 1024;
 /** The same for one variant. */
 export const VARIANT_ALLOWANCE = 640;
 
-/** A product's plain text fields (a create's estimate reads them by name); its text columns, JSON ones included. */
-export const PRODUCT_TEXT_COLUMNS = TEXT_FIELDS.map(([name]) => name);
+/** A product's text fields (JSON ones included, slug and categories too), with their key on a products row. */
+export const PRODUCT_TEXT: (readonly [string, ProductColumn])[] = [
+  ...TEXT_FIELDS,
+  ["slug", "slug"],
+  ["categories", "categories"],
+];
 const P = sqlNames(products);
 const V = sqlNames(variants);
-const PRODUCT_TEXT = [
-  ...Object.values(PRODUCT_FIELDS as Record<string, Field>)
-    .filter((f) => f.kind.text)
-    .map((f) => P[f.column as ProductColumn]),
-  P.slug,
-  P.categories,
-];
 /** A variant's text columns: its described text fields' and its option values. */
 const VARIANT_TEXT = [
   ...Object.values(VARIANT_FIELDS as Record<string, Field>)
@@ -48,7 +38,7 @@ const VARIANT_TEXT = [
 const bytesOf = (col: string) => `length(CAST(coalesce(${col}, '') AS BLOB))`;
 
 /** The estimate's share of the product row `p` itself, as an SQL expression. */
-export const PRODUCT_SIZE_SQL = `(${PRODUCT_ALLOWANCE} + ${PRODUCT_TEXT.map((c) => bytesOf(`p.${c}`)).join(" + ")})`;
+export const PRODUCT_SIZE_SQL = `(${PRODUCT_ALLOWANCE} + ${PRODUCT_TEXT.map(([, c]) => bytesOf(`p.${P[c]}`)).join(" + ")})`;
 /** A variant's share (`alias` its row), without the option names it repeats: variantBytes in SQL. */
 export const variantSizeSql = (alias: string) =>
   `(${VARIANT_ALLOWANCE} + ${VARIANT_TEXT.map((c) => bytesOf(`${alias}.${c}`)).join(" + ")})`;
@@ -67,6 +57,8 @@ export function textBytes(s: string | null | undefined): number {
 
 /** Bytes of a JSON column's value as it will be stored (arrays and objects as JSON text). */
 export const jsonBytes = (v: unknown) => (v === null || v === undefined ? 0 : textBytes(JSON.stringify(v)));
+/** Bytes of a field's value as it will be stored: a text as itself, anything else as JSON. */
+export const valueBytes = (v: unknown) => (typeof v === "string" ? textBytes(v) : jsonBytes(v));
 
 /** The texts of a variant as they are stored: option values padded to five slots. */
 export type VariantText = {

@@ -1,28 +1,73 @@
 import type { DB } from "../../db/client";
-import { products } from "../../db/schema";
+import { products, productVersions } from "../../db/schema";
 import { sqlNames } from "../../platform/columns";
-import { afterLostRace, isConstraintError, stmt } from "../../platform/d1";
+import { afterLostRace, isConstraintError, runBatch, stmt } from "../../platform/d1";
 import { runClaimed } from "../../platform/idempotency";
-import { committed, newEvent, type PendingEvent } from "../../webhooks/outbox";
-import type { ItemOutcome, ProductRef, Recorder, WriteOptions, Written } from "../create";
-import { minimalJson, ownJson, ProductText } from "../own-json";
+import { committed, type PendingEvent } from "../../webhooks/outbox";
+import type { IfMatch, ItemOutcome, ProductRef, Recorder, WriteOptions, Written } from "../create";
+import { ProductText } from "../own-json";
+import { presentReads, productReads } from "../read";
+import type { Located } from "../variants";
 import { productETag } from "../version";
-import { changedSince, VERSIONS } from "./changed";
-import { RoundClaims } from "./claims";
 import { type Plan, plan } from "./plan";
-import { fail, readSnapshot, select, type UpdateItem } from "./select";
+import { type Failed, fail, readSnapshot, select, type UpdateItem } from "./select";
 import { carriesList } from "./states";
 import { writeBatch } from "./write";
 
 export type { UpdateItem } from "./select";
 
 const P = sqlNames(products);
+const PV = sqlNames(productVersions);
 
 // PUT /v1/products (docs/products.md, "Updating products"), every body form through one path
 // (docs/design.md, "Writes"): per round, one read batch of what the body names (./select.ts), a
 // plan per item in JS from it (./plan.ts, which words every refusal), then one write batch of
 // what changed (./write.ts), guarded so that a concurrent change of what the plans depend on
-// fails it whole (./guard.ts) and the round is planned again from a fresh read.
+// fails it whole (./write.ts) and the round is planned again from a fresh read.
+
+const VERSIONS = `SELECT ${PV.productId} AS product_id, ${PV.version} AS version FROM ${PV.$}
+  WHERE ${PV.productId} IN (SELECT value FROM json_each(?1))`;
+
+/** The 412 of an If-Match that names another version (docs/stock.md): the product as it is now, and its ETag. */
+async function changedSince(db: DB, id: number, ifMatch: IfMatch): Promise<Failed> {
+  const [ps, vs, v] = await runBatch(db, [...productReads(db, `p.${P.id} = ?1`, id), stmt(db, VERSIONS, `[${id}]`)]);
+  const current = presentReads(ps, vs).products[0];
+  ifMatch.etag = productETag(id, v.results[0]?.version);
+  return {
+    ok: false,
+    status: 412,
+    errors: [
+      `If-Match: product ${id} changed since that ETag; products holds it as it is now, with its ETag in the ETag header`,
+    ],
+    ...(current ? { current } : {}),
+  };
+}
+
+// Items of one round are planned against the catalog as read, so two may each take a SKU or slug
+// no product has yet: the later one (in the body's order) is refused, as the write would fail on
+// the registry or the unique index.
+
+/** The SKUs and slugs the items of a round accepted so far claim. */
+class RoundClaims {
+  private readonly skus = new Map<string, string>();
+  private readonly slugs = new Map<string, string>();
+
+  /** The 409 of item `index` when an earlier item claims one of its SKUs or its slug; else takes them. */
+  take(index: number, skus: Located<string>[], slug: string | undefined): Failed | undefined {
+    const clash = skus.filter((c) => this.skus.has(c.entry));
+    const slugClash = slug !== undefined && this.slugs.get(slug);
+    if (clash.length || slugClash) {
+      const errors = clash.map(
+        (c) => `${c.path}: SKU ${c.entry} is also claimed by item ${this.skus.get(c.entry)} of this request`,
+      );
+      if (slugClash) errors.push(`slug: ${slug} is also claimed by item ${slugClash} of this request`);
+      return { ok: false, status: 409, errors };
+    }
+    for (const c of skus) this.skus.set(c.entry, `[${index}]`);
+    if (slug !== undefined) this.slugs.set(slug, `[${index}]`);
+    return undefined;
+  }
+}
 
 /**
  * Updates products, each item on its own and atomically. Items naming a product again are
@@ -36,7 +81,6 @@ export async function updateProducts(
   recorder?: Recorder,
   options: WriteOptions = {},
 ): Promise<Written> {
-  const answer = options.minimal ? minimalJson : ownJson;
   const { ifMatch } = options;
   const outcomes = new Map<number, ItemOutcome>();
   const events: PendingEvent[] = [];
@@ -68,7 +112,7 @@ export async function updateProducts(
         continue;
       }
       if (ifMatch) {
-        const version = snap.versions.get(t.product.id);
+        const version = snap.read.get(t.product.id)?.version;
         if (!ifMatch.any && !ifMatch.tags.includes(productETag(t.product.id, version))) {
           failed.set(item.index, await changedSince(db, t.product.id, ifMatch));
           continue;
@@ -121,14 +165,7 @@ export async function updateProducts(
       pending = later;
       continue;
     }
-    const { statements, changes } = writeBatch(
-      db,
-      round,
-      snap.products,
-      now,
-      (changed) => changed.map((productId) => newEvent("product.update", { productId, keyId: options.keyId })),
-      answer,
-    );
+    const { statements, changes } = writeBatch(db, round, snap.products, now, options);
     let results: D1Result<Record<string, unknown>>[];
     try {
       results = await runClaimed(db, recorder?.idem, head, [...statements, ...tail]);
@@ -148,9 +185,7 @@ export async function updateProducts(
     for (const p of round) touched.add(p.productId);
     const texts = results[results.length - tail.length - 1].results;
     // SQLite's text of each product, full or minimal, carried into the answer (src/products/write.ts).
-    const out = new Map(
-      texts.map((r) => [Number(r.id), new ProductText(Number(r.id), r.json as string, Number(r.variants))]),
-    );
+    const out = new Map(texts.map((r) => [Number(r.id), ProductText.of(r)]));
     for (const p of round) {
       const product = out.get(p.productId);
       for (const i of p.items) {

@@ -1,8 +1,9 @@
-import { optionNames } from "../present";
+import { derivedSlug, tooManyPaths, withHead } from "../categories";
+import { slugTaken } from "../create";
+import { optionNames, parseList } from "../present";
 import { MAX_VARIANTS, type VariantEntry } from "../schema";
 import { MAX_ANSWER_BYTES, tooLarge } from "../size";
 import { comboKey, type Located, sameNames, VALUE_KEYS, valuesOf } from "../variants";
-import { categoriesAndSlug } from "./categories";
 import { type Failed, Failures, fail, type PlanVariant, type Snapshot, type Target } from "./select";
 import { sizeAfter } from "./size";
 import {
@@ -12,7 +13,6 @@ import {
   copyState,
   countsTwice,
   created,
-  expecting,
   finalChecks,
   fromRow,
   listNames,
@@ -41,14 +41,13 @@ const NONE: string[] = [];
  */
 function keepsValues(e: VariantEntry, names: string[], values: readonly string[]): boolean {
   let given = false;
-  for (let i = 0; i < VALUE_KEYS.length; i++) if (e[VALUE_KEYS[i]] !== undefined) given = true;
-  if (!given) return true;
-  if (!names.length) return false;
+  let same = names.length > 0;
   for (let i = 0; i < VALUE_KEYS.length; i++) {
     const v = e[VALUE_KEYS[i]];
-    if (i < names.length ? v !== values[i] : v !== undefined || values[i] !== "") return false;
+    if (v !== undefined) given = true;
+    if (i < names.length ? v !== values[i] : v !== undefined || values[i] !== "") same = false;
   }
-  return true;
+  return !given || same;
 }
 
 /** An adjustment refused by the stock floor, with the count it found. */
@@ -71,7 +70,7 @@ export type Guard = {
 export type Plan = {
   index: number;
   productId: number;
-  /** What the plan depends on, checked by the batch (./guard.ts). */
+  /** What the plan depends on, checked by the batch (./write.ts). */
   guard: Guard;
   /** The product fields the body gives (API names), `adjust` a relative change of its stock. */
   product: Record<string, unknown>;
@@ -88,6 +87,48 @@ export type Plan = {
   /** A slug the client gave that the product does not have yet, checked likewise. */
   slugClaim?: string;
 };
+
+/**
+ * A PUT item's categories and slug (docs/products.md, "Categories, URLs and images"), part of its
+ * plan: sets them on the plan's product row when they change; answers the slug the
+ * client gave, if the product takes it.
+ */
+function categoriesAndSlug(
+  t: Target,
+  snap: Snapshot,
+  product: Record<string, unknown>,
+  f: Failures,
+  depends: Pick<Guard, "categories" | "slug">,
+) {
+  const d = t.item.data;
+  const p = t.product;
+  const head = d.headcategory_name ?? undefined;
+  if (d.categories !== undefined || head !== undefined) {
+    const stored = d.categories === undefined;
+    // An earlier item of the round may have set them: a head category joins what it left.
+    const earlier = product.categories as string[][] | undefined;
+    const given = stored ? (earlier ?? (parseList(p.categories) as string[][])) : (d.categories ?? []);
+    if (stored && earlier === undefined) depends.categories = p.categories;
+    const next = withHead(given, head);
+    const tooMany = tooManyPaths(next);
+    if (tooMany) f.add(400, tooMany);
+    else if (JSON.stringify(next) !== p.categories) product.categories = next;
+    else delete product.categories;
+  }
+  if (typeof d.slug === "string") {
+    if (d.slug === p.slug) return undefined;
+    const owner = snap.slugs.get(d.slug);
+    if (owner !== undefined && owner !== p.id) f.add(409, slugTaken(d.slug, owner));
+    product.slug = d.slug;
+    return d.slug;
+  }
+  // null derives it again; a product from before slugs existed gets one on its first change.
+  if (d.slug === null || p.slug === null) {
+    product.slug = derivedSlug((product.title as string | undefined) ?? p.title, p.id);
+    if (d.slug === undefined) depends.slug = null;
+  }
+  return undefined;
+}
 
 /**
  * Everything about one item, decided from the read; no database access. `prior`: the plan an
@@ -200,8 +241,11 @@ export function plan(t: Target, snap: Snapshot, prior?: Plan): Plan | Failed {
     if (ownStock !== expected) f.add(409, `${expectedPath}: ${own} has stock ${ownStock}, not ${expected}`);
     expect.push([null, p.stock]);
   }
-  // Chained, only the selected variant's condition is this item's (the others' were checked).
-  for (const s of prior ? (selected ? [selected] : []) : expecting(states, selected)) {
+  // Chained, only the selected variant's condition is this item's (the others' were checked); its
+  // count is a condition even where a sync deletes it (expected as stored, before the lists).
+  let conditions = prior ? [] : states;
+  if (selected?.expected && (prior || !states.includes(selected))) conditions = [...conditions, selected];
+  for (const s of conditions) {
     if (!s.expected || !s.row) continue;
     const { qty, path } = s.expected;
     const was = s.before ?? s.row.qty;
@@ -242,21 +286,21 @@ export function plan(t: Target, snap: Snapshot, prior?: Plan): Plan | Failed {
   if (!sameNames(finalNames, current)) product.option_names = finalNames;
   else delete product.option_names;
   const deleted = deletes.map((id) => snap.variantById.get(id) as PlanVariant);
-  const size = sizeAfter(snap.sizes.get(p.id) ?? 0, p, product, deleted, states);
+  const size = sizeAfter(snap.read.get(p.id)?.size ?? 0, p, product, deleted, states);
   if (size > MAX_ANSWER_BYTES) return fail(413, tooLarge(`product ${p.id}`, size));
   const price = prior?.guard.price ?? (inherits && product.price === undefined ? p.price : undefined);
   return {
     index: t.item.index,
     productId: p.id,
+    // Undefined members are left out of the guard's JSON: the batch checks only what the plan depends on.
     guard: {
+      ...prior?.guard,
       id: p.id,
-      structure: snap.structures.get(p.id) ?? "",
-      ...(price === undefined ? {} : { price }),
-      ...(clearsStock ? { stock: p.stock } : {}),
-      ...(expect.length ? { expect } : {}),
-      ...(t.version === undefined ? {} : { version: t.version }),
-      ...(prior?.guard.categories === undefined ? {} : { categories: prior.guard.categories }),
-      ...(prior?.guard.slug === undefined ? {} : { slug: prior.guard.slug }),
+      structure: snap.read.get(p.id)?.structure ?? "",
+      price,
+      stock: clearsStock ? p.stock : undefined,
+      expect: expect.length ? expect : undefined,
+      version: t.version,
       ...depends,
     },
     product,

@@ -1,21 +1,11 @@
-import { TEXT_FIELDS } from "../fields";
 import { type ProductRow, variantValues } from "../present";
-import { jsonBytes, textBytes, type VariantText, variantBytes } from "../size";
+import { jsonBytes, PRODUCT_TEXT, textBytes, type VariantText, valueBytes, variantBytes } from "../size";
 import type { PlanVariant } from "./select";
 import { type VariantState, valuesMoved } from "./states";
 
 // A plan's effect on its product's answer size (docs/products.md, "Updating products"): the size read with the product
 // (SIZE_SQL) plus what the plan changes, by the formula of products/size.ts. Only what changes is
 // measured, so a stock sync of 2,048 variants costs one comparison per variant.
-
-/** The product text columns a plan can set, with their field on the row. */
-const PRODUCT_TEXT: (readonly [string, keyof ProductRow])[] = [
-  ...TEXT_FIELDS,
-  ["images", "images"],
-  ["metadata", "metadata"],
-  ["slug", "slug"],
-  ["categories", "categories"],
-];
 
 /** Whether a state's text columns differ from its row's, compared in place (a sync sets them all). */
 const textChanged = (s: VariantState, row: PlanVariant) =>
@@ -25,8 +15,6 @@ const textChanged = (s: VariantState, row: PlanVariant) =>
   s.cur.supplier_sku !== row.supplierSku ||
   (s.cur.images !== undefined && JSON.stringify(s.cur.images) !== row.images) ||
   valuesMoved(s);
-
-const valueBytes = (v: unknown) => (typeof v === "string" ? textBytes(v) : jsonBytes(v));
 
 const rowText = (v: PlanVariant): VariantText => ({
   sku: v.sku,
@@ -64,19 +52,14 @@ export function sizeAfter(
   // Every variant answers the option names.
   const oldNames = textBytes(p.optionNames);
   const newNames = "option_names" in product ? jsonBytes(product.option_names) : oldNames;
-  size += states.length * newNames - (states.length - countNew(states) + deleted.length) * oldNames;
+  size += states.length * newNames - deleted.length * oldNames;
   for (const v of deleted) size -= variantBytes(rowText(v));
   for (const s of states) {
     if (!s.row) size += variantBytes(stateText(s));
-    else if (textChanged(s, s.row)) {
-      size += variantBytes(stateText(s)) - variantBytes(rowText(s.row));
+    else {
+      size -= oldNames;
+      if (textChanged(s, s.row)) size += variantBytes(stateText(s)) - variantBytes(rowText(s.row));
     }
   }
   return size;
-}
-
-function countNew(states: VariantState[]) {
-  let n = 0;
-  for (const s of states) if (!s.row) n++;
-  return n;
 }

@@ -1,5 +1,5 @@
 import { skuTaken } from "../create";
-import { PRODUCT_FIELD_NAMES, PRODUCT_ONLY_FIELDS } from "../fields";
+import { PRODUCT_FIELD_NAMES, PRODUCT_ONLY_FIELDS, type ProductFieldName, productField } from "../fields";
 import type { PresentedVariant, ProductRow } from "../present";
 import { variantValues } from "../present";
 import { OPTION_SLOTS, type ProductUpdate, type VariantEntry, type VariantUpdateEntry } from "../schema";
@@ -103,7 +103,7 @@ export function set(s: VariantState, col: Col, value: unknown, path: string) {
 /**
  * A relative change of the qty (`adjust`) and a condition on the stored one (`expected_qty`): the
  * write adds the amount to the count as it is when the batch runs, and the batch's guard holds the
- * condition (./guard.ts), so a sale in between is neither lost nor overwritten.
+ * condition (./write.ts), so a sale in between is neither lost nor overwritten.
  */
 export function adjustQty(s: VariantState, amount: number | undefined, path: string, f: Failures) {
   if (amount === undefined) return;
@@ -137,14 +137,13 @@ export function created(
   position: number,
   path: string,
 ): VariantState {
-  const s: VariantState = {
+  return {
     label: path,
     skuPath: `${path}.sku`,
     qtyPath: e.qty === undefined ? undefined : `${path}.qty`,
     changed: 0,
     cur: { ...variantColumns(e, price), position, values },
   };
-  return s;
 }
 
 /** A state to change without changing the one it was copied from (a prior plan's, ./plan.ts). */
@@ -188,21 +187,6 @@ export function listNames(d: ProductUpdate, current: string[], f: Failures) {
     }
   }
   return { sync, add, update, names };
-}
-
-/** An update entry applied to its variant: the fields it gives, and option values only for the product's options. */
-export function updateEntry(s: VariantState, entry: VariantUpdateEntry, path: string, names: string[], f: Failures) {
-  applyEntry(s, entry, path, f);
-  const values = [...s.cur.values];
-  let changed = false;
-  for (const n of OPTION_SLOTS) {
-    const v = entry[VALUE_KEYS[n - 1]];
-    if (v === undefined) continue;
-    if (n > names.length) f.add(400, `${path}.variant_option${n}_value: the product has no option ${n}`);
-    values[n - 1] = v;
-    changed = true;
-  }
-  if (changed) set(s, "values", values, path);
 }
 
 /** Option values as errors show them: the product's options, empty ones after the first left out. */
@@ -304,19 +288,10 @@ export function ownCountsRefused(d: ProductUpdate, f: Failures) {
   }
 }
 
-/** Body fields that change a selected variant, and the variant column each sets. */
-const BODY_TO_VARIANT = [
-  ["sku", "sku"],
-  ["price", "price"],
-  ["before_price", "before_price"],
-  ["purchase_price", "purchase_price"],
-  ["stock", "qty"],
-  ["qty_location", "qty_location"],
-  ["gtin", "gtin"],
-  ["supplier_sku", "supplier_sku"],
-  ["weight", "weight"],
-  ["visible", "visible"],
-] as const;
+/** Body fields that change a selected variant (`variant` in ../fields.ts), each with its column: stock sets qty. */
+const BODY_TO_VARIANT = PRODUCT_FIELD_NAMES.flatMap((k) =>
+  productField(k)?.variant ? [[k, k === "stock" ? "qty" : k] as [ProductFieldName, Col]] : [],
+);
 
 /** The body's variant fields applied to the variant the item selects, before its lists (docs/stock.md); its state. */
 export function selectedVariant(t: Target, states: VariantState[], f: Failures): VariantState {
@@ -332,14 +307,6 @@ export function selectedVariant(t: Target, states: VariantState[], f: Failures):
   if (expected !== undefined) s.expected = { qty: expected, path: expectedPath };
   adjustQty(s, d.adjust, "adjust", f);
   return s;
-}
-
-/**
- * The states whose expected counts are conditions: those the request leaves, and the selected
- * variant though a sync deletes it (its count is expected as stored, before the lists).
- */
-export function expecting(states: VariantState[], selected?: VariantState): VariantState[] {
-  return selected?.expected && !states.includes(selected) ? [...states, selected] : states;
 }
 
 /**
@@ -392,6 +359,17 @@ export function updateEntries(
       f.add(404, `${path}.variant_id: variant ${entry.variant_id} is not a variant of product ${productId}`);
       continue;
     }
-    updateEntry(s, entry, path, names, f);
+    // The fields it gives, and option values only for the product's options.
+    applyEntry(s, entry, path, f);
+    const values = [...s.cur.values];
+    let changed = false;
+    for (const n of OPTION_SLOTS) {
+      const v = entry[VALUE_KEYS[n - 1]];
+      if (v === undefined) continue;
+      if (n > names.length) f.add(400, `${path}.variant_option${n}_value: the product has no option ${n}`);
+      values[n - 1] = v;
+      changed = true;
+    }
+    if (changed) set(s, "values", values, path);
   }
 }

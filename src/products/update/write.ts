@@ -1,14 +1,15 @@
 import type { DB } from "../../db/client";
-import { products, variants } from "../../db/schema";
+import { products, staleReads, variants } from "../../db/schema";
 import { optionColumn, sqlNames } from "../../platform/columns";
 import { jsonChunks, stmt, textChunks } from "../../platform/d1";
-import { outboxStatement, type PendingEvent } from "../../webhooks/outbox";
-import { PRODUCT_FIELDS, SCALAR_FIELDS } from "../fields";
+import { newEvent, outboxStatement } from "../../webhooks/outbox";
+import type { WriteOptions } from "../create";
+import { PRODUCT_FIELDS, SCALAR_FIELDS, VARIANT_FIELDS } from "../fields";
 import { INSERT_VARIANTS } from "../inserts";
-import { ownJson } from "../own-json";
+import { minimalJson, ownJson } from "../own-json";
 import type { ProductRow } from "../present";
-import { versionBumps } from "../version";
-import { STRUCTURE_GUARD } from "./guard";
+import { VARIANT_VALUES as VALUE_FIELDS } from "../variants";
+import { VERSION_SQL, versionBumps } from "../version";
 import type { Plan } from "./plan";
 import type { PlanVariant } from "./select";
 import { changes, type VariantState, valuesMoved } from "./states";
@@ -23,6 +24,50 @@ import { changes, type VariantState, valuesMoved } from "./states";
 
 const P = sqlNames(products);
 const V = sqlNames(variants);
+const STALE = sqlNames(staleReads);
+
+// The guard of a PUT round's write batch (docs/products.md, "Updating products"): the batch fails whole, and
+// is planned again from a fresh read, when what its plans depend on changed since the read.
+//
+// A plan depends on the product's structure, not on every value: which variants exist (ids), how
+// they are matched and checked (SKUs, option values, option names), where they stand (positions),
+// the product's own SKU and disable_minusqty, its stock where the plan clears a negative one, its categories where headcategory_name
+// rearranges the stored ones, and its missing slug where the plan derives one. Every field an entry gives is written as given (below), and fields it leaves out are
+// kept from the row as it is when the batch runs, so a plan does not depend on values other
+// writers change: writers that only change values (a stock or price sync) of one product no longer
+// exclude one another. Stock floors, SKU uniqueness and option combinations are constraints, so
+// they hold whatever commits in between. updated_at still moves on every write (caches rely on it).
+
+/**
+ * The structure of product `p` as one string, as the guard makes it; the read (./select.ts) gets
+ * the same text from SQLite's JSON of its parts, the product's head and each variant's element, so
+ * the two compare exactly (no formatting to agree on between JavaScript and SQLite). In the order
+ * of the product's index (position, then id), so no sort is billed as rows read.
+ */
+export const STRUCTURE_COLUMNS = [V.id, V.sku, ...[1, 2, 3, 4, 5].map((n) => optionColumn(V, n)), V.position];
+export const STRUCTURE_SQL = `(
+  SELECT json_array(p.${P.sku}, p.${P.optionNames}, p.${P.disableMinusqty}, json_group_array(json_array(
+    ${STRUCTURE_COLUMNS.map((c) => `v.${c}`).join(", ")})))
+  FROM (SELECT * FROM ${V.$} WHERE ${V.$}.${V.productId} = p.${P.id}
+    ORDER BY ${V.$}.${V.position}, ${V.$}.${V.id}) AS v)`;
+
+/**
+ * Fails the batch through the always-false CHECK of stale_reads (src/db/schema/catalog.ts) when a product
+ * of `?1` (rows `{id, structure, stock?, categories?, slug?, version?, expect?}`) is gone, or its
+ * structure, or (when the row gives them) its stock, categories, slug or version, is not what
+ * the plan was made from, or a count it expects (`expect`: [variant id or null, qty]) is not the stored one.
+ */
+export const STRUCTURE_GUARD = `
+  INSERT INTO ${STALE.$} (${STALE.productId})
+  SELECT j.value->>'id' FROM json_each(?1) AS j LEFT JOIN ${P.$} AS p ON p.${P.id} = j.value->>'id'
+  WHERE p.${P.id} IS NULL OR ${STRUCTURE_SQL} IS NOT j.value->>'structure'
+    OR (json_type(j.value, '$.stock') IS NOT NULL AND p.${P.stock} IS NOT j.value->>'stock')
+    OR (json_type(j.value, '$.categories') IS NOT NULL AND p.${P.categories} IS NOT j.value->>'categories')
+    OR (json_type(j.value, '$.slug') IS NOT NULL AND p.${P.slug} IS NOT j.value->>'slug')
+    OR (json_type(j.value, '$.version') IS NOT NULL AND ${VERSION_SQL} IS NOT j.value->>'version')
+    OR EXISTS (SELECT 1 FROM json_each(j.value, '$.expect') AS e LEFT JOIN ${V.$} AS v
+      ON v.${V.id} = e.value->>0 AND v.${V.productId} = p.${P.id}
+      WHERE iif(e.value->>0 IS NULL, p.${P.stock}, v.${V.qty}) IS NOT e.value->>1)`;
 
 /**
  * `col = the JSON row's value for key when it has the key (null clears), else the current value`;
@@ -57,19 +102,11 @@ const UPDATE_PRODUCTS = `
 const UPDATE_SLUGS = `UPDATE ${P.$} SET ${P.slug} = j.value->>'slug'
   FROM json_each(?1) AS j WHERE ${P.$}.${P.id} = j.value->>'id'`;
 
-/** A plan's variant row keys and the columns they set, of the group no index covers. */
-const VARIANT_VALUES: [keyof VariantState["cur"], string, keyof PlanVariant][] = [
-  ["sku", V.sku, "sku"],
-  ["price", V.price, "price"],
-  ["before_price", V.beforePrice, "beforePrice"],
-  ["purchase_price", V.purchasePrice, "purchasePrice"],
-  ["qty", V.qty, "qty"],
-  ["qty_location", V.qtyLocation, "qtyLocation"],
-  ["gtin", V.gtin, "gtin"],
-  ["supplier_sku", V.supplierSku, "supplierSku"],
-  ["weight", V.weight, "weight"],
-  ["visible", V.visible, "visible"],
-];
+/** A plan's variant row keys (../fields.ts) of the group no index covers, with their column and key on a row. */
+const VARIANT_VALUES = (["sku", ...VALUE_FIELDS] as const).map((key) => {
+  const { column } = VARIANT_FIELDS[key];
+  return [key, V[column], column] as const;
+});
 // One changed row a variant, written by an upsert that always meets its conflict: each row is a
 // variant the guard holds as existing, so the INSERT never inserts and its DO UPDATE writes the
 // given fields. It reads 3 rows a variant where UPDATE ... FROM json_each reads 4 (the join's
@@ -122,15 +159,16 @@ export function productChanges(plan: Plan, p: ProductRow): Record<string, unknow
 }
 
 /** The rows of the batch's statements; a changed variant's rows as their JSON text, built once. */
-type Rows = {
-  deletes: number[];
-  parkSkus: number[];
-  parkOptions: number[];
-  values: string[];
-  options: string[];
-  positions: string[];
-  inserts: Record<string, unknown>[];
-};
+const noRows = () => ({
+  deletes: [] as number[],
+  parkSkus: [] as number[],
+  parkOptions: [] as number[],
+  values: [] as string[],
+  options: [] as string[],
+  positions: [] as string[],
+  inserts: [] as Record<string, unknown>[],
+});
+type Rows = ReturnType<typeof noRows>;
 
 /**
  * A state's changes against its row, into the groups; whether anything changed. Each row is
@@ -170,15 +208,7 @@ function variantChanges(s: VariantState, row: PlanVariant, rows: Rows, flag: str
  * change (their version moves and they get a product.update event; the others are answered as stored).
  */
 export function changesOf(plans: Plan[], stored: Map<number, ProductRow>) {
-  const rows: Rows = {
-    deletes: [],
-    parkSkus: [],
-    parkOptions: [],
-    values: [],
-    options: [],
-    positions: [],
-    inserts: [],
-  };
+  const rows = noRows();
   const productRows: Record<string, unknown>[] = [];
   const slugs: { id: number; slug: unknown }[] = [];
   const changed: number[] = [];
@@ -235,12 +265,11 @@ export function writeBatch(
   plans: Plan[],
   stored: Map<number, ProductRow>,
   now: number,
-  events: (changed: number[]) => PendingEvent[],
-  answer = ownJson,
+  { minimal, keyId }: WriteOptions,
 ) {
   const { rows, productRows, slugs, changed, flagMoved } = changesOf(plans, stored);
   const json = (list: unknown[]) => JSON.stringify(list);
-  const changes = events(changed);
+  const changes = changed.map((productId) => newEvent("product.update", { productId, keyId }));
   const statements = [
     stmt(db, STRUCTURE_GUARD, json(plans.map((p) => p.guard))),
     ...each(db, DELETE_VARIANTS, rows.deletes),
@@ -255,7 +284,11 @@ export function writeBatch(
     ...each(db, SYNC_NO_MINUS, flagMoved),
     ...(changes.length ? [outboxStatement(db, changes, now)] : []),
     ...(changed.length ? versionBumps(db, changed) : []),
-    answer(db, `p.${P.id} IN (SELECT value FROM json_each(?1))`, json(plans.map((p) => p.productId))),
+    (minimal ? minimalJson : ownJson)(
+      db,
+      `p.${P.id} IN (SELECT value FROM json_each(?1))`,
+      json(plans.map((p) => p.productId)),
+    ),
   ];
   return { statements, changes };
 }
