@@ -8,18 +8,18 @@ import { catalogStatements, toCatalog } from "./catalog";
 import { heldRefusal, heldStatements } from "./held";
 import {
   customerWrites,
+  INSERT_ORDERS,
   insertLines,
-  insertOrders,
   lineRow,
   NEW_ORDER_ID,
   READ_CUSTOMERS,
   UPSERT_CUSTOMERS,
 } from "./insert";
+import type { Totals } from "./lines";
 import { type Planned, planOrder, reserveStock } from "./plan";
 import type { OrderInput } from "./schema";
 import { stockWrites } from "./stock";
 import { type Storefront, type StorefrontRequest, storefrontStatements, toStorefront } from "./storefront";
-import type { Money, TaxLine } from "./totals";
 
 // POST /v1/orders (docs/orders.md, "Orders"), one path: one read batch of what the body names,
 // every order planned in TypeScript from it, one write batch, whatever the number of orders and
@@ -28,19 +28,14 @@ import type { Money, TaxLine } from "./totals";
 // a fresh read, so an order loses only to stock that is really gone.
 
 export type OrderOutcome<Id = number> =
-  | {
+  | (Totals & {
       ok: true;
       orderId: Id;
       /** The order's random token: a publishable key reads the order back with it (docs/keys.md). */
       token?: string;
       currency: string;
-      subtotal: Money;
-      shipping: Money;
-      discount: Money;
-      total: Money;
-      tax: TaxLine[];
       notices: string[];
-    }
+    })
   | { ok: false; errors: string[]; notices: string[] };
 
 export type CreateOptions = {
@@ -68,18 +63,8 @@ export type OrderRef = { $order: string };
 
 const O = sqlNames(orders);
 
-// RETURNING gives the new ids to the answer without a statement of its own (newIds).
-const INSERT_ORDERS = `${insertOrders({
-  subtotal: `o.value->>'${O.subtotal}'`,
-  discount: `o.value->>'${O.discount}'`,
-  total: `o.value->>'${O.total}'`,
-  tax: `o.value->'${O.tax}'`,
-  from: "json_each(?1) AS o",
-  now: "?2",
-})} RETURNING ${O.id}, ${O.token} AS new_order_token`;
-
 // A line names its order by its index among the request's orders (NEW_ORDER_ID).
-const INSERT_LINES = insertLines(NEW_ORDER_ID, "json_each(?1) AS l");
+const INSERT_LINES = insertLines(NEW_ORDER_ID);
 
 /** The ids the batch's order INSERTs returned, by token. */
 function newIds(results: D1Result<Record<string, unknown>>[]): Map<string, number> {

@@ -30,7 +30,7 @@ const L = sqlNames(orderLines);
 const O = sqlNames(orders);
 
 const DELETE_LINES = `DELETE FROM ${L.$} WHERE ${L.orderId} = ?1`;
-const INSERT_LINES = insertLines("?2", "json_each(?1) AS l");
+const INSERT_LINES = insertLines("?2");
 const UPDATE_TOTALS = `
   UPDATE ${O.$} SET ${O.subtotal} = ?2, ${O.discount} = ?3, ${O.total} = ?4, ${O.tax} = ?5,
     ${O.version} = ${O.version} + 1, ${O.updatedAt} = ?6

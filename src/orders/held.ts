@@ -4,7 +4,7 @@ import type { Bindings } from "../env";
 import { sqlNames } from "../platform/columns";
 import { stmt } from "../platform/d1";
 import { ApiError } from "../platform/errors";
-import { HELD } from "./hold";
+import { HELD, positiveOf } from "./hold";
 
 // How much stock one client address can hold with storefront orders (docs/storefront.md,
 // "Storefront orders"): each line at most STOREFRONT_MAX_LINE_QTY units, and the unpaid
@@ -25,18 +25,12 @@ export const CREATED = "created";
 
 export type StorefrontLimits = { maxLineQty: number; maxHeldUnits: number };
 
-const positive = (raw: string | undefined, fallback: number) => {
-  const t = raw?.trim();
-  const n = t && /^\d+$/.test(t) ? Number(t) : 0;
-  return n > 0 && Number.isSafeInteger(n) ? n : fallback;
-};
-
 /** The limits the environment sets; an unset or invalid var is its default. */
 export const storefrontLimits = (
   env: Pick<Bindings, "STOREFRONT_MAX_LINE_QTY" | "STOREFRONT_MAX_HELD_UNITS">,
 ): StorefrontLimits => ({
-  maxLineQty: positive(env.STOREFRONT_MAX_LINE_QTY, STOREFRONT_MAX_LINE_QTY),
-  maxHeldUnits: positive(env.STOREFRONT_MAX_HELD_UNITS, STOREFRONT_MAX_HELD_UNITS),
+  maxLineQty: positiveOf(env.STOREFRONT_MAX_LINE_QTY) ?? STOREFRONT_MAX_LINE_QTY,
+  maxHeldUnits: positiveOf(env.STOREFRONT_MAX_HELD_UNITS) ?? STOREFRONT_MAX_HELD_UNITS,
 });
 
 const O = sqlNames(orders);

@@ -13,18 +13,7 @@ import type { TaxLine } from "./totals";
 // order as it was before the change.
 
 export type UpdateOutcome =
-  | {
-      ok: true;
-      orderId: number;
-      status: string;
-      currency: string;
-      subtotal: number;
-      shipping: number;
-      discount: number;
-      total: number;
-      tax: TaxLine[];
-      notices: string[];
-    }
+  | (Totals & { ok: true; orderId: number; status: string; currency: string; notices: string[] })
   | { ok: false; status: 400 | 404 | 409 | 503; errors: string[]; notices: string[] };
 
 const O = sqlNames(orders);
@@ -87,16 +76,7 @@ export function statusNotices(pre: OrderRow, u: OrderUpdate, gone: Record<string
 
 /** A successful element's answer: the order with its new status, and new totals after line edits. */
 export function answer(pre: OrderRow, status: string, totals: Totals | undefined, notices: string[]): UpdateOutcome {
-  return {
-    ok: true,
-    orderId: pre.id,
-    status,
-    currency: pre.currency,
-    subtotal: totals?.subtotal ?? pre.subtotal,
-    shipping: pre.shippingPrice,
-    discount: totals?.discount ?? pre.discount,
-    total: totals?.total ?? pre.total,
-    tax: totals?.tax ?? (JSON.parse(pre.tax) as TaxLine[]),
-    notices,
-  };
+  const { subtotal, shippingPrice: shipping, discount, total } = pre;
+  const t = totals ?? { subtotal, shipping, discount, total, tax: JSON.parse(pre.tax) as TaxLine[] };
+  return { ok: true, orderId: pre.id, status, currency: pre.currency, ...t, notices };
 }

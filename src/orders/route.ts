@@ -48,44 +48,35 @@ function result<Id>(o: OrderOutcome<Id> | UpdateOutcome, notices: string[], with
   };
 }
 
-/** The answer of docs/orders.md, "Orders": 200 when at least one order was created, else 400 with results. */
-function respond<Id>(
-  parsed: { index: number; notices: string[] }[],
-  outcomes: Map<number, OrderOutcome<Id>>,
-  withToken = false,
-) {
-  const results: Record<string, ReturnType<typeof result<Id>>> = {};
-  let created = 0;
-  for (const p of parsed) {
-    const o = outcomes.get(p.index) as OrderOutcome<Id>;
-    if (o.ok) created++;
-    results[`create_${p.index + 1}`] = result(o, p.notices, withToken);
-  }
-  if (created) return { status: 200 as const, body: { results } };
-  return { status: 400 as const, body: { code: 400, error: "no order was created", results } };
-}
-
-const UPDATE_ERRORS = {
+const ERRORS = {
   400: "no order was changed",
   404: "order not found",
   409: "order not changed",
   503: "the order kept changing; nothing of it was written, retry shortly",
 } as const;
 
-/** 200 when at least one element succeeded, else the first failure's status, with results. */
-function updateResponse(parsed: { index: number; notices: string[] }[], outcomes: Map<number, UpdateOutcome>) {
-  const results: Record<string, ReturnType<typeof result>> = {};
-  let first: Extract<UpdateOutcome, { ok: false }> | undefined;
-  let changed = 0;
+/**
+ * The answer of docs/orders.md, "Orders", keyed create_1 or update_1, ...: 200 when at least one
+ * element succeeded, else the first failure's status (a create's is 400), with results.
+ */
+function respond<Id>(
+  kind: "create" | "update",
+  parsed: { index: number; notices: string[] }[],
+  outcomes: Map<number, OrderOutcome<Id> | UpdateOutcome>,
+  withToken = false,
+) {
+  const results: Record<string, ReturnType<typeof result<Id>>> = {};
+  let failed: 400 | 404 | 409 | 503 | undefined;
+  let ok = 0;
   for (const p of parsed) {
-    const o = outcomes.get(p.index) as UpdateOutcome;
-    if (o.ok) changed++;
-    else first ??= o;
-    results[`update_${p.index + 1}`] = result(o, p.notices);
+    const o = outcomes.get(p.index) as OrderOutcome<Id> | UpdateOutcome;
+    if (o.ok) ok++;
+    else failed ??= "status" in o ? o.status : 400;
+    results[`${kind}_${p.index + 1}`] = result(o, p.notices, withToken);
   }
-  if (changed || !first) return { status: 200 as const, body: { results } };
-  const error = UPDATE_ERRORS[first.status];
-  return { status: first.status, body: { code: first.status, error, results } };
+  if (ok || failed === undefined) return { status: 200 as const, body: { results } };
+  const error = kind === "create" ? "no order was created" : ERRORS[failed];
+  return { status: failed, body: { code: failed, error, results } };
 }
 
 const STOPPED_PARTWAY = {
@@ -154,7 +145,7 @@ export const ordersRoute = new Hono<AppEnv>()
           idem,
           claim: (planned) => {
             const all = new Map<number, OrderOutcome<unknown>>([...outcomes, ...planned]);
-            const { status, body } = respond(parsed, all, withToken);
+            const { status, body } = respond("create", parsed, all, withToken);
             return recordStatements(c.var.db, idem, status, body, now);
           },
         },
@@ -162,7 +153,7 @@ export const ordersRoute = new Hono<AppEnv>()
       for (const [i, o] of created) outcomes.set(i, o);
     }
     dispatch(c.env, waiterOf(c), events);
-    const { status, body } = respond(parsed, outcomes, withToken);
+    const { status, body } = respond("create", parsed, outcomes, withToken);
     c.set("logCounts", { orders: [...outcomes.values()].filter((o) => o.ok).length });
     return c.json(body, status);
   })
@@ -179,7 +170,7 @@ export const ordersRoute = new Hono<AppEnv>()
     const idem = c.var.idem;
     const db = c.var.db;
     const events: PendingEvent[] = [];
-    const all = (done: Map<number, UpdateOutcome>) => updateResponse(parsed, new Map([...outcomes, ...done]));
+    const all = (done: Map<number, UpdateOutcome>) => respond("update", parsed, new Map([...outcomes, ...done]));
     const cred = c.var.credential;
     const changed = await updateOrders(db, valid, {
       now,
@@ -201,7 +192,7 @@ export const ordersRoute = new Hono<AppEnv>()
     });
     dispatch(c.env, waiterOf(c), events);
     for (const [i, o] of changed) outcomes.set(i, o);
-    const { status, body } = updateResponse(parsed, outcomes);
+    const { status, body } = respond("update", parsed, outcomes);
     c.set("logCounts", { orders: [...outcomes.values()].filter((o) => o.ok).length });
     return c.json(body, status);
   })

@@ -6,6 +6,7 @@ import { sqlNames } from "../platform/columns";
 import { rowMapper, stmt } from "../platform/d1";
 import type { MethodRow } from "../shipping/service";
 import { type Held, heldStatement, type StorefrontLimits, toHeld } from "./held";
+import { positiveOf } from "./hold";
 import type { StoredOrder } from "./read";
 import type { OrderInput } from "./schema";
 import type { Money } from "./totals";
@@ -135,11 +136,8 @@ export const ORDER_TOKEN_DAYS = 30;
 const DAY = 86_400_000;
 
 /** How many days an order's token reads it: ORDER_TOKEN_DAYS, 30 unless set to a positive whole number. */
-export function tokenDays(env: Pick<Bindings, "ORDER_TOKEN_DAYS">): number {
-  const raw = env.ORDER_TOKEN_DAYS?.trim();
-  const n = raw && /^\d+$/.test(raw) ? Number(raw) : 0;
-  return n > 0 ? n : ORDER_TOKEN_DAYS;
-}
+export const tokenDays = (env: Pick<Bindings, "ORDER_TOKEN_DAYS">) =>
+  positiveOf(env.ORDER_TOKEN_DAYS) ?? ORDER_TOKEN_DAYS;
 
 /**
  * Whether a publishable key may read this order with the token it sent: the order's own token,
