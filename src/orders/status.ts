@@ -215,12 +215,18 @@ export function statusStatements(
   return out;
 }
 
-/** The event a status change would cause when nothing is known about the order (the one-trip path). */
-export function candidateEvent(change: StatusChange, keyId: number | null): StatusEvent | undefined {
+/**
+ * The event of a change, written only if the change happens: from `pre`, the order as it was, or
+ * when nothing is known of it (the one-trip path) as if it came from another status, never paid.
+ */
+export function changeEvent(
+  change: StatusChange,
+  keyId: number | null,
+  pre: { status: string; datePaid: number | null } = { status: "", datePaid: null },
+): StatusEvent | undefined {
   const { status } = change;
-  if (change.skipWebhook || !status || status === "unpaid") return undefined;
-  const type: EventType = status === "paid" ? "order.new" : status === "done" ? "order.done" : "order.cancelled";
-  return { ...newEvent(type, { orderId: change.orderId, keyId }), status };
+  const type = status && !change.skipWebhook ? statusEvent(pre.status, status, pre.datePaid) : undefined;
+  return type && { ...newEvent(type, { orderId: change.orderId, keyId }), status: status as OrderStatus };
 }
 
 /** The notice for lines whose stock a cancel could not return. */

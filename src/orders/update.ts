@@ -13,7 +13,7 @@ import {
 } from "../platform/d1";
 import type { Idem } from "../platform/idempotency";
 import { runClaimed } from "../platform/idempotency";
-import { committed, newEvent, type PendingEvent } from "../webhooks/outbox";
+import { committed, type PendingEvent } from "../webhooks/outbox";
 import { type Catalog, catalogStatements, type Selector, toCatalog } from "./catalog";
 import { EDITS, editsLines, LINE_EDITS, lineStatements, planEdit } from "./edit";
 import type { Totals } from "./lines";
@@ -32,7 +32,7 @@ import {
 import type { OrderUpdate } from "./schema";
 import {
   type Actor,
-  candidateEvent,
+  changeEvent,
   linesHistoryStatement,
   readOrdersStatement,
   type StatusChange,
@@ -177,7 +177,7 @@ const restocks = (u: OrderUpdate) => u.status === "cancelled" && u.restock !== f
  */
 async function oneTrip(db: DB, items: Items, opts: UpdateOptions) {
   const { changes, ids } = prepare(items);
-  const candidates = changes.flatMap((c) => candidateEvent(c, opts.keyId ?? null) ?? []);
+  const candidates = changes.flatMap((c) => changeEvent(c, opts.keyId ?? null) ?? []);
   const results = await runBatch(db, [
     readOrdersStatement(db, ids),
     ...statusStatements(db, changes, opts.now, candidates, opts.actor),
@@ -212,7 +212,7 @@ async function plannedStatus(db: DB, items: Items, opts: UpdateOptions, recorder
       readOrdersStatement(db, ids),
       ...(cancelling.length ? [stockLinesStatement(db, cancelling)] : []),
     ]);
-    const candidates = changes.flatMap((c) => candidateEvent(c, opts.keyId ?? null) ?? []);
+    const candidates = changes.flatMap((c) => changeEvent(c, opts.keyId ?? null) ?? []);
     const lines = cancelling.length ? (read[1].results as StockLine[]) : [];
     const d = decide(items, changes, read[0], lines, candidates);
     const write = [
@@ -293,8 +293,7 @@ function planUpdate(
     write.push(...lineStatements(db, pre.id, planned.plan, now), linesHistoryStatement(db, pre.id, now, actor));
   }
   const change = toChange(u);
-  const type = change.status && !change.skipWebhook ? statusEvent(pre.status, change.status, pre.datePaid) : undefined;
-  const event = type && newEvent(type, { orderId: pre.id, keyId });
+  const event = changeEvent(change, keyId, pre);
   // The lines given back are the ones the order has after this element's edits.
   const kept = new Set(lines.map((l) => `${l.productId}:${l.variantId}`));
   const gone = goneLines(stored, cat).filter((g) => kept.has(`${g.product_id}:${g.variant_id}`));
@@ -313,9 +312,7 @@ function planUpdate(
     );
   }
   write.push(...stockWrites(db, moves));
-  write.push(
-    ...statusStatements(db, [change], now, event && change.status ? [{ ...event, status: change.status }] : [], actor),
-  );
+  write.push(...statusStatements(db, [change], now, event ? [event] : [], actor));
   return { outcome: answer(pre, change.status ?? pre.status, totals, notices), write, event };
 }
 
