@@ -5,7 +5,7 @@ import { editsLines } from "./edit";
 import { SETTABLE, valueAt } from "./fields";
 import type { Totals } from "./lines";
 import { CLIENT_FLAGS, type OrderUpdate } from "./schema";
-import { CANCELLED_IS_FINAL, goneNotices, type StatusChange } from "./status";
+import { CANCELLED_IS_FINAL, type GoneLine, goneNotices, type StatusChange } from "./status";
 import type { TaxLine } from "./totals";
 
 // What an element of PUT /v1/orders answers (docs/orders.md, "Orders"), whichever path applied it
@@ -26,7 +26,6 @@ export const fail = (status: 400 | 404 | 409 | 503, errors: string[], notices: s
   errors,
   notices,
 });
-export const notFound = (id: number, notices: string[]) => fail(404, [`order_id: order ${id} not found`], notices);
 
 /** Whether the element gives a field a PUT sets (fields.ts SETTABLE), or at least their block. */
 export const setsFields = (u: OrderUpdate) =>
@@ -52,18 +51,19 @@ export function flagNotices(u: OrderUpdate): string[] {
 }
 
 /**
- * The answer for an order that is cancelled already: cancelling again (or asking nothing) is a
- * no-op, anything else is refused.
+ * The answer for an order that is missing, or cancelled already: cancelling again (or asking
+ * nothing) is a no-op, anything else is refused.
  */
-export function onCancelled(u: OrderUpdate, pre: Pick<OrderRow, "id">, base: UpdateOutcome, notices: string[]) {
+export function onClosed(u: OrderUpdate, pre: OrderRow | undefined, notices: string[]): UpdateOutcome {
+  if (!pre) return fail(404, [`order_id: order ${u.order_id} not found`], notices);
   const asks = (u.status !== undefined && u.status !== "cancelled") || setsFields(u) || editsLines(u);
   if (asks) return fail(409, [CANCELLED_IS_FINAL], notices);
   notices.push(`status: order ${pre.id} is already cancelled; nothing changed`);
-  return base;
+  return answer(pre, pre.status, undefined, notices);
 }
 
 /** Notices of a status change, from the order as it was before it. */
-export function statusNotices(pre: OrderRow, u: OrderUpdate, gone: Record<string, unknown>[], notices: string[]) {
+export function statusNotices(pre: OrderRow, u: OrderUpdate, gone: GoneLine[], notices: string[]) {
   if (!u.status) return;
   if (u.status === pre.status) {
     notices.push(`status: the order is already ${pre.status}; nothing changed`);

@@ -1,5 +1,5 @@
 import type { DB } from "../db/client";
-import { events, orderHistory, orders, webhookEndpoints } from "../db/schema";
+import { events, orderHistory, type orderLines, orders, webhookEndpoints } from "../db/schema";
 import { sqlNames } from "../platform/columns";
 import { stmt } from "../platform/d1";
 import type { EventType, PendingEvent } from "../webhooks/outbox";
@@ -229,12 +229,14 @@ export function changeEvent(
   return type && { ...newEvent(type, { orderId: change.orderId, keyId }), status: status as OrderStatus };
 }
 
+/** A line whose variant (or product, for a line without variant) is gone. */
+export type GoneLine = Pick<typeof orderLines.$inferSelect, "position" | "sku" | "productId" | "variantId">;
+
 /** The notice for lines whose stock a cancel could not return. */
-export function goneNotices(rows: Record<string, unknown>[]): string[] {
+export function goneNotices(rows: GoneLine[]): string[] {
   return rows.map((r) => {
-    const name =
-      (r.sku as string | null) ?? (r.variant_id === null ? `product ${r.product_id}` : `variant ${r.variant_id}`);
-    const what = r.variant_id === null ? "product" : "variant";
-    return `products[${(r.position as number) - 1}]: the ${what} of ${name} was deleted; no stock was returned for this line`;
+    const what = r.variantId === null ? "product" : "variant";
+    const name = r.sku ?? `${what} ${r.variantId ?? r.productId}`;
+    return `products[${r.position - 1}]: the ${what} of ${name} was deleted; no stock was returned for this line`;
   });
 }
