@@ -88,6 +88,10 @@ export type Item = {
 
 export type Line = Item & { qty: number; unitPrice: Money; path: string };
 
+/** How a refusal or notice names what a line sells: its SKU, else its variant or product by id. */
+export const itemName = (l: { sku: string | null; productId: number; variantId: number | null }) =>
+  l.sku ?? (l.variantId === null ? `product ${l.productId}` : `variant ${l.variantId}`);
+
 /** What a line sells: variant `v` of `p`, or without `v` the product itself (which has no variants). */
 function itemOf(p: CatalogProduct, v?: VariantRow): Item {
   const values = v && variantValues(v);

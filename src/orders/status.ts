@@ -4,6 +4,7 @@ import { sqlNames } from "../platform/columns";
 import { stmt } from "../platform/d1";
 import type { EventType, PendingEvent } from "../webhooks/outbox";
 import { newEvent, subscribed } from "../webhooks/outbox";
+import { itemName } from "./catalog";
 import { SETTABLE } from "./fields";
 import type { OrderStatus } from "./schema";
 
@@ -236,7 +237,6 @@ export type GoneLine = Pick<typeof orderLines.$inferSelect, "position" | "sku" |
 export function goneNotices(rows: GoneLine[]): string[] {
   return rows.map((r) => {
     const what = r.variantId === null ? "product" : "variant";
-    const name = r.sku ?? `${what} ${r.variantId ?? r.productId}`;
-    return `products[${r.position - 1}]: the ${what} of ${name} was deleted; no stock was returned for this line`;
+    return `products[${r.position - 1}]: the ${what} of ${itemName(r)} was deleted; no stock was returned for this line`;
   });
 }

@@ -89,13 +89,13 @@ export type Shipping = { id: number | null; name: string | null; price: Money };
 
 /**
  * The shipping of a storefront's order: the method it names, at the method's price (free from
- * free_over), to a country the method ships to. Pushes an error and answers undefined otherwise;
+ * free_over, by its lines' subtotal), to a country the method ships to. Pushes an error and answers undefined otherwise;
  * a store with no visible method has no shipping to charge.
  */
 export function storefrontShipping(
   o: OrderInput,
   sf: Storefront,
-  subtotal: Money,
+  lines: { qty: number; unitPrice: Money }[],
   errors: string[],
   notices: string[],
 ): Shipping | undefined {
@@ -128,7 +128,7 @@ export function storefrontShipping(
   if (o.shipping?.name !== undefined && o.shipping.name !== m.name) {
     notices.push(`shipping.name: the shipping method's own name "${m.name}" is stored`);
   }
-  const free = m.freeOver !== null && subtotal >= m.freeOver;
+  const free = m.freeOver !== null && lines.reduce((a, l) => a + l.qty * l.unitPrice, 0) >= m.freeOver;
   return { id: m.id, name: m.name, price: free ? 0 : m.price };
 }
 
