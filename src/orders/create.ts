@@ -18,7 +18,7 @@ import {
 import type { Totals } from "./lines";
 import { type Planned, planOrder, reserveStock } from "./plan";
 import type { OrderInput } from "./schema";
-import { stockWrites } from "./stock";
+import { lineMoves, stockWrites } from "./stock";
 import { type Storefront, type StorefrontRequest, storefrontStatements, toStorefront } from "./storefront";
 
 // POST /v1/orders (docs/orders.md, "Orders"), one path: one read batch of what the body names,
@@ -77,10 +77,6 @@ function newIds(results: D1Result<Record<string, unknown>>[]): Map<string, numbe
   return ids;
 }
 
-/** One order.created per order of the batch (docs/webhooks.md, "Webhooks"). */
-const createdEvents = (ready: Planned[], keyId?: number | null) =>
-  ready.map((p) => newEvent("order.created", { orderToken: p.token, keyId }));
-
 /** The one write batch of a request; its order INSERTs return the new ids (newIds). */
 function writeBatch(
   db: DB,
@@ -90,19 +86,17 @@ function writeBatch(
   events: PendingEvent[],
 ): D1PreparedStatement[] {
   const { now } = opts;
-  const customers = customerWrites(
-    ready.flatMap((p) => (p.customer ? [p.customer] : [])),
-    stored,
-  );
+  const tokens = ready.map((p) => p.token);
+  const given = ready.flatMap((p) => (p.customer ? [p.customer] : []));
+  const customers = customerWrites(given, stored);
   const lines = ready.flatMap((p, order) => p.lines.map((l, i) => ({ order, ...lineRow(l, i) })));
   // Summed per variant or product (stockWrites): the stock JSON stays small whatever the lines.
-  const stock = ready.flatMap((p) =>
-    p.lines.map((l) => ({ product_id: l.productId, variant_id: l.variantId, qty: l.qty })),
-  );
+  const all = ready.flatMap((p) => p.lines);
+  const stock = lineMoves(1, all);
   // Prices, titles and which products have variants were read before this batch: a product
   // changed since (a PUT bumps updated_at) fails the batch, and the orders are planned again.
   const seen = new Map<number, number>();
-  for (const p of ready) for (const l of p.lines) seen.set(l.productId, l.productUpdatedAt);
+  for (const l of all) seen.set(l.productId, l.productUpdatedAt);
   const read = [...seen].map(([id, updated_at]) => ({ id, updated_at }));
   return [
     stmt(db, STALE_READ_GUARD, JSON.stringify(read)),
@@ -111,14 +105,7 @@ function writeBatch(
     ...jsonChunks(ready.map((p) => p.order)).map((json) => stmt(db, INSERT_ORDERS, json, now)),
     ...jsonChunks(lines).map((json) => stmt(db, INSERT_LINES, json, ready.length - 1)),
     // After the lines: the guard sums the address's held units with this batch's own.
-    ...(opts.storefront
-      ? heldStatements(
-          db,
-          { ...opts.storefront, keyId: opts.keyId ?? null },
-          ready.map((p) => p.token),
-          now,
-        )
-      : []),
+    ...(opts.storefront ? heldStatements(db, { ...opts.storefront, keyId: opts.keyId ?? null }, tokens, now) : []),
     ...stockWrites(db, stock),
     // After INSERT_ORDERS: the events name their orders by token, resolved inside the batch.
     outboxStatement(db, events, now),
@@ -191,7 +178,8 @@ export async function createOrders(
       break;
     }
     try {
-      const events = createdEvents(ready, opts.keyId);
+      // One order.created per order of the batch (docs/webhooks.md, "Webhooks").
+      const events = ready.map((p) => newEvent("order.created", { orderToken: p.token, keyId: opts.keyId }));
       const results = await runClaimed(db, opts.recorder?.idem, head, writeBatch(db, ready, stored, opts, events));
       opts.events?.push(...committed(events, results));
       const ids = newIds(results);

@@ -35,9 +35,9 @@ export function sumMoves(moves: StockMove[]): StockMove[] {
   return [...taken.values()].filter((m) => m.qty !== 0);
 }
 
-/** What giving `lines` back moves: each line not gone returns its qty. */
-export const restockMoves = (lines: { productId: number; variantId: number | null; qty: number }[]): StockMove[] =>
-  lines.map((l) => ({ product_id: l.productId, variant_id: l.variantId, qty: -l.qty }));
+/** The moves of taking `lines`' qty (`sign` 1) or of giving it back (-1). */
+export const lineMoves = (sign: 1 | -1, lines: { productId: number; variantId: number | null; qty: number }[]) =>
+  lines.map((l): StockMove => ({ product_id: l.productId, variant_id: l.variantId, qty: sign * l.qty }));
 
 /**
  * The statements that move `moves` (summed) and the versions of their products. Every caller plans

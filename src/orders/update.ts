@@ -39,7 +39,7 @@ import {
   statusEvent,
   statusStatements,
 } from "./status";
-import { restockMoves, type StockMove, stockWrites } from "./stock";
+import { lineMoves, type StockMove, stockWrites } from "./stock";
 
 // PUT /v1/orders (docs/orders.md, "Orders"): each element changes one order, atomically, in one batch.
 // Status changes that move no stock take ONE round trip for the whole request: their statements
@@ -132,7 +132,8 @@ function decide(
     const mine = byOrder.get(pre.id) ?? [];
     const gone = mine.filter((l) => l.gone);
     statusNotices(pre, u, gone, notices);
-    if (change.status === "cancelled" && change.restock) moves.push(...restockMoves(mine.filter((l) => !l.gone)));
+    const back = mine.filter((l) => !l.gone);
+    if (change.status === "cancelled" && change.restock) moves.push(...lineMoves(-1, back));
     if (!u.status && !setsFields(u)) notices.push("nothing to change: give status, shipping_info or line changes");
     const event = candidate.get(pre.id);
     if (event && statusEvent(pre.status, event.status, pre.datePaid) === event.type) events.push(event);
@@ -282,11 +283,9 @@ function planUpdate(
       return p ? [{ id, updated_at: p.updatedAt }] : [];
     });
     write.push(stmt(db, STALE_READ_GUARD, JSON.stringify(read)));
-    moves.push(
-      ...restockMoves(
-        lines.filter((l) => !gone.some((g) => g.productId === l.productId && g.variantId === l.variantId)),
-      ),
-    );
+    const lost = new Set(gone.map((g) => `${g.productId}:${g.variantId}`));
+    const back = lines.filter((l) => !lost.has(`${l.productId}:${l.variantId}`));
+    moves.push(...lineMoves(-1, back));
   }
   write.push(...stockWrites(db, moves));
   write.push(...statusStatements(db, [change], now, event ? [event] : [], actor));
