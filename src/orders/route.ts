@@ -19,7 +19,7 @@ import { holds } from "./hold";
 import { listOrders, parseOrderQuery } from "./list";
 import type { UpdateOutcome } from "./outcome";
 import { forStorefront, getOrder } from "./read";
-import { isE164, type OrderInput, orderCreate, orderUpdate, PHONE_NOTICE } from "./schema";
+import { isE164, orderCreate, orderUpdate, PHONE_NOTICE } from "./schema";
 import { refusedFields, tokenDays, tokenReads } from "./storefront";
 import { updateOrders } from "./update";
 
@@ -118,11 +118,8 @@ export const ordersRoute = new Hono<AppEnv>()
       return { index, ...p };
     });
     const outcomes = new Map<number, OrderOutcome>();
-    const valid: { index: number; data: OrderInput }[] = [];
-    for (const p of parsed) {
-      if (p.ok) valid.push({ index: p.index, data: p.data });
-      else outcomes.set(p.index, { ok: false, errors: p.errors, notices: [] });
-    }
+    const valid = parsed.flatMap((p) => (p.ok ? [{ index: p.index, data: p.data }] : []));
+    for (const p of parsed) if (!p.ok) outcomes.set(p.index, { ok: false, errors: p.errors, notices: [] });
     const now = Date.now();
     const idem = c.var.idem;
     const events: PendingEvent[] = [];
@@ -175,7 +172,6 @@ export const ordersRoute = new Hono<AppEnv>()
     const changed = await updateOrders(db, valid, {
       now,
       events,
-      keyId: cred?.keyId ?? null,
       actor: { keyId: cred?.keyId ?? null, keyName: cred?.name ?? null, via: cred?.session ? "session" : "key" },
       recorder: idem && {
         idem,

@@ -178,8 +178,9 @@ export function statusStatements(
 ): D1PreparedStatement[] {
   const out: D1PreparedStatement[] = [];
   const size = (n: number) => (n === 1 ? "one" : "many");
-  if (events.length) out.push(stmt(db, STATUS_EVENTS[size(events.length)], JSON.stringify(events), now));
-  if (events.length) out.push(stmt(db, EVENTS_WRITTEN));
+  if (events.length) {
+    out.push(stmt(db, STATUS_EVENTS[size(events.length)], JSON.stringify(events), now), stmt(db, EVENTS_WRITTEN));
+  }
   const rows = changes.map((c) => ({
     id: c.orderId,
     status: c.status ?? null,
@@ -188,30 +189,16 @@ export function statusStatements(
     restock: c.restock ? 1 : 0,
   }));
   // A status and fields at once: whether the status moved is known only from the order as it was.
-  const after = changes.length === 1 && !(changes[0].status && setsAny(changes[0])) ? changes[0] : undefined;
-  if (!after) {
-    out.push(stmt(db, HISTORY[size(rows.length)], JSON.stringify(rows), now, actor.keyId, actor.keyName, actor.via));
-  }
+  const after = changes.length === 1 && !(changes[0].status && setsAny(changes[0])) ? rows[0] : undefined;
+  const who = [actor.keyId, actor.keyName, actor.via];
+  if (!after) out.push(stmt(db, HISTORY[size(rows.length)], JSON.stringify(rows), now, ...who));
   for (const [to, sql] of UPDATES) {
     const mine = rows.filter((r) => r.status === to);
     if (mine.length) out.push(stmt(db, sql[size(mine.length)], JSON.stringify(mine), now));
   }
   if (after) {
-    const cancel = after.status === "cancelled";
-    out.push(
-      stmt(
-        db,
-        HISTORY_AFTER,
-        after.orderId,
-        now,
-        after.status ?? "shipping",
-        cancel ? (after.restock ? 1 : 0) : null,
-        cancel ? (after.cancelReason ?? null) : null,
-        actor.keyId,
-        actor.keyName,
-        actor.via,
-      ),
-    );
+    const [restock, reason] = after.status === "cancelled" ? [after.restock, after.reason] : [null, null];
+    out.push(stmt(db, HISTORY_AFTER, after.id, now, after.status ?? "shipping", restock, reason, ...who));
   }
   return out;
 }

@@ -64,9 +64,10 @@ export type UpdateOptions = {
   recorder?: UpdateRecorder;
   /** Filled with the events of the batches that committed, for dispatch after the answer. */
   events: PendingEvent[];
-  /** The stored API key making the change, recorded on its events (docs/keys.md, "Audit"). */
-  keyId?: number | null;
-  /** Who makes the change, for the order's history (docs/orders.md, "History"). */
+  /**
+   * Who makes the change, for the order's history (docs/orders.md, "History"); its stored key is
+   * recorded on the events too (docs/keys.md, "Audit").
+   */
   actor: Actor;
 };
 
@@ -158,7 +159,7 @@ const restocks = (u: OrderUpdate) => u.status === "cancelled" && u.restock !== f
  * each element's answer is decided from its order as the batch saw it before writing.
  */
 async function oneTrip(db: DB, items: Items, opts: UpdateOptions) {
-  const { changes, ids, candidates } = prepare(items, opts.keyId ?? null);
+  const { changes, ids, candidates } = prepare(items, opts.actor.keyId);
   const results = await runBatch(db, [
     readOrdersStatement(db, ids),
     ...statusStatements(db, changes, opts.now, candidates, opts.actor),
@@ -191,7 +192,7 @@ const versionGuard = (db: DB, read: { id: number; version: number }[]) =>
  * trips whatever their number.
  */
 async function plannedStatus(db: DB, items: Items, opts: UpdateOptions, recorder?: UpdateRecorder) {
-  const { changes, cancelling, ids, candidates } = prepare(items, opts.keyId ?? null);
+  const { changes, cancelling, ids, candidates } = prepare(items, opts.actor.keyId);
   for (let attempt = 1; ; attempt++) {
     const read = await runBatch(db, [
       readOrdersStatement(db, ids),
@@ -236,9 +237,7 @@ function planUpdate(
   db: DB,
   u: OrderUpdate,
   results: D1Result<Record<string, unknown>>[],
-  now: number,
-  keyId: number | null,
-  actor: Actor,
+  { now, actor }: UpdateOptions,
 ): Planned {
   const notices = flagNotices(u);
   const row = results[0].results[0];
@@ -271,7 +270,7 @@ function planUpdate(
     write.push(...lineStatements(db, pre.id, planned.plan, now), linesHistoryStatement(db, pre.id, now, actor));
   }
   const change = toChange(u);
-  const event = changeEvent(change, keyId, pre);
+  const event = changeEvent(change, actor.keyId, pre);
   // The lines given back are the ones the order has after this element's edits.
   const kept = new Set(lines.map((l) => `${l.productId}:${l.variantId}`));
   const gone = goneLines(stored, cat).filter((g) => kept.has(`${g.productId}:${g.variantId}`));
@@ -317,7 +316,7 @@ async function planned(
       stmt(db, READ_LINE_VARIANTS, u.order_id),
       stmt(db, READ_LINE_PRODUCTS, u.order_id),
     ]);
-    const p = planUpdate(db, u, read, opts.now, opts.keyId ?? null, opts.actor);
+    const p = planUpdate(db, u, read, opts);
     if (!p.write) return { outcome: p.outcome, wrote: false };
     const claim = head(p.outcome);
     let results: D1Result<Record<string, unknown>>[] = [];
