@@ -55,7 +55,6 @@ export function catalogStatements(db: DB, selectors: Selector[]): D1PreparedStat
   return [stmt(db, READ_SKUS, sk), stmt(db, READ_VARIANTS, v, sk), stmt(db, READ_PRODUCTS, v, sk, p)];
 }
 
-/** The results of catalogStatements, as a Catalog. */
 export function toCatalog([skuRows, variantRows, productRows]: D1Result<Record<string, unknown>>[]): Catalog {
   return {
     skus: new Map(

@@ -341,10 +341,8 @@ export function block<G extends string, V extends "create" | "update">(
   return z.object(shape as BlockShape<G, V>, { error: message });
 }
 
-/** The validators of the top-level fields of a create or a PUT. */
 export const topFields = <V extends "create" | "update">(v: V) => shapeOf(v, null) as TopShape<V>;
 
-/** The value at a dotted path of a body. */
 export const valueAt = (body: unknown, path: string): unknown => {
   let v = body;
   for (const k of path.split("."))

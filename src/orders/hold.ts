@@ -39,7 +39,6 @@ export const holds = (env: HoldVars): Holds => ({
   unpaid: positiveOf(env.UNPAID_ORDER_HOLD_MINUTES),
 });
 
-/** The hold of an order, by whether a publishable key made it. */
 export const holdOf = (h: Holds, storefront: boolean) => (storefront ? h.storefront : h.unpaid);
 
 const O = sqlNames(orders);

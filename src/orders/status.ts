@@ -85,7 +85,6 @@ const HISTORY = { one: history(true), many: history(false) };
 const HISTORY_AFTER = `
   INSERT INTO ${H.$} (${H.orderId}, ${H.at}, ${H.change}, ${H.restock}, ${H.reason}, ${H.keyId}, ${H.keyName}, ${H.via})
   SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8 WHERE changes() > 0`;
-/** Whether a change gives a field a PUT sets. */
 const setsAny = (c: StatusChange) => Object.values(c.set).some((v) => v !== null && v !== undefined);
 
 const LINES_HISTORY = `

@@ -3,8 +3,8 @@ import { shippingMethods } from "../db/schema";
 import type { Bindings, Credential } from "../env";
 import { tokenMatches } from "../keys/public";
 import { sqlNames } from "../platform/columns";
-import { rowMapper, stmt } from "../platform/d1";
-import type { MethodRow } from "../shipping/service";
+import { stmt } from "../platform/d1";
+import { type MethodRow, toMethod } from "../shipping/service";
 import { type Held, heldStatement, type StorefrontLimits, toHeld } from "./held";
 import { positiveOf } from "./hold";
 import type { StoredOrder } from "./read";
@@ -66,8 +66,6 @@ export type StorefrontRequest = StorefrontLimits & {
 /** What a storefront's orders are planned with: the request, the store's visible shipping methods, and what the address holds. */
 export type Storefront = StorefrontRequest & { methods: Map<number, MethodRow>; held: Held };
 
-const toMethod = rowMapper(shippingMethods);
-
 /** The reads of the visible shipping methods (at most MAX_METHODS small rows) and of the address's held units, for a batch. */
 const M = sqlNames(shippingMethods);
 export const storefrontStatements = (db: DB, r: StorefrontRequest) => [
@@ -75,7 +73,6 @@ export const storefrontStatements = (db: DB, r: StorefrontRequest) => [
   heldStatement(db, r.address),
 ];
 
-/** What storefrontStatements read. */
 export const toStorefront = (
   r: StorefrontRequest,
   [methods, held]: D1Result<Record<string, unknown>>[],

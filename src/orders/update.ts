@@ -150,7 +150,6 @@ const prepare = (items: Items, keyId: number | null) => {
   return { changes, cancelling, candidates, ids: changes.map((c) => c.orderId) };
 };
 
-/** Whether an element gives stock back: a cancel with restock. */
 const restocks = (u: OrderUpdate) => u.status === "cancelled" && u.restock !== false;
 
 /**
