@@ -11,8 +11,7 @@ import {
   STALE_READ_GUARD,
   stmt,
 } from "../platform/d1";
-import type { Idem } from "../platform/idempotency";
-import { runClaimed } from "../platform/idempotency";
+import { type Idem, runClaimed } from "../platform/idempotency";
 import { committed, type PendingEvent } from "../webhooks/outbox";
 import { type Catalog, catalogStatements, type Selector, toCatalog } from "./catalog";
 import { EDITS, editsLines, LINE_EDITS, lineStatements, planEdit } from "./edit";
@@ -190,7 +189,8 @@ const versionGuard = (db: DB, read: { id: number; version: number }[]) =>
  * bumps and the key's record under a version guard, planned again after a lost race. Two round
  * trips whatever their number.
  */
-async function plannedStatus(db: DB, items: Items, opts: UpdateOptions, recorder?: UpdateRecorder) {
+async function plannedStatus(db: DB, items: Items, opts: UpdateOptions) {
+  const { recorder } = opts;
   const { changes, cancelling, ids, candidates } = prepare(items, opts.actor.keyId);
   for (let attempt = 1; ; attempt++) {
     const read = await runBatch(db, [
@@ -354,7 +354,7 @@ export async function updateOrders(
     // see its order as the previous one left it, so repeats go one by one).
     const ids = new Set(items.map(({ data }) => data.order_id));
     if (items.length && ids.size === items.length) {
-      if (recorder || items.some(({ data }) => restocks(data))) return plannedStatus(db, items, opts, recorder);
+      if (recorder || items.some(({ data }) => restocks(data))) return plannedStatus(db, items, opts);
       try {
         return await oneTrip(db, items, opts);
       } catch (e) {
