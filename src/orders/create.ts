@@ -5,7 +5,7 @@ import { afterLostRace, isConstraintError, jsonChunks, runBatch, STALE_READ_GUAR
 import { type Claim, type Idem, runClaimed } from "../platform/idempotency";
 import { committed, newEvent, outboxStatement, type PendingEvent } from "../webhooks/outbox";
 import { catalogStatements, toCatalog } from "./catalog";
-import { heldRefusal, heldStatements } from "./held";
+import { heldStatements, refuseHeld } from "./held";
 import {
   customerWrites,
   INSERT_ORDERS,
@@ -112,19 +112,6 @@ function writeBatch(
   ];
 }
 
-/**
- * A storefront's orders that would take its address past the units it may hold are refused
- * whole (429, nothing written): the read just before planned them, and the write batch's guard
- * holds the cap against requests that raced it.
- */
-function refuseHeld(opts: PlanOptions, ready: Planned[]) {
-  const sf = opts.storefront;
-  if (!sf || !ready.length) return;
-  const units = ready.reduce((n, p) => n + p.lines.reduce((m, l) => m + l.qty, 0), 0);
-  const refusal = heldRefusal(sf.held, units, sf, sf.holdMinutes, opts.now);
-  if (refusal) throw refusal;
-}
-
 /** CreateOptions with a storefront's shipping methods read: what an order is planned with. */
 export type PlanOptions = Omit<CreateOptions, "storefront"> & { storefront?: Storefront };
 
@@ -168,7 +155,13 @@ export async function createOrders(
     }
     const { ok: ready, failed } = reserveStock(plans, !opts.storefront || opts.storefront.showsStock);
     for (const f of failed) outcomes.set(f.index, { ok: false, errors: f.errors, notices: f.notices });
-    refuseHeld(opts, ready);
+    // A storefront's orders that would take its address past the units it may hold are refused
+    // whole (429, nothing written): the read just before planned them, and the write batch's guard
+    // holds the cap against requests that raced it.
+    if (opts.storefront && ready.length) {
+      const units = ready.reduce((n, p) => n + p.lines.reduce((m, l) => m + l.qty, 0), 0);
+      refuseHeld(opts.storefront, units, opts.now);
+    }
     const planned = new Map<number, OrderOutcome<OrderRef>>(outcomes as Map<number, OrderOutcome<never>>);
     for (const p of ready)
       planned.set(p.index, { ok: true, orderId: { $order: p.token }, token: p.token, ...p.summary });

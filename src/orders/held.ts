@@ -88,25 +88,20 @@ export function heldStatements(
 const SWEEP_SECONDS = 300;
 
 /**
- * 429 when `units` more would take the address past its cap, with Retry-After the seconds until
- * the hold releases its oldest order, or the sweep's period when that order's hold has run out
- * and the next sweep releases it; undefined when they fit.
+ * Throws 429 when `units` more would take the address past its cap, with Retry-After the seconds
+ * until the hold releases its oldest order, or the sweep's period when that order's hold has run
+ * out and the next sweep releases it.
  */
-export function heldRefusal(
-  held: Held,
-  units: number,
-  limits: StorefrontLimits,
-  holdMinutes: number,
-  now: number,
-): ApiError | undefined {
-  if (held.units + units <= limits.maxHeldUnits) return undefined;
+export function refuseHeld(sf: StorefrontLimits & { held: Held; holdMinutes: number }, units: number, now: number) {
+  const { held, holdMinutes } = sf;
+  if (held.units + units <= sf.maxHeldUnits) return;
   const release = (held.oldest ?? now) + holdMinutes * 60_000;
   const seconds = release > now ? Math.ceil((release - now) / 1000) : SWEEP_SECONDS;
-  return new ApiError(
+  throw new ApiError(
     429,
     "too many units held by unpaid orders from this address, retry later",
     [
-      `products: ${units} more units would pass the ${limits.maxHeldUnits} that unpaid storefront orders from one address may hold (${held.units} held now)`,
+      `products: ${units} more units would pass the ${sf.maxHeldUnits} that unpaid storefront orders from one address may hold (${held.units} held now)`,
     ],
     { "Retry-After": String(seconds) },
   );
