@@ -167,7 +167,10 @@ export const ordersRoute = new Hono<AppEnv>()
     const idem = c.var.idem;
     const db = c.var.db;
     const events: PendingEvent[] = [];
-    const all = (done: Map<number, UpdateOutcome>) => respond("update", parsed, new Map([...outcomes, ...done]));
+    const all = (done: Map<number, UpdateOutcome>) => {
+      const { status, body } = respond("update", parsed, new Map([...outcomes, ...done]));
+      return [status, body] as const;
+    };
     const cred = c.var.credential;
     const changed = await updateOrders(db, valid, {
       now,
@@ -175,15 +178,9 @@ export const ordersRoute = new Hono<AppEnv>()
       actor: { keyId: cred?.keyId ?? null, keyName: cred?.name ?? null, via: cred?.session ? "session" : "key" },
       recorder: idem && {
         idem,
-        claim: (done) => {
-          const { status, body } = all(done);
-          return recordStatements(db, idem, status, body, now);
-        },
+        claim: (done) => recordStatements(db, idem, ...all(done), now),
         pending: () => recordStatements(db, idem, 409, STOPPED_PARTWAY, now),
-        complete: (done) => {
-          const { status, body } = all(done);
-          return completeStatements(db, idem, status, body);
-        },
+        complete: (done) => completeStatements(db, idem, ...all(done)),
       },
     });
     dispatch(c.env, waiterOf(c), events);

@@ -33,10 +33,8 @@ const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typ
 export function refusedFields(value: unknown, currency: string): string[] {
   if (!isObject(value)) return [];
   const errors: string[] = [];
-  if (Array.isArray(value.products)) {
-    value.products.forEach((l, i) => {
-      if (isObject(l) && Object.hasOwn(l, "price")) errors.push(`products[${i}].price: ${NO_PRICES}`);
-    });
+  for (const [i, l] of (Array.isArray(value.products) ? value.products : []).entries()) {
+    if (isObject(l) && Object.hasOwn(l, "price")) errors.push(`products[${i}].price: ${NO_PRICES}`);
   }
   for (const k of ["discount_add", "discount"]) if (Object.hasOwn(value, k)) errors.push(`${k}: ${NO_PRICES}`);
   const s = value.shipping;
