@@ -11,8 +11,6 @@ export const CUSTOMER_LIMIT_MAX = 100;
 export const CUSTOMER_ORDERS_MAX = 50;
 const MAX_OFFSET = 100_000_000;
 
-const PARAMS = ["search", "limit", "offset", "count"];
-
 const listQuery = z.object({
   search: text(255).optional(),
   limit: whole(1, CUSTOMER_LIMIT_MAX).optional(),
@@ -21,7 +19,8 @@ const listQuery = z.object({
 });
 export type CustomerQuery = z.output<typeof listQuery>;
 
-export const parseCustomerQuery = (url: string) => parseQuery(listQuery, strictQuery(url, PARAMS));
+export const parseCustomerQuery = (url: string) =>
+  parseQuery(listQuery, strictQuery(url, Object.keys(listQuery.shape)));
 
 const address = z
   .record(z.string(), z.unknown())

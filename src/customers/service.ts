@@ -2,7 +2,7 @@ import type { z } from "zod";
 import type { DB } from "../db/client";
 import { customers, orders } from "../db/schema";
 import { sqlNames } from "../platform/columns";
-import { stmt } from "../platform/d1";
+import { rowMapper, stmt } from "../platform/d1";
 import { Params, searchText } from "../platform/query";
 import { toMoney } from "../products/present";
 import {
@@ -20,31 +20,14 @@ import {
 const C = sqlNames(customers);
 const O = sqlNames(orders);
 
-/** A stored row with its totals, as the statements below select it. */
-type Row = {
-  id: number;
-  email: string;
-  type: string | null;
-  phone: string | null;
-  billing: string | null;
-  shipping: string | null;
-  login: number;
-  newsletter: number;
-  created: number;
-  updated: number;
-  n: number;
-  spent: number;
-  last_id: number | null;
-  last_at: number | null;
-};
+const toCustomer = rowMapper(customers);
+/** The totals the statements below select beside a stored row. */
+type Totals = { n: number; spent: number; last_id: number | null; last_at: number | null };
 
 // Per customer of `c` (a page, or one): its orders joined by customer_id and summed in one pass.
 // Cancelled orders and orders in another currency than the store's add nothing to the spend.
 const WITH_TOTALS = (from: string, currency: string) => `
-  SELECT c.${C.id} AS id, c.${C.email} AS email, c.${C.type} AS type, c.${C.phone} AS phone,
-    c.${C.billingDetails} AS billing, c.${C.shippingDetails} AS shipping, c.${C.hasLogin} AS login,
-    c.${C.newsletter} AS newsletter, c.${C.createdAt} AS created, c.${C.updatedAt} AS updated,
-    count(o.${O.id}) AS n,
+  SELECT c.*, count(o.${O.id}) AS n,
     coalesce(sum(iif(o.${O.status} <> 'cancelled' AND o.${O.currency} = ${currency}, o.${O.total}, 0)), 0) AS spent,
     max(o.${O.id}) AS last_id, max(o.${O.createdAt}) AS last_at
   FROM (${from}) AS c LEFT JOIN ${O.$} AS o ON o.${O.customerId} = c.${C.id}
@@ -58,26 +41,28 @@ const fullName = (d: Record<string, unknown> | null) =>
     .trim();
 const iso = (ms: number) => new Date(ms).toISOString();
 
-function present(r: Row, currency: string): CustomerOut {
-  const billing = details(r.billing);
-  const shipping = details(r.shipping);
+function present(row: Record<string, unknown>, currency: string): CustomerOut {
+  const c = toCustomer(row);
+  const t = row as Totals;
+  const billing = details(c.billingDetails);
+  const shipping = details(c.shippingDetails);
   return {
-    customer_id: r.id,
-    email: r.email,
+    customer_id: c.id,
+    email: c.email,
     name: fullName(billing) || fullName(shipping),
-    phone: r.phone,
-    type: r.type,
-    login_create: r.login === 1,
-    newsletter_subscribe: r.newsletter === 1,
+    phone: c.phone,
+    type: c.type,
+    login_create: c.hasLogin === 1,
+    newsletter_subscribe: c.newsletter === 1,
     billing_details: billing,
     shipping_details: shipping,
-    orders_count: r.n,
-    total_spent: toMoney(r.spent),
+    orders_count: t.n,
+    total_spent: toMoney(t.spent),
     currency,
-    last_order_id: r.last_id,
-    last_order_at: r.last_at === null ? null : iso(r.last_at),
-    created_at: iso(r.created),
-    updated_at: iso(r.updated),
+    last_order_id: t.last_id,
+    last_order_at: t.last_at === null ? null : iso(t.last_at),
+    created_at: iso(c.createdAt),
+    updated_at: iso(c.updatedAt),
   };
 }
 
@@ -120,7 +105,7 @@ export async function listCustomers(db: DB, q: CustomerQuery, currency: string) 
     ...(q.count ? [counting] : []),
   ]);
   return {
-    customers: (rows.results as Row[]).map((r) => present(r, currency)),
+    customers: rows.results.map((r) => present(r, currency)),
     more: next.results[0]?.more === 1,
     total: counted?.results[0]?.n as number | undefined,
     limit,
@@ -142,7 +127,7 @@ export async function getCustomer(db: DB, id: number, currency: string) {
       id,
     ),
   ]);
-  const row = one.results[0] as Row | undefined;
+  const row = one.results[0];
   if (!row) return null;
   const list: z.output<typeof customerOrder>[] = (latest.results as OrderRow[]).map((o) => ({
     order_id: o.id,

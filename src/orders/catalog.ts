@@ -55,7 +55,6 @@ export function catalogStatements(db: DB, selectors: Selector[]): D1PreparedStat
   return [stmt(db, READ_SKUS, sk), stmt(db, READ_VARIANTS, v, sk), stmt(db, READ_PRODUCTS, v, sk, p)];
 }
 
-/** The results of catalogStatements, as a Catalog. */
 export function toCatalog([skuRows, variantRows, productRows]: D1Result<Record<string, unknown>>[]): Catalog {
   return {
     skus: new Map(
@@ -88,41 +87,30 @@ export type Item = {
 
 export type Line = Item & { qty: number; unitPrice: Money; path: string };
 
-function fromVariant(p: CatalogProduct, v: VariantRow): Item {
-  const values = variantValues(v);
+/** How a refusal or notice names what a line sells: its SKU, else its variant or product by id. */
+export const itemName = (l: { sku: string | null; productId: number; variantId: number | null }) =>
+  l.sku ?? (l.variantId === null ? `product ${l.productId}` : `variant ${l.variantId}`);
+
+/** What a line sells: variant `v` of `p`, or without `v` the product itself (which has no variants). */
+function itemOf(p: CatalogProduct, v?: VariantRow): Item {
+  const values = v && variantValues(v);
   return {
     productId: p.id,
-    variantId: v.id,
-    sku: v.sku,
+    variantId: v ? v.id : null,
+    sku: v ? v.sku : p.sku,
     title: p.title,
-    options: optionNames(p).map((name, i) => ({ name, value: values[i] })),
-    catalogPrice: v.price,
+    options: values ? optionNames(p).map((name, i) => ({ name, value: values[i] })) : [],
+    catalogPrice: v ? v.price : p.price,
     taxRate: p.taxRate,
-    stockKey: `v${v.id}`,
-    noMinus: v.noMinus === 1,
-    stock: v.qty,
+    stockKey: v ? `v${v.id}` : `p${p.id}`,
+    noMinus: (v ? v.noMinus : p.disableMinusqty) === 1,
+    stock: v ? v.qty : p.stock,
     productUpdatedAt: p.updatedAt,
   };
 }
 
-function fromProduct(p: CatalogProduct, path: string): Item | string {
-  if (p.hasVariants) {
-    return `${path}: product ${p.id} has variants: name one by variant_id or by its sku`;
-  }
-  return {
-    productId: p.id,
-    variantId: null,
-    sku: p.sku,
-    title: p.title,
-    options: [],
-    catalogPrice: p.price,
-    taxRate: p.taxRate,
-    stockKey: `p${p.id}`,
-    noMinus: p.disableMinusqty === 1,
-    stock: p.stock,
-    productUpdatedAt: p.updatedAt,
-  };
-}
+const fromProduct = (p: CatalogProduct, path: string): Item | string =>
+  p.hasVariants ? `${path}: product ${p.id} has variants: name one by variant_id or by its sku` : itemOf(p);
 
 /**
  * Finds what a line names by its most specific identifier (variant_id, then sku, then
@@ -143,7 +131,7 @@ export function resolve(sel: Selector, path: string, cat: Catalog, visibleOnly =
     if (sel.sku !== undefined && sel.sku !== v.sku && sel.sku !== p.sku) {
       return `${path}.sku: ${sel.sku} is not the SKU of variant ${v.id}`;
     }
-    return fromVariant(p, v);
+    return itemOf(p, v);
   }
   if (sel.sku !== undefined) {
     const owner = cat.skus.get(sel.sku);
@@ -157,7 +145,7 @@ export function resolve(sel: Selector, path: string, cat: Catalog, visibleOnly =
       if (sel.variant_id === null) return `${path}.variant_id: SKU ${sel.sku} is a variant's, not a product's`;
       const v = shown(cat.variants.get(owner.variantId));
       if (!v) return `${path}.sku: no product or variant has SKU ${sel.sku}`;
-      return fromVariant(p, v);
+      return itemOf(p, v);
     }
     return fromProduct(p, path);
   }

@@ -5,21 +5,21 @@ import { afterLostRace, isConstraintError, jsonChunks, runBatch, STALE_READ_GUAR
 import { type Claim, type Idem, runClaimed } from "../platform/idempotency";
 import { committed, newEvent, outboxStatement, type PendingEvent } from "../webhooks/outbox";
 import { catalogStatements, toCatalog } from "./catalog";
-import { heldRefusal, heldStatements } from "./held";
+import { heldStatements, refuseHeld } from "./held";
 import {
   customerWrites,
+  INSERT_ORDERS,
   insertLines,
-  insertOrders,
   lineRow,
   NEW_ORDER_ID,
   READ_CUSTOMERS,
   UPSERT_CUSTOMERS,
 } from "./insert";
+import type { Totals } from "./lines";
 import { type Planned, planOrder, reserveStock } from "./plan";
 import type { OrderInput } from "./schema";
-import { stockWrites } from "./stock";
+import { lineMoves, stockWrites } from "./stock";
 import { type Storefront, type StorefrontRequest, storefrontStatements, toStorefront } from "./storefront";
-import type { Money, TaxLine } from "./totals";
 
 // POST /v1/orders (docs/orders.md, "Orders"), one path: one read batch of what the body names,
 // every order planned in TypeScript from it, one write batch, whatever the number of orders and
@@ -28,19 +28,14 @@ import type { Money, TaxLine } from "./totals";
 // a fresh read, so an order loses only to stock that is really gone.
 
 export type OrderOutcome<Id = number> =
-  | {
+  | (Totals & {
       ok: true;
       orderId: Id;
       /** The order's random token: a publishable key reads the order back with it (docs/keys.md). */
       token?: string;
       currency: string;
-      subtotal: Money;
-      shipping: Money;
-      discount: Money;
-      total: Money;
-      tax: TaxLine[];
       notices: string[];
-    }
+    })
   | { ok: false; errors: string[]; notices: string[] };
 
 export type CreateOptions = {
@@ -68,18 +63,8 @@ export type OrderRef = { $order: string };
 
 const O = sqlNames(orders);
 
-// RETURNING gives the new ids to the answer without a statement of its own (newIds).
-const INSERT_ORDERS = `${insertOrders({
-  subtotal: `o.value->>'${O.subtotal}'`,
-  discount: `o.value->>'${O.discount}'`,
-  total: `o.value->>'${O.total}'`,
-  tax: `o.value->'${O.tax}'`,
-  from: "json_each(?1) AS o",
-  now: "?2",
-})} RETURNING ${O.id}, ${O.token} AS new_order_token`;
-
 // A line names its order by its index among the request's orders (NEW_ORDER_ID).
-const INSERT_LINES = insertLines(NEW_ORDER_ID, "json_each(?1) AS l");
+const INSERT_LINES = insertLines(NEW_ORDER_ID);
 
 /** The ids the batch's order INSERTs returned, by token. */
 function newIds(results: D1Result<Record<string, unknown>>[]): Map<string, number> {
@@ -92,10 +77,6 @@ function newIds(results: D1Result<Record<string, unknown>>[]): Map<string, numbe
   return ids;
 }
 
-/** One order.created per order of the batch (docs/webhooks.md, "Webhooks"). */
-const createdEvents = (ready: Planned[], keyId?: number | null) =>
-  ready.map((p) => newEvent("order.created", { orderToken: p.token, keyId }));
-
 /** The one write batch of a request; its order INSERTs return the new ids (newIds). */
 function writeBatch(
   db: DB,
@@ -105,19 +86,17 @@ function writeBatch(
   events: PendingEvent[],
 ): D1PreparedStatement[] {
   const { now } = opts;
-  const customers = customerWrites(
-    ready.flatMap((p) => (p.customer ? [p.customer] : [])),
-    stored,
-  );
+  const tokens = ready.map((p) => p.token);
+  const given = ready.flatMap((p) => (p.customer ? [p.customer] : []));
+  const customers = customerWrites(given, stored);
   const lines = ready.flatMap((p, order) => p.lines.map((l, i) => ({ order, ...lineRow(l, i) })));
   // Summed per variant or product (stockWrites): the stock JSON stays small whatever the lines.
-  const stock = ready.flatMap((p) =>
-    p.lines.map((l) => ({ product_id: l.productId, variant_id: l.variantId, qty: l.qty })),
-  );
+  const all = ready.flatMap((p) => p.lines);
+  const stock = lineMoves(1, all);
   // Prices, titles and which products have variants were read before this batch: a product
   // changed since (a PUT bumps updated_at) fails the batch, and the orders are planned again.
   const seen = new Map<number, number>();
-  for (const p of ready) for (const l of p.lines) seen.set(l.productId, l.productUpdatedAt);
+  for (const l of all) seen.set(l.productId, l.productUpdatedAt);
   const read = [...seen].map(([id, updated_at]) => ({ id, updated_at }));
   return [
     stmt(db, STALE_READ_GUARD, JSON.stringify(read)),
@@ -126,31 +105,11 @@ function writeBatch(
     ...jsonChunks(ready.map((p) => p.order)).map((json) => stmt(db, INSERT_ORDERS, json, now)),
     ...jsonChunks(lines).map((json) => stmt(db, INSERT_LINES, json, ready.length - 1)),
     // After the lines: the guard sums the address's held units with this batch's own.
-    ...(opts.storefront
-      ? heldStatements(
-          db,
-          { ...opts.storefront, keyId: opts.keyId ?? null },
-          ready.map((p) => p.token),
-          now,
-        )
-      : []),
+    ...(opts.storefront ? heldStatements(db, { ...opts.storefront, keyId: opts.keyId ?? null }, tokens, now) : []),
     ...stockWrites(db, stock),
     // After INSERT_ORDERS: the events name their orders by token, resolved inside the batch.
     outboxStatement(db, events, now),
   ];
-}
-
-/**
- * A storefront's orders that would take its address past the units it may hold are refused
- * whole (429, nothing written): the read just before planned them, and the write batch's guard
- * holds the cap against requests that raced it.
- */
-function refuseHeld(opts: PlanOptions, ready: Planned[]) {
-  const sf = opts.storefront;
-  if (!sf || !ready.length) return;
-  const units = ready.reduce((n, p) => n + p.lines.reduce((m, l) => m + l.qty, 0), 0);
-  const refusal = heldRefusal(sf.held, units, sf, sf.holdMinutes, opts.now);
-  if (refusal) throw refusal;
 }
 
 /** CreateOptions with a storefront's shipping methods read: what an order is planned with. */
@@ -196,7 +155,13 @@ export async function createOrders(
     }
     const { ok: ready, failed } = reserveStock(plans, !opts.storefront || opts.storefront.showsStock);
     for (const f of failed) outcomes.set(f.index, { ok: false, errors: f.errors, notices: f.notices });
-    refuseHeld(opts, ready);
+    // A storefront's orders that would take its address past the units it may hold are refused
+    // whole (429, nothing written): the read just before planned them, and the write batch's guard
+    // holds the cap against requests that raced it.
+    if (opts.storefront && ready.length) {
+      const units = ready.reduce((n, p) => n + p.lines.reduce((m, l) => m + l.qty, 0), 0);
+      refuseHeld(opts.storefront, units, opts.now);
+    }
     const planned = new Map<number, OrderOutcome<OrderRef>>(outcomes as Map<number, OrderOutcome<never>>);
     for (const p of ready)
       planned.set(p.index, { ok: true, orderId: { $order: p.token }, token: p.token, ...p.summary });
@@ -206,7 +171,8 @@ export async function createOrders(
       break;
     }
     try {
-      const events = createdEvents(ready, opts.keyId);
+      // One order.created per order of the batch (docs/webhooks.md, "Webhooks").
+      const events = ready.map((p) => newEvent("order.created", { orderToken: p.token, keyId: opts.keyId }));
       const results = await runClaimed(db, opts.recorder?.idem, head, writeBatch(db, ready, stored, opts, events));
       opts.events?.push(...committed(events, results));
       const ids = newIds(results);

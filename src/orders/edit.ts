@@ -2,7 +2,7 @@ import type { DB } from "../db/client";
 import { orderLines, orders } from "../db/schema";
 import { sqlNames } from "../platform/columns";
 import { jsonChunks, STALE_READ_GUARD, stmt } from "../platform/d1";
-import type { Catalog, Line } from "./catalog";
+import { type Catalog, itemName, type Line } from "./catalog";
 import { insertLines, lineRow } from "./insert";
 import { orderTotals, planLines, type Totals } from "./lines";
 import type { OrderUpdate } from "./schema";
@@ -30,7 +30,7 @@ const L = sqlNames(orderLines);
 const O = sqlNames(orders);
 
 const DELETE_LINES = `DELETE FROM ${L.$} WHERE ${L.orderId} = ?1`;
-const INSERT_LINES = insertLines("?2", "json_each(?1) AS l");
+const INSERT_LINES = insertLines("?2");
 const UPDATE_TOTALS = `
   UPDATE ${O.$} SET ${O.subtotal} = ?2, ${O.discount} = ?3, ${O.total} = ?4, ${O.tax} = ?5,
     ${O.version} = ${O.version} + 1, ${O.updatedAt} = ?6
@@ -79,23 +79,18 @@ export function planEdit(u: OrderUpdate, pre: OrderRow, stored: LineRow[], cat: 
 
   // Stock moves by the difference per variant or product; a rise is refused like a create's take.
   const delta = new Map<string, { move: StockMove; line?: Line }>();
-  for (const r of stored) {
-    const key = r.variantId === null ? `p${r.productId}` : `v${r.variantId}`;
-    const d = delta.get(key) ?? { move: { product_id: r.productId, variant_id: r.variantId, qty: 0 } };
-    d.move.qty -= r.qty;
+  const add = (key: string, l: Pick<Line, "productId" | "variantId">, qty: number, line?: Line) => {
+    const d = delta.get(key) ?? { move: { product_id: l.productId, variant_id: l.variantId, qty: 0 } };
+    d.move.qty += qty;
+    d.line ??= line;
     delta.set(key, d);
-  }
-  for (const l of lines) {
-    const d = delta.get(l.stockKey) ?? { move: { product_id: l.productId, variant_id: l.variantId, qty: 0 } };
-    d.move.qty += l.qty;
-    d.line ??= l;
-    delta.set(l.stockKey, d);
-  }
+  };
+  for (const r of stored) add(r.variantId === null ? `p${r.productId}` : `v${r.variantId}`, r, -r.qty);
+  for (const l of lines) add(l.stockKey, l, l.qty, l);
   for (const [key, { move, line }] of delta) {
     if (!line || move.qty <= 0 || !line.noMinus || line.stock - move.qty >= 0) continue;
-    const name = line.sku ?? (line.variantId === null ? `product ${line.productId}` : `variant ${line.variantId}`);
     const path = firstPath.get(key) ?? line.path;
-    errors.push(`${path}.qty: insufficient stock for ${name}: ${Math.max(line.stock, 0)} left`);
+    errors.push(`${path}.qty: insufficient stock for ${itemName(line)}: ${Math.max(line.stock, 0)} left`);
   }
   if (errors.length) return { errors };
   const moves = sumMoves([...delta.values()].map((d) => d.move));

@@ -319,32 +319,30 @@ export type TopShape<V extends "create" | "update"> = {
       : never]: Validated<V, K>;
 };
 
+/** The validators of a create's or a PUT's fields in body block `group` (null: the top level), by key. */
+function shapeOf(v: "create" | "update", group: string | null) {
+  const shape: Record<string, z.ZodType> = {};
+  for (const f of PLAIN_ORDER) {
+    const dot = f.path.indexOf(".");
+    const validator = f[v];
+    if (validator && (dot < 0 ? null : f.path.slice(0, dot)) === group) shape[f.path.slice(dot + 1)] = validator;
+  }
+  return shape;
+}
+
 /** The zod object of a body block; `error` is its message (given its keys) when it is not an object. */
 export function block<G extends string, V extends "create" | "update">(
   group: G,
   v: V,
   error: string | ((keys: string[]) => string),
 ) {
-  const shape: Record<string, z.ZodType> = {};
-  for (const f of PLAIN_ORDER) {
-    const validator = f[v];
-    if (validator && f.path.startsWith(`${group}.`)) shape[f.path.slice(group.length + 1)] = validator;
-  }
+  const shape = shapeOf(v, group);
   const message = typeof error === "string" ? error : error(Object.keys(shape));
   return z.object(shape as BlockShape<G, V>, { error: message });
 }
 
-/** The validators of the top-level fields of a create or a PUT. */
-export function topFields<V extends "create" | "update">(v: V) {
-  const shape: Record<string, z.ZodType> = {};
-  for (const f of PLAIN_ORDER) {
-    const validator = f[v];
-    if (validator && !f.path.includes(".")) shape[f.path] = validator;
-  }
-  return shape as TopShape<V>;
-}
+export const topFields = <V extends "create" | "update">(v: V) => shapeOf(v, null) as TopShape<V>;
 
-/** The value at a dotted path of a body. */
 export const valueAt = (body: unknown, path: string): unknown => {
   let v = body;
   for (const k of path.split("."))

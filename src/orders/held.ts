@@ -4,7 +4,7 @@ import type { Bindings } from "../env";
 import { sqlNames } from "../platform/columns";
 import { stmt } from "../platform/d1";
 import { ApiError } from "../platform/errors";
-import { HELD } from "./hold";
+import { HELD, positiveOf } from "./hold";
 
 // How much stock one client address can hold with storefront orders (docs/storefront.md,
 // "Storefront orders"): each line at most STOREFRONT_MAX_LINE_QTY units, and the unpaid
@@ -25,18 +25,12 @@ export const CREATED = "created";
 
 export type StorefrontLimits = { maxLineQty: number; maxHeldUnits: number };
 
-const positive = (raw: string | undefined, fallback: number) => {
-  const t = raw?.trim();
-  const n = t && /^\d+$/.test(t) ? Number(t) : 0;
-  return n > 0 && Number.isSafeInteger(n) ? n : fallback;
-};
-
 /** The limits the environment sets; an unset or invalid var is its default. */
 export const storefrontLimits = (
   env: Pick<Bindings, "STOREFRONT_MAX_LINE_QTY" | "STOREFRONT_MAX_HELD_UNITS">,
 ): StorefrontLimits => ({
-  maxLineQty: positive(env.STOREFRONT_MAX_LINE_QTY, STOREFRONT_MAX_LINE_QTY),
-  maxHeldUnits: positive(env.STOREFRONT_MAX_HELD_UNITS, STOREFRONT_MAX_HELD_UNITS),
+  maxLineQty: positiveOf(env.STOREFRONT_MAX_LINE_QTY) ?? STOREFRONT_MAX_LINE_QTY,
+  maxHeldUnits: positiveOf(env.STOREFRONT_MAX_HELD_UNITS) ?? STOREFRONT_MAX_HELD_UNITS,
 });
 
 const O = sqlNames(orders);
@@ -94,25 +88,20 @@ export function heldStatements(
 const SWEEP_SECONDS = 300;
 
 /**
- * 429 when `units` more would take the address past its cap, with Retry-After the seconds until
- * the hold releases its oldest order, or the sweep's period when that order's hold has run out
- * and the next sweep releases it; undefined when they fit.
+ * Throws 429 when `units` more would take the address past its cap, with Retry-After the seconds
+ * until the hold releases its oldest order, or the sweep's period when that order's hold has run
+ * out and the next sweep releases it.
  */
-export function heldRefusal(
-  held: Held,
-  units: number,
-  limits: StorefrontLimits,
-  holdMinutes: number,
-  now: number,
-): ApiError | undefined {
-  if (held.units + units <= limits.maxHeldUnits) return undefined;
+export function refuseHeld(sf: StorefrontLimits & { held: Held; holdMinutes: number }, units: number, now: number) {
+  const { held, holdMinutes } = sf;
+  if (held.units + units <= sf.maxHeldUnits) return;
   const release = (held.oldest ?? now) + holdMinutes * 60_000;
   const seconds = release > now ? Math.ceil((release - now) / 1000) : SWEEP_SECONDS;
-  return new ApiError(
+  throw new ApiError(
     429,
     "too many units held by unpaid orders from this address, retry later",
     [
-      `products: ${units} more units would pass the ${limits.maxHeldUnits} that unpaid storefront orders from one address may hold (${held.units} held now)`,
+      `products: ${units} more units would pass the ${sf.maxHeldUnits} that unpaid storefront orders from one address may hold (${held.units} held now)`,
     ],
     { "Retry-After": String(seconds) },
   );

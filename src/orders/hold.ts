@@ -19,12 +19,11 @@ export const HOLD_BATCH = 50;
 export const HOLD_ROUNDS = 4;
 export const HOLD_REASON = "unpaid hold expired";
 
-/** A positive whole number of minutes, or undefined. */
-function minutesOf(raw: string | undefined): number | undefined {
+/** An environment variable's positive whole number (safe as an integer), or undefined. */
+export function positiveOf(raw: string | undefined): number | undefined {
   const t = raw?.trim();
-  if (!t || !/^\d+$/.test(t)) return undefined;
-  const n = Number(t);
-  return n > 0 ? n : undefined;
+  const n = t && /^\d+$/.test(t) ? Number(t) : 0;
+  return n > 0 && Number.isSafeInteger(n) ? n : undefined;
 }
 
 export const STOREFRONT_HOLD_DEFAULT = 60;
@@ -36,11 +35,10 @@ type HoldVars = Pick<Bindings, "UNPAID_ORDER_HOLD_MINUTES" | "STOREFRONT_HOLD_MI
 
 /** The holds the environment sets; an unset or invalid STOREFRONT_HOLD_MINUTES is the default. */
 export const holds = (env: HoldVars): Holds => ({
-  storefront: minutesOf(env.STOREFRONT_HOLD_MINUTES) ?? STOREFRONT_HOLD_DEFAULT,
-  unpaid: minutesOf(env.UNPAID_ORDER_HOLD_MINUTES),
+  storefront: positiveOf(env.STOREFRONT_HOLD_MINUTES) ?? STOREFRONT_HOLD_DEFAULT,
+  unpaid: positiveOf(env.UNPAID_ORDER_HOLD_MINUTES),
 });
 
-/** The hold of an order, by whether a publishable key made it. */
 export const holdOf = (h: Holds, storefront: boolean) => (storefront ? h.storefront : h.unpaid);
 
 const O = sqlNames(orders);

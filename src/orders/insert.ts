@@ -97,32 +97,21 @@ export function orderRow(o: OrderInput): Record<string, unknown> {
 }
 
 /**
- * INSERT of orders from `from`, which names each order's row object `o` (a json_each row), with
- * the totals given as SQL expressions; `status` (default 'unpaid') an expression that may be NULL
- * to fail the batch (the column is NOT NULL). ORDER BY the array position so order ids follow the
- * order of the request. The row also carries `token`, `key_id`, `storefront` and `email_key`
- * (its customer's, NULL for none).
+ * INSERT of the orders of ?1 (orderRow objects with their totals, one JSON array), ?2 now. ORDER BY
+ * the array position so order ids follow the order of the request. The row also carries `token`,
+ * `key_id`, `storefront` and `email_key` (its customer's, NULL for none). RETURNING gives the new
+ * ids to the answer without a statement of its own.
  */
-export const insertOrders = (t: {
-  subtotal: string;
-  discount: string;
-  total: string;
-  tax: string;
-  from: string;
-  now: string;
-  status?: string;
-}) => `
+export const INSERT_ORDERS = `
   INSERT INTO ${O.$} (${O.token}, ${O.status}, ${O.customerId}, ${O.subtotal}, ${O.discount}, ${O.total}, ${O.tax},
     ${O.createdAt}, ${O.updatedAt}, ${O.keyId}, ${O.storefront}, ${CREATED.map((f) => f.name).join(", ")})
-  SELECT ${read("o", O.token, false)}, ${t.status ?? "'unpaid'"},
-    (SELECT ${C.id} FROM ${C.$} WHERE ${C.emailKey} = ${read("o", C.emailKey, false)}),
-    ${t.subtotal}, ${t.discount}, ${t.total}, ${t.tax}, ${t.now}, ${t.now}, ${read("o", O.keyId, false)},
-    ${read("o", O.storefront, false)}, ${CREATED.map((f) => read("o", f.name, f.json)).join(", ")}
-  FROM ${t.from} ORDER BY o.key`;
+  SELECT ${read("o", O.token, false)}, 'unpaid', (SELECT ${C.id} FROM ${C.$} WHERE ${C.emailKey} = ${read("o", C.emailKey, false)}),
+    ${[O.subtotal, O.discount, O.total].map((n) => read("o", n, false)).join(", ")}, ${read("o", O.tax, true)},
+    ?2, ?2, ${read("o", O.keyId, false)}, ${read("o", O.storefront, false)}, ${CREATED.map((f) => read("o", f.name, f.json)).join(", ")}
+  FROM json_each(?1) AS o ORDER BY o.key
+  RETURNING ${O.id}, ${O.token} AS new_order_token`;
 
 const LINE = PLAIN_LINE.map((f) => ({ ...f, name: L[f.column], json: isJson(f.kind) }));
-/** The columns of order_lines a line sets, besides order_id and position (LINE_FIELDS). */
-export const LINE_COLUMNS = LINE.map((f) => f.name);
 
 /** A line as the order_lines row it is stored as (position from 1), for the write batches. */
 export function lineRow(l: Line, i: number): Record<string, unknown> {
@@ -138,8 +127,8 @@ export function lineRow(l: Line, i: number): Record<string, unknown> {
  */
 export const NEW_ORDER_ID = `(SELECT max(${O.id}) FROM ${O.$}) - ?2 + (l.value->>'order')`;
 
-/** INSERT of the line rows of `from` (json_each rows named `l`, lineRow objects) into the order `orderId` (SQL). */
-export const insertLines = (orderId: string, from: string) => `
+/** INSERT of the line rows of ?1 (lineRow objects, one JSON array) into the order `orderId` (SQL). */
+export const insertLines = (orderId: string) => `
   INSERT INTO ${L.$} (${L.orderId}, ${L.position}, ${LINE.map((f) => f.name).join(", ")})
   SELECT ${orderId}, ${read("l", L.position, false)}, ${LINE.map((f) => read("l", f.name, f.json)).join(", ")}
-  FROM ${from}`;
+  FROM json_each(?1) AS l`;

@@ -7,45 +7,13 @@ import { type Money, type TaxLine, taxByRate } from "./totals";
 // An order's lines as a create or an update plans them: merging, products_remove, and the totals
 // every stored order satisfies (docs/orders.md, "Orders").
 
-export const lineKey = (l: Pick<Line, "productId" | "variantId" | "unitPrice">) =>
+const lineKey = (l: Pick<Line, "productId" | "variantId" | "unitPrice">) =>
   `${l.productId}:${l.variantId ?? "-"}:${l.unitPrice}`;
 
-/**
- * Adds a line, merged into an earlier one of the same variant and unit price (docs/orders.md, "Orders").
- * `index` finds that line by key, so merging stays linear in the number of lines. `most` is a
- * lower limit than MAX_QTY on a merged line, and why (a storefront's).
- */
-export function addLine(
-  lines: Line[],
-  index: Map<string, Line>,
-  line: Line,
-  errors: string[],
-  most?: { qty: number; why: string },
-) {
-  const key = lineKey(line);
-  const same = index.get(key);
-  if (!same) {
-    lines.push(line);
-    index.set(key, line);
-    return;
-  }
-  if (same.qty + line.qty > MAX_QTY) {
-    errors.push(`${line.path}.qty: together with ${same.path} more than ${MAX_QTY} of one item`);
-    return;
-  }
-  if (most && same.qty + line.qty > most.qty) {
-    errors.push(`${line.path}.qty: together with ${same.path} more than ${most.qty} of one item ${most.why}`);
-    return;
-  }
-  same.qty += line.qty;
-}
-
-export function matches(line: Line, r: RemoveEntry): boolean {
-  if (r.sku !== undefined && line.sku !== r.sku) return false;
-  if (r.product_id !== undefined && line.productId !== r.product_id) return false;
-  if (r.variant_id !== undefined && line.variantId !== r.variant_id) return false;
-  return true;
-}
+const matches = (l: Line, r: RemoveEntry) =>
+  (r.sku === undefined || l.sku === r.sku) &&
+  (r.product_id === undefined || l.productId === r.product_id) &&
+  (r.variant_id === undefined || l.variantId === r.variant_id);
 
 /** Drops every line that a remove entry matches; an entry that matched nothing is a notice. */
 export function removeLines(lines: Line[], removes: RemoveEntry[], notices: string[]): Line[] {
@@ -96,15 +64,26 @@ export function planLines(
       return;
     }
     onItem?.(item, path);
-    if (most && qty > most.qty) errors.push(`${path}.qty: must be at most ${most.qty} ${most.why}`);
-    else addLine(lines, byKey, { ...item, qty, unitPrice: price ?? item.catalogPrice, path }, errors, most);
+    if (most && qty > most.qty) {
+      errors.push(`${path}.qty: must be at most ${most.qty} ${most.why}`);
+      return;
+    }
+    // Merged into an earlier line of the same variant and unit price, found by key so that merging
+    // stays linear in the number of lines; `most` is a storefront's lower limit on a merged line.
+    const line = { ...item, qty, unitPrice: price ?? item.catalogPrice, path };
+    const key = lineKey(line);
+    const same = byKey.get(key);
+    if (!same) {
+      lines.push(line);
+      byKey.set(key, line);
+    } else if (same.qty + qty > MAX_QTY) {
+      errors.push(`${path}.qty: together with ${same.path} more than ${MAX_QTY} of one item`);
+    } else if (most && same.qty + qty > most.qty) {
+      errors.push(`${path}.qty: together with ${same.path} more than ${most.qty} of one item ${most.why}`);
+    } else same.qty += qty;
   };
-  body.products?.forEach((l, i) => {
-    take(l, l.qty, l.price, `products[${i}]`);
-  });
-  body.products_add?.forEach((a, i) => {
-    take(a, a.qty ?? 1, undefined, `products_add[${i}]`);
-  });
+  for (const [i, l] of (body.products ?? []).entries()) take(l, l.qty, l.price, `products[${i}]`);
+  for (const [i, a] of (body.products_add ?? []).entries()) take(a, a.qty ?? 1, undefined, `products_add[${i}]`);
   return removeLines(lines, body.products_remove ?? [], notices);
 }
 

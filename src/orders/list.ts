@@ -35,26 +35,6 @@ export const ORDER_LIMIT_MAX = 500;
 export const ORDER_CHUNK_BYTES = 1024 * 1024;
 const MAX_OFFSET = 100_000_000;
 
-const PARAMS = [
-  "order_id",
-  "search",
-  "offset",
-  "limit",
-  "sort_order",
-  "order_by",
-  "include_details",
-  "from_date_paid",
-  "to_date_paid",
-  "from_status_date",
-  "status",
-  "apps_load",
-  "cursor",
-  "created_from",
-  "created_to",
-  "paid",
-  "count",
-];
-
 const DAY_MS = 86_400_000;
 /**
  * An ISO 8601 date (a whole UTC day) or a time with its offset, as epoch milliseconds: the day's
@@ -114,7 +94,7 @@ const listQuery = z
   });
 export type OrderListQuery = z.output<typeof listQuery>;
 
-export const parseOrderQuery = (url: string) => parseQuery(listQuery, strictQuery(url, PARAMS));
+export const parseOrderQuery = (url: string) => parseQuery(listQuery, strictQuery(url, Object.keys(listQuery.shape)));
 
 const O = sqlNames(orders);
 const L = sqlNames(orderLines);
@@ -123,15 +103,6 @@ const SORT_COLUMN = { price: O.total, date: O.createdAt, order_id: O.id };
 
 // Customer name as the order gave it (billing or shipping), for search.
 const NAME = (col: string) => `trim(coalesce(${col}->>'firstname', '') || ' ' || coalesce(${col}->>'lastname', ''))`;
-
-/** Our own filters' conditions (docs/orders.md, "Finding orders"). */
-function ownFilters(q: OrderListQuery, params: Params): string[] {
-  const where: string[] = [];
-  if (q.created_from !== undefined) where.push(`o.${O.createdAt} >= ${params.add(q.created_from)}`);
-  if (q.created_to !== undefined) where.push(`o.${O.createdAt} <= ${params.add(q.created_to)}`);
-  if (q.paid !== undefined) where.push(`o.${O.datePaid} IS ${q.paid ? "NOT " : ""}NULL`);
-  return where;
-}
 
 /** A page's order as the first round trip gives it: its text only if it is in the first chunk. */
 type PageRow = { id: number; k: number; est: number; j: string | null };
@@ -175,7 +146,11 @@ export async function listOrders(
   url: string,
 ): Promise<{ chunks: CarriedChunks; link?: string; total?: number }> {
   const params = new Params();
-  const where: string[] = ownFilters(q, params);
+  const where: string[] = [];
+  // Our own filters (docs/orders.md, "Finding orders"), then the modelled API's.
+  if (q.created_from !== undefined) where.push(`o.${O.createdAt} >= ${params.add(q.created_from)}`);
+  if (q.created_to !== undefined) where.push(`o.${O.createdAt} <= ${params.add(q.created_to)}`);
+  if (q.paid !== undefined) where.push(`o.${O.datePaid} IS ${q.paid ? "NOT " : ""}NULL`);
   if (q.order_id !== undefined) where.push(`o.${O.id} = ${params.add(q.order_id)}`);
   if (q.status !== undefined) where.push(`o.${O.status} = ${params.add(q.status)}`);
   if (q.from_date_paid !== undefined) where.push(`o.${O.datePaid} >= ${params.add(q.from_date_paid)}`);
@@ -218,9 +193,7 @@ export async function listOrders(
   const lim = params.add(limit);
   const off = params.add(offset);
   const filter = where.length ? `WHERE ${where.join(" AND ")}` : "";
-  const sortOf = (alias: string) =>
-    orderBy === "order_id" ? `${alias}.${O.id} ${dir}` : `${alias}.${column} ${dir}, ${alias}.${O.id} ${dir}`;
-  const sort = sortOf("o");
+  const sort = orderBy === "order_id" ? `o.${O.id} ${dir}` : `${key} ${dir}, o.${O.id} ${dir}`;
   // A lookup by order_id answers the detail fields always: a public client reads them from that call.
   const withDetails = q.include_details === true || q.order_id !== undefined;
   const order = orderJsonSql(withDetails);
@@ -248,52 +221,30 @@ export async function listOrders(
   const rows = page.results as PageRow[];
   const more = next.results[0]?.more === 1;
   if (q.order_id !== undefined && !rows.length) throw new ApiError(404, `order ${q.order_id} not found`);
-  let link: string | undefined;
-  if (more) {
-    const end = rows[rows.length - 1];
-    link =
-      q.offset !== undefined
-        ? nextLink(url, { offset: String(offset + limit) })
-        : nextLink(url, { cursor: encodeKeyCursor(end.k, end.id) });
-  }
+  const end = rows[rows.length - 1];
+  const link = !more
+    ? undefined
+    : nextLink(
+        url,
+        q.offset !== undefined ? { offset: String(offset + limit) } : { cursor: encodeKeyCursor(end.k, end.id) },
+      );
   const total = counted?.results[0]?.n as number | undefined;
   const built = rows.findIndex((r) => r.j === null);
-  if (built < 0)
-    return {
-      chunks: {
-        first: joined(
-          rows.map((r) => r.j as string),
-          true,
-          true,
-        ),
-      },
-      link,
-      total,
-    };
+  const first = (built < 0 ? rows : rows.slice(0, built)).map((r) => r.j as string);
+  if (built < 0) return { chunks: { first: joined(first, true, true) }, link, total };
   // The rest by id, in the page's order: the page is the one the first round trip saw.
   const rest = chunkIds(rows.slice(built));
   const rowsSql = `SELECT ${carriedSql(order)} AS j FROM json_each(?1) AS w JOIN ${O.$} AS o ON o.${O.id} = w.value
     ORDER BY w.key`;
   let n = 0;
-  return {
-    chunks: {
-      first: joined(
-        rows.slice(0, built).map((r) => r.j as string),
-        true,
-        false,
-      ),
-      next: async () => {
-        if (n >= rest.length) return undefined;
-        const ids = rest[n++];
-        const r = await stmt(db, rowsSql, JSON.stringify(ids)).all<{ j: string }>();
-        return joined(
-          r.results.map((x) => x.j),
-          false,
-          n === rest.length,
-        );
-      },
-    },
-    link,
-    total,
+  const later = async () => {
+    if (n >= rest.length) return undefined;
+    const r = await stmt(db, rowsSql, JSON.stringify(rest[n++])).all<{ j: string }>();
+    return joined(
+      r.results.map((x) => x.j),
+      false,
+      n === rest.length,
+    );
   };
+  return { chunks: { first: joined(first, true, false), next: later }, link, total };
 }

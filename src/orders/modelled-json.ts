@@ -52,9 +52,9 @@ const fullName = (a: string) => {
   const [f, l] = [field(a, "firstname"), field(a, "lastname")];
   return `(${f} || iif(${f} <> '' AND ${l} <> '', ' ', '') || ${l})`;
 };
-const addressBlock = (a: string) => `json_object('company_name', ${field(a, "company_name")},
-  'full_name', ${fullName(a)}, 'address', ${field(a, "address")}, 'address2', ${field(a, "address2")},
-  'city', ${field(a, "city")}, 'zipcode', ${field(a, "zipcode")}, 'country', ${field(a, "country")})`;
+const ADDRESS = ["company_name", "full_name", "address", "address2", "city", "zipcode", "country"];
+const addressPart = (a: string, k: string) => (k === "full_name" ? fullName(a) : field(a, k));
+const addressBlock = (a: string) => `json_object(${ADDRESS.map((k) => `'${k}', ${addressPart(a, k)}`).join(", ")})`;
 
 /** A tree of SQL values as nested json_object calls. */
 const jsonObject = (tree: Tree<string>): string =>
@@ -118,13 +118,7 @@ const ORDER_SPECIAL: Record<string, { sql: string; list?: true }> = {
   is_taxfree: { sql: "json('false')" },
   is_taxontop: { sql: "json('false')" },
   // The billing address, flattened into the customer.
-  "customer.company_name": { sql: field(BILLING, "company_name") },
-  "customer.full_name": { sql: fullName(BILLING) },
-  "customer.address": { sql: field(BILLING, "address") },
-  "customer.address2": { sql: field(BILLING, "address2") },
-  "customer.city": { sql: field(BILLING, "city") },
-  "customer.zipcode": { sql: field(BILLING, "zipcode") },
-  "customer.country": { sql: field(BILLING, "country") },
+  ...Object.fromEntries(ADDRESS.map((k) => [`customer.${k}`, { sql: addressPart(BILLING, k) }])),
   "customer.shipping_details": { sql: addressBlock(SHIPPING) },
   "customer.billing_details": { sql: addressBlock(BILLING) },
 };

@@ -16,7 +16,6 @@ export const orderUpdateResults = z
   })
   .meta({ description: "Answer of PUT /v1/orders: one entry per element, keyed update_1, update_2, ..." });
 
-/** The `put` operation of /v1/orders. */
 export function orderUpdateOperation() {
   const element = schema(orderUpdate, "input");
   const results = schema(orderUpdateResults, "output");

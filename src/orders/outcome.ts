@@ -5,7 +5,7 @@ import { editsLines } from "./edit";
 import { SETTABLE, valueAt } from "./fields";
 import type { Totals } from "./lines";
 import { CLIENT_FLAGS, type OrderUpdate } from "./schema";
-import { CANCELLED_IS_FINAL, goneNotices, type StatusChange } from "./status";
+import { CANCELLED_IS_FINAL, type GoneLine, goneNotices, type StatusChange } from "./status";
 import type { TaxLine } from "./totals";
 
 // What an element of PUT /v1/orders answers (docs/orders.md, "Orders"), whichever path applied it
@@ -13,18 +13,7 @@ import type { TaxLine } from "./totals";
 // order as it was before the change.
 
 export type UpdateOutcome =
-  | {
-      ok: true;
-      orderId: number;
-      status: string;
-      currency: string;
-      subtotal: number;
-      shipping: number;
-      discount: number;
-      total: number;
-      tax: TaxLine[];
-      notices: string[];
-    }
+  | (Totals & { ok: true; orderId: number; status: string; currency: string; notices: string[] })
   | { ok: false; status: 400 | 404 | 409 | 503; errors: string[]; notices: string[] };
 
 const O = sqlNames(orders);
@@ -37,7 +26,6 @@ export const fail = (status: 400 | 404 | 409 | 503, errors: string[], notices: s
   errors,
   notices,
 });
-export const notFound = (id: number, notices: string[]) => fail(404, [`order_id: order ${id} not found`], notices);
 
 /** Whether the element gives a field a PUT sets (fields.ts SETTABLE), or at least their block. */
 export const setsFields = (u: OrderUpdate) =>
@@ -63,18 +51,19 @@ export function flagNotices(u: OrderUpdate): string[] {
 }
 
 /**
- * The answer for an order that is cancelled already: cancelling again (or asking nothing) is a
- * no-op, anything else is refused.
+ * The answer for an order that is missing, or cancelled already: cancelling again (or asking
+ * nothing) is a no-op, anything else is refused.
  */
-export function onCancelled(u: OrderUpdate, pre: Pick<OrderRow, "id">, base: UpdateOutcome, notices: string[]) {
+export function onClosed(u: OrderUpdate, pre: OrderRow | undefined, notices: string[]): UpdateOutcome {
+  if (!pre) return fail(404, [`order_id: order ${u.order_id} not found`], notices);
   const asks = (u.status !== undefined && u.status !== "cancelled") || setsFields(u) || editsLines(u);
   if (asks) return fail(409, [CANCELLED_IS_FINAL], notices);
   notices.push(`status: order ${pre.id} is already cancelled; nothing changed`);
-  return base;
+  return answer(pre, pre.status, undefined, notices);
 }
 
 /** Notices of a status change, from the order as it was before it. */
-export function statusNotices(pre: OrderRow, u: OrderUpdate, gone: Record<string, unknown>[], notices: string[]) {
+export function statusNotices(pre: OrderRow, u: OrderUpdate, gone: GoneLine[], notices: string[]) {
   if (!u.status) return;
   if (u.status === pre.status) {
     notices.push(`status: the order is already ${pre.status}; nothing changed`);
@@ -87,16 +76,7 @@ export function statusNotices(pre: OrderRow, u: OrderUpdate, gone: Record<string
 
 /** A successful element's answer: the order with its new status, and new totals after line edits. */
 export function answer(pre: OrderRow, status: string, totals: Totals | undefined, notices: string[]): UpdateOutcome {
-  return {
-    ok: true,
-    orderId: pre.id,
-    status,
-    currency: pre.currency,
-    subtotal: totals?.subtotal ?? pre.subtotal,
-    shipping: pre.shippingPrice,
-    discount: totals?.discount ?? pre.discount,
-    total: totals?.total ?? pre.total,
-    tax: totals?.tax ?? (JSON.parse(pre.tax) as TaxLine[]),
-    notices,
-  };
+  const { subtotal, shippingPrice: shipping, discount, total } = pre;
+  const t = totals ?? { subtotal, shipping, discount, total, tax: JSON.parse(pre.tax) as TaxLine[] };
+  return { ok: true, orderId: pre.id, status, currency: pre.currency, ...t, notices };
 }

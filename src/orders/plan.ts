@@ -1,11 +1,11 @@
 import { customers, orders } from "../db/schema";
 import { sqlNames } from "../platform/columns";
-import type { Catalog, Line } from "./catalog";
+import { type Catalog, itemName, type Line } from "./catalog";
 import type { OrderOutcome, PlanOptions } from "./create";
 import { customerRow, orderRow } from "./insert";
 import { orderTotals, planLines } from "./lines";
 import type { OrderInput } from "./schema";
-import { type Shipping, STOREFRONT_LINE, storefrontShipping } from "./storefront";
+import { STOREFRONT_LINE, storefrontShipping } from "./storefront";
 
 // Planning a new order from the catalog rows: lines, totals, the rows to write, and the stock
 // each order of a request takes in turn.
@@ -42,71 +42,42 @@ export function planOrder(
     );
   }
   if (errors.length) return { index, errors, notices };
-
-  let ship = givenShipping(o);
-  if (sf) {
-    const subtotal = lines.reduce((a, l) => a + l.qty * l.unitPrice, 0);
-    const chosen = storefrontShipping(o, sf, subtotal, errors, notices);
-    if (!chosen) return { index, errors, notices };
-    ship = chosen;
-  }
+  // A secret key's order gives its own shipping (docs/orders.md, "Creating orders").
+  const s = o.shipping;
+  const ship = sf
+    ? storefrontShipping(o, sf, lines, errors, notices)
+    : { id: s?.id ?? null, name: s?.name ?? null, price: s?.price ?? 0 };
   // At creation there is no earlier discount, so discount_remove only matters without discount_add.
-  const totals = orderTotals(lines, ship.price, o.discount_add?.amount ?? 0, errors);
-  if (!totals) return { index, errors, notices };
-  const { subtotal, discount, total, tax } = totals;
-  const shipping = ship.price;
-  const f = orderFields(o, opts, ship);
-  return {
-    index,
-    token: f.token,
-    lines,
-    customer: f.customer,
-    order: { ...f.order, [O.subtotal]: subtotal, [O.discount]: discount, [O.total]: total, [O.tax]: tax },
-    summary: { currency: f.currency, subtotal, shipping, discount, total, tax, notices },
-  };
-}
-
-/** The shipping a secret key's order gives itself (docs/orders.md, "Creating orders"). */
-const givenShipping = (o: OrderInput): Shipping => ({
-  id: o.shipping?.id ?? null,
-  name: o.shipping?.name ?? null,
-  price: o.shipping?.price ?? 0,
-});
-
-/**
- * What an order row and its customer take from the request alone (no catalog): everything but the
- * totals. A storefront's order (opts.storefront) links no customer and changes none: its details
- * stay on the order.
- */
-export function orderFields(
-  o: OrderInput,
-  opts: Pick<PlanOptions, "defaultCurrency" | "keyId" | "storefront">,
-  ship = givenShipping(o),
-) {
+  const totals = ship && orderTotals(lines, ship.price, o.discount_add?.amount ?? 0, errors);
+  if (!ship || !totals) return { index, errors, notices };
   const token = crypto.randomUUID();
   const c = o.customer;
-  const storefront = opts.storefront !== undefined;
-  const emailKey = storefront ? null : (c?.email?.toLowerCase() ?? null);
+  // A storefront's order links no customer and changes none: its details stay on the order.
+  const emailKey = sf ? null : (c?.email?.toLowerCase() ?? null);
   const currency = o.payment?.currency ?? opts.defaultCurrency;
-  const shipping = ship.price;
-  const order = orderRow(o);
-  // Special entries: what the store decides rather than the body, and what the INSERT reads besides.
-  Object.assign(order, {
-    [O.currency]: currency,
-    [O.shippingId]: ship.id,
-    [O.shippingName]: ship.name,
-    [O.shippingPrice]: shipping,
-    [O.token]: token,
-    [O.keyId]: opts.keyId ?? null,
-    [O.storefront]: storefront ? 1 : 0,
-    [C.emailKey]: emailKey,
-  });
+  const { subtotal, discount, total, tax } = totals;
   return {
+    index,
     token,
-    currency,
-    shipping,
+    lines,
     customer: c?.email === undefined || emailKey === null ? null : customerRow(c, emailKey),
-    order,
+    order: {
+      ...orderRow(o),
+      // What the store decides rather than the body, and what the INSERT reads besides.
+      [O.currency]: currency,
+      [O.shippingId]: ship.id,
+      [O.shippingName]: ship.name,
+      [O.shippingPrice]: ship.price,
+      [O.token]: token,
+      [O.keyId]: opts.keyId ?? null,
+      [O.storefront]: sf ? 1 : 0,
+      [C.emailKey]: emailKey,
+      [O.subtotal]: subtotal,
+      [O.discount]: discount,
+      [O.total]: total,
+      [O.tax]: tax,
+    },
+    summary: { currency, ...totals, notices },
   };
 }
 
@@ -130,10 +101,9 @@ export function reserveStock(plans: Planned[], showCount = true) {
     for (const [key, { qty, line }] of want) {
       const have = left.get(key) ?? line.stock;
       if (line.noMinus && have - qty < 0) {
-        const name = line.sku ?? (line.variantId === null ? `product ${line.productId}` : `variant ${line.variantId}`);
         // A storefront without the stock permission is not told the count (docs/storefront.md).
         const count = showCount ? `${Math.max(have, 0)} left` : "this line cannot be filled";
-        errors.push(`${line.path}.qty: insufficient stock for ${name}: ${count}`);
+        errors.push(`${line.path}.qty: insufficient stock for ${itemName(line)}: ${count}`);
       }
     }
     if (errors.length) {

@@ -2,16 +2,7 @@ import { and, eq, ne, sql } from "drizzle-orm";
 import type { DB } from "../db/client";
 import { apiKeys, orderHistory, orderLines, orders } from "../db/schema";
 import { type OrderRow, toMoney } from "../products/present";
-import {
-  type Kind,
-  LINE_FIELDS,
-  ORDER_FIELDS,
-  PLAIN_ORDER,
-  type PlainLinePath,
-  type PlainPath,
-  type SpecialLinePath,
-  type SpecialPath,
-} from "./fields";
+import { type Kind, LINE_FIELDS, ORDER_FIELDS, PLAIN_ORDER, type SpecialLinePath, type SpecialPath } from "./fields";
 import { CREATED } from "./held";
 import { type Holds, holdOf } from "./hold";
 import type { TaxLine } from "./totals";
@@ -44,7 +35,6 @@ type Step<Row, Ctx> = {
 /** The steps that build an answer in the order of its description: plain fields, then specials by their code. */
 function steps<Row, Ctx>(
   described: Record<string, object>,
-  column: (path: string) => keyof Row,
   special: Record<string, (row: Row, ctx: Ctx) => unknown>,
 ): Step<Row, Ctx>[] {
   return Object.entries(described).map(([path, f]) => {
@@ -52,8 +42,14 @@ function steps<Row, Ctx>(
     const group = dot < 0 ? null : path.slice(0, dot);
     const key = path.slice(dot + 1);
     if ("special" in f) return { group, key, column: null, encode: null, special: special[path] };
-    const encode = (ANSWER[(f as { kind: Kind }).kind] as ((v: unknown) => unknown) | undefined) ?? null;
-    return { group, key, column: column(path), encode, special: null };
+    const { kind, column } = f as { kind: Kind; column: keyof Row };
+    return {
+      group,
+      key,
+      column,
+      encode: (ANSWER[kind] as ((v: unknown) => unknown) | undefined) ?? null,
+      special: null,
+    };
   });
 }
 
@@ -82,11 +78,7 @@ function build<Row, Ctx>(steps: Step<Row, Ctx>[], row: Row, ctx: Ctx): Answer {
 const LINE_SPECIALS: Record<SpecialLinePath, (l: LineRow) => unknown> = {
   total: (l) => toMoney(l.qty * l.unitPrice),
 };
-const LINE_ANSWER = steps<LineRow, undefined>(
-  LINE_FIELDS,
-  (p) => LINE_FIELDS[p as PlainLinePath].column,
-  LINE_SPECIALS,
-);
+const LINE_ANSWER = steps<LineRow, undefined>(LINE_FIELDS, LINE_SPECIALS);
 
 type OrderCtx = { lines: LineRow[]; holdMinutes?: number };
 const ORDER_SPECIALS: Record<SpecialPath, (o: OrderRow, ctx: OrderCtx) => unknown> = {
@@ -98,7 +90,7 @@ const ORDER_SPECIALS: Record<SpecialPath, (o: OrderRow, ctx: OrderCtx) => unknow
   products: (_, { lines }) => lines.map((l) => build(LINE_ANSWER, l, undefined)),
   tax: (o) => (JSON.parse(o.tax) as TaxLine[]).map((t) => ({ rate: t.rate, amount: toMoney(t.amount) })),
 };
-const ORDER_ANSWER = steps(ORDER_FIELDS, (p) => ORDER_FIELDS[p as PlainPath].column, ORDER_SPECIALS);
+const ORDER_ANSWER = steps(ORDER_FIELDS, ORDER_SPECIALS);
 
 /**
  * An order as GET /v1/orders/{id} returns it: request field names (docs/orders.md, "Creating orders") where they

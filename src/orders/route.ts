@@ -19,7 +19,7 @@ import { holds } from "./hold";
 import { listOrders, parseOrderQuery } from "./list";
 import type { UpdateOutcome } from "./outcome";
 import { forStorefront, getOrder } from "./read";
-import { isE164, type OrderInput, orderCreate, orderUpdate, PHONE_NOTICE } from "./schema";
+import { isE164, orderCreate, orderUpdate, PHONE_NOTICE } from "./schema";
 import { refusedFields, tokenDays, tokenReads } from "./storefront";
 import { updateOrders } from "./update";
 
@@ -48,44 +48,35 @@ function result<Id>(o: OrderOutcome<Id> | UpdateOutcome, notices: string[], with
   };
 }
 
-/** The answer of docs/orders.md, "Orders": 200 when at least one order was created, else 400 with results. */
-function respond<Id>(
-  parsed: { index: number; notices: string[] }[],
-  outcomes: Map<number, OrderOutcome<Id>>,
-  withToken = false,
-) {
-  const results: Record<string, ReturnType<typeof result<Id>>> = {};
-  let created = 0;
-  for (const p of parsed) {
-    const o = outcomes.get(p.index) as OrderOutcome<Id>;
-    if (o.ok) created++;
-    results[`create_${p.index + 1}`] = result(o, p.notices, withToken);
-  }
-  if (created) return { status: 200 as const, body: { results } };
-  return { status: 400 as const, body: { code: 400, error: "no order was created", results } };
-}
-
-const UPDATE_ERRORS = {
+const ERRORS = {
   400: "no order was changed",
   404: "order not found",
   409: "order not changed",
   503: "the order kept changing; nothing of it was written, retry shortly",
 } as const;
 
-/** 200 when at least one element succeeded, else the first failure's status, with results. */
-function updateResponse(parsed: { index: number; notices: string[] }[], outcomes: Map<number, UpdateOutcome>) {
-  const results: Record<string, ReturnType<typeof result>> = {};
-  let first: Extract<UpdateOutcome, { ok: false }> | undefined;
-  let changed = 0;
+/**
+ * The answer of docs/orders.md, "Orders", keyed create_1 or update_1, ...: 200 when at least one
+ * element succeeded, else the first failure's status (a create's is 400), with results.
+ */
+function respond<Id>(
+  kind: "create" | "update",
+  parsed: { index: number; notices: string[] }[],
+  outcomes: Map<number, OrderOutcome<Id> | UpdateOutcome>,
+  withToken = false,
+) {
+  const results: Record<string, ReturnType<typeof result<Id>>> = {};
+  let failed: 400 | 404 | 409 | 503 | undefined;
+  let ok = 0;
   for (const p of parsed) {
-    const o = outcomes.get(p.index) as UpdateOutcome;
-    if (o.ok) changed++;
-    else first ??= o;
-    results[`update_${p.index + 1}`] = result(o, p.notices);
+    const o = outcomes.get(p.index) as OrderOutcome<Id> | UpdateOutcome;
+    if (o.ok) ok++;
+    else failed ??= "status" in o ? o.status : 400;
+    results[`${kind}_${p.index + 1}`] = result(o, p.notices, withToken);
   }
-  if (changed || !first) return { status: 200 as const, body: { results } };
-  const error = UPDATE_ERRORS[first.status];
-  return { status: first.status, body: { code: first.status, error, results } };
+  if (ok || failed === undefined) return { status: 200 as const, body: { results } };
+  const error = kind === "create" ? "no order was created" : ERRORS[failed];
+  return { status: failed, body: { code: failed, error, results } };
 }
 
 const STOPPED_PARTWAY = {
@@ -127,11 +118,8 @@ export const ordersRoute = new Hono<AppEnv>()
       return { index, ...p };
     });
     const outcomes = new Map<number, OrderOutcome>();
-    const valid: { index: number; data: OrderInput }[] = [];
-    for (const p of parsed) {
-      if (p.ok) valid.push({ index: p.index, data: p.data });
-      else outcomes.set(p.index, { ok: false, errors: p.errors, notices: [] });
-    }
+    const valid = parsed.flatMap((p) => (p.ok ? [{ index: p.index, data: p.data }] : []));
+    for (const p of parsed) if (!p.ok) outcomes.set(p.index, { ok: false, errors: p.errors, notices: [] });
     const now = Date.now();
     const idem = c.var.idem;
     const events: PendingEvent[] = [];
@@ -154,7 +142,7 @@ export const ordersRoute = new Hono<AppEnv>()
           idem,
           claim: (planned) => {
             const all = new Map<number, OrderOutcome<unknown>>([...outcomes, ...planned]);
-            const { status, body } = respond(parsed, all, withToken);
+            const { status, body } = respond("create", parsed, all, withToken);
             return recordStatements(c.var.db, idem, status, body, now);
           },
         },
@@ -162,7 +150,7 @@ export const ordersRoute = new Hono<AppEnv>()
       for (const [i, o] of created) outcomes.set(i, o);
     }
     dispatch(c.env, waiterOf(c), events);
-    const { status, body } = respond(parsed, outcomes, withToken);
+    const { status, body } = respond("create", parsed, outcomes, withToken);
     c.set("logCounts", { orders: [...outcomes.values()].filter((o) => o.ok).length });
     return c.json(body, status);
   })
@@ -179,29 +167,25 @@ export const ordersRoute = new Hono<AppEnv>()
     const idem = c.var.idem;
     const db = c.var.db;
     const events: PendingEvent[] = [];
-    const all = (done: Map<number, UpdateOutcome>) => updateResponse(parsed, new Map([...outcomes, ...done]));
+    const all = (done: Map<number, UpdateOutcome>) => {
+      const { status, body } = respond("update", parsed, new Map([...outcomes, ...done]));
+      return [status, body] as const;
+    };
     const cred = c.var.credential;
     const changed = await updateOrders(db, valid, {
       now,
       events,
-      keyId: cred?.keyId ?? null,
       actor: { keyId: cred?.keyId ?? null, keyName: cred?.name ?? null, via: cred?.session ? "session" : "key" },
       recorder: idem && {
         idem,
-        claim: (done) => {
-          const { status, body } = all(done);
-          return recordStatements(db, idem, status, body, now);
-        },
+        claim: (done) => recordStatements(db, idem, ...all(done), now),
         pending: () => recordStatements(db, idem, 409, STOPPED_PARTWAY, now),
-        complete: (done) => {
-          const { status, body } = all(done);
-          return completeStatements(db, idem, status, body);
-        },
+        complete: (done) => completeStatements(db, idem, ...all(done)),
       },
     });
     dispatch(c.env, waiterOf(c), events);
     for (const [i, o] of changed) outcomes.set(i, o);
-    const { status, body } = updateResponse(parsed, outcomes);
+    const { status, body } = respond("update", parsed, outcomes);
     c.set("logCounts", { orders: [...outcomes.values()].filter((o) => o.ok).length });
     return c.json(body, status);
   })

@@ -29,45 +29,32 @@ const variantSelector = z.preprocess(
   id.nullable(),
 );
 
+// The identifiers a line or an entry names what it sells by.
+const selectors = { sku: opt(str(255)), product_id: opt(id), variant_id: opt(variantSelector) };
+const NAMES_ONE = "must name a variant_id, sku or product_id";
+const namesOne = (l: { product_id?: number; variant_id?: number | null; sku?: string }) =>
+  l.product_id !== undefined || typeof l.variant_id === "number" || l.sku !== undefined;
+
 export const line = z
   .object(
     {
-      product_id: opt(id),
-      variant_id: opt(variantSelector),
-      sku: opt(str(255)),
+      product_id: selectors.product_id,
+      variant_id: selectors.variant_id,
+      sku: selectors.sku,
       qty: req(qty),
       price: opt(money),
     },
     { error: "must be a product line object" },
   )
-  .refine((l) => l.product_id !== undefined || typeof l.variant_id === "number" || l.sku !== undefined, {
-    error: "must name a variant_id, sku or product_id",
-  });
+  .refine(namesOne, { error: NAMES_ONE });
 
 export const addEntry = z
-  .object(
-    {
-      sku: opt(str(255)),
-      product_id: opt(id),
-      variant_id: opt(variantSelector),
-      qty: opt(qty),
-    },
-    { error: "must be an object" },
-  )
-  .refine((l) => l.product_id !== undefined || typeof l.variant_id === "number" || l.sku !== undefined, {
-    error: "must name a variant_id, sku or product_id",
-  });
+  .object({ ...selectors, qty: opt(qty) }, { error: "must be an object" })
+  .refine(namesOne, { error: NAMES_ONE });
 export type AddEntry = z.output<typeof addEntry>;
 
 export const removeEntry = z
-  .object(
-    {
-      sku: opt(str(255)),
-      product_id: opt(id),
-      variant_id: opt(variantSelector),
-    },
-    { error: "must be an object" },
-  )
+  .object(selectors, { error: "must be an object" })
   // An entry without selectors would match every line: refused rather than emptying the order.
   .refine((l) => l.product_id !== undefined || l.variant_id !== undefined || l.sku !== undefined, {
     error: "must name a sku, product_id or variant_id",
@@ -79,6 +66,8 @@ export const list = <T extends z.ZodType>(entry: T, min: number) =>
     .array(entry, { error: (iss) => (iss.input === undefined ? "is required" : "must be an array") })
     .min(min, { error: "must hold at least one line" })
     .max(MAX_LINES, { error: `must have at most ${MAX_LINES} entries` });
+
+const discountAdd = z.object({ amount: req(money) }, { error: "must be an object with amount" });
 
 export const orderCreate = z.object(
   {
@@ -92,7 +81,7 @@ export const orderCreate = z.object(
     products: req(list(line, 1)),
     products_add: opt(list(addEntry, 0)),
     products_remove: opt(list(removeEntry, 0)),
-    discount_add: opt(z.object({ amount: req(money) }, { error: "must be an object with amount" })),
+    discount_add: opt(discountAdd),
     discount_remove: opt(flag),
     ...topFields("create"),
   },
@@ -145,7 +134,7 @@ export const orderUpdate = z.object(
     products: opt(list(line, 1)),
     products_add: opt(list(addEntry, 0)),
     products_remove: opt(list(removeEntry, 0)),
-    discount_add: opt(z.object({ amount: req(money) }, { error: "must be an object with amount" })),
+    discount_add: opt(discountAdd),
     discount_remove: opt(wireFlag),
   },
   { error: "must be an order object" },

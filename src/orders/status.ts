@@ -1,9 +1,10 @@
 import type { DB } from "../db/client";
-import { events, orderHistory, orders, webhookEndpoints } from "../db/schema";
+import { events, orderHistory, type orderLines, orders, webhookEndpoints } from "../db/schema";
 import { sqlNames } from "../platform/columns";
 import { stmt } from "../platform/d1";
 import type { EventType, PendingEvent } from "../webhooks/outbox";
 import { newEvent, subscribed } from "../webhooks/outbox";
+import { itemName } from "./catalog";
 import { SETTABLE } from "./fields";
 import type { OrderStatus } from "./schema";
 
@@ -84,7 +85,6 @@ const HISTORY = { one: history(true), many: history(false) };
 const HISTORY_AFTER = `
   INSERT INTO ${H.$} (${H.orderId}, ${H.at}, ${H.change}, ${H.restock}, ${H.reason}, ${H.keyId}, ${H.keyName}, ${H.via})
   SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8 WHERE changes() > 0`;
-/** Whether a change gives a field a PUT sets. */
 const setsAny = (c: StatusChange) => Object.values(c.set).some((v) => v !== null && v !== undefined);
 
 const LINES_HISTORY = `
@@ -177,8 +177,9 @@ export function statusStatements(
 ): D1PreparedStatement[] {
   const out: D1PreparedStatement[] = [];
   const size = (n: number) => (n === 1 ? "one" : "many");
-  if (events.length) out.push(stmt(db, STATUS_EVENTS[size(events.length)], JSON.stringify(events), now));
-  if (events.length) out.push(stmt(db, EVENTS_WRITTEN));
+  if (events.length) {
+    out.push(stmt(db, STATUS_EVENTS[size(events.length)], JSON.stringify(events), now), stmt(db, EVENTS_WRITTEN));
+  }
   const rows = changes.map((c) => ({
     id: c.orderId,
     status: c.status ?? null,
@@ -187,48 +188,41 @@ export function statusStatements(
     restock: c.restock ? 1 : 0,
   }));
   // A status and fields at once: whether the status moved is known only from the order as it was.
-  const after = changes.length === 1 && !(changes[0].status && setsAny(changes[0])) ? changes[0] : undefined;
-  if (!after) {
-    out.push(stmt(db, HISTORY[size(rows.length)], JSON.stringify(rows), now, actor.keyId, actor.keyName, actor.via));
-  }
+  const after = changes.length === 1 && !(changes[0].status && setsAny(changes[0])) ? rows[0] : undefined;
+  const who = [actor.keyId, actor.keyName, actor.via];
+  if (!after) out.push(stmt(db, HISTORY[size(rows.length)], JSON.stringify(rows), now, ...who));
   for (const [to, sql] of UPDATES) {
     const mine = rows.filter((r) => r.status === to);
     if (mine.length) out.push(stmt(db, sql[size(mine.length)], JSON.stringify(mine), now));
   }
   if (after) {
-    const cancel = after.status === "cancelled";
-    out.push(
-      stmt(
-        db,
-        HISTORY_AFTER,
-        after.orderId,
-        now,
-        after.status ?? "shipping",
-        cancel ? (after.restock ? 1 : 0) : null,
-        cancel ? (after.cancelReason ?? null) : null,
-        actor.keyId,
-        actor.keyName,
-        actor.via,
-      ),
-    );
+    const [restock, reason] = after.status === "cancelled" ? [after.restock, after.reason] : [null, null];
+    out.push(stmt(db, HISTORY_AFTER, after.id, now, after.status ?? "shipping", restock, reason, ...who));
   }
   return out;
 }
 
-/** The event a status change would cause when nothing is known about the order (the one-trip path). */
-export function candidateEvent(change: StatusChange, keyId: number | null): StatusEvent | undefined {
+/**
+ * The event of a change, written only if the change happens: from `pre`, the order as it was, or
+ * when nothing is known of it (the one-trip path) as if it came from another status, never paid.
+ */
+export function changeEvent(
+  change: StatusChange,
+  keyId: number | null,
+  pre: { status: string; datePaid: number | null } = { status: "", datePaid: null },
+): StatusEvent | undefined {
   const { status } = change;
-  if (change.skipWebhook || !status || status === "unpaid") return undefined;
-  const type: EventType = status === "paid" ? "order.new" : status === "done" ? "order.done" : "order.cancelled";
-  return { ...newEvent(type, { orderId: change.orderId, keyId }), status };
+  const type = status && !change.skipWebhook ? statusEvent(pre.status, status, pre.datePaid) : undefined;
+  return type && { ...newEvent(type, { orderId: change.orderId, keyId }), status: status as OrderStatus };
 }
 
+/** A line whose variant (or product, for a line without variant) is gone. */
+export type GoneLine = Pick<typeof orderLines.$inferSelect, "position" | "sku" | "productId" | "variantId">;
+
 /** The notice for lines whose stock a cancel could not return. */
-export function goneNotices(rows: Record<string, unknown>[]): string[] {
+export function goneNotices(rows: GoneLine[]): string[] {
   return rows.map((r) => {
-    const name =
-      (r.sku as string | null) ?? (r.variant_id === null ? `product ${r.product_id}` : `variant ${r.variant_id}`);
-    const what = r.variant_id === null ? "product" : "variant";
-    return `products[${(r.position as number) - 1}]: the ${what} of ${name} was deleted; no stock was returned for this line`;
+    const what = r.variantId === null ? "product" : "variant";
+    return `products[${r.position - 1}]: the ${what} of ${itemName(r)} was deleted; no stock was returned for this line`;
   });
 }

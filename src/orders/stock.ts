@@ -30,26 +30,14 @@ export function sumMoves(moves: StockMove[]): StockMove[] {
     const key = `${m.product_id}:${m.variant_id}`;
     const t = taken.get(key);
     if (t) t.qty += m.qty;
-    else taken.set(key, { product_id: m.product_id, variant_id: m.variant_id, qty: m.qty });
+    else taken.set(key, { ...m });
   }
   return [...taken.values()].filter((m) => m.qty !== 0);
 }
 
-/** The statements that apply `moves` (already summed): a fixed number whatever their count. */
-export function stockStatements(db: DB, moves: StockMove[]): D1PreparedStatement[] {
-  // An UPDATE that would match no row still costs its statement in the batch: leave it out.
-  const variants = moves.some((m) => m.variant_id !== null);
-  const products = moves.some((m) => m.variant_id === null);
-  const chunks = jsonChunks(moves);
-  return [
-    ...(variants ? chunks.map((json) => stmt(db, TAKE_VARIANT_STOCK, json)) : []),
-    ...(products ? chunks.map((json) => stmt(db, TAKE_PRODUCT_STOCK, json)) : []),
-  ];
-}
-
-/** What giving `lines` back moves: each line not gone returns its qty. */
-export const restockMoves = (lines: { productId: number; variantId: number | null; qty: number }[]): StockMove[] =>
-  lines.map((l) => ({ product_id: l.productId, variant_id: l.variantId, qty: -l.qty }));
+/** The moves of taking `lines`' qty (`sign` 1) or of giving it back (-1). */
+export const lineMoves = (sign: 1 | -1, lines: { productId: number; variantId: number | null; qty: number }[]) =>
+  lines.map((l): StockMove => ({ product_id: l.productId, variant_id: l.variantId, qty: sign * l.qty }));
 
 /**
  * The statements that move `moves` (summed) and the versions of their products. Every caller plans
@@ -59,5 +47,13 @@ export const restockMoves = (lines: { productId: number; variantId: number | nul
 export function stockWrites(db: DB, moves: StockMove[]): D1PreparedStatement[] {
   const summed = sumMoves(moves);
   if (!summed.length) return [];
-  return [...stockStatements(db, summed), ...heldVersionBumps(db, [...new Set(summed.map((m) => m.product_id))])];
+  const chunks = jsonChunks(summed);
+  // An UPDATE that would match no row still costs its statement in the batch: leave it out.
+  const apply = (sql: string, variants: boolean) =>
+    summed.some((m) => (m.variant_id !== null) === variants) ? chunks.map((json) => stmt(db, sql, json)) : [];
+  return [
+    ...apply(TAKE_VARIANT_STOCK, true),
+    ...apply(TAKE_PRODUCT_STOCK, false),
+    ...heldVersionBumps(db, [...new Set(summed.map((m) => m.product_id))]),
+  ];
 }

@@ -3,9 +3,10 @@ import { shippingMethods } from "../db/schema";
 import type { Bindings, Credential } from "../env";
 import { tokenMatches } from "../keys/public";
 import { sqlNames } from "../platform/columns";
-import { rowMapper, stmt } from "../platform/d1";
-import type { MethodRow } from "../shipping/service";
+import { stmt } from "../platform/d1";
+import { type MethodRow, toMethod } from "../shipping/service";
 import { type Held, heldStatement, type StorefrontLimits, toHeld } from "./held";
+import { positiveOf } from "./hold";
 import type { StoredOrder } from "./read";
 import type { OrderInput } from "./schema";
 import type { Money } from "./totals";
@@ -32,10 +33,8 @@ const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typ
 export function refusedFields(value: unknown, currency: string): string[] {
   if (!isObject(value)) return [];
   const errors: string[] = [];
-  if (Array.isArray(value.products)) {
-    value.products.forEach((l, i) => {
-      if (isObject(l) && Object.hasOwn(l, "price")) errors.push(`products[${i}].price: ${NO_PRICES}`);
-    });
+  for (const [i, l] of (Array.isArray(value.products) ? value.products : []).entries()) {
+    if (isObject(l) && Object.hasOwn(l, "price")) errors.push(`products[${i}].price: ${NO_PRICES}`);
   }
   for (const k of ["discount_add", "discount"]) if (Object.hasOwn(value, k)) errors.push(`${k}: ${NO_PRICES}`);
   const s = value.shipping;
@@ -65,8 +64,6 @@ export type StorefrontRequest = StorefrontLimits & {
 /** What a storefront's orders are planned with: the request, the store's visible shipping methods, and what the address holds. */
 export type Storefront = StorefrontRequest & { methods: Map<number, MethodRow>; held: Held };
 
-const toMethod = rowMapper(shippingMethods);
-
 /** The reads of the visible shipping methods (at most MAX_METHODS small rows) and of the address's held units, for a batch. */
 const M = sqlNames(shippingMethods);
 export const storefrontStatements = (db: DB, r: StorefrontRequest) => [
@@ -74,7 +71,6 @@ export const storefrontStatements = (db: DB, r: StorefrontRequest) => [
   heldStatement(db, r.address),
 ];
 
-/** What storefrontStatements read. */
 export const toStorefront = (
   r: StorefrontRequest,
   [methods, held]: D1Result<Record<string, unknown>>[],
@@ -88,13 +84,13 @@ export type Shipping = { id: number | null; name: string | null; price: Money };
 
 /**
  * The shipping of a storefront's order: the method it names, at the method's price (free from
- * free_over), to a country the method ships to. Pushes an error and answers undefined otherwise;
+ * free_over, by its lines' subtotal), to a country the method ships to. Pushes an error and answers undefined otherwise;
  * a store with no visible method has no shipping to charge.
  */
 export function storefrontShipping(
   o: OrderInput,
   sf: Storefront,
-  subtotal: Money,
+  lines: { qty: number; unitPrice: Money }[],
   errors: string[],
   notices: string[],
 ): Shipping | undefined {
@@ -127,7 +123,7 @@ export function storefrontShipping(
   if (o.shipping?.name !== undefined && o.shipping.name !== m.name) {
     notices.push(`shipping.name: the shipping method's own name "${m.name}" is stored`);
   }
-  const free = m.freeOver !== null && subtotal >= m.freeOver;
+  const free = m.freeOver !== null && lines.reduce((a, l) => a + l.qty * l.unitPrice, 0) >= m.freeOver;
   return { id: m.id, name: m.name, price: free ? 0 : m.price };
 }
 
@@ -135,11 +131,8 @@ export const ORDER_TOKEN_DAYS = 30;
 const DAY = 86_400_000;
 
 /** How many days an order's token reads it: ORDER_TOKEN_DAYS, 30 unless set to a positive whole number. */
-export function tokenDays(env: Pick<Bindings, "ORDER_TOKEN_DAYS">): number {
-  const raw = env.ORDER_TOKEN_DAYS?.trim();
-  const n = raw && /^\d+$/.test(raw) ? Number(raw) : 0;
-  return n > 0 ? n : ORDER_TOKEN_DAYS;
-}
+export const tokenDays = (env: Pick<Bindings, "ORDER_TOKEN_DAYS">) =>
+  positiveOf(env.ORDER_TOKEN_DAYS) ?? ORDER_TOKEN_DAYS;
 
 /**
  * Whether a publishable key may read this order with the token it sent: the order's own token,

@@ -11,9 +11,8 @@ import {
   STALE_READ_GUARD,
   stmt,
 } from "../platform/d1";
-import type { Idem } from "../platform/idempotency";
-import { runClaimed } from "../platform/idempotency";
-import { committed, newEvent, type PendingEvent } from "../webhooks/outbox";
+import { type Idem, runClaimed } from "../platform/idempotency";
+import { committed, type PendingEvent } from "../webhooks/outbox";
 import { type Catalog, catalogStatements, type Selector, toCatalog } from "./catalog";
 import { EDITS, editsLines, LINE_EDITS, lineStatements, planEdit } from "./edit";
 import type { Totals } from "./lines";
@@ -21,8 +20,7 @@ import {
   answer,
   fail,
   flagNotices,
-  notFound,
-  onCancelled,
+  onClosed,
   setsFields,
   statusNotices,
   toChange,
@@ -32,7 +30,7 @@ import {
 import type { OrderUpdate } from "./schema";
 import {
   type Actor,
-  candidateEvent,
+  changeEvent,
   linesHistoryStatement,
   readOrdersStatement,
   type StatusChange,
@@ -40,7 +38,7 @@ import {
   statusEvent,
   statusStatements,
 } from "./status";
-import { restockMoves, type StockMove, stockWrites } from "./stock";
+import { lineMoves, type StockMove, stockWrites } from "./stock";
 
 // PUT /v1/orders (docs/orders.md, "Orders"): each element changes one order, atomically, in one batch.
 // Status changes that move no stock take ONE round trip for the whole request: their statements
@@ -65,9 +63,10 @@ export type UpdateOptions = {
   recorder?: UpdateRecorder;
   /** Filled with the events of the batches that committed, for dispatch after the answer. */
   events: PendingEvent[];
-  /** The stored API key making the change, recorded on its events (docs/keys.md, "Audit"). */
-  keyId?: number | null;
-  /** Who makes the change, for the order's history (docs/orders.md, "History"). */
+  /**
+   * Who makes the change, for the order's history (docs/orders.md, "History"); its stored key is
+   * recorded on the events too (docs/keys.md, "Audit").
+   */
   actor: Actor;
 };
 
@@ -86,15 +85,7 @@ const KEPT_CHANGING =
 type Items = { index: number; data: OrderUpdate }[];
 
 /** A line of an order a cancel gives back, with whether its variant (or product) is gone. */
-type StockLine = {
-  order_id: number;
-  position: number;
-  sku: string | null;
-  product_id: number;
-  variant_id: number | null;
-  qty: number;
-  gone: number;
-};
+type StockLine = Pick<LineRow, "orderId" | "position" | "sku" | "productId" | "variantId" | "qty"> & { gone: number };
 
 /**
  * The lines of the orders ?1 (in position order, the key's) with whether each one's variant (or,
@@ -102,7 +93,8 @@ type StockLine = {
  * read per order.
  */
 const readStockLines = (one: boolean) => `
-  SELECT l.${L.orderId}, l.${L.position}, l.${L.sku}, l.${L.productId}, l.${L.variantId}, l.${L.qty},
+  SELECT l.${L.orderId} AS orderId, l.${L.position} AS position, l.${L.sku} AS sku, l.${L.productId} AS productId,
+    l.${L.variantId} AS variantId, l.${L.qty} AS qty,
     iif(l.${L.variantId} IS NULL, NOT EXISTS (SELECT 1 FROM ${P.$} AS p WHERE p.${P.id} = l.${L.productId}),
       NOT EXISTS (SELECT 1 FROM ${V.$} AS v WHERE v.${V.id} = l.${L.variantId})) AS gone
   FROM ${one ? `${L.$} AS l WHERE l.${L.orderId} = ?1` : `json_each(?1) AS j JOIN ${L.$} AS l ON l.${L.orderId} = j.value`}`;
@@ -124,50 +116,39 @@ function decide(
 ) {
   const pres = new Map(rows.results.map((r) => [r.id as number, toOrder(r)]));
   const byOrder = new Map<number, StockLine[]>();
-  for (const l of lines) byOrder.set(l.order_id, [...(byOrder.get(l.order_id) ?? []), l]);
+  for (const l of lines) byOrder.set(l.orderId, [...(byOrder.get(l.orderId) ?? []), l]);
   const candidate = new Map(candidates.map((e) => [e.orderId, e]));
   const outcomes = new Map<number, UpdateOutcome>();
   const events: StatusEvent[] = [];
   const moves: StockMove[] = [];
-  items.forEach(({ index, data: u }, i) => {
+  for (const [i, { index, data: u }] of items.entries()) {
     const change = changes[i];
     const notices = flagNotices(u);
     const pre = pres.get(change.orderId);
-    let outcome: UpdateOutcome;
-    if (!pre) outcome = notFound(change.orderId, notices);
-    else if (pre.status === "cancelled") {
-      outcome = onCancelled(u, pre, answer(pre, pre.status, undefined, notices), notices);
-    } else {
-      const mine = byOrder.get(pre.id) ?? [];
-      statusNotices(
-        pre,
-        u,
-        mine.filter((l) => l.gone),
-        notices,
-      );
-      if (change.status === "cancelled" && change.restock) {
-        const back = mine.filter((l) => !l.gone);
-        moves.push(
-          ...restockMoves(back.map((l) => ({ productId: l.product_id, variantId: l.variant_id, qty: l.qty }))),
-        );
-      }
-      if (!u.status && !setsFields(u)) notices.push("nothing to change: give status, shipping_info or line changes");
-      const event = candidate.get(pre.id);
-      if (event && statusEvent(pre.status, event.status, pre.datePaid) === event.type) events.push(event);
-      outcome = answer(pre, change.status ?? pre.status, undefined, notices);
+    if (!pre || pre.status === "cancelled") {
+      outcomes.set(index, onClosed(u, pre, notices));
+      continue;
     }
-    outcomes.set(index, outcome);
-  });
+    const mine = byOrder.get(pre.id) ?? [];
+    const gone = mine.filter((l) => l.gone);
+    statusNotices(pre, u, gone, notices);
+    const back = mine.filter((l) => !l.gone);
+    if (change.status === "cancelled" && change.restock) moves.push(...lineMoves(-1, back));
+    if (!u.status && !setsFields(u)) notices.push("nothing to change: give status, shipping_info or line changes");
+    const event = candidate.get(pre.id);
+    if (event && statusEvent(pre.status, event.status, pre.datePaid) === event.type) events.push(event);
+    outcomes.set(index, answer(pre, change.status ?? pre.status, undefined, notices));
+  }
   return { outcomes, events, moves, versions: [...pres.values()].map((o) => ({ id: o.id, version: o.version })) };
 }
 
-const prepare = (items: Items) => {
+const prepare = (items: Items, keyId: number | null) => {
   const changes = items.map(({ data }) => toChange(data));
   const cancelling = changes.filter((c) => c.status === "cancelled" && c.restock).map((c) => c.orderId);
-  return { changes, cancelling, ids: changes.map((c) => c.orderId) };
+  const candidates = changes.flatMap((c) => changeEvent(c, keyId) ?? []);
+  return { changes, cancelling, candidates, ids: changes.map((c) => c.orderId) };
 };
 
-/** Whether an element gives stock back: a cancel with restock. */
 const restocks = (u: OrderUpdate) => u.status === "cancelled" && u.restock !== false;
 
 /**
@@ -176,8 +157,7 @@ const restocks = (u: OrderUpdate) => u.status === "cancelled" && u.restock !== f
  * each element's answer is decided from its order as the batch saw it before writing.
  */
 async function oneTrip(db: DB, items: Items, opts: UpdateOptions) {
-  const { changes, ids } = prepare(items);
-  const candidates = changes.flatMap((c) => candidateEvent(c, opts.keyId ?? null) ?? []);
+  const { changes, ids, candidates } = prepare(items, opts.actor.keyId);
   const results = await runBatch(db, [
     readOrdersStatement(db, ids),
     ...statusStatements(db, changes, opts.now, candidates, opts.actor),
@@ -198,6 +178,10 @@ const VERSIONS_GUARD = `
   INSERT INTO ${S.$} (${S.productId})
   SELECT j.value->>'id' FROM json_each(?1) AS j LEFT JOIN ${O.$} AS o ON o.${O.id} = j.value->>'id'
   WHERE o.${O.id} IS NULL OR o.${O.version} <> j.value->>'version'`;
+const versionGuard = (db: DB, read: { id: number; version: number }[]) =>
+  read.length === 1
+    ? stmt(db, VERSION_GUARD, read[0].id, read[0].version)
+    : stmt(db, VERSIONS_GUARD, JSON.stringify(read));
 
 /**
  * Status changes of distinct orders that give stock back or are keyed: the orders (and the lines
@@ -205,20 +189,18 @@ const VERSIONS_GUARD = `
  * bumps and the key's record under a version guard, planned again after a lost race. Two round
  * trips whatever their number.
  */
-async function plannedStatus(db: DB, items: Items, opts: UpdateOptions, recorder?: UpdateRecorder) {
-  const { changes, cancelling, ids } = prepare(items);
+async function plannedStatus(db: DB, items: Items, opts: UpdateOptions) {
+  const { recorder } = opts;
+  const { changes, cancelling, ids, candidates } = prepare(items, opts.actor.keyId);
   for (let attempt = 1; ; attempt++) {
     const read = await runBatch(db, [
       readOrdersStatement(db, ids),
       ...(cancelling.length ? [stockLinesStatement(db, cancelling)] : []),
     ]);
-    const candidates = changes.flatMap((c) => candidateEvent(c, opts.keyId ?? null) ?? []);
     const lines = cancelling.length ? (read[1].results as StockLine[]) : [];
     const d = decide(items, changes, read[0], lines, candidates);
     const write = [
-      d.versions.length === 1
-        ? stmt(db, VERSION_GUARD, d.versions[0].id, d.versions[0].version)
-        : stmt(db, VERSIONS_GUARD, JSON.stringify(d.versions)),
+      versionGuard(db, d.versions),
       ...stockWrites(db, d.moves),
       ...statusStatements(db, changes, opts.now, d.events, opts.actor),
     ];
@@ -243,11 +225,8 @@ const READ_LINES = `SELECT * FROM ${L.$} WHERE ${L.orderId} = ?1 ORDER BY ${L.po
 type Planned = { outcome: UpdateOutcome; write?: D1PreparedStatement[]; event?: PendingEvent };
 
 /** Lines of the read whose variant (or product, for a line without variant) is gone. */
-function goneLines(stored: LineRow[], cat: Catalog): Record<string, unknown>[] {
-  return stored
-    .filter((l) => (l.variantId === null ? !cat.products.has(l.productId) : !cat.variants.has(l.variantId)))
-    .map((l) => ({ position: l.position, sku: l.sku, product_id: l.productId, variant_id: l.variantId }));
-}
+const goneLines = (stored: LineRow[], cat: Catalog) =>
+  stored.filter((l) => (l.variantId === null ? !cat.products.has(l.productId) : !cat.variants.has(l.variantId)));
 
 /**
  * Decides one element from a read of its order, its lines and the catalog rows they name. Every
@@ -257,16 +236,13 @@ function planUpdate(
   db: DB,
   u: OrderUpdate,
   results: D1Result<Record<string, unknown>>[],
-  now: number,
-  keyId: number | null,
-  actor: Actor,
+  { now, actor }: UpdateOptions,
 ): Planned {
   const notices = flagNotices(u);
   const row = results[0].results[0];
-  if (!row) return { outcome: notFound(u.order_id, notices) };
-  const pre = toOrder(row);
-  if (pre.status === "cancelled") {
-    const outcome = onCancelled(u, pre, answer(pre, pre.status, undefined, notices), notices);
+  const pre = row && toOrder(row);
+  if (!pre || pre.status === "cancelled") {
+    const outcome = onClosed(u, pre, notices);
     return { outcome, write: outcome.ok ? [] : undefined };
   }
   const stored = results[1].results.map(toLine);
@@ -275,7 +251,7 @@ function planUpdate(
   for (const r of results[6].results) {
     cat.products.set(r.id as number, { ...toProduct(r), hasVariants: r.has_variants as number });
   }
-  const write: D1PreparedStatement[] = [stmt(db, VERSION_GUARD, pre.id, pre.version)];
+  const write = [versionGuard(db, [pre])];
   let totals: Totals | undefined;
   let lines: { productId: number; variantId: number | null; qty: number }[] = stored;
   const moves: StockMove[] = [];
@@ -293,11 +269,10 @@ function planUpdate(
     write.push(...lineStatements(db, pre.id, planned.plan, now), linesHistoryStatement(db, pre.id, now, actor));
   }
   const change = toChange(u);
-  const type = change.status && !change.skipWebhook ? statusEvent(pre.status, change.status, pre.datePaid) : undefined;
-  const event = type && newEvent(type, { orderId: pre.id, keyId });
+  const event = changeEvent(change, actor.keyId, pre);
   // The lines given back are the ones the order has after this element's edits.
   const kept = new Set(lines.map((l) => `${l.productId}:${l.variantId}`));
-  const gone = goneLines(stored, cat).filter((g) => kept.has(`${g.product_id}:${g.variant_id}`));
+  const gone = goneLines(stored, cat).filter((g) => kept.has(`${g.productId}:${g.variantId}`));
   statusNotices(pre, u, gone, notices);
   if (change.status === "cancelled" && change.restock) {
     // A line's product deleted between this read and the write would make the notice wrong.
@@ -306,16 +281,12 @@ function planUpdate(
       return p ? [{ id, updated_at: p.updatedAt }] : [];
     });
     write.push(stmt(db, STALE_READ_GUARD, JSON.stringify(read)));
-    moves.push(
-      ...restockMoves(
-        lines.filter((l) => !gone.some((g) => g.product_id === l.productId && g.variant_id === l.variantId)),
-      ),
-    );
+    const lost = new Set(gone.map((g) => `${g.productId}:${g.variantId}`));
+    const back = lines.filter((l) => !lost.has(`${l.productId}:${l.variantId}`));
+    moves.push(...lineMoves(-1, back));
   }
   write.push(...stockWrites(db, moves));
-  write.push(
-    ...statusStatements(db, [change], now, event && change.status ? [{ ...event, status: change.status }] : [], actor),
-  );
+  write.push(...statusStatements(db, [change], now, event ? [event] : [], actor));
   return { outcome: answer(pre, change.status ?? pre.status, totals, notices), write, event };
 }
 
@@ -344,7 +315,7 @@ async function planned(
       stmt(db, READ_LINE_VARIANTS, u.order_id),
       stmt(db, READ_LINE_PRODUCTS, u.order_id),
     ]);
-    const p = planUpdate(db, u, read, opts.now, opts.keyId ?? null, opts.actor);
+    const p = planUpdate(db, u, read, opts);
     if (!p.write) return { outcome: p.outcome, wrote: false };
     const claim = head(p.outcome);
     let results: D1Result<Record<string, unknown>>[] = [];
@@ -383,7 +354,7 @@ export async function updateOrders(
     // see its order as the previous one left it, so repeats go one by one).
     const ids = new Set(items.map(({ data }) => data.order_id));
     if (items.length && ids.size === items.length) {
-      if (recorder || items.some(({ data }) => restocks(data))) return plannedStatus(db, items, opts, recorder);
+      if (recorder || items.some(({ data }) => restocks(data))) return plannedStatus(db, items, opts);
       try {
         return await oneTrip(db, items, opts);
       } catch (e) {

@@ -24,7 +24,6 @@ export function present(m: MethodRow) {
     updated_at: new Date(m.updatedAt).toISOString(),
   };
 }
-export type MethodOut = ReturnType<typeof present>;
 
 /** Every method, or only the visible ones (what a storefront sees); for a country, those that ship there. */
 export async function listMethods(db: DB, opts: { visibleOnly: boolean; country?: string }) {
@@ -34,11 +33,10 @@ export async function listMethods(db: DB, opts: { visibleOnly: boolean; country?
       ? undefined
       : sql`(${shippingMethods.countries} = '[]' OR EXISTS (SELECT 1 FROM json_each(${shippingMethods.countries}) WHERE value = ${opts.country}))`,
   );
-  const rows = await db.select().from(shippingMethods).where(where).orderBy(asc(shippingMethods.id));
-  return rows;
+  return db.select().from(shippingMethods).where(where).orderBy(asc(shippingMethods.id));
 }
 
-const toMethod = rowMapper(shippingMethods);
+export const toMethod = rowMapper(shippingMethods);
 
 // One statement: the count and the insert cannot interleave with another create.
 const S = sqlNames(shippingMethods);
