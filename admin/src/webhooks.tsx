@@ -1,6 +1,7 @@
 // Webhooks: the endpoints, each one's recent deliveries (what each is about, status, response
 // time, outcome, its payload on demand, Resend), adding one (its secret shown once) and removing
 // one.
+import { Fragment } from "preact";
 import { useState } from "preact/hooks";
 // The Worker's own list, bundled in at build time, so the two never disagree.
 import { EVENT_TYPES as EVENTS } from "../../src/webhooks/events";
@@ -132,8 +133,10 @@ function Deliveries({ id }: { id: number }) {
               ]}
             />
             <tbody>
-              {data.map((d, i) => (
-                <>
+              {/* Keyed by delivery: a refresh puts new attempts on top, and a button in hand (or
+                  in focus) must stay its own delivery's, not the row's that now sits there. */}
+              {data.map((d) => (
+                <Fragment key={keyOf(d)}>
                   <tr>
                     <td>{when(d.created_at)}</td>
                     <td>
@@ -169,7 +172,7 @@ function Deliveries({ id }: { id: number }) {
                           <button
                             type="button"
                             aria-expanded={shown === keyOf(d)}
-                            aria-controls={`payload-${id}-${i}`}
+                            aria-controls={`payload-${id}-${keyOf(d)}`}
                             onClick={() => setShown(shown === keyOf(d) ? "" : keyOf(d))}
                           >
                             {shown === keyOf(d) ? "Hide payload" : "Payload"}
@@ -191,12 +194,12 @@ function Deliveries({ id }: { id: number }) {
                   </tr>
                   {shown === keyOf(d) && (
                     <tr class="payload">
-                      <td colSpan={7} id={`payload-${id}-${i}`}>
+                      <td colSpan={7} id={`payload-${id}-${keyOf(d)}`}>
                         <Payload id={id} d={d} />
                       </td>
                     </tr>
                   )}
-                </>
+                </Fragment>
               ))}
             </tbody>
           </table>
