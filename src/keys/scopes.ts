@@ -125,6 +125,14 @@ export function authorizeCarried(c: Context<AppEnv>, what: Carried): void {
   }
 }
 
+/** The configured keys: API_KEY may hold several, comma-separated, for rotation (docs/api.md, "Authentication"). */
+export function apiKeys(secret: string | undefined): string[] {
+  return (secret ?? "")
+    .split(",")
+    .map((k) => k.trim())
+    .filter(Boolean);
+}
+
 /**
  * The credential of the API_KEY variable's key at `index` (docs/keys.md): every scope, no origin
  * list, no expiry.
