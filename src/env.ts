@@ -1,4 +1,4 @@
-import type { DB } from "./db/client";
+import type { DB } from "./platform/d1";
 import type { Idem } from "./platform/idempotency";
 
 // The optional vars are not in wrangler.toml, so `wrangler types` cannot see them: declared here

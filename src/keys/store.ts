@@ -1,8 +1,7 @@
 import { eq, getTableColumns, sql } from "drizzle-orm";
-import type { DB } from "../db/client";
 import { apiKeys } from "../db/schema";
 import { sqlNames } from "../platform/columns";
-import { rowMapper, stmt } from "../platform/d1";
+import { type DB, rowMapper, stmt } from "../platform/d1";
 import { randomHex, sha256 } from "../platform/hash";
 import { PUBLISHABLE_PREFIX, SECRET_PREFIX } from "./auth";
 import { type KeyInput, MAX_KEYS } from "./schema";

@@ -1,10 +1,9 @@
 import { eq } from "drizzle-orm";
 import { createMiddleware } from "hono/factory";
-import type { DB } from "../db/client";
 import { idempotencyKeys, orders } from "../db/schema";
 import type { AppEnv, Credential } from "../env";
 import { sqlNames } from "./columns";
-import { runBatch, stmt } from "./d1";
+import { type DB, runBatch, stmt } from "./d1";
 import { ApiError } from "./errors";
 import { sha256 } from "./hash";
 

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import type { z } from "zod";
-import type { DB } from "../db/client";
 import type { AppEnv } from "../env";
+import type { DB } from "../platform/d1";
 import { envelope } from "../platform/errors";
 import { completeStatements, type Idem, idempotencyWith, recordStatements } from "../platform/idempotency";
 import { bodyItems, fieldNames, parseItems } from "../platform/items";
