@@ -2,7 +2,7 @@ import { createMiddleware } from "hono/factory";
 import type { z } from "zod";
 import type { AppEnv } from "../env";
 import { ApiError } from "./errors";
-import { parseItem } from "./validate";
+import { parseItem } from "./fields";
 
 // What a write request sends (docs/api.md, "Conventions"): its JSON body, the items in it, and how
 // it prefers to be answered.
