@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { answer, error, json, pathId, schema, utcTime as time } from "../openapi/build";
+import { answer, error, type AnyJson as Json, json, pathId, schema, utcTime as time } from "../openapi/build";
 import { keyCreate, MAX_KEYS } from "./schema";
 import { ALL_SCOPES, ROUTE_SCOPES } from "./scopes";
 
@@ -34,9 +34,6 @@ export const KEY_SECURITY_SCHEMES = {
       "A publishable key (pk_...), for storefronts and browsers: only the operations that list it, public fields only.",
   },
 };
-
-// biome-ignore lint/suspicious/noExplicitAny: the document is walked as untyped JSON
-type Json = Record<string, any>;
 
 /** Sets each /v1 operation's `security` and `x-scope` from ROUTE_SCOPES. */
 export function withKeySecurity<T extends Json>(doc: T): T {
