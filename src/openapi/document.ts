@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { customersPaths } from "../customers/openapi";
-import { KEY_SECURITY_SCHEMES, keysPaths, withKeySecurity } from "../keys/openapi";
+import { KEY_SECURITY_SCHEMES, keysPaths } from "../keys/openapi";
 import { metadataPaths } from "../metadata/openapi";
 import { orderUpdateOperation } from "../orders/openapi";
 import { orderCreate } from "../orders/schema";
@@ -263,9 +263,9 @@ export type OpenApiDocument = ReturnType<typeof buildOpenApi>;
 let cached: OpenApiDocument | undefined;
 /**
  * The document, built on first use and kept for the life of the isolate. completeDocument adds
- * what every operation shares (headers, 401/429/500/503, Idempotency-Key), to spread-in paths too.
+ * what every operation shares (security, headers, 401/429/500/503, Idempotency-Key), to spread-in paths too.
  */
 export const openApiDocument = () => {
-  cached ??= completeDocument(withKeySecurity(buildOpenApi()));
+  cached ??= completeDocument(buildOpenApi());
   return cached;
 };
