@@ -24,7 +24,7 @@ import {
 } from "../products/fields";
 import { amount2, digits, flagText as flag, MODELLED, signedDigits, textOut as text } from "../products/kinds";
 import { PRODUCT_LIMIT_DEFAULT, PRODUCT_LIMIT_MAX } from "../products/list";
-import { answer, error, json, ref } from "./build";
+import { answer, error, type Json, json, ref } from "./build";
 import { LINE_PLAIN, ORDER_PLAIN, orderedShape, treeObject } from "./responses";
 
 // The modelled-dialect reads in the OpenAPI document (docs/modelled-reads.md, "Modelled reads"): response schemas
@@ -181,12 +181,7 @@ export const modelledComponents: [string, z.ZodType][] = [
   ["ModelledOrderList", modelledOrderList],
 ];
 
-const q = (name: string, description: string, schema: Record<string, unknown>) => ({
-  name,
-  in: "query",
-  description,
-  schema,
-});
+const q = (name: string, description: string, schema: Json) => ({ name, in: "query", description, schema });
 const bool = { type: "string", enum: ["true", "false"] };
 const isoTime = { type: "string", maxLength: 40, examples: ["2026-11-26", "2026-11-26T00:00:00+01:00"] };
 const unixSeconds = { type: "string", pattern: "^\\d+$" };
