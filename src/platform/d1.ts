@@ -34,7 +34,7 @@ export const BOOKMARK_HEADER = "x-d1-bookmark";
 
 // What D1 issues: four dash-separated hex groups (8-8-8-32). Anything else was not sent by us, and
 // a session opened on it would fail inside D1 or silently promise nothing.
-export const BOOKMARK = /^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/;
+const BOOKMARK = /^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/;
 
 /**
  * One D1 session per /v1 request (docs/operations.md, "Read replicas"). Reads start where the
