@@ -1,4 +1,4 @@
-import type { DB } from "./db/client";
+import type { DB } from "./platform/d1";
 import type { Idem } from "./platform/idempotency";
 
 // The optional vars are not in wrangler.toml, so `wrangler types` cannot see them: declared here
@@ -43,7 +43,7 @@ export type Bindings = Omit<
 };
 
 /**
- * Who made a request (src/keys/verify.ts): a stored key, or the bootstrap API_KEY (keyId null,
+ * Who made a request (src/keys/auth.ts): a stored key, or the bootstrap API_KEY (keyId null,
  * every scope). Scopes are strings so that src/env.ts imports no resource.
  */
 export type Credential = {
@@ -56,7 +56,7 @@ export type Credential = {
   /**
    * The position in API_KEY of the bootstrap key this credential is, or (a session) was signed
    * in with; null for a stored key. With keyId it names whose idempotency keys and request
-   * budget a request uses (src/platform/auth.ts, `owner`), without the key itself.
+   * budget a request uses (src/platform/idempotency.ts, `owner`), without the key itself.
    */
   apiKeyIndex: number | null;
   /**

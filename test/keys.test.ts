@@ -1,8 +1,8 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
+import { VERIFY_TTL_MS } from "../src/keys/auth";
 import { keyCreated, keyOut } from "../src/keys/openapi";
-import { VERIFY_TTL_MS } from "../src/keys/verify";
 import { wrapD1 } from "./d1-wrap";
 import { basic, call, get, post } from "./helpers";
 

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { isE164, orderCreate, PHONE_ERROR } from "../src/orders/schema";
-import { parseItem } from "../src/platform/validate";
+import { parseItem } from "../src/platform/fields";
 
 // customer.phone over its input space (docs/orders.md, "Creating orders"): digits, spaces,
 // + - ( ) / . and an extension are accepted as written; any other letter is refused by name.

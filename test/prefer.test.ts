@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MINIMAL_APPLIED, minimalProduct, preferences, prefersMinimal } from "../src/platform/prefer";
+import { MINIMAL_APPLIED, minimalProduct, preferences, prefersMinimal } from "../src/platform/body";
 
 // RFC 7240 Prefer parsing for `return=minimal` on writes (src/platform/prefer.ts).
 describe("Prefer header", () => {

@@ -1,8 +1,8 @@
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { bodyItems, wrappedItems } from "../src/platform/body";
 import { money, sku } from "../src/platform/fields";
-import { bodyItems, wrappedItems } from "../src/platform/items";
 import { MAX_VARIANTS } from "../src/products/schema";
 import { MAX_ANSWER_BYTES, SIZE_SQL } from "../src/products/size";
 import { call, createProduct, get, post, put, uid } from "./helpers";

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { getDb } from "../src/db/client";
+import { getDb } from "../src/platform/d1";
 import { useStoreUrl } from "../src/products/categories";
 import { getProduct } from "../src/products/create";
 import { minimalJson, ownJson, publicJson } from "../src/products/own-json";

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { orderCreate } from "../src/orders/schema";
-import { isCompiled, parseItem, safeParse } from "../src/platform/validate";
+import { isCompiled, parseItem, safeParse } from "../src/platform/fields";
 import { MAX_VARIANTS, productCreate, productUpdate } from "../src/products/schema";
 
 // The request schemas run on zod's compiled parsers (src/platform/validate.ts, precompile): code

@@ -3,10 +3,9 @@ import { requestId } from "hono/request-id";
 import type { MiddlewareHandler } from "hono/types";
 import type { AppEnv, Bindings } from "../../src/env";
 import store from "../../src/index";
-import { auth, noStore } from "../../src/keys/auth";
-import { preflight } from "../../src/keys/cors";
+import { auth, noStore, preflight } from "../../src/keys/auth";
+import { d1Session } from "../../src/platform/d1";
 import { requestLog } from "../../src/platform/log";
-import { d1Session } from "../../src/platform/session";
 import { writesMoveCatalog } from "../../src/products/edge";
 import { type Order, orderBatch, stockBatch } from "../worker/batches";
 

@@ -1,8 +1,7 @@
 import type { z } from "zod";
-import type { DB } from "../db/client";
 import { customers, orders } from "../db/schema";
 import { sqlNames } from "../platform/columns";
-import { rowMapper, stmt } from "../platform/d1";
+import { type DB, rowMapper, stmt } from "../platform/d1";
 import { Params, searchText } from "../platform/query";
 import { toMoney } from "../products/present";
 import {

@@ -1,21 +1,250 @@
 import type { Context, Next } from "hono";
+import { basicAuth } from "hono/basic-auth";
 import { createMiddleware } from "hono/factory";
 import { HTTPException } from "hono/http-exception";
+import { timingSafeEqual } from "hono/utils/buffer";
+import { apiKeys as apiKeysTable } from "../db/schema";
 import type { AppEnv, Credential } from "../env";
-import { apiKeys, failed, owner, tooMany } from "../platform/auth";
-import { ApiError } from "../platform/errors";
-import { checkSessionWrite } from "../sessions/store";
-import { checkOrigin, storefrontCors } from "./cors";
-import { authorize, ruleOf } from "./scopes";
-import { basic, resolveCredential } from "./verify";
+import { clientAddress } from "../platform/client";
+import { sqlNames } from "../platform/columns";
+import { ApiError, envelope } from "../platform/errors";
+import { sha256 } from "../platform/hash";
+import { owner } from "../platform/idempotency";
+import { checkSessionWrite, sessionCookie, sessionCredential } from "../sessions/store";
+import { apiKeys, authorize, bootstrapCredential, ROUTE_SCOPES, ruleOf } from "./scopes";
+
+// Authentication and authorization of every /v1 request (docs/api.md, "Authentication";
+// docs/keys.md): who is calling (a stored key, an entry of API_KEY or the admin's session), whether
+// the route's scope in src/keys/scopes.ts lets them, and the CORS a storefront's answers carry.
+
+// The windows of wrangler.toml's [[ratelimits]] (docs/operations.md, "Rate limits"): a refused
+// client may try again after at most one period.
+const RETRY_AFTER = "60";
+
+export const tooMany = (what: string) =>
+  new ApiError(429, `too many ${what}, retry later`, undefined, { "Retry-After": RETRY_AFTER });
 
 /**
- * Authentication and authorization of every /v1 request (docs/api.md, "Authentication"; docs/keys.md):
- * resolves the credential (src/keys/verify.ts; Basic through Hono's basicAuth), then checks the
- * route's scope in the one table of src/keys/scopes.ts. Fails closed when no API_KEY is
- * configured. With RATE_LIMIT_PER_KEY="true", each key is also held to KEY_REQUESTS (a bootstrap
- * key counted by its position in API_KEY, so the key itself never leaves the Worker; a stored key
- * by its id; a session as the key it was signed in with).
+ * Whether a 401 carries the Basic challenge, as every client of the API is promised. A browser
+ * answers one with its login dialog, even for a script's fetch (which then hangs until the dialog
+ * is dismissed), so a script opts out the way XHR clients do with other servers (Spring Security,
+ * for one): `X-Requested-With` present. The admin sends it, and a request with its session cookie
+ * never gets one (docs/admin.md, "Sessions").
+ */
+function challenges(c: Context<AppEnv>): boolean {
+  return (
+    c.req.header("x-requested-with") === undefined && !/(?:^|;\s*)__Host-session=/.test(c.req.header("cookie") ?? "")
+  );
+}
+
+/**
+ * A failed authentication counts against the client's address (docs/operations.md, "Rate limits").
+ * Over the limit the answer is 429 instead of 401, so guessing keys stops at AUTH_FAILURES' rate.
+ * Only failures pay for the check: a client with a valid key never waits on it.
+ */
+export async function failed(c: Context<AppEnv>, challenge = true): Promise<never> {
+  if (!(await c.env.AUTH_FAILURES.limit({ key: clientAddress(c) })).success) throw tooMany("failed authentications");
+  const basic = challenge && challenges(c) ? { "WWW-Authenticate": 'Basic realm="store"' } : undefined;
+  throw new ApiError(401, "missing or invalid credentials", undefined, basic);
+}
+
+/**
+ * How long an isolate trusts what it learned about a stored key: a revocation (or expiry of a
+ * cached negative) takes effect everywhere within this bound, and at once in the isolate that
+ * revoked it (docs/keys.md, "Revocation"). The origins CORS answers are kept as long.
+ */
+export const VERIFY_TTL_MS = 60_000;
+const MAX_CACHED = 1_000;
+
+type Cached = { cred: Credential | null; until: number; hash: string };
+// Per isolate, keyed by the key's SHA-256: the happy path of a known key costs no D1 query.
+const cache = new Map<string, Cached>();
+
+export const SECRET_PREFIX = "sk_";
+export const PUBLISHABLE_PREFIX = "pk_";
+
+/** Forgets a key at once in this isolate (after its revocation here). */
+export function forgetKey(keyId: number) {
+  for (const [k, v] of cache) if (v.cred?.keyId === keyId) cache.delete(k);
+}
+
+// The row as the credential it is, its JSON arrays still text.
+type KeyRow = Pick<Credential, "keyId" | "name" | "type" | "expiresAt"> & {
+  hash: string;
+  scopes: string;
+  allowedOrigins: string;
+};
+
+// One statement both finds a live key and records its use (at most once per TTL per isolate).
+const K = sqlNames(apiKeysTable);
+const LOOKUP = `UPDATE ${K.$} SET ${K.lastUsedAt} = ?2 WHERE ${K.hash} = ?1 AND ${K.revokedAt} IS NULL
+  RETURNING ${K.id} AS keyId, ${K.name} AS name, ${K.type} AS type, ${K.scopes} AS scopes,
+    ${K.allowedOrigins} AS allowedOrigins, ${K.expiresAt} AS expiresAt, ${K.hash} AS hash`;
+
+async function storedKey(c: Context<AppEnv>, key: string, now: number): Promise<Credential | null> {
+  const hash = await sha256(key);
+  let hit = cache.get(hash);
+  if (!hit || hit.until <= now) {
+    const row = await c.env.DB.prepare(LOOKUP).bind(hash, now).first<KeyRow>();
+    const { hash: _hash, ...fields } = row ?? {};
+    const cred: Credential | null = row && {
+      ...(fields as Omit<KeyRow, "hash">),
+      scopes: JSON.parse(row.scopes),
+      allowedOrigins: JSON.parse(row.allowedOrigins),
+      apiKeyIndex: null,
+    };
+    if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value as string);
+    hit = { cred, until: now + VERIFY_TTL_MS, hash: row?.hash ?? "" };
+    cache.set(hash, hit);
+  }
+  // The index found the row by hash; compare it once more without early exit all the same.
+  if (!hit.cred || !(await timingSafeEqual(hit.hash, hash))) return null;
+  if (hit.cred.expiresAt !== null && hit.cred.expiresAt <= now) return null;
+  return hit.cred;
+}
+
+/**
+ * A secret key handed over as such (the sign-in body of POST /v1/sessions, or a Basic or Bearer
+ * header's key): a live stored secret key, or an entry of the bootstrap API_KEY.
+ */
+export async function verifySecretKey(c: Context<AppEnv>, key: string, now = Date.now()): Promise<Credential | null> {
+  if (key.startsWith(SECRET_PREFIX)) {
+    const cred = await storedKey(c, key, now);
+    if (cred?.type === "secret") return cred;
+  }
+  // Compare against every entry of API_KEY, without stopping early, so timing says nothing about which.
+  const equal = await Promise.all(apiKeys(c.env.API_KEY).map((k) => timingSafeEqual(k, key)));
+  const index = equal.indexOf(true);
+  return index < 0 ? null : bootstrapCredential(index);
+}
+
+/**
+ * THE credential resolution of every /v1 request (docs/keys.md): who is calling, or null.
+ * `X-Publishable-Key: pk_...`; else `Authorization: Bearer sk_...`; else the admin's session
+ * cookie (docs/admin.md, "Sessions") when the request carries no key header. Any other
+ * Authorization header is Basic's: "basic" leaves it to `basic` below.
+ */
+async function resolveCredential(c: Context<AppEnv>, now = Date.now()): Promise<Credential | null | "basic"> {
+  const publishable = c.req.header("x-publishable-key");
+  // An empty header is no header (some clients cannot leave a default one out).
+  const authorization = c.req.header("authorization") || undefined;
+  if (publishable !== undefined) {
+    if (authorization !== undefined || !publishable.startsWith(PUBLISHABLE_PREFIX)) return null;
+    const cred = await storedKey(c, publishable, now);
+    return cred?.type === "publishable" ? cred : null;
+  }
+  if (authorization === undefined) {
+    const session = sessionCookie(c);
+    return session === undefined ? null : sessionCredential(c, session, now);
+  }
+  const bearer = /^bearer +(\S+) *$/i.exec(authorization)?.[1];
+  if (bearer === undefined) return "basic";
+  // The bootstrap key is Basic only, as it always was.
+  if (!bearer.startsWith(SECRET_PREFIX)) return null;
+  const cred = await verifySecretKey(c, bearer, now);
+  return cred?.keyId === null ? null : cred;
+}
+
+/**
+ * Basic authentication (docs/api.md, "Authentication"): Hono's basicAuth parses the header, and
+ * the key is both user name and password, an entry of API_KEY or a stored secret key, compared in
+ * constant time. A verified key's credential is set on the context for `auth` to admit.
+ */
+const basic = basicAuth({
+  realm: "store",
+  verifyUser: async (user, password, c) => {
+    // Both are what the client sent: comparing them tells it nothing it does not know.
+    if (!user || user !== password) return false;
+    const cred = await verifySecretKey(c, user);
+    if (cred) c.set("credential", cred);
+    return cred !== null;
+  },
+  invalidUserMessage: envelope(401, "missing or invalid credentials"),
+});
+
+// CORS for storefronts (docs/keys.md, "CORS"): only the routes a publishable key may call, only
+// from the exact origins a live publishable key lists. Secret-key routes answer no CORS at all, so
+// a browser page can never use a secret key even if one leaked into it.
+
+const ALLOW_HEADERS = "X-Publishable-Key, Content-Type, Idempotency-Key, X-D1-Bookmark";
+const EXPOSE_HEADERS = "ETag, Link, X-D1-Bookmark, X-Request-Id";
+const MAX_AGE = "600";
+
+// Every route by method, as regular expressions over the path, in the order of ROUTE_SCOPES (the
+// order the app registers them: /v1/products/count before /v1/products/:product_id).
+const ROUTES = Object.entries(ROUTE_SCOPES).map(([key, rule]) => {
+  const [method, pattern] = key.split(" ");
+  return { method, re: new RegExp(`^${pattern.replace(/:[a-z_]+/g, "[^/]+")}/?$`), publishable: !!rule.publishable };
+});
+
+/**
+ * The methods a publishable key may call `path` with: those whose route, the first that matches
+ * as the router picks it, is a storefront route. /v1/products/count is not a product id.
+ */
+function publicMethods(path: string): string[] {
+  const first = new Map<string, boolean>();
+  for (const r of ROUTES) if (!first.has(r.method) && r.re.test(path)) first.set(r.method, r.publishable);
+  return [...first].filter(([, publishable]) => publishable).map(([method]) => method);
+}
+
+// A preflight carries no key (browsers send no custom header values in it), so it is answered
+// from the union of every live publishable key's origins; the real request is then held to its
+// own key's list.
+let origins: { set: Set<string>; until: number } | undefined;
+
+async function allowedAnywhere(c: Context<AppEnv>, origin: string, now: number): Promise<boolean> {
+  if (!origins || origins.until <= now) {
+    const { results } = await c.env.DB.prepare(
+      `SELECT DISTINCT o.value AS origin FROM ${K.$} AS k, json_each(k.${K.allowedOrigins}) AS o
+       WHERE k.${K.type} = 'publishable' AND k.${K.revokedAt} IS NULL AND (k.${K.expiresAt} IS NULL OR k.${K.expiresAt} > ?1)`,
+    )
+      .bind(now)
+      .all<{ origin: string }>();
+    origins = { set: new Set(results.map((r) => r.origin)), until: now + VERIFY_TTL_MS };
+  }
+  return origins.set.has(origin);
+}
+
+/** Answers a CORS preflight of a storefront route (before authentication: it carries no key). */
+export const preflight = createMiddleware<AppEnv>(async (c, next) => {
+  const origin = c.req.header("origin");
+  const wanted = c.req.header("access-control-request-method");
+  if (c.req.method !== "OPTIONS" || !origin || !wanted) return next();
+  const methods = publicMethods(c.req.path);
+  if (!methods.includes(wanted.toUpperCase()) || !(await allowedAnywhere(c, origin, Date.now()))) {
+    throw new ApiError(403, "CORS is answered only for storefront routes and origins a publishable key allows");
+  }
+  return c.body(null, 204, {
+    "Access-Control-Allow-Origin": origin,
+    "Access-Control-Allow-Methods": methods.join(", "),
+    "Access-Control-Allow-Headers": ALLOW_HEADERS,
+    "Access-Control-Max-Age": MAX_AGE,
+    Vary: "Origin",
+  });
+});
+
+const headersFor = (origin: string) => ({
+  "Access-Control-Allow-Origin": origin,
+  "Access-Control-Expose-Headers": EXPOSE_HEADERS,
+  Vary: "Origin",
+});
+
+/**
+ * The CORS headers of a storefront's answer, refusals included (docs/keys.md, "CORS"): for a
+ * request with `X-Publishable-Key` and an Origin that its key lists, or, when its key is unknown,
+ * revoked or lists another origin (the answer is then a refusal), that a live publishable key
+ * lists, as its preflight was answered. A request without Origin (a server, an app) needs none.
+ */
+async function storefrontCors(c: Context<AppEnv>, cred: Credential | null) {
+  const origin = c.req.header("origin");
+  if (!origin || c.req.header("x-publishable-key") === undefined) return undefined;
+  if (cred?.type === "publishable" && cred.allowedOrigins.includes(origin)) return headersFor(origin);
+  return (await allowedAnywhere(c, origin, Date.now())) ? headersFor(origin) : undefined;
+}
+
+/**
+ * The middleware of every /v1 request: resolves the credential (Basic through Hono's basicAuth),
+ * then admits it to the route. Fails closed when no API_KEY is configured.
  */
 export const auth = createMiddleware<AppEnv>(async (c, next) => {
   const keys = apiKeys(c.env.API_KEY);
@@ -32,7 +261,7 @@ export const auth = createMiddleware<AppEnv>(async (c, next) => {
     });
   } catch (e) {
     // basicAuth's refusal is answered as any failed authentication: counted against the address,
-    // our envelope, the challenge unless the request opts out (src/platform/auth.ts, `failed`).
+    // our envelope, the challenge unless the request opts out.
     if (!verified && e instanceof HTTPException) return failed(c);
     throw e;
   }
@@ -54,7 +283,10 @@ async function enter(c: Context<AppEnv>, cred: Credential | null, next: Next) {
   if (cors) for (const [k, v] of Object.entries(cors)) c.res.headers.set(k, v);
 }
 
-/** Throws unless the credential may make this request: 401, 429 or 403. */
+/**
+ * Throws unless the credential may make this request: 401, 429 or 403. With
+ * RATE_LIMIT_PER_KEY="true", each key is held to KEY_REQUESTS, counted by `owner` (never the key).
+ */
 async function admit(c: Context<AppEnv>, cred: Credential | null): Promise<void> {
   if (!cred) return failed(c);
   if (c.env.RATE_LIMIT_PER_KEY === "true") {
@@ -64,7 +296,11 @@ async function admit(c: Context<AppEnv>, cred: Credential | null): Promise<void>
   // A session cookie travels with every request the browser makes; a write must also prove it
   // comes from the admin's page (docs/admin.md, "Sessions").
   if (cred.session && c.req.method !== "GET" && c.req.method !== "HEAD") await checkSessionWrite(c, cred.session);
-  checkOrigin(c, cred);
+  // A publishable key's request from a browser must come from an origin the key allows.
+  const origin = c.req.header("origin");
+  if (cred.type === "publishable" && origin && !cred.allowedOrigins.includes(origin)) {
+    throw new ApiError(403, `origin ${origin} is not allowed for this key`);
+  }
 }
 
 /**

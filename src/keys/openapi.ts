@@ -1,11 +1,10 @@
 import { z } from "zod";
 import { answer, error, json, pathId, schema, utcTime as time } from "../openapi/build";
 import { keyCreate, MAX_KEYS } from "./schema";
-import { ALL_SCOPES, ROUTE_SCOPES } from "./scopes";
+import { ALL_SCOPES } from "./scopes";
 
-// The OpenAPI security of every /v1 operation, from the one route -> scope table (docs/keys.md):
-// the scope a secret key needs (Basic or Bearer), and the publishable key where a storefront may
-// call the operation.
+// The key routes of the OpenAPI document, and the schemes every /v1 operation's security names
+// (src/openapi/complete.ts sets it from the one route -> scope table, docs/keys.md).
 
 export const KEY_SECURITY_SCHEMES = {
   basicAuth: {
@@ -34,29 +33,6 @@ export const KEY_SECURITY_SCHEMES = {
       "A publishable key (pk_...), for storefronts and browsers: only the operations that list it, public fields only.",
   },
 };
-
-// biome-ignore lint/suspicious/noExplicitAny: the document is walked as untyped JSON
-type Json = Record<string, any>;
-
-/** Sets each /v1 operation's `security` and `x-scope` from ROUTE_SCOPES. */
-export function withKeySecurity<T extends Json>(doc: T): T {
-  for (const [path, item] of Object.entries(doc.paths as Json)) {
-    if (!path.startsWith("/v1/")) continue;
-    const pattern = path.replace(/\{([a-z_]+)\}/g, ":$1");
-    for (const [method, op] of Object.entries(item as Json)) {
-      const rule = ROUTE_SCOPES[`${method.toUpperCase()} ${pattern}`];
-      if (!rule?.scope || typeof op !== "object") continue;
-      op["x-scope"] = rule.scope;
-      op.security = [
-        { basicAuth: [rule.scope] },
-        { bearerAuth: [rule.scope] },
-        { sessionCookie: [rule.scope] },
-        ...(rule.publishable ? [{ publishableKey: [] }] : []),
-      ];
-    }
-  }
-  return doc;
-}
 
 const nullableTime = time.nullable().meta({ description: "ISO 8601 time in UTC, or null." });
 

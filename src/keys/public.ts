@@ -1,9 +1,9 @@
 import { createMiddleware } from "hono/factory";
 import { timingSafeEqual } from "hono/utils/buffer";
 import type { AppEnv, Credential } from "../env";
-import { tooMany } from "../platform/auth";
 import { clientAddress } from "../platform/client";
 import { type Field, PRODUCT_FIELDS, VARIANT_FIELDS } from "../products/fields";
+import { tooMany } from "./auth";
 
 // What a publishable key sees and may do (docs/keys.md, "Publishable keys"). Every product
 // answer a storefront gets is built by SQLite (src/products/json-sql.ts) from the fields shownTo

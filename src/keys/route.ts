@@ -3,13 +3,12 @@ import { z } from "zod";
 import type { AppEnv } from "../env";
 import { jsonBody } from "../platform/body";
 import { ApiError } from "../platform/errors";
-import { id } from "../platform/fields";
-import { parseItem } from "../platform/validate";
+import { id, parseItem } from "../platform/fields";
 import { zv } from "../platform/zv";
+import { forgetKey } from "./auth";
 import { keyCreate, keyProblems, MAX_KEYS } from "./schema";
 import type { Scope } from "./scopes";
 import { createKey, listKeys, revokeKey } from "./store";
-import { forgetKey } from "./verify";
 
 /** What a publishable key can do, and so what its maker must hold. */
 const PUBLISHABLE_MAKER: readonly Scope[] = ["products:read", "orders:write"];

@@ -94,20 +94,16 @@ export function ruleOf(c: Context<AppEnv>): RouteRule | undefined {
  * refused to every key but the bootstrap one (it cannot happen: the scopes test enumerates them);
  * a path with no route at all goes on to the 404.
  */
-export function authorize(c: Context<AppEnv>, cred: Credential): RouteRule | undefined {
-  if (!matchedRoutes(c).some((r) => r.method !== "ALL")) return undefined;
+export function authorize(c: Context<AppEnv>, cred: Credential): void {
+  if (!matchedRoutes(c).some((r) => r.method !== "ALL")) return;
   const rule = ruleOf(c);
   if (cred.type === "publishable") {
     if (!rule?.publishable) throw new ApiError(403, "a publishable key may not call this route");
-    return rule;
+  } else if (!rule) {
+    if (cred.keyId !== null) throw new ApiError(403, "this route has no scope; only the bootstrap API_KEY may call it");
+  } else if (!rule.session && !cred.scopes.includes(rule.scope)) {
+    throw new ApiError(403, `this key lacks the scope ${rule.scope}`);
   }
-  if (rule?.session) return rule;
-  if (!rule) {
-    if (cred.keyId === null) return undefined;
-    throw new ApiError(403, "this route has no scope; only the bootstrap API_KEY may call it");
-  }
-  if (!cred.scopes.includes(rule.scope)) throw new ApiError(403, `this key lacks the scope ${rule.scope}`);
-  return rule;
 }
 
 /**
@@ -123,6 +119,14 @@ export function authorizeCarried(c: Context<AppEnv>, what: Carried): void {
       `this key lacks the scope ${need}, which reading ${what === "order" ? "an order" : "a product"} needs`,
     );
   }
+}
+
+/** The configured keys: API_KEY may hold several, comma-separated, for rotation (docs/api.md, "Authentication"). */
+export function apiKeys(secret: string | undefined): string[] {
+  return (secret ?? "")
+    .split(",")
+    .map((k) => k.trim())
+    .filter(Boolean);
 }
 
 /**

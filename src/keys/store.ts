@@ -1,13 +1,12 @@
 import { eq, getTableColumns, sql } from "drizzle-orm";
-import type { DB } from "../db/client";
 import { apiKeys } from "../db/schema";
 import { sqlNames } from "../platform/columns";
-import { rowMapper, stmt } from "../platform/d1";
+import { type DB, rowMapper, stmt } from "../platform/d1";
 import { randomHex, sha256 } from "../platform/hash";
+import { PUBLISHABLE_PREFIX, SECRET_PREFIX } from "./auth";
 import { type KeyInput, MAX_KEYS } from "./schema";
-import { PUBLISHABLE_PREFIX, SECRET_PREFIX } from "./verify";
 
-// Keys as data (docs/keys.md): created, listed and revoked here; verified in verify.ts.
+// Keys as data (docs/keys.md): created, listed and revoked here; verified in auth.ts.
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 /** Last use is kept to the minute: it is written at most once a minute per isolate anyway. */

@@ -8,6 +8,8 @@ import { image } from "../products/schema";
 // 401, 429, 500 and 503 answers of every /v1 operation, so a module states only its own.
 
 export type Json = Record<string, unknown>;
+// biome-ignore lint/suspicious/noExplicitAny: the document is walked as untyped JSON; test/openapi.test.ts checks its shape
+export type AnyJson = Record<string, any>;
 
 /** The lenient scalars of docs/api.md, "Conventions" say in the document what they accept. */
 function describeLenient(ctx: { zodSchema: unknown; jsonSchema: Json }) {

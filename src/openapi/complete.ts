@@ -1,17 +1,17 @@
 // What holds for every operation, added to the document after its paths are assembled, so that
 // routes spread in from any module get it too (test/openapi.test.ts checks every operation):
 // - every answer: X-Request-Id; every request may send one;
-// - every /v1 operation: x-d1-bookmark on request and answer (docs/operations.md, "Read replicas"), and the
-//   401, 429, 500 and 503 answers, Retry-After on 429 and 503;
+// - every /v1 operation: `security` and `x-scope` from the route table (src/keys/scopes.ts: the
+//   scope a secret key needs, and the publishable key where a storefront may call it);
+//   x-d1-bookmark on request and answer (docs/operations.md, "Read replicas"); the 401, 429, 500
+//   and 503 answers, Retry-After on 429 and 503;
 // - every /v1 write: Idempotency-Key (unless it declares `x-idempotency: false`);
 // - every list that pages (a cursor or offset parameter): Link on its 200;
 // - schemas: no zod safe-integer placeholder bounds, no untyped values, numeric strings plain decimals.
 
-import { json, ref } from "./build";
+import { ROUTE_SCOPES } from "../keys/scopes";
+import { type AnyJson as Json, json, ref } from "./build";
 import { EXAMPLES } from "./examples";
-
-// biome-ignore lint/suspicious/noExplicitAny: the document is walked as untyped JSON; test/openapi.test.ts checks its shape
-type Json = Record<string, any>;
 
 const HTTP_METHODS = ["get", "put", "post", "delete", "patch", "options", "head", "trace"];
 const WRITES = new Set(["post", "put", "patch", "delete"]);
@@ -152,6 +152,16 @@ const GUIDE_PATH = "/guide/";
 
 function completeOperation(path: string, method: string, op: Json) {
   const v1 = path.startsWith("/v1/") || path === "/v1";
+  const rule = v1 ? ROUTE_SCOPES[`${method.toUpperCase()} ${path.replace(/\{([a-z_]+)\}/g, ":$1")}`] : undefined;
+  if (rule?.scope) {
+    op["x-scope"] = rule.scope;
+    op.security = [
+      { basicAuth: [rule.scope] },
+      { bearerAuth: [rule.scope] },
+      { sessionCookie: [rule.scope] },
+      ...(rule.publishable ? [{ publishableKey: [] }] : []),
+    ];
+  }
   const topic = TOPICS[`${method.toUpperCase()} ${path}`] ?? TOPICS[path.split("/").slice(0, 3).join("/")];
   if (topic && !op.externalDocs) {
     op.externalDocs = { description: "The topic page of the manual", url: `${GUIDE_PATH}${topic}` };

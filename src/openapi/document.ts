@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { customersPaths } from "../customers/openapi";
-import { KEY_SECURITY_SCHEMES, keysPaths, withKeySecurity } from "../keys/openapi";
+import { KEY_SECURITY_SCHEMES, keysPaths } from "../keys/openapi";
 import { metadataPaths } from "../metadata/openapi";
 import { orderUpdateOperation } from "../orders/openapi";
 import { orderCreate } from "../orders/schema";
@@ -58,11 +58,10 @@ const BODY_ERRORS = {
   "413": error("Body larger than 1 MiB, or more than 100 items."),
   "415": error("Content-Type is not application/json."),
 };
-const SECURED = [{ basicAuth: [] }];
 
-const oneOrMany = (item: string) => ({
-  oneOf: [ref(item), { type: "array", items: ref(item), minItems: 1, maxItems: 100 }],
-});
+/** A list body of 1 to 100 items; oneOrMany also takes one item alone. */
+const listOf = (item: string) => ({ type: "array", items: ref(item), minItems: 1, maxItems: 100 });
+const oneOrMany = (item: string) => ({ oneOf: [ref(item), listOf(item)] });
 export function buildOpenApi() {
   const productWrite = (status: string) => ({
     "200": answer("At least one product took effect.", ref("ProductWriteResult"), EXAMPLES.productWriteResult),
@@ -95,7 +94,7 @@ export function buildOpenApi() {
       { name: "keys", description: "Secret and publishable API keys (docs/keys.md)." },
       { name: "sessions", description: "Sign-in and sign-out of the admin at /admin (docs/admin.md)." },
     ],
-    security: SECURED,
+    security: [{ basicAuth: [] }],
     paths: {
       "/": {
         get: {
@@ -202,13 +201,7 @@ export function buildOpenApi() {
             "shipping names one of GET /v1/shipping-methods by id; hidden products and variants do not exist; no " +
             "customer is linked; each result carries the order's token, and the order is cancelled after " +
             "STOREFRONT_HOLD_MINUTES (60) unless paid.",
-          requestBody: {
-            required: true,
-            content: json(
-              { type: "array", items: ref("OrderCreate"), minItems: 1, maxItems: 100 },
-              EXAMPLES.orderCreate,
-            ),
-          },
+          requestBody: { required: true, content: json(listOf("OrderCreate"), EXAMPLES.orderCreate) },
           responses: {
             "200": answer("At least one order was created.", ref("OrderResults"), EXAMPLES.orderResults),
             "400": answer("No order was created (or the body was malformed).", ref("OrderResults")),
@@ -263,9 +256,9 @@ export type OpenApiDocument = ReturnType<typeof buildOpenApi>;
 let cached: OpenApiDocument | undefined;
 /**
  * The document, built on first use and kept for the life of the isolate. completeDocument adds
- * what every operation shares (headers, 401/429/500/503, Idempotency-Key), to spread-in paths too.
+ * what every operation shares (security, headers, 401/429/500/503, Idempotency-Key), to spread-in paths too.
  */
 export const openApiDocument = () => {
-  cached ??= completeDocument(withKeySecurity(buildOpenApi()));
+  cached ??= completeDocument(buildOpenApi());
   return cached;
 };

@@ -4,14 +4,10 @@ import {
   arrange,
   type Encoding,
   type Kind,
-  lineColumn,
   MODELLED_LINE_LAYOUT,
   MODELLED_ORDER_LAYOUT,
   type ModelledSlot,
   modelledSlots,
-  orderColumn,
-  PLAIN_LINE,
-  PLAIN_ORDER,
 } from "../orders/fields";
 import { ORDER_LIMIT_DEFAULT, ORDER_LIMIT_MAX } from "../orders/list";
 import {
@@ -28,8 +24,8 @@ import {
 } from "../products/fields";
 import { amount2, digits, flagText as flag, MODELLED, signedDigits, textOut as text } from "../products/kinds";
 import { PRODUCT_LIMIT_DEFAULT, PRODUCT_LIMIT_MAX } from "../products/list";
-import { answer, error, json, ref } from "./build";
-import { orderedShape, treeObject } from "./responses";
+import { answer, error, type Json, json, ref } from "./build";
+import { LINE_PLAIN, ORDER_PLAIN, orderedShape, treeObject } from "./responses";
 
 // The modelled-dialect reads in the OpenAPI document (docs/modelled-reads.md, "Modelled reads"): response schemas
 // (test/openapi.test.ts parses real answers with them) and the path objects of GET /v1/products,
@@ -135,15 +131,10 @@ function modelled(
   return treeObject(arrange(layout, entries));
 }
 
-export const modelledOrderLine = modelled(
-  PLAIN_LINE.map((f) => ({ ...f, column: lineColumn(f.column) })),
-  MODELLED_LINE_LAYOUT,
-  true,
-  {
-    id: z.number().int(),
-    variant: text.meta({ description: 'The variant\'s option values, " / " between them.' }),
-  },
-);
+export const modelledOrderLine = modelled(LINE_PLAIN, MODELLED_LINE_LAYOUT, true, {
+  id: z.number().int(),
+  variant: text.meta({ description: 'The variant\'s option values, " / " between them.' }),
+});
 
 const statusCodes = z
   .enum(["-1", "1", "2", "3"])
@@ -163,13 +154,12 @@ const ORDER_SPECIAL = {
   "customer.billing_details": address,
 };
 const DETAILS_ONLY = new Set(Object.keys(ORDER_SPECIAL).slice(3));
-const orderPlain = PLAIN_ORDER.map((f) => ({ ...f, column: orderColumn(f.column) }));
 
-export const modelledOrder = modelled(orderPlain, MODELLED_ORDER_LAYOUT, false, ORDER_SPECIAL).meta({
+export const modelledOrder = modelled(ORDER_PLAIN, MODELLED_ORDER_LAYOUT, false, ORDER_SPECIAL).meta({
   description: "An order in a modelled-dialect list (without include_details).",
 });
 
-export const modelledOrderDetails = modelled(orderPlain, MODELLED_ORDER_LAYOUT, true, ORDER_SPECIAL).meta({
+export const modelledOrderDetails = modelled(ORDER_PLAIN, MODELLED_ORDER_LAYOUT, true, ORDER_SPECIAL).meta({
   description: "An order with include_details=true, and every answer to order_id.",
 });
 
@@ -191,12 +181,7 @@ export const modelledComponents: [string, z.ZodType][] = [
   ["ModelledOrderList", modelledOrderList],
 ];
 
-const q = (name: string, description: string, schema: Record<string, unknown>) => ({
-  name,
-  in: "query",
-  description,
-  schema,
-});
+const q = (name: string, description: string, schema: Json) => ({ name, in: "query", description, schema });
 const bool = { type: "string", enum: ["true", "false"] };
 const isoTime = { type: "string", maxLength: 40, examples: ["2026-11-26", "2026-11-26T00:00:00+01:00"] };
 const unixSeconds = { type: "string", pattern: "^\\d+$" };

@@ -187,24 +187,23 @@ function described(
 export const treeObject = (tree: Tree<z.ZodType>): z.ZodObject =>
   z.object(Object.fromEntries(tree.map((n) => [n.key, n.children ? treeObject(n.children) : (n.value as z.ZodType)])));
 
-const orderLineOut = described(
-  PLAIN_LINE.map((f) => ({ ...f, column: lineColumn(f.column) })),
-  Object.keys(LINE_FIELDS),
-  { total: money } satisfies Record<SpecialLinePath, z.ZodType>,
-);
+/** The plain fields of an order line and of an order, each with its column (for both dialects). */
+export const LINE_PLAIN = PLAIN_LINE.map((f) => ({ ...f, column: lineColumn(f.column) }));
+export const ORDER_PLAIN = PLAIN_ORDER.map((f) => ({ ...f, column: orderColumn(f.column) }));
 
-export const orderOut = described(
-  PLAIN_ORDER.map((f) => ({ ...f, column: orderColumn(f.column) })),
-  Object.keys(ORDER_FIELDS),
-  {
-    hold_expires_at: maybeTime.meta({
-      description:
-        "Unpaid orders while a hold applies (UNPAID_ORDER_HOLD_MINUTES; always STOREFRONT_HOLD_MINUTES for a publishable key's): when the hold cancels the order.",
-    }),
-    products: z.array(orderLineOut),
-    tax,
-  } satisfies Record<SpecialPath, z.ZodType>,
-)
+const orderLineOut = described(LINE_PLAIN, Object.keys(LINE_FIELDS), { total: money } satisfies Record<
+  SpecialLinePath,
+  z.ZodType
+>);
+
+export const orderOut = described(ORDER_PLAIN, Object.keys(ORDER_FIELDS), {
+  hold_expires_at: maybeTime.meta({
+    description:
+      "Unpaid orders while a hold applies (UNPAID_ORDER_HOLD_MINUTES; always STOREFRONT_HOLD_MINUTES for a publishable key's): when the hold cancels the order.",
+  }),
+  products: z.array(orderLineOut),
+  tax,
+} satisfies Record<SpecialPath, z.ZodType>)
   .extend({
     key: z
       .object({ id: idInt, name: z.string() })

@@ -1,8 +1,7 @@
-import type { DB } from "../db/client";
 import { toProduct, toVariant } from "../db/rows";
 import { products, skus, variants } from "../db/schema";
 import { sqlNames } from "../platform/columns";
-import { stmt } from "../platform/d1";
+import { type DB, stmt } from "../platform/d1";
 import { optionNames, type ProductRow, type VariantRow, variantValues } from "../products/present";
 import type { Money } from "./totals";
 

@@ -1,7 +1,14 @@
-import type { DB } from "../db/client";
 import { orders } from "../db/schema";
 import { sqlNames } from "../platform/columns";
-import { afterLostRace, isConstraintError, jsonChunks, runBatch, STALE_READ_GUARD, stmt } from "../platform/d1";
+import {
+  afterLostRace,
+  type DB,
+  isConstraintError,
+  jsonChunks,
+  runBatch,
+  STALE_READ_GUARD,
+  stmt,
+} from "../platform/d1";
 import { type Claim, type Idem, runClaimed } from "../platform/idempotency";
 import { committed, newEvent, outboxStatement, type PendingEvent } from "../webhooks/outbox";
 import { catalogStatements, toCatalog } from "./catalog";

@@ -1,7 +1,6 @@
-import type { DB } from "../db/client";
 import { orderLines, orders } from "../db/schema";
 import { sqlNames } from "../platform/columns";
-import { jsonChunks, STALE_READ_GUARD, stmt } from "../platform/d1";
+import { type DB, jsonChunks, STALE_READ_GUARD, stmt } from "../platform/d1";
 import { type Catalog, itemName, type Line } from "./catalog";
 import { insertLines, lineRow } from "./insert";
 import { orderTotals, planLines, type Totals } from "./lines";

@@ -1,8 +1,7 @@
-import type { DB } from "../db/client";
 import { orderHistory, orderLines, orders, staleReads } from "../db/schema";
 import type { Bindings } from "../env";
 import { sqlNames } from "../platform/columns";
-import { stmt } from "../platform/d1";
+import { type DB, stmt } from "../platform/d1";
 import { ApiError } from "../platform/errors";
 import { HELD, positiveOf } from "./hold";
 

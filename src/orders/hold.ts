@@ -1,7 +1,7 @@
-import { getDb } from "../db/client";
 import { events, orderHistory, orderLines, orders, products, variants } from "../db/schema";
 import type { Bindings } from "../env";
 import { sqlNames } from "../platform/columns";
+import { getDb } from "../platform/d1";
 import { versionBumps } from "../products/version";
 import { committed, dispatch, newEvent, type PendingEvent, subscribed } from "../webhooks/outbox";
 

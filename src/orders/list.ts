@@ -1,9 +1,8 @@
 import { z } from "zod";
-import type { DB } from "../db/client";
 import { orderLines, orders } from "../db/schema";
 import { sqlNames } from "../platform/columns";
 import { decodeKeyCursor, encodeKeyCursor } from "../platform/cursor";
-import { stmt } from "../platform/d1";
+import { type DB, stmt } from "../platform/d1";
 import { ApiError } from "../platform/errors";
 import {
   boolText,

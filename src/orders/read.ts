@@ -1,6 +1,6 @@
 import { and, eq, ne, sql } from "drizzle-orm";
-import type { DB } from "../db/client";
 import { apiKeys, orderHistory, orderLines, orders } from "../db/schema";
+import type { DB } from "../platform/d1";
 import { type OrderRow, toMoney } from "../products/present";
 import { type Kind, LINE_FIELDS, ORDER_FIELDS, PLAIN_ORDER, type SpecialLinePath, type SpecialPath } from "./fields";
 import { CREATED } from "./held";

@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { flag, id, int, money, opt, req, str } from "../platform/fields";
-import { precompile } from "../platform/validate";
+import { flag, id, int, money, opt, precompile, req, str } from "../platform/fields";
 import { block, topFields } from "./fields";
 
 export { type Address, email, isE164, PHONE_ERROR, PHONE_NOTICE, phone } from "./inputs";

@@ -1,7 +1,6 @@
-import type { DB } from "../db/client";
 import { events, orderHistory, type orderLines, orders, webhookEndpoints } from "../db/schema";
 import { sqlNames } from "../platform/columns";
-import { stmt } from "../platform/d1";
+import { type DB, stmt } from "../platform/d1";
 import type { EventType, PendingEvent } from "../webhooks/outbox";
 import { newEvent, subscribed } from "../webhooks/outbox";
 import { itemName } from "./catalog";

@@ -1,7 +1,6 @@
-import type { DB } from "../db/client";
 import { products, variants } from "../db/schema";
 import { sqlNames } from "../platform/columns";
-import { jsonChunks, stmt } from "../platform/d1";
+import { type DB, jsonChunks, stmt } from "../platform/d1";
 import { heldVersionBumps } from "../products/version";
 
 // Stock moves of orders, shared by create, update and cancel: a variant's qty, or the stock of a

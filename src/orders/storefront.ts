@@ -1,9 +1,8 @@
-import type { DB } from "../db/client";
 import { shippingMethods } from "../db/schema";
 import type { Bindings, Credential } from "../env";
 import { tokenMatches } from "../keys/public";
 import { sqlNames } from "../platform/columns";
-import { stmt } from "../platform/d1";
+import { type DB, stmt } from "../platform/d1";
 import { type MethodRow, toMethod } from "../shipping/service";
 import { type Held, heldStatement, type StorefrontLimits, toHeld } from "./held";
 import { positiveOf } from "./hold";

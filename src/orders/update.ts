@@ -1,9 +1,9 @@
-import type { DB } from "../db/client";
 import { toProduct, toVariant } from "../db/rows";
 import { orderLines, orders, products, staleReads, variants } from "../db/schema";
 import { sqlNames } from "../platform/columns";
 import {
   afterLostRace,
+  type DB,
   isConstraintError,
   MAX_ATTEMPTS,
   rowMapper,

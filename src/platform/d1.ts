@@ -1,9 +1,60 @@
 import { getTableColumns } from "drizzle-orm";
+import { type DrizzleD1Database, drizzle } from "drizzle-orm/d1";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
-import type { DB } from "../db/client";
+import { createMiddleware } from "hono/factory";
 import { products, staleReads } from "../db/schema";
+import type { AppEnv } from "../env";
 import { sqlNames } from "./columns";
-import { changedMeanwhile } from "./errors";
+import { ApiError, changedMeanwhile } from "./errors";
+
+// D1 for every resource: Drizzle over the request's session, and the statements written as text.
+
+/**
+ * Drizzle over one request's D1 session (docs/operations.md, "Read replicas"). `$client` runs the
+ * raw statements below in that same session; `$binding` is the D1 binding itself, the stable key
+ * for what an isolate keeps across requests.
+ */
+export type DB = DrizzleD1Database & { $client: D1Database | D1DatabaseSession; $binding: D1Database };
+
+// One Drizzle wrapper per D1 binding object for callers without a session (the cron): building it
+// is cheap but not free, and a Worker isolate serves many requests with the same binding.
+const cache = new WeakMap<D1Database, DB>();
+
+export function getDb(d1: D1Database, session?: D1DatabaseSession): DB {
+  if (session) return Object.assign(drizzle(session as unknown as D1Database), { $binding: d1 }) as DB;
+  let db = cache.get(d1);
+  if (!db) {
+    db = Object.assign(drizzle(d1), { $binding: d1 }) as DB;
+    cache.set(d1, db);
+  }
+  return db;
+}
+
+export const BOOKMARK_HEADER = "x-d1-bookmark";
+
+// What D1 issues: four dash-separated hex groups (8-8-8-32). Anything else was not sent by us, and
+// a session opened on it would fail inside D1 or silently promise nothing.
+const BOOKMARK = /^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/;
+
+/**
+ * One D1 session per /v1 request (docs/operations.md, "Read replicas"). Reads start where the
+ * client's `x-d1-bookmark` says (data at least that fresh), or at any replica when it sends none;
+ * writes go to the primary. The answer carries the session's latest bookmark, which the client
+ * sends back to read its own writes.
+ */
+export const d1Session = createMiddleware<AppEnv>(async (c, next) => {
+  const sent = c.req.header(BOOKMARK_HEADER)?.trim();
+  if (sent !== undefined && !BOOKMARK.test(sent)) {
+    throw new ApiError(400, `invalid ${BOOKMARK_HEADER} header: send back one this service answered with`);
+  }
+  const read = c.req.method === "GET" || c.req.method === "HEAD";
+  const session = c.env.DB.withSession(read ? (sent ?? "first-unconstrained") : "first-primary");
+  c.set("db", getDb(c.env.DB, session));
+  await next();
+  // A request answered before any query (a validation error) hands back what it was given.
+  const bookmark = session.getBookmark?.() ?? sent;
+  if (bookmark) c.res.headers.set(BOOKMARK_HEADER, bookmark);
+});
 
 // The write paths batch INSERT/UPDATE ... SELECT FROM json_each(?) statements, which Drizzle's
 // D1 batch cannot carry (it only batches its own builders), so they go to D1 directly and their
@@ -14,39 +65,6 @@ export const stmt = (db: DB, text: string, ...params: unknown[]) => db.$client.p
 export async function runBatch(db: DB, stmts: D1PreparedStatement[]) {
   return db.$client.batch<Record<string, unknown>>(stmts);
 }
-
-/**
- * A batch whose constraints are its checks (the writes planned in SQL): its results, or undefined
- * when a constraint refused it, so nothing was written and the caller takes the path that words
- * the refusal. Any other failure is thrown.
- */
-export async function runChecked(db: DB, stmts: D1PreparedStatement[]) {
-  try {
-    return await runBatch(db, stmts);
-  } catch (e) {
-    if (isConstraintError(e)) return undefined;
-    throw e;
-  }
-}
-
-/**
- * SQL: the rows of the subquery `alias` as ONE JSON text, a column named `rows` holding an array
- * of objects keyed by `columns`, in `order`. For large reads of many narrow rows: D1's binding
- * builds an object per row with a property per column in JavaScript, the largest part of a full
- * products page's CPU, while `JSON.parse` of the one text is native (4.4 -> 3.4 ms median on that
- * page, bench/README.md). The objects have the keys and value types of D1's rows (stored JSON
- * texts stay strings, except the `nested` columns: JSON texts built as values), so code reading rows is unchanged. Measure before using it elsewhere: on
- * the orders page, whose rows carry JSON texts (addresses, tax) that get escaped into the one text
- * and unescaped again, it was slower than D1's objects.
- */
-export const asJsonRows = (columns: readonly string[], alias: string, order: string, nested: readonly string[] = []) =>
-  `coalesce(json_group_array(json_object(${columns
-    .map((c) => `'${c}', ${nested.includes(c) ? `json(${alias}.${c})` : `${alias}.${c}`}`)
-    .join(", ")}) ORDER BY ${order}), '[]') AS rows`;
-
-/** The rows of an asJsonRows statement's result. */
-export const jsonRows = <T = Record<string, unknown>>(r: D1Result<{ rows: string }> | undefined): T[] =>
-  r ? (JSON.parse(r.results[0].rows) as T[]) : [];
 
 /** Maps a raw D1 row (snake_case column names) to the table's Drizzle row type. */
 export function rowMapper<T extends SQLiteTable>(table: T) {

@@ -27,7 +27,5 @@ export const changedMeanwhile = (what: string) =>
     503,
     `${what} kept changing while this request was applied; nothing was written, retry shortly`,
     undefined,
-    {
-      "Retry-After": "1",
-    },
+    { "Retry-After": "1" },
   );

@@ -1,12 +1,11 @@
 import { eq } from "drizzle-orm";
 import { createMiddleware } from "hono/factory";
-import type { DB } from "../db/client";
 import { idempotencyKeys, orders } from "../db/schema";
-import type { AppEnv } from "../env";
-import { owner } from "./auth";
+import type { AppEnv, Credential } from "../env";
 import { sqlNames } from "./columns";
-import { runBatch, stmt } from "./d1";
+import { type DB, runBatch, stmt } from "./d1";
 import { ApiError } from "./errors";
+import { sha256 } from "./hash";
 
 // Idempotent retries (docs/security.md, "Guarantees"). The record is written in the same D1 batch as the
 // effect, first in the batch, so that a second request with the key fails on its primary key
@@ -17,8 +16,17 @@ import { ApiError } from "./errors";
 // replay answers what the first request answered, never the rows' current state.
 
 /**
+ * Whose a request's idempotency keys and per-key request budget are: a stored key by its id, an
+ * API_KEY entry by its position (never the key itself); a session is the key it was signed in
+ * with (docs/api.md, "Idempotency-Key").
+ */
+export function owner(cred: Credential): string {
+  return cred.keyId !== null ? `id-${cred.keyId}` : `key-${cred.apiKeyIndex}`;
+}
+
+/**
  * `key` is the client's Idempotency-Key inside its credential's namespace (`id-3:<key>`,
- * `key-0:<key>`: src/platform/auth.ts, `owner`), so the same key from two credentials is two
+ * `key-0:<key>`: `owner`), so the same key from two credentials is two
  * records and a replay answers only the credential that made the first request; every statement
  * of the record, the lookup of a lost race's winner included, uses this one.
  */
@@ -45,11 +53,6 @@ export class IdempotencyConflict extends Error {
 }
 
 const KEY = /^[\x21-\x7e][\x20-\x7e]{0,254}$/;
-
-async function sha256(text: string) {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
 
 // SQLite's words for a second claim of a key: "UNIQUE constraint failed: idempotency_keys.key".
 const CONFLICT = `${I.$}.${I.key}`;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ApiError } from "./errors";
-import { issuesToErrors } from "./validate";
+import { issuesToErrors } from "./fields";
 
 // Query strings of the modelled-dialect lists (docs/modelled-reads.md, "Modelled reads"). A parameter the operation
 // does not define is refused rather than dropped, so that a misspelt filter never looks like an

@@ -2,7 +2,7 @@ import { zValidator } from "@hono/zod-validator";
 import type { ValidationTargets } from "hono";
 import type { z } from "zod";
 import { ApiError } from "./errors";
-import { issuesToErrors, precompile, safeParse } from "./validate";
+import { issuesToErrors, precompile, safeParse } from "./fields";
 
 /**
  * zValidator whose failures are the error envelope (docs/api.md, "Conventions"), with an `errors` entry per issue. Routes

@@ -1,7 +1,6 @@
-import type { DB } from "../db/client";
 import { products, skus } from "../db/schema";
 import { sqlNames } from "../platform/columns";
-import { afterLostRace, fitsOneValue, isConstraintError, jsonChunks, runBatch, stmt } from "../platform/d1";
+import { afterLostRace, type DB, fitsOneValue, isConstraintError, jsonChunks, runBatch, stmt } from "../platform/d1";
 import { type Claim, type Idem, runClaimed } from "../platform/idempotency";
 import { committed, newEvent, outboxStatement, type PendingEvent } from "../webhooks/outbox";
 import { derivedSlug, tooManyPaths, withHead } from "./categories";

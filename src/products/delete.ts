@@ -1,7 +1,6 @@
-import type { DB } from "../db/client";
 import { events, products, skus, staleReads, variants } from "../db/schema";
 import { sqlNames } from "../platform/columns";
-import { afterLostRace, isConstraintError, runBatch, stmt } from "../platform/d1";
+import { afterLostRace, type DB, isConstraintError, runBatch, stmt } from "../platform/d1";
 import { runClaimed } from "../platform/idempotency";
 import { type PendingEvent, subscribed } from "../webhooks/outbox";
 import type { ItemOutcome, Recorder, WriteOptions } from "./create";

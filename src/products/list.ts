@@ -1,10 +1,9 @@
 import { z } from "zod";
-import type { DB } from "../db/client";
 import { catalogVersion, products, skus, variants } from "../db/schema";
 import type { PublicView } from "../keys/public";
 import { sqlNames } from "../platform/columns";
 import { decodeCursor, encodeCursor } from "../platform/cursor";
-import { stmt } from "../platform/d1";
+import { type DB, stmt } from "../platform/d1";
 import { ApiError } from "../platform/errors";
 import { etagOf } from "../platform/hash";
 import {

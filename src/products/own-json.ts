@@ -1,8 +1,7 @@
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
-import type { DB } from "../db/client";
 import { products, variants as variantsTable } from "../db/schema";
 import type { PublicView } from "../keys/public";
-import { stmt } from "../platform/d1";
+import { type DB, stmt } from "../platform/d1";
 import { carriedSql } from "../platform/quotes";
 import { storeBaseSql } from "./categories";
 import {

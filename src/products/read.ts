@@ -1,8 +1,7 @@
-import type { DB } from "../db/client";
 import { toProduct } from "../db/rows";
 import { products, variants } from "../db/schema";
 import { optionColumn, sqlNames } from "../platform/columns";
-import { stmt } from "../platform/d1";
+import { type DB, stmt } from "../platform/d1";
 import { VARIANT_FIELDS } from "./fields";
 import { presentProducts, type VariantOutRow } from "./present";
 

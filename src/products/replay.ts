@@ -1,9 +1,8 @@
 import { getTableColumns } from "drizzle-orm";
-import type { DB } from "../db/client";
 import { toProduct } from "../db/rows";
 import { products, variants } from "../db/schema";
 import { sqlNames } from "../platform/columns";
-import { runBatch } from "../platform/d1";
+import { type DB, runBatch } from "../platform/d1";
 import { type Idem, snapshotStatement } from "../platform/idempotency";
 import type { ProductRef } from "./create";
 import { presentProducts, type VariantOutRow } from "./present";

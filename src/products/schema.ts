@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { clearable, flag, id, opt, req, sku, str } from "../platform/fields";
-import { precompile } from "../platform/validate";
+import { clearable, flag, id, opt, precompile, req, sku, str } from "../platform/fields";
 import { categoryName, categoryPaths, slug } from "./categories";
 import { type Field, PRODUCT_FIELDS, type Shape, VARIANT_FIELDS } from "./fields";
 import { stock } from "./kinds";

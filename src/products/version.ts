@@ -1,8 +1,7 @@
-import type { DB } from "../db/client";
 import { catalogVersion, products, productVersions } from "../db/schema";
 import type { PublicView } from "../keys/public";
 import { sqlNames } from "../platform/columns";
-import { stmt } from "../platform/d1";
+import { type DB, stmt } from "../platform/d1";
 import { etagOf } from "../platform/hash";
 import type { IfMatch } from "./create";
 

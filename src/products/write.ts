@@ -1,11 +1,10 @@
 import type { Context } from "hono";
 import type { z } from "zod";
-import type { DB } from "../db/client";
 import type { AppEnv } from "../env";
+import { bodyItems, fieldNames, MINIMAL_APPLIED, minimalProduct, parseItems, prefersMinimal } from "../platform/body";
+import type { DB } from "../platform/d1";
 import { envelope } from "../platform/errors";
 import { completeStatements, type Idem, idempotencyWith, recordStatements } from "../platform/idempotency";
-import { bodyItems, fieldNames, parseItems } from "../platform/items";
-import { MINIMAL_APPLIED, minimalProduct, prefersMinimal } from "../platform/prefer";
 import { carriedJson, escapeBackticks } from "../platform/quotes";
 import { dispatch, type PendingEvent, waiterOf } from "../webhooks/outbox";
 import type { ItemOutcome, ProductRef, Recorder, WriteOptions } from "./create";

@@ -1,8 +1,7 @@
 import { type Context, Hono } from "hono";
 import { z } from "zod";
 import type { AppEnv, Credential } from "../env";
-import { verifySecretKey } from "../keys/verify";
-import { failed } from "../platform/auth";
+import { failed, verifySecretKey } from "../keys/auth";
 import { jsonBody } from "../platform/body";
 import { ApiError } from "../platform/errors";
 import { storeTimeZone } from "../platform/timezone";

@@ -1,13 +1,11 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Context } from "hono";
 import { getCookie } from "hono/cookie";
-import type { DB } from "../db/client";
 import { apiKeys as apiKeysTable, sessions } from "../db/schema";
 import type { AppEnv, Credential } from "../env";
-import { bootstrapCredential } from "../keys/scopes";
-import { apiKeys } from "../platform/auth";
+import { apiKeys, bootstrapCredential } from "../keys/scopes";
 import { sqlNames } from "../platform/columns";
-import { stmt } from "../platform/d1";
+import { type DB, stmt } from "../platform/d1";
 import { ApiError } from "../platform/errors";
 import { randomHex, sha256 } from "../platform/hash";
 

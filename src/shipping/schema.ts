@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { clearable, country, flag, money, opt, req, str } from "../platform/fields";
-import { precompile } from "../platform/validate";
+import { clearable, country, flag, money, opt, precompile, req, str } from "../platform/fields";
 
 // Wire schema of /v1/shipping-methods (docs/orders.md, "Shipping methods").
 

@@ -1,8 +1,7 @@
 import { and, asc, eq, sql } from "drizzle-orm";
-import type { DB } from "../db/client";
 import { shippingMethods } from "../db/schema";
 import { sqlNames } from "../platform/columns";
-import { rowMapper, stmt } from "../platform/d1";
+import { type DB, rowMapper, stmt } from "../platform/d1";
 import { toMoney } from "../products/present";
 import { MAX_METHODS, type MethodInput, type MethodPatch } from "./schema";
 

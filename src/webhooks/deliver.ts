@@ -1,8 +1,7 @@
-import { getDb } from "../db/client";
 import { events, webhookDeliveries, webhookEndpoints } from "../db/schema";
 import type { Bindings } from "../env";
 import { sqlNames } from "../platform/columns";
-import { runBatch, stmt } from "../platform/d1";
+import { getDb, runBatch, stmt } from "../platform/d1";
 import { ATTEMPT_TIMEOUT_MS, type AttemptResult, attempt, requestOf } from "./attempt";
 import { type Done, type Job, loadJobs, OUTCOMES, type Outcome } from "./jobs";
 import { dataText, objectStatements, objectTexts } from "./payload";

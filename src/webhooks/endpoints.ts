@@ -1,8 +1,7 @@
 import { eq, getTableColumns } from "drizzle-orm";
-import type { DB } from "../db/client";
 import { events, webhookDeliveries, webhookEndpoints } from "../db/schema";
 import { sqlNames } from "../platform/columns";
-import { rowMapper, runBatch, stmt } from "../platform/d1";
+import { type DB, rowMapper, runBatch, stmt } from "../platform/d1";
 import { takes } from "./jobs";
 import { type EndpointInput, type Format, MAX_ENDPOINTS } from "./schema";
 import { newSecret } from "./sign";

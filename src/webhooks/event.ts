@@ -1,7 +1,6 @@
-import type { DB } from "../db/client";
 import type { Bindings } from "../env";
 import type { Carried } from "../keys/scopes";
-import { runBatch, stmt } from "../platform/d1";
+import { type DB, runBatch, stmt } from "../platform/d1";
 import { requestOf } from "./attempt";
 import { TAKEN } from "./endpoints";
 import { EVENTS, eventPart } from "./jobs";

@@ -1,7 +1,6 @@
-import type { DB } from "../db/client";
 import { apiKeys, events as eventsTable, orderLines, variants, webhookEndpoints } from "../db/schema";
 import { sqlNames } from "../platform/columns";
-import { runBatch, stmt } from "../platform/d1";
+import { type DB, runBatch, stmt } from "../platform/d1";
 import type { AttemptResult, EventKey, Target } from "./attempt";
 import type { DeliveryMessage, EventMessage } from "./deliver";
 

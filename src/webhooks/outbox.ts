@@ -1,8 +1,7 @@
-import type { DB } from "../db/client";
 import { events as eventsTable, orders, products, webhookEndpoints } from "../db/schema";
 import type { Bindings } from "../env";
 import { sqlNames } from "../platform/columns";
-import { stmt } from "../platform/d1";
+import { type DB, stmt } from "../platform/d1";
 
 // The outbox (docs/webhooks.md, "Webhooks"). A write path adds `outboxStatement` to the same D1 batch as the
 // change, so an event row exists exactly when the change committed; after the batch succeeded it

@@ -1,10 +1,9 @@
-import type { DB } from "../db/client";
 import { apiKeys, events, orderLines, orders } from "../db/schema";
 import type { Bindings } from "../env";
 import { holds } from "../orders/hold";
 import { presentOrder } from "../orders/read";
 import { sqlNames } from "../platform/columns";
-import { rowMapper, stmt } from "../platform/d1";
+import { type DB, rowMapper, stmt } from "../platform/d1";
 import { useStoreUrl } from "../products/categories";
 import { productTexts, productTextsSql } from "../products/list";
 

@@ -1,8 +1,7 @@
-import { getDb } from "../db/client";
 import { events, webhookDeliveries } from "../db/schema";
 import type { Bindings } from "../env";
 import { sqlNames } from "../platform/columns";
-import { runBatch, stmt } from "../platform/d1";
+import { getDb, runBatch, stmt } from "../platform/d1";
 import type { EventMessage } from "./deliver";
 
 // The outbox's safety net (docs/webhooks.md, "Webhooks"): an event whose queue send was lost (the Worker

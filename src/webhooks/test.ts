@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
-import type { DB } from "../db/client";
 import { webhookDeliveries, webhookEndpoints } from "../db/schema";
+import type { DB } from "../platform/d1";
 import { attempt } from "./attempt";
 import { signingKey } from "./sign";
 import { urlProblem } from "./url";

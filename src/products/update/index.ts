@@ -1,7 +1,6 @@
-import type { DB } from "../../db/client";
 import { products, productVersions } from "../../db/schema";
 import { sqlNames } from "../../platform/columns";
-import { afterLostRace, isConstraintError, runBatch, stmt } from "../../platform/d1";
+import { afterLostRace, type DB, isConstraintError, runBatch, stmt } from "../../platform/d1";
 import { runClaimed } from "../../platform/idempotency";
 import { committed, type PendingEvent } from "../../webhooks/outbox";
 import type { IfMatch, ItemOutcome, ProductRef, Recorder, WriteOptions, Written } from "../create";

@@ -1,8 +1,7 @@
-import type { DB } from "../../db/client";
 import { toProduct } from "../../db/rows";
 import { products, skus, variants } from "../../db/schema";
 import { sqlNames } from "../../platform/columns";
-import { runBatch, stmt } from "../../platform/d1";
+import { type DB, runBatch, stmt } from "../../platform/d1";
 import { type ItemOutcome, READ_OWNERS, READ_SLUGS } from "../create";
 import { PRODUCT_FIELD_NAMES, productField, VARIANT_FIELDS } from "../fields";
 import type { ProductRow, VariantRow } from "../present";

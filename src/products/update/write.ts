@@ -1,7 +1,6 @@
-import type { DB } from "../../db/client";
 import { products, staleReads, variants } from "../../db/schema";
 import { optionColumn, sqlNames } from "../../platform/columns";
-import { jsonChunks, stmt, textChunks } from "../../platform/d1";
+import { type DB, jsonChunks, stmt, textChunks } from "../../platform/d1";
 import { newEvent, outboxStatement } from "../../webhooks/outbox";
 import type { WriteOptions } from "../create";
 import { PRODUCT_FIELDS, SCALAR_FIELDS, VARIANT_FIELDS } from "../fields";
