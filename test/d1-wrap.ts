@@ -91,7 +91,7 @@ export function wrapD1(options: { failCall?: number; before?: (call: number) => 
 
   const db = new Proxy(real, {
     get(target, prop, self) {
-      // The app opens a D1 session per request (src/platform/session.ts): keep it on this proxy.
+      // The app opens a D1 session per request (src/platform/d1.ts): keep it on this proxy.
       if (prop === "withSession") return () => self;
       if (prop === "prepare") return (query: string) => wrapStmt(target.prepare(query), query);
       if (prop === "batch") {

@@ -154,7 +154,7 @@ function racingD1(steal: () => Promise<unknown>) {
   let batches = 0;
   return new Proxy(env.DB, {
     get(target, prop, self) {
-      // The app opens a D1 session per request (src/platform/session.ts): keep it on this proxy.
+      // The app opens a D1 session per request (src/platform/d1.ts): keep it on this proxy.
       if (prop === "withSession") return () => self;
       if (prop === "batch") {
         return async (stmts: D1PreparedStatement[]) => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { MINIMAL_APPLIED, minimalProduct, preferences, prefersMinimal } from "../src/platform/body";
 
-// RFC 7240 Prefer parsing for `return=minimal` on writes (src/platform/prefer.ts).
+// RFC 7240 Prefer parsing for `return=minimal` on writes (src/platform/body.ts).
 describe("Prefer header", () => {
   it.each([
     ["return=minimal", true],

@@ -94,7 +94,7 @@ function racing(nth: number, meanwhile: () => Promise<unknown>) {
   let batches = 0;
   const raced = new Proxy(db, {
     get(target, prop, self) {
-      // The app opens a D1 session per request (src/platform/session.ts): keep it on this proxy.
+      // The app opens a D1 session per request (src/platform/d1.ts): keep it on this proxy.
       if (prop === "withSession") return () => self;
       if (prop === "batch") {
         return async (stmts: D1PreparedStatement[]) => {
@@ -161,7 +161,7 @@ describe("a product that never stops changing", () => {
     // structure: docs/products.md, "Updating products") changed since its read, as under a stream of other PUTs.
     const db = new Proxy(env.DB, {
       get(target, prop, self) {
-        // The app opens a D1 session per request (src/platform/session.ts): keep it on this proxy.
+        // The app opens a D1 session per request (src/platform/d1.ts): keep it on this proxy.
         if (prop === "withSession") return () => self;
         if (prop === "batch") {
           return async (stmts: D1PreparedStatement[]) => {

@@ -40,7 +40,7 @@ export function rowsD1() {
   };
   const db = new Proxy(env.DB, {
     get(target, prop, self) {
-      // The app opens a D1 session per request (src/platform/session.ts): keep it on this proxy.
+      // The app opens a D1 session per request (src/platform/d1.ts): keep it on this proxy.
       if (prop === "withSession") return () => self;
       if (prop === "prepare") return (query: string) => wrap(target.prepare(query));
       if (prop === "batch") {

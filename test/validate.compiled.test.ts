@@ -4,7 +4,7 @@ import { orderCreate } from "../src/orders/schema";
 import { isCompiled, parseItem, safeParse } from "../src/platform/fields";
 import { MAX_VARIANTS, productCreate, productUpdate } from "../src/products/schema";
 
-// The request schemas run on zod's compiled parsers (src/platform/validate.ts, precompile): code
+// The request schemas run on zod's compiled parsers (src/platform/fields.ts, precompile): code
 // zod generates from the schema, not the schema itself. These tests are the differential proof
 // that the compiled parser and zod's runtime parser agree on every input: the same verdict, and
 // on success the same value (keys, order, types). Failures are answered by the runtime parser

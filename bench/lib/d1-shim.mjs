@@ -63,7 +63,7 @@ export function createD1Shim(base, authorization) {
     batch: (stmts) => call("batch", stmts),
     /** @param {string} sql */
     exec: (sql) => call("run", [new Stmt(sql)]),
-    // The app opens one D1 session per request (src/platform/session.ts): the shim is its own.
+    // The app opens one D1 session per request (src/platform/d1.ts): the shim is its own.
     withSession: () => ({ prepare: db.prepare, batch: db.batch, getBookmark: () => null }),
   };
   return { db, state };

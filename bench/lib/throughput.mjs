@@ -24,7 +24,7 @@ const STEPS = [
   { name: "+ the request's log line (src/platform/log.ts)", parts: "hono,id,log" },
   { name: "+ CORS preflight and no-store headers (src/keys)", parts: "hono,id,log,cors,nostore" },
   { name: "+ authentication (src/keys/auth.ts)", parts: "hono,id,log,cors,nostore,auth" },
-  { name: "+ the D1 session (src/platform/session.ts)", parts: "hono,id,log,cors,nostore,auth,session" },
+  { name: "+ the D1 session (src/platform/d1.ts)", parts: "hono,id,log,cors,nostore,auth,session" },
   {
     name: "+ the catalogue pointer's cache delete (src/products/edge.ts): the whole platform",
     parts: "hono,id,log,cors,nostore,auth,session,catalog",
