@@ -31,7 +31,7 @@ const READ_VARIANTS = `
   SELECT v.* FROM json_each(?1) AS j JOIN ${V.$} AS v ON v.${V.id} = j.value
   UNION ALL
   SELECT v.* FROM json_each(?2) AS j JOIN ${K.$} AS k ON k.${K.sku} = j.value JOIN ${V.$} AS v ON v.${V.id} = k.${K.variantId}`;
-const HAS_VARIANTS = `EXISTS (SELECT 1 FROM ${V.$} AS v WHERE v.${V.productId} = p.${P.id}) AS has_variants`;
+export const HAS_VARIANTS = `EXISTS (SELECT 1 FROM ${V.$} AS v WHERE v.${V.productId} = p.${P.id}) AS has_variants`;
 const READ_PRODUCTS = `
   SELECT p.*, ${HAS_VARIANTS} FROM json_each(?3) AS j JOIN ${P.$} AS p ON p.${P.id} = j.value
   UNION ALL
@@ -55,17 +55,22 @@ export function catalogStatements(db: DB, selectors: Selector[]): D1PreparedStat
   return [stmt(db, READ_SKUS, sk), stmt(db, READ_VARIANTS, v, sk), stmt(db, READ_PRODUCTS, v, sk, p)];
 }
 
-export function toCatalog([skuRows, variantRows, productRows]: D1Result<Record<string, unknown>>[]): Catalog {
+/** The catalog of catalogStatements' results, and of an update's stored lines' variants and products after them. */
+export function toCatalog([skus, variants, products, ...stored]: D1Result<Record<string, unknown>>[]): Catalog {
+  const [lineVariants = [], lineProducts = []] = stored.map((r) => r.results);
   return {
     skus: new Map(
-      skuRows.results.map((r) => [
+      skus.results.map((r) => [
         r[K.sku] as string,
         { productId: r[K.productId] as number, variantId: r[K.variantId] as number | null },
       ]),
     ),
-    variants: new Map(variantRows.results.map((r) => [r.id as number, toVariant(r)])),
+    variants: new Map([...variants.results, ...lineVariants].map((r) => [r.id as number, toVariant(r)])),
     products: new Map(
-      productRows.results.map((r) => [r.id as number, { ...toProduct(r), hasVariants: r.has_variants as number }]),
+      [...products.results, ...lineProducts].map((r) => [
+        r.id as number,
+        { ...toProduct(r), hasVariants: r.has_variants as number },
+      ]),
     ),
   };
 }

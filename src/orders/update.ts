@@ -1,5 +1,4 @@
 import type { DB } from "../db/client";
-import { toProduct, toVariant } from "../db/rows";
 import { orderLines, orders, products, staleReads, variants } from "../db/schema";
 import { sqlNames } from "../platform/columns";
 import {
@@ -13,7 +12,7 @@ import {
 } from "../platform/d1";
 import { type Idem, runClaimed } from "../platform/idempotency";
 import { committed, type PendingEvent } from "../webhooks/outbox";
-import { type Catalog, catalogStatements, type Selector, toCatalog } from "./catalog";
+import { catalogStatements, HAS_VARIANTS, type Selector, toCatalog } from "./catalog";
 import { EDITS, editsLines, LINE_EDITS, lineStatements, planEdit } from "./edit";
 import type { Totals } from "./lines";
 import {
@@ -224,10 +223,6 @@ const READ_LINES = `SELECT * FROM ${L.$} WHERE ${L.orderId} = ?1 ORDER BY ${L.po
 
 type Planned = { outcome: UpdateOutcome; write?: D1PreparedStatement[]; event?: PendingEvent };
 
-/** Lines of the read whose variant (or product, for a line without variant) is gone. */
-const goneLines = (stored: LineRow[], cat: Catalog) =>
-  stored.filter((l) => (l.variantId === null ? !cat.products.has(l.productId) : !cat.variants.has(l.variantId)));
-
 /**
  * Decides one element from a read of its order, its lines and the catalog rows they name. Every
  * notice is known here, before the write, so that a keyed request records its final answer.
@@ -246,11 +241,7 @@ function planUpdate(
     return { outcome, write: outcome.ok ? [] : undefined };
   }
   const stored = results[1].results.map(toLine);
-  const cat = toCatalog(results.slice(2, 5));
-  for (const v of results[5].results) cat.variants.set(v.id as number, toVariant(v));
-  for (const r of results[6].results) {
-    cat.products.set(r.id as number, { ...toProduct(r), hasVariants: r.has_variants as number });
-  }
+  const cat = toCatalog(results.slice(2, 7));
   const write = [versionGuard(db, [pre])];
   let totals: Totals | undefined;
   let lines: { productId: number; variantId: number | null; qty: number }[] = stored;
@@ -270,9 +261,13 @@ function planUpdate(
   }
   const change = toChange(u);
   const event = changeEvent(change, actor.keyId, pre);
-  // The lines given back are the ones the order has after this element's edits.
+  // Lines whose variant (or product) is gone, of those the order has after this element's edits.
   const kept = new Set(lines.map((l) => `${l.productId}:${l.variantId}`));
-  const gone = goneLines(stored, cat).filter((g) => kept.has(`${g.productId}:${g.variantId}`));
+  const gone = stored.filter(
+    (l) =>
+      kept.has(`${l.productId}:${l.variantId}`) &&
+      (l.variantId === null ? !cat.products.has(l.productId) : !cat.variants.has(l.variantId)),
+  );
   statusNotices(pre, u, gone, notices);
   if (change.status === "cancelled" && change.restock) {
     // A line's product deleted between this read and the write would make the notice wrong.
@@ -293,8 +288,7 @@ function planUpdate(
 // The catalog rows of the order's stored lines, found in SQL so the read stays one batch.
 const READ_LINE_VARIANTS = `SELECT * FROM ${V.$} WHERE ${V.id} IN (SELECT ${L.variantId} FROM ${L.$} WHERE ${L.orderId} = ?1)`;
 const READ_LINE_PRODUCTS = `
-  SELECT p.*, EXISTS (SELECT 1 FROM ${V.$} AS v WHERE v.${V.productId} = p.${P.id}) AS has_variants
-  FROM ${P.$} AS p WHERE p.${P.id} IN (SELECT ${L.productId} FROM ${L.$} WHERE ${L.orderId} = ?1)`;
+  SELECT p.*, ${HAS_VARIANTS} FROM ${P.$} AS p WHERE p.${P.id} IN (SELECT ${L.productId} FROM ${L.$} WHERE ${L.orderId} = ?1)`;
 
 /**
  * One element through read, plan and a version-guarded write, planned again after a lost race.
