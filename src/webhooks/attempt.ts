@@ -29,6 +29,9 @@ export type Target = {
 
 export type AttemptResult = { status: number | null; error: string | null; durationMs: number };
 
+/** Whether the receiver took the delivery: a 2xx answer. */
+export const delivered = (r: AttemptResult) => r.status !== null && r.status >= 200 && r.status < 300;
+
 export type EventKey = { id: number; name: string };
 
 /** The resource an event is about, by id (the quickbutik format's query); a test send (test.ts) names none. */

@@ -3,29 +3,23 @@ import { events, webhookDeliveries, webhookEndpoints } from "../db/schema";
 import type { Bindings } from "../env";
 import { sqlNames } from "../platform/columns";
 import { runBatch, stmt } from "../platform/d1";
-import { ATTEMPT_TIMEOUT_MS, type AttemptResult, attempt, requestOf } from "./attempt";
-import { type Done, type Job, loadJobs, OUTCOMES, type Outcome } from "./jobs";
+import { ATTEMPT_TIMEOUT_MS, type AttemptResult, attempt, delivered, requestOf } from "./attempt";
+import { type Done, type Job, loadJobs, OUTCOMES } from "./jobs";
 import { dataText, objectStatements, objectTexts } from "./payload";
 import { signingKey } from "./sign";
 import { urlProblem } from "./url";
 
-// The queue consumer (docs/webhooks.md, "Webhooks"). Two kinds of message travel on the queue:
-// - an event message `{event_id}`, sent by dispatch after the change's batch committed (or by the
-//   sweep): the consumer marks the event dispatched, finds the matching enabled endpoints and makes
-//   the first attempt to each right away. Only the endpoints that failed get a message of their
-//   own, so an event costs the free plan's daily Queues operations once however many endpoints
-//   take it, as long as they answer;
-// - a delivery message `{event_id, endpoint_id, attempt}`: one event to one endpoint, retried
-//   with `message.retry({delaySeconds})` along RETRY_DELAYS, so one endpoint's failures never
-//   repeat deliveries to the others. These travel on a queue of their own (RETRIES), so a
-//   receiver that hangs through its 10 s retries never holds up an invocation of fresh events.
-// Per invocation: two D1 round trips (load, record) and, between them, one that reads the objects
-// the standard deliveries carry (OBJECT_ROWS_BUDGET); at most FETCH_BUDGET fetches, six at a time
-// and one at a time per endpoint. A receiver that hangs delays fresh events to no one else:
-// first attempts wait FIRST_ATTEMPT_TIMEOUT_MS; once an endpoint has timed out, its other jobs of
-// the invocation count as failed attempts without being made (its retries follow the schedule,
-// as if each had timed out), and for SLOW_FOR_MS this isolate sends its new events straight to
-// the retries queue instead of trying them inline.
+// The queue consumer (docs/webhooks.md, "Webhooks") takes two kinds of message:
+// - an event message `{event_id}` (dispatch, or the sweep): the event is marked dispatched and
+//   attempted at once to every enabled endpoint that takes it; only the endpoints that failed get
+//   a message of their own, so an event costs the free plan's daily Queues operations once;
+// - a delivery message `{event_id, endpoint_id, attempt}`, on a queue of its own (RETRIES) and
+//   retried along RETRY_DELAYS, so one endpoint's failures repeat no delivery to the others and a
+//   receiver that hangs through its 10 s retries never holds up fresh events.
+// Per invocation: two D1 round trips (load, record) and one between them reading the objects
+// standard deliveries carry; at most FETCH_BUDGET fetches, six at a time and one at a time per
+// endpoint. An endpoint that timed out has its other jobs of the invocation count as failed
+// attempts without being made, and for SLOW_FOR_MS its new events go straight to the retries queue.
 
 export type EventMessage = { event_id: string };
 export type DeliveryMessage = { event_id: string; endpoint_id: number; attempt: number };
@@ -34,32 +28,25 @@ export type DeliveryMessage = { event_id: string; endpoint_id: number; attempt: 
 export const RETRY_DELAYS = [5, 60, 300, 1800, 7200, 21600, 43200, 43200, 43200, 43200, 43200];
 export const MAX_ATTEMPTS = RETRY_DELAYS.length + 1;
 /**
- * Attempts per invocation; the rest wait for the next one. The free plan allows 50 subrequests
- * and 10 ms of CPU per invocation: an attempt's CPU is building and signing the request (about
- * 0.05 ms of HMAC) plus the fetch call itself, so 25 leave room for both.
+ * Attempts per invocation; the rest wait for the next one. The free plan allows 50 subrequests and
+ * 10 ms of CPU per invocation, and an attempt costs building, signing and the fetch call itself.
  */
 export const FETCH_BUDGET = 25;
 /**
- * Bytes of standard bodies signed per invocation; the jobs past it wait for the next one, as
- * those past FETCH_BUDGET do. Signing costs CPU per byte and endpoint (HMAC-SHA256 over the body,
- * which is encoded once per event): small payloads never reach it, and a payload of
- * PAYLOAD_MAX_BYTES goes to one endpoint per invocation. The first job of an invocation is always
- * attempted, whatever its size.
+ * Bytes of standard bodies signed per invocation (HMAC costs CPU per byte and endpoint); the jobs
+ * past it wait for the next one. A payload of PAYLOAD_MAX_BYTES goes to one endpoint per
+ * invocation; the first job is always attempted, whatever its size.
  */
 export const SIGN_BYTES_BUDGET = 1024 * 1024;
 /**
- * Order lines and variants of the objects read per invocation: the standard jobs of events whose
- * objects do not fit wait for the next invocation, as those past FETCH_BUDGET do, so two orders of
- * 500 lines go in one. The Worker turns each line into an object and the order into its JSON (a
- * few microseconds a line) and parses each product's text: ten events about orders of 500 lines
- * took an invocation past 20 ms of CPU. An invocation's first object is always read, whatever
- * its size; a batch of objects of a few lines or variants each (most events) is read whole.
+ * Order lines and variants of the objects read per invocation; the standard jobs whose objects do
+ * not fit wait for the next one. Presenting costs CPU per line (ten events about orders of 500
+ * lines took an invocation past 20 ms), so two such orders go in one; the first object is always read.
  */
 export const OBJECT_ROWS_BUDGET = 1000;
 /**
- * A first attempt's wait: receivers are expected to answer at once and work afterwards
- * (docs/webhooks.md, "Webhooks"). One that takes longer gets its event again as a retry with the full
- * ATTEMPT_TIMEOUT_MS, on the retries queue, where it delays no fresh event.
+ * A first attempt's wait: receivers are expected to answer at once and work afterwards. One that
+ * takes longer gets the event again as a retry, with ATTEMPT_TIMEOUT_MS, where it delays no fresh event.
  */
 export const FIRST_ATTEMPT_TIMEOUT_MS = 3_000;
 /** How long an endpoint that timed out gets its new events through the retries queue only. */
@@ -112,38 +99,35 @@ const isDeliveryMessage = (b: unknown): b is DeliveryMessage =>
  */
 async function byEndpoint(jobs: Job[], fn: (j: Job) => Promise<Done>): Promise<{ done: Done[]; skipped: Job[] }> {
   const lanes = new Map<number, Job[]>();
-  for (const j of jobs) {
-    const lane = lanes.get(j.endpointId);
-    if (lane) lane.push(j);
-    else lanes.set(j.endpointId, [j]);
-  }
+  for (const j of jobs) lanes.set(j.endpointId, [...(lanes.get(j.endpointId) ?? []), j]);
+  const queue = [...lanes.values()];
   const done: Done[] = [];
   const skipped: Job[] = [];
-  await pool([...lanes.values()], async (lane) => {
-    for (const [i, job] of lane.entries()) {
-      const d = await fn(job);
-      done.push(d);
-      if (d.error?.startsWith(TIMED_OUT)) {
-        skipped.push(...lane.slice(i + 1));
-        return;
+  const worker = async () => {
+    for (let lane = queue.shift(); lane; lane = queue.shift()) {
+      for (const [i, job] of lane.entries()) {
+        const d = await fn(job);
+        done.push(d);
+        if (d.error?.startsWith(TIMED_OUT)) {
+          skipped.push(...lane.slice(i + 1));
+          break;
+        }
       }
     }
-  });
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, queue.length) }, worker));
   return { done, skipped };
 }
 
-async function pool<T>(items: T[], fn: (t: T) => Promise<void>) {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await fn(items[next++]);
-  };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker));
-}
-
-function outcomeOf(job: Job, r: AttemptResult): Outcome {
-  if (r.status !== null && r.status >= 200 && r.status < 300) return "delivered";
-  if (r.status === 410) return "disabled";
-  return job.attempt >= MAX_ATTEMPTS ? "failed" : "retrying";
+function doneOf(job: Job, r: AttemptResult): Done {
+  const outcome = delivered(r)
+    ? "delivered"
+    : r.status === 410
+      ? "disabled"
+      : job.attempt >= MAX_ATTEMPTS
+        ? "failed"
+        : "retrying";
+  return { ...job, ...r, outcome };
 }
 
 // Importing a key costs more CPU than signing with it: keys live as long as the isolate (the
@@ -205,17 +189,14 @@ export async function deliverBatch(batch: MessageBatch<unknown>, env: Bindings, 
       if (slowUntil.size >= 64) slowUntil.clear();
       slowUntil.set(job.endpointId, Date.now() + SLOW_FOR_MS);
     }
-    return { ...job, ...r, outcome: outcomeOf(job, r) };
+    return doneOf(job, r);
   });
   // Behind a receiver that just timed out: failed attempts, so its retries keep their schedule.
-  const behind = skipped.map((j): Done => {
-    const r = { status: null, error: SKIPPED, durationMs: 0 };
-    return { ...j, ...r, outcome: outcomeOf(j, r) };
-  });
-  const done = [...attempted, ...behind, ...refused];
+  const behind = skipped.map((j) => doneOf(j, { status: null, error: SKIPPED, durationMs: 0 }));
+  const all = [...attempted, ...behind, ...refused];
 
-  await record(db, done, eventIds, Date.now());
-  await settle(env, events, direct, done, deferred, Date.now());
+  await record(db, all, eventIds, Date.now());
+  await settle(env, events, direct, all, deferred, Date.now());
   console.log(
     JSON.stringify({
       level: "info",
@@ -223,7 +204,7 @@ export async function deliverBatch(batch: MessageBatch<unknown>, env: Bindings, 
       messages: batch.messages.length,
       attempts: attempted.length,
       skipped: behind.length,
-      ...Object.fromEntries(OUTCOMES.map((o) => [o, done.filter((d) => d.outcome === o).length])),
+      ...Object.fromEntries(OUTCOMES.map((o) => [o, all.filter((d) => d.outcome === o).length])),
       deferred: deferred.length,
     }),
   );
