@@ -39,6 +39,7 @@ export const csrfToken = (cookie: string) => sha256(`csrf:${cookie}`);
 export const CSRF_HEADER = "x-csrf-token";
 
 const SESSION_ID = /^[0-9a-f]{64}$/;
+type SessionRow = typeof sessions.$inferSelect;
 const ATTRIBUTES = "Path=/; HttpOnly; Secure; SameSite=Strict";
 
 export const sessionSetCookie = (id: string) =>
@@ -48,16 +49,12 @@ export const sessionClearCookie = () => `${SESSION_COOKIE}=; Max-Age=0; ${ATTRIB
 /** The session cookie's value, when the request carries one (well-formed or not). */
 export const sessionCookie = (c: Context<AppEnv>): string | undefined => getCookie(c, SESSION_COOKIE);
 
-type Row = {
-  id: string;
-  key_id: number | null;
-  key_hash: string | null;
-  csrf: string;
-  expires_at: number;
+/** A LOOKUP row: the session's columns (as Drizzle names them), its last use, and its stored key's. */
+type Row = Pick<SessionRow, "id" | "keyId" | "keyHash" | "csrf" | "expiresAt"> & {
   seen: number;
   name: string | null;
   scopes: string | null;
-  key_expires_at: number | null;
+  keyExpiresAt: number | null;
 };
 
 // A live session of a live secret key: revoked or expired keys end their sessions at once.
@@ -65,9 +62,9 @@ const S = sqlNames(sessions);
 const K = sqlNames(apiKeysTable);
 const SEEN = `coalesce(s.${S.lastSeenAt}, s.${S.createdAt})`;
 const LIVE = `s.${S.revokedAt} IS NULL AND s.${S.expiresAt} > ?2 AND ${SEEN} > ?2 - ?3`;
-const LOOKUP = `SELECT s.${S.id} AS id, s.${S.keyId} AS key_id, s.${S.keyHash} AS key_hash, s.${S.csrf} AS csrf,
-    s.${S.expiresAt} AS expires_at, ${SEEN} AS seen,
-    k.${K.name} AS name, k.${K.scopes} AS scopes, k.${K.expiresAt} AS key_expires_at
+const LOOKUP = `SELECT s.${S.id} AS id, s.${S.keyId} AS keyId, s.${S.keyHash} AS keyHash, s.${S.csrf} AS csrf,
+    s.${S.expiresAt} AS expiresAt, ${SEEN} AS seen,
+    k.${K.name} AS name, k.${K.scopes} AS scopes, k.${K.expiresAt} AS keyExpiresAt
   FROM ${S.$} AS s LEFT JOIN ${K.$} AS k ON k.${K.id} = s.${S.keyId}
   WHERE s.${S.id} = ?1 AND ${LIVE}
     AND (s.${S.keyId} IS NULL OR (k.${K.type} = 'secret' AND k.${K.revokedAt} IS NULL AND (k.${K.expiresAt} IS NULL OR k.${K.expiresAt} > ?2)))`;
@@ -83,28 +80,23 @@ export async function sessionCredential(c: Context<AppEnv>, cookie: string, now:
   if (!row) return null;
   const stale = now - row.seen >= SEEN_EVERY_MS;
   if (stale) await c.env.DB.prepare(SEEN_NOW).bind(row.id, now).run();
-  const session = {
-    id: row.id,
-    csrf: row.csrf,
-    keyHash: row.key_hash,
-    expiresAt: row.expires_at,
-    idleExpiresAt: (stale ? now : row.seen) + idle,
-  };
-  if (row.key_id !== null) {
+  const { id, csrf, keyHash, expiresAt } = row;
+  const session = { id, csrf, keyHash, expiresAt, idleExpiresAt: (stale ? now : row.seen) + idle };
+  if (row.keyId !== null) {
     return {
-      keyId: row.key_id,
+      keyId: row.keyId,
       name: row.name ?? "",
       type: "secret",
       scopes: JSON.parse(row.scopes ?? "[]"),
       allowedOrigins: [],
-      expiresAt: row.key_expires_at,
+      expiresAt: row.keyExpiresAt,
       apiKeyIndex: null,
       session,
     };
   }
   // The bootstrap key's session lives only while that entry is still in API_KEY (rotation ends it).
   const configured = await Promise.all(apiKeys(c.env.API_KEY).map(sha256));
-  const index = configured.indexOf(row.key_hash ?? "");
+  const index = configured.indexOf(row.keyHash ?? "");
   if (index < 0) return null;
   return { ...bootstrapCredential(index), session };
 }
@@ -187,31 +179,25 @@ export async function revokeKeySessions(db: DB, key: { keyId: number | null; key
 export async function listSessions(db: DB, now: number, idle: number, current?: string) {
   const { results } = await stmt(
     db,
-    `SELECT s.${S.id} AS id, s.${S.keyId} AS key_id, CASE WHEN s.${S.keyId} IS NULL THEN 'API_KEY' ELSE k.${K.name} END AS key_name,
-       s.${S.createdAt} AS created_at, ${SEEN} AS seen, s.${S.expiresAt} AS expires_at, s.${S.userAgent} AS user_agent
+    `SELECT s.${S.id} AS id, s.${S.keyId} AS keyId, CASE WHEN s.${S.keyId} IS NULL THEN 'API_KEY' ELSE k.${K.name} END AS keyName,
+       s.${S.createdAt} AS createdAt, ${SEEN} AS seen, s.${S.expiresAt} AS expiresAt, s.${S.userAgent} AS userAgent
      FROM ${S.$} AS s LEFT JOIN ${K.$} AS k ON k.${K.id} = s.${S.keyId}
      WHERE ${LIVE} AND (s.${S.keyId} IS NULL OR k.${K.revokedAt} IS NULL)
      ORDER BY s.${S.createdAt} DESC LIMIT 500`,
     null,
     now,
     idle,
-  ).all<{
-    id: string;
-    key_id: number | null;
-    key_name: string;
-    created_at: number;
-    seen: number;
-    expires_at: number;
-    user_agent: string | null;
-  }>();
+  ).all<
+    Pick<SessionRow, "id" | "keyId" | "createdAt" | "expiresAt" | "userAgent"> & { keyName: string; seen: number }
+  >();
   const iso = (ms: number) => new Date(ms).toISOString();
   return results.map((r) => ({
     id: r.id,
-    key: { id: r.key_id, name: r.key_name },
-    created_at: iso(r.created_at),
+    key: { id: r.keyId, name: r.keyName },
+    created_at: iso(r.createdAt),
     last_seen_at: iso(r.seen),
-    expires_at: iso(Math.min(r.expires_at, r.seen + idle)),
-    user_agent: r.user_agent,
+    expires_at: iso(Math.min(r.expiresAt, r.seen + idle)),
+    user_agent: r.userAgent,
     current: r.id === current,
   }));
 }
