@@ -46,10 +46,7 @@ export type CreateOptions = {
   keyId?: number | null;
   /** Filled with the order.created events of the batch that committed, for dispatch. */
   events?: PendingEvent[];
-  /**
-   * Set for a publishable key's orders (src/orders/storefront.ts): where they come from and the
-   * store's limits. createOrders reads what the store decides for them with the catalog.
-   */
+  /** A publishable key's orders (storefront.ts): where they come from and the store's limits. */
   storefront?: StorefrontRequest;
   /** Records the answer for Idempotency-Key retries, in the same batch as the orders. */
   recorder?: { idem: Idem; claim: Claim<Map<number, OrderOutcome<OrderRef>>> };
@@ -57,9 +54,6 @@ export type CreateOptions = {
 
 /** An order the write batch will create, referred to before its id exists. */
 export type OrderRef = { $order: string };
-
-// ---------------------------------------------------------------------------------------------
-// Write: one batch for every order of the request; the statement count is fixed.
 
 const O = sqlNames(orders);
 
@@ -116,10 +110,9 @@ function writeBatch(
 export type PlanOptions = Omit<CreateOptions, "storefront"> & { storefront?: Storefront };
 
 /**
- * Creates orders, each on its own: one that fails never affects another. Two round trips: the
- * read of what the bodies name, and the write. A write that fails on a constraint lost a race
- * for stock or read a product that changed since: it rolled back whole, and the orders are
- * planned again from a fresh read, at most MAX_ATTEMPTS times.
+ * Creates orders, each on its own: one that fails never affects another. Two round trips (read,
+ * write); a write that lost a race for stock or read a changed product rolled back whole, and the
+ * orders are planned again from a fresh read, at most MAX_ATTEMPTS times.
  */
 export async function createOrders(
   db: DB,
@@ -133,7 +126,7 @@ export async function createOrders(
   const outcomes = new Map<number, OrderOutcome>();
   const selectors = items.flatMap(({ data }) => [...data.products, ...(data.products_add ?? [])]);
   const emailKeys = new Set<string>();
-  // A storefront's orders link no customer (plan.ts orderFields).
+  // A storefront's orders link no customer.
   if (ask === undefined) {
     for (const { data } of items) if (data.customer?.email) emailKeys.add(data.customer.email.toLowerCase());
   }

@@ -7,15 +7,11 @@ import { ApiError } from "../platform/errors";
 import { HELD, positiveOf } from "./hold";
 
 // How much stock one client address can hold with storefront orders (docs/storefront.md,
-// "Storefront orders"): each line at most STOREFRONT_MAX_LINE_QTY units, and the unpaid
-// storefront orders from one address at most STOREFRONT_MAX_HELD_UNITS units together.
-//
-// The address an order came from is its history's first row (change "created", reason the
-// address), written in the order's own batch: the orders table has no column for it, and the
-// history is the order's record of who did what. getOrder does not answer that row. The cap holds
-// under concurrency because the write batch ends with a guard that sums the address's held
-// units after the batch's own rows are in and fails the whole batch past the cap (the stale_reads
-// CHECK): D1 runs batches one at a time, so two requests can never both pass it.
+// "Storefront orders"): each line at most STOREFRONT_MAX_LINE_QTY units, and the unpaid storefront
+// orders from one address at most STOREFRONT_MAX_HELD_UNITS together. The address is the order's
+// first history row (change "created", reason the address; getOrder does not answer it), written
+// in the order's batch, which ends with a guard that sums the address's held units with its own
+// and fails past the cap: D1 runs batches one at a time, so two requests never both pass it.
 
 export const STOREFRONT_MAX_LINE_QTY = 50;
 export const STOREFRONT_MAX_HELD_UNITS = 200;
@@ -68,10 +64,7 @@ export const toHeld = (r: D1Result<Record<string, unknown>>): Held => ({
   oldest: (r.results[0]?.oldest as number | null) ?? null,
 });
 
-/**
- * The statements a storefront's write batch adds after its orders and lines: the address of each
- * new order, then the guard that fails the batch when the address would hold more than the cap.
- */
+/** What a storefront's write batch adds after its orders and lines: each one's address, then the cap's guard. */
 export function heldStatements(
   db: DB,
   a: { address: string; keyId: number | null; keyName: string | null; maxHeldUnits: number },
@@ -89,8 +82,7 @@ const SWEEP_SECONDS = 300;
 
 /**
  * Throws 429 when `units` more would take the address past its cap, with Retry-After the seconds
- * until the hold releases its oldest order, or the sweep's period when that order's hold has run
- * out and the next sweep releases it.
+ * until the hold releases its oldest order (or the sweep's period, once that hold has run out).
  */
 export function refuseHeld(sf: StorefrontLimits & { held: Held; holdMinutes: number }, units: number, now: number) {
   const { held, holdMinutes } = sf;

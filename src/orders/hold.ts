@@ -5,15 +5,13 @@ import { sqlNames } from "../platform/columns";
 import { versionBumps } from "../products/version";
 import { committed, dispatch, newEvent, type PendingEvent, subscribed } from "../webhooks/outbox";
 
-// The unpaid hold (docs/orders.md, "Orders"): the scheduled job cancels every unpaid order
-// older than its hold and gives its stock back, written to its history as the store's own change,
-// so abandoned checkouts do not keep stock forever.
-// Orders made with a publishable key are held STOREFRONT_HOLD_MINUTES (60 unless set: anyone can
-// make them, docs/keys.md, "Storefront orders"); others UNPAID_ORDER_HOLD_MINUTES, when set. Only checkouts that were never paid nor done are held: an order set
-// back to unpaid to edit its lines was paid for, and the merchant owes its goods. A run handles at most HOLD_ROUNDS x HOLD_BATCH orders in two D1
-// calls per round, well inside the free plan's 50 queries per invocation; the cron runs every
-// 5 minutes, so an order is cancelled within 10 minutes after its hold ran out unless more than
-// that many expire at once (the rest go in the next runs, oldest first).
+// The unpaid hold (docs/orders.md, "Orders"): the scheduled job cancels every unpaid order older
+// than its hold and gives its stock back, as the store's own change, so abandoned checkouts do not
+// keep stock forever. Orders made with a publishable key are held STOREFRONT_HOLD_MINUTES (60
+// unless set: anyone can make them), others UNPAID_ORDER_HOLD_MINUTES when set. Only checkouts
+// never paid nor done are held: an order set back to unpaid to edit its lines was paid for. A run
+// handles at most HOLD_ROUNDS x HOLD_BATCH orders, two D1 calls a round (the free plan allows 50);
+// the rest go in the next runs, oldest first.
 
 export const HOLD_BATCH = 50;
 export const HOLD_ROUNDS = 4;
@@ -62,9 +60,8 @@ const EXPIRED = `
 // its snapshot: an order paid in between only costs its products a bump they did not need).
 const THEIR_PRODUCTS = `SELECT DISTINCT ${L.productId} AS id FROM ${L.$} WHERE ${L.orderId} IN (${EXPIRED})`;
 
-// Every statement re-checks HELD inside the batch: an order paid (or cancelled, or paid and set
-// back to unpaid) between the read and this batch is left alone, and its stock is never returned
-// twice.
+// Every statement re-checks HELD inside the batch: an order paid or cancelled since the read is
+// left alone, and its stock is never returned twice.
 const restock = (table: { $: string; id: string }, stock: string, variant: boolean) => `
   UPDATE ${table.$} SET ${stock} = ${table.$}.${stock} + t.q
   FROM (SELECT l.${variant ? L.variantId : L.productId} AS id, sum(l.${L.qty}) AS q

@@ -41,11 +41,10 @@ import { lineMoves, type StockMove, stockWrites } from "./stock";
 
 // PUT /v1/orders (docs/orders.md, "Orders"): each element changes one order, atomically, in one batch.
 // Status changes that move no stock take ONE round trip for the whole request: their statements
-// are conditional in SQL on each order's status when the batch runs (status.ts), and the orders
-// are read in the same batch for the answers. A cancel that gives stock back, a line edit and
-// any keyed request (whose answer must be known before its batch runs) are planned from a read
-// (the order, its lines) and written in a batch that fails unless the order still has the
-// version it was read with, so a lost race rolls back whole and is planned again.
+// are conditional in SQL (status.ts), and the orders are read in the same batch for the answers.
+// A cancel that gives stock back, a line edit and any keyed request (whose answer is recorded
+// before its batch runs) are planned from a read and written under a guard on the order's version,
+// so a lost race rolls back whole and is planned again.
 
 export type UpdateRecorder = {
   idem: Idem;
@@ -62,10 +61,7 @@ export type UpdateOptions = {
   recorder?: UpdateRecorder;
   /** Filled with the events of the batches that committed, for dispatch after the answer. */
   events: PendingEvent[];
-  /**
-   * Who makes the change, for the order's history (docs/orders.md, "History"); its stored key is
-   * recorded on the events too (docs/keys.md, "Audit").
-   */
+  /** Who makes the change, for the order's history and its events (docs/keys.md, "Audit"). */
   actor: Actor;
 };
 
@@ -87,9 +83,8 @@ type Items = { index: number; data: OrderUpdate }[];
 type StockLine = Pick<LineRow, "orderId" | "position" | "sku" | "productId" | "variantId" | "qty"> & { gone: number };
 
 /**
- * The lines of the orders ?1 (in position order, the key's) with whether each one's variant (or,
- * without variant, product) is gone. One order's id is bound straight: a list's json_each is a row
- * read per order.
+ * The lines of the orders ?1 with whether each one's variant (or product) is gone. One order's id
+ * is bound straight: a list's json_each is a row read per order.
  */
 const readStockLines = (one: boolean) => `
   SELECT l.${L.orderId} AS orderId, l.${L.position} AS position, l.${L.sku} AS sku, l.${L.productId} AS productId,
@@ -102,9 +97,8 @@ const stockLinesStatement = (db: DB, ids: number[]) =>
   ids.length === 1 ? stmt(db, READ_STOCK_LINES.one, ids[0]) : stmt(db, READ_STOCK_LINES.many, JSON.stringify(ids));
 
 /**
- * Each element's answer from its order as it was before the batch (`rows`: the orders read,
- * `lines`: the lines of the orders it cancels with restock, when read), the events that will be
- * written, and the stock the cancels give back.
+ * Each element's answer from its order as it was before the batch (`lines`: those of the orders
+ * cancelled with restock, when read), the events that will be written, and the stock given back.
  */
 function decide(
   items: Items,
@@ -151,9 +145,8 @@ const prepare = (items: Items, keyId: number | null) => {
 const restocks = (u: OrderUpdate) => u.status === "cancelled" && u.restock !== false;
 
 /**
- * Status (and shipping) changes of distinct orders that move no stock, in ONE round trip whatever
- * their number: the orders are read and the conditional writes run in one batch (status.ts), and
- * each element's answer is decided from its order as the batch saw it before writing.
+ * Status (and shipping) changes of distinct orders that move no stock, in ONE round trip: the
+ * orders are read in the batch of the conditional writes, which answers each as it was before them.
  */
 async function oneTrip(db: DB, items: Items, opts: UpdateOptions) {
   const { changes, ids, candidates } = prepare(items, opts.actor.keyId);
@@ -183,10 +176,9 @@ const versionGuard = (db: DB, read: { id: number; version: number }[]) =>
     : stmt(db, VERSIONS_GUARD, JSON.stringify(read));
 
 /**
- * Status changes of distinct orders that give stock back or are keyed: the orders (and the lines
- * the cancels return) are read first, and written with the stock moves, their products' version
- * bumps and the key's record under a version guard, planned again after a lost race. Two round
- * trips whatever their number.
+ * Status changes of distinct orders that give stock back or are keyed, in two round trips: the
+ * orders (and the lines the cancels return) are read, then written with the stock moves and the
+ * key's record under a version guard, planned again after a lost race.
  */
 async function plannedStatus(db: DB, items: Items, opts: UpdateOptions) {
   const { recorder } = opts;
@@ -223,10 +215,7 @@ const READ_LINES = `SELECT * FROM ${L.$} WHERE ${L.orderId} = ?1 ORDER BY ${L.po
 
 type Planned = { outcome: UpdateOutcome; write?: D1PreparedStatement[]; event?: PendingEvent };
 
-/**
- * Decides one element from a read of its order, its lines and the catalog rows they name. Every
- * notice is known here, before the write, so that a keyed request records its final answer.
- */
+/** Decides one element, every notice included, from a read of its order, its lines and their catalog rows. */
 function planUpdate(
   db: DB,
   u: OrderUpdate,
@@ -290,10 +279,7 @@ const READ_LINE_VARIANTS = `SELECT * FROM ${V.$} WHERE ${V.id} IN (SELECT ${L.va
 const READ_LINE_PRODUCTS = `
   SELECT p.*, ${HAS_VARIANTS} FROM ${P.$} AS p WHERE p.${P.id} IN (SELECT ${L.productId} FROM ${L.$} WHERE ${L.orderId} = ?1)`;
 
-/**
- * One element through read, plan and a version-guarded write, planned again after a lost race.
- * `head(outcome)` gives the statements that record the answer (first in the write batch).
- */
+/** One element through read, plan and a guarded write; `head(outcome)` records the answer first in the write. */
 async function planned(
   db: DB,
   u: OrderUpdate,
@@ -338,9 +324,9 @@ export async function updateOrders(
 ): Promise<Map<number, UpdateOutcome>> {
   const outcomes = new Map<number, UpdateOutcome>();
   const { recorder } = opts;
-  // The key is claimed by the first batch that writes: with the whole answer when there is only
-  // one element, else with "stopped partway", completed once every element is done, so that a
-  // request stopped between elements is never applied twice by its retries.
+  // The key is claimed by the first batch that writes: with the whole answer for one element, else
+  // with "stopped partway", completed at the end, so a request stopped between elements is never
+  // applied twice by its retries.
   let recorded = false;
   let final = false;
   if (!items.some(({ data }) => editsLines(data))) {
