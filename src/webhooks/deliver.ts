@@ -235,14 +235,10 @@ async function pick(db: ReturnType<typeof getDb>, env: Bindings, ready: Job[]) {
   const encodedOf = new Map<string, Uint8Array>();
   for (const job of ready) {
     const data = objects && job.format === "standard" && read.has(job.eventId) ? dataText(objects, job) : undefined;
-    let encoded: Uint8Array | undefined;
-    if (data !== undefined) {
-      encoded = encodedOf.get(job.eventId);
-      if (!encoded) {
-        encoded = UTF8.encode(requestOf({ ...job, data }).body);
-        encodedOf.set(job.eventId, encoded);
-      }
+    if (data !== undefined && !encodedOf.has(job.eventId)) {
+      encodedOf.set(job.eventId, UTF8.encode(requestOf({ ...job, data }).body));
     }
+    const encoded = data === undefined ? undefined : encodedOf.get(job.eventId);
     const bytes = encoded?.length ?? 0;
     if (job.format === "standard" && data === undefined) later.push(job);
     else if (run.length < FETCH_BUDGET && (!run.length || signed + bytes <= SIGN_BYTES_BUDGET)) {
@@ -253,10 +249,7 @@ async function pick(db: ReturnType<typeof getDb>, env: Bindings, ready: Job[]) {
   return { run, later };
 }
 
-/**
- * Every attempt in webhook_deliveries, 410 answers disable their endpoint, and the batch's events
- * count as fanned out: one round trip.
- */
+/** Records every attempt, disables the endpoints that answered 410 and marks the events fanned out: one round trip. */
 async function record(db: ReturnType<typeof getDb>, done: Done[], eventIds: string[], now: number) {
   if (!done.length && !eventIds.length) return;
   const rows = done.map((d) => ({

@@ -29,20 +29,16 @@ const L = sqlNames(orderLines);
 const V = sqlNames(variants);
 
 /**
- * SQL: whether the endpoint aliased `w` takes the event aliased `e`: an event of one of its types
- * (any, for `*`) that happened after the endpoint was registered. What fan-out delivers, and so all the event view
- * and a resend reach (docs/webhooks.md, "Reading a delivery"): an endpoint is shown or sent
- * nothing it was not subscribed to when it happened.
+ * SQL: whether the endpoint `w` takes the event `e`: one of its types (any, for `*`), after it was
+ * registered. What fan-out, the event view and a resend reach (docs/webhooks.md, "Reading a delivery").
  */
 export const takes = (w: string, e: string) =>
   `${w}.${W.createdAt} <= ${e}.${E.createdAt}
   AND EXISTS (SELECT 1 FROM json_each(${w}.${W.events}) t WHERE t.value IN ('*', ${e}.${E.type}))`;
 
-// One row per (event, endpoint) to deliver, the pair only: what an attempt needs of the event and
-// of the endpoint comes once each (EVENTS, ENDPOINTS). A full batch is 200 pairs over 10 events and
-// 20 endpoints, and D1's binding builds an object of every row's every column: with 10 columns a
-// pair its decoding took 0.47 to 0.62 ms of the invocation's CPU, now 0.24 to 0.36
-// (the ninth round in bench/README.md's history).
+// One row per (event, endpoint) to deliver, the pair only: the event's and the endpoint's columns
+// come once each (EVENTS, ENDPOINTS), since D1 builds an object of every row's every column (with
+// 10 columns a pair, a full batch of 200 pairs took twice the CPU: bench/README.md, ninth round).
 const FAN_OUT = `
 SELECT e.${E.id} AS event_id, w.${W.id} AS endpoint_id
 FROM ${E.$} e JOIN ${W.$} w ON w.${W.disabledAt} IS NULL AND ${takes("w", "e")}
@@ -79,9 +75,7 @@ UPDATE ${E.$} SET ${E.dispatchedAt} = ?2 WHERE ${E.dispatchedAt} IS NULL AND ${E
 
 type Row = Record<string, unknown>;
 
-// What the jobs of one event, or of one endpoint, share: built once each, not once a pair (a full
-// batch pairs 10 events with 20 endpoints), so the event's key is parsed and its payload looked
-// up ten times, not two hundred, and a job copies plain fields.
+// What the jobs of one event, or of one endpoint, share: built once each, not once a pair.
 type EventPart = Pick<Job, "eventId" | "type" | "orderId" | "productId" | "eventAt" | "key" | "objectRows">;
 type EndpointPart = Pick<Job, "endpointId" | "url" | "format" | "secret">;
 

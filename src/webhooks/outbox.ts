@@ -39,10 +39,8 @@ const P = sqlNames(products);
 
 /**
  * SQL: whether an enabled endpoint takes events of `type` (an SQL expression). Every INSERT INTO
- * events is conditioned on it (docs/webhooks.md, "Webhooks"): an event no endpoint subscribes to would never
- * be delivered (an endpoint takes only events after its registration), so it is not written, and
- * nothing is sent to the queue for it. A store without webhooks spends no queue operations (the
- * free plan counts them) and no outbox rows on its writes.
+ * events is conditioned on it: an event no endpoint takes would never be delivered, so a store
+ * without webhooks spends no outbox rows nor queue operations (the free plan counts them).
  */
 export const subscribed = (type: string) => `EXISTS (
   SELECT 1 FROM ${W.$} AS w, json_each(w.${W.events}) AS t

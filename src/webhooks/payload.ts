@@ -10,12 +10,9 @@ import { productTexts, productTextsSql } from "../products/list";
 
 // The objects a standard delivery carries in `data` (docs/webhooks.md, "Payloads"): the order as
 // GET /v1/orders/{id} answers it, the product as GET /v1/products?product_id=&include_details=true
-// does, read by the consumer in one round trip (three statements, whatever the number of events)
-// as they are when the batch is delivered, for the events of the deliveries it attempts. Products
-// are built as JSON text by SQLite and never parsed here; an object larger than PAYLOAD_MAX_BYTES
-// travels as its id and `truncated: true`.
-// Queue messages carry event ids only, never objects: a Cloudflare Queues message holds at most
-// 128 KB, and an object read at delivery is the one signed and sent.
+// does, read when the batch is delivered in one round trip whatever the number of events. Products
+// are SQLite's JSON text, never parsed here; an object past PAYLOAD_MAX_BYTES travels as its id and
+// `truncated: true`. Queue messages carry event ids only: a message holds at most 128 KB.
 
 /**
  * The most `data` a delivery carries, in UTF-8 bytes: an order of 2,000 lines fits (about 0.5 MB);
