@@ -2,7 +2,7 @@ import type { DB } from "../db/client";
 import { toProduct, toVariant } from "../db/rows";
 import { products, skus, variants } from "../db/schema";
 import { sqlNames } from "../platform/columns";
-import { stmt } from "../platform/d1";
+import { STALE_READ_GUARD, stmt } from "../platform/d1";
 import { optionNames, type ProductRow, type VariantRow, variantValues } from "../products/present";
 import type { Money } from "./totals";
 
@@ -74,6 +74,10 @@ export function toCatalog([skus, variants, products, ...stored]: D1Result<Record
     ),
   };
 }
+
+/** Fails its batch unless each product of `read` (id to updated_at, as the plan read it) is unchanged. */
+export const readGuard = (db: DB, read: Map<number, number>) =>
+  stmt(db, STALE_READ_GUARD, JSON.stringify([...read].map(([id, updated_at]) => ({ id, updated_at }))));
 
 /** What a line sells, as the snapshot the order keeps (docs/orders.md, "Orders"). */
 export type Item = {

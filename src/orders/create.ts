@@ -1,10 +1,10 @@
 import type { DB } from "../db/client";
 import { orders } from "../db/schema";
 import { sqlNames } from "../platform/columns";
-import { afterLostRace, isConstraintError, jsonChunks, runBatch, STALE_READ_GUARD, stmt } from "../platform/d1";
+import { afterLostRace, isConstraintError, jsonChunks, runBatch, stmt } from "../platform/d1";
 import { type Claim, type Idem, runClaimed } from "../platform/idempotency";
 import { committed, newEvent, outboxStatement, type PendingEvent } from "../webhooks/outbox";
-import { catalogStatements, toCatalog } from "./catalog";
+import { catalogStatements, readGuard, toCatalog } from "./catalog";
 import { heldStatements, refuseHeld } from "./held";
 import {
   customerWrites,
@@ -87,13 +87,10 @@ function writeBatch(
   // Summed per variant or product (stockWrites): the stock JSON stays small whatever the lines.
   const all = ready.flatMap((p) => p.lines);
   const stock = lineMoves(1, all);
-  // Prices, titles and which products have variants were read before this batch: a product
-  // changed since (a PUT bumps updated_at) fails the batch, and the orders are planned again.
-  const seen = new Map<number, number>();
-  for (const l of all) seen.set(l.productId, l.productUpdatedAt);
-  const read = [...seen].map(([id, updated_at]) => ({ id, updated_at }));
   return [
-    stmt(db, STALE_READ_GUARD, JSON.stringify(read)),
+    // Prices, titles and which products have variants were read before this batch: a product
+    // changed since (a PUT bumps updated_at) fails the batch, and the orders are planned again.
+    readGuard(db, new Map(all.map((l) => [l.productId, l.productUpdatedAt]))),
     // Only customers that are new or whose details this request changes.
     ...(customers.length ? [stmt(db, UPSERT_CUSTOMERS, JSON.stringify(customers), now)] : []),
     ...jsonChunks(ready.map((p) => p.order)).map((json) => stmt(db, INSERT_ORDERS, json, now)),

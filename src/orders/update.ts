@@ -1,18 +1,10 @@
 import type { DB } from "../db/client";
 import { orderLines, orders, products, staleReads, variants } from "../db/schema";
 import { sqlNames } from "../platform/columns";
-import {
-  afterLostRace,
-  isConstraintError,
-  MAX_ATTEMPTS,
-  rowMapper,
-  runBatch,
-  STALE_READ_GUARD,
-  stmt,
-} from "../platform/d1";
+import { afterLostRace, isConstraintError, MAX_ATTEMPTS, rowMapper, runBatch, stmt } from "../platform/d1";
 import { type Idem, runClaimed } from "../platform/idempotency";
 import { committed, type PendingEvent } from "../webhooks/outbox";
-import { catalogStatements, HAS_VARIANTS, type Selector, toCatalog } from "./catalog";
+import { catalogStatements, HAS_VARIANTS, readGuard, type Selector, toCatalog } from "./catalog";
 import { EDITS, editsLines, LINE_EDITS, lineStatements, planEdit } from "./edit";
 import type { Totals } from "./lines";
 import {
@@ -260,11 +252,8 @@ function planUpdate(
   statusNotices(pre, u, gone, notices);
   if (change.status === "cancelled" && change.restock) {
     // A line's product deleted between this read and the write would make the notice wrong.
-    const read = [...new Set(lines.map((l) => l.productId))].flatMap((id) => {
-      const p = cat.products.get(id);
-      return p ? [{ id, updated_at: p.updatedAt }] : [];
-    });
-    write.push(stmt(db, STALE_READ_GUARD, JSON.stringify(read)));
+    const read = lines.flatMap((l) => cat.products.get(l.productId) ?? []).map((p) => [p.id, p.updatedAt] as const);
+    write.push(readGuard(db, new Map(read)));
     const lost = new Set(gone.map((g) => `${g.productId}:${g.variantId}`));
     const back = lines.filter((l) => !lost.has(`${l.productId}:${l.variantId}`));
     moves.push(...lineMoves(-1, back));
