@@ -44,10 +44,9 @@ const MERGED = {
 export const READ_CUSTOMERS = `SELECT * FROM ${C.$} WHERE ${C.emailKey} IN (SELECT value FROM json_each(?1))`;
 
 /**
- * The customer rows of a request that change a stored customer (or make a new one), in order:
- * UPSERT_CUSTOMERS merges each into the one before it exactly as here, so leaving out the rows
- * that change nothing leaves the same customers, and a returning customer with the same details
- * costs no written row. `stored`: READ_CUSTOMERS' rows.
+ * The customer rows of a request that make or change a customer (`stored`: READ_CUSTOMERS' rows):
+ * UPSERT_CUSTOMERS merges each into the one before exactly as here, so a returning customer with
+ * the same details costs no written row.
  */
 export function customerWrites(rows: Record<string, unknown>[], stored: Record<string, unknown>[]) {
   const now = new Map(stored.map((r) => [r[C.emailKey] as string, r]));
@@ -83,10 +82,7 @@ export const UPSERT_CUSTOMERS = `
 
 const CREATED = CREATABLE.map((f) => ({ ...f, name: O[f.column], json: isJson(f.kind) }));
 
-/**
- * An order's row as a create body gives it: each field a create sets (fields.ts), a left-out
- * one as its `initial` value or NULL; JSON fields left out stay out of the row.
- */
+/** An order's row as a create body gives it: a field left out is its `initial` or NULL (JSON ones stay out). */
 export function orderRow(o: OrderInput): Record<string, unknown> {
   const row: Record<string, unknown> = {};
   for (const f of CREATED) {
@@ -97,10 +93,8 @@ export function orderRow(o: OrderInput): Record<string, unknown> {
 }
 
 /**
- * INSERT of the orders of ?1 (orderRow objects with their totals, one JSON array), ?2 now. ORDER BY
- * the array position so order ids follow the order of the request. The row also carries `token`,
- * `key_id`, `storefront` and `email_key` (its customer's, NULL for none). RETURNING gives the new
- * ids to the answer without a statement of its own.
+ * INSERT of the orders of ?1 (orderRow objects with their totals and what the store decides), ?2
+ * now, in array order so ids follow the request's; RETURNING gives the answer its new ids.
  */
 export const INSERT_ORDERS = `
   INSERT INTO ${O.$} (${O.token}, ${O.status}, ${O.customerId}, ${O.subtotal}, ${O.discount}, ${O.total}, ${O.tax},

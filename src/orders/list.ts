@@ -28,9 +28,8 @@ import { estimateSql, orderJsonSql, STATUS_CODES, type StatusName } from "./mode
 export const ORDER_LIMIT_DEFAULT = 100;
 export const ORDER_LIMIT_MAX = 500;
 /**
- * About how many bytes of orders one D1 round trip brings (src/platform/stream.ts): a page up to
- * this is answered from one round trip; a larger one is streamed in chunks of about this size,
- * whatever its total. Estimated from the orders' and lines' text lengths (ESTIMATE), not built.
+ * About how many bytes of orders one D1 round trip brings (src/platform/stream.ts): a larger page
+ * is streamed in chunks of about this size, estimated from the text lengths, not built.
  */
 export const ORDER_CHUNK_BYTES = 1024 * 1024;
 const MAX_OFFSET = 100_000_000;
@@ -134,11 +133,9 @@ function joined(texts: readonly string[], first: boolean, last: boolean): string
 }
 
 /**
- * The page: every order of it, whatever its size (docs/modelled-reads.md, "Paging"). The
- * first D1 round trip reads, in one batch (one snapshot), which orders are on the page and the
- * JSON texts of those in its first ORDER_CHUNK_BYTES; when the page is larger, each further chunk
- * is read by its orders' ids when the answer's reader takes the one before (src/platform/stream.ts).
- * The default order is the modelled API's: newest order id first.
+ * The page, whatever its size (docs/modelled-reads.md, "Paging"): the first round trip reads in
+ * one snapshot which orders are on it and the texts of its first ORDER_CHUNK_BYTES; each further
+ * chunk is read by id when the reader takes the one before. Newest order id first by default.
  */
 export async function listOrders(
   db: DB,

@@ -13,13 +13,10 @@ import {
   type Tree,
 } from "./fields";
 
-// Orders in the modelled dialect (docs/modelled-reads.md, "Modelled reads"), built by SQLite as
-// JSON text, one text per order, which the Worker joins into the page without parsing: ids,
-// money and statuses as strings, dates as "YYYY-MM-DD HH:MM:SS" UTC, order lines' ids and qty as
-// JSON numbers, missing text as "". Plain fields come from their descriptions (fields.ts), in the
-// order of MODELLED_ORDER_LAYOUT; the SPECIAL entries below are built here. The JavaScript
-// presenters in test/modelled-orders-reference.ts are the reference that
-// test/orders.list.json.test.ts compares this SQL against.
+// Orders in the modelled dialect (docs/modelled-reads.md, "Modelled reads"), built by SQLite as one
+// JSON text per order, which the Worker joins into the page without parsing. Plain fields come from
+// their descriptions (fields.ts), the SPECIAL entries from here; test/orders.list.json.test.ts
+// compares this SQL against the presenters of test/modelled-orders-reference.ts.
 
 const O = sqlNames(orders);
 const L = sqlNames(orderLines);

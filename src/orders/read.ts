@@ -92,10 +92,7 @@ const ORDER_SPECIALS: Record<SpecialPath, (o: OrderRow, ctx: OrderCtx) => unknow
 };
 const ORDER_ANSWER = steps(ORDER_FIELDS, ORDER_SPECIALS);
 
-/**
- * An order as GET /v1/orders/{id} returns it: request field names (docs/orders.md, "Creating orders") where they
- * exist, built from its description (fields.ts).
- */
+/** An order as GET /v1/orders/{id} returns it, built from its description (fields.ts). */
 export function presentOrder(o: OrderRow, lines: LineRow[], holds?: Holds): OrderOut {
   return build(ORDER_ANSWER, o, { lines, holdMinutes: holds && holdOf(holds, o.storefront === 1) }) as OrderOut;
 }
@@ -129,10 +126,7 @@ const presentHistory = (rows: HistoryRow[]) =>
     via: h.via,
   }));
 
-/**
- * The order with, where a stored key created it, `key: {id, name}` (docs/keys.md, "Audit"),
- * and its history: every change made to it since, with who made it.
- */
+/** The order with the stored key that created it, if any (docs/keys.md, "Audit"), and its history. */
 export async function getOrder(db: DB, id: number, holds?: Holds): Promise<StoredOrder | undefined> {
   const [os, ls, ks, hs] = await db.batch([
     db.select().from(orders).where(eq(orders.id, id)),

@@ -25,10 +25,7 @@ import { updateOrders } from "./update";
 
 const STATUS_NOTICE = "ignored field status: a new order is always unpaid";
 
-/**
- * One value of `results`, for POST and PUT alike (docs/orders.md, "Orders"); money as JSON numbers. A new
- * order is always unpaid; an update says the status it left the order in.
- */
+/** One value of `results`, for POST and PUT alike (docs/orders.md, "Orders"): a new order is always unpaid. */
 function result<Id>(o: OrderOutcome<Id> | UpdateOutcome, notices: string[], withToken = false) {
   if (!o.ok) return { success: false, errors: o.errors, notices: [...notices, ...o.notices] };
   return {

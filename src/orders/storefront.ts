@@ -25,10 +25,9 @@ const PAYMENT_RECORDS = ["method", "transaction_id", "log"] as const;
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
 
 /**
- * The fields of a raw order element that a publishable key may not send, as errors: prices, and a
- * payment (docs/storefront.md, "Storefront orders"). A `payment.currency` is a wish the store
- * grants only when it is the store's own `currency` (in any case; blank: none given; null is the
- * schema's error, as for every key).
+ * What a publishable key may not send in a raw order element, as errors: prices, and a payment
+ * (docs/storefront.md, "Storefront orders"). A `payment.currency` is granted only when it is the
+ * store's own (in any case; blank: none given; null is the schema's error, as for every key).
  */
 export function refusedFields(value: unknown, currency: string): string[] {
   if (!isObject(value)) return [];
@@ -64,8 +63,8 @@ export type StorefrontRequest = StorefrontLimits & {
 /** What a storefront's orders are planned with: the request, the store's visible shipping methods, and what the address holds. */
 export type Storefront = StorefrontRequest & { methods: Map<number, MethodRow>; held: Held };
 
-/** The reads of the visible shipping methods (at most MAX_METHODS small rows) and of the address's held units, for a batch. */
 const M = sqlNames(shippingMethods);
+/** The reads of the visible shipping methods (at most MAX_METHODS small rows) and of the address's held units. */
 export const storefrontStatements = (db: DB, r: StorefrontRequest) => [
   stmt(db, `SELECT * FROM ${M.$} WHERE ${M.visible} = 1`),
   heldStatement(db, r.address),
@@ -83,9 +82,9 @@ export const toStorefront = (
 export type Shipping = { id: number | null; name: string | null; price: Money };
 
 /**
- * The shipping of a storefront's order: the method it names, at the method's price (free from
- * free_over, by its lines' subtotal), to a country the method ships to. Pushes an error and answers undefined otherwise;
- * a store with no visible method has no shipping to charge.
+ * The shipping of a storefront's order: the method it names, at its price (free from free_over, by
+ * the lines' subtotal), to a country it ships to; else an error pushed and undefined. A store with
+ * no visible method has no shipping to charge.
  */
 export function storefrontShipping(
   o: OrderInput,
@@ -134,10 +133,7 @@ const DAY = 86_400_000;
 export const tokenDays = (env: Pick<Bindings, "ORDER_TOKEN_DAYS">) =>
   positiveOf(env.ORDER_TOKEN_DAYS) ?? ORDER_TOKEN_DAYS;
 
-/**
- * Whether a publishable key may read this order with the token it sent: the order's own token,
- * made by this very key, not older than the token's days.
- */
+/** Whether a publishable key may read this order with the token it sent: its own, by this key, not too old. */
 export async function tokenReads(
   order: StoredOrder,
   cred: Credential,

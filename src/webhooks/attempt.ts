@@ -43,9 +43,8 @@ const resource = (t: Target) =>
       : {};
 
 /**
- * What a delivery of `t` sends, unsigned: its method, URL and body ("" for the quickbutik format's
- * GET, whose signature covers the URL's query instead). The admin's payload view
- * (GET /v1/webhooks/{id}/events/{event_id}) shows the same.
+ * What a delivery of `t` sends, unsigned (and what the admin's payload view shows): its method,
+ * URL and body ("" for the quickbutik format's GET, whose signature covers the query instead).
  */
 export function requestOf(t: Target) {
   let url = t.url;
@@ -71,17 +70,12 @@ export function requestOf(t: Target) {
 }
 
 /**
- * What the signature of a delivery of `url` by `method` covers besides id and timestamp: the
- * standard format's body, or the quickbutik format's query string as sent, without its `?`
- * (docs/webhooks.md, "Formats"), so a captured GET does not verify with another event_type,
- * order_id or product_id.
+ * What a quickbutik GET's signature covers in place of a body: its query string as sent, without
+ * its `?` (docs/webhooks.md, "Formats"), so a captured GET does not verify with another query.
  */
 export const signedQuery = (url: string) => new URL(url).search.slice(1);
 
-/**
- * The request of one attempt, its body as the bytes signed and sent: signed with this attempt's
- * timestamp, the same webhook-id every time.
- */
+/** The request of one attempt, signed with its own timestamp and the event's webhook-id. */
 export async function buildRequest(t: Target, key: CryptoKey, nowMs: number) {
   const timestamp = Math.floor(nowMs / 1000);
   const { url, method, body: text } = requestOf(t);

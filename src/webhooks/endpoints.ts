@@ -33,7 +33,6 @@ function present(r: Row) {
     created_at: iso(r.createdAt) as string,
   };
 }
-export type EndpointOut = ReturnType<typeof present>;
 
 const COLUMNS = Object.values(SHOWN)
   .map((c) => c.name)
@@ -98,10 +97,9 @@ export const TAKEN = `SELECT w.${W.url} AS url, w.${W.format} AS format FROM ${W
 WHERE w.${W.id} = ?1 AND ${takes("w", "e")}`;
 
 /**
- * Sends one event to one endpoint again (the admin's Resend): a delivery job on the retry queue,
- * which attempts it at once and records the attempt like any other. False when the endpoint or
- * the event (a test delivery is no event) is unknown, or the endpoint never took the event (not
- * of its types, or before its registration): a resend repeats what fan-out owed that endpoint.
+ * Sends one event to one endpoint again (the admin's Resend), as a delivery job on the retry queue.
+ * False when the endpoint or the event is unknown, or the endpoint never took the event: a resend
+ * repeats only what fan-out owed that endpoint.
  */
 export async function resendEvent(db: DB, retries: Queue, endpointId: number, eventId: string) {
   if (!(await stmt(db, TAKEN, endpointId, eventId).first())) return false;

@@ -7,17 +7,14 @@ import { TAKEN } from "./endpoints";
 import { EVENTS, eventPart } from "./jobs";
 import { dataText, objectStatements, objectTexts } from "./payload";
 
-// What a delivery of one event to one endpoint carries (docs/webhooks.md, "Reading a delivery"):
-// for the admin's payload view and any integrator asking what a receiver got. Not stored: a
-// delivery reads its object when it is made (payload.ts), so this is what a delivery made now
-// sends, the object as it is now; one round trip, the consumer's own statements.
+// What a delivery of one event to one endpoint carries (docs/webhooks.md, "Reading a delivery"), for
+// the admin's payload view: not stored, but what a delivery made now sends, read in one round trip
+// by the consumer's own statements.
 
 /**
- * The event as the endpoint receives it: what it is about (`order` or `product`), and its JSON
- * text (the body spliced in as the consumer built it, never parsed again), built only when asked,
- * once the caller has checked that the credential may read that resource. Undefined when the
- * endpoint or the event is unknown, or the endpoint never took the event (jobs.ts, `takes`):
- * nothing tells those apart.
+ * The event as the endpoint receives it: what it is about, and its JSON text, built once the caller
+ * has checked that the credential may read that resource. Undefined, alike, when the endpoint or the
+ * event is unknown or the endpoint never took the event (jobs.ts, `takes`).
  */
 export async function eventDelivery(
   db: DB,

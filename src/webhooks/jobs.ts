@@ -5,10 +5,9 @@ import { runBatch, stmt } from "../platform/d1";
 import type { AttemptResult, EventKey, Target } from "./attempt";
 import type { DeliveryMessage, EventMessage } from "./deliver";
 
-// The queue consumer's read (./deliver.ts): from a batch's messages to the jobs it attempts, one
-// event to one endpoint each, in one round trip that also marks the event messages' events
-// dispatched. The objects standard payloads carry are read afterwards, only for the jobs the
-// invocation attempts (payload.ts, objectStatements).
+// The queue consumer's read (./deliver.ts): from a batch's messages to its jobs, one event to one
+// endpoint each, in one round trip that also marks the events dispatched. The objects standard
+// payloads carry are read afterwards, for the jobs attempted only (payload.ts).
 
 export const OUTCOMES = ["delivered", "retrying", "failed", "disabled"] as const;
 export type Outcome = (typeof OUTCOMES)[number];
@@ -52,11 +51,7 @@ FROM json_each(?1) j
 JOIN ${E.$} e ON e.${E.id} = j.value->>'event_id'
 JOIN ${W.$} w ON w.${W.id} = j.value->>'endpoint_id' AND w.${W.disabledAt} IS NULL`;
 
-/**
- * The events' rows by id (?1, a JSON array), with the key that caused each and the size of its
- * object in rows: the order's lines, or the product's variants (the object payload.ts, dataText,
- * picks).
- */
+/** The events' rows by id (?1, a JSON array), with the key that caused each and its object's lines or variants. */
 export const EVENTS = `
 SELECT e.${E.id} AS eventId, e.${E.type} AS type, e.${E.orderId} AS orderId, e.${E.productId} AS productId,
   e.${E.createdAt} AS eventAt,
@@ -86,9 +81,8 @@ export const eventPart = (event: Row): EventPart => ({
 });
 
 /**
- * Marks the events of `events` (event messages) dispatched and reads every pair to deliver: each
- * event message's with the enabled endpoints that take it, and each delivery message's own. A
- * failure throws, and Queues redelivers the whole batch: nothing was attempted yet.
+ * Marks the event messages' events dispatched and reads every pair to deliver: theirs with the
+ * enabled endpoints that take them, and each delivery message's own.
  */
 export async function loadJobs(
   db: DB,

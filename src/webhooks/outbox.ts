@@ -4,10 +4,9 @@ import type { Bindings } from "../env";
 import { sqlNames } from "../platform/columns";
 import { stmt } from "../platform/d1";
 
-// The outbox (docs/webhooks.md, "Webhooks"). A write path adds `outboxStatement` to the same D1 batch as the
-// change, so an event row exists exactly when the change committed; after the batch succeeded it
-// calls `dispatch` to hand the events to the delivery queue. A lost send loses nothing: the
-// scheduled sweep re-sends events still undispatched a few minutes later.
+// The outbox (docs/webhooks.md, "Webhooks"): a write adds `outboxStatement` to the batch of its
+// change, so an event row exists exactly when the change committed, then `dispatch`es the events
+// to the queue. A lost send loses nothing: the sweep re-sends events still undispatched.
 
 import type { EventType } from "./events";
 
@@ -58,10 +57,7 @@ SELECT e.value->>'id', e.value->>'type',
 FROM json_each(?1) e WHERE ${subscribed("e.value->>'type'")}
 RETURNING ${E.id} AS event_id`;
 
-/**
- * The events of `events` that a committed batch wrote: its events INSERTs answer `event_id` for
- * each row (those of unsubscribed types wrote none). Only these go to the queue.
- */
+/** The events of `events` that a committed batch wrote (its INSERTs answer `event_id`): only these are sent. */
 export function committed<E extends PendingEvent>(events: E[], results: D1Result<Record<string, unknown>>[]): E[] {
   if (!events.length) return events;
   const ids = new Set<unknown>();
@@ -77,10 +73,7 @@ export function outboxStatement(db: DB, events: PendingEvent[], now: number): D1
 /** What `waitUntil` needs: the request's execution context, absent when the app runs in tests. */
 type Waiter = { waitUntil(p: Promise<unknown>): void } | undefined;
 
-/**
- * Hands committed events to the delivery queue, after the response (waitUntil). Call it only once
- * the batch holding their outbox rows succeeded. Never throws: the sweep covers a failed send.
- */
+/** Hands committed events to the delivery queue after the response. Never throws: the sweep covers a failed send. */
 export function dispatch(env: Bindings, ctx: Waiter, events: PendingEvent[]): void {
   if (!events.length || !env.EVENTS) return;
   const send = env.EVENTS.sendBatch(events.map((e) => ({ body: { event_id: e.id } }))).catch((err) => {
