@@ -121,10 +121,7 @@ function itemOf(p: CatalogProduct, v?: VariantRow): Item {
 const fromProduct = (p: CatalogProduct, path: string): Item | string =>
   p.hasVariants ? `${path}: product ${p.id} has variants: name one by variant_id or by its sku` : itemOf(p);
 
-/**
- * Finds what a line names by its most specific identifier (variant_id, then sku, then
- * product_id); every other identifier given must agree. Returns the error text otherwise.
- */
+/** What a line names by its most specific identifier (variant_id, sku, product_id), the others agreeing. */
 export function resolve(sel: Selector, path: string, cat: Catalog, visibleOnly = false): Item | string {
   // For a storefront a hidden product or variant does not exist: the same words as a missing one.
   const shown = <T extends { visible: number }>(r: T | undefined) =>
@@ -145,18 +142,16 @@ export function resolve(sel: Selector, path: string, cat: Catalog, visibleOnly =
   if (sel.sku !== undefined) {
     const owner = cat.skus.get(sel.sku);
     const p = owner && shown(cat.products.get(owner.productId));
-    const hiddenVariant = owner !== undefined && owner.variantId !== null && !shown(cat.variants.get(owner.variantId));
-    if (!owner || !p || hiddenVariant) return `${path}.sku: no product or variant has SKU ${sel.sku}`;
+    const v = owner && owner.variantId !== null ? shown(cat.variants.get(owner.variantId)) : undefined;
+    if (!owner || !p || (owner.variantId !== null && !v)) {
+      return `${path}.sku: no product or variant has SKU ${sel.sku}`;
+    }
     if (sel.product_id !== undefined && sel.product_id !== p.id) {
       return `${path}.product_id: SKU ${sel.sku} belongs to product ${p.id}, not ${sel.product_id}`;
     }
-    if (owner.variantId !== null) {
-      if (sel.variant_id === null) return `${path}.variant_id: SKU ${sel.sku} is a variant's, not a product's`;
-      const v = shown(cat.variants.get(owner.variantId));
-      if (!v) return `${path}.sku: no product or variant has SKU ${sel.sku}`;
-      return itemOf(p, v);
-    }
-    return fromProduct(p, path);
+    if (!v) return fromProduct(p, path);
+    if (sel.variant_id === null) return `${path}.variant_id: SKU ${sel.sku} is a variant's, not a product's`;
+    return itemOf(p, v);
   }
   const p = sel.product_id === undefined ? undefined : shown(cat.products.get(sel.product_id));
   if (!p) return `${path}.product_id: no product ${sel.product_id}`;

@@ -189,9 +189,8 @@ export const LINE_FIELDS = {
 } as const satisfies Record<string, LineField | Special>;
 
 /**
- * The modelled dialect's order of keys (docs/modelled-reads.md): every slot of ORDER_FIELDS and
- * LINE_FIELDS by its path, and the SPECIAL ones of modelled-json.ts. A slot left out of a layout
- * is answered at the end of its object; a nested object is where its first key is.
+ * The modelled dialect's order of keys (docs/modelled-reads.md), the SPECIAL ones of modelled-json.ts
+ * included: a slot left out is answered at the end of its object, a nested object where its first key is.
  */
 export const MODELLED_ORDER_LAYOUT = [
   "order_id",

@@ -105,6 +105,7 @@ export async function expireUnpaidOrders(env: Bindings, now = Date.now()): Promi
     const results = expired.results;
     if (!results.length) break;
     const ids = JSON.stringify(results.map((r) => r[O.id]));
+    const bumped = theirs.results.map((r) => r.id);
     const cancels: PendingEvent[] = results.map((r) => newEvent("order.cancelled", { orderId: r[O.id] }));
     const out = await d1.batch<Record<string, unknown>>([
       d1.prepare(RESTOCK_VARIANTS).bind(ids),
@@ -112,10 +113,7 @@ export async function expireUnpaidOrders(env: Bindings, now = Date.now()): Promi
       d1.prepare(EVENTS).bind(JSON.stringify(cancels), now),
       d1.prepare(HISTORY).bind(ids, now, HOLD_REASON),
       d1.prepare(CANCEL).bind(ids, now, HOLD_REASON),
-      ...versionBumps(
-        db,
-        theirs.results.map((r) => r.id),
-      ),
+      ...versionBumps(db, bumped),
     ]);
     const done = new Set(out[4].results.map((r) => r[O.id] as number));
     cancelled.push(...done);

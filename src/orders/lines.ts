@@ -113,9 +113,6 @@ export function orderTotals(
     errors.push(`products: the order total would be more than ${toMoney(MAX_ORDER_TOTAL)}`);
   }
   if (errors.length) return undefined;
-  const tax = taxByRate(
-    lines.map((l) => ({ amount: l.qty * l.unitPrice, taxRate: l.taxRate })),
-    discount,
-  );
-  return { subtotal, shipping, discount, total, tax };
+  const amounts = lines.map((l) => ({ amount: l.qty * l.unitPrice, taxRate: l.taxRate }));
+  return { subtotal, shipping, discount, total, tax: taxByRate(amounts, discount) };
 }

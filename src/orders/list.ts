@@ -236,12 +236,9 @@ export async function listOrders(
   let n = 0;
   const later = async () => {
     if (n >= rest.length) return undefined;
-    const r = await stmt(db, rowsSql, JSON.stringify(rest[n++])).all<{ j: string }>();
-    return joined(
-      r.results.map((x) => x.j),
-      false,
-      n === rest.length,
-    );
+    const { results } = await stmt(db, rowsSql, JSON.stringify(rest[n++])).all<{ j: string }>();
+    const texts = results.map((x) => x.j);
+    return joined(texts, false, n === rest.length);
   };
   return { chunks: { first: joined(first, true, false), next: later }, link, total };
 }

@@ -8,9 +8,8 @@ import { CLIENT_FLAGS, type OrderUpdate } from "./schema";
 import { CANCELLED_IS_FINAL, type GoneLine, goneNotices, type StatusChange } from "./status";
 import type { TaxLine } from "./totals";
 
-// What an element of PUT /v1/orders answers (docs/orders.md, "Orders"), whichever path applied it
-// (./update.ts): its outcome, its notices and the status change it asks for, decided from the
-// order as it was before the change.
+// What an element of PUT /v1/orders answers (docs/orders.md, "Orders"), whichever path of update.ts
+// applied it, decided from the order as it was before the change.
 
 export type UpdateOutcome =
   | (Totals & { ok: true; orderId: number; status: string; currency: string; notices: string[] })
@@ -50,10 +49,7 @@ export function flagNotices(u: OrderUpdate): string[] {
   return [`${given.join(", ")}: accepted; this service sends no e-mail and captures no payment`];
 }
 
-/**
- * The answer for an order that is missing, or cancelled already: cancelling again (or asking
- * nothing) is a no-op, anything else is refused.
- */
+/** The answer for an order missing or cancelled already: cancelling again (or asking nothing) is a no-op. */
 export function onClosed(u: OrderUpdate, pre: OrderRow | undefined, notices: string[]): UpdateOutcome {
   if (!pre) return fail(404, [`order_id: order ${u.order_id} not found`], notices);
   const asks = (u.status !== undefined && u.status !== "cancelled") || setsFields(u) || editsLines(u);

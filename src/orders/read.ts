@@ -135,8 +135,7 @@ export async function getOrder(db: DB, id: number, holds?: Holds): Promise<Store
       .select({ id: apiKeys.id, name: apiKeys.name })
       .from(apiKeys)
       .where(eq(apiKeys.id, sql`(SELECT ${orders.keyId} FROM ${orders} WHERE ${orders.id} = ${id})`)),
-    // Not the row that records where a storefront's order came from (src/orders/held.ts): the
-    // history answers changes made since the order was created.
+    // Changes since the order was created: not the row of where a storefront's order came from (held.ts).
     db
       .select()
       .from(orderHistory)
