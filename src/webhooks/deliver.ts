@@ -270,10 +270,8 @@ async function record(db: ReturnType<typeof getDb>, done: Done[], eventIds: stri
       stmt(db, FANNED_OUT, JSON.stringify(eventIds), now),
     ]);
   } catch (e) {
-    // The deliveries happened, and throwing would send every message again at once. The batch's
-    // events stay not fanned out, so the sweep sends them again after REDISPATCH_AFTER_MS (at
-    // least once; receivers dedupe on webhook-id). A 410 that did not disable its endpoint will
-    // answer 410 again on the next attempt.
+    // The deliveries happened, and throwing would send every message again at once. The events
+    // stay not fanned out, so the sweep sends them again (receivers dedupe on webhook-id).
     console.error(JSON.stringify({ level: "warn", msg: "webhook deliveries not recorded", error: String(e) }));
   }
 }
@@ -287,16 +285,14 @@ async function settle(
   deferred: Job[],
   now: number,
 ) {
-  const followUps: MessageSendRequest<DeliveryMessage>[] = [];
-  const next = (j: Job, attemptNo: number, delaySeconds: number) => ({
+  const next = (j: Job, attemptNo: number, delaySeconds: number): MessageSendRequest<DeliveryMessage> => ({
     body: { event_id: j.eventId, endpoint_id: j.endpointId, attempt: attemptNo },
     delaySeconds,
   });
   // A job left for the next invocation goes as a message of its own with the attempt it would have
-  // been, also a delivery message's: retried instead, its redelivery would count as an attempt
-  // (loadJobs), and a backlog of large objects deferred again and again would run through the
-  // retry schedule, or past the queue's max_retries, without being attempted.
-  for (const j of deferred) followUps.push(next(j, j.attempt, 0));
+  // been: retried instead, its redelivery would count as an attempt (loadJobs), and a backlog
+  // deferred again and again would run through the retry schedule without being attempted.
+  const followUps = deferred.map((j) => next(j, j.attempt, 0));
   const handled = new Set<Message<unknown>>();
   for (const d of done) {
     if (d.outcome !== "retrying") continue;
