@@ -5,7 +5,7 @@ import { afterLostRace, isConstraintError, jsonChunks, runBatch, stmt } from "..
 import { type Claim, type Idem, runClaimed } from "../platform/idempotency";
 import { committed, newEvent, outboxStatement, type PendingEvent } from "../webhooks/outbox";
 import { catalogStatements, readGuard, toCatalog } from "./catalog";
-import { heldStatements, refuseHeld } from "./held";
+import { heldStatements, refuseHeld } from "./hold";
 import {
   customerWrites,
   INSERT_ORDERS,
@@ -21,11 +21,10 @@ import type { OrderInput } from "./schema";
 import { lineMoves, stockWrites } from "./stock";
 import { type Storefront, type StorefrontRequest, storefrontStatements, toStorefront } from "./storefront";
 
-// POST /v1/orders (docs/orders.md, "Orders"), one path: one read batch of what the body names,
-// every order planned in TypeScript from it, one write batch, whatever the number of orders and
-// lines. Stock floors are CHECK constraints and the products read are guarded, so a batch that
-// would oversell or was planned from a changed product fails whole; it is then planned again from
-// a fresh read, so an order loses only to stock that is really gone.
+// POST /v1/orders (docs/orders.md, "Orders"): one read batch of what the body names, every order
+// planned from it, one write batch, whatever the number of orders and lines. Stock floors are CHECK
+// constraints and the products read are guarded, so a batch that would oversell or was planned
+// from a changed product fails whole and is planned again: an order loses only to stock really gone.
 
 export type OrderOutcome<Id = number> =
   | (Totals & {
@@ -146,8 +145,7 @@ export async function createOrders(
     const { ok: ready, failed } = reserveStock(plans, !opts.storefront || opts.storefront.showsStock);
     for (const f of failed) outcomes.set(f.index, { ok: false, errors: f.errors, notices: f.notices });
     // A storefront's orders that would take its address past the units it may hold are refused
-    // whole (429, nothing written): the read just before planned them, and the write batch's guard
-    // holds the cap against requests that raced it.
+    // whole (429); the write batch's guard holds the cap against requests that raced this read.
     if (opts.storefront && ready.length) {
       const units = ready.reduce((n, p) => n + p.lines.reduce((m, l) => m + l.qty, 0), 0);
       refuseHeld(opts.storefront, units, opts.now);

@@ -3,8 +3,7 @@ import type { DB } from "../db/client";
 import { apiKeys, orderHistory, orderLines, orders } from "../db/schema";
 import { type OrderRow, toMoney } from "../products/present";
 import { type Kind, LINE_FIELDS, ORDER_FIELDS, PLAIN_ORDER, type SpecialLinePath, type SpecialPath } from "./fields";
-import { CREATED } from "./held";
-import { type Holds, holdOf } from "./hold";
+import { CREATED, type Holds, holdOf } from "./hold";
 import type { TaxLine } from "./totals";
 
 // GET /v1/orders/{id} and the order list: rows to the plain JSON answer.
@@ -135,7 +134,7 @@ export async function getOrder(db: DB, id: number, holds?: Holds): Promise<Store
       .select({ id: apiKeys.id, name: apiKeys.name })
       .from(apiKeys)
       .where(eq(apiKeys.id, sql`(SELECT ${orders.keyId} FROM ${orders} WHERE ${orders.id} = ${id})`)),
-    // Changes since the order was created: not the row of where a storefront's order came from (held.ts).
+    // Changes since the order was created: not the row of where a storefront's order came from (hold.ts).
     db
       .select()
       .from(orderHistory)
