@@ -4,8 +4,7 @@ import type { Line } from "./catalog";
 import { CREATABLE, CUSTOMER_FIELDS, isJson, PLAIN_LINE, valueAt } from "./fields";
 import type { OrderInput } from "./schema";
 
-// The customer, order and line INSERTs and the row objects they read, derived from the field
-// descriptions (fields.ts).
+// The customer, order and line INSERTs and the rows they read, derived from fields.ts.
 
 const C = sqlNames(customers);
 const O = sqlNames(orders);
@@ -115,9 +114,8 @@ export function lineRow(l: Line, i: number): Record<string, unknown> {
 }
 
 /**
- * The id of order number `l.value->>'order'` of the ?2 + 1 orders the batch's order INSERTs just
- * wrote: their ids are consecutive, in the order of the request, and the highest in the table
- * (AUTOINCREMENT gives each row the next), so one read of the largest id finds every line's order.
+ * The id of order number `l.value->>'order'` of the ?2 + 1 orders the batch just wrote: their ids
+ * are consecutive and the highest (AUTOINCREMENT), so the largest id finds every line's order.
  */
 export const NEW_ORDER_ID = `(SELECT max(${O.id}) FROM ${O.$}) - ?2 + (l.value->>'order')`;
 

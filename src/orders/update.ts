@@ -200,8 +200,7 @@ async function plannedStatus(db: DB, items: Items, opts: UpdateOptions) {
   }
 }
 
-// ---------------------------------------------------------------------------------------------
-// Planned path: line edits, and keyed requests.
+// The planned path: line edits, and keyed requests.
 
 const READ_LINES = `SELECT * FROM ${L.$} WHERE ${L.orderId} = ?1 ORDER BY ${L.position}`;
 
@@ -302,10 +301,7 @@ async function planned(
   }
 }
 
-/**
- * Applies each element on its own, in the order of the body. An unkeyed status change takes one
- * round trip; line edits and keyed requests two (read, write), more only after a lost race.
- */
+/** Applies each element on its own, in the order of the body. */
 export async function updateOrders(
   db: DB,
   items: { index: number; data: OrderUpdate }[],
@@ -327,8 +323,8 @@ export async function updateOrders(
       try {
         return await oneTrip(db, items, opts);
       } catch (e) {
-        // A constraint refused the shared batch (nothing of it was written): one element must
-        // not fail the others, so they go one by one below.
+        // A constraint refused the shared batch (nothing written): one element must not fail the
+        // others, so they go one by one below.
         if (!isConstraintError(e) || items.length === 1) throw e;
       }
     }

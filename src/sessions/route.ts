@@ -62,8 +62,7 @@ export const sessionsRoute = new Hono<AppEnv>()
     }
     const now = Date.now();
     const cred = await verifySecretKey(c, key, now);
-    // A wrong key counts against the client's address like a wrong Authorization header; no Basic
-    // challenge, as none was sent.
+    // A wrong key counts against the client's address like a wrong Authorization header (no challenge).
     if (!cred) return failed(c, false);
     const session = await createSession(c.var.db, { keyId: cred.keyId, bootstrap: key }, now, {
       userAgent: c.req.header("user-agent"),

@@ -31,10 +31,7 @@ export function idleMs(env: { SESSION_IDLE_MINUTES?: string }): number {
   return (Number.isInteger(n) && n >= 1 ? n : SESSION_IDLE_MINUTES) * 60_000;
 }
 
-/**
- * The session's CSRF token, derived from its cookie: anyone who can read it holds the cookie
- * already, and every tab of the browser gets the same one from GET /v1/sessions/current.
- */
+/** The session's CSRF token, derived from its cookie (whoever can read it holds the cookie), the same in every tab. */
 export const csrfToken = (cookie: string) => sha256(`csrf:${cookie}`);
 export const CSRF_HEADER = "x-csrf-token";
 
@@ -109,10 +106,7 @@ export function checkOrigin(c: Context<AppEnv>) {
   }
 }
 
-/**
- * A write made with the session cookie must prove it comes from the admin's own page: the
- * session's CSRF token in X-CSRF-Token, and, when the browser says where it comes from, this origin.
- */
+/** A write with the session cookie must prove it comes from the admin's page: the CSRF token, and this origin. */
 export async function checkSessionWrite(c: Context<AppEnv>, session: { csrf: string }) {
   checkOrigin(c);
   const token = c.req.header(CSRF_HEADER);
@@ -122,8 +116,7 @@ export async function checkSessionWrite(c: Context<AppEnv>, session: { csrf: str
 
 /**
  * Opens a session for a verified secret key; answers the cookie's value and the CSRF token. The
- * browser's earlier session (`replaces`, the cookie it sent), if any, ends in the same batch: its
- * cookie is overwritten, so it could only linger unused.
+ * browser's earlier session (`replaces`) ends in the same batch: its cookie is overwritten.
  */
 export async function createSession(
   db: DB,

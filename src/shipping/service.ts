@@ -6,9 +6,8 @@ import { rowMapper, stmt } from "../platform/d1";
 import { toMoney } from "../products/present";
 import { MAX_METHODS, type MethodInput, type MethodPatch } from "./schema";
 
-// The store's shipping methods as data (docs/orders.md, "Shipping methods"): managed by secret
-// keys, listed to storefronts, and what a storefront's order is charged for shipping
-// (src/orders/storefront.ts).
+// The store's shipping methods (docs/orders.md, "Shipping methods"): managed by secret keys, listed
+// to storefronts, and what a storefront's order is charged for shipping (src/orders/storefront.ts).
 
 export type MethodRow = typeof shippingMethods.$inferSelect;
 

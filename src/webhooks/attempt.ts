@@ -20,10 +20,7 @@ export type Target = {
   format: string;
   /** The standard payload's `data` as JSON text: the event's object (payload.ts); else its id. */
   data?: string;
-  /**
-   * The standard body as UTF-8, when the caller built it already: the consumer encodes an event's
-   * body once and every endpoint's attempt signs and sends those bytes (deliver.ts).
-   */
+  /** The standard body as UTF-8, encoded once per event by the consumer for all its endpoints. */
   encoded?: Uint8Array;
 };
 
@@ -94,9 +91,8 @@ export async function buildRequest(t: Target, key: CryptoKey, nowMs: number) {
 }
 
 /**
- * Sends one attempt: at most `timeoutMs`, no redirect followed (a 3xx is the receiver's answer,
- * and a failure). Never throws; the error text names the kind of failure and never the URL,
- * whose query may hold the receiver's own secret.
+ * Sends one attempt: at most `timeoutMs`, no redirect followed (a 3xx is a failure). Never throws;
+ * the error never names the URL, whose query may hold the receiver's own secret.
  */
 export async function attempt(t: Target, key: CryptoKey, timeoutMs = ATTEMPT_TIMEOUT_MS): Promise<AttemptResult> {
   const start = Date.now();

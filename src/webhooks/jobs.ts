@@ -27,10 +27,7 @@ const K = sqlNames(apiKeys);
 const L = sqlNames(orderLines);
 const V = sqlNames(variants);
 
-/**
- * SQL: whether the endpoint `w` takes the event `e`: one of its types (any, for `*`), after it was
- * registered. What fan-out, the event view and a resend reach (docs/webhooks.md, "Reading a delivery").
- */
+/** SQL: whether endpoint `w` takes event `e`, of one of its types since it was registered (fan-out, view, resend). */
 export const takes = (w: string, e: string) =>
   `${w}.${W.createdAt} <= ${e}.${E.createdAt}
   AND EXISTS (SELECT 1 FROM json_each(${w}.${W.events}) t WHERE t.value IN ('*', ${e}.${E.type}))`;

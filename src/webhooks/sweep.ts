@@ -14,9 +14,8 @@ import type { EventMessage } from "./deliver";
 /** Age at which an undispatched event counts as lost rather than on its way. */
 export const SWEEP_AFTER_MS = 5 * 60_000;
 /**
- * Time after dispatch by which the consumer has recorded an event's first attempts; an event
- * still not fanned out then was taken by a consumer that stopped mid-delivery, and is sent again
- * (every REDISPATCH_AFTER_MS, for at most REDISPATCH_WINDOW_MS after it happened).
+ * Time after dispatch by which the consumer has recorded an event's first attempts; one not fanned
+ * out by then is sent again, every REDISPATCH_AFTER_MS, for at most REDISPATCH_WINDOW_MS.
  */
 export const REDISPATCH_AFTER_MS = 10 * 60_000;
 export const REDISPATCH_WINDOW_MS = 86_400_000;
