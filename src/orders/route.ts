@@ -16,9 +16,9 @@ import { dispatch, type PendingEvent, waiterOf } from "../webhooks/outbox";
 import { createOrders, type OrderOutcome } from "./create";
 import { holds, storefrontLimits } from "./hold";
 import { listOrders, parseOrderQuery } from "./list";
-import type { UpdateOutcome } from "./outcome";
 import { forStorefront, getOrder } from "./read";
 import { isE164, orderCreate, orderUpdate, PHONE_NOTICE } from "./schema";
+import type { UpdateOutcome } from "./status";
 import { refusedFields, tokenDays, tokenReads } from "./storefront";
 import { updateOrders } from "./update";
 
@@ -51,10 +51,7 @@ const ERRORS = {
   503: "the order kept changing; nothing of it was written, retry shortly",
 } as const;
 
-/**
- * The answer of docs/orders.md, "Orders", keyed create_1 or update_1, ...: 200 when at least one
- * element succeeded, else the first failure's status (a create's is 400), with results.
- */
+/** The answer (docs/orders.md, "Orders"): 200 when an element succeeded, else the first failure's status. */
 function respond<Id>(
   kind: "create" | "update",
   parsed: { index: number; notices: string[] }[],

@@ -7,27 +7,25 @@ import { committed, type PendingEvent } from "../webhooks/outbox";
 import { catalogStatements, HAS_VARIANTS, readGuard, type Selector, toCatalog } from "./catalog";
 import { EDITS, editsLines, LINE_EDITS, lineStatements, planEdit } from "./edit";
 import type { Totals } from "./lines";
-import {
-  answer,
-  fail,
-  flagNotices,
-  onClosed,
-  setsFields,
-  statusNotices,
-  toChange,
-  toOrder,
-  type UpdateOutcome,
-} from "./outcome";
 import type { OrderUpdate } from "./schema";
 import {
   type Actor,
+  answer,
   changeEvent,
+  fail,
+  flagNotices,
   linesHistoryStatement,
+  onClosed,
   readOrdersStatement,
   type StatusChange,
   type StatusEvent,
+  setsFields,
   statusEvent,
+  statusNotices,
   statusStatements,
+  toChange,
+  toOrder,
+  type UpdateOutcome,
 } from "./status";
 import { lineMoves, type StockMove, stockWrites } from "./stock";
 
