@@ -43,7 +43,7 @@ type Field<Column extends string> = {
   create?: z.ZodType;
   /** What a create stores when the body leaves the field out (else NULL; JSON kinds stay absent). */
   initial?: unknown;
-  /** The PUT body's validator of the field; absent: a PUT cannot set it. A PUT that gives it sets it. */
+  /** The PUT body's validator of the field; absent: a PUT cannot set it. */
   update?: z.ZodType;
   /** Only a cancel stores the PUT's value (status.ts). */
   onCancel?: true;
@@ -259,7 +259,6 @@ export const CUSTOMER_FIELDS = {
   { column: CustomerColumn; from: CustomerBlockKey; merge: "replace" | "keep" | "max"; initial?: number; json?: true }
 >;
 
-// ---------------------------------------------------------------------------------------------
 // Derived lists.
 
 type Described = typeof ORDER_FIELDS;

@@ -91,10 +91,7 @@ export function orderRow(o: OrderInput): Record<string, unknown> {
   return row;
 }
 
-/**
- * INSERT of the orders of ?1 (orderRow objects with their totals and what the store decides), ?2
- * now, in array order so ids follow the request's; RETURNING gives the answer its new ids.
- */
+/** INSERT of the orders of ?1 (planned rows), ?2 now, in array order so ids follow the request's. */
 export const INSERT_ORDERS = `
   INSERT INTO ${O.$} (${O.token}, ${O.status}, ${O.customerId}, ${O.subtotal}, ${O.discount}, ${O.total}, ${O.tax},
     ${O.createdAt}, ${O.updatedAt}, ${O.keyId}, ${O.storefront}, ${CREATED.map((f) => f.name).join(", ")})

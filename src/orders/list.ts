@@ -35,10 +35,7 @@ export const ORDER_CHUNK_BYTES = 1024 * 1024;
 const MAX_OFFSET = 100_000_000;
 
 const DAY_MS = 86_400_000;
-/**
- * An ISO 8601 date (a whole UTC day) or a time with its offset, as epoch milliseconds: the day's
- * first millisecond, or with `end` its last, so a range of dates includes both.
- */
+/** An ISO 8601 date or a time with its offset, as epoch ms: a day's first millisecond, or with `end` its last. */
 const isoTime = (end: boolean) =>
   text(40).transform((v, ctx) => {
     const day = /^\d{4}-\d{2}-\d{2}$/.test(v) ? Date.parse(`${v}T00:00:00Z`) : Number.NaN;

@@ -10,10 +10,9 @@ import type { StoredOrder } from "./read";
 import type { OrderInput } from "./schema";
 import type { Money } from "./totals";
 
-// Orders made with a publishable key (docs/keys.md, "Storefront orders"). The key is public:
-// what its body says is a customer's wish, and the store decides the rest. Prices come from the
-// catalogue and the store's shipping methods, hidden items do not exist, no customer is linked,
-// and the order's token reads it only with that key, for ORDER_TOKEN_DAYS.
+// Orders made with a publishable key (docs/keys.md, "Storefront orders"): the key is public, so its
+// body is a customer's wish and the store decides prices, shipping and what exists; no customer is
+// linked, and the order's token reads it only with that key, for ORDER_TOKEN_DAYS.
 
 export const NO_PRICES = "a publishable key cannot set prices";
 export const NO_PAYMENT = "a publishable key cannot record a payment";

@@ -11,9 +11,9 @@ import { stmt } from "../platform/d1";
 import { ApiError } from "../platform/errors";
 import { randomHex, sha256 } from "../platform/hash";
 
-// The admin's browser sessions (docs/admin.md, "Sessions"): an HttpOnly cookie that stands for
-// the secret key signed in with, so the key itself never stays in the browser. Looked up in D1 on
-// every request that carries it, so a sign-out or a key's revocation ends it at once.
+// The admin's browser sessions (docs/admin.md, "Sessions"): an HttpOnly cookie standing for the
+// secret key, so the key never stays in the browser, looked up on every request so that a sign-out
+// or a key's revocation ends it at once.
 
 /** `__Host-`: the browser keeps it only when Secure, Path=/ and no Domain, so no subdomain can set it. */
 export const SESSION_COOKIE = "__Host-session";

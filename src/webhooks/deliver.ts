@@ -27,10 +27,7 @@ export type DeliveryMessage = { event_id: string; endpoint_id: number; attempt: 
 /** Seconds to wait after failed attempt n (index n - 1): about 3 days in all, then failed. */
 export const RETRY_DELAYS = [5, 60, 300, 1800, 7200, 21600, 43200, 43200, 43200, 43200, 43200];
 export const MAX_ATTEMPTS = RETRY_DELAYS.length + 1;
-/**
- * Attempts per invocation; the rest wait for the next one. The free plan allows 50 subrequests and
- * 10 ms of CPU per invocation, and an attempt costs building, signing and the fetch call itself.
- */
+/** Attempts per invocation, the rest waiting for the next: the free plan allows 50 subrequests and 10 ms of CPU. */
 export const FETCH_BUDGET = 25;
 /**
  * Bytes of standard bodies signed per invocation (HMAC costs CPU per byte and endpoint); the jobs
@@ -44,19 +41,14 @@ export const SIGN_BYTES_BUDGET = 1024 * 1024;
  * lines took an invocation past 20 ms), so two such orders go in one; the first object is always read.
  */
 export const OBJECT_ROWS_BUDGET = 1000;
-/**
- * A first attempt's wait: receivers are expected to answer at once and work afterwards. One that
- * takes longer gets the event again as a retry, with ATTEMPT_TIMEOUT_MS, where it delays no fresh event.
- */
+/** A first attempt's wait: receivers should answer at once; a slower one gets a retry with ATTEMPT_TIMEOUT_MS. */
 export const FIRST_ATTEMPT_TIMEOUT_MS = 3_000;
 /** How long an endpoint that timed out gets its new events through the retries queue only. */
 export const SLOW_FOR_MS = 60_000;
-// Per isolate: a best effort that spares later invocations the same wait; the bound only guards
-// against endpoints piling up.
+// Per isolate: a best effort that spares later invocations the same wait.
 const slowUntil = new Map<number, number>();
 const SKIPPED = "not attempted: the receiver timed out on another delivery just before";
-// Workers keep at most six connections open per invocation; more would queue inside fetch while
-// their 10 s timeout runs.
+// Workers keep at most six connections open per invocation; more would queue inside fetch, timing out.
 const CONCURRENCY = 6;
 // The free plan keeps a message 24 hours from its first send, however often it is retried: a
 // retry that would end later goes out as a new message instead.
@@ -76,8 +68,7 @@ SELECT j.value->>'w', j.value->>'e', j.value->>'t', j.value->>'a', j.value->>'s'
   j.value->>'d', j.value->>'o', ?2
 FROM json_each(?1) j WHERE EXISTS (SELECT 1 FROM ${W.$} WHERE ${W.id} = j.value->>'w')`;
 
-// Every event message of the batch has had its first attempts made, deferred to messages of
-// their own, or found no endpoint: the sweep need not send it again (sweep.ts).
+// Every event message of the batch has had its first attempts made or deferred: the sweep need not send it again.
 const FANNED_OUT = `
 UPDATE ${E.$} SET ${E.fannedOutAt} = ?2 WHERE ${E.fannedOutAt} IS NULL AND ${E.id} IN (SELECT value FROM json_each(?1))`;
 

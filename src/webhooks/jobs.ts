@@ -5,9 +5,8 @@ import { runBatch, stmt } from "../platform/d1";
 import type { AttemptResult, EventKey, Target } from "./attempt";
 import type { DeliveryMessage, EventMessage } from "./deliver";
 
-// The queue consumer's read (./deliver.ts): from a batch's messages to its jobs, one event to one
-// endpoint each, in one round trip that also marks the events dispatched. The objects standard
-// payloads carry are read afterwards, for the jobs attempted only (payload.ts).
+// The queue consumer's read (./deliver.ts): a batch's messages to its jobs, one event to one endpoint
+// each, in one round trip that also marks the events dispatched.
 
 export const OUTCOMES = ["delivered", "retrying", "failed", "disabled"] as const;
 export type Outcome = (typeof OUTCOMES)[number];

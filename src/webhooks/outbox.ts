@@ -12,10 +12,7 @@ import type { EventType } from "./events";
 
 export { EVENT_TYPES, type EventType } from "./events";
 
-/**
- * An event a write batch will record. The resource is named by id, or, for a row the same batch
- * creates, by the token the Worker gave that row (its id exists only once the batch ran).
- */
+/** An event a write batch will record, its resource named by id, or by token for a row the same batch creates. */
 export type PendingEvent = {
   id: string;
   type: EventType;
