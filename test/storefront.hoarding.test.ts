@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { STOREFRONT_MAX_HELD_UNITS, STOREFRONT_MAX_LINE_QTY } from "../src/orders/held";
+import { STOREFRONT_MAX_HELD_UNITS, STOREFRONT_MAX_LINE_QTY } from "../src/orders/hold";
 import { scheduled } from "../src/scheduled";
 import { call, createProduct, get, post, quietEnv, uid } from "./helpers";
 

@@ -7,8 +7,7 @@ import {
   customerList,
 } from "./schema";
 
-// The customer routes of the OpenAPI document (src/openapi/document.ts spreads `customersPaths`
-// into its paths), from the zod description the answers are built to (./schema.ts).
+// The customer routes of the OpenAPI document, from the zod description the answers are built to.
 
 const FORBIDDEN = { "403": error("The key lacks orders:read, or is a publishable key.") };
 

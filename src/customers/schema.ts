@@ -1,9 +1,8 @@
 import { z } from "zod";
 import { boolText, parseQuery, strictQuery, text, whole } from "../platform/query";
 
-// GET /v1/customers' parameters and the one description of a customer as answered (docs/customers.md):
-// the presenter (./service.ts) builds it, the OpenAPI document (./openapi.ts) shows it, and the
-// tests parse real answers with it.
+// GET /v1/customers' parameters and the one description of a customer as answered (docs/customers.md),
+// which the presenter builds, the OpenAPI document shows and the tests parse real answers with.
 
 export const CUSTOMER_LIMIT_DEFAULT = 25;
 export const CUSTOMER_LIMIT_MAX = 100;

@@ -12,9 +12,8 @@ import {
   type customerOrder,
 } from "./schema";
 
-// The customers the store holds (docs/customers.md): one per e-mail, made and updated by the
-// orders secret keys create (src/orders/insert.ts). Each answer carries the customer's totals,
-// computed in SQL over the customer's own orders only.
+// The customers the store holds (docs/customers.md): one per e-mail, made and updated by secret
+// keys' orders (src/orders/insert.ts), each answered with its totals, summed in SQL.
 
 const C = sqlNames(customers);
 const O = sqlNames(orders);
@@ -75,10 +74,7 @@ function matches(s: string): string {
     OR ${has(`coalesce(c.${C.billingDetails}->>'company_name', '')`)} OR ${has(`coalesce(c.${C.phone}, '')`)})`;
 }
 
-/**
- * A page of customers, newest first, each with its totals; `more` when a page follows; `total`
- * (with count) the number the search matches. One round trip.
- */
+/** A page of customers, newest first, with totals, whether more follow, and (with count) how many match. */
 export async function listCustomers(db: DB, q: CustomerQuery, currency: string) {
   const params = new Params();
   const cur = params.add(currency);

@@ -1,7 +1,7 @@
 import { toProduct, toVariant } from "../db/rows";
 import { products, skus, variants } from "../db/schema";
 import { sqlNames } from "../platform/columns";
-import { type DB, stmt } from "../platform/d1";
+import { type DB, STALE_READ_GUARD, stmt } from "../platform/d1";
 import { optionNames, type ProductRow, type VariantRow, variantValues } from "../products/present";
 import type { Money } from "./totals";
 
@@ -30,7 +30,7 @@ const READ_VARIANTS = `
   SELECT v.* FROM json_each(?1) AS j JOIN ${V.$} AS v ON v.${V.id} = j.value
   UNION ALL
   SELECT v.* FROM json_each(?2) AS j JOIN ${K.$} AS k ON k.${K.sku} = j.value JOIN ${V.$} AS v ON v.${V.id} = k.${K.variantId}`;
-const HAS_VARIANTS = `EXISTS (SELECT 1 FROM ${V.$} AS v WHERE v.${V.productId} = p.${P.id}) AS has_variants`;
+export const HAS_VARIANTS = `EXISTS (SELECT 1 FROM ${V.$} AS v WHERE v.${V.productId} = p.${P.id}) AS has_variants`;
 const READ_PRODUCTS = `
   SELECT p.*, ${HAS_VARIANTS} FROM json_each(?3) AS j JOIN ${P.$} AS p ON p.${P.id} = j.value
   UNION ALL
@@ -54,20 +54,29 @@ export function catalogStatements(db: DB, selectors: Selector[]): D1PreparedStat
   return [stmt(db, READ_SKUS, sk), stmt(db, READ_VARIANTS, v, sk), stmt(db, READ_PRODUCTS, v, sk, p)];
 }
 
-export function toCatalog([skuRows, variantRows, productRows]: D1Result<Record<string, unknown>>[]): Catalog {
+/** The catalog of catalogStatements' results, and of an update's stored lines' variants and products after them. */
+export function toCatalog([skus, variants, products, ...stored]: D1Result<Record<string, unknown>>[]): Catalog {
+  const [lineVariants = [], lineProducts = []] = stored.map((r) => r.results);
   return {
     skus: new Map(
-      skuRows.results.map((r) => [
+      skus.results.map((r) => [
         r[K.sku] as string,
         { productId: r[K.productId] as number, variantId: r[K.variantId] as number | null },
       ]),
     ),
-    variants: new Map(variantRows.results.map((r) => [r.id as number, toVariant(r)])),
+    variants: new Map([...variants.results, ...lineVariants].map((r) => [r.id as number, toVariant(r)])),
     products: new Map(
-      productRows.results.map((r) => [r.id as number, { ...toProduct(r), hasVariants: r.has_variants as number }]),
+      [...products.results, ...lineProducts].map((r) => [
+        r.id as number,
+        { ...toProduct(r), hasVariants: r.has_variants as number },
+      ]),
     ),
   };
 }
+
+/** Fails its batch unless each product of `read` (id to updated_at, as the plan read it) is unchanged. */
+export const readGuard = (db: DB, read: Map<number, number>) =>
+  stmt(db, STALE_READ_GUARD, JSON.stringify([...read].map(([id, updated_at]) => ({ id, updated_at }))));
 
 /** What a line sells, as the snapshot the order keeps (docs/orders.md, "Orders"). */
 export type Item = {
@@ -111,10 +120,7 @@ function itemOf(p: CatalogProduct, v?: VariantRow): Item {
 const fromProduct = (p: CatalogProduct, path: string): Item | string =>
   p.hasVariants ? `${path}: product ${p.id} has variants: name one by variant_id or by its sku` : itemOf(p);
 
-/**
- * Finds what a line names by its most specific identifier (variant_id, then sku, then
- * product_id); every other identifier given must agree. Returns the error text otherwise.
- */
+/** What a line names by its most specific identifier (variant_id, sku, product_id), the others agreeing. */
 export function resolve(sel: Selector, path: string, cat: Catalog, visibleOnly = false): Item | string {
   // For a storefront a hidden product or variant does not exist: the same words as a missing one.
   const shown = <T extends { visible: number }>(r: T | undefined) =>
@@ -135,18 +141,16 @@ export function resolve(sel: Selector, path: string, cat: Catalog, visibleOnly =
   if (sel.sku !== undefined) {
     const owner = cat.skus.get(sel.sku);
     const p = owner && shown(cat.products.get(owner.productId));
-    const hiddenVariant = owner !== undefined && owner.variantId !== null && !shown(cat.variants.get(owner.variantId));
-    if (!owner || !p || hiddenVariant) return `${path}.sku: no product or variant has SKU ${sel.sku}`;
+    const v = owner && owner.variantId !== null ? shown(cat.variants.get(owner.variantId)) : undefined;
+    if (!owner || !p || (owner.variantId !== null && !v)) {
+      return `${path}.sku: no product or variant has SKU ${sel.sku}`;
+    }
     if (sel.product_id !== undefined && sel.product_id !== p.id) {
       return `${path}.product_id: SKU ${sel.sku} belongs to product ${p.id}, not ${sel.product_id}`;
     }
-    if (owner.variantId !== null) {
-      if (sel.variant_id === null) return `${path}.variant_id: SKU ${sel.sku} is a variant's, not a product's`;
-      const v = shown(cat.variants.get(owner.variantId));
-      if (!v) return `${path}.sku: no product or variant has SKU ${sel.sku}`;
-      return itemOf(p, v);
-    }
-    return fromProduct(p, path);
+    if (!v) return fromProduct(p, path);
+    if (sel.variant_id === null) return `${path}.variant_id: SKU ${sel.sku} is a variant's, not a product's`;
+    return itemOf(p, v);
   }
   const p = sel.product_id === undefined ? undefined : shown(cat.products.get(sel.product_id));
   if (!p) return `${path}.product_id: no product ${sel.product_id}`;

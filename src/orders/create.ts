@@ -1,18 +1,10 @@
 import { orders } from "../db/schema";
 import { sqlNames } from "../platform/columns";
-import {
-  afterLostRace,
-  type DB,
-  isConstraintError,
-  jsonChunks,
-  runBatch,
-  STALE_READ_GUARD,
-  stmt,
-} from "../platform/d1";
+import { afterLostRace, type DB, isConstraintError, jsonChunks, runBatch, stmt } from "../platform/d1";
 import { type Claim, type Idem, runClaimed } from "../platform/idempotency";
 import { committed, newEvent, outboxStatement, type PendingEvent } from "../webhooks/outbox";
-import { catalogStatements, toCatalog } from "./catalog";
-import { heldStatements, refuseHeld } from "./held";
+import { catalogStatements, readGuard, toCatalog } from "./catalog";
+import { heldStatements, refuseHeld } from "./hold";
 import {
   customerWrites,
   INSERT_ORDERS,
@@ -28,11 +20,10 @@ import type { OrderInput } from "./schema";
 import { lineMoves, stockWrites } from "./stock";
 import { type Storefront, type StorefrontRequest, storefrontStatements, toStorefront } from "./storefront";
 
-// POST /v1/orders (docs/orders.md, "Orders"), one path: one read batch of what the body names,
-// every order planned in TypeScript from it, one write batch, whatever the number of orders and
-// lines. Stock floors are CHECK constraints and the products read are guarded, so a batch that
-// would oversell or was planned from a changed product fails whole; it is then planned again from
-// a fresh read, so an order loses only to stock that is really gone.
+// POST /v1/orders (docs/orders.md, "Orders"): one read batch of what the body names, every order
+// planned from it, one write batch, whatever the number of orders and lines. Stock floors are CHECK
+// constraints and the products read are guarded, so a batch that would oversell or was planned
+// from a changed product fails whole and is planned again: an order loses only to stock really gone.
 
 export type OrderOutcome<Id = number> =
   | (Totals & {
@@ -53,10 +44,7 @@ export type CreateOptions = {
   keyId?: number | null;
   /** Filled with the order.created events of the batch that committed, for dispatch. */
   events?: PendingEvent[];
-  /**
-   * Set for a publishable key's orders (src/orders/storefront.ts): where they come from and the
-   * store's limits. createOrders reads what the store decides for them with the catalog.
-   */
+  /** A publishable key's orders (storefront.ts): where they come from and the store's limits. */
   storefront?: StorefrontRequest;
   /** Records the answer for Idempotency-Key retries, in the same batch as the orders. */
   recorder?: { idem: Idem; claim: Claim<Map<number, OrderOutcome<OrderRef>>> };
@@ -64,9 +52,6 @@ export type CreateOptions = {
 
 /** An order the write batch will create, referred to before its id exists. */
 export type OrderRef = { $order: string };
-
-// ---------------------------------------------------------------------------------------------
-// Write: one batch for every order of the request; the statement count is fixed.
 
 const O = sqlNames(orders);
 
@@ -100,13 +85,10 @@ function writeBatch(
   // Summed per variant or product (stockWrites): the stock JSON stays small whatever the lines.
   const all = ready.flatMap((p) => p.lines);
   const stock = lineMoves(1, all);
-  // Prices, titles and which products have variants were read before this batch: a product
-  // changed since (a PUT bumps updated_at) fails the batch, and the orders are planned again.
-  const seen = new Map<number, number>();
-  for (const l of all) seen.set(l.productId, l.productUpdatedAt);
-  const read = [...seen].map(([id, updated_at]) => ({ id, updated_at }));
   return [
-    stmt(db, STALE_READ_GUARD, JSON.stringify(read)),
+    // Prices, titles and which products have variants were read before this batch: a product
+    // changed since (a PUT bumps updated_at) fails the batch, and the orders are planned again.
+    readGuard(db, new Map(all.map((l) => [l.productId, l.productUpdatedAt]))),
     // Only customers that are new or whose details this request changes.
     ...(customers.length ? [stmt(db, UPSERT_CUSTOMERS, JSON.stringify(customers), now)] : []),
     ...jsonChunks(ready.map((p) => p.order)).map((json) => stmt(db, INSERT_ORDERS, json, now)),
@@ -123,10 +105,9 @@ function writeBatch(
 export type PlanOptions = Omit<CreateOptions, "storefront"> & { storefront?: Storefront };
 
 /**
- * Creates orders, each on its own: one that fails never affects another. Two round trips: the
- * read of what the bodies name, and the write. A write that fails on a constraint lost a race
- * for stock or read a product that changed since: it rolled back whole, and the orders are
- * planned again from a fresh read, at most MAX_ATTEMPTS times.
+ * Creates orders, each on its own: one that fails never affects another. Two round trips (read,
+ * write); a write that lost a race for stock or read a changed product rolled back whole, and the
+ * orders are planned again from a fresh read, at most MAX_ATTEMPTS times.
  */
 export async function createOrders(
   db: DB,
@@ -140,7 +121,7 @@ export async function createOrders(
   const outcomes = new Map<number, OrderOutcome>();
   const selectors = items.flatMap(({ data }) => [...data.products, ...(data.products_add ?? [])]);
   const emailKeys = new Set<string>();
-  // A storefront's orders link no customer (plan.ts orderFields).
+  // A storefront's orders link no customer.
   if (ask === undefined) {
     for (const { data } of items) if (data.customer?.email) emailKeys.add(data.customer.email.toLowerCase());
   }
@@ -163,8 +144,7 @@ export async function createOrders(
     const { ok: ready, failed } = reserveStock(plans, !opts.storefront || opts.storefront.showsStock);
     for (const f of failed) outcomes.set(f.index, { ok: false, errors: f.errors, notices: f.notices });
     // A storefront's orders that would take its address past the units it may hold are refused
-    // whole (429, nothing written): the read just before planned them, and the write batch's guard
-    // holds the cap against requests that raced it.
+    // whole (429); the write batch's guard holds the cap against requests that raced this read.
     if (opts.storefront && ready.length) {
       const units = ready.reduce((n, p) => n + p.lines.reduce((m, l) => m + l.qty, 0), 0);
       refuseHeld(opts.storefront, units, opts.now);

@@ -1,7 +1,7 @@
 import { orderLines, orders } from "../db/schema";
 import { sqlNames } from "../platform/columns";
-import { type DB, jsonChunks, STALE_READ_GUARD, stmt } from "../platform/d1";
-import { type Catalog, itemName, type Line } from "./catalog";
+import { type DB, jsonChunks, stmt } from "../platform/d1";
+import { type Catalog, itemName, type Line, readGuard } from "./catalog";
 import { insertLines, lineRow } from "./insert";
 import { orderTotals, planLines, type Totals } from "./lines";
 import type { OrderUpdate } from "./schema";
@@ -99,11 +99,10 @@ export function planEdit(u: OrderUpdate, pre: OrderRow, stored: LineRow[], cat: 
 /** The line, totals and guard statements of a plan; its stock moves are the caller's (update.ts). */
 export function lineStatements(db: DB, orderId: number, p: LinePlan, now: number): D1PreparedStatement[] {
   const rows = p.lines.map(lineRow);
-  const read = [...p.readProducts].map(([id, updated_at]) => ({ id, updated_at }));
   const { subtotal, discount, total, tax } = p.totals;
   return [
     // Prices and titles of new lines were read before this batch: a product changed since fails it.
-    stmt(db, STALE_READ_GUARD, JSON.stringify(read)),
+    readGuard(db, p.readProducts),
     stmt(db, DELETE_LINES, orderId),
     ...jsonChunks(rows).map((json) => stmt(db, INSERT_LINES, json, orderId)),
     stmt(db, UPDATE_TOTALS, orderId, subtotal, discount, total, JSON.stringify(tax), now),

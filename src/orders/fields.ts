@@ -7,14 +7,10 @@ import { address, email, phone } from "./inputs";
 // An order's, an order line's and a customer's fields, described once (CONTRIBUTING.md, "Adding
 // an order field"). Each entry is one place of our answer (GET /v1/orders/{id}, the webhooks'
 // `data`), named by its path there ("customer.email"), which is also its path in a request body.
-// Derived from these lists: the request validators of the blocks (customer, payment, shipping,
-// shipping_info), the order and customer INSERTs and the values they take, the line INSERTs, the
-// JavaScript presenter (src/orders/read.ts, also the webhooks' order), what a storefront is not
-// shown, the fields a PUT sets (src/orders/status.ts), the modelled dialect's SQL and its size
-// estimate (src/orders/modelled-json.ts), and both dialects' OpenAPI schemas
-// (src/openapi/responses.ts, src/openapi/modelled.ts). Entries marked SPECIAL are answered by code
-// of their own (totals per rate, the lines, the hold); everything else is plain. The SQL is built
-// from these lists once, when the modules load.
+// Derived from these lists: the blocks' request validators, the INSERTs, the presenter (read.ts),
+// what a storefront is not shown, the fields a PUT sets (status.ts), the modelled dialect's SQL and
+// size estimate (modelled-json.ts), and both dialects' OpenAPI schemas (src/openapi/). Entries
+// marked SPECIAL are answered by code of their own; the SQL is built once, when the modules load.
 
 /** How a value is answered in our dialect (and typed in OpenAPI). */
 export type Kind =
@@ -28,12 +24,13 @@ export type Kind =
   | "object" // JSON text of an object
   | "json"; // JSON text of any value
 
-/**
- * How the modelled dialect answers a value (docs/modelled-reads.md, "Modelled reads"): "digits"
- * a number as a string, "text" text ("" for none), "amount" money as text with two decimals,
- * "date" "YYYY-MM-DD HH:MM:SS" UTC ("" for none), "number" a JSON number (or null).
- */
-export type Encoding = "digits" | "text" | "amount" | "date" | "number";
+/** How the modelled dialect answers a value (docs/modelled-reads.md, "Modelled reads"). */
+export type Encoding =
+  | "digits" // a number as a string
+  | "text" // "" for none
+  | "amount" // money as text with two decimals
+  | "date" // "YYYY-MM-DD HH:MM:SS" UTC, "" for none
+  | "number"; // a JSON number (or null)
 
 /** One place of a field in the modelled dialect: its path there, its encoding, whether lists without details have it. */
 export type ModelledSlot = { at: string; enc: Encoding; list?: true; doc?: string };
@@ -46,7 +43,7 @@ type Field<Column extends string> = {
   create?: z.ZodType;
   /** What a create stores when the body leaves the field out (else NULL; JSON kinds stay absent). */
   initial?: unknown;
-  /** The PUT body's validator of the field; absent: a PUT cannot set it. A PUT that gives it sets it. */
+  /** The PUT body's validator of the field; absent: a PUT cannot set it. */
   update?: z.ZodType;
   /** Only a cancel stores the PUT's value (status.ts). */
   onCancel?: true;
@@ -192,9 +189,8 @@ export const LINE_FIELDS = {
 } as const satisfies Record<string, LineField | Special>;
 
 /**
- * The modelled dialect's order of keys (docs/modelled-reads.md): every slot of ORDER_FIELDS and
- * LINE_FIELDS by its path, and the SPECIAL ones of modelled-json.ts. A slot left out of a layout
- * is answered at the end of its object; a nested object is where its first key is.
+ * The modelled dialect's order of keys (docs/modelled-reads.md), the SPECIAL ones of modelled-json.ts
+ * included: a slot left out is answered at the end of its object, a nested object where its first key is.
  */
 export const MODELLED_ORDER_LAYOUT = [
   "order_id",
@@ -263,7 +259,6 @@ export const CUSTOMER_FIELDS = {
   { column: CustomerColumn; from: CustomerBlockKey; merge: "replace" | "keep" | "max"; initial?: number; json?: true }
 >;
 
-// ---------------------------------------------------------------------------------------------
 // Derived lists.
 
 type Described = typeof ORDER_FIELDS;

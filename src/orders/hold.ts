@@ -1,19 +1,18 @@
-import { events, orderHistory, orderLines, orders, products, variants } from "../db/schema";
+import { events, orderHistory, orderLines, orders, products, staleReads, variants } from "../db/schema";
 import type { Bindings } from "../env";
 import { sqlNames } from "../platform/columns";
-import { getDb } from "../platform/d1";
+import { type DB, getDb, stmt } from "../platform/d1";
+import { ApiError } from "../platform/errors";
 import { versionBumps } from "../products/version";
 import { committed, dispatch, newEvent, type PendingEvent, subscribed } from "../webhooks/outbox";
 
-// The unpaid hold (docs/orders.md, "Orders"): the scheduled job cancels every unpaid order
-// older than its hold and gives its stock back, written to its history as the store's own change,
-// so abandoned checkouts do not keep stock forever.
-// Orders made with a publishable key are held STOREFRONT_HOLD_MINUTES (60 unless set: anyone can
-// make them, docs/keys.md, "Storefront orders"); others UNPAID_ORDER_HOLD_MINUTES, when set. Only checkouts that were never paid nor done are held: an order set
-// back to unpaid to edit its lines was paid for, and the merchant owes its goods. A run handles at most HOLD_ROUNDS x HOLD_BATCH orders in two D1
-// calls per round, well inside the free plan's 50 queries per invocation; the cron runs every
-// 5 minutes, so an order is cancelled within 10 minutes after its hold ran out unless more than
-// that many expire at once (the rest go in the next runs, oldest first).
+// The unpaid hold (docs/orders.md, "Orders"): the scheduled job cancels every unpaid order older
+// than its hold and gives its stock back, as the store's own change, so abandoned checkouts do not
+// keep stock forever. Orders made with a publishable key are held STOREFRONT_HOLD_MINUTES (60
+// unless set: anyone can make them), others UNPAID_ORDER_HOLD_MINUTES when set. Only checkouts
+// never paid nor done are held: an order set back to unpaid to edit its lines was paid for. A run
+// handles at most HOLD_ROUNDS x HOLD_BATCH orders, two D1 calls a round (the free plan allows 50);
+// the rest go in the next runs, oldest first.
 
 export const HOLD_BATCH = 50;
 export const HOLD_ROUNDS = 4;
@@ -62,9 +61,8 @@ const EXPIRED = `
 // its snapshot: an order paid in between only costs its products a bump they did not need).
 const THEIR_PRODUCTS = `SELECT DISTINCT ${L.productId} AS id FROM ${L.$} WHERE ${L.orderId} IN (${EXPIRED})`;
 
-// Every statement re-checks HELD inside the batch: an order paid (or cancelled, or paid and set
-// back to unpaid) between the read and this batch is left alone, and its stock is never returned
-// twice.
+// Every statement re-checks HELD inside the batch: an order paid or cancelled since the read is
+// left alone, and its stock is never returned twice.
 const restock = (table: { $: string; id: string }, stock: string, variant: boolean) => `
   UPDATE ${table.$} SET ${stock} = ${table.$}.${stock} + t.q
   FROM (SELECT l.${variant ? L.variantId : L.productId} AS id, sum(l.${L.qty}) AS q
@@ -108,6 +106,7 @@ export async function expireUnpaidOrders(env: Bindings, now = Date.now()): Promi
     const results = expired.results;
     if (!results.length) break;
     const ids = JSON.stringify(results.map((r) => r[O.id]));
+    const bumped = theirs.results.map((r) => r.id);
     const cancels: PendingEvent[] = results.map((r) => newEvent("order.cancelled", { orderId: r[O.id] }));
     const out = await d1.batch<Record<string, unknown>>([
       d1.prepare(RESTOCK_VARIANTS).bind(ids),
@@ -115,10 +114,7 @@ export async function expireUnpaidOrders(env: Bindings, now = Date.now()): Promi
       d1.prepare(EVENTS).bind(JSON.stringify(cancels), now),
       d1.prepare(HISTORY).bind(ids, now, HOLD_REASON),
       d1.prepare(CANCEL).bind(ids, now, HOLD_REASON),
-      ...versionBumps(
-        db,
-        theirs.results.map((r) => r.id),
-      ),
+      ...versionBumps(db, bumped),
     ]);
     const done = new Set(out[4].results.map((r) => r[O.id] as number));
     cancelled.push(...done);
@@ -129,4 +125,94 @@ export async function expireUnpaidOrders(env: Bindings, now = Date.now()): Promi
   }
   await Promise.all(pending);
   return cancelled;
+}
+
+// How much stock one client address can hold with storefront orders (docs/storefront.md,
+// "Storefront orders"): each line at most STOREFRONT_MAX_LINE_QTY units, and the unpaid storefront
+// orders from one address at most STOREFRONT_MAX_HELD_UNITS together. The address is the order's
+// first history row (change "created", reason the address; getOrder does not answer it), written
+// in the order's batch, which ends with a guard that sums the address's held units with its own
+// and fails past the cap: D1 runs batches one at a time, so two requests never both pass it.
+
+export const STOREFRONT_MAX_LINE_QTY = 50;
+export const STOREFRONT_MAX_HELD_UNITS = 200;
+
+/** The change name of the history row that records where a storefront order came from. */
+export const CREATED = "created";
+
+export type StorefrontLimits = { maxLineQty: number; maxHeldUnits: number };
+
+/** The limits the environment sets; an unset or invalid var is its default. */
+export const storefrontLimits = (
+  env: Pick<Bindings, "STOREFRONT_MAX_LINE_QTY" | "STOREFRONT_MAX_HELD_UNITS">,
+): StorefrontLimits => ({
+  maxLineQty: positiveOf(env.STOREFRONT_MAX_LINE_QTY) ?? STOREFRONT_MAX_LINE_QTY,
+  maxHeldUnits: positiveOf(env.STOREFRONT_MAX_HELD_UNITS) ?? STOREFRONT_MAX_HELD_UNITS,
+});
+
+const S = sqlNames(staleReads);
+
+// The held storefront orders of address ?1 through orders_hold (storefront, status, ...): a range
+// the hold keeps to the last STOREFRONT_HOLD_MINUTES, then each order's history by its index.
+const HELD_FROM = `
+  FROM ${O.$} AS o
+  JOIN ${H.$} AS h ON h.${H.orderId} = o.${O.id} AND h.${H.change} = '${CREATED}' AND h.${H.reason} = ?1
+  JOIN ${L.$} AS l ON l.${L.orderId} = o.${O.id}
+  WHERE o.${O.storefront} = 1 AND ${HELD}`;
+
+const READ_HELD = `SELECT coalesce(sum(l.${L.qty}), 0) AS units, min(o.${O.createdAt}) AS oldest ${HELD_FROM}`;
+
+const GUARD_HELD = `
+  INSERT INTO ${S.$} (${S.productId})
+  SELECT 0 WHERE (SELECT coalesce(sum(l.${L.qty}), 0) ${HELD_FROM}) > ?2`;
+
+// ?1 the new orders' tokens (JSON), ?2 now, ?3 the address, ?4 and ?5 the key's id and name.
+const RECORD_ADDRESS = `
+  INSERT INTO ${H.$} (${H.orderId}, ${H.at}, ${H.change}, ${H.restock}, ${H.reason}, ${H.keyId}, ${H.keyName}, ${H.via})
+  SELECT o.${O.id}, ?2, '${CREATED}', NULL, ?3, ?4, ?5, 'key' FROM ${O.$} AS o
+  WHERE o.${O.token} IN (SELECT value FROM json_each(?1))`;
+
+/** What unpaid storefront orders from one address hold: their units, and when the oldest was made. */
+export type Held = { units: number; oldest: number | null };
+
+export const heldStatement = (db: DB, address: string) => stmt(db, READ_HELD, address);
+
+export const toHeld = (r: D1Result<Record<string, unknown>>): Held => ({
+  units: Number(r.results[0]?.units ?? 0),
+  oldest: (r.results[0]?.oldest as number | null) ?? null,
+});
+
+/** What a storefront's write batch adds after its orders and lines: each one's address, then the cap's guard. */
+export function heldStatements(
+  db: DB,
+  a: { address: string; keyId: number | null; keyName: string | null; maxHeldUnits: number },
+  tokens: string[],
+  now: number,
+): D1PreparedStatement[] {
+  return [
+    stmt(db, RECORD_ADDRESS, JSON.stringify(tokens), now, a.address, a.keyId, a.keyName),
+    stmt(db, GUARD_HELD, a.address, a.maxHeldUnits),
+  ];
+}
+
+/** How often the scheduled job runs (wrangler.toml [triggers]): when an order past its hold is released. */
+const SWEEP_SECONDS = 300;
+
+/**
+ * Throws 429 when `units` more would take the address past its cap, with Retry-After the seconds
+ * until the hold releases its oldest order (or the sweep's period, once that hold has run out).
+ */
+export function refuseHeld(sf: StorefrontLimits & { held: Held; holdMinutes: number }, units: number, now: number) {
+  const { held, holdMinutes } = sf;
+  if (held.units + units <= sf.maxHeldUnits) return;
+  const release = (held.oldest ?? now) + holdMinutes * 60_000;
+  const seconds = release > now ? Math.ceil((release - now) / 1000) : SWEEP_SECONDS;
+  throw new ApiError(
+    429,
+    "too many units held by unpaid orders from this address, retry later",
+    [
+      `products: ${units} more units would pass the ${sf.maxHeldUnits} that unpaid storefront orders from one address may hold (${held.units} held now)`,
+    ],
+    { "Retry-After": String(seconds) },
+  );
 }

@@ -4,8 +4,7 @@ import type { Line } from "./catalog";
 import { CREATABLE, CUSTOMER_FIELDS, isJson, PLAIN_LINE, valueAt } from "./fields";
 import type { OrderInput } from "./schema";
 
-// The customer, order and line INSERTs and the row objects they read, derived from the field
-// descriptions (fields.ts).
+// The customer, order and line INSERTs and the rows they read, derived from fields.ts.
 
 const C = sqlNames(customers);
 const O = sqlNames(orders);
@@ -44,10 +43,9 @@ const MERGED = {
 export const READ_CUSTOMERS = `SELECT * FROM ${C.$} WHERE ${C.emailKey} IN (SELECT value FROM json_each(?1))`;
 
 /**
- * The customer rows of a request that change a stored customer (or make a new one), in order:
- * UPSERT_CUSTOMERS merges each into the one before it exactly as here, so leaving out the rows
- * that change nothing leaves the same customers, and a returning customer with the same details
- * costs no written row. `stored`: READ_CUSTOMERS' rows.
+ * The customer rows of a request that make or change a customer (`stored`: READ_CUSTOMERS' rows):
+ * UPSERT_CUSTOMERS merges each into the one before exactly as here, so a returning customer with
+ * the same details costs no written row.
  */
 export function customerWrites(rows: Record<string, unknown>[], stored: Record<string, unknown>[]) {
   const now = new Map(stored.map((r) => [r[C.emailKey] as string, r]));
@@ -83,10 +81,7 @@ export const UPSERT_CUSTOMERS = `
 
 const CREATED = CREATABLE.map((f) => ({ ...f, name: O[f.column], json: isJson(f.kind) }));
 
-/**
- * An order's row as a create body gives it: each field a create sets (fields.ts), a left-out
- * one as its `initial` value or NULL; JSON fields left out stay out of the row.
- */
+/** An order's row as a create body gives it: a field left out is its `initial` or NULL (JSON ones stay out). */
 export function orderRow(o: OrderInput): Record<string, unknown> {
   const row: Record<string, unknown> = {};
   for (const f of CREATED) {
@@ -96,12 +91,7 @@ export function orderRow(o: OrderInput): Record<string, unknown> {
   return row;
 }
 
-/**
- * INSERT of the orders of ?1 (orderRow objects with their totals, one JSON array), ?2 now. ORDER BY
- * the array position so order ids follow the order of the request. The row also carries `token`,
- * `key_id`, `storefront` and `email_key` (its customer's, NULL for none). RETURNING gives the new
- * ids to the answer without a statement of its own.
- */
+/** INSERT of the orders of ?1 (planned rows), ?2 now, in array order so ids follow the request's. */
 export const INSERT_ORDERS = `
   INSERT INTO ${O.$} (${O.token}, ${O.status}, ${O.customerId}, ${O.subtotal}, ${O.discount}, ${O.total}, ${O.tax},
     ${O.createdAt}, ${O.updatedAt}, ${O.keyId}, ${O.storefront}, ${CREATED.map((f) => f.name).join(", ")})
@@ -121,9 +111,8 @@ export function lineRow(l: Line, i: number): Record<string, unknown> {
 }
 
 /**
- * The id of order number `l.value->>'order'` of the ?2 + 1 orders the batch's order INSERTs just
- * wrote: their ids are consecutive, in the order of the request, and the highest in the table
- * (AUTOINCREMENT gives each row the next), so one read of the largest id finds every line's order.
+ * The id of order number `l.value->>'order'` of the ?2 + 1 orders the batch just wrote: their ids
+ * are consecutive and the highest (AUTOINCREMENT), so the largest id finds every line's order.
  */
 export const NEW_ORDER_ID = `(SELECT max(${O.id}) FROM ${O.$}) - ?2 + (l.value->>'order')`;
 

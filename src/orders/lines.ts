@@ -40,10 +40,9 @@ type Edits = {
 };
 
 /**
- * An order's lines as a create or a line edit plans them (docs/orders.md, "Orders"): `start` (the
- * lines an edit keeps), then `products`, then `products_add`, each resolved in `cat` and merged,
- * then `products_remove`. Errors and notices are pushed; `onItem` sees each resolved line. `most`
- * is a storefront's lower limit on the units of one item, and why.
+ * An order's lines (docs/orders.md, "Orders"): `start` (those an edit keeps), `products`, then
+ * `products_add`, each resolved in `cat` and merged, then `products_remove`. Errors and notices are
+ * pushed; `onItem` sees each resolved line; `most` is a storefront's limit on one item, and why.
  */
 export function planLines(
   start: Line[],
@@ -89,11 +88,7 @@ export function planLines(
 
 export type Totals = { subtotal: Money; shipping: Money; discount: Money; total: Money; tax: TaxLine[] };
 
-/**
- * Subtotal, total and tax of lines, shipping and discount; pushes an error (and answers
- * undefined) when the order has no lines, too many, a discount above lines plus shipping, or a
- * total past the limit.
- */
+/** Subtotal, total and tax; undefined, with errors pushed, for no lines, too many, too much discount or total. */
 export function orderTotals(
   lines: { qty: number; unitPrice: Money; taxRate: number }[],
   shipping: Money,
@@ -118,9 +113,6 @@ export function orderTotals(
     errors.push(`products: the order total would be more than ${toMoney(MAX_ORDER_TOTAL)}`);
   }
   if (errors.length) return undefined;
-  const tax = taxByRate(
-    lines.map((l) => ({ amount: l.qty * l.unitPrice, taxRate: l.taxRate })),
-    discount,
-  );
-  return { subtotal, shipping, discount, total, tax };
+  const amounts = lines.map((l) => ({ amount: l.qty * l.unitPrice, taxRate: l.taxRate }));
+  return { subtotal, shipping, discount, total, tax: taxByRate(amounts, discount) };
 }

@@ -27,18 +27,14 @@ import { estimateSql, orderJsonSql, STATUS_CODES, type StatusName } from "./mode
 export const ORDER_LIMIT_DEFAULT = 100;
 export const ORDER_LIMIT_MAX = 500;
 /**
- * About how many bytes of orders one D1 round trip brings (src/platform/stream.ts): a page up to
- * this is answered from one round trip; a larger one is streamed in chunks of about this size,
- * whatever its total. Estimated from the orders' and lines' text lengths (ESTIMATE), not built.
+ * About how many bytes of orders one D1 round trip brings (src/platform/stream.ts): a larger page
+ * is streamed in chunks of about this size, estimated from the text lengths, not built.
  */
 export const ORDER_CHUNK_BYTES = 1024 * 1024;
 const MAX_OFFSET = 100_000_000;
 
 const DAY_MS = 86_400_000;
-/**
- * An ISO 8601 date (a whole UTC day) or a time with its offset, as epoch milliseconds: the day's
- * first millisecond, or with `end` its last, so a range of dates includes both.
- */
+/** An ISO 8601 date or a time with its offset, as epoch ms: a day's first millisecond, or with `end` its last. */
 const isoTime = (end: boolean) =>
   text(40).transform((v, ctx) => {
     const day = /^\d{4}-\d{2}-\d{2}$/.test(v) ? Date.parse(`${v}T00:00:00Z`) : Number.NaN;
@@ -133,11 +129,9 @@ function joined(texts: readonly string[], first: boolean, last: boolean): string
 }
 
 /**
- * The page: every order of it, whatever its size (docs/modelled-reads.md, "Paging"). The
- * first D1 round trip reads, in one batch (one snapshot), which orders are on the page and the
- * JSON texts of those in its first ORDER_CHUNK_BYTES; when the page is larger, each further chunk
- * is read by its orders' ids when the answer's reader takes the one before (src/platform/stream.ts).
- * The default order is the modelled API's: newest order id first.
+ * The page, whatever its size (docs/modelled-reads.md, "Paging"): the first round trip reads in
+ * one snapshot which orders are on it and the texts of its first ORDER_CHUNK_BYTES; each further
+ * chunk is read by id when the reader takes the one before. Newest order id first by default.
  */
 export async function listOrders(
   db: DB,
@@ -238,12 +232,9 @@ export async function listOrders(
   let n = 0;
   const later = async () => {
     if (n >= rest.length) return undefined;
-    const r = await stmt(db, rowsSql, JSON.stringify(rest[n++])).all<{ j: string }>();
-    return joined(
-      r.results.map((x) => x.j),
-      false,
-      n === rest.length,
-    );
+    const { results } = await stmt(db, rowsSql, JSON.stringify(rest[n++])).all<{ j: string }>();
+    const texts = results.map((x) => x.j);
+    return joined(texts, false, n === rest.length);
   };
   return { chunks: { first: joined(first, true, false), next: later }, link, total };
 }

@@ -13,13 +13,10 @@ import {
   type Tree,
 } from "./fields";
 
-// Orders in the modelled dialect (docs/modelled-reads.md, "Modelled reads"), built by SQLite as
-// JSON text, one text per order, which the Worker joins into the page without parsing: ids,
-// money and statuses as strings, dates as "YYYY-MM-DD HH:MM:SS" UTC, order lines' ids and qty as
-// JSON numbers, missing text as "". Plain fields come from their descriptions (fields.ts), in the
-// order of MODELLED_ORDER_LAYOUT; the SPECIAL entries below are built here. The JavaScript
-// presenters in test/modelled-orders-reference.ts are the reference that
-// test/orders.list.json.test.ts compares this SQL against.
+// Orders in the modelled dialect (docs/modelled-reads.md, "Modelled reads"), built by SQLite as one
+// JSON text per order, which the Worker joins into the page without parsing. Plain fields come from
+// their descriptions (fields.ts), the SPECIAL entries from here; test/orders.list.json.test.ts
+// compares this SQL against the presenters of test/modelled-orders-reference.ts.
 
 const O = sqlNames(orders);
 const L = sqlNames(orderLines);
@@ -95,9 +92,8 @@ type ModelledLinePath = (typeof LINE_FIELDS)[keyof typeof LINE_FIELDS] extends i
 const LINE = jsonObject(arrange(MODELLED_LINE_LAYOUT, slotsSql(PLAIN_LINE, "l", L, true, LINE_SPECIAL)));
 
 /**
- * The lines of order `o`, in position order, as a JSON array: the order the key (order_id,
- * position) gives them, so SQLite sorts nothing (an ORDER BY inside the aggregate would copy every
- * line into a sorter, a second row read for each).
+ * The lines of order `o` as a JSON array, in the key's (order_id, position) order: an ORDER BY
+ * inside the aggregate would copy every line into a sorter, a second row read for each.
  */
 const LINES = `json(coalesce((SELECT json_group_array(json(${LINE}))
   FROM ${L.$} AS l WHERE l.${L.orderId} = o.${O.id}), '[]'))`;
@@ -147,10 +143,7 @@ function textLengths<F extends (typeof PLAIN_ORDER)[number] | (typeof PLAIN_LINE
   });
 }
 
-/**
- * About the bytes of an order's modelled answer (a row `o` of orders), from its own and its lines'
- * text lengths without building their JSON: only where chunks end depends on it (list.ts).
- */
+/** About the bytes of an order's modelled answer, from text lengths: only where chunks end depends on it. */
 const estimate = (withDetails: boolean) =>
   `(${[withDetails ? "1000" : "150", ...textLengths(PLAIN_ORDER, "o", O, withDetails)].join(" + ")}
   + coalesce((SELECT sum(${["130", ...textLengths(PLAIN_LINE, "l", L, true)].join(" + ")})

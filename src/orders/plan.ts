@@ -7,8 +7,7 @@ import { orderTotals, planLines } from "./lines";
 import type { OrderInput } from "./schema";
 import { STOREFRONT_LINE, storefrontShipping } from "./storefront";
 
-// Planning a new order from the catalog rows: lines, totals, the rows to write, and the stock
-// each order of a request takes in turn.
+// Planning a new order from the catalog rows: lines, totals, rows, and the stock it takes in turn.
 
 const O = sqlNames(orders);
 const C = sqlNames(customers);
@@ -82,9 +81,8 @@ export function planOrder(
 }
 
 /**
- * Takes each planned order's stock from what the read saw, in the order of the request, so a
- * later order of the same request sees what an earlier one took. Orders that would take a
- * disable_minusqty item below zero fail here with a message; the CHECK constraints guarantee it.
+ * Takes each planned order's stock from what the read saw, in request order, so a later order sees
+ * what an earlier one took; one that would take a disable_minusqty item below zero fails here.
  */
 export function reserveStock(plans: Planned[], showCount = true) {
   const left = new Map<string, number>();

@@ -3,8 +3,7 @@ import { apiKeys, orderHistory, orderLines, orders } from "../db/schema";
 import type { DB } from "../platform/d1";
 import { type OrderRow, toMoney } from "../products/present";
 import { type Kind, LINE_FIELDS, ORDER_FIELDS, PLAIN_ORDER, type SpecialLinePath, type SpecialPath } from "./fields";
-import { CREATED } from "./held";
-import { type Holds, holdOf } from "./hold";
+import { CREATED, type Holds, holdOf } from "./hold";
 import type { TaxLine } from "./totals";
 
 // GET /v1/orders/{id} and the order list: rows to the plain JSON answer.
@@ -92,10 +91,7 @@ const ORDER_SPECIALS: Record<SpecialPath, (o: OrderRow, ctx: OrderCtx) => unknow
 };
 const ORDER_ANSWER = steps(ORDER_FIELDS, ORDER_SPECIALS);
 
-/**
- * An order as GET /v1/orders/{id} returns it: request field names (docs/orders.md, "Creating orders") where they
- * exist, built from its description (fields.ts).
- */
+/** An order as GET /v1/orders/{id} returns it, built from its description (fields.ts). */
 export function presentOrder(o: OrderRow, lines: LineRow[], holds?: Holds): OrderOut {
   return build(ORDER_ANSWER, o, { lines, holdMinutes: holds && holdOf(holds, o.storefront === 1) }) as OrderOut;
 }
@@ -129,10 +125,7 @@ const presentHistory = (rows: HistoryRow[]) =>
     via: h.via,
   }));
 
-/**
- * The order with, where a stored key created it, `key: {id, name}` (docs/keys.md, "Audit"),
- * and its history: every change made to it since, with who made it.
- */
+/** The order with the stored key that created it, if any (docs/keys.md, "Audit"), and its history. */
 export async function getOrder(db: DB, id: number, holds?: Holds): Promise<StoredOrder | undefined> {
   const [os, ls, ks, hs] = await db.batch([
     db.select().from(orders).where(eq(orders.id, id)),
@@ -141,8 +134,7 @@ export async function getOrder(db: DB, id: number, holds?: Holds): Promise<Store
       .select({ id: apiKeys.id, name: apiKeys.name })
       .from(apiKeys)
       .where(eq(apiKeys.id, sql`(SELECT ${orders.keyId} FROM ${orders} WHERE ${orders.id} = ${id})`)),
-    // Not the row that records where a storefront's order came from (src/orders/held.ts): the
-    // history answers changes made since the order was created.
+    // Changes since the order was created: not the row of where a storefront's order came from (hold.ts).
     db
       .select()
       .from(orderHistory)

@@ -12,21 +12,17 @@ import { zv } from "../platform/zv";
 import { toMoney } from "../products/present";
 import { dispatch, type PendingEvent, waiterOf } from "../webhooks/outbox";
 import { createOrders, type OrderOutcome } from "./create";
-import { storefrontLimits } from "./held";
-import { holds } from "./hold";
+import { holds, storefrontLimits } from "./hold";
 import { listOrders, parseOrderQuery } from "./list";
-import type { UpdateOutcome } from "./outcome";
 import { forStorefront, getOrder } from "./read";
 import { isE164, orderCreate, orderUpdate, PHONE_NOTICE } from "./schema";
+import type { UpdateOutcome } from "./status";
 import { refusedFields, tokenDays, tokenReads } from "./storefront";
 import { updateOrders } from "./update";
 
 const STATUS_NOTICE = "ignored field status: a new order is always unpaid";
 
-/**
- * One value of `results`, for POST and PUT alike (docs/orders.md, "Orders"); money as JSON numbers. A new
- * order is always unpaid; an update says the status it left the order in.
- */
+/** One value of `results`, for POST and PUT alike (docs/orders.md, "Orders"): a new order is always unpaid. */
 function result<Id>(o: OrderOutcome<Id> | UpdateOutcome, notices: string[], withToken = false) {
   if (!o.ok) return { success: false, errors: o.errors, notices: [...notices, ...o.notices] };
   return {
@@ -53,10 +49,7 @@ const ERRORS = {
   503: "the order kept changing; nothing of it was written, retry shortly",
 } as const;
 
-/**
- * The answer of docs/orders.md, "Orders", keyed create_1 or update_1, ...: 200 when at least one
- * element succeeded, else the first failure's status (a create's is 400), with results.
- */
+/** The answer (docs/orders.md, "Orders"): 200 when an element succeeded, else the first failure's status. */
 function respond<Id>(
   kind: "create" | "update",
   parsed: { index: number; notices: string[] }[],

@@ -4,8 +4,8 @@ import { block, topFields } from "./fields";
 
 export { type Address, email, isE164, PHONE_ERROR, PHONE_NOTICE, phone } from "./inputs";
 
-// Wire schema of an order (one element of the POST /v1/orders array, docs/orders.md "Creating orders") with the limits
-// of docs/orders.md, "Orders". Field names are the ones real sales channels send (Quickbutik v1).
+// Wire schema of a POST /v1/orders element (docs/orders.md, "Creating orders"), in the field names
+// real sales channels send (Quickbutik v1).
 
 export const MAX_LINES = 500;
 export const MAX_QTY = 100_000;
@@ -18,10 +18,7 @@ export const qty = int(Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, "must b
     .max(MAX_QTY, { error: `must be at most ${MAX_QTY}` }),
 );
 
-/**
- * A variant_id, or null (or the interface's "NULL (no variant)") for a product without
- * variants: the interface's convention, which clients send on every kind of line.
- */
+/** A variant_id, or null (or "NULL (no variant)", as clients send) for a product without variants. */
 export const NO_VARIANT = "NULL (no variant)";
 const variantSelector = z.preprocess(
   (v) => (typeof v === "string" && v.trim() === NO_VARIANT ? null : v),

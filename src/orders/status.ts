@@ -1,18 +1,19 @@
 import { events, orderHistory, type orderLines, orders, webhookEndpoints } from "../db/schema";
 import { sqlNames } from "../platform/columns";
-import { type DB, stmt } from "../platform/d1";
-import type { EventType, PendingEvent } from "../webhooks/outbox";
-import { newEvent, subscribed } from "../webhooks/outbox";
+import { type DB, rowMapper, stmt } from "../platform/d1";
+import { type EventType, newEvent, type PendingEvent, subscribed } from "../webhooks/outbox";
 import { itemName } from "./catalog";
-import { SETTABLE } from "./fields";
-import type { OrderStatus } from "./schema";
+import { editsLines } from "./edit";
+import { SETTABLE, valueAt } from "./fields";
+import type { Totals } from "./lines";
+import { CLIENT_FLAGS, type OrderStatus, type OrderUpdate } from "./schema";
+import type { TaxLine } from "./totals";
 
 // Status rules of PUT /v1/orders (docs/orders.md, "Orders"): cancelled is final, the same status is a
 // no-op, cancelling gives every line's qty back once, and each change is recorded with its dates.
-// The SQL here is written so that it is right whatever the order's status is when it runs: every
-// statement that acts on a change checks, in SQL, that the order is not cancelled and not already
-// in the target status. A batch of them is therefore safe without reading the order first, which
-// gives a status change its one round trip (docs/security.md, "Guarantees").
+// Every statement checks in SQL that its order is not cancelled nor already in the target status,
+// so a batch of them is right without reading the orders first: a status change's one round trip
+// (docs/security.md, "Guarantees").
 
 export const CANCELLED_IS_FINAL = "a cancelled order cannot change; create a new order";
 
@@ -49,9 +50,8 @@ const E = sqlNames(events);
 const W = sqlNames(webhookEndpoints);
 const SET = SETTABLE.map((f) => O[f.column]);
 
-// The changes of a request as rows `c` (statusStatements): the order, its new status, the fields
-// set (by their column names), a cancel's reason and whether it restocks. One change is read straight from ?1 (an index
-// seek of its order); a list through json_each.
+// The changes of a request as rows `c` (statusStatements' rows). One change is read straight from
+// ?1 (an index seek of its order); a list through json_each.
 const COLUMNS = ["id", "status", ...SET, "reason", "restock"];
 const changesOf = (one: boolean) =>
   one
@@ -61,10 +61,9 @@ const changesOf = (one: boolean) =>
 const CHANGES_ORDER = (o: string) => `${o}.${O.status} <> 'cancelled'
     AND (coalesce(c.status, ${o}.${O.status}) <> ${o}.${O.status} ${SET.map((n) => `OR c.${n} IS NOT NULL`).join(" ")})`;
 
-// One history row per change that happens, written before the UPDATEs so it sees each order as
-// it was: the same conditions as theirs, so a no-op writes no row. A change that sets fields
-// without a new status is recorded as 'shipping' (the fields a PUT sets are its shipping_info).
-// ?2 now, ?3 to ?5 the actor.
+// One history row per change that happens, written before the UPDATEs so it sees each order as it
+// was, on their conditions (a no-op writes none); fields set without a new status are 'shipping'
+// (they are its shipping_info). ?2 now, ?3 to ?5 the actor.
 const history = (one: boolean) => `
   INSERT INTO ${H.$} (${H.orderId}, ${H.at}, ${H.change}, ${H.restock}, ${H.reason}, ${H.keyId}, ${H.keyName}, ${H.via})
   SELECT o.${O.id}, ?2,
@@ -77,10 +76,9 @@ const history = (one: boolean) => `
   WHERE ${CHANGES_ORDER("o")}`;
 const HISTORY = { one: history(true), many: history(false) };
 
-// The history row of one change that does not both set fields and name a status, written after its
-// UPDATE: the UPDATE changed the order exactly when its history row is due, and then what it records
-// follows from the change alone (its status, else 'shipping'), so the order is not read again.
-// ?1 the order, ?2 now, ?3 the change, ?4 restock, ?5 reason, ?6 to ?8 the actor.
+// The history row of one change that does not both set fields and name a status, after its UPDATE:
+// that changed the order exactly when the row is due, and the row follows from the change alone,
+// so the order is not read again. ?1 the order, ?2 now, ?3 the change, ?4 restock, ?5 reason, ?6 to ?8 the actor.
 const HISTORY_AFTER = `
   INSERT INTO ${H.$} (${H.orderId}, ${H.at}, ${H.change}, ${H.restock}, ${H.reason}, ${H.keyId}, ${H.keyName}, ${H.via})
   SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8 WHERE changes() > 0`;
@@ -94,10 +92,9 @@ const LINES_HISTORY = `
 export const linesHistoryStatement = (db: DB, orderId: number, now: number, actor: Actor) =>
   stmt(db, LINES_HISTORY, orderId, now, actor.keyId, actor.keyName, actor.via);
 
-// The statements below take every change of a request at once (a JSON list, expanded with
-// json_each), so a request of 1 or 100 status changes is the same handful of statements in one
-// batch. Order ids in one such batch are distinct (the caller makes sure), so each change sees
-// its order as it was before the batch.
+// The statements below take every change of a request as one JSON list, so 1 or 100 changes are
+// the same handful of statements. Their order ids are distinct (the caller makes sure), so each
+// change sees its order as it was before the batch.
 
 // Whether the store has any endpoint: a test SQLite makes once, before reading the list, so a
 // store without webhooks reads no row for its events. count(*) of a whole table steps no cursor,
@@ -119,11 +116,10 @@ const STATUS_EVENTS = { one: statusEvents(true), many: statusEvents(false) };
 // rows more than it returned (its scratch table, read back), even when nothing was inserted.
 const EVENTS_WRITTEN = `SELECT ${E.id} AS event_id FROM ${E.$} ORDER BY rowid DESC LIMIT changes()`;
 
-// status_date is the last change; date_paid, date_done and date_cancelled the first time; the
-// fields a PUT sets keep their value when not given. One UPDATE per status the changes go to, each
-// setting only the columns that status can move: an indexed column SET is an index entry written
-// (billed) even when its value stays, so a payment does not rewrite date_cancelled's neighbours
-// and a shipping change leaves status and its three indexes alone.
+// status_date is the last change; date_paid, date_done and date_cancelled the first time. One
+// UPDATE per target status, setting only the columns it can move: an indexed column SET is an
+// index entry written (billed) even when its value stays, so a shipping change leaves status and
+// its three indexes alone.
 const FIRST: Partial<Record<OrderStatus, string>> = { paid: O.datePaid, done: O.dateDone, cancelled: O.dateCancelled };
 function updateStatus(to: OrderStatus | null, one: boolean) {
   const c = (n: string) => (one ? `(?1 ->> '$[0].${n}')` : `c.${n}`);
@@ -163,10 +159,7 @@ export const readOrdersStatement = (db: DB, ids: number[]) =>
 /** A change whose event is written only if the change happens. */
 export type StatusEvent = PendingEvent & { status: OrderStatus };
 
-/**
- * The conditional statements of status changes (of distinct orders): the same few statements for
- * any number of changes. Stock a cancel gives back is the caller's (stock.ts), known from a read.
- */
+/** The conditional statements of status changes of distinct orders; the stock a cancel gives back is the caller's. */
 export function statusStatements(
   db: DB,
   changes: StatusChange[],
@@ -202,8 +195,8 @@ export function statusStatements(
 }
 
 /**
- * The event of a change, written only if the change happens: from `pre`, the order as it was, or
- * when nothing is known of it (the one-trip path) as if it came from another status, never paid.
+ * The event of a change, written only if the change happens: from `pre`, the order as it was, or on
+ * the one-trip path, where nothing is known of it, as if from another status, never paid.
  */
 export function changeEvent(
   change: StatusChange,
@@ -224,4 +217,72 @@ export function goneNotices(rows: GoneLine[]): string[] {
     const what = r.variantId === null ? "product" : "variant";
     return `products[${r.position - 1}]: the ${what} of ${itemName(r)} was deleted; no stock was returned for this line`;
   });
+}
+
+// What an element of PUT /v1/orders answers (docs/orders.md, "Orders"), whichever path of update.ts
+// applied it, decided from the order as it was before the change.
+
+export type UpdateOutcome =
+  | (Totals & { ok: true; orderId: number; status: string; currency: string; notices: string[] })
+  | { ok: false; status: 400 | 404 | 409 | 503; errors: string[]; notices: string[] };
+
+export const toOrder = rowMapper(orders);
+export type OrderRow = ReturnType<typeof toOrder>;
+
+export const fail = (status: 400 | 404 | 409 | 503, errors: string[], notices: string[]): UpdateOutcome => ({
+  ok: false,
+  status,
+  errors,
+  notices,
+});
+
+/** Whether the element gives a field a PUT sets (fields.ts SETTABLE), or at least their block. */
+export const setsFields = (u: OrderUpdate) =>
+  u.shipping_info !== undefined || SETTABLE.some((f) => valueAt(u, f.path) !== undefined);
+
+/** The status change an element asks for, with the fields it sets by SQL column (status.ts writes it). */
+export function toChange(u: OrderUpdate): StatusChange {
+  return {
+    orderId: u.order_id,
+    status: u.status,
+    restock: u.restock ?? true,
+    set: Object.fromEntries(SETTABLE.map((f) => [O[f.column], valueAt(u, f.path) ?? null])),
+    cancelReason: u.cancel_reason,
+    skipWebhook: u.skip_webhook ?? false,
+  };
+}
+
+/** Notices every element gets whatever happens: the client flags this service does not act on. */
+export function flagNotices(u: OrderUpdate): string[] {
+  const given = CLIENT_FLAGS.filter((f) => u[f] !== undefined);
+  if (!given.length) return [];
+  return [`${given.join(", ")}: accepted; this service sends no e-mail and captures no payment`];
+}
+
+/** The answer for an order missing or cancelled already: cancelling again (or asking nothing) is a no-op. */
+export function onClosed(u: OrderUpdate, pre: OrderRow | undefined, notices: string[]): UpdateOutcome {
+  if (!pre) return fail(404, [`order_id: order ${u.order_id} not found`], notices);
+  const asks = (u.status !== undefined && u.status !== "cancelled") || setsFields(u) || editsLines(u);
+  if (asks) return fail(409, [CANCELLED_IS_FINAL], notices);
+  notices.push(`status: order ${pre.id} is already cancelled; nothing changed`);
+  return answer(pre, pre.status, undefined, notices);
+}
+
+/** Notices of a status change, from the order as it was before it. */
+export function statusNotices(pre: OrderRow, u: OrderUpdate, gone: GoneLine[], notices: string[]) {
+  if (!u.status) return;
+  if (u.status === pre.status) {
+    notices.push(`status: the order is already ${pre.status}; nothing changed`);
+    return;
+  }
+  if (u.status !== "cancelled") return;
+  if (u.restock === false) notices.push("restock: false: no stock was returned");
+  else notices.push(...goneNotices(gone));
+}
+
+/** A successful element's answer: the order with its new status, and new totals after line edits. */
+export function answer(pre: OrderRow, status: string, totals: Totals | undefined, notices: string[]): UpdateOutcome {
+  const { subtotal, shippingPrice: shipping, discount, total } = pre;
+  const t = totals ?? { subtotal, shipping, discount, total, tax: JSON.parse(pre.tax) as TaxLine[] };
+  return { ok: true, orderId: pre.id, status, currency: pre.currency, ...t, notices };
 }

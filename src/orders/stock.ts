@@ -39,9 +39,8 @@ export const lineMoves = (sign: 1 | -1, lines: { productId: number; variantId: n
   lines.map((l): StockMove => ({ product_id: l.productId, variant_id: l.variantId, qty: sign * l.qty }));
 
 /**
- * The statements that move `moves` (summed) and the versions of their products. Every caller plans
- * again when its batch fails, so a product deleted since its read fails the version bump rather
- * than being skipped (heldVersionBumps).
+ * The statements that move `moves` (summed) and bump their products' versions: a product deleted
+ * since its read fails the bump rather than being skipped, and the caller plans again.
  */
 export function stockWrites(db: DB, moves: StockMove[]): D1PreparedStatement[] {
   const summed = sumMoves(moves);

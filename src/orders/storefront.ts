@@ -4,16 +4,14 @@ import { tokenMatches } from "../keys/public";
 import { sqlNames } from "../platform/columns";
 import { type DB, stmt } from "../platform/d1";
 import { type MethodRow, toMethod } from "../shipping/service";
-import { type Held, heldStatement, type StorefrontLimits, toHeld } from "./held";
-import { positiveOf } from "./hold";
+import { type Held, heldStatement, positiveOf, type StorefrontLimits, toHeld } from "./hold";
 import type { StoredOrder } from "./read";
 import type { OrderInput } from "./schema";
 import type { Money } from "./totals";
 
-// Orders made with a publishable key (docs/keys.md, "Storefront orders"). The key is public:
-// what its body says is a customer's wish, and the store decides the rest. Prices come from the
-// catalogue and the store's shipping methods, hidden items do not exist, no customer is linked,
-// and the order's token reads it only with that key, for ORDER_TOKEN_DAYS.
+// Orders made with a publishable key (docs/keys.md, "Storefront orders"): the key is public, so its
+// body is a customer's wish and the store decides prices, shipping and what exists; no customer is
+// linked, and the order's token reads it only with that key, for ORDER_TOKEN_DAYS.
 
 export const NO_PRICES = "a publishable key cannot set prices";
 export const NO_PAYMENT = "a publishable key cannot record a payment";
@@ -24,10 +22,9 @@ const PAYMENT_RECORDS = ["method", "transaction_id", "log"] as const;
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
 
 /**
- * The fields of a raw order element that a publishable key may not send, as errors: prices, and a
- * payment (docs/storefront.md, "Storefront orders"). A `payment.currency` is a wish the store
- * grants only when it is the store's own `currency` (in any case; blank: none given; null is the
- * schema's error, as for every key).
+ * What a publishable key may not send in a raw order element, as errors: prices, and a payment
+ * (docs/storefront.md, "Storefront orders"). A `payment.currency` is granted only when it is the
+ * store's own (in any case; blank: none given; null is the schema's error, as for every key).
  */
 export function refusedFields(value: unknown, currency: string): string[] {
   if (!isObject(value)) return [];
@@ -63,8 +60,8 @@ export type StorefrontRequest = StorefrontLimits & {
 /** What a storefront's orders are planned with: the request, the store's visible shipping methods, and what the address holds. */
 export type Storefront = StorefrontRequest & { methods: Map<number, MethodRow>; held: Held };
 
-/** The reads of the visible shipping methods (at most MAX_METHODS small rows) and of the address's held units, for a batch. */
 const M = sqlNames(shippingMethods);
+/** The reads of the visible shipping methods (at most MAX_METHODS small rows) and of the address's held units. */
 export const storefrontStatements = (db: DB, r: StorefrontRequest) => [
   stmt(db, `SELECT * FROM ${M.$} WHERE ${M.visible} = 1`),
   heldStatement(db, r.address),
@@ -82,9 +79,9 @@ export const toStorefront = (
 export type Shipping = { id: number | null; name: string | null; price: Money };
 
 /**
- * The shipping of a storefront's order: the method it names, at the method's price (free from
- * free_over, by its lines' subtotal), to a country the method ships to. Pushes an error and answers undefined otherwise;
- * a store with no visible method has no shipping to charge.
+ * The shipping of a storefront's order: the method it names, at its price (free from free_over, by
+ * the lines' subtotal), to a country it ships to; else an error pushed and undefined. A store with
+ * no visible method has no shipping to charge.
  */
 export function storefrontShipping(
   o: OrderInput,
@@ -133,10 +130,7 @@ const DAY = 86_400_000;
 export const tokenDays = (env: Pick<Bindings, "ORDER_TOKEN_DAYS">) =>
   positiveOf(env.ORDER_TOKEN_DAYS) ?? ORDER_TOKEN_DAYS;
 
-/**
- * Whether a publishable key may read this order with the token it sent: the order's own token,
- * made by this very key, not older than the token's days.
- */
+/** Whether a publishable key may read this order with the token it sent: its own, by this key, not too old. */
 export async function tokenReads(
   order: StoredOrder,
   cred: Credential,

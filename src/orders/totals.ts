@@ -38,14 +38,10 @@ export function spread(total: Money, weights: Money[]): Money[] {
 export function taxByRate(lines: { amount: Money; taxRate: number }[], discount: Money): TaxLine[] {
   const subtotal = lines.reduce((a, l) => a + l.amount, 0);
   // Over the lines, not over the rates (docs/orders.md, "Orders"): each line's share is whole minor units.
-  const shares = spread(
-    Math.min(discount, subtotal),
-    lines.map((l) => l.amount),
-  );
+  const amounts = lines.map((l) => l.amount);
+  const shares = spread(Math.min(discount, subtotal), amounts);
   const byRate = new Map<number, Money>();
-  lines.forEach((l, i) => {
-    byRate.set(l.taxRate, (byRate.get(l.taxRate) ?? 0) + l.amount - shares[i]);
-  });
+  for (const [i, l] of lines.entries()) byRate.set(l.taxRate, (byRate.get(l.taxRate) ?? 0) + l.amount - shares[i]);
   return [...byRate.keys()]
     .sort((a, b) => b - a)
     .map((rate) => {

@@ -1,52 +1,39 @@
-import { toProduct, toVariant } from "../db/rows";
 import { orderLines, orders, products, staleReads, variants } from "../db/schema";
 import { sqlNames } from "../platform/columns";
-import {
-  afterLostRace,
-  type DB,
-  isConstraintError,
-  MAX_ATTEMPTS,
-  rowMapper,
-  runBatch,
-  STALE_READ_GUARD,
-  stmt,
-} from "../platform/d1";
+import { afterLostRace, type DB, isConstraintError, MAX_ATTEMPTS, rowMapper, runBatch, stmt } from "../platform/d1";
 import { type Idem, runClaimed } from "../platform/idempotency";
 import { committed, type PendingEvent } from "../webhooks/outbox";
-import { type Catalog, catalogStatements, type Selector, toCatalog } from "./catalog";
+import { catalogStatements, HAS_VARIANTS, readGuard, type Selector, toCatalog } from "./catalog";
 import { EDITS, editsLines, LINE_EDITS, lineStatements, planEdit } from "./edit";
 import type { Totals } from "./lines";
-import {
-  answer,
-  fail,
-  flagNotices,
-  onClosed,
-  setsFields,
-  statusNotices,
-  toChange,
-  toOrder,
-  type UpdateOutcome,
-} from "./outcome";
 import type { OrderUpdate } from "./schema";
 import {
   type Actor,
+  answer,
   changeEvent,
+  fail,
+  flagNotices,
   linesHistoryStatement,
+  onClosed,
   readOrdersStatement,
   type StatusChange,
   type StatusEvent,
+  setsFields,
   statusEvent,
+  statusNotices,
   statusStatements,
+  toChange,
+  toOrder,
+  type UpdateOutcome,
 } from "./status";
 import { lineMoves, type StockMove, stockWrites } from "./stock";
 
 // PUT /v1/orders (docs/orders.md, "Orders"): each element changes one order, atomically, in one batch.
 // Status changes that move no stock take ONE round trip for the whole request: their statements
-// are conditional in SQL on each order's status when the batch runs (status.ts), and the orders
-// are read in the same batch for the answers. A cancel that gives stock back, a line edit and
-// any keyed request (whose answer must be known before its batch runs) are planned from a read
-// (the order, its lines) and written in a batch that fails unless the order still has the
-// version it was read with, so a lost race rolls back whole and is planned again.
+// are conditional in SQL (status.ts), and the orders are read in the same batch for the answers.
+// A cancel that gives stock back, a line edit and any keyed request (whose answer is recorded
+// before its batch runs) are planned from a read and written under a guard on the order's version,
+// so a lost race rolls back whole and is planned again.
 
 export type UpdateRecorder = {
   idem: Idem;
@@ -63,10 +50,7 @@ export type UpdateOptions = {
   recorder?: UpdateRecorder;
   /** Filled with the events of the batches that committed, for dispatch after the answer. */
   events: PendingEvent[];
-  /**
-   * Who makes the change, for the order's history (docs/orders.md, "History"); its stored key is
-   * recorded on the events too (docs/keys.md, "Audit").
-   */
+  /** Who makes the change, for the order's history and its events (docs/keys.md, "Audit"). */
   actor: Actor;
 };
 
@@ -88,9 +72,8 @@ type Items = { index: number; data: OrderUpdate }[];
 type StockLine = Pick<LineRow, "orderId" | "position" | "sku" | "productId" | "variantId" | "qty"> & { gone: number };
 
 /**
- * The lines of the orders ?1 (in position order, the key's) with whether each one's variant (or,
- * without variant, product) is gone. One order's id is bound straight: a list's json_each is a row
- * read per order.
+ * The lines of the orders ?1 with whether each one's variant (or product) is gone. One order's id
+ * is bound straight: a list's json_each is a row read per order.
  */
 const readStockLines = (one: boolean) => `
   SELECT l.${L.orderId} AS orderId, l.${L.position} AS position, l.${L.sku} AS sku, l.${L.productId} AS productId,
@@ -103,9 +86,8 @@ const stockLinesStatement = (db: DB, ids: number[]) =>
   ids.length === 1 ? stmt(db, READ_STOCK_LINES.one, ids[0]) : stmt(db, READ_STOCK_LINES.many, JSON.stringify(ids));
 
 /**
- * Each element's answer from its order as it was before the batch (`rows`: the orders read,
- * `lines`: the lines of the orders it cancels with restock, when read), the events that will be
- * written, and the stock the cancels give back.
+ * Each element's answer from its order as it was before the batch (`lines`: those of the orders
+ * cancelled with restock, when read), the events that will be written, and the stock given back.
  */
 function decide(
   items: Items,
@@ -152,9 +134,8 @@ const prepare = (items: Items, keyId: number | null) => {
 const restocks = (u: OrderUpdate) => u.status === "cancelled" && u.restock !== false;
 
 /**
- * Status (and shipping) changes of distinct orders that move no stock, in ONE round trip whatever
- * their number: the orders are read and the conditional writes run in one batch (status.ts), and
- * each element's answer is decided from its order as the batch saw it before writing.
+ * Status (and shipping) changes of distinct orders that move no stock, in ONE round trip: the
+ * orders are read in the batch of the conditional writes, which answers each as it was before them.
  */
 async function oneTrip(db: DB, items: Items, opts: UpdateOptions) {
   const { changes, ids, candidates } = prepare(items, opts.actor.keyId);
@@ -184,10 +165,9 @@ const versionGuard = (db: DB, read: { id: number; version: number }[]) =>
     : stmt(db, VERSIONS_GUARD, JSON.stringify(read));
 
 /**
- * Status changes of distinct orders that give stock back or are keyed: the orders (and the lines
- * the cancels return) are read first, and written with the stock moves, their products' version
- * bumps and the key's record under a version guard, planned again after a lost race. Two round
- * trips whatever their number.
+ * Status changes of distinct orders that give stock back or are keyed, in two round trips: the
+ * orders (and the lines the cancels return) are read, then written with the stock moves and the
+ * key's record under a version guard, planned again after a lost race.
  */
 async function plannedStatus(db: DB, items: Items, opts: UpdateOptions) {
   const { recorder } = opts;
@@ -217,21 +197,13 @@ async function plannedStatus(db: DB, items: Items, opts: UpdateOptions) {
   }
 }
 
-// ---------------------------------------------------------------------------------------------
-// Planned path: line edits, and keyed requests.
+// The planned path: line edits, and keyed requests.
 
 const READ_LINES = `SELECT * FROM ${L.$} WHERE ${L.orderId} = ?1 ORDER BY ${L.position}`;
 
 type Planned = { outcome: UpdateOutcome; write?: D1PreparedStatement[]; event?: PendingEvent };
 
-/** Lines of the read whose variant (or product, for a line without variant) is gone. */
-const goneLines = (stored: LineRow[], cat: Catalog) =>
-  stored.filter((l) => (l.variantId === null ? !cat.products.has(l.productId) : !cat.variants.has(l.variantId)));
-
-/**
- * Decides one element from a read of its order, its lines and the catalog rows they name. Every
- * notice is known here, before the write, so that a keyed request records its final answer.
- */
+/** Decides one element, every notice included, from a read of its order, its lines and their catalog rows. */
 function planUpdate(
   db: DB,
   u: OrderUpdate,
@@ -246,11 +218,7 @@ function planUpdate(
     return { outcome, write: outcome.ok ? [] : undefined };
   }
   const stored = results[1].results.map(toLine);
-  const cat = toCatalog(results.slice(2, 5));
-  for (const v of results[5].results) cat.variants.set(v.id as number, toVariant(v));
-  for (const r of results[6].results) {
-    cat.products.set(r.id as number, { ...toProduct(r), hasVariants: r.has_variants as number });
-  }
+  const cat = toCatalog(results.slice(2, 7));
   const write = [versionGuard(db, [pre])];
   let totals: Totals | undefined;
   let lines: { productId: number; variantId: number | null; qty: number }[] = stored;
@@ -270,17 +238,18 @@ function planUpdate(
   }
   const change = toChange(u);
   const event = changeEvent(change, actor.keyId, pre);
-  // The lines given back are the ones the order has after this element's edits.
+  // Lines whose variant (or product) is gone, of those the order has after this element's edits.
   const kept = new Set(lines.map((l) => `${l.productId}:${l.variantId}`));
-  const gone = goneLines(stored, cat).filter((g) => kept.has(`${g.productId}:${g.variantId}`));
+  const gone = stored.filter(
+    (l) =>
+      kept.has(`${l.productId}:${l.variantId}`) &&
+      (l.variantId === null ? !cat.products.has(l.productId) : !cat.variants.has(l.variantId)),
+  );
   statusNotices(pre, u, gone, notices);
   if (change.status === "cancelled" && change.restock) {
     // A line's product deleted between this read and the write would make the notice wrong.
-    const read = [...new Set(lines.map((l) => l.productId))].flatMap((id) => {
-      const p = cat.products.get(id);
-      return p ? [{ id, updated_at: p.updatedAt }] : [];
-    });
-    write.push(stmt(db, STALE_READ_GUARD, JSON.stringify(read)));
+    const read = lines.flatMap((l) => cat.products.get(l.productId) ?? []).map((p) => [p.id, p.updatedAt] as const);
+    write.push(readGuard(db, new Map(read)));
     const lost = new Set(gone.map((g) => `${g.productId}:${g.variantId}`));
     const back = lines.filter((l) => !lost.has(`${l.productId}:${l.variantId}`));
     moves.push(...lineMoves(-1, back));
@@ -293,13 +262,9 @@ function planUpdate(
 // The catalog rows of the order's stored lines, found in SQL so the read stays one batch.
 const READ_LINE_VARIANTS = `SELECT * FROM ${V.$} WHERE ${V.id} IN (SELECT ${L.variantId} FROM ${L.$} WHERE ${L.orderId} = ?1)`;
 const READ_LINE_PRODUCTS = `
-  SELECT p.*, EXISTS (SELECT 1 FROM ${V.$} AS v WHERE v.${V.productId} = p.${P.id}) AS has_variants
-  FROM ${P.$} AS p WHERE p.${P.id} IN (SELECT ${L.productId} FROM ${L.$} WHERE ${L.orderId} = ?1)`;
+  SELECT p.*, ${HAS_VARIANTS} FROM ${P.$} AS p WHERE p.${P.id} IN (SELECT ${L.productId} FROM ${L.$} WHERE ${L.orderId} = ?1)`;
 
-/**
- * One element through read, plan and a version-guarded write, planned again after a lost race.
- * `head(outcome)` gives the statements that record the answer (first in the write batch).
- */
+/** One element through read, plan and a guarded write; `head(outcome)` records the answer first in the write. */
 async function planned(
   db: DB,
   u: OrderUpdate,
@@ -333,10 +298,7 @@ async function planned(
   }
 }
 
-/**
- * Applies each element on its own, in the order of the body. An unkeyed status change takes one
- * round trip; line edits and keyed requests two (read, write), more only after a lost race.
- */
+/** Applies each element on its own, in the order of the body. */
 export async function updateOrders(
   db: DB,
   items: { index: number; data: OrderUpdate }[],
@@ -344,9 +306,9 @@ export async function updateOrders(
 ): Promise<Map<number, UpdateOutcome>> {
   const outcomes = new Map<number, UpdateOutcome>();
   const { recorder } = opts;
-  // The key is claimed by the first batch that writes: with the whole answer when there is only
-  // one element, else with "stopped partway", completed once every element is done, so that a
-  // request stopped between elements is never applied twice by its retries.
+  // The key is claimed by the first batch that writes: with the whole answer for one element, else
+  // with "stopped partway", completed at the end, so a request stopped between elements is never
+  // applied twice by its retries.
   let recorded = false;
   let final = false;
   if (!items.some(({ data }) => editsLines(data))) {
@@ -358,8 +320,8 @@ export async function updateOrders(
       try {
         return await oneTrip(db, items, opts);
       } catch (e) {
-        // A constraint refused the shared batch (nothing of it was written): one element must
-        // not fail the others, so they go one by one below.
+        // A constraint refused the shared batch (nothing written): one element must not fail the
+        // others, so they go one by one below.
         if (!isConstraintError(e) || items.length === 1) throw e;
       }
     }

@@ -24,6 +24,7 @@ import {
 // in its body is the credential. Every answer is `Cache-Control: no-store` (src/keys/auth.ts).
 
 const MAX_KEY_LENGTH = 200;
+const sessionId = zv("param", z.object({ id: z.string().regex(/^[0-9a-f]{64}$/, "must be a session id") }));
 
 /** The session of this request's cookie; 400 when the request authenticated with a key header. */
 function ownSession(c: Context<AppEnv>) {
@@ -61,8 +62,7 @@ export const sessionsRoute = new Hono<AppEnv>()
     }
     const now = Date.now();
     const cred = await verifySecretKey(c, key, now);
-    // A wrong key counts against the client's address like a wrong Authorization header; no Basic
-    // challenge, as none was sent.
+    // A wrong key counts against the client's address like a wrong Authorization header (no challenge).
     if (!cred) return failed(c, false);
     const session = await createSession(c.var.db, { keyId: cred.keyId, bootstrap: key }, now, {
       userAgent: c.req.header("user-agent"),
@@ -96,12 +96,8 @@ export const sessionsRoute = new Hono<AppEnv>()
     const sessions = await listSessions(c.var.db, Date.now(), idleMs(c.env), c.var.credential?.session?.id);
     return c.json({ sessions });
   })
-  .delete(
-    "/:id",
-    zv("param", z.object({ id: z.string().regex(/^[0-9a-f]{64}$/, "must be a session id") })),
-    async (c) => {
-      const { id } = c.req.valid("param");
-      if (!(await revokeSession(c.var.db, id, Date.now()))) throw new ApiError(404, `no live session ${id}`);
-      return c.body(null, 204);
-    },
-  );
+  .delete("/:id", sessionId, async (c) => {
+    const { id } = c.req.valid("param");
+    if (!(await revokeSession(c.var.db, id, Date.now()))) throw new ApiError(404, `no live session ${id}`);
+    return c.body(null, 204);
+  });

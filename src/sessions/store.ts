@@ -9,9 +9,9 @@ import { type DB, stmt } from "../platform/d1";
 import { ApiError } from "../platform/errors";
 import { randomHex, sha256 } from "../platform/hash";
 
-// The admin's browser sessions (docs/admin.md, "Sessions"): an HttpOnly cookie that stands for
-// the secret key signed in with, so the key itself never stays in the browser. Looked up in D1 on
-// every request that carries it, so a sign-out or a key's revocation ends it at once.
+// The admin's browser sessions (docs/admin.md, "Sessions"): an HttpOnly cookie standing for the
+// secret key, so the key never stays in the browser, looked up on every request so that a sign-out
+// or a key's revocation ends it at once.
 
 /** `__Host-`: the browser keeps it only when Secure, Path=/ and no Domain, so no subdomain can set it. */
 export const SESSION_COOKIE = "__Host-session";
@@ -29,14 +29,12 @@ export function idleMs(env: { SESSION_IDLE_MINUTES?: string }): number {
   return (Number.isInteger(n) && n >= 1 ? n : SESSION_IDLE_MINUTES) * 60_000;
 }
 
-/**
- * The session's CSRF token, derived from its cookie: anyone who can read it holds the cookie
- * already, and every tab of the browser gets the same one from GET /v1/sessions/current.
- */
+/** The session's CSRF token, derived from its cookie (whoever can read it holds the cookie), the same in every tab. */
 export const csrfToken = (cookie: string) => sha256(`csrf:${cookie}`);
 export const CSRF_HEADER = "x-csrf-token";
 
 const SESSION_ID = /^[0-9a-f]{64}$/;
+type SessionRow = typeof sessions.$inferSelect;
 const ATTRIBUTES = "Path=/; HttpOnly; Secure; SameSite=Strict";
 
 export const sessionSetCookie = (id: string) =>
@@ -46,16 +44,12 @@ export const sessionClearCookie = () => `${SESSION_COOKIE}=; Max-Age=0; ${ATTRIB
 /** The session cookie's value, when the request carries one (well-formed or not). */
 export const sessionCookie = (c: Context<AppEnv>): string | undefined => getCookie(c, SESSION_COOKIE);
 
-type Row = {
-  id: string;
-  key_id: number | null;
-  key_hash: string | null;
-  csrf: string;
-  expires_at: number;
+/** A LOOKUP row: the session's columns (as Drizzle names them), its last use, and its stored key's. */
+type Row = Pick<SessionRow, "id" | "keyId" | "keyHash" | "csrf" | "expiresAt"> & {
   seen: number;
   name: string | null;
   scopes: string | null;
-  key_expires_at: number | null;
+  keyExpiresAt: number | null;
 };
 
 // A live session of a live secret key: revoked or expired keys end their sessions at once.
@@ -63,9 +57,9 @@ const S = sqlNames(sessions);
 const K = sqlNames(apiKeysTable);
 const SEEN = `coalesce(s.${S.lastSeenAt}, s.${S.createdAt})`;
 const LIVE = `s.${S.revokedAt} IS NULL AND s.${S.expiresAt} > ?2 AND ${SEEN} > ?2 - ?3`;
-const LOOKUP = `SELECT s.${S.id} AS id, s.${S.keyId} AS key_id, s.${S.keyHash} AS key_hash, s.${S.csrf} AS csrf,
-    s.${S.expiresAt} AS expires_at, ${SEEN} AS seen,
-    k.${K.name} AS name, k.${K.scopes} AS scopes, k.${K.expiresAt} AS key_expires_at
+const LOOKUP = `SELECT s.${S.id} AS id, s.${S.keyId} AS keyId, s.${S.keyHash} AS keyHash, s.${S.csrf} AS csrf,
+    s.${S.expiresAt} AS expiresAt, ${SEEN} AS seen,
+    k.${K.name} AS name, k.${K.scopes} AS scopes, k.${K.expiresAt} AS keyExpiresAt
   FROM ${S.$} AS s LEFT JOIN ${K.$} AS k ON k.${K.id} = s.${S.keyId}
   WHERE s.${S.id} = ?1 AND ${LIVE}
     AND (s.${S.keyId} IS NULL OR (k.${K.type} = 'secret' AND k.${K.revokedAt} IS NULL AND (k.${K.expiresAt} IS NULL OR k.${K.expiresAt} > ?2)))`;
@@ -81,28 +75,23 @@ export async function sessionCredential(c: Context<AppEnv>, cookie: string, now:
   if (!row) return null;
   const stale = now - row.seen >= SEEN_EVERY_MS;
   if (stale) await c.env.DB.prepare(SEEN_NOW).bind(row.id, now).run();
-  const session = {
-    id: row.id,
-    csrf: row.csrf,
-    keyHash: row.key_hash,
-    expiresAt: row.expires_at,
-    idleExpiresAt: (stale ? now : row.seen) + idle,
-  };
-  if (row.key_id !== null) {
+  const { id, csrf, keyHash, expiresAt } = row;
+  const session = { id, csrf, keyHash, expiresAt, idleExpiresAt: (stale ? now : row.seen) + idle };
+  if (row.keyId !== null) {
     return {
-      keyId: row.key_id,
+      keyId: row.keyId,
       name: row.name ?? "",
       type: "secret",
       scopes: JSON.parse(row.scopes ?? "[]"),
       allowedOrigins: [],
-      expiresAt: row.key_expires_at,
+      expiresAt: row.keyExpiresAt,
       apiKeyIndex: null,
       session,
     };
   }
   // The bootstrap key's session lives only while that entry is still in API_KEY (rotation ends it).
   const configured = await Promise.all(apiKeys(c.env.API_KEY).map(sha256));
-  const index = configured.indexOf(row.key_hash ?? "");
+  const index = configured.indexOf(row.keyHash ?? "");
   if (index < 0) return null;
   return { ...bootstrapCredential(index), session };
 }
@@ -115,10 +104,7 @@ export function checkOrigin(c: Context<AppEnv>) {
   }
 }
 
-/**
- * A write made with the session cookie must prove it comes from the admin's own page: the
- * session's CSRF token in X-CSRF-Token, and, when the browser says where it comes from, this origin.
- */
+/** A write with the session cookie must prove it comes from the admin's page: the CSRF token, and this origin. */
 export async function checkSessionWrite(c: Context<AppEnv>, session: { csrf: string }) {
   checkOrigin(c);
   const token = c.req.header(CSRF_HEADER);
@@ -128,8 +114,7 @@ export async function checkSessionWrite(c: Context<AppEnv>, session: { csrf: str
 
 /**
  * Opens a session for a verified secret key; answers the cookie's value and the CSRF token. The
- * browser's earlier session (`replaces`, the cookie it sent), if any, ends in the same batch: its
- * cookie is overwritten, so it could only linger unused.
+ * browser's earlier session (`replaces`) ends in the same batch: its cookie is overwritten.
  */
 export async function createSession(
   db: DB,
@@ -185,31 +170,25 @@ export async function revokeKeySessions(db: DB, key: { keyId: number | null; key
 export async function listSessions(db: DB, now: number, idle: number, current?: string) {
   const { results } = await stmt(
     db,
-    `SELECT s.${S.id} AS id, s.${S.keyId} AS key_id, CASE WHEN s.${S.keyId} IS NULL THEN 'API_KEY' ELSE k.${K.name} END AS key_name,
-       s.${S.createdAt} AS created_at, ${SEEN} AS seen, s.${S.expiresAt} AS expires_at, s.${S.userAgent} AS user_agent
+    `SELECT s.${S.id} AS id, s.${S.keyId} AS keyId, CASE WHEN s.${S.keyId} IS NULL THEN 'API_KEY' ELSE k.${K.name} END AS keyName,
+       s.${S.createdAt} AS createdAt, ${SEEN} AS seen, s.${S.expiresAt} AS expiresAt, s.${S.userAgent} AS userAgent
      FROM ${S.$} AS s LEFT JOIN ${K.$} AS k ON k.${K.id} = s.${S.keyId}
      WHERE ${LIVE} AND (s.${S.keyId} IS NULL OR k.${K.revokedAt} IS NULL)
      ORDER BY s.${S.createdAt} DESC LIMIT 500`,
     null,
     now,
     idle,
-  ).all<{
-    id: string;
-    key_id: number | null;
-    key_name: string;
-    created_at: number;
-    seen: number;
-    expires_at: number;
-    user_agent: string | null;
-  }>();
+  ).all<
+    Pick<SessionRow, "id" | "keyId" | "createdAt" | "expiresAt" | "userAgent"> & { keyName: string; seen: number }
+  >();
   const iso = (ms: number) => new Date(ms).toISOString();
   return results.map((r) => ({
     id: r.id,
-    key: { id: r.key_id, name: r.key_name },
-    created_at: iso(r.created_at),
+    key: { id: r.keyId, name: r.keyName },
+    created_at: iso(r.createdAt),
     last_seen_at: iso(r.seen),
-    expires_at: iso(Math.min(r.expires_at, r.seen + idle)),
-    user_agent: r.user_agent,
+    expires_at: iso(Math.min(r.expiresAt, r.seen + idle)),
+    user_agent: r.userAgent,
     current: r.id === current,
   }));
 }

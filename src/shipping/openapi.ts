@@ -2,9 +2,8 @@ import { z } from "zod";
 import { answer, error, json, pathId, query, schema } from "../openapi/build";
 import { MAX_COUNTRIES, MAX_METHODS, methodCreate, methodUpdate } from "./schema";
 
-// The shipping-method routes of the OpenAPI document (src/openapi/document.ts spreads
-// `shippingPaths` into its paths). The answer schema is zod, so test/shipping.test.ts parses real
-// answers with it and the document cannot drift from the code.
+// The shipping-method routes of the OpenAPI document; the answer schema is zod, so
+// test/shipping.test.ts parses real answers with it and the document cannot drift from the code.
 
 export const methodOut = z.object({
   id: z.number().int().positive(),

@@ -5,9 +5,8 @@ import { type DB, rowMapper, stmt } from "../platform/d1";
 import { toMoney } from "../products/present";
 import { MAX_METHODS, type MethodInput, type MethodPatch } from "./schema";
 
-// The store's shipping methods as data (docs/orders.md, "Shipping methods"): managed by secret
-// keys, listed to storefronts, and what a storefront's order is charged for shipping
-// (src/orders/storefront.ts).
+// The store's shipping methods (docs/orders.md, "Shipping methods"): managed by secret keys, listed
+// to storefronts, and what a storefront's order is charged for shipping (src/orders/storefront.ts).
 
 export type MethodRow = typeof shippingMethods.$inferSelect;
 
@@ -52,12 +51,9 @@ export async function createMethod(db: DB, m: MethodInput, now: number): Promise
 
 /** Changes the fields given; null when there is no such method. */
 export async function updateMethod(db: DB, id: number, m: MethodPatch, now: number): Promise<MethodRow | null> {
-  const set: Partial<typeof shippingMethods.$inferInsert> = { updatedAt: now };
-  if (m.name !== undefined) set.name = m.name;
-  if (m.price !== undefined) set.price = m.price;
-  if (m.free_over !== undefined) set.freeOver = m.free_over;
-  if (m.countries !== undefined) set.countries = JSON.stringify(m.countries);
-  if (m.visible !== undefined) set.visible = m.visible;
+  // A field left out is undefined here, which Drizzle's SET leaves out.
+  const { free_over: freeOver, countries, ...same } = m;
+  const set = { ...same, freeOver, countries: countries && JSON.stringify(countries), updatedAt: now };
   const [row] = await db.update(shippingMethods).set(set).where(eq(shippingMethods.id, id)).returning();
   return row ?? null;
 }

@@ -20,14 +20,14 @@ export type Target = {
   format: string;
   /** The standard payload's `data` as JSON text: the event's object (payload.ts); else its id. */
   data?: string;
-  /**
-   * The standard body as UTF-8, when the caller built it already: the consumer encodes an event's
-   * body once and every endpoint's attempt signs and sends those bytes (deliver.ts).
-   */
+  /** The standard body as UTF-8, encoded once per event by the consumer for all its endpoints. */
   encoded?: Uint8Array;
 };
 
 export type AttemptResult = { status: number | null; error: string | null; durationMs: number };
+
+/** Whether the receiver took the delivery: a 2xx answer. */
+export const delivered = (r: AttemptResult) => r.status !== null && r.status >= 200 && r.status < 300;
 
 export type EventKey = { id: number; name: string };
 
@@ -40,9 +40,8 @@ const resource = (t: Target) =>
       : {};
 
 /**
- * What a delivery of `t` sends, unsigned: its method, URL and body ("" for the quickbutik format's
- * GET, whose signature covers the URL's query instead). The admin's payload view
- * (GET /v1/webhooks/{id}/events/{event_id}) shows the same.
+ * What a delivery of `t` sends, unsigned (and what the admin's payload view shows): its method,
+ * URL and body ("" for the quickbutik format's GET, whose signature covers the query instead).
  */
 export function requestOf(t: Target) {
   let url = t.url;
@@ -68,17 +67,12 @@ export function requestOf(t: Target) {
 }
 
 /**
- * What the signature of a delivery of `url` by `method` covers besides id and timestamp: the
- * standard format's body, or the quickbutik format's query string as sent, without its `?`
- * (docs/webhooks.md, "Formats"), so a captured GET does not verify with another event_type,
- * order_id or product_id.
+ * What a quickbutik GET's signature covers in place of a body: its query string as sent, without
+ * its `?` (docs/webhooks.md, "Formats"), so a captured GET does not verify with another query.
  */
 export const signedQuery = (url: string) => new URL(url).search.slice(1);
 
-/**
- * The request of one attempt, its body as the bytes signed and sent: signed with this attempt's
- * timestamp, the same webhook-id every time.
- */
+/** The request of one attempt, signed with its own timestamp and the event's webhook-id. */
 export async function buildRequest(t: Target, key: CryptoKey, nowMs: number) {
   const timestamp = Math.floor(nowMs / 1000);
   const { url, method, body: text } = requestOf(t);
@@ -97,9 +91,8 @@ export async function buildRequest(t: Target, key: CryptoKey, nowMs: number) {
 }
 
 /**
- * Sends one attempt: at most `timeoutMs`, no redirect followed (a 3xx is the receiver's answer,
- * and a failure). Never throws; the error text names the kind of failure and never the URL,
- * whose query may hold the receiver's own secret.
+ * Sends one attempt: at most `timeoutMs`, no redirect followed (a 3xx is a failure). Never throws;
+ * the error never names the URL, whose query may hold the receiver's own secret.
  */
 export async function attempt(t: Target, key: CryptoKey, timeoutMs = ATTEMPT_TIMEOUT_MS): Promise<AttemptResult> {
   const start = Date.now();

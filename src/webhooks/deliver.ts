@@ -2,29 +2,23 @@ import { events, webhookDeliveries, webhookEndpoints } from "../db/schema";
 import type { Bindings } from "../env";
 import { sqlNames } from "../platform/columns";
 import { getDb, runBatch, stmt } from "../platform/d1";
-import { ATTEMPT_TIMEOUT_MS, type AttemptResult, attempt, requestOf } from "./attempt";
-import { type Done, type Job, loadJobs, OUTCOMES, type Outcome } from "./jobs";
+import { ATTEMPT_TIMEOUT_MS, type AttemptResult, attempt, delivered, requestOf } from "./attempt";
+import { type Done, type Job, loadJobs, OUTCOMES } from "./jobs";
 import { dataText, objectStatements, objectTexts } from "./payload";
 import { signingKey } from "./sign";
 import { urlProblem } from "./url";
 
-// The queue consumer (docs/webhooks.md, "Webhooks"). Two kinds of message travel on the queue:
-// - an event message `{event_id}`, sent by dispatch after the change's batch committed (or by the
-//   sweep): the consumer marks the event dispatched, finds the matching enabled endpoints and makes
-//   the first attempt to each right away. Only the endpoints that failed get a message of their
-//   own, so an event costs the free plan's daily Queues operations once however many endpoints
-//   take it, as long as they answer;
-// - a delivery message `{event_id, endpoint_id, attempt}`: one event to one endpoint, retried
-//   with `message.retry({delaySeconds})` along RETRY_DELAYS, so one endpoint's failures never
-//   repeat deliveries to the others. These travel on a queue of their own (RETRIES), so a
-//   receiver that hangs through its 10 s retries never holds up an invocation of fresh events.
-// Per invocation: two D1 round trips (load, record) and, between them, one that reads the objects
-// the standard deliveries carry (OBJECT_ROWS_BUDGET); at most FETCH_BUDGET fetches, six at a time
-// and one at a time per endpoint. A receiver that hangs delays fresh events to no one else:
-// first attempts wait FIRST_ATTEMPT_TIMEOUT_MS; once an endpoint has timed out, its other jobs of
-// the invocation count as failed attempts without being made (its retries follow the schedule,
-// as if each had timed out), and for SLOW_FOR_MS this isolate sends its new events straight to
-// the retries queue instead of trying them inline.
+// The queue consumer (docs/webhooks.md, "Webhooks") takes two kinds of message:
+// - an event message `{event_id}` (dispatch, or the sweep): the event is marked dispatched and
+//   attempted at once to every enabled endpoint that takes it; only the endpoints that failed get
+//   a message of their own, so an event costs the free plan's daily Queues operations once;
+// - a delivery message `{event_id, endpoint_id, attempt}`, on a queue of its own (RETRIES) and
+//   retried along RETRY_DELAYS, so one endpoint's failures repeat no delivery to the others and a
+//   receiver that hangs through its 10 s retries never holds up fresh events.
+// Per invocation: two D1 round trips (load, record) and one between them reading the objects
+// standard deliveries carry; at most FETCH_BUDGET fetches, six at a time and one at a time per
+// endpoint. An endpoint that timed out has its other jobs of the invocation count as failed
+// attempts without being made, and for SLOW_FOR_MS its new events go straight to the retries queue.
 
 export type EventMessage = { event_id: string };
 export type DeliveryMessage = { event_id: string; endpoint_id: number; attempt: number };
@@ -32,43 +26,28 @@ export type DeliveryMessage = { event_id: string; endpoint_id: number; attempt: 
 /** Seconds to wait after failed attempt n (index n - 1): about 3 days in all, then failed. */
 export const RETRY_DELAYS = [5, 60, 300, 1800, 7200, 21600, 43200, 43200, 43200, 43200, 43200];
 export const MAX_ATTEMPTS = RETRY_DELAYS.length + 1;
-/**
- * Attempts per invocation; the rest wait for the next one. The free plan allows 50 subrequests
- * and 10 ms of CPU per invocation: an attempt's CPU is building and signing the request (about
- * 0.05 ms of HMAC) plus the fetch call itself, so 25 leave room for both.
- */
+/** Attempts per invocation, the rest waiting for the next: the free plan allows 50 subrequests and 10 ms of CPU. */
 export const FETCH_BUDGET = 25;
 /**
- * Bytes of standard bodies signed per invocation; the jobs past it wait for the next one, as
- * those past FETCH_BUDGET do. Signing costs CPU per byte and endpoint (HMAC-SHA256 over the body,
- * which is encoded once per event): small payloads never reach it, and a payload of
- * PAYLOAD_MAX_BYTES goes to one endpoint per invocation. The first job of an invocation is always
- * attempted, whatever its size.
+ * Bytes of standard bodies signed per invocation (HMAC costs CPU per byte and endpoint); the jobs
+ * past it wait for the next one. A payload of PAYLOAD_MAX_BYTES goes to one endpoint per
+ * invocation; the first job is always attempted, whatever its size.
  */
 export const SIGN_BYTES_BUDGET = 1024 * 1024;
 /**
- * Order lines and variants of the objects read per invocation: the standard jobs of events whose
- * objects do not fit wait for the next invocation, as those past FETCH_BUDGET do, so two orders of
- * 500 lines go in one. The Worker turns each line into an object and the order into its JSON (a
- * few microseconds a line) and parses each product's text: ten events about orders of 500 lines
- * took an invocation past 20 ms of CPU. An invocation's first object is always read, whatever
- * its size; a batch of objects of a few lines or variants each (most events) is read whole.
+ * Order lines and variants of the objects read per invocation; the standard jobs whose objects do
+ * not fit wait for the next one. Presenting costs CPU per line (ten events about orders of 500
+ * lines took an invocation past 20 ms), so two such orders go in one; the first object is always read.
  */
 export const OBJECT_ROWS_BUDGET = 1000;
-/**
- * A first attempt's wait: receivers are expected to answer at once and work afterwards
- * (docs/webhooks.md, "Webhooks"). One that takes longer gets its event again as a retry with the full
- * ATTEMPT_TIMEOUT_MS, on the retries queue, where it delays no fresh event.
- */
+/** A first attempt's wait: receivers should answer at once; a slower one gets a retry with ATTEMPT_TIMEOUT_MS. */
 export const FIRST_ATTEMPT_TIMEOUT_MS = 3_000;
 /** How long an endpoint that timed out gets its new events through the retries queue only. */
 export const SLOW_FOR_MS = 60_000;
-// Per isolate: a best effort that spares later invocations the same wait; the bound only guards
-// against endpoints piling up.
+// Per isolate: a best effort that spares later invocations the same wait.
 const slowUntil = new Map<number, number>();
 const SKIPPED = "not attempted: the receiver timed out on another delivery just before";
-// Workers keep at most six connections open per invocation; more would queue inside fetch while
-// their 10 s timeout runs.
+// Workers keep at most six connections open per invocation; more would queue inside fetch, timing out.
 const CONCURRENCY = 6;
 // The free plan keeps a message 24 hours from its first send, however often it is retried: a
 // retry that would end later goes out as a new message instead.
@@ -88,8 +67,7 @@ SELECT j.value->>'w', j.value->>'e', j.value->>'t', j.value->>'a', j.value->>'s'
   j.value->>'d', j.value->>'o', ?2
 FROM json_each(?1) j WHERE EXISTS (SELECT 1 FROM ${W.$} WHERE ${W.id} = j.value->>'w')`;
 
-// Every event message of the batch has had its first attempts made, deferred to messages of
-// their own, or found no endpoint: the sweep need not send it again (sweep.ts).
+// Every event message of the batch has had its first attempts made or deferred: the sweep need not send it again.
 const FANNED_OUT = `
 UPDATE ${E.$} SET ${E.fannedOutAt} = ?2 WHERE ${E.fannedOutAt} IS NULL AND ${E.id} IN (SELECT value FROM json_each(?1))`;
 
@@ -116,33 +94,34 @@ async function byEndpoint(jobs: Job[], fn: (j: Job) => Promise<Done>): Promise<{
     if (lane) lane.push(j);
     else lanes.set(j.endpointId, [j]);
   }
+  const queue = [...lanes.values()];
   const done: Done[] = [];
   const skipped: Job[] = [];
-  await pool([...lanes.values()], async (lane) => {
-    for (const [i, job] of lane.entries()) {
-      const d = await fn(job);
-      done.push(d);
-      if (d.error?.startsWith(TIMED_OUT)) {
-        skipped.push(...lane.slice(i + 1));
-        return;
+  const worker = async () => {
+    for (let lane = queue.shift(); lane; lane = queue.shift()) {
+      for (const [i, job] of lane.entries()) {
+        const d = await fn(job);
+        done.push(d);
+        if (d.error?.startsWith(TIMED_OUT)) {
+          skipped.push(...lane.slice(i + 1));
+          break;
+        }
       }
     }
-  });
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, queue.length) }, worker));
   return { done, skipped };
 }
 
-async function pool<T>(items: T[], fn: (t: T) => Promise<void>) {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await fn(items[next++]);
-  };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker));
-}
-
-function outcomeOf(job: Job, r: AttemptResult): Outcome {
-  if (r.status !== null && r.status >= 200 && r.status < 300) return "delivered";
-  if (r.status === 410) return "disabled";
-  return job.attempt >= MAX_ATTEMPTS ? "failed" : "retrying";
+function doneOf(job: Job, r: AttemptResult): Done {
+  const outcome = delivered(r)
+    ? "delivered"
+    : r.status === 410
+      ? "disabled"
+      : job.attempt >= MAX_ATTEMPTS
+        ? "failed"
+        : "retrying";
+  return { ...job, ...r, outcome };
 }
 
 // Importing a key costs more CPU than signing with it: keys live as long as the isolate (the
@@ -204,17 +183,14 @@ export async function deliverBatch(batch: MessageBatch<unknown>, env: Bindings, 
       if (slowUntil.size >= 64) slowUntil.clear();
       slowUntil.set(job.endpointId, Date.now() + SLOW_FOR_MS);
     }
-    return { ...job, ...r, outcome: outcomeOf(job, r) };
+    return doneOf(job, r);
   });
   // Behind a receiver that just timed out: failed attempts, so its retries keep their schedule.
-  const behind = skipped.map((j): Done => {
-    const r = { status: null, error: SKIPPED, durationMs: 0 };
-    return { ...j, ...r, outcome: outcomeOf(j, r) };
-  });
-  const done = [...attempted, ...behind, ...refused];
+  const behind = skipped.map((j) => doneOf(j, { status: null, error: SKIPPED, durationMs: 0 }));
+  const all = [...attempted, ...behind, ...refused];
 
-  await record(db, done, eventIds, Date.now());
-  await settle(env, events, direct, done, deferred, Date.now());
+  await record(db, all, eventIds, Date.now());
+  await settle(env, events, direct, all, deferred, Date.now());
   console.log(
     JSON.stringify({
       level: "info",
@@ -222,7 +198,7 @@ export async function deliverBatch(batch: MessageBatch<unknown>, env: Bindings, 
       messages: batch.messages.length,
       attempts: attempted.length,
       skipped: behind.length,
-      ...Object.fromEntries(OUTCOMES.map((o) => [o, done.filter((d) => d.outcome === o).length])),
+      ...Object.fromEntries(OUTCOMES.map((o) => [o, all.filter((d) => d.outcome === o).length])),
       deferred: deferred.length,
     }),
   );
@@ -253,14 +229,10 @@ async function pick(db: ReturnType<typeof getDb>, env: Bindings, ready: Job[]) {
   const encodedOf = new Map<string, Uint8Array>();
   for (const job of ready) {
     const data = objects && job.format === "standard" && read.has(job.eventId) ? dataText(objects, job) : undefined;
-    let encoded: Uint8Array | undefined;
-    if (data !== undefined) {
-      encoded = encodedOf.get(job.eventId);
-      if (!encoded) {
-        encoded = UTF8.encode(requestOf({ ...job, data }).body);
-        encodedOf.set(job.eventId, encoded);
-      }
+    if (data !== undefined && !encodedOf.has(job.eventId)) {
+      encodedOf.set(job.eventId, UTF8.encode(requestOf({ ...job, data }).body));
     }
+    const encoded = data === undefined ? undefined : encodedOf.get(job.eventId);
     const bytes = encoded?.length ?? 0;
     if (job.format === "standard" && data === undefined) later.push(job);
     else if (run.length < FETCH_BUDGET && (!run.length || signed + bytes <= SIGN_BYTES_BUDGET)) {
@@ -271,10 +243,7 @@ async function pick(db: ReturnType<typeof getDb>, env: Bindings, ready: Job[]) {
   return { run, later };
 }
 
-/**
- * Every attempt in webhook_deliveries, 410 answers disable their endpoint, and the batch's events
- * count as fanned out: one round trip.
- */
+/** Records every attempt, disables the endpoints that answered 410 and marks the events fanned out: one round trip. */
 async function record(db: ReturnType<typeof getDb>, done: Done[], eventIds: string[], now: number) {
   if (!done.length && !eventIds.length) return;
   const rows = done.map((d) => ({
@@ -295,10 +264,8 @@ async function record(db: ReturnType<typeof getDb>, done: Done[], eventIds: stri
       stmt(db, FANNED_OUT, JSON.stringify(eventIds), now),
     ]);
   } catch (e) {
-    // The deliveries happened, and throwing would send every message again at once. The batch's
-    // events stay not fanned out, so the sweep sends them again after REDISPATCH_AFTER_MS (at
-    // least once; receivers dedupe on webhook-id). A 410 that did not disable its endpoint will
-    // answer 410 again on the next attempt.
+    // The deliveries happened, and throwing would send every message again at once. The events
+    // stay not fanned out, so the sweep sends them again (receivers dedupe on webhook-id).
     console.error(JSON.stringify({ level: "warn", msg: "webhook deliveries not recorded", error: String(e) }));
   }
 }
@@ -312,16 +279,14 @@ async function settle(
   deferred: Job[],
   now: number,
 ) {
-  const followUps: MessageSendRequest<DeliveryMessage>[] = [];
-  const next = (j: Job, attemptNo: number, delaySeconds: number) => ({
+  const next = (j: Job, attemptNo: number, delaySeconds: number): MessageSendRequest<DeliveryMessage> => ({
     body: { event_id: j.eventId, endpoint_id: j.endpointId, attempt: attemptNo },
     delaySeconds,
   });
   // A job left for the next invocation goes as a message of its own with the attempt it would have
-  // been, also a delivery message's: retried instead, its redelivery would count as an attempt
-  // (loadJobs), and a backlog of large objects deferred again and again would run through the
-  // retry schedule, or past the queue's max_retries, without being attempted.
-  for (const j of deferred) followUps.push(next(j, j.attempt, 0));
+  // been: retried instead, its redelivery would count as an attempt (loadJobs), and a backlog
+  // deferred again and again would run through the retry schedule without being attempted.
+  const followUps = deferred.map((j) => next(j, j.attempt, 0));
   const handled = new Set<Message<unknown>>();
   for (const d of done) {
     if (d.outcome !== "retrying") continue;

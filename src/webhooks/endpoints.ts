@@ -1,8 +1,12 @@
 import { eq, getTableColumns } from "drizzle-orm";
 import { events, webhookDeliveries, webhookEndpoints } from "../db/schema";
+import type { Bindings } from "../env";
+import type { Carried } from "../keys/scopes";
 import { sqlNames } from "../platform/columns";
 import { type DB, rowMapper, runBatch, stmt } from "../platform/d1";
-import { takes } from "./jobs";
+import { requestOf } from "./attempt";
+import { EVENTS, eventPart, takes } from "./jobs";
+import { dataText, objectStatements, objectTexts } from "./payload";
 import { type EndpointInput, type Format, MAX_ENDPOINTS } from "./schema";
 import { newSecret } from "./sign";
 
@@ -32,7 +36,6 @@ function present(r: Row) {
     created_at: iso(r.createdAt) as string,
   };
 }
-export type EndpointOut = ReturnType<typeof present>;
 
 const COLUMNS = Object.values(SHOWN)
   .map((c) => c.name)
@@ -93,17 +96,58 @@ export async function listDeliveries(db: DB, endpointId: number, limit: number) 
 }
 
 /** The endpoint ?1 and the event ?2, when that endpoint takes that event. */
-export const TAKEN = `SELECT w.${W.url} AS url, w.${W.format} AS format FROM ${W.$} w JOIN ${E.$} e ON e.${E.id} = ?2
+const TAKEN = `SELECT w.${W.url} AS url, w.${W.format} AS format FROM ${W.$} w JOIN ${E.$} e ON e.${E.id} = ?2
 WHERE w.${W.id} = ?1 AND ${takes("w", "e")}`;
 
 /**
- * Sends one event to one endpoint again (the admin's Resend): a delivery job on the retry queue,
- * which attempts it at once and records the attempt like any other. False when the endpoint or
- * the event (a test delivery is no event) is unknown, or the endpoint never took the event (not
- * of its types, or before its registration): a resend repeats what fan-out owed that endpoint.
+ * Sends one event to one endpoint again (the admin's Resend), as a delivery job on the retry queue.
+ * False when the endpoint or the event is unknown, or the endpoint never took the event: a resend
+ * repeats only what fan-out owed that endpoint.
  */
 export async function resendEvent(db: DB, retries: Queue, endpointId: number, eventId: string) {
   if (!(await stmt(db, TAKEN, endpointId, eventId).first())) return false;
   await retries.send({ event_id: eventId, endpoint_id: endpointId, attempt: 1 });
   return true;
+}
+
+// What a delivery of one event to one endpoint carries (docs/webhooks.md, "Reading a delivery"), for
+// the admin's payload view: not stored, but what a delivery made now sends, read in one round trip
+// by the consumer's own statements.
+
+/**
+ * The event as the endpoint receives it: what it is about, and its JSON text, built once the caller
+ * has checked that the credential may read that resource. Undefined, alike, when the endpoint or the
+ * event is unknown or the endpoint never took the event (jobs.ts, `takes`).
+ */
+export async function eventDelivery(
+  db: DB,
+  env: Pick<Bindings, "STORE_URL" | "UNPAID_ORDER_HOLD_MINUTES" | "STOREFRONT_HOLD_MINUTES">,
+  endpointId: number,
+  eventId: string,
+): Promise<{ about: Carried; text: () => string } | undefined> {
+  const [endpoint, event, ...objects] = await runBatch(db, [
+    stmt(db, TAKEN, endpointId, eventId),
+    stmt(db, EVENTS, JSON.stringify([eventId])),
+    ...objectStatements(db, env, [eventId]),
+  ]);
+  const ep = endpoint.results[0];
+  const row = event.results[0];
+  if (!ep || !row) return undefined;
+  const ev = eventPart(row);
+  const format = ep.format as string;
+  const text = () => {
+    const data = dataText(objectTexts(env, objects), ev);
+    const req = requestOf({ ...ev, endpointId, url: ep.url as string, format, data });
+    const head = JSON.stringify({
+      event_id: ev.eventId,
+      event_type: ev.type,
+      order_id: ev.orderId,
+      product_id: ev.productId,
+      format,
+      method: req.method,
+      url: req.url,
+    });
+    return `${head.slice(0, -1)},"payload":${req.body || "null"}}`;
+  };
+  return { about: ev.type.startsWith("order.") ? "order" : "product", text };
 }

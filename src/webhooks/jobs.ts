@@ -4,10 +4,8 @@ import { type DB, runBatch, stmt } from "../platform/d1";
 import type { AttemptResult, EventKey, Target } from "./attempt";
 import type { DeliveryMessage, EventMessage } from "./deliver";
 
-// The queue consumer's read (./deliver.ts): from a batch's messages to the jobs it attempts, one
-// event to one endpoint each, in one round trip that also marks the event messages' events
-// dispatched. The objects standard payloads carry are read afterwards, only for the jobs the
-// invocation attempts (payload.ts, objectStatements).
+// The queue consumer's read (./deliver.ts): a batch's messages to its jobs, one event to one endpoint
+// each, in one round trip that also marks the events dispatched.
 
 export const OUTCOMES = ["delivered", "retrying", "failed", "disabled"] as const;
 export type Outcome = (typeof OUTCOMES)[number];
@@ -27,21 +25,14 @@ const K = sqlNames(apiKeys);
 const L = sqlNames(orderLines);
 const V = sqlNames(variants);
 
-/**
- * SQL: whether the endpoint aliased `w` takes the event aliased `e`: an event of one of its types
- * (any, for `*`) that happened after the endpoint was registered. What fan-out delivers, and so all the event view
- * and a resend reach (docs/webhooks.md, "Reading a delivery"): an endpoint is shown or sent
- * nothing it was not subscribed to when it happened.
- */
+/** SQL: whether endpoint `w` takes event `e`, of one of its types since it was registered (fan-out, view, resend). */
 export const takes = (w: string, e: string) =>
   `${w}.${W.createdAt} <= ${e}.${E.createdAt}
   AND EXISTS (SELECT 1 FROM json_each(${w}.${W.events}) t WHERE t.value IN ('*', ${e}.${E.type}))`;
 
-// One row per (event, endpoint) to deliver, the pair only: what an attempt needs of the event and
-// of the endpoint comes once each (EVENTS, ENDPOINTS). A full batch is 200 pairs over 10 events and
-// 20 endpoints, and D1's binding builds an object of every row's every column: with 10 columns a
-// pair its decoding took 0.47 to 0.62 ms of the invocation's CPU, now 0.24 to 0.36
-// (the ninth round in bench/README.md's history).
+// One row per (event, endpoint) to deliver, the pair only: the event's and the endpoint's columns
+// come once each (EVENTS, ENDPOINTS), since D1 builds an object of every row's every column (with
+// 10 columns a pair, a full batch of 200 pairs took twice the CPU: bench/README.md, ninth round).
 const FAN_OUT = `
 SELECT e.${E.id} AS event_id, w.${W.id} AS endpoint_id
 FROM ${E.$} e JOIN ${W.$} w ON w.${W.disabledAt} IS NULL AND ${takes("w", "e")}
@@ -55,11 +46,7 @@ FROM json_each(?1) j
 JOIN ${E.$} e ON e.${E.id} = j.value->>'event_id'
 JOIN ${W.$} w ON w.${W.id} = j.value->>'endpoint_id' AND w.${W.disabledAt} IS NULL`;
 
-/**
- * The events' rows by id (?1, a JSON array), with the key that caused each and the size of its
- * object in rows: the order's lines, or the product's variants (the object payload.ts, dataText,
- * picks).
- */
+/** The events' rows by id (?1, a JSON array), with the key that caused each and its object's lines or variants. */
 export const EVENTS = `
 SELECT e.${E.id} AS eventId, e.${E.type} AS type, e.${E.orderId} AS orderId, e.${E.productId} AS productId,
   e.${E.createdAt} AS eventAt,
@@ -78,9 +65,7 @@ UPDATE ${E.$} SET ${E.dispatchedAt} = ?2 WHERE ${E.dispatchedAt} IS NULL AND ${E
 
 type Row = Record<string, unknown>;
 
-// What the jobs of one event, or of one endpoint, share: built once each, not once a pair (a full
-// batch pairs 10 events with 20 endpoints), so the event's key is parsed and its payload looked
-// up ten times, not two hundred, and a job copies plain fields.
+// What the jobs of one event, or of one endpoint, share: built once each, not once a pair.
 type EventPart = Pick<Job, "eventId" | "type" | "orderId" | "productId" | "eventAt" | "key" | "objectRows">;
 type EndpointPart = Pick<Job, "endpointId" | "url" | "format" | "secret">;
 
@@ -91,9 +76,8 @@ export const eventPart = (event: Row): EventPart => ({
 });
 
 /**
- * Marks the events of `events` (event messages) dispatched and reads every pair to deliver: each
- * event message's with the enabled endpoints that take it, and each delivery message's own. A
- * failure throws, and Queues redelivers the whole batch: nothing was attempted yet.
+ * Marks the event messages' events dispatched and reads every pair to deliver: theirs with the
+ * enabled endpoints that take them, and each delivery message's own.
  */
 export async function loadJobs(
   db: DB,

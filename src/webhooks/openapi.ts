@@ -8,10 +8,8 @@ import { EVENT_TYPES } from "./outbox";
 import { endpointCreate, FORMATS, MAX_ENDPOINTS } from "./schema";
 import { TEST_EVENT } from "./test";
 
-// The webhook routes of the OpenAPI document (src/openapi/document.ts spreads `webhooksPaths` into
-// its paths), with the deliveries themselves as a callback of POST /v1/webhooks: what arrives at
-// the registered URL in each format. The response schemas are zod, so test/webhooks.openapi.test.ts
-// parses real answers with them and the document cannot drift from the code.
+// The webhook routes of the OpenAPI document, with the deliveries as a callback of POST /v1/webhooks.
+// The response schemas are zod, so test/webhooks.openapi.test.ts parses real answers with them.
 
 const idInt = z.number().int().positive();
 const eventType = z.enum(EVENT_TYPES);

@@ -3,19 +3,15 @@ import type { Bindings } from "../env";
 import { sqlNames } from "../platform/columns";
 import { type DB, stmt } from "../platform/d1";
 
-// The outbox (docs/webhooks.md, "Webhooks"). A write path adds `outboxStatement` to the same D1 batch as the
-// change, so an event row exists exactly when the change committed; after the batch succeeded it
-// calls `dispatch` to hand the events to the delivery queue. A lost send loses nothing: the
-// scheduled sweep re-sends events still undispatched a few minutes later.
+// The outbox (docs/webhooks.md, "Webhooks"): a write adds `outboxStatement` to the batch of its
+// change, so an event row exists exactly when the change committed, then `dispatch`es the events
+// to the queue. A lost send loses nothing: the sweep re-sends events still undispatched.
 
 import type { EventType } from "./events";
 
 export { EVENT_TYPES, type EventType } from "./events";
 
-/**
- * An event a write batch will record. The resource is named by id, or, for a row the same batch
- * creates, by the token the Worker gave that row (its id exists only once the batch ran).
- */
+/** An event a write batch will record, its resource named by id, or by token for a row the same batch creates. */
 export type PendingEvent = {
   id: string;
   type: EventType;
@@ -38,10 +34,8 @@ const P = sqlNames(products);
 
 /**
  * SQL: whether an enabled endpoint takes events of `type` (an SQL expression). Every INSERT INTO
- * events is conditioned on it (docs/webhooks.md, "Webhooks"): an event no endpoint subscribes to would never
- * be delivered (an endpoint takes only events after its registration), so it is not written, and
- * nothing is sent to the queue for it. A store without webhooks spends no queue operations (the
- * free plan counts them) and no outbox rows on its writes.
+ * events is conditioned on it: an event no endpoint takes would never be delivered, so a store
+ * without webhooks spends no outbox rows nor queue operations (the free plan counts them).
  */
 export const subscribed = (type: string) => `EXISTS (
   SELECT 1 FROM ${W.$} AS w, json_each(w.${W.events}) AS t
@@ -59,10 +53,7 @@ SELECT e.value->>'id', e.value->>'type',
 FROM json_each(?1) e WHERE ${subscribed("e.value->>'type'")}
 RETURNING ${E.id} AS event_id`;
 
-/**
- * The events of `events` that a committed batch wrote: its events INSERTs answer `event_id` for
- * each row (those of unsubscribed types wrote none). Only these go to the queue.
- */
+/** The events of `events` that a committed batch wrote (its INSERTs answer `event_id`): only these are sent. */
 export function committed<E extends PendingEvent>(events: E[], results: D1Result<Record<string, unknown>>[]): E[] {
   if (!events.length) return events;
   const ids = new Set<unknown>();
@@ -78,10 +69,7 @@ export function outboxStatement(db: DB, events: PendingEvent[], now: number): D1
 /** What `waitUntil` needs: the request's execution context, absent when the app runs in tests. */
 type Waiter = { waitUntil(p: Promise<unknown>): void } | undefined;
 
-/**
- * Hands committed events to the delivery queue, after the response (waitUntil). Call it only once
- * the batch holding their outbox rows succeeded. Never throws: the sweep covers a failed send.
- */
+/** Hands committed events to the delivery queue after the response. Never throws: the sweep covers a failed send. */
 export function dispatch(env: Bindings, ctx: Waiter, events: PendingEvent[]): void {
   if (!events.length || !env.EVENTS) return;
   const send = env.EVENTS.sendBatch(events.map((e) => ({ body: { event_id: e.id } }))).catch((err) => {

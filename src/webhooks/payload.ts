@@ -9,17 +9,11 @@ import { productTexts, productTextsSql } from "../products/list";
 
 // The objects a standard delivery carries in `data` (docs/webhooks.md, "Payloads"): the order as
 // GET /v1/orders/{id} answers it, the product as GET /v1/products?product_id=&include_details=true
-// does, read by the consumer in one round trip (three statements, whatever the number of events)
-// as they are when the batch is delivered, for the events of the deliveries it attempts. Products
-// are built as JSON text by SQLite and never parsed here; an object larger than PAYLOAD_MAX_BYTES
-// travels as its id and `truncated: true`.
-// Queue messages carry event ids only, never objects: a Cloudflare Queues message holds at most
-// 128 KB, and an object read at delivery is the one signed and sent.
+// does, read when the batch is delivered in one round trip whatever the number of events. Products
+// are SQLite's JSON text, never parsed here; an object past PAYLOAD_MAX_BYTES travels as its id and
+// `truncated: true`. Queue messages carry event ids only: a message holds at most 128 KB.
 
-/**
- * The most `data` a delivery carries, in UTF-8 bytes: an order of 2,000 lines fits (about 0.5 MB);
- * a receiver fetches a larger object itself.
- */
+/** The most `data` a delivery carries, in UTF-8 bytes: an order of 2,000 lines fits (about 0.5 MB). */
 export const PAYLOAD_MAX_BYTES = 1024 * 1024;
 const utf8 = new TextEncoder();
 
@@ -82,10 +76,7 @@ export function objectTexts(
 
 const stub = (what: string, id: unknown, why: "truncated" | "deleted") => `{"${what}_id":${id},"${why}":true}`;
 
-/**
- * The `data` text of an event's standard payload: its object, or, where the object is gone (a
- * deleted product, say), its id and `deleted: true`.
- */
+/** The `data` text of an event's standard payload: its object, or where it is gone its id and `deleted: true`. */
 export function dataText(objects: Objects, t: { type: string; orderId: number | null; productId: number | null }) {
   const [what, id] = t.type.startsWith("order.") ? ["order", t.orderId] : ["product", t.productId];
   return objects.get(`${what}:${id}`) ?? stub(what, id, "deleted");

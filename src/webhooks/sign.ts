@@ -1,8 +1,6 @@
 // Standard Webhooks 1.0 signatures (docs/webhooks.md, "Formats"): HMAC-SHA256 over
 // "{webhook-id}.{webhook-timestamp}.{body}" keyed with the bytes the secret encodes, sent as
-// `webhook-signature: v1,<base64>`; the quickbutik format's body-less GET puts its query string
-// in the body's place (attempt.ts, signedQuery). WebCrypto only: the Workers runtime has no
-// node:crypto here.
+// `webhook-signature: v1,<base64>` (a quickbutik GET signs its query instead). WebCrypto only.
 
 const PREFIX = "whsec_";
 const UTF8 = new TextEncoder();
@@ -22,11 +20,7 @@ export function signingKey(secret: string): Promise<CryptoKey> {
   return crypto.subtle.importKey("raw", raw, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
 }
 
-/**
- * The `webhook-signature` header value for one attempt over `content`, the body (or a quickbutik
- * delivery's query); given as bytes it is signed as it is (the consumer encodes an event's body
- * once for all its endpoints).
- */
+/** The `webhook-signature` header value of one attempt over `content`, its body (or query), text or bytes. */
 export async function signature(
   key: CryptoKey,
   id: string,

@@ -4,21 +4,17 @@ import { sqlNames } from "../platform/columns";
 import { getDb, runBatch, stmt } from "../platform/d1";
 import type { EventMessage } from "./deliver";
 
-// The outbox's safety net (docs/webhooks.md, "Webhooks"): an event whose queue send was lost (the Worker
-// stopped before waitUntil finished, the queue refused it) is still undispatched in `events`
-// minutes later, and one whose consumer stopped between taking it and recording its first
-// attempts is dispatched but not fanned out. The cron re-sends the oldest of both, a bounded
-// number per run, and marks them dispatched (now) once the queue took them. An event that is merely waiting in a slow queue may be
-// sent twice: delivery is at least once, and receivers dedupe on webhook-id. The same run drops
-// the outbox rows and delivery log rows older than RETENTION_MS, a bounded number each, so neither
-// table grows without end; retries end after about 3 days, long before a row is dropped.
+// The outbox's safety net (docs/webhooks.md, "Webhooks"): an event whose queue send was lost is
+// still undispatched minutes later, and one whose consumer stopped before recording its first
+// attempts is dispatched but not fanned out. The cron re-sends the oldest of both, a bounded number
+// per run (one merely slow may go twice: receivers dedupe on webhook-id), and drops outbox and
+// delivery log rows older than RETENTION_MS, long after retries end (about 3 days).
 
 /** Age at which an undispatched event counts as lost rather than on its way. */
 export const SWEEP_AFTER_MS = 5 * 60_000;
 /**
- * Time after dispatch by which the consumer has recorded an event's first attempts; an event
- * still not fanned out then was taken by a consumer that stopped mid-delivery, and is sent again
- * (every REDISPATCH_AFTER_MS, for at most REDISPATCH_WINDOW_MS after it happened).
+ * Time after dispatch by which the consumer has recorded an event's first attempts; one not fanned
+ * out by then is sent again, every REDISPATCH_AFTER_MS, for at most REDISPATCH_WINDOW_MS.
  */
 export const REDISPATCH_AFTER_MS = 10 * 60_000;
 export const REDISPATCH_WINDOW_MS = 86_400_000;

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { webhookDeliveries, webhookEndpoints } from "../db/schema";
 import type { DB } from "../platform/d1";
-import { attempt } from "./attempt";
+import { attempt, delivered } from "./attempt";
 import { signingKey } from "./sign";
 import { urlProblem } from "./url";
 
@@ -29,7 +29,7 @@ export async function testEndpoint(db: DB, id: number, allowLocal: boolean, now:
         { ...e, endpointId: e.id, eventId, type: TEST_EVENT, orderId: null, productId: null, eventAt: now },
         await signingKey(e.secret),
       );
-  const outcome = r.status !== null && r.status >= 200 && r.status < 300 ? "delivered" : "failed";
+  const outcome = delivered(r) ? "delivered" : "failed";
   const { status, error, durationMs } = r;
   await db
     .insert(webhookDeliveries)

@@ -1,10 +1,8 @@
-// Where a webhook may point (docs/webhooks.md, "Webhooks"): https only, no user info, and no host that is
-// `localhost` or an IP literal inside the operator's own networks (loopback, private,
-// link-local, unique-local and the other special-purpose ranges), so that registering an
-// endpoint cannot turn the Worker into a client of internal services. Hostnames are not
-// resolved here (a Worker cannot resolve DNS); Cloudflare's outbound fetch does not reach
-// private networks either way. ALLOW_LOCAL_WEBHOOKS=true lifts the host and scheme rules for
-// local development, where the receiver runs on 127.0.0.1 over http.
+// Where a webhook may point (docs/webhooks.md, "Webhooks"): https only, no user info, and no host
+// that is `localhost` or an IP literal of a special-purpose range, so an endpoint cannot make the
+// Worker a client of internal services. Hostnames are not resolved (a Worker cannot resolve DNS;
+// its outbound fetch does not reach private networks either way). ALLOW_LOCAL_WEBHOOKS=true lifts
+// the host and scheme rules for local development.
 
 export const MAX_URL_LENGTH = 2048;
 
