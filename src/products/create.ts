@@ -1,16 +1,14 @@
 import type { DB } from "../db/client";
 import { products, skus } from "../db/schema";
 import { sqlNames } from "../platform/columns";
-import { afterLostRace, fitsOneValue, isConstraintError, jsonChunks, runBatch, stmt } from "../platform/d1";
-import { type Claim, type Idem, runClaimed } from "../platform/idempotency";
+import { afterLostRace, fitsOneValue, isConstraintError, jsonChunks, stmt } from "../platform/d1";
+import { runClaimed } from "../platform/idempotency";
 import { committed, newEvent, outboxStatement, type PendingEvent } from "../webhooks/outbox";
 import { derivedSlug, tooManyPaths, withHead } from "./categories";
 import { withInitials } from "./fields";
 import { INSERT_PACKED, INSERT_PACKED_ONE, INSERT_PRODUCT, INSERT_PRODUCTS } from "./inserts";
 import { minimalJson, ownJson, type ProductText, productTexts } from "./own-json";
 import { packedRows } from "./packed";
-import type { ProductOut } from "./present";
-import { presentReads, productReads } from "./read";
 import type { ProductCreate, VariantEntry } from "./schema";
 import {
   entryBytes,
@@ -24,66 +22,16 @@ import {
 } from "./size";
 import { agreedNames, sharedNames, VALUE_KEYS, valuesOf } from "./variants";
 import { versionBumps } from "./version";
+import type { ItemOutcome, ProductRef, Recorder, WriteOptions, Written } from "./write";
 
-/**
- * How a write answers: `minimal` reads back only ids, SKUs and updated_at (docs/products.md,
- * "Prefer: return=minimal"). keyId: the stored API key making the write (null: the bootstrap
- * API_KEY), for the audit trail.
- */
-export type WriteOptions = { minimal?: boolean; keyId?: number | null; ifMatch?: IfMatch };
+// POST /v1/products (docs/products.md): each item planned in JavaScript, all of them written by one
+// batch that also answers them as SQLite's JSON text (./own-json.ts).
 
-/**
- * An If-Match on a PUT of one product (docs/stock.md): the tags it
- * names; the write sets `etag` to the product's ETag as it answers it (written, or current on 412).
- */
-export type IfMatch = { any: boolean; tags: string[]; etag?: string };
-
-/** One item of a product write: either its product, or why it failed and with which status. */
-export type ItemOutcome<P = ProductOut | ProductText> =
-  | { ok: true; product: P }
-  | { ok: false; status: 400 | 404 | 409 | 412 | 413; errors: string[]; current?: ProductOut };
-
-/** What a product write service returns: each item's outcome and the events its batches wrote. */
-export type Written = {
-  outcomes: Map<number, ItemOutcome>;
-  events: PendingEvent[];
-  /** Nothing a catalogue read shows changed (every item refused, or none changed anything). */
-  unchanged?: true;
-};
-
-/** A product the write batch will create or change, referred to before its id is known. */
-export type ProductRef = { $product: string | number };
-
-/** How a product write records its answer for Idempotency-Key retries (docs/security.md, "Guarantees"). */
-export type Recorder = {
-  idem: Idem;
-  /** Claims the key with the request's whole answer (a deletion's items answer the deleted id). */
-  claim: Claim<Map<number, ItemOutcome<ProductRef | number>>>;
-  /** Claims the key before the request's first of several batches (PUT naming a product twice). */
-  pending: () => D1PreparedStatement[];
-  /** Completes a pending record with the whole answer, in the last batch. */
-  complete: Claim<Map<number, ItemOutcome<ProductRef>>>;
-  /**
-   * The last statement of a batch that claimed or completed the record: stores the products
-   * matching `where` (as for productReads) as they are then, for replays (docs/security.md, "Guarantees").
-   */
-  snapshot: (where: string, ...params: unknown[]) => D1PreparedStatement;
-};
-
-// ---------------------------------------------------------------------------------------------
-// Reads
-
-export async function getProduct(db: DB, id: number): Promise<ProductOut | undefined> {
-  const [ps, vs] = await runBatch(db, productReads(db, `p.${P.id} = ?1`, id));
-  return presentReads(ps, vs).products[0];
-}
-
-// ---------------------------------------------------------------------------------------------
-// Create
+const P = sqlNames(products);
 
 type ProductInsert = ReturnType<typeof productColumns> & { token: string; slug: string };
 
-export function productColumns(p: ProductCreate, optionNames: string[]) {
+function productColumns(p: ProductCreate, optionNames: string[]) {
   return {
     ...withInitials(p),
     // Required by productCreate; zod types preprocess outputs as optional.
@@ -211,8 +159,6 @@ function planOnce(
 }
 
 /** Where a create's SKU was given (Planned.skuAt). */
-const P = sqlNames(products);
-
 const skuPath = (at: number) => (at < 0 ? "sku" : `variants.add[${at}].sku`);
 
 /**
@@ -269,7 +215,7 @@ export async function createProducts(
   now: number,
   recorder?: Recorder,
   options: WriteOptions = {},
-): Promise<{ outcomes: Map<number, ItemOutcome>; events: PendingEvent[] }> {
+): Promise<Written> {
   const outcomes = new Map<number, ItemOutcome>();
   let events: PendingEvent[] = [];
   let plans: Planned[] = [];

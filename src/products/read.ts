@@ -2,9 +2,9 @@ import type { DB } from "../db/client";
 import { toProduct } from "../db/rows";
 import { products, variants } from "../db/schema";
 import { optionColumn, sqlNames } from "../platform/columns";
-import { stmt } from "../platform/d1";
+import { runBatch, stmt } from "../platform/d1";
 import { VARIANT_FIELDS } from "./fields";
-import { presentProducts, type VariantOutRow } from "./present";
+import { type ProductOut, presentProducts, type VariantOutRow } from "./present";
 
 // Only the variant columns an answer shows: every column of every row is built into an object by
 // D1's binding before the Worker sees it, so the ones no answer reads are not selected.
@@ -42,4 +42,10 @@ export function productReads(db: DB, where: string, ...params: unknown[]) {
 export function presentReads(ps: D1Result<Record<string, unknown>>, vs: D1Result<Record<string, unknown>>) {
   const rows = ps.results.map(toProduct);
   return { rows, products: presentProducts(rows, vs.results as unknown as VariantOutRow[]) };
+}
+
+/** A product as presentProduct answers it, or undefined (the reference the SQL answers are held to). */
+export async function getProduct(db: DB, id: number): Promise<ProductOut | undefined> {
+  const [ps, vs] = await runBatch(db, productReads(db, `p.${P.id} = ?1`, id));
+  return presentReads(ps, vs).products[0];
 }

@@ -5,9 +5,9 @@ import { products, variants } from "../db/schema";
 import { sqlNames } from "../platform/columns";
 import { runBatch } from "../platform/d1";
 import { type Idem, snapshotStatement } from "../platform/idempotency";
-import type { ProductRef } from "./create";
 import { presentProducts, type VariantOutRow } from "./present";
 import { presentReads, productReads } from "./read";
+import type { ProductRef } from "./write";
 
 // Replays of product writes (docs/security.md, "Guarantees"). A product write's recorded answer refers to
 // its products as {"$product": token or id}; the same batch stores a snapshot of those products'

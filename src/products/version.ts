@@ -4,7 +4,7 @@ import type { PublicView } from "../keys/public";
 import { sqlNames } from "../platform/columns";
 import { stmt } from "../platform/d1";
 import { etagOf } from "../platform/hash";
-import type { IfMatch } from "./create";
+import type { IfMatch } from "./write";
 
 // A product's own version and ETag (docs/stock.md): every batch that changes a product or its
 // variants ends with versionBumps (a trigger only gives a new product its row,
