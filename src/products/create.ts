@@ -7,8 +7,8 @@ import { committed, newEvent, outboxStatement, type PendingEvent } from "../webh
 import { derivedSlug, tooManyPaths, withHead } from "./categories";
 import { withInitials } from "./fields";
 import { INSERT_PACKED, INSERT_PACKED_ONE, INSERT_PRODUCT, INSERT_PRODUCTS } from "./inserts";
-import { minimalJson, ownJson, type ProductText, productTexts } from "./own-json";
 import { packedRows } from "./packed";
+import { minimalJson, ownJson, ProductText } from "./present";
 import type { ProductCreate, VariantEntry } from "./schema";
 import {
   entryBytes,
@@ -25,7 +25,7 @@ import { versionBumps } from "./version";
 import type { ItemOutcome, ProductRef, Recorder, WriteOptions, Written } from "./write";
 
 // POST /v1/products (docs/products.md): each item planned in JavaScript, all of them written by one
-// batch that also answers them as SQLite's JSON text (./own-json.ts).
+// batch that also answers them as SQLite's JSON text (./present.ts).
 
 const P = sqlNames(products);
 
@@ -292,12 +292,13 @@ export async function createProducts(
         outboxStatement(db, events, now),
         // The catalogue's version, once for the batch; a new product's own version is its first.
         ...(ready.length ? versionBumps(db, []) : []),
-        // The products as SQLite writes their answer (./own-json.ts): never presented in JavaScript.
+        // The products as SQLite writes their answer (./present.ts): never presented in JavaScript.
         (options.minimal ? minimalJson : ownJson)(db, byToken, tokens),
         ...(recorder ? [recorder.snapshot(byToken, tokens)] : []),
       ]);
       events = committed(events, results);
-      const created = productTexts(results[results.length - (recorder ? 2 : 1)]);
+      const texts = results[results.length - (recorder ? 2 : 1)].results;
+      const created = new Map(texts.map((row) => [String(row.token), ProductText.of(row)]));
       for (const plan of ready) {
         outcomes.set(plan.index, { ok: true, product: created.get(plan.product.token) as ProductText });
       }

@@ -22,8 +22,8 @@ import { carriedSql } from "../platform/quotes";
 import type { CarriedChunks } from "../platform/stream";
 import { categoryFilter, categoryQuery, urlSql } from "./categories";
 import { MODELLED_BASE, MODELLED_DETAILS, productColumn, productField } from "./fields";
-import { col, variantsInOrder } from "./json-sql";
 import { OPTION_NAMES, productParts } from "./modelled-json";
+import { col, variantsInOrder } from "./present";
 import { MAX_VARIANTS } from "./schema";
 
 // GET /v1/products and GET /v1/products/count in the modelled dialect (docs/modelled-reads.md, "Modelled reads").
@@ -166,7 +166,7 @@ const pieces = (withDetails: boolean) => (withDetails ? ["t", ...LATER_RUNS.map(
  * keeps, each a row of texts (`wrap` applied to each) and a null `est`: `t`, the product's text, whole or (with
  * details, for a product of more than one run) up to the end of its first run; r1 to r7, its later
  * runs, each with the comma before it; `z`, what follows the last. Each product's variants are
- * joined to it through the index on (product_id, position) and grouped in one pass (json-sql.ts,
+ * joined to it through the index on (product_id, position) and grouped in one pass (present.ts,
  * variantsInOrder): its count, its stock and its runs, a run being the variants of 256 positions,
  * which the writes number 0 to n-1. (A run of 256 by a window over a product's variants read them
  * three more times, and counting and summing them twice more.)

@@ -3,7 +3,7 @@ import { products, variants } from "../db/schema";
 import type { PublicView } from "../keys/public";
 import { CATEGORIES_SQL, HEAD_SQL } from "./categories";
 import {
-  type Field as DescribedField,
+  type Field,
   MODELLED_BASE,
   MODELLED_DETAILS,
   MODELLED_VARIANT,
@@ -14,8 +14,8 @@ import {
   variantColumn,
   variantField,
 } from "./fields";
-import { availability, col, type Field, kept, object, ordered, seen } from "./json-sql";
 import { MODELLED } from "./kinds";
+import { availability, col, kept, type Member, object, ordered, seen } from "./present";
 
 // Products in the modelled dialect (docs/modelled-reads.md, "Modelled reads"), built by SQLite
 // as JSON text: a page of products with thousands of variants reaches the Worker as one text per
@@ -30,7 +30,7 @@ const P = (c: SQLiteColumn) => col("p", c);
 const V = (c: SQLiteColumn) => col("v", c);
 
 /** The modelled dialect's SQL of a described field over its column. */
-function modelled(f: DescribedField | undefined, c: (f: DescribedField) => SQLiteColumn, alias: string) {
+function modelled(f: Field | undefined, c: (f: Field) => SQLiteColumn, alias: string) {
   if (!f?.modelled) return undefined;
   const column = c(f);
   return MODELLED[f.modelled].sql(col(alias, column), !column.notNull);
@@ -47,7 +47,7 @@ const stockOf = (view: PublicView | undefined) =>
 
 /** The fields of a product in a list (url from STORE_URL; docs/products.md, "Categories, URLs and images"). */
 const BASE = ordered<ModelledProductSpecial>(MODELLED_BASE, productModelled);
-const base = (url: string, stock: string): Field[] =>
+const base = (url: string, stock: string): Member[] =>
   BASE({
     id: `CAST(${P(products.id)} AS TEXT)`,
     hasVariants: `iif(${COUNT} > 0, '1', '0')`,

@@ -17,7 +17,7 @@ import { createProducts } from "./create";
 import { deleteProducts } from "./delete";
 import { catalogEdge, notModified } from "./edge";
 import { countProducts, listProducts, parseProductQuery } from "./list";
-import { ownJson, productText, publicJson } from "./own-json";
+import { ownJson, ProductText, publicJson } from "./present";
 import { productCreate, productDelete, productUpdate } from "./schema";
 import { updateProducts } from "./update/index";
 import { ifMatchTags, productETag, VERSION_OF } from "./version";
@@ -57,7 +57,7 @@ export const productsRoute = new Hono<AppEnv>()
   .get("/:product_id", notModified, zv("param", z.object({ product_id: id })), catalogEdge, async (c) => {
     const { product_id } = c.req.valid("param");
     const pub = publicView(c.var.credential);
-    // SQLite's text as is (src/products/own-json.ts), a storefront's with only what it may see: a
+    // SQLite's text as is (src/products/present.ts), a storefront's with only what it may see: a
     // product of 2,048 variants is never presented in JavaScript (for a storefront that took 27
     // ms of CPU). The ETag comes of the product's version: hashing a megabyte of answer cost about
     // a quarter of this read's CPU.
@@ -71,5 +71,5 @@ export const productsRoute = new Hono<AppEnv>()
     // The product's own version: it moves when this product changes or sells, not when another
     // does, so it is also what If-Match on PUT compares (docs/stock.md).
     const tag = productETag(product_id, version.results[0]?.version, pub);
-    return carriedJson(c, productText(found).text, 200, { ETag: tag });
+    return carriedJson(c, ProductText.of(found.results[0]).text, 200, { ETag: tag });
   });

@@ -8,8 +8,7 @@ import { bodyItems, fieldNames, parseItems } from "../platform/items";
 import { MINIMAL_APPLIED, minimalProduct, prefersMinimal } from "../platform/prefer";
 import { carriedJson, escapeBackticks } from "../platform/quotes";
 import { dispatch, type PendingEvent, waiterOf } from "../webhooks/outbox";
-import { ProductText } from "./own-json";
-import type { ProductOut } from "./present";
+import { type ProductOut, ProductText } from "./present";
 import { productSnapshot, resolveProducts } from "./replay";
 
 // What POST, PUT and DELETE /v1/products share (docs/products.md, "Products"): the body read as items, each
@@ -188,7 +187,7 @@ export async function writeProducts<S extends z.ZodObject, P extends ProductOut 
   if (result.unchanged) c.set("catalogKept", true);
   const { status, body } = productWriteResponse(parsed, outcomes);
   const texts = body.products as unknown[];
-  // Products SQLite built (./own-json.ts), answered in the form asked for, written around.
+  // Products SQLite built (./present.ts), answered in the form asked for, written around.
   if (texts.length && texts.every((p) => p instanceof ProductText)) {
     const variants = (texts as ProductText[]).reduce((n, p) => n + p.variants, 0);
     c.set("logCounts", { products: body.success, variants });

@@ -4,7 +4,7 @@ import { sqlNames } from "../../platform/columns";
 import { afterLostRace, isConstraintError, runBatch, stmt } from "../../platform/d1";
 import { runClaimed } from "../../platform/idempotency";
 import { committed, type PendingEvent } from "../../webhooks/outbox";
-import { ProductText } from "../own-json";
+import { ProductText } from "../present";
 import { presentReads, productReads } from "../read";
 import type { Located } from "../variants";
 import { productETag } from "../version";

@@ -1,6 +1,7 @@
 import { derivedSlug, tooManyPaths, withHead } from "../categories";
 import { slugTaken } from "../create";
-import { optionNames, parseList } from "../present";
+import { parseList } from "../kinds";
+import { optionNames } from "../present";
 import { MAX_VARIANTS, type VariantEntry } from "../schema";
 import { MAX_ANSWER_BYTES, tooLarge } from "../size";
 import { comboKey, type Located, sameNames, VALUE_KEYS, valuesOf } from "../variants";

@@ -5,8 +5,7 @@ import { jsonChunks, stmt, textChunks } from "../../platform/d1";
 import { newEvent, outboxStatement } from "../../webhooks/outbox";
 import { PRODUCT_FIELDS, SCALAR_FIELDS, VARIANT_FIELDS } from "../fields";
 import { INSERT_VARIANTS } from "../inserts";
-import { minimalJson, ownJson } from "../own-json";
-import type { ProductRow } from "../present";
+import { minimalJson, ownJson, type ProductRow } from "../present";
 import { VARIANT_VALUES as VALUE_FIELDS } from "../variants";
 import { VERSION_SQL, versionBumps } from "../version";
 import type { WriteOptions } from "../write";
@@ -255,7 +254,7 @@ const eachText = (db: DB, sql: string, list: string[], ...rest: unknown[]) =>
 /**
  * The one write batch of a round, for all its plans: the guard, the changed rows, the
  * product.update events of the changed products, their versions, then every planned product as
- * SQLite's JSON text (src/products/own-json.ts: the answer needs no further round trip, and 2,048
+ * SQLite's JSON text (src/products/present.ts: the answer needs no further round trip, and 2,048
  * variants are never presented in JavaScript). Order matters: deletes and parking
  * free SKUs and option combinations before anything takes them, the product row (with
  * disable_minusqty) is written before its variants copy the flag.
