@@ -10,16 +10,7 @@ import { INSERT_PACKED, INSERT_PACKED_ONE, INSERT_PRODUCT, INSERT_PRODUCTS } fro
 import { packedRows } from "./packed";
 import { minimalJson, ownJson, ProductText } from "./present";
 import type { ProductCreate, VariantEntry } from "./schema";
-import {
-  entryBytes,
-  entryBytesAtMost,
-  jsonBytes,
-  MAX_ANSWER_BYTES,
-  PRODUCT_ALLOWANCE,
-  PRODUCT_TEXT,
-  tooLarge,
-  valueBytes,
-} from "./size";
+import { entryBytes, entryBytesAtMost, jsonBytes, MAX_ANSWER_BYTES, productBytes, tooLarge } from "./size";
 import { agreedNames, sharedNames, VALUE_KEYS, valuesOf } from "./variants";
 import { versionBumps } from "./version";
 import type { ItemOutcome, ProductRef, Recorder, WriteOptions, Written } from "./write";
@@ -106,7 +97,7 @@ function planOnce(
   if (flagOn && product.stock < 0) errors.push("stock: must not be negative while disable_minusqty is on");
   // The entry that last gave each combination of option values.
   const seen = new Map<string, number>();
-  let size = createdSize(product);
+  let size = productBytes(product);
   const nameBytes = jsonBytes(product.option_names);
   for (let i = 0; i < entries.length; i++) {
     const entry = entries[i];
@@ -127,7 +118,7 @@ function planOnce(
   if (errors.length) return { index, status: 400, errors };
   // The estimate itself only when the quick bound of it is past the limit.
   if (size > MAX_ANSWER_BYTES) {
-    size = createdSize(product);
+    size = productBytes(product);
     for (const entry of entries) size += nameBytes + entryBytes(entry);
   }
   // SKUs with where they were given; paths are worded only for an error (2,048 entries).
@@ -174,13 +165,6 @@ function comboOf(e: VariantEntry, names: readonly string[], keyed: boolean): str
     if (keyed) key += (n ? "\u0000" : "") + (v ?? "");
   }
   return key;
-}
-
-/** The answer size estimate of a product about to be created, without its variants (./size.ts). */
-function createdSize(p: ProductInsert) {
-  let size = PRODUCT_ALLOWANCE;
-  for (const [key] of PRODUCT_TEXT) size += valueBytes((p as Record<string, unknown>)[key]);
-  return size;
 }
 
 const K = sqlNames(skus);

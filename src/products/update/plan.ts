@@ -3,10 +3,9 @@ import { slugTaken } from "../create";
 import { parseList } from "../kinds";
 import { optionNames } from "../present";
 import { MAX_VARIANTS, type VariantEntry } from "../schema";
-import { MAX_ANSWER_BYTES, tooLarge } from "../size";
+import { MAX_ANSWER_BYTES, sizeAfter, tooLarge } from "../size";
 import { comboKey, type Located, sameNames, VALUE_KEYS, valuesOf } from "../variants";
 import { type Failed, Failures, fail, type PlanVariant, type Snapshot, type Target } from "./select";
-import { sizeAfter } from "./size";
 import {
   addEntries,
   applyEntry,

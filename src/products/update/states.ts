@@ -11,6 +11,7 @@ import {
   sameNames,
   VALUE_KEYS,
   VARIANT_VALUES,
+  valuesMoved,
   valuesOf,
   variantColumns,
 } from "../variants";
@@ -78,15 +79,6 @@ export function fromRow(v: PlanVariant): VariantState {
       values: variantValues(v),
     },
   };
-}
-
-/** Whether a state's option values differ from its row's (a new state has none), compared in place. */
-export function valuesMoved(s: VariantState): boolean {
-  const v = s.cur.values;
-  const r = s.row;
-  return (
-    !r || v[0] !== r.option1 || v[1] !== r.option2 || v[2] !== r.option3 || v[3] !== r.option4 || v[4] !== r.option5
-  );
 }
 
 export function set(s: VariantState, col: Col, value: unknown, path: string) {

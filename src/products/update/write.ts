@@ -6,12 +6,12 @@ import { newEvent, outboxStatement } from "../../webhooks/outbox";
 import { PRODUCT_FIELDS, SCALAR_FIELDS, VARIANT_FIELDS } from "../fields";
 import { INSERT_VARIANTS } from "../inserts";
 import { minimalJson, ownJson, type ProductRow } from "../present";
-import { VARIANT_VALUES as VALUE_FIELDS } from "../variants";
+import { VARIANT_VALUES as VALUE_FIELDS, valuesMoved } from "../variants";
 import { VERSION_SQL, versionBumps } from "../version";
 import type { WriteOptions } from "../write";
 import type { Plan } from "./plan";
 import type { PlanVariant } from "./select";
-import { changes, type VariantState, valuesMoved } from "./states";
+import { changes, type VariantState } from "./states";
 
 // The write batch of a PUT round (docs/design.md, "Writes"): what each plan's product row and
 // variant states differ in from the rows as read, and nothing else. An UPDATE writes its row and
