@@ -6,8 +6,7 @@ import { runClaimed } from "../platform/idempotency";
 import { committed, newEvent, outboxStatement, type PendingEvent } from "../webhooks/outbox";
 import { derivedSlug, tooManyPaths, withHead } from "./categories";
 import { withInitials } from "./fields";
-import { INSERT_PACKED, INSERT_PACKED_ONE, INSERT_PRODUCT, INSERT_PRODUCTS } from "./inserts";
-import { packedRows } from "./packed";
+import { INSERT_PACKED, INSERT_PACKED_ONE, INSERT_PRODUCT, INSERT_PRODUCTS, packedRows } from "./inserts";
 import { minimalJson, ownJson, ProductText } from "./present";
 import type { ProductCreate, VariantEntry } from "./schema";
 import { entryBytes, entryBytesAtMost, jsonBytes, MAX_ANSWER_BYTES, productBytes, tooLarge } from "./size";
@@ -35,7 +34,7 @@ function productColumns(p: ProductCreate, optionNames: string[]) {
 type Planned = {
   index: number;
   product: ProductInsert;
-  /** The variant entries as given, checked; written packed (./packed.ts). */
+  /** The variant entries as given, checked; written packed (./inserts.ts). */
   variants: VariantEntry[];
   /** The SKUs it will own, and where each was given: -1 the product, else its entry. */
   skus: string[];
