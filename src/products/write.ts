@@ -9,7 +9,7 @@ import { MINIMAL_APPLIED, minimalProduct, prefersMinimal } from "../platform/pre
 import { carriedJson, escapeBackticks } from "../platform/quotes";
 import { dispatch, type PendingEvent, waiterOf } from "../webhooks/outbox";
 import { type ProductOut, ProductText } from "./present";
-import { productSnapshot, resolveProducts } from "./replay";
+import { productSnapshot, resolveProducts } from "./read";
 
 // What POST, PUT and DELETE /v1/products share (docs/products.md, "Products"): the body read as items, each
 // validated on its own, one service call, the answer {success, errors, notices, products}, the
