@@ -134,22 +134,15 @@ function recorder(db: DB, idem: Idem | undefined, parsed: Parsed[], now: number,
     const all = new Map(planned);
     for (const p of parsed) if (!p.ok) all.set(p.index, { ok: false, status: 400, errors: p.errors ?? [] });
     const { status, body } = productWriteResponse(parsed, all);
-    return { status, body: shape(body, products) };
+    return [status, shape(body, products)] as const;
   };
-  const r: Recorder = {
+  return {
     idem,
-    claim: (planned) => {
-      const { status, body } = answer(planned);
-      return recordStatements(db, idem, status, body, now);
-    },
+    claim: (planned) => recordStatements(db, idem, ...answer(planned), now),
     pending: () => recordStatements(db, idem, 409, STOPPED_PARTWAY, now),
-    complete: (planned) => {
-      const { status, body } = answer(planned);
-      return completeStatements(db, idem, status, body);
-    },
+    complete: (planned) => completeStatements(db, idem, ...answer(planned)),
     snapshot: (where, ...params) => productSnapshot(db, idem, where, ...params),
-  };
-  return r;
+  } satisfies Recorder;
 }
 
 type Writer<T, P> = (
