@@ -45,33 +45,22 @@ type Planned = {
   source: ProductCreate;
 };
 
+/** An item the create refuses: its outcome, with its index. */
+type Refused = { ok: false; index: number; status: 400 | 409 | 413; errors: string[] };
+
 /**
  * Everything about one product that can be decided without the database: the one plan of a
  * create, whatever its size. It reads the entries where they are, without a row object per
  * variant (a create has up to 2,048), and words every refusal; the batch's constraints then only
- * meet what another request did meanwhile (a taken SKU or slug).
+ * meet what another request did meanwhile (a taken SKU or slug). Unless `full`, without the two
+ * checks that need a map of every entry (two entries repeating a combination of option values, or
+ * a SKU): the batch's unique indexes refuse those, and the item is then planned again with them
+ * (createProducts). The maps of 2,048 keys were about half of the plan's CPU. A refusal is worded
+ * whole, with every check.
  */
-function planCreate(
-  p: ProductCreate,
-  index: number,
-  full = false,
-): Planned | { index: number; status: 400 | 409 | 413; errors: string[] } {
-  const planned = planOnce(p, index, full);
-  // A refusal is worded whole, with every check.
-  return "errors" in planned && !full ? planOnce(p, index, true) : planned;
-}
-
-/**
- * planCreate; unless `full`, without the two checks that need a map of every entry (two entries
- * repeating a combination of option values, or a SKU): the batch's unique indexes refuse those,
- * and the item is then planned again with them (createProducts). The maps of 2,048 keys were
- * about half of the plan's CPU.
- */
-function planOnce(
-  p: ProductCreate,
-  index: number,
-  full: boolean,
-): Planned | { index: number; status: 400 | 409 | 413; errors: string[] } {
+function planCreate(p: ProductCreate, index: number, full = false): Planned | Refused {
+  const refuse = (status: Refused["status"], errors: string[]) =>
+    full ? ({ ok: false, index, status, errors } as const) : planCreate(p, index, true);
   const entries = p.variants?.add ?? [];
   const path = (i: number) => `variants.add[${i}]`;
   // The names every entry agrees on, read without an object per entry; worded only when they differ.
@@ -114,7 +103,7 @@ function planOnce(
       errors.push(`${path(i)}.qty: must not be negative while disable_minusqty is on`);
     size += nameBytes + entryBytesAtMost(entry);
   }
-  if (errors.length) return { index, status: 400, errors };
+  if (errors.length) return refuse(400, errors);
   // The estimate itself only when the quick bound of it is past the limit.
   if (size > MAX_ANSWER_BYTES) {
     size = productBytes(product);
@@ -141,9 +130,9 @@ function planOnce(
     if (earlier === undefined) first.set(owned[k], skuAt[k]);
     else errors.push(`${skuPath(skuAt[k])}: SKU ${owned[k]} is also given at ${earlier < 0 ? "sku" : path(earlier)}`);
   }
-  if (errors.length) return { index, status: 409, errors };
+  if (errors.length) return refuse(409, errors);
   if (size > MAX_ANSWER_BYTES) {
-    return { index, status: 413, errors: [tooLarge(`product "${product.title}"`, size)] };
+    return refuse(413, [tooLarge(`product "${product.title}"`, size)]);
   }
   return { index, product, variants: entries, skus: owned, skuAt, slug: p.slug ?? undefined, source: p };
 }
@@ -206,28 +195,18 @@ export async function createProducts(
   let full = false;
   for (const { index, data } of items) {
     const plan = planCreate(data, index);
-    if ("errors" in plan) outcomes.set(index, { ok: false, status: plan.status, errors: plan.errors });
+    if ("errors" in plan) outcomes.set(index, plan);
     else plans.push(plan);
   }
   for (let attempt = 1; plans.length; attempt++) {
     // The happy path is one round trip: the first attempt writes without reading, and the skus
     // primary key refuses a taken SKU; only then does a read find out which item to fail.
     // A given slug is unique like a SKU: the unique index refuses a taken one.
-    const [taken, slugs] =
-      attempt === 1
-        ? [new Map<string, number>(), new Map<string, number>()]
-        : await Promise.all([
-            ownersOf(
-              db,
-              READ_OWNERS,
-              plans.flatMap((p) => p.skus),
-            ),
-            ownersOf(
-              db,
-              READ_SLUGS,
-              plans.flatMap((p) => (p.slug ? [p.slug] : [])),
-            ),
-          ]);
+    const first = attempt === 1;
+    const [taken, slugs] = await Promise.all([
+      ownersOf(db, READ_OWNERS, first ? [] : plans.flatMap((p) => p.skus)),
+      ownersOf(db, READ_SLUGS, first ? [] : plans.flatMap((p) => (p.slug ? [p.slug] : []))),
+    ]);
     const claimed = new Map<string, number>();
     const claimedSlugs = new Set<string>();
     const ready: Planned[] = [];
@@ -295,8 +274,7 @@ export async function createProducts(
         full = true;
         const again = plans.map((p) => planCreate(p.source, p.index, true));
         plans = again.filter((p): p is Planned => !("errors" in p));
-        for (const p of again)
-          if ("errors" in p) outcomes.set(p.index, { ok: false, status: p.status, errors: p.errors });
+        for (const p of again) if ("errors" in p) outcomes.set(p.index, p);
         if (plans.length < again.length) continue;
       }
       await afterLostRace(attempt, "the catalog");

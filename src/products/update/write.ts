@@ -13,29 +13,16 @@ import type { Plan } from "./plan";
 import type { PlanVariant } from "./select";
 import { changes, type VariantState } from "./states";
 
-// The write batch of a PUT round (docs/design.md, "Writes"): what each plan's product row and
-// variant states differ in from the rows as read, and nothing else. An UPDATE writes its row and
-// the index entries of every column it SETs, changed or not, so the changed rows go in groups:
-// one statement for the columns no index covers (SKU included: the registry follows it by a
-// trigger that writes only when it changed), one for the option values (the unique combination
-// index), one for positions (the product-and-position index), each over one JSON list of only the
-// rows whose columns of that group change. The number of statements does not grow with the rows.
+// The write batch of a PUT round (docs/design.md, "Writes": one write of what changed, guarded):
+// what each plan's product row and variant states differ in from the rows as read, and nothing
+// else, in groups by the index entries their columns write (a statement a group, over one JSON
+// list, whatever the rows); first a guard that fails the batch whole when what the plans depend
+// on (the product's structure, not its values) changed since the read, so the round is planned
+// again from a fresh read. Fields an entry leaves out are kept from the row as the batch finds it.
 
 const P = sqlNames(products);
 const V = sqlNames(variants);
 const STALE = sqlNames(staleReads);
-
-// The guard of a PUT round's write batch (docs/products.md, "Updating products"): the batch fails whole, and
-// is planned again from a fresh read, when what its plans depend on changed since the read.
-//
-// A plan depends on the product's structure, not on every value: which variants exist (ids), how
-// they are matched and checked (SKUs, option values, option names), where they stand (positions),
-// the product's own SKU and disable_minusqty, its stock where the plan clears a negative one, its categories where headcategory_name
-// rearranges the stored ones, and its missing slug where the plan derives one. Every field an entry gives is written as given (below), and fields it leaves out are
-// kept from the row as it is when the batch runs, so a plan does not depend on values other
-// writers change: writers that only change values (a stock or price sync) of one product no longer
-// exclude one another. Stock floors, SKU uniqueness and option combinations are constraints, so
-// they hold whatever commits in between. updated_at still moves on every write (caches rely on it).
 
 /**
  * The structure of product `p` as one string, as the guard makes it; the read (./select.ts) gets
