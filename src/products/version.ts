@@ -15,6 +15,22 @@ const PV = sqlNames(productVersions);
 const P = sqlNames(products);
 const CV = sqlNames(catalogVersion);
 
+/** SQL: the statement that moves the catalogue's version. */
+const CATALOGUE_BUMP = `UPDATE ${CV.$} SET ${CV.version} = ${CV.version} + 1 WHERE ${CV.id} = 1`;
+// Joined from the list, not `IN (SELECT ...)`, whose list SQLite first copies into a scratch index
+// that D1 bills as rows read.
+const BUMP = `UPDATE ${PV.$} SET ${PV.version} = ${PV.version} + 1 FROM json_each(?1) AS j WHERE ${PV.$}.${PV.productId} = j.value`;
+// An upsert that always meets its conflict reads 2 rows a product (the list's and its own) where
+// BUMP reads 4 (the join's scratch table, read back). A product deleted meanwhile would be
+// inserted, which its foreign key refuses: the batch fails as after a lost race.
+const HELD_BUMP = `INSERT INTO ${PV.$} (${PV.productId}) SELECT value FROM json_each(?1) WHERE true
+  ON CONFLICT (${PV.productId}) DO UPDATE SET ${PV.version} = ${PV.$}.${PV.version} + 1`;
+
+const bumps = (db: DB, sql: string, productIds: readonly number[]) => [
+  ...(productIds.length ? [stmt(db, sql, JSON.stringify(productIds))] : []),
+  stmt(db, CATALOGUE_BUMP),
+];
+
 /**
  * The statements that move the versions a write changed: each named product's (its ETag) and the
  * catalogue's (the storefront cache's key). A row per product and one for the catalogue, whatever
@@ -22,38 +38,13 @@ const CV = sqlNames(catalogVersion);
  * A batch that writes a product or its variants ends with these; a batch that changes nothing
  * carries none.
  */
-export function versionBumps(db: DB, productIds: readonly number[]): D1PreparedStatement[] {
-  const catalogue = stmt(db, CATALOGUE_BUMP);
-  if (!productIds.length) return [catalogue];
-  return [
-    stmt(
-      db,
-      // Joined from the list, not `IN (SELECT ...)`, whose list SQLite first copies into a scratch
-      // index that D1 bills as rows read.
-      `UPDATE ${PV.$} SET ${PV.version} = ${PV.version} + 1 FROM json_each(?1) AS j WHERE ${PV.$}.${PV.productId} = j.value`,
-      JSON.stringify(productIds),
-    ),
-    catalogue,
-  ];
-}
-
-// An upsert that always meets its conflict reads 2 rows a product (the list's and its own) where
-// the UPDATE ... FROM above reads 4 (the join's scratch table, read back). A product deleted
-// meanwhile would be inserted, which its foreign key refuses: the batch fails as after a lost race.
-const HELD_BUMP = `INSERT INTO ${PV.$} (${PV.productId}) SELECT value FROM json_each(?1) WHERE true
-  ON CONFLICT (${PV.productId}) DO UPDATE SET ${PV.version} = ${PV.$}.${PV.version} + 1`;
+export const versionBumps = (db: DB, productIds: readonly number[]) => bumps(db, BUMP, productIds);
 
 /**
  * versionBumps of products that must exist when the batch runs (an order's stock moves, planned
  * again when the batch fails): a product gone since the read fails the batch, not skipped.
  */
-export function heldVersionBumps(db: DB, productIds: readonly number[]): D1PreparedStatement[] {
-  if (!productIds.length) return [stmt(db, CATALOGUE_BUMP)];
-  return [stmt(db, HELD_BUMP, JSON.stringify(productIds)), stmt(db, CATALOGUE_BUMP)];
-}
-
-/** SQL: the statement that moves the catalogue's version. */
-const CATALOGUE_BUMP = `UPDATE ${CV.$} SET ${CV.version} = ${CV.version} + 1 WHERE ${CV.id} = 1`;
+export const heldVersionBumps = (db: DB, productIds: readonly number[]) => bumps(db, HELD_BUMP, productIds);
 
 /** SQL: the version of product `p` (the alias the statement gives it). */
 export const VERSION_SQL = `(SELECT ${PV.version} FROM ${PV.$} WHERE ${PV.productId} = p.${P.id})`;
