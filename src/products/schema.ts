@@ -20,20 +20,16 @@ export { type Image, image, images, MAX_IMAGES, stock } from "./kinds";
 // A flag like the others (docs/api.md, "Conventions": 1/0, "1"/"0", true/false), stored and answered as 1 or 0.
 export const visible = flag;
 
+/** How each mode takes a field by its `write`: required on create, clearable by null on update. */
+const WRAP = {
+  create: { required: req, optional: opt, clearable: opt },
+  update: { required: opt, optional: opt, clearable },
+};
+
 /** The validators of the fields `described` (./fields.ts) in `mode`. */
 function shapeOf<D extends Record<string, Field>, M extends "create" | "update">(described: D, mode: M) {
   const shape: Record<string, z.ZodType> = {};
-  for (const [name, f] of Object.entries(described)) {
-    const wrap =
-      f.write === "required"
-        ? mode === "create"
-          ? req
-          : opt
-        : f.write === "clearable" && mode === "update"
-          ? clearable
-          : opt;
-    shape[name] = wrap(f.kind.zod);
-  }
+  for (const [name, f] of Object.entries(described)) shape[name] = WRAP[mode][f.write](f.kind.zod);
   return shape as Shape<D, M>;
 }
 

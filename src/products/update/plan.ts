@@ -13,6 +13,7 @@ import {
   copyState,
   countsTwice,
   created,
+  expectedOf,
   finalChecks,
   fromRow,
   listNames,
@@ -152,8 +153,7 @@ export function plan(t: Target, snap: Snapshot, prior?: Plan): Plan | Failed {
 
   // The count's guards of the item's own stock (docs/stock.md).
   countsTwice(d, f);
-  const expectedPath = d.expected_stock === undefined ? "expected_qty" : "expected_stock";
-  const expected = d.expected_qty ?? d.expected_stock;
+  const expected = expectedOf(d);
 
   // A prior plan's states are shared: the selected variant is copied before it changes.
   let states = prior ? prior.states.slice() : (snap.variants.get(p.id) ?? []).map(fromRow);
@@ -237,8 +237,8 @@ export function plan(t: Target, snap: Snapshot, prior?: Plan): Plan | Failed {
   const who = (s: VariantState) => (tool && s.id === t.variant?.id ? `SKU ${d.sku}` : s.label);
   const own = tool && !t.variant ? `SKU ${d.sku}` : `product ${p.id}`;
   const expect: [number | null, number][] = prior?.guard.expect ? [...prior.guard.expect] : [];
-  if (!t.variant && !states.length && expected !== undefined) {
-    if (ownStock !== expected) f.add(409, `${expectedPath}: ${own} has stock ${ownStock}, not ${expected}`);
+  if (!t.variant && !states.length && expected.qty !== undefined) {
+    if (ownStock !== expected.qty) f.add(409, `${expected.path}: ${own} has stock ${ownStock}, not ${expected.qty}`);
     expect.push([null, p.stock]);
   }
   // Chained, only the selected variant's condition is this item's (the others' were checked); its

@@ -266,15 +266,22 @@ export function countsTwice(d: ProductUpdate, f: Failures) {
   }
 }
 
+/** The count an item expects of its own stock or of the variant it selects (docs/stock.md), and its key. */
+export const expectedOf = (d: ProductUpdate) => ({
+  qty: d.expected_qty ?? d.expected_stock,
+  path: d.expected_stock === undefined ? "expected_qty" : "expected_stock",
+});
+
 /** The item's own counts beside variants, whose qty is the product's stock: each refused. */
 export function ownCountsRefused(d: ProductUpdate, f: Failures) {
-  const expectedPath = d.expected_stock === undefined ? "expected_qty" : "expected_stock";
-  for (const [given, path] of [
+  const expected = expectedOf(d);
+  const given: [unknown, string][] = [
     [d.stock, "stock"],
     [d.adjust, "adjust"],
-    [d.expected_qty ?? d.expected_stock, expectedPath],
-  ] as const) {
-    if (given !== undefined) {
+    [expected.qty, expected.path],
+  ];
+  for (const [v, path] of given) {
+    if (v !== undefined) {
       f.add(400, `${path}: the product has variants, whose qty is its stock: select a variant or use variants.update`);
     }
   }
@@ -294,9 +301,8 @@ export function selectedVariant(t: Target, states: VariantState[], f: Failures):
     const v = d[from];
     if (v !== undefined) set(s, col, v, from);
   }
-  const expected = d.expected_qty ?? d.expected_stock;
-  const expectedPath = d.expected_stock === undefined ? "expected_qty" : "expected_stock";
-  if (expected !== undefined) s.expected = { qty: expected, path: expectedPath };
+  const { qty, path } = expectedOf(d);
+  if (qty !== undefined) s.expected = { qty, path };
   adjustQty(s, d.adjust, "adjust", f);
   return s;
 }
