@@ -274,17 +274,12 @@ export const expectedOf = (d: ProductUpdate) => ({
 
 /** The item's own counts beside variants, whose qty is the product's stock: each refused. */
 export function ownCountsRefused(d: ProductUpdate, f: Failures) {
-  const expected = expectedOf(d);
-  const given: [unknown, string][] = [
-    [d.stock, "stock"],
-    [d.adjust, "adjust"],
-    [expected.qty, expected.path],
-  ];
-  for (const [v, path] of given) {
-    if (v !== undefined) {
-      f.add(400, `${path}: the product has variants, whose qty is its stock: select a variant or use variants.update`);
-    }
-  }
+  const { qty, path } = expectedOf(d);
+  const refuse = (key: string) =>
+    f.add(400, `${key}: the product has variants, whose qty is its stock: select a variant or use variants.update`);
+  if (d.stock !== undefined) refuse("stock");
+  if (d.adjust !== undefined) refuse("adjust");
+  if (qty !== undefined) refuse(path);
 }
 
 /** Body fields that change a selected variant (`variant` in ../fields.ts), each with its column: stock sets qty. */
