@@ -258,12 +258,12 @@ function chunkIds(rows: Row[]): number[][] {
   return out;
 }
 
-/** The products' texts with commas between them, after the products before them on the page. */
-function joined(products: { json: string[] }[], first: boolean, last: boolean): string[] {
+/** The texts of built rows with commas between them, after the products before them on the page. */
+function joined(rows: Row[], first: boolean, last: boolean): string[] {
   const json = first ? ["["] : [];
-  for (let i = 0; i < products.length; i++) {
+  for (let i = 0; i < rows.length; i++) {
     if (i || !first) json.push(",");
-    for (const t of products[i].json) json.push(t);
+    json.push(...textOf(rows[i]));
   }
   if (last) json.push("]");
   return json;
@@ -306,9 +306,6 @@ function textOf(r: Row): string[] {
  * order already.
  */
 const byId = (rows: Row[]) => rows.sort((a, b) => a.id - b.id);
-
-/** The products of built rows, as JSON texts. */
-const assemble = (rows: Row[]) => rows.map((r) => ({ id: r.id, json: textOf(r) }));
 
 /**
  * The page: every product of it, whatever its size (docs/modelled-reads.md, "Paging"). SQLite
@@ -365,14 +362,14 @@ export async function listProducts(
   const more = rows[0]?.id === NEXT_PAGE;
   if (more) rows.shift();
   const later = rows.filter((r) => r.t === null);
-  const products = assemble(later.length ? rows.filter((r) => r.t !== null) : rows);
+  const products = later.length ? rows.filter((r) => r.t !== null) : rows;
 
   if (lookup) {
     if (!products.length) {
       const which = q.product_id !== undefined ? `product ${q.product_id}` : `product with sku ${q.sku}`;
       throw new ApiError(404, `${which} not found`);
     }
-    return { chunks: { first: products[0].json }, etag };
+    return { chunks: { first: textOf(products[0]) }, etag };
   }
   let link: string | undefined;
   if (more) {
@@ -391,7 +388,7 @@ export async function listProducts(
     if (n >= rest.length) return undefined;
     const ids = rest[n++];
     const read = await stmt(db, sql, JSON.stringify(ids)).all<Record<string, unknown>>();
-    const got = assemble(byId(read.results as Row[]));
+    const got = byId(read.results as Row[]);
     // Deleted (or hidden from a storefront) since the first read: the answer breaks off rather
     // than end as a page shorter than its limit, which a client would take for the last.
     if (got.length !== ids.length) throw new Error("a product of this page was removed while it was read; ask again");
