@@ -5,7 +5,7 @@ import { type PublicView, shownTo } from "../keys/public";
 import { optionColumn, sqlNames } from "../platform/columns";
 import { stmt } from "../platform/d1";
 import { carriedSql } from "../platform/quotes";
-import { productUrl, storeBaseSql } from "./categories";
+import { productUrl, urlSql } from "./categories";
 import {
   type Field,
   OPTION_KEYS,
@@ -338,15 +338,13 @@ export function publicJson(db: DB, view: PublicView, where: string, ...params: u
 }
 
 function productJson(db: DB, view: PublicView | undefined, where: string, ...params: unknown[]) {
-  const base = storeBaseSql();
-  const slug = P(products.slug);
   const stock = view ? SHOWN_STOCK : STOCK;
   const members = PRODUCT_MEMBERS({
     product_id: P(products.id),
     stock,
     categories: `json(${P(products.categories)})`,
-    slug,
-    url: `iif(${slug} IS NULL OR ${base} = '', NULL, ${base} || ${slug})`,
+    slug: P(products.slug),
+    url: urlSql("NULL"),
     variants: `json_group_array(${object(seen(VARIANT_MEMBERS, view, V(variants.qty)))}) FILTER (WHERE ${view ? SHOWN : VARIANT})`,
     created_at: isoSql(P(products.createdAt)),
     updated_at: isoSql(P(products.updatedAt)),
