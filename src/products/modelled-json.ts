@@ -15,7 +15,7 @@ import {
   variantField,
 } from "./fields";
 import { MODELLED } from "./kinds";
-import { availability, col, kept, type Member, object, ordered, seen } from "./present";
+import { availability, COUNT, col, kept, type Member, object, ordered, seen, shownVariants, stockSql } from "./present";
 
 // Products in the modelled dialect (docs/modelled-reads.md, "Modelled reads"), built by SQLite
 // as JSON text: a page of products with thousands of variants reaches the Worker as one text per
@@ -39,11 +39,7 @@ const productModelled = (k: string) => modelled(productField(k), productColumn, 
 const variantModelled = (k: string) => modelled(variantField(k), variantColumn, "v");
 
 // `p` is a product row with the columns option_name0 to option_name4 (OPTION_NAMES), grouped with
-// its variants `v` (list.ts): their count and qty sum are aggregates of that one pass.
-const COUNT = `count(${V(variants.id)})`;
-/** The product's stock: its variants' qty summed (a storefront's, of those it sees), else its own. */
-const stockOf = (view: PublicView | undefined) =>
-  `iif(${COUNT} > 0, coalesce(sum(${V(variants.qty)})${view ? ` FILTER (WHERE ${V(variants.visible)} = 1)` : ""}, 0), ${P(products.stock)})`;
+// its variants `v` (list.ts): their count and qty sum are aggregates of that one pass (./present.ts).
 
 /** The fields of a product in a list (url from STORE_URL; docs/products.md, "Categories, URLs and images"). */
 const BASE = ordered<ModelledProductSpecial>(MODELLED_BASE, productModelled);
@@ -97,7 +93,7 @@ const VARIANT = ordered<ModelledVariantSpecial>(
  * "Answers from D1").
  */
 export function productParts(withDetails: boolean, url: string, view?: PublicView) {
-  const stock = stockOf(view);
+  const stock = stockSql(view);
   const fields = base(url, stock);
   if (!withDetails) return { head: object(seen(fields, view, stock)) };
   const head = object(kept([...fields, ...DETAILS], view));
@@ -107,8 +103,7 @@ export function productParts(withDetails: boolean, url: string, view?: PublicVie
     head,
     tail,
     variant: object(seen(VARIANT, view, V(variants.qty))),
-    // A storefront never sees a hidden variant.
-    variantFilter: view ? `${V(variants.visible)} = 1` : `${V(variants.id)} IS NOT NULL`,
+    variantFilter: shownVariants(view),
   };
 }
 

@@ -293,14 +293,16 @@ const VARIANT_MEMBERS = ordered<OwnVariantSpecial>(OWN_VARIANT, (k) => {
 });
 
 // A product's variants are the rows `v` joined to it in answer order (variantsInOrder) and
-// aggregated once: their count, their qty summed as its stock and their list come of one pass.
-// A product without variants is the LEFT JOIN's one row of NULLs, which no aggregate counts.
-const VARIANT = `${V(variants.id)} IS NOT NULL`;
-const SHOWN = `${V(variants.visible)} = 1`;
-const COUNT = `count(${V(variants.id)})`;
-const STOCK = `coalesce(sum(${V(variants.qty)}), ${P(products.stock)})`;
-/** A storefront's stock of a product with variants: that of the variants it sees. */
-const SHOWN_STOCK = `iif(${COUNT} > 0, coalesce(sum(${V(variants.qty)}) FILTER (WHERE ${SHOWN}), 0), ${P(products.stock)})`;
+// aggregated once, in both dialects: their count, their qty summed as its stock and their list
+// come of one pass. A product without variants is the LEFT JOIN's one row of NULLs, which no
+// aggregate counts.
+export const COUNT = `count(${V(variants.id)})`;
+/** The variants `view` sees, as a FILTER of the aggregates: a storefront never sees a hidden one. */
+export const shownVariants = (view: PublicView | undefined) =>
+  view ? `${V(variants.visible)} = 1` : `${V(variants.id)} IS NOT NULL`;
+/** The product's stock: its variants' qty summed (a storefront's, of those it sees), else its own. */
+export const stockSql = (view: PublicView | undefined) =>
+  `iif(${COUNT} > 0, coalesce(sum(${V(variants.qty)})${view ? ` FILTER (WHERE ${shownVariants(view)})` : ""}, 0), ${P(products.stock)})`;
 
 const PRODUCT_MEMBERS = ordered<OwnProductSpecial>(OWN_PRODUCT, (k) => {
   const f = productField(k);
@@ -338,14 +340,14 @@ export function publicJson(db: DB, view: PublicView, where: string, ...params: u
 }
 
 function productJson(db: DB, view: PublicView | undefined, where: string, ...params: unknown[]) {
-  const stock = view ? SHOWN_STOCK : STOCK;
+  const stock = stockSql(view);
   const members = PRODUCT_MEMBERS({
     product_id: P(products.id),
     stock,
     categories: `json(${P(products.categories)})`,
     slug: P(products.slug),
     url: urlSql("NULL"),
-    variants: `json_group_array(${object(seen(VARIANT_MEMBERS, view, V(variants.qty)))}) FILTER (WHERE ${view ? SHOWN : VARIANT})`,
+    variants: `json_group_array(${object(seen(VARIANT_MEMBERS, view, V(variants.qty)))}) FILTER (WHERE ${shownVariants(view)})`,
     created_at: isoSql(P(products.createdAt)),
     updated_at: isoSql(P(products.updatedAt)),
   });
@@ -355,7 +357,7 @@ function productJson(db: DB, view: PublicView | undefined, where: string, ...par
 
 /** The minimal answer (Prefer: return=minimal, src/platform/prefer.ts minimalProduct) of a product. */
 const MINIMAL = `json_object('product_id', ${P(products.id)}, 'sku', ${P(products.sku)}, 'updated_at', ${isoSql(P(products.updatedAt))},
-  'variants', json_group_array(json_object('variant_id', ${V(variants.id)}, 'sku', ${V(variants.sku)})) FILTER (WHERE ${VARIANT}))`;
+  'variants', json_group_array(json_object('variant_id', ${V(variants.id)}, 'sku', ${V(variants.sku)})) FILTER (WHERE ${shownVariants(undefined)}))`;
 
 /** The minimal answer of the products ownJson would answer. */
 export function minimalJson(db: DB, where: string, ...params: unknown[]) {
