@@ -10,7 +10,7 @@ import { INSERT_PACKED, INSERT_PACKED_ONE, INSERT_PRODUCT, INSERT_PRODUCTS, pack
 import { minimalJson, ownJson, ProductText } from "./present";
 import type { ProductCreate, VariantEntry } from "./schema";
 import { entryBytes, entryBytesAtMost, jsonBytes, MAX_ANSWER_BYTES, productBytes, tooLarge } from "./size";
-import { agreedNames, sharedNames, VALUE_KEYS, valuesOf } from "./variants";
+import { agreedNames, VALUE_KEYS, valuesOf } from "./variants";
 import { versionBumps } from "./version";
 import type { ItemOutcome, ProductRef, Recorder, WriteOptions, Written } from "./write";
 
@@ -64,10 +64,14 @@ function planCreate(p: ProductCreate, index: number, full = false): Planned | Re
   const entries = p.variants?.add ?? [];
   const path = (i: number) => `variants.add[${i}]`;
   // The names every entry agrees on, read without an object per entry; worded only when they differ.
-  const shared = sharedNames(entries);
-  const agreed = shared === false ? agreedNames(entries.map((entry, i) => ({ entry, path: path(i) }))) : undefined;
-  const names = (shared === false ? agreed?.names : shared) ?? [];
-  const errors = agreed?.errors ?? [];
+  const quick = agreedNames(entries, (e) => e);
+  const { names = [], errors } = quick.errors.length
+    ? agreedNames(
+        entries,
+        (e) => e,
+        (_, i) => path(i),
+      )
+    : quick;
   const token = crypto.randomUUID();
   // A slug left to the database is resolved by a trigger in the insert (docs/products.md,
   // "Categories, URLs and images"); a given one is unique or the batch fails.

@@ -6,6 +6,7 @@ import { OPTION_SLOTS, type ProductUpdate, type VariantEntry, type VariantUpdate
 import {
   agreedNames,
   comboKey,
+  LOCATED,
   type Located,
   namesOf,
   sameNames,
@@ -152,7 +153,6 @@ export const carriesList = (d: ProductUpdate) =>
 
 const located = <T>(list: T[] | undefined, name: string): Located<T>[] =>
   (list ?? []).map((entry, i) => ({ entry, path: `variants.${name}[${i}]` }));
-
 /**
  * An item's lists with each entry's path, and the option names they leave the product with (docs/products.md,
  * "Updating products"): all entries of the request agree; a sync may rename; add and update use
@@ -162,10 +162,10 @@ export function listNames(d: ProductUpdate, current: string[], f: Failures) {
   const sync = located(d.variants?.sync, "sync");
   const add = located(d.variants?.add, "add");
   const update = located(d.variants?.update, "update");
-  const agreed = agreedNames([...sync, ...add, ...update]);
+  const agreed = agreedNames([...sync, ...add, ...update], ...LOCATED);
   for (const e of agreed.errors) f.add(400, e);
   let names = current;
-  if (d.variants?.sync) names = agreedNames(sync).names ?? (sync.length ? current : []);
+  if (d.variants?.sync) names = agreedNames(sync, ...LOCATED).names ?? (sync.length ? current : []);
   if (!names.length && agreed.names) names = agreed.names;
   else if (agreed.names && !sameNames(names, agreed.names)) {
     for (const { entry, path } of [...add, ...update]) {
