@@ -85,21 +85,13 @@ export function productSnapshot(db: DB, idem: Idem, where: string, ...params: un
 
 type Snapshot = { products: Record<string, unknown>[]; variants: Record<string, unknown>[] };
 
-function collect(v: unknown, refs: Set<string | number>) {
-  if (Array.isArray(v)) for (const x of v) collect(x, refs);
-  else if (v && typeof v === "object") {
-    const ref = (v as Partial<ProductRef>).$product;
-    if (typeof ref === "string" || typeof ref === "number") refs.add(ref);
-    else for (const x of Object.values(v)) collect(x, refs);
-  }
-}
-
-function fill(v: unknown, found: Map<string | number, unknown>): unknown {
-  if (Array.isArray(v)) return v.map((x) => fill(x, found));
+/** `v` with each {"$product": ref} in it replaced by `at(ref)`. */
+function resolved(v: unknown, at: (ref: string | number) => unknown): unknown {
+  if (Array.isArray(v)) return v.map((x) => resolved(x, at));
   if (v && typeof v === "object") {
     const ref = (v as Partial<ProductRef>).$product;
-    if (typeof ref === "string" || typeof ref === "number") return found.get(ref) ?? null;
-    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, fill(x, found)]));
+    if (typeof ref === "string" || typeof ref === "number") return at(ref);
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, resolved(x, at)]));
   }
   return v;
 }
@@ -107,7 +99,7 @@ function fill(v: unknown, found: Map<string | number, unknown>): unknown {
 /** The Resolver of product writes: presents the snapshot the first request stored. */
 export async function resolveProducts(db: DB, template: unknown, snapshot: unknown): Promise<unknown> {
   const refs = new Set<string | number>();
-  collect(template, refs);
+  resolved(template, (ref) => refs.add(ref));
   if (!refs.size) return template;
   const tokens = [...refs].filter((r) => typeof r === "string");
   const ids = [...refs].filter((r) => typeof r === "number");
@@ -123,5 +115,5 @@ export async function resolveProducts(db: DB, template: unknown, snapshot: unkno
     found.set(rows[i].id, product);
     if (rows[i].token) found.set(rows[i].token as string, product);
   });
-  return fill(template, found);
+  return resolved(template, (ref) => found.get(ref) ?? null);
 }
