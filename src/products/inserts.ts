@@ -8,7 +8,7 @@ import {
   type VariantFieldName,
 } from "./fields";
 import { OPTION_SLOTS as SLOTS, type VariantEntry } from "./schema";
-import { VARIANT_VALUES, type VariantValue } from "./variants";
+import { VALUE_KEYS, VARIANT_VALUES, type VariantValue } from "./variants";
 
 // The statements that insert products and variants (./create.ts, ./update/write.ts), over lists
 // bound as one JSON value each, with tables and columns named through the schema
@@ -26,12 +26,7 @@ const vo = (n: number) => optionColumn(V, n);
 // last field spares a quarter of a large create's bytes, the nulls of the fields feeds leave out.
 type Field = "sku" | `variant_option${1 | 2 | 3 | 4 | 5}_value` | VariantValue | "images";
 /** The variant's fields (./fields.ts) with its option values after its SKU, images last. */
-const FIELDS: readonly Field[] = [
-  "sku",
-  ...SLOTS.map((n) => `variant_option${n}_value` as const),
-  ...VARIANT_VALUES,
-  "images",
-];
+const FIELDS: readonly Field[] = ["sku", ...VALUE_KEYS, ...VARIANT_VALUES, "images"];
 /** What a new variant is written from, its SKU aside: each field with its column and the SQL it takes when absent. */
 const WRITTEN = (Object.entries(VARIANT_FIELDS) as [VariantFieldName, { column: VariantColumn; absent?: string }][])
   .filter(([name]) => name !== "sku")
@@ -89,7 +84,7 @@ export const INSERT_VARIANTS = `
     p.${P.disableMinusqty}, v.value->>'position', ?2, ?2
   FROM json_each(?1) AS v JOIN ${P.$} AS p ON p.${P.id} = v.value->>'product_id'`;
 
-const v = (n: number) => at("j.value", `variant_option${n}_value` as Field);
+const v = (n: number) => at("j.value", VALUE_KEYS[n - 1]);
 
 /**
  * Inserts the variants of products created in the same batch, from `from` (the entries `j` and

@@ -38,13 +38,9 @@ export type OrderRow = typeof orders.$inferSelect;
 export const toMoney = (cents: number) => cents / 100;
 
 export const optionNames = (p: Pick<ProductRow, "optionNames">): string[] => JSON.parse(p.optionNames);
-export const variantValues = (v: Pick<VariantRow, `option${1 | 2 | 3 | 4 | 5}`>): string[] => [
-  v.option1,
-  v.option2,
-  v.option3,
-  v.option4,
-  v.option5,
-];
+/** A variant's five option value columns. */
+export type OptionValues = Pick<VariantRow, `option${1 | 2 | 3 | 4 | 5}`>;
+export const variantValues = (v: OptionValues): string[] => [v.option1, v.option2, v.option3, v.option4, v.option5];
 
 /** The variant columns an answer shows, as productReads selects them (snake_case, raw D1 rows). */
 export type VariantOutRow = Record<string, unknown> & { id: number; product_id: number };

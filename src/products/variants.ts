@@ -1,10 +1,10 @@
 import { VARIANT_FIELDS, type VariantFieldName } from "./fields";
+import type { OptionValues } from "./present";
 import { OPTION_SLOTS, type VariantEntry } from "./schema";
 
 // Option rules (docs/products.md, "Updating products"): a product has up to five option names shared by its variants;
 // each variant has a value for each named option and no two variants share a combination.
 
-type OptionRow = Record<`option${1 | 2 | 3 | 4 | 5}`, string>;
 type Named = Partial<Record<`variant_option${1 | 2 | 3 | 4 | 5}_${"name" | "value"}`, string>>;
 
 // The option keys, built once: a key built per lookup is a new string every time, and this runs
@@ -102,7 +102,7 @@ export function valuesOf(e: Named, names: string[], path: string): { values?: st
 export const comboKey = (values: readonly string[]) => values.join("\u0000");
 
 /** Whether a variant's option values differ from its row's (a new variant has none), compared in place. */
-export function valuesMoved(s: { cur: { values: readonly string[] }; row?: OptionRow }): boolean {
+export function valuesMoved(s: { cur: { values: readonly string[] }; row?: OptionValues }): boolean {
   const v = s.cur.values;
   const r = s.row;
   return (
