@@ -99,12 +99,7 @@ export function productParts(withDetails: boolean, url: string, view?: PublicVie
   const head = object(kept([...fields, ...DETAILS], view));
   // Bundles do not exist here: no product has bundle content.
   const tail = object([["product_package_products", "json('[]')"], ...availability(view, stock)]);
-  return {
-    head,
-    tail,
-    variant: object(seen(VARIANT, view, V(variants.qty))),
-    variantFilter: shownVariants(view),
-  };
+  return { head, tail, variant: object(seen(VARIANT, view, V(variants.qty))), variantFilter: shownVariants(view) };
 }
 
 /**
