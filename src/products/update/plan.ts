@@ -11,7 +11,6 @@ import {
   applyEntry,
   carriesList,
   copyState,
-  countsTwice,
   created,
   expectedOf,
   finalChecks,
@@ -151,8 +150,13 @@ export function plan(t: Target, snap: Snapshot, prior?: Plan): Plan | Failed {
   const depends: Pick<Guard, "categories" | "slug"> = {};
   const slugClaim = categoriesAndSlug(t, snap, product, f, depends);
 
-  // The count's guards of the item's own stock (docs/stock.md).
-  countsTwice(d, f);
+  // The count's guards of the item's own stock (docs/stock.md): a count or a change, one expected count.
+  if (d.stock !== undefined && d.adjust !== undefined) {
+    f.add(400, "adjust: give stock (the new count) or adjust (the change), not both");
+  }
+  if (d.expected_qty !== undefined && d.expected_stock !== undefined) {
+    f.add(400, "expected_stock: give expected_qty or expected_stock, not both");
+  }
   const expected = expectedOf(d);
 
   // A prior plan's states are shared: the selected variant is copied before it changes.

@@ -256,16 +256,6 @@ export function productOf(t: Target): Record<string, unknown> {
   return product;
 }
 
-/** A count and a change of the item's own stock, or both expected counts, given at once (docs/stock.md). */
-export function countsTwice(d: ProductUpdate, f: Failures) {
-  if (d.stock !== undefined && d.adjust !== undefined) {
-    f.add(400, "adjust: give stock (the new count) or adjust (the change), not both");
-  }
-  if (d.expected_qty !== undefined && d.expected_stock !== undefined) {
-    f.add(400, "expected_stock: give expected_qty or expected_stock, not both");
-  }
-}
-
 /** The count an item expects of its own stock or of the variant it selects (docs/stock.md), and its key. */
 export const expectedOf = (d: ProductUpdate) => ({
   qty: d.expected_qty ?? d.expected_stock,
