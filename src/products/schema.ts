@@ -2,7 +2,7 @@ import { z } from "zod";
 import { clearable, flag, id, opt, req, sku, str } from "../platform/fields";
 import { precompile } from "../platform/validate";
 import { categoryName, categoryPaths, slug } from "./categories";
-import { type Field, PRODUCT_FIELDS, type Shape, VARIANT_FIELDS } from "./fields";
+import { type Field, OPTION_KEYS, PRODUCT_FIELDS, type Shape, VARIANT_FIELDS } from "./fields";
 import { stock } from "./kinds";
 
 // Wire schemas of a product and a variant entry (docs/products.md), field names as the API
@@ -33,20 +33,13 @@ function shapeOf<D extends Record<string, Field>, M extends "create" | "update">
   return shape as Shape<D, M>;
 }
 
-function optionFields(make: <T extends z.ZodType>(s: T) => z.ZodType) {
-  const shape: Record<string, z.ZodType> = {};
-  for (const n of OPTION_SLOTS) {
-    shape[`variant_option${n}_name`] = make(str(255));
-    shape[`variant_option${n}_value`] = make(str(255));
-  }
-  return shape as Record<`variant_option${1 | 2 | 3 | 4 | 5}_${"name" | "value"}`, z.ZodType<string | undefined>>;
-}
-
+/** The option names and values of a variant entry. */
+const OPTIONS = Object.fromEntries(OPTION_KEYS.map((k) => [k, opt(str(255))])) as unknown as Record<
+  (typeof OPTION_KEYS)[number],
+  z.ZodType<string | undefined>
+>;
 /** Variant fields; `update` entries also carry variant_id. */
-const variantShape = <M extends "create" | "update">(mode: M) => ({
-  ...optionFields(opt),
-  ...shapeOf(VARIANT_FIELDS, mode),
-});
+const variantShape = <M extends "create" | "update">(mode: M) => ({ ...OPTIONS, ...shapeOf(VARIANT_FIELDS, mode) });
 
 export const variantEntry = z.object(variantShape("create"), { error: "must be an object" });
 // Stock changes that cannot lose updates (docs/stock.md): `adjust`
