@@ -135,9 +135,7 @@ function planCreate(p: ProductCreate, index: number, full = false): Planned | Re
     else errors.push(`${skuPath(skuAt[k])}: SKU ${owned[k]} is also given at ${earlier < 0 ? "sku" : path(earlier)}`);
   }
   if (errors.length) return refuse(409, errors);
-  if (size > MAX_ANSWER_BYTES) {
-    return refuse(413, [tooLarge(`product "${product.title}"`, size)]);
-  }
+  if (size > MAX_ANSWER_BYTES) return refuse(413, [tooLarge(`product "${product.title}"`, size)]);
   return { index, product, variants: entries, skus: owned, skuAt, slug: p.slug ?? undefined, source: p };
 }
 
