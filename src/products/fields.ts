@@ -219,14 +219,11 @@ type Initial<K extends ProductFieldName> = Products[K] extends { initial: infer 
 // The request validators' shapes (./schema.ts), typed field by field.
 
 type Zod<F> = F extends { kind: { zod: infer Z extends z.ZodType } } ? Z : never;
-type Write<F, Mode> = F extends { write: "required" }
-  ? Mode extends "create"
-    ? ReturnType<typeof req<Zod<F>>>
-    : ReturnType<typeof opt<Zod<F>>>
-  : F extends { write: "clearable" }
-    ? Mode extends "create"
-      ? ReturnType<typeof opt<Zod<F>>>
-      : ReturnType<typeof clearable<Zod<F>>>
+/** Required on create, clearable by null on update, else optional (./schema.ts WRAP). */
+type Write<F, Mode> = [F, Mode] extends [{ write: "required" }, "create"]
+  ? ReturnType<typeof req<Zod<F>>>
+  : [F, Mode] extends [{ write: "clearable" }, "update"]
+    ? ReturnType<typeof clearable<Zod<F>>>
     : ReturnType<typeof opt<Zod<F>>>;
 /** The validator shape of described fields `D` in `mode`. */
 export type Shape<D, Mode extends "create" | "update"> = { -readonly [K in keyof D]: Write<D[K], Mode> };
