@@ -3,7 +3,7 @@ import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../env";
 import { publicView } from "../keys/public";
 import { waiterOf } from "../webhooks/outbox";
-import { CATALOG_VERSION } from "./list";
+import { CATALOG_VERSION } from "./version";
 
 // The storefront catalog at the edge (docs/keys.md, "Edge cache"): a publishable key's product
 // reads are kept in the colo's Cache API under the catalog version, which triggers move in the

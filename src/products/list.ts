@@ -1,12 +1,11 @@
 import { z } from "zod";
 import type { DB } from "../db/client";
-import { catalogVersion, products, skus, variants } from "../db/schema";
+import { products, skus, variants } from "../db/schema";
 import type { PublicView } from "../keys/public";
 import { sqlNames } from "../platform/columns";
 import { decodeCursor, encodeCursor } from "../platform/cursor";
 import { stmt } from "../platform/d1";
 import { ApiError } from "../platform/errors";
-import { etagOf } from "../platform/hash";
 import {
   boolText,
   ignored,
@@ -25,6 +24,7 @@ import { MODELLED_BASE, MODELLED_DETAILS, productColumn, productField } from "./
 import { OPTION_NAMES, productParts } from "./modelled-json";
 import { col, variantsInOrder } from "./present";
 import { MAX_VARIANTS } from "./schema";
+import { CATALOG_VERSION, catalogETag } from "./version";
 
 // GET /v1/products and GET /v1/products/count in the modelled dialect (docs/modelled-reads.md, "Modelled reads").
 
@@ -46,7 +46,6 @@ const MAX_OFFSET = 100_000_000;
 const P = sqlNames(products);
 const V = sqlNames(variants);
 const K = sqlNames(skus);
-const C = sqlNames(catalogVersion);
 
 const PARAMS = ["product_id", "sku", "search", "category", "include_details", "limit", "offset", "cursor", "apps_load"];
 
@@ -92,20 +91,6 @@ export type ProductListAnswer = {
   link?: string;
   etag: string;
 };
-
-/** The catalog's version (a trigger moves it with every product or variant change, drizzle/0005_keys.sql). */
-export const CATALOG_VERSION = `SELECT ${C.version} FROM ${C.$} WHERE ${C.id} = 1`;
-
-/**
- * The ETag of a catalog answer: the catalog version (which every product, variant and stock change
- * moves in its own batch), the URL and what the caller may see. Hashing the answer itself would
- * cost CPU per byte of a page of megabytes (docs/keys.md, "Edge cache and ETag").
- */
-export function catalogETag(version: unknown, url: string, view: PublicView | undefined): string {
-  const u = new URL(url);
-  const text = `${version}|${u.pathname}${u.search}|${view ? `${view.stock}${view.datafields}` : "all"}`;
-  return etagOf(text);
-}
 
 /**
  * A row of the page's statements: a product's text in pieces (see built), or (`t` null) a product

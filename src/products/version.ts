@@ -6,10 +6,10 @@ import { stmt } from "../platform/d1";
 import { etagOf } from "../platform/hash";
 import type { IfMatch } from "./write";
 
-// A product's own version and ETag (docs/stock.md): every batch that changes a product or its
-// variants ends with versionBumps (a trigger only gives a new product its row,
-// drizzle/0010_stock_version.sql), so the ETag of GET /v1/products/{id} changes when that product
-// changes or sells, and only then.
+// A product's own version and ETag (docs/stock.md), and the catalogue's (docs/keys.md): every
+// batch that changes a product or its variants ends with versionBumps (a trigger only gives a new
+// product its row, drizzle/0010_stock_version.sql), so the ETag of GET /v1/products/{id} changes
+// when that product changes or sells, and only then.
 
 const PV = sqlNames(productVersions);
 const P = sqlNames(products);
@@ -66,4 +66,18 @@ export function ifMatchTags(header: string | undefined): IfMatch | undefined {
   if (header === undefined) return undefined;
   const list = header.split(",").map((t) => t.trim());
   return { any: list.includes("*"), tags: list.filter((t) => t.startsWith('"')) };
+}
+
+/** The catalog's version, which versionBumps moves with every product or variant change. */
+export const CATALOG_VERSION = `SELECT ${CV.version} FROM ${CV.$} WHERE ${CV.id} = 1`;
+
+/**
+ * The ETag of a catalog answer: the catalog version (which every product, variant and stock change
+ * moves in its own batch), the URL and what the caller may see. Hashing the answer itself would
+ * cost CPU per byte of a page of megabytes (docs/keys.md, "Edge cache and ETag").
+ */
+export function catalogETag(version: unknown, url: string, view: PublicView | undefined): string {
+  const u = new URL(url);
+  const text = `${version}|${u.pathname}${u.search}|${view ? `${view.stock}${view.datafields}` : "all"}`;
+  return etagOf(text);
 }
