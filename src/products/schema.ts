@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { clearable, flag, id, opt, req, sku, str } from "../platform/fields";
+import { clearable, id, opt, req, sku, str } from "../platform/fields";
 import { precompile } from "../platform/validate";
 import { categoryName, categoryPaths, slug } from "./categories";
 import { type Field, OPTION_KEYS, PRODUCT_FIELDS, type Shape, VARIANT_FIELDS } from "./fields";
@@ -16,9 +16,7 @@ import { stock } from "./kinds";
 export const MAX_VARIANTS = 2048;
 export const OPTION_SLOTS = [1, 2, 3, 4, 5] as const;
 
-export { type Image, image, images, MAX_IMAGES, stock } from "./kinds";
-// A flag like the others (docs/api.md, "Conventions": 1/0, "1"/"0", true/false), stored and answered as 1 or 0.
-export const visible = flag;
+export { image } from "./kinds";
 
 /** How each mode takes a field by its `write`: required on create, clearable by null on update. */
 const WRAP = {
