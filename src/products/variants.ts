@@ -43,7 +43,8 @@ function givesExactly(e: Named, names: readonly string[]): boolean {
   return true;
 }
 
-const NONE: string[] = [];
+/** No names, no errors: one empty list for every entry that has none. */
+export const NONE: string[] = [];
 
 /**
  * The option names a list agrees on (`entry` reads each element's entry): every entry that names

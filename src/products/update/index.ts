@@ -33,14 +33,8 @@ async function changedSince(db: DB, id: number, ifMatch: IfMatch): Promise<Faile
   const [ps, vs, v] = await runBatch(db, [...productReads(db, `p.${P.id} = ?1`, id), stmt(db, VERSIONS, `[${id}]`)]);
   const current = presentReads(ps, vs).products[0];
   ifMatch.etag = productETag(id, v.results[0]?.version);
-  return {
-    ok: false,
-    status: 412,
-    errors: [
-      `If-Match: product ${id} changed since that ETag; products holds it as it is now, with its ETag in the ETag header`,
-    ],
-    ...(current ? { current } : {}),
-  };
+  const changed = `If-Match: product ${id} changed since that ETag; products holds it as it is now, with its ETag in the ETag header`;
+  return { ok: false, status: 412, errors: [changed], current };
 }
 
 // Items of one round are planned against the catalog as read, so two may each take a SKU or slug

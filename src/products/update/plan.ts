@@ -4,7 +4,7 @@ import { parseList } from "../kinds";
 import { optionNames } from "../present";
 import { MAX_VARIANTS, type VariantEntry } from "../schema";
 import { MAX_ANSWER_BYTES, sizeAfter, tooLarge } from "../size";
-import { comboKey, type Located, sameNames, VALUE_KEYS, valuesOf } from "../variants";
+import { comboKey, type Located, NONE, sameNames, VALUE_KEYS, valuesOf } from "../variants";
 import { type Failed, Failures, fail, type PlanVariant, type Snapshot, type Target } from "./select";
 import {
   addEntries,
@@ -32,8 +32,6 @@ import {
 const STOCK_TOOL = new Set(["sku", "stock", "price", "qty_location", "adjust", "expected_qty", "expected_stock"]);
 const stockToolItem = (d: Record<string, unknown>) =>
   Object.entries(d).every(([k, v]) => v === undefined || STOCK_TOOL.has(k));
-
-const NONE: string[] = [];
 
 /**
  * Whether an entry gives no option values, or exactly `values` for `names` (what valuesOf would

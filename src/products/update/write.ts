@@ -254,10 +254,9 @@ export function writeBatch(
   { minimal, keyId }: WriteOptions,
 ) {
   const { rows, productRows, slugs, changed, flagMoved } = changesOf(plans, stored);
-  const json = (list: unknown[]) => JSON.stringify(list);
   const changes = changed.map((productId) => newEvent("product.update", { productId, keyId }));
   const statements = [
-    stmt(db, STRUCTURE_GUARD, json(plans.map((p) => p.guard))),
+    stmt(db, STRUCTURE_GUARD, JSON.stringify(plans.map((p) => p.guard))),
     ...each(db, DELETE_VARIANTS, rows.deletes),
     ...each(db, PARK_SKUS, rows.parkSkus),
     ...each(db, PARK_OPTIONS, rows.parkOptions),
@@ -273,7 +272,7 @@ export function writeBatch(
     (minimal ? minimalJson : ownJson)(
       db,
       `p.${P.id} IN (SELECT value FROM json_each(?1))`,
-      json(plans.map((p) => p.productId)),
+      JSON.stringify(plans.map((p) => p.productId)),
     ),
   ];
   return { statements, changes };
