@@ -101,10 +101,7 @@ const insertPacked = (from: string) => `
     p.${P.disableMinusqty}, j.value->>'$[${POSITION}]', ?2, ?2
   FROM ${from}`;
 
-/**
- * INSERT_PACKED's variants of one product: the product is read once (each entry finding it reads
- * one row more).
- */
+/** INSERT_PACKED's variants of one product: the product is read once (each entry finding it reads one row more). */
 export const INSERT_PACKED_ONE = insertPacked(`${P.$} AS p, json_each(?1) AS j WHERE p.${P.token} = ?3 ->> 0`);
 
 /**
