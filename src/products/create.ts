@@ -113,15 +113,12 @@ function planCreate(p: ProductCreate, index: number, full = false): Planned | Re
     size = productBytes(product);
     for (const entry of entries) size += nameBytes + entryBytes(entry);
   }
-  // SKUs with where they were given; paths are worded only for an error (2,048 entries).
+  // SKUs with where they were given (-1 the product, else its entry); paths are worded only for an
+  // error (2,048 entries).
   const owned: string[] = [];
   const skuAt: number[] = [];
-  if (product.sku !== null) {
-    owned.push(product.sku);
-    skuAt.push(-1);
-  }
-  for (let i = 0; i < entries.length; i++) {
-    const sku = entries[i].sku;
+  for (let i = -1; i < entries.length; i++) {
+    const sku = i < 0 ? product.sku : entries[i].sku;
     if (sku !== undefined && sku !== null) {
       owned.push(sku);
       skuAt.push(i);

@@ -19,7 +19,7 @@ import {
 } from "../platform/query";
 import { carriedSql } from "../platform/quotes";
 import type { CarriedChunks } from "../platform/stream";
-import { categoryFilter, categoryQuery, urlSql } from "./categories";
+import { categoryFilter, categoryQuery } from "./categories";
 import { MODELLED_BASE, MODELLED_DETAILS, productColumn, productField } from "./fields";
 import { OPTION_NAMES, productParts } from "./modelled-json";
 import { col, variantsInOrder } from "./present";
@@ -157,7 +157,7 @@ const pieces = (withDetails: boolean) => (withDetails ? ["t", ...LATER_RUNS.map(
  * three more times, and counting and summing them twice more.)
  */
 function built(withDetails: boolean, view: PublicView | undefined, where: string, wrap: (sql: string) => string) {
-  const x = productParts(withDetails, urlSql(), view);
+  const x = productParts(withDetails, view);
   const v = (c: { name: string }) => col("v", c);
   const from = `FROM page AS p LEFT JOIN ${variantsInOrder("v")} ON ${v(variants.productId)} = p.${P.id} ${where}
     GROUP BY p.${P.id}`;

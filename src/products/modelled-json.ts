@@ -1,7 +1,7 @@
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { products, variants } from "../db/schema";
 import type { PublicView } from "../keys/public";
-import { CATEGORIES_SQL, HEAD_SQL } from "./categories";
+import { CATEGORIES_SQL, HEAD_SQL, urlSql } from "./categories";
 import {
   type Field,
   MODELLED_BASE,
@@ -43,14 +43,14 @@ const variantModelled = (k: string) => modelled(variantField(k), variantColumn, 
 
 /** The fields of a product in a list (url from STORE_URL; docs/products.md, "Categories, URLs and images"). */
 const BASE = ordered<ModelledProductSpecial>(MODELLED_BASE, productModelled);
-const base = (url: string, stock: string): Member[] =>
+const base = (stock: string): Member[] =>
   BASE({
     id: `CAST(${P(products.id)} AS TEXT)`,
     hasVariants: `iif(${COUNT} > 0, '1', '0')`,
     qty: `CAST(${stock} AS TEXT)`,
     stock,
     date_modified: date(P(products.updatedAt)),
-    url,
+    url: urlSql(),
     headcategory_name: HEAD_SQL,
     categories: json(`coalesce(${CATEGORIES_SQL}, '[]')`),
   });
@@ -92,9 +92,9 @@ const VARIANT = ordered<ModelledVariantSpecial>(
  * D1 returns grows with a product's variants past what one value may hold (docs/design.md,
  * "Answers from D1").
  */
-export function productParts(withDetails: boolean, url: string, view?: PublicView) {
+export function productParts(withDetails: boolean, view?: PublicView) {
   const stock = stockSql(view);
-  const fields = base(url, stock);
+  const fields = base(stock);
   if (!withDetails) return { head: object(seen(fields, view, stock)) };
   const head = object(kept([...fields, ...DETAILS], view));
   // Bundles do not exist here: no product has bundle content.
