@@ -14,11 +14,10 @@ import type { PlanVariant } from "./select";
 import { changes, type VariantState } from "./states";
 
 // The write batch of a PUT round (docs/design.md, "Writes": one write of what changed, guarded):
-// what each plan's product row and variant states differ in from the rows as read, and nothing
-// else, in groups by the index entries their columns write (a statement a group, over one JSON
-// list, whatever the rows); first a guard that fails the batch whole when what the plans depend
-// on (the product's structure, not its values) changed since the read, so the round is planned
-// again from a fresh read. Fields an entry leaves out are kept from the row as the batch finds it.
+// what the plans' product rows and variant states differ in from the rows as read, in groups by
+// the index entries their columns write (a statement a group, whatever the rows), behind a guard on
+// what the plans depend on (the product's structure, not its values). Fields an entry leaves out
+// are kept from the row as the batch finds it.
 
 const P = sqlNames(products);
 const V = sqlNames(variants);
