@@ -79,7 +79,7 @@ export type ProductListQuery = z.output<typeof listQuery> & { visibleOnly?: bool
 export const parseProductQuery = (url: string) => parseQuery(listQuery, strictQuery(url, PARAMS));
 
 /** What GET /v1/products answers: the JSON text of the body, and the Link to the next page if any. */
-export type ProductListAnswer = {
+export type ProductPage = {
   // Bare, as the modelled API's clients in the wild read it (docs/modelled-reads.md, "GET /v1/products").
   /**
    * The answer's JSON text, carried (src/platform/quotes.ts), in chunks of SQLite's pieces, never
@@ -302,12 +302,7 @@ const byId = (rows: Row[]) => rows.sort((a, b) => a.id - b.id);
  * Sorted by id ascending: offset paging then stays stable while products are added (new ones come
  * last), which is what a client paging "until a short page" relies on.
  */
-export async function listProducts(
-  db: DB,
-  q: ProductListQuery,
-  url: string,
-  view?: PublicView,
-): Promise<ProductListAnswer> {
+export async function listProducts(db: DB, q: ProductListQuery, url: string, view?: PublicView): Promise<ProductPage> {
   const params = new Params();
   const where: string[] = [];
   if (q.product_id !== undefined) where.push(`p.${P.id} = ${params.add(q.product_id)}`);
