@@ -123,20 +123,15 @@ export function applyEntry(s: VariantState, e: VariantEntry | VariantUpdateEntry
   adjustQty(s, e.adjust, `${path}.adjust`, f);
 }
 
-export function created(
-  e: VariantEntry,
-  values: string[],
-  price: number,
-  position: number,
-  path: string,
-): VariantState {
+/** A new variant's state, from its entry (a variant without a price takes the product's). */
+export function created(e: VariantEntry, values: string[], price: number, position: number, path: string) {
   return {
     label: path,
     skuPath: `${path}.sku`,
     qtyPath: e.qty === undefined ? undefined : `${path}.qty`,
     changed: 0,
     cur: { ...variantColumns(e, price), position, values },
-  };
+  } satisfies VariantState;
 }
 
 /** A state to change without changing the one it was copied from (a prior plan's, ./plan.ts). */
