@@ -20,8 +20,8 @@ import {
 
 // A product's and a variant's fields, described once (CONTRIBUTING.md, "Adding a product field").
 // Everything that lists fields is derived from here: the request validators (./schema.ts), the
-// create's insert and the update's columns, the presenter (./present.ts), the answers SQLite builds
-// in both dialects (./present.ts, ./modelled-json.ts), the size estimates, the OpenAPI response
+// create's insert and the update's columns, the presenter and the answers SQLite builds in both
+// dialects (./present.ts, ./modelled-json.ts), the size estimates, the OpenAPI response
 // schemas and what a publishable key sees (src/keys/public.ts). Leaving a described field out of
 // an answer's key order (./key-order.ts) is a type error.
 

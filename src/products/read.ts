@@ -9,7 +9,7 @@ import { VARIANT_FIELDS } from "./fields";
 import { type ProductOut, presentProducts, type VariantOutRow } from "./present";
 import type { ProductRef } from "./write";
 
-// The products answers present in JavaScript (presentProduct, ./present.ts): read by productReads
+// Products presented in JavaScript (presentProduct, ./present.ts), from the rows productReads reads
 // (a 412's product as it is now, the tests' reference) or from the snapshot an idempotent write
 // stored, for its replays.
 
