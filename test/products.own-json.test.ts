@@ -3,13 +3,13 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { getDb } from "../src/platform/d1";
 import { useStoreUrl } from "../src/products/categories";
-import { getProduct } from "../src/products/create";
-import { minimalJson, ownJson, publicJson } from "../src/products/own-json";
+import { minimalJson, ownJson, publicJson } from "../src/products/present";
+import { getProduct } from "../src/products/read";
 import { textsOf } from "./carried";
 import { post, uid } from "./helpers";
 import { isHidden, publicFields } from "./modelled-reference";
 
-// The product answer built by SQLite (src/products/own-json.ts; GET /v1/products/{id}, for secret
+// The product answer built by SQLite (src/products/present.ts; GET /v1/products/{id}, for secret
 // and publishable keys, and the writes planned in SQL answer it) must be, once parsed, exactly what
 // the JavaScript presenter (present.ts, which the other writes use) makes of the same rows, and
 // for a storefront what the reference filter (./modelled-reference.ts) leaves of that:

@@ -324,7 +324,7 @@ describe("GET /v1/products/{id}", () => {
 
 describe("POST /v1/products D1 budget", () => {
   // Products, variants, the product.add events, the catalogue's version and the answer's read (one
-  // text per product: src/products/own-json.ts): five statements with or without variants,
+  // text per product: src/products/present.ts): five statements with or without variants,
   // whatever their number.
   it.each([0, 100, MAX_VARIANTS])(
     "takes one round trip and a fixed number of statements with %i variants",

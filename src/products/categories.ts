@@ -101,15 +101,13 @@ export const derivedSlug = (title: string, unique: string | number) => `${slugBa
 // presenting a product then needs no env threaded through every read path.
 let storeBase = "";
 
-/** "https://shop.example/products/" for "https://shop.example/products" (or ""). */
-const storeUrlBase = (value: string | undefined) => {
-  const v = (value ?? "").trim().replace(/\/+$/, "");
-  return v ? `${v}/` : "";
-};
-
-/** Sets the store base URL for the product answers made next (a request's, or a queue batch's). */
+/**
+ * Sets the store base URL for the product answers made next (a request's, or a queue batch's):
+ * "https://shop.example/products/" for "https://shop.example/products" (or "").
+ */
 export function useStoreUrl(value: string | undefined) {
-  storeBase = storeUrlBase(value);
+  const v = (value ?? "").trim().replace(/\/+$/, "");
+  storeBase = v ? `${v}/` : "";
 }
 
 /** Sets the store base URL for this request's product answers (products routes only). */
@@ -124,18 +122,15 @@ export const productUrl = (s: string | null) => (s && storeBase ? storeBase + s 
 // ---------------------------------------------------------------------------------------------
 // The modelled reads (docs/modelled-reads.md, "GET /v1/products"): SQL over a product row `p`.
 
-/** STORE_URL's base as an SQL string literal: configuration, not request input. */
-export const storeBaseSql = () => `'${storeBase.replaceAll("'", "''")}'`;
-
 const P = sqlNames(products);
 const PC = sqlNames(productCategories);
 const SLUG = `p.${P.slug}`;
 const CATEGORIES = `p.${P.categories}`;
 
-/** url: STORE_URL's base and the slug; "" without either. */
-export const urlSql = () => {
-  const base = storeBaseSql();
-  return `iif(${SLUG} IS NULL OR ${base} = '', '', ${base} || ${SLUG})`;
+/** url: STORE_URL's base (an SQL literal: configuration, not request input) and the slug; `none` without either. */
+export const urlSql = (none = "''") => {
+  const base = `'${storeBase.replaceAll("'", "''")}'`;
+  return `iif(${SLUG} IS NULL OR ${base} = '', ${none}, ${base} || ${SLUG})`;
 };
 /** headcategory_name: the head category of the first path; "" without categories. */
 export const HEAD_SQL = `coalesce(${CATEGORIES}->>'$[0][0]', '')`;

@@ -1,88 +1,26 @@
 import { products, skus } from "../db/schema";
 import { sqlNames } from "../platform/columns";
-import { afterLostRace, type DB, fitsOneValue, isConstraintError, jsonChunks, runBatch, stmt } from "../platform/d1";
-import { type Claim, type Idem, runClaimed } from "../platform/idempotency";
+import { afterLostRace, type DB, fitsOneValue, isConstraintError, jsonChunks, stmt } from "../platform/d1";
+import { runClaimed } from "../platform/idempotency";
 import { committed, newEvent, outboxStatement, type PendingEvent } from "../webhooks/outbox";
 import { derivedSlug, tooManyPaths, withHead } from "./categories";
 import { withInitials } from "./fields";
-import { INSERT_PACKED, INSERT_PACKED_ONE, INSERT_PRODUCT, INSERT_PRODUCTS } from "./inserts";
-import { minimalJson, ownJson, type ProductText, productTexts } from "./own-json";
-import { packedRows } from "./packed";
-import type { ProductOut } from "./present";
-import { presentReads, productReads } from "./read";
+import { INSERT_PACKED, INSERT_PACKED_ONE, INSERT_PRODUCT, INSERT_PRODUCTS, packedRows } from "./inserts";
+import { minimalJson, ownJson, ProductText } from "./present";
 import type { ProductCreate, VariantEntry } from "./schema";
-import {
-  entryBytes,
-  entryBytesAtMost,
-  jsonBytes,
-  MAX_ANSWER_BYTES,
-  PRODUCT_ALLOWANCE,
-  PRODUCT_TEXT,
-  tooLarge,
-  valueBytes,
-} from "./size";
-import { agreedNames, sharedNames, VALUE_KEYS, valuesOf } from "./variants";
+import { entryBytes, entryBytesAtMost, jsonBytes, MAX_ANSWER_BYTES, productBytes, tooLarge } from "./size";
+import { agreedNames, VALUE_KEYS, valuesOf } from "./variants";
 import { versionBumps } from "./version";
+import type { ItemOutcome, ProductRef, Recorder, WriteOptions, Written } from "./write";
 
-/**
- * How a write answers: `minimal` reads back only ids, SKUs and updated_at (docs/products.md,
- * "Prefer: return=minimal"). keyId: the stored API key making the write (null: the bootstrap
- * API_KEY), for the audit trail.
- */
-export type WriteOptions = { minimal?: boolean; keyId?: number | null; ifMatch?: IfMatch };
+// POST /v1/products (docs/products.md): each item planned in JavaScript, all of them written by one
+// batch that also answers them as SQLite's JSON text (./present.ts).
 
-/**
- * An If-Match on a PUT of one product (docs/stock.md): the tags it
- * names; the write sets `etag` to the product's ETag as it answers it (written, or current on 412).
- */
-export type IfMatch = { any: boolean; tags: string[]; etag?: string };
-
-/** One item of a product write: either its product, or why it failed and with which status. */
-export type ItemOutcome<P = ProductOut | ProductText> =
-  | { ok: true; product: P }
-  | { ok: false; status: 400 | 404 | 409 | 412 | 413; errors: string[]; current?: ProductOut };
-
-/** What a product write service returns: each item's outcome and the events its batches wrote. */
-export type Written = {
-  outcomes: Map<number, ItemOutcome>;
-  events: PendingEvent[];
-  /** Nothing a catalogue read shows changed (every item refused, or none changed anything). */
-  unchanged?: true;
-};
-
-/** A product the write batch will create or change, referred to before its id is known. */
-export type ProductRef = { $product: string | number };
-
-/** How a product write records its answer for Idempotency-Key retries (docs/security.md, "Guarantees"). */
-export type Recorder = {
-  idem: Idem;
-  /** Claims the key with the request's whole answer (a deletion's items answer the deleted id). */
-  claim: Claim<Map<number, ItemOutcome<ProductRef | number>>>;
-  /** Claims the key before the request's first of several batches (PUT naming a product twice). */
-  pending: () => D1PreparedStatement[];
-  /** Completes a pending record with the whole answer, in the last batch. */
-  complete: Claim<Map<number, ItemOutcome<ProductRef>>>;
-  /**
-   * The last statement of a batch that claimed or completed the record: stores the products
-   * matching `where` (as for productReads) as they are then, for replays (docs/security.md, "Guarantees").
-   */
-  snapshot: (where: string, ...params: unknown[]) => D1PreparedStatement;
-};
-
-// ---------------------------------------------------------------------------------------------
-// Reads
-
-export async function getProduct(db: DB, id: number): Promise<ProductOut | undefined> {
-  const [ps, vs] = await runBatch(db, productReads(db, `p.${P.id} = ?1`, id));
-  return presentReads(ps, vs).products[0];
-}
-
-// ---------------------------------------------------------------------------------------------
-// Create
+const P = sqlNames(products);
 
 type ProductInsert = ReturnType<typeof productColumns> & { token: string; slug: string };
 
-export function productColumns(p: ProductCreate, optionNames: string[]) {
+function productColumns(p: ProductCreate, optionNames: string[]) {
   return {
     ...withInitials(p),
     // Required by productCreate; zod types preprocess outputs as optional.
@@ -95,7 +33,7 @@ export function productColumns(p: ProductCreate, optionNames: string[]) {
 type Planned = {
   index: number;
   product: ProductInsert;
-  /** The variant entries as given, checked; written packed (./packed.ts). */
+  /** The variant entries as given, checked; written packed (./inserts.ts). */
   variants: VariantEntry[];
   /** The SKUs it will own, and where each was given: -1 the product, else its entry. */
   skus: string[];
@@ -106,40 +44,33 @@ type Planned = {
   source: ProductCreate;
 };
 
+/** An item the create refuses: its outcome, with its index. */
+type Refused = { ok: false; index: number; status: 400 | 409 | 413; errors: string[] };
+
 /**
  * Everything about one product that can be decided without the database: the one plan of a
  * create, whatever its size. It reads the entries where they are, without a row object per
  * variant (a create has up to 2,048), and words every refusal; the batch's constraints then only
- * meet what another request did meanwhile (a taken SKU or slug).
+ * meet what another request did meanwhile (a taken SKU or slug). Unless `full`, without the two
+ * checks that need a map of every entry (two entries repeating a combination of option values, or
+ * a SKU): the batch's unique indexes refuse those, and the item is then planned again with them
+ * (createProducts). The maps of 2,048 keys were about half of the plan's CPU. A refusal is worded
+ * whole, with every check.
  */
-function planCreate(
-  p: ProductCreate,
-  index: number,
-  full = false,
-): Planned | { index: number; status: 400 | 409 | 413; errors: string[] } {
-  const planned = planOnce(p, index, full);
-  // A refusal is worded whole, with every check.
-  return "errors" in planned && !full ? planOnce(p, index, true) : planned;
-}
-
-/**
- * planCreate; unless `full`, without the two checks that need a map of every entry (two entries
- * repeating a combination of option values, or a SKU): the batch's unique indexes refuse those,
- * and the item is then planned again with them (createProducts). The maps of 2,048 keys were
- * about half of the plan's CPU.
- */
-function planOnce(
-  p: ProductCreate,
-  index: number,
-  full: boolean,
-): Planned | { index: number; status: 400 | 409 | 413; errors: string[] } {
+function planCreate(p: ProductCreate, index: number, full = false): Planned | Refused {
+  const refuse = (status: Refused["status"], errors: string[]) =>
+    full ? ({ ok: false, index, status, errors } as const) : planCreate(p, index, true);
   const entries = p.variants?.add ?? [];
   const path = (i: number) => `variants.add[${i}]`;
   // The names every entry agrees on, read without an object per entry; worded only when they differ.
-  const shared = sharedNames(entries);
-  const agreed = shared === false ? agreedNames(entries.map((entry, i) => ({ entry, path: path(i) }))) : undefined;
-  const names = (shared === false ? agreed?.names : shared) ?? [];
-  const errors = agreed?.errors ?? [];
+  const quick = agreedNames(entries, (e) => e);
+  const { names = [], errors } = quick.errors.length
+    ? agreedNames(
+        entries,
+        (e) => e,
+        (_, i) => path(i),
+      )
+    : quick;
   const token = crypto.randomUUID();
   // A slug left to the database is resolved by a trigger in the insert (docs/products.md,
   // "Categories, URLs and images"); a given one is unique or the batch fails.
@@ -157,7 +88,7 @@ function planOnce(
   if (flagOn && product.stock < 0) errors.push("stock: must not be negative while disable_minusqty is on");
   // The entry that last gave each combination of option values.
   const seen = new Map<string, number>();
-  let size = createdSize(product);
+  let size = productBytes(product);
   const nameBytes = jsonBytes(product.option_names);
   for (let i = 0; i < entries.length; i++) {
     const entry = entries[i];
@@ -175,21 +106,18 @@ function planOnce(
       errors.push(`${path(i)}.qty: must not be negative while disable_minusqty is on`);
     size += nameBytes + entryBytesAtMost(entry);
   }
-  if (errors.length) return { index, status: 400, errors };
+  if (errors.length) return refuse(400, errors);
   // The estimate itself only when the quick bound of it is past the limit.
   if (size > MAX_ANSWER_BYTES) {
-    size = createdSize(product);
+    size = productBytes(product);
     for (const entry of entries) size += nameBytes + entryBytes(entry);
   }
-  // SKUs with where they were given; paths are worded only for an error (2,048 entries).
+  // SKUs with where they were given (-1 the product, else its entry); paths are worded only for an
+  // error (2,048 entries).
   const owned: string[] = [];
   const skuAt: number[] = [];
-  if (product.sku !== null) {
-    owned.push(product.sku);
-    skuAt.push(-1);
-  }
-  for (let i = 0; i < entries.length; i++) {
-    const sku = entries[i].sku;
+  for (let i = -1; i < entries.length; i++) {
+    const sku = i < 0 ? product.sku : entries[i].sku;
     if (sku !== undefined && sku !== null) {
       owned.push(sku);
       skuAt.push(i);
@@ -202,16 +130,12 @@ function planOnce(
     if (earlier === undefined) first.set(owned[k], skuAt[k]);
     else errors.push(`${skuPath(skuAt[k])}: SKU ${owned[k]} is also given at ${earlier < 0 ? "sku" : path(earlier)}`);
   }
-  if (errors.length) return { index, status: 409, errors };
-  if (size > MAX_ANSWER_BYTES) {
-    return { index, status: 413, errors: [tooLarge(`product "${product.title}"`, size)] };
-  }
+  if (errors.length) return refuse(409, errors);
+  if (size > MAX_ANSWER_BYTES) return refuse(413, [tooLarge(`product "${product.title}"`, size)]);
   return { index, product, variants: entries, skus: owned, skuAt, slug: p.slug ?? undefined, source: p };
 }
 
 /** Where a create's SKU was given (Planned.skuAt). */
-const P = sqlNames(products);
-
 const skuPath = (at: number) => (at < 0 ? "sku" : `variants.add[${at}].sku`);
 
 /**
@@ -227,13 +151,6 @@ function comboOf(e: VariantEntry, names: readonly string[], keyed: boolean): str
     if (keyed) key += (n ? "\u0000" : "") + (v ?? "");
   }
   return key;
-}
-
-/** The answer size estimate of a product about to be created, without its variants (./size.ts). */
-function createdSize(p: ProductInsert) {
-  let size = PRODUCT_ALLOWANCE;
-  for (const [key] of PRODUCT_TEXT) size += valueBytes((p as Record<string, unknown>)[key]);
-  return size;
 }
 
 const K = sqlNames(skus);
@@ -268,7 +185,7 @@ export async function createProducts(
   now: number,
   recorder?: Recorder,
   options: WriteOptions = {},
-): Promise<{ outcomes: Map<number, ItemOutcome>; events: PendingEvent[] }> {
+): Promise<Written> {
   const outcomes = new Map<number, ItemOutcome>();
   let events: PendingEvent[] = [];
   let plans: Planned[] = [];
@@ -276,28 +193,18 @@ export async function createProducts(
   let full = false;
   for (const { index, data } of items) {
     const plan = planCreate(data, index);
-    if ("errors" in plan) outcomes.set(index, { ok: false, status: plan.status, errors: plan.errors });
+    if ("errors" in plan) outcomes.set(index, plan);
     else plans.push(plan);
   }
   for (let attempt = 1; plans.length; attempt++) {
     // The happy path is one round trip: the first attempt writes without reading, and the skus
     // primary key refuses a taken SKU; only then does a read find out which item to fail.
     // A given slug is unique like a SKU: the unique index refuses a taken one.
-    const [taken, slugs] =
-      attempt === 1
-        ? [new Map<string, number>(), new Map<string, number>()]
-        : await Promise.all([
-            ownersOf(
-              db,
-              READ_OWNERS,
-              plans.flatMap((p) => p.skus),
-            ),
-            ownersOf(
-              db,
-              READ_SLUGS,
-              plans.flatMap((p) => (p.slug ? [p.slug] : [])),
-            ),
-          ]);
+    const first = attempt === 1;
+    const [taken, slugs] = await Promise.all([
+      ownersOf(db, READ_OWNERS, first ? [] : plans.flatMap((p) => p.skus)),
+      ownersOf(db, READ_SLUGS, first ? [] : plans.flatMap((p) => (p.slug ? [p.slug] : []))),
+    ]);
     const claimed = new Map<string, number>();
     const claimedSlugs = new Set<string>();
     const ready: Planned[] = [];
@@ -345,12 +252,13 @@ export async function createProducts(
         outboxStatement(db, events, now),
         // The catalogue's version, once for the batch; a new product's own version is its first.
         ...(ready.length ? versionBumps(db, []) : []),
-        // The products as SQLite writes their answer (./own-json.ts): never presented in JavaScript.
+        // The products as SQLite writes their answer (./present.ts): never presented in JavaScript.
         (options.minimal ? minimalJson : ownJson)(db, byToken, tokens),
         ...(recorder ? [recorder.snapshot(byToken, tokens)] : []),
       ]);
       events = committed(events, results);
-      const created = productTexts(results[results.length - (recorder ? 2 : 1)]);
+      const texts = results[results.length - (recorder ? 2 : 1)].results;
+      const created = new Map(texts.map((row) => [String(row.token), ProductText.of(row)]));
       for (const plan of ready) {
         outcomes.set(plan.index, { ok: true, product: created.get(plan.product.token) as ProductText });
       }
@@ -364,8 +272,7 @@ export async function createProducts(
         full = true;
         const again = plans.map((p) => planCreate(p.source, p.index, true));
         plans = again.filter((p): p is Planned => !("errors" in p));
-        for (const p of again)
-          if ("errors" in p) outcomes.set(p.index, { ok: false, status: p.status, errors: p.errors });
+        for (const p of again) if ("errors" in p) outcomes.set(p.index, p);
         if (plans.length < again.length) continue;
       }
       await afterLostRace(attempt, "the catalog");

@@ -3,9 +3,9 @@ import { sqlNames } from "../platform/columns";
 import { afterLostRace, type DB, isConstraintError, runBatch, stmt } from "../platform/d1";
 import { runClaimed } from "../platform/idempotency";
 import { type PendingEvent, subscribed } from "../webhooks/outbox";
-import type { ItemOutcome, Recorder, WriteOptions } from "./create";
 import type { ProductDelete } from "./schema";
 import { versionBumps } from "./version";
+import type { ItemOutcome, Recorder, WriteOptions } from "./write";
 
 // DELETE /v1/products (docs/products.md, "Deleting products"). Each item names a product by `product_id` or
 // by its own SKU; the products go with their variants, and the SKU registry's triggers free their
@@ -103,15 +103,15 @@ export async function deleteProducts(
   const json = JSON.stringify(asked);
   // Nothing names a product: refused before any write, so a keyed request is not recorded.
   if (!asked.length) return { outcomes, events: [] };
+  // The catalogue's version moves once for the batch (the deleted products' own versions go with them).
+  const deletes = (targets: string) => [
+    stmt(db, EVENTS, targets, now, keyId),
+    stmt(db, DELETE_VARIANTS, targets),
+    stmt(db, DELETE_PRODUCTS, targets),
+    ...versionBumps(db, []),
+  ];
   if (!recorder) {
-    const [resolved, events] = await runBatch(db, [
-      stmt(db, RESOLVE, json),
-      stmt(db, EVENTS, json, now, keyId),
-      stmt(db, DELETE_VARIANTS, json),
-      stmt(db, DELETE_PRODUCTS, json),
-      // The catalogue's version, once for the batch (the deleted products' own versions go with them).
-      ...versionBumps(db, []),
-    ]);
+    const [resolved, events] = await runBatch(db, [stmt(db, RESOLVE, json), ...deletes(json)]);
     for (const [i, o] of decide(resolved.results).outcomes) outcomes.set(i, o);
     return { outcomes, events: eventsOf(events) };
   }
@@ -124,21 +124,9 @@ export async function deleteProducts(
     const targets = JSON.stringify(
       [...decided.deleted].map(([pid, i]) => ({ i, pid, eid: asked.find((a) => a.i === i)?.eid })),
     );
+    const writes = decided.deleted.size ? [stmt(db, GONE, targets), ...deletes(targets)] : [];
     try {
-      const [, events] = await runClaimed(
-        db,
-        recorder.idem,
-        head,
-        decided.deleted.size
-          ? [
-              stmt(db, GONE, targets),
-              stmt(db, EVENTS, targets, now, keyId),
-              stmt(db, DELETE_VARIANTS, targets),
-              stmt(db, DELETE_PRODUCTS, targets),
-              ...versionBumps(db, []),
-            ]
-          : [],
-      );
+      const [, events] = await runClaimed(db, recorder.idem, head, writes);
       return { outcomes: all, events: events ? eventsOf(events) : [] };
     } catch (e) {
       if (!isConstraintError(e)) throw e;

@@ -3,7 +3,7 @@ import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../env";
 import { publicView } from "../keys/public";
 import { waiterOf } from "../webhooks/outbox";
-import { CATALOG_VERSION } from "./list";
+import { CATALOG_VERSION } from "./version";
 
 // The storefront catalog at the edge (docs/keys.md, "Edge cache"): a publishable key's product
 // reads are kept in the colo's Cache API under the catalog version, which triggers move in the
@@ -22,18 +22,20 @@ const STORED_FOR = "public, max-age=86400";
 
 const cacheOf = () => (typeof caches === "undefined" ? undefined : caches.default);
 
+/** A cache write after the answer where the runtime can wait for it, else before. */
+async function stored(c: Context<AppEnv>, put: Promise<void>) {
+  const waiter = waiterOf(c);
+  if (waiter) waiter.waitUntil(put);
+  else await put;
+}
+
 async function catalogVersion(c: Context<AppEnv>, cache: Cache): Promise<number> {
   const known = await cache.match(POINTER);
   if (known) return Number(await known.text());
   const row = await c.var.db.$client.prepare(CATALOG_VERSION).first<{ version: number }>();
   const version = row?.version ?? 0;
-  const put = cache.put(
-    POINTER,
-    new Response(String(version), { headers: { "Cache-Control": `max-age=${CATALOG_VERSION_TTL_S}` } }),
-  );
-  const waiter = waiterOf(c);
-  if (waiter) waiter.waitUntil(put);
-  else await put;
+  const pointer = new Response(String(version), { headers: { "Cache-Control": `max-age=${CATALOG_VERSION_TTL_S}` } });
+  await stored(c, cache.put(POINTER, pointer));
   return version;
 }
 
@@ -81,14 +83,11 @@ export const catalogEdge = createMiddleware<AppEnv>(async (c, next) => {
   // A streamed page is not kept: copied to the cache while the client reads it, the isolate would
   // hold whatever the client has not yet taken.
   if (!c.var.streamed) {
-    const stored = new Response(c.res.clone().body, c.res);
-    stored.headers.set("Cache-Control", STORED_FOR);
-    stored.headers.delete("x-d1-bookmark");
-    stored.headers.delete("x-request-id");
-    const put = cache.put(key, stored);
-    const waiter = waiterOf(c);
-    if (waiter) waiter.waitUntil(put);
-    else await put;
+    const copy = new Response(c.res.clone().body, c.res);
+    copy.headers.set("Cache-Control", STORED_FOR);
+    copy.headers.delete("x-d1-bookmark");
+    copy.headers.delete("x-request-id");
+    await stored(c, cache.put(key, copy));
   }
   c.res.headers.set("X-Catalog-Cache", "miss");
   // The browser revalidates with the ETag: its copy must not outlive a change.

@@ -20,8 +20,8 @@ import {
 
 // A product's and a variant's fields, described once (CONTRIBUTING.md, "Adding a product field").
 // Everything that lists fields is derived from here: the request validators (./schema.ts), the
-// create's insert and the update's columns, the presenter (./present.ts), the answers SQLite builds
-// in both dialects (./own-json.ts, ./modelled-json.ts), the size estimates, the OpenAPI response
+// create's insert and the update's columns, the presenter and the answers SQLite builds in both
+// dialects (./present.ts, ./modelled-json.ts), the size estimates, the OpenAPI response
 // schemas and what a publishable key sees (src/keys/public.ts). Leaving a described field out of
 // an answer's key order (./key-order.ts) is a type error.
 
@@ -51,7 +51,7 @@ type VariantField = Described<VariantColumn> & {
 };
 
 type ProductField = Described<ProductColumn> & {
-  /** What a create stores when the body leaves the field out; required fields have none. */
+  /** What a create stores when the body leaves the field out; left out: null (a required field has none). */
   initial?: unknown;
   /** With a variant selected (PUT by a variant's SKU or variant_id), the field changes the variant. */
   variant?: true;
@@ -59,22 +59,14 @@ type ProductField = Described<ProductColumn> & {
 
 /** The product's fields, in the order of the validator (and of the insert's columns). */
 export const PRODUCT_FIELDS = {
-  sku: { column: "sku", kind: SKU, write: "clearable", initial: null, variant: true, modelled: "text" },
+  sku: { column: "sku", kind: SKU, write: "clearable", variant: true, modelled: "text" },
   title: { column: "title", kind: text(255), write: "required", modelled: "text" },
   price: { column: "price", kind: MONEY, write: "required", variant: true, modelled: "price" },
-  before_price: {
-    column: "beforePrice",
-    kind: MONEY,
-    write: "clearable",
-    initial: null,
-    variant: true,
-    modelled: "price",
-  },
+  before_price: { column: "beforePrice", kind: MONEY, write: "clearable", variant: true, modelled: "price" },
   purchase_price: {
     column: "purchasePrice",
     kind: MONEY,
     write: "clearable",
-    initial: null,
     variant: true,
     modelled: "price",
     shown: false,
@@ -85,62 +77,32 @@ export const PRODUCT_FIELDS = {
     column: "qtyLocation",
     kind: text(255),
     write: "clearable",
-    initial: null,
     variant: true,
     modelled: "text",
     shown: false,
   },
   disable_minusqty: { column: "disableMinusqty", kind: FLAG_TEXT, write: "optional", initial: 0, modelled: "flag" },
   visible: { column: "visible", kind: FLAG, write: "optional", initial: 1, variant: true, modelled: "flag" },
-  description: { column: "description", kind: text(100_000), write: "clearable", initial: null, modelled: "text" },
-  gtin: { column: "gtin", kind: IDENTIFIER, write: "clearable", initial: null, variant: true, modelled: "text" },
-  supplier_name: {
-    column: "supplierName",
-    kind: text(255),
-    write: "clearable",
-    initial: null,
-    modelled: "text",
-    shown: false,
-  },
+  description: { column: "description", kind: text(100_000), write: "clearable", modelled: "text" },
+  gtin: { column: "gtin", kind: IDENTIFIER, write: "clearable", variant: true, modelled: "text" },
+  supplier_name: { column: "supplierName", kind: text(255), write: "clearable", modelled: "text", shown: false },
   supplier_sku: {
     column: "supplierSku",
     kind: IDENTIFIER,
     write: "clearable",
-    initial: null,
     variant: true,
     modelled: "text",
     shown: false,
   },
-  datafield_1: {
-    column: "datafield1",
-    kind: text(255),
-    write: "clearable",
-    initial: null,
-    modelled: "text",
-    shown: "datafields",
-  },
-  datafield_2: {
-    column: "datafield2",
-    kind: text(255),
-    write: "clearable",
-    initial: null,
-    modelled: "text",
-    shown: "datafields",
-  },
-  datafield_3: {
-    column: "datafield3",
-    kind: text(255),
-    write: "clearable",
-    initial: null,
-    modelled: "text",
-    shown: "datafields",
-  },
-  seo_description: { column: "seoDescription", kind: text(255), write: "clearable", initial: null, modelled: "text" },
-  seo_title: { column: "seoTitle", kind: text(255), write: "clearable", initial: null, modelled: "text" },
-  brand: { column: "brand", kind: text(255), write: "clearable", initial: null, modelled: "text" },
-  weight: { column: "weight", kind: GRAMS, write: "clearable", initial: null, variant: true, modelled: "weight" },
+  datafield_1: { column: "datafield1", kind: text(255), write: "clearable", modelled: "text", shown: "datafields" },
+  datafield_2: { column: "datafield2", kind: text(255), write: "clearable", modelled: "text", shown: "datafields" },
+  datafield_3: { column: "datafield3", kind: text(255), write: "clearable", modelled: "text", shown: "datafields" },
+  seo_description: { column: "seoDescription", kind: text(255), write: "clearable", modelled: "text" },
+  seo_title: { column: "seoTitle", kind: text(255), write: "clearable", modelled: "text" },
+  brand: { column: "brand", kind: text(255), write: "clearable", modelled: "text" },
+  weight: { column: "weight", kind: GRAMS, write: "clearable", variant: true, modelled: "weight" },
   images: { column: "images", kind: IMAGES, write: "clearable", initial: [], modelled: "images" },
-  metadata: { column: "metadata", kind: OBJECT, write: "clearable", initial: null, shown: false },
+  metadata: { column: "metadata", kind: OBJECT, write: "clearable", shown: false },
 } as const satisfies Record<string, ProductField>;
 
 /** A variant's fields, in the order of its validator. */
@@ -242,7 +204,7 @@ export function fieldValueSql(row: string, name: ProductFieldName) {
 /** A create body's fields as the insert stores them, a left-out field as its `initial` value. */
 export function withInitials<P extends Partial<Record<ProductFieldName, unknown>>>(p: P) {
   const out: Record<string, unknown> = {};
-  for (const [name, f] of entries) out[name] = p[name] ?? f.initial;
+  for (const [name, f] of entries) out[name] = p[name] ?? f.initial ?? null;
   return out as { [K in ProductFieldName]: Exclude<P[K], undefined> | Initial<K> };
 }
 
@@ -250,19 +212,18 @@ type Initial<K extends ProductFieldName> = Products[K] extends { initial: infer 
   ? I extends readonly []
     ? never[]
     : I
-  : never;
+  : Products[K] extends { write: "required" }
+    ? never
+    : null;
 
 // The request validators' shapes (./schema.ts), typed field by field.
 
 type Zod<F> = F extends { kind: { zod: infer Z extends z.ZodType } } ? Z : never;
-type Write<F, Mode> = F extends { write: "required" }
-  ? Mode extends "create"
-    ? ReturnType<typeof req<Zod<F>>>
-    : ReturnType<typeof opt<Zod<F>>>
-  : F extends { write: "clearable" }
-    ? Mode extends "create"
-      ? ReturnType<typeof opt<Zod<F>>>
-      : ReturnType<typeof clearable<Zod<F>>>
+/** Required on create, clearable by null on update, else optional (./schema.ts WRAP). */
+type Write<F, Mode> = [F, Mode] extends [{ write: "required" }, "create"]
+  ? ReturnType<typeof req<Zod<F>>>
+  : [F, Mode] extends [{ write: "clearable" }, "update"]
+    ? ReturnType<typeof clearable<Zod<F>>>
     : ReturnType<typeof opt<Zod<F>>>;
 /** The validator shape of described fields `D` in `mode`. */
 export type Shape<D, Mode extends "create" | "update"> = { -readonly [K in keyof D]: Write<D[K], Mode> };

@@ -2,8 +2,9 @@ import type { PRODUCT_FIELDS, VARIANT_FIELDS } from "./fields";
 
 // The answers' key orders, beside the fields' descriptions (./fields.ts): described fields by name,
 // and the entries each builder adds itself (ids, dates, categories, URLs, option values, stock
-// sums...). A described field missing from the order of a dialect that answers it is a type error
-// ("missing"); so is a name that is neither.
+// sums...), the order's other names (its Special type). A described field missing from the order
+// of a dialect that answers it is a type error ("missing"); a name that is neither is a Special
+// that every builder of the answer must then give, or fail to typecheck.
 
 type Products = typeof PRODUCT_FIELDS;
 type Variants = typeof VARIANT_FIELDS;
@@ -20,26 +21,22 @@ type Plain<D, Dialect extends "own" | "modelled"> = {
 }[keyof D] &
   string;
 
-/** `list` if it names every plain field of its dialect (`Need`) and otherwise only `Special`s. */
+/** `list` if it names every plain field of its dialect (`Need`), and with `Only` nothing else. */
 const order =
-  <Need extends string, Special extends string>() =>
-  <const L extends readonly (Need | Special)[]>(
+  <Need extends string, Only extends string = string>() =>
+  <const L extends readonly (Need | Only)[]>(
     list: L & ([Exclude<Need, L[number]>] extends [never] ? unknown : { missing: Exclude<Need, L[number]> }),
   ) =>
     list as L;
 
-/** What the own dialect's builders add to a product's described fields. */
-export type OwnProductSpecial =
-  | "product_id"
-  | "stock"
-  | "categories"
-  | "slug"
-  | "url"
-  | "variants"
-  | "created_at"
-  | "updated_at";
+/** The names of order `L` that are not plain fields `D` of its dialect: what its builders add. */
+type Specials<L extends readonly string[], D, Dialect extends "own" | "modelled"> = Exclude<
+  L[number],
+  Plain<D, Dialect>
+>;
+
 /** GET /v1/products/{id}: a product. */
-export const OWN_PRODUCT = order<Plain<Products, "own">, OwnProductSpecial>()([
+export const OWN_PRODUCT = order<Plain<Products, "own">>()([
   "product_id",
   "sku",
   "title",
@@ -78,9 +75,8 @@ export const OPTION_KEYS = [1, 2, 3, 4, 5].flatMap((n) => [
   `variant_option${n}_value`,
 ]) as OptionKey[];
 
-export type OwnVariantSpecial = "variant_id" | "options";
 /** A variant of GET /v1/products/{id}. */
-export const OWN_VARIANT = order<Plain<Variants, "own">, OwnVariantSpecial>()([
+export const OWN_VARIANT = order<Plain<Variants, "own">>()([
   "variant_id",
   "sku",
   // variant_option1_name, variant_option1_value, ... variant_option5_value (OPTION_KEYS).
@@ -97,17 +93,8 @@ export const OWN_VARIANT = order<Plain<Variants, "own">, OwnVariantSpecial>()([
   "images",
 ]);
 
-export type ModelledProductSpecial =
-  | "id"
-  | "hasVariants"
-  | "qty"
-  | "stock"
-  | "date_modified"
-  | "url"
-  | "headcategory_name"
-  | "categories";
 /** The modelled dialect's product in a list; with include_details, MODELLED_DETAILS follow. */
-export const MODELLED_BASE = order<never, ModelledProductSpecial | Plain<Products, "modelled">>()([
+export const MODELLED_BASE = order<never>()([
   "id",
   "sku",
   "hasVariants",
@@ -143,19 +130,8 @@ export const MODELLED_DETAILS = order<Exclude<Plain<Products, "modelled">, (type
   "images",
 ]);
 
-export type ModelledVariantSpecial =
-  | "id"
-  | "product_id"
-  | "image_id"
-  | "hidden"
-  | "preorder"
-  | "preselected"
-  | "min_purchase_quantity"
-  | "max_purchase_quantity"
-  | "disable_minusqty"
-  | "values";
 /** A variant in the modelled dialect. */
-export const MODELLED_VARIANT = order<Plain<Variants, "modelled">, ModelledVariantSpecial>()([
+export const MODELLED_VARIANT = order<Plain<Variants, "modelled">>()([
   "id",
   "product_id",
   "sku",
@@ -177,3 +153,10 @@ export const MODELLED_VARIANT = order<Plain<Variants, "modelled">, ModelledVaria
   "disable_minusqty",
   "values",
 ]);
+
+/** What the own dialect's builders add to a product's described fields, and to a variant's. */
+export type OwnProductSpecial = Specials<typeof OWN_PRODUCT, Products, "own">;
+export type OwnVariantSpecial = Specials<typeof OWN_VARIANT, Variants, "own">;
+/** What the modelled dialect's builders add to a product's (in a list) and a variant's described fields. */
+export type ModelledProductSpecial = Specials<typeof MODELLED_BASE, Products, "modelled">;
+export type ModelledVariantSpecial = Specials<typeof MODELLED_VARIANT, Variants, "modelled">;

@@ -139,7 +139,8 @@ export const OBJECT = kind<Record<string, unknown>>()({
 // The modelled dialect (docs/modelled-reads.md, "Modelled reads"): ids, prices, quantities and
 // flags are strings, and missing text is "" rather than null.
 
-export const sText = (col: string) => `coalesce(${col}, '')`;
+/** Text, "" where a nullable column is NULL. */
+const orEmpty = (c: string, nullable: boolean) => (nullable ? `coalesce(${c}, '')` : c);
 /** Minor units as two-decimal text (14895 -> "148.95", -50 -> "-0.50"), as moneyText. */
 export const money2Sql = (col: string) =>
   `(iif(${col} < 0, '-', '') || (abs(${col}) / 100) || '.' || substr('0' || (abs(${col}) % 100), -2))`;
@@ -147,7 +148,7 @@ export const money2Sql = (col: string) =>
  * Stored images ([{url, alttext}]) as the modelled object keyed by position from "1". Most
  * variants have none: they skip the subquery, one per variant of a page otherwise.
  */
-export const imagesSql = (col: string) =>
+const imagesSql = (col: string) =>
   `iif(${col} = '[]', json('{}'), json(coalesce((SELECT json_group_object(CAST(i.key + 1 AS TEXT), json_object('image', i.value ->> 'url',
     'alttext', coalesce(i.value ->> 'alttext', ''))) FROM json_each(${col}) AS i), '{}')))`;
 
@@ -178,13 +179,13 @@ type Modelled = { sql: (c: string, nullable: boolean) => string; schema: (nullab
 
 export const MODELLED = {
   /** Text; "" for none. */
-  text: { sql: (c, n) => (n ? sText(c) : c), schema: (n) => (n ? textOut : z.string()) },
+  text: { sql: orEmpty, schema: (n) => (n ? textOut : z.string()) },
   /** "1" or "0". */
   flag: { sql: (c) => `iif(${c} = 1, '1', '0')`, schema: () => flagText },
   /** A whole number of at least 0 as text. */
-  digits: { sql: (c, n) => (n ? sText(`CAST(${c} AS TEXT)`) : `CAST(${c} AS TEXT)`), schema: () => digits },
+  digits: { sql: (c, n) => orEmpty(`CAST(${c} AS TEXT)`, n), schema: () => digits },
   /** A whole number as text. */
-  signedDigits: { sql: (c, n) => (n ? sText(`CAST(${c} AS TEXT)`) : `CAST(${c} AS TEXT)`), schema: () => signedDigits },
+  signedDigits: { sql: (c, n) => orEmpty(`CAST(${c} AS TEXT)`, n), schema: () => signedDigits },
   /** A product's price: "899" when whole, else two decimals; "" when none (priceText). */
   price: {
     sql: (c) => `iif(${c} IS NULL, '', iif(${c} % 100 = 0, CAST(${c} / 100 AS TEXT), ${money2Sql(c)}))`,
@@ -202,6 +203,6 @@ export const MODELLED = {
     schema: () => gramsText,
   },
   /** {"1": {"image", "alttext"}, ...}. */
-  images: { sql: (c) => imagesSql(c), schema: () => imagesOut },
+  images: { sql: imagesSql, schema: () => imagesOut },
 } satisfies Record<string, Modelled>;
 export type ModelledEncoding = keyof typeof MODELLED;

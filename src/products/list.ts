@@ -1,11 +1,10 @@
 import { z } from "zod";
-import { catalogVersion, products, skus, variants } from "../db/schema";
+import { products, skus, variants } from "../db/schema";
 import type { PublicView } from "../keys/public";
 import { sqlNames } from "../platform/columns";
 import { decodeCursor, encodeCursor } from "../platform/cursor";
 import { type DB, stmt } from "../platform/d1";
 import { ApiError } from "../platform/errors";
-import { etagOf } from "../platform/hash";
 import {
   boolText,
   ignored,
@@ -19,11 +18,12 @@ import {
 } from "../platform/query";
 import { carriedSql } from "../platform/quotes";
 import type { CarriedChunks } from "../platform/stream";
-import { categoryFilter, categoryQuery, urlSql } from "./categories";
+import { categoryFilter, categoryQuery } from "./categories";
 import { MODELLED_BASE, MODELLED_DETAILS, productColumn, productField } from "./fields";
-import { col, variantsInOrder } from "./json-sql";
 import { OPTION_NAMES, productParts } from "./modelled-json";
+import { col, variantsInOrder } from "./present";
 import { MAX_VARIANTS } from "./schema";
+import { CATALOG_VERSION, catalogETag } from "./version";
 
 // GET /v1/products and GET /v1/products/count in the modelled dialect (docs/modelled-reads.md, "Modelled reads").
 
@@ -45,7 +45,6 @@ const MAX_OFFSET = 100_000_000;
 const P = sqlNames(products);
 const V = sqlNames(variants);
 const K = sqlNames(skus);
-const C = sqlNames(catalogVersion);
 
 const PARAMS = ["product_id", "sku", "search", "category", "include_details", "limit", "offset", "cursor", "apps_load"];
 
@@ -79,7 +78,7 @@ export type ProductListQuery = z.output<typeof listQuery> & { visibleOnly?: bool
 export const parseProductQuery = (url: string) => parseQuery(listQuery, strictQuery(url, PARAMS));
 
 /** What GET /v1/products answers: the JSON text of the body, and the Link to the next page if any. */
-export type ProductListAnswer = {
+export type ProductPage = {
   // Bare, as the modelled API's clients in the wild read it (docs/modelled-reads.md, "GET /v1/products").
   /**
    * The answer's JSON text, carried (src/platform/quotes.ts), in chunks of SQLite's pieces, never
@@ -91,20 +90,6 @@ export type ProductListAnswer = {
   link?: string;
   etag: string;
 };
-
-/** The catalog's version (a trigger moves it with every product or variant change, drizzle/0005_keys.sql). */
-export const CATALOG_VERSION = `SELECT ${C.version} FROM ${C.$} WHERE ${C.id} = 1`;
-
-/**
- * The ETag of a catalog answer: the catalog version (which every product, variant and stock change
- * moves in its own batch), the URL and what the caller may see. Hashing the answer itself would
- * cost CPU per byte of a page of megabytes (docs/keys.md, "Edge cache and ETag").
- */
-export function catalogETag(version: unknown, url: string, view: PublicView | undefined): string {
-  const u = new URL(url);
-  const text = `${version}|${u.pathname}${u.search}|${view ? `${view.stock}${view.datafields}` : "all"}`;
-  return etagOf(text);
-}
 
 /**
  * A row of the page's statements: a product's text in pieces (see built), or (`t` null) a product
@@ -165,13 +150,13 @@ const pieces = (withDetails: boolean) => (withDetails ? ["t", ...LATER_RUNS.map(
  * keeps, each a row of texts (`wrap` applied to each) and a null `est`: `t`, the product's text, whole or (with
  * details, for a product of more than one run) up to the end of its first run; r1 to r7, its later
  * runs, each with the comma before it; `z`, what follows the last. Each product's variants are
- * joined to it through the index on (product_id, position) and grouped in one pass (json-sql.ts,
+ * joined to it through the index on (product_id, position) and grouped in one pass (present.ts,
  * variantsInOrder): its count, its stock and its runs, a run being the variants of 256 positions,
  * which the writes number 0 to n-1. (A run of 256 by a window over a product's variants read them
  * three more times, and counting and summing them twice more.)
  */
 function built(withDetails: boolean, view: PublicView | undefined, where: string, wrap: (sql: string) => string) {
-  const x = productParts(withDetails, urlSql(), view);
+  const x = productParts(withDetails, view);
   const v = (c: { name: string }) => col("v", c);
   const from = `FROM page AS p LEFT JOIN ${variantsInOrder("v")} ON ${v(variants.productId)} = p.${P.id} ${where}
     GROUP BY p.${P.id}`;
@@ -257,12 +242,12 @@ function chunkIds(rows: Row[]): number[][] {
   return out;
 }
 
-/** The products' texts with commas between them, after the products before them on the page. */
-function joined(products: { json: string[] }[], first: boolean, last: boolean): string[] {
+/** The texts of built rows with commas between them, after the products before them on the page. */
+function joined(rows: Row[], first: boolean, last: boolean): string[] {
   const json = first ? ["["] : [];
-  for (let i = 0; i < products.length; i++) {
+  for (let i = 0; i < rows.length; i++) {
     if (i || !first) json.push(",");
-    for (const t of products[i].json) json.push(t);
+    json.push(...textOf(rows[i]));
   }
   if (last) json.push("]");
   return json;
@@ -306,9 +291,6 @@ function textOf(r: Row): string[] {
  */
 const byId = (rows: Row[]) => rows.sort((a, b) => a.id - b.id);
 
-/** The products of built rows, as JSON texts. */
-const assemble = (rows: Row[]) => rows.map((r) => ({ id: r.id, json: textOf(r) }));
-
 /**
  * The page: every product of it, whatever its size (docs/modelled-reads.md, "Paging"). SQLite
  * builds each product's modelled JSON text (variants included with include_details,
@@ -319,12 +301,7 @@ const assemble = (rows: Row[]) => rows.map((r) => ({ id: r.id, json: textOf(r) }
  * Sorted by id ascending: offset paging then stays stable while products are added (new ones come
  * last), which is what a client paging "until a short page" relies on.
  */
-export async function listProducts(
-  db: DB,
-  q: ProductListQuery,
-  url: string,
-  view?: PublicView,
-): Promise<ProductListAnswer> {
+export async function listProducts(db: DB, q: ProductListQuery, url: string, view?: PublicView): Promise<ProductPage> {
   const params = new Params();
   const where: string[] = [];
   if (q.product_id !== undefined) where.push(`p.${P.id} = ${params.add(q.product_id)}`);
@@ -364,14 +341,14 @@ export async function listProducts(
   const more = rows[0]?.id === NEXT_PAGE;
   if (more) rows.shift();
   const later = rows.filter((r) => r.t === null);
-  const products = assemble(later.length ? rows.filter((r) => r.t !== null) : rows);
+  const products = later.length ? rows.filter((r) => r.t !== null) : rows;
 
   if (lookup) {
     if (!products.length) {
       const which = q.product_id !== undefined ? `product ${q.product_id}` : `product with sku ${q.sku}`;
       throw new ApiError(404, `${which} not found`);
     }
-    return { chunks: { first: products[0].json }, etag };
+    return { chunks: { first: textOf(products[0]) }, etag };
   }
   let link: string | undefined;
   if (more) {
@@ -390,7 +367,7 @@ export async function listProducts(
     if (n >= rest.length) return undefined;
     const ids = rest[n++];
     const read = await stmt(db, sql, JSON.stringify(ids)).all<Record<string, unknown>>();
-    const got = assemble(byId(read.results as Row[]));
+    const got = byId(read.results as Row[]);
     // Deleted (or hidden from a storefront) since the first read: the answer breaks off rather
     // than end as a page shorter than its limit, which a client would take for the last.
     if (got.length !== ids.length) throw new Error("a product of this page was removed while it was read; ask again");

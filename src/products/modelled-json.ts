@@ -1,9 +1,9 @@
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { products, variants } from "../db/schema";
 import type { PublicView } from "../keys/public";
-import { CATEGORIES_SQL, HEAD_SQL } from "./categories";
+import { CATEGORIES_SQL, HEAD_SQL, urlSql } from "./categories";
 import {
-  type Field as DescribedField,
+  type Field,
   MODELLED_BASE,
   MODELLED_DETAILS,
   MODELLED_VARIANT,
@@ -14,8 +14,8 @@ import {
   variantColumn,
   variantField,
 } from "./fields";
-import { availability, col, type Field, kept, object, ordered, seen } from "./json-sql";
 import { MODELLED } from "./kinds";
+import { availability, COUNT, col, kept, type Member, object, ordered, seen, shownVariants, stockSql } from "./present";
 
 // Products in the modelled dialect (docs/modelled-reads.md, "Modelled reads"), built by SQLite
 // as JSON text: a page of products with thousands of variants reaches the Worker as one text per
@@ -30,7 +30,7 @@ const P = (c: SQLiteColumn) => col("p", c);
 const V = (c: SQLiteColumn) => col("v", c);
 
 /** The modelled dialect's SQL of a described field over its column. */
-function modelled(f: DescribedField | undefined, c: (f: DescribedField) => SQLiteColumn, alias: string) {
+function modelled(f: Field | undefined, c: (f: Field) => SQLiteColumn, alias: string) {
   if (!f?.modelled) return undefined;
   const column = c(f);
   return MODELLED[f.modelled].sql(col(alias, column), !column.notNull);
@@ -39,22 +39,18 @@ const productModelled = (k: string) => modelled(productField(k), productColumn, 
 const variantModelled = (k: string) => modelled(variantField(k), variantColumn, "v");
 
 // `p` is a product row with the columns option_name0 to option_name4 (OPTION_NAMES), grouped with
-// its variants `v` (list.ts): their count and qty sum are aggregates of that one pass.
-const COUNT = `count(${V(variants.id)})`;
-/** The product's stock: its variants' qty summed (a storefront's, of those it sees), else its own. */
-const stockOf = (view: PublicView | undefined) =>
-  `iif(${COUNT} > 0, coalesce(sum(${V(variants.qty)})${view ? ` FILTER (WHERE ${V(variants.visible)} = 1)` : ""}, 0), ${P(products.stock)})`;
+// its variants `v` (list.ts): their count and qty sum are aggregates of that one pass (./present.ts).
 
 /** The fields of a product in a list (url from STORE_URL; docs/products.md, "Categories, URLs and images"). */
 const BASE = ordered<ModelledProductSpecial>(MODELLED_BASE, productModelled);
-const base = (url: string, stock: string): Field[] =>
+const base = (stock: string): Member[] =>
   BASE({
     id: `CAST(${P(products.id)} AS TEXT)`,
     hasVariants: `iif(${COUNT} > 0, '1', '0')`,
     qty: `CAST(${stock} AS TEXT)`,
     stock,
     date_modified: date(P(products.updatedAt)),
-    url,
+    url: urlSql(),
     headcategory_name: HEAD_SQL,
     categories: json(`coalesce(${CATEGORIES_SQL}, '[]')`),
   });
@@ -96,20 +92,14 @@ const VARIANT = ordered<ModelledVariantSpecial>(
  * D1 returns grows with a product's variants past what one value may hold (docs/design.md,
  * "Answers from D1").
  */
-export function productParts(withDetails: boolean, url: string, view?: PublicView) {
-  const stock = stockOf(view);
-  const fields = base(url, stock);
+export function productParts(withDetails: boolean, view?: PublicView) {
+  const stock = stockSql(view);
+  const fields = base(stock);
   if (!withDetails) return { head: object(seen(fields, view, stock)) };
   const head = object(kept([...fields, ...DETAILS], view));
   // Bundles do not exist here: no product has bundle content.
   const tail = object([["product_package_products", "json('[]')"], ...availability(view, stock)]);
-  return {
-    head,
-    tail,
-    variant: object(seen(VARIANT, view, V(variants.qty))),
-    // A storefront never sees a hidden variant.
-    variantFilter: view ? `${V(variants.visible)} = 1` : `${V(variants.id)} IS NOT NULL`,
-  };
+  return { head, tail, variant: object(seen(VARIANT, view, V(variants.qty))), variantFilter: shownVariants(view) };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { clearable, flag, id, opt, precompile, req, sku, str } from "../platform/fields";
+import { clearable, id, opt, precompile, req, sku, str } from "../platform/fields";
 import { categoryName, categoryPaths, slug } from "./categories";
-import { type Field, PRODUCT_FIELDS, type Shape, VARIANT_FIELDS } from "./fields";
+import { type Field, OPTION_KEYS, PRODUCT_FIELDS, type Shape, VARIANT_FIELDS } from "./fields";
 import { stock } from "./kinds";
 
 // Wire schemas of a product and a variant entry (docs/products.md), field names as the API
@@ -15,41 +15,28 @@ import { stock } from "./kinds";
 export const MAX_VARIANTS = 2048;
 export const OPTION_SLOTS = [1, 2, 3, 4, 5] as const;
 
-export { type Image, image, images, MAX_IMAGES, stock } from "./kinds";
-// A flag like the others (docs/api.md, "Conventions": 1/0, "1"/"0", true/false), stored and answered as 1 or 0.
-export const visible = flag;
+export { image } from "./kinds";
+
+/** How each mode takes a field by its `write`: required on create, clearable by null on update. */
+const WRAP = {
+  create: { required: req, optional: opt, clearable: opt },
+  update: { required: opt, optional: opt, clearable },
+};
 
 /** The validators of the fields `described` (./fields.ts) in `mode`. */
 function shapeOf<D extends Record<string, Field>, M extends "create" | "update">(described: D, mode: M) {
   const shape: Record<string, z.ZodType> = {};
-  for (const [name, f] of Object.entries(described)) {
-    const wrap =
-      f.write === "required"
-        ? mode === "create"
-          ? req
-          : opt
-        : f.write === "clearable" && mode === "update"
-          ? clearable
-          : opt;
-    shape[name] = wrap(f.kind.zod);
-  }
+  for (const [name, f] of Object.entries(described)) shape[name] = WRAP[mode][f.write](f.kind.zod);
   return shape as Shape<D, M>;
 }
 
-function optionFields(make: <T extends z.ZodType>(s: T) => z.ZodType) {
-  const shape: Record<string, z.ZodType> = {};
-  for (const n of OPTION_SLOTS) {
-    shape[`variant_option${n}_name`] = make(str(255));
-    shape[`variant_option${n}_value`] = make(str(255));
-  }
-  return shape as Record<`variant_option${1 | 2 | 3 | 4 | 5}_${"name" | "value"}`, z.ZodType<string | undefined>>;
-}
-
+/** The option names and values of a variant entry. */
+const OPTIONS = Object.fromEntries(OPTION_KEYS.map((k) => [k, opt(str(255))])) as unknown as Record<
+  (typeof OPTION_KEYS)[number],
+  z.ZodType<string | undefined>
+>;
 /** Variant fields; `update` entries also carry variant_id. */
-const variantShape = <M extends "create" | "update">(mode: M) => ({
-  ...optionFields(opt),
-  ...shapeOf(VARIANT_FIELDS, mode),
-});
+const variantShape = <M extends "create" | "update">(mode: M) => ({ ...OPTIONS, ...shapeOf(VARIANT_FIELDS, mode) });
 
 export const variantEntry = z.object(variantShape("create"), { error: "must be an object" });
 // Stock changes that cannot lose updates (docs/stock.md): `adjust`

@@ -1,8 +1,11 @@
 import { products, variants } from "../db/schema";
-import { optionColumn, sqlNames } from "../platform/columns";
+import { sqlNames } from "../platform/columns";
 import { type Field, type ProductColumn, TEXT_FIELDS, VARIANT_FIELDS, type VariantColumn } from "./fields";
+import type { ProductRow } from "./present";
 import type { VariantEntry } from "./schema";
-import { VALUE_KEYS } from "./variants";
+import type { PlanVariant } from "./update/select";
+import type { VariantState } from "./update/states";
+import { VALUE_KEYS, valuesMoved } from "./variants";
 
 // The 2 MiB bound on a product's answer (docs/products.md, "Updating products"). A product's GET /v1/products/{id}
 // answer is estimated from its stored text, in SQL (SIZE_SQL, for rows a batch reads) and in JS
@@ -15,33 +18,38 @@ import { VALUE_KEYS } from "./variants";
 export const MAX_ANSWER_BYTES = 2 * 1024 * 1024;
 
 /** Keys, numbers (at their widest), null and punctuation of a product answer without variants. */
-export const PRODUCT_ALLOWANCE = 1024;
+const PRODUCT_ALLOWANCE = 1024;
 /** The same for one variant. */
-export const VARIANT_ALLOWANCE = 640;
+const VARIANT_ALLOWANCE = 640;
 
 /** A product's text fields (JSON ones included, slug and categories too), with their key on a products row. */
-export const PRODUCT_TEXT: (readonly [string, ProductColumn])[] = [
+const PRODUCT_TEXT: (readonly [string, ProductColumn])[] = [
   ...TEXT_FIELDS,
   ["slug", "slug"],
   ["categories", "categories"],
 ];
-const P = sqlNames(products);
-const V = sqlNames(variants);
-/** A variant's text columns: its described text fields' and its option values. */
-const VARIANT_TEXT = [
+/** A variant's described text fields but its JSON ones (images), by name and by their key on a variants row. */
+const VARIANT_TEXT = (Object.entries(VARIANT_FIELDS) as [string, Field][])
+  .filter(([, f]) => f.kind.text && !f.kind.json)
+  .map(([name, f]) => [name, f.column as VariantColumn] as const);
+const TEXT_NAMES = VARIANT_TEXT.map(([name]) => name);
+/** Every text column of a variant by its key on a row: its described text fields' (images too) and its option values. */
+const ROW_TEXT = [
   ...Object.values(VARIANT_FIELDS as Record<string, Field>)
     .filter((f) => f.kind.text)
-    .map((f) => V[f.column as VariantColumn]),
-  ...[1, 2, 3, 4, 5].map((n) => optionColumn(V, n)),
+    .map((f) => f.column as VariantColumn),
+  ...[1, 2, 3, 4, 5].map((n) => `option${n}` as VariantColumn),
 ];
 
+const P = sqlNames(products);
+const V = sqlNames(variants);
 const bytesOf = (col: string) => `length(CAST(coalesce(${col}, '') AS BLOB))`;
 
 /** The estimate's share of the product row `p` itself, as an SQL expression. */
 export const PRODUCT_SIZE_SQL = `(${PRODUCT_ALLOWANCE} + ${PRODUCT_TEXT.map(([, c]) => bytesOf(`p.${P[c]}`)).join(" + ")})`;
-/** A variant's share (`alias` its row), without the option names it repeats: variantBytes in SQL. */
+/** A variant's share (`alias` its row), without the option names it repeats: rowBytes in SQL. */
 export const variantSizeSql = (alias: string) =>
-  `(${VARIANT_ALLOWANCE} + ${VARIANT_TEXT.map((c) => bytesOf(`${alias}.${c}`)).join(" + ")})`;
+  `(${VARIANT_ALLOWANCE} + ${ROW_TEXT.map((c) => bytesOf(`${alias}.${V[c]}`)).join(" + ")})`;
 /** The estimate for the product row `p`, as an SQL expression. */
 export const SIZE_SQL = `(${PRODUCT_SIZE_SQL} + coalesce((SELECT sum(${bytesOf(`p.${P.optionNames}`)} + ${variantSizeSql("sv")})
   FROM ${V.$} AS sv WHERE sv.${V.productId} = p.${P.id}), 0))`;
@@ -58,33 +66,37 @@ export function textBytes(s: string | null | undefined): number {
 /** Bytes of a JSON column's value as it will be stored (arrays and objects as JSON text). */
 export const jsonBytes = (v: unknown) => (v === null || v === undefined ? 0 : textBytes(JSON.stringify(v)));
 /** Bytes of a field's value as it will be stored: a text as itself, anything else as JSON. */
-export const valueBytes = (v: unknown) => (typeof v === "string" ? textBytes(v) : jsonBytes(v));
+const valueBytes = (v: unknown) => (typeof v === "string" ? textBytes(v) : jsonBytes(v));
 
-/** The texts of a variant as they are stored: option values padded to five slots. */
-export type VariantText = {
-  sku?: string | null;
-  values: readonly string[];
-  qty_location?: string | null;
-  gtin?: string | null;
-  supplier_sku?: string | null;
-  /** The stored JSON text of its images. */
-  images: string;
-};
+/** The text of `o` at `key`. */
+const at = (o: object, key: string) => (o as Record<string, string | null | undefined>)[key];
+function textsBytes(o: object, keys: readonly string[]): number {
+  let n = 0;
+  for (const k of keys) n += textBytes(at(o, k));
+  return n;
+}
 
-/** A variant's share of the estimate, without the option names it repeats. */
-export function variantBytes(v: VariantText): number {
-  let n = VARIANT_ALLOWANCE + textBytes(v.sku) + textBytes(v.qty_location) + textBytes(v.gtin);
-  n += textBytes(v.supplier_sku) + textBytes(v.images);
+/** The estimate of a product about to be created (its fields by name), without its variants. */
+export const productBytes = (p: Record<string, unknown>) =>
+  PRODUCT_TEXT.reduce((size, [key]) => size + valueBytes(p[key]), PRODUCT_ALLOWANCE);
+
+/**
+ * A variant's share of the estimate, without the option names it repeats: its texts by field name,
+ * its option values (five slots) and `images`, the stored JSON text of its images.
+ */
+export function variantBytes(v: { values: readonly string[]; images?: unknown }, images = v.images as string): number {
+  let n = VARIANT_ALLOWANCE + textBytes(images) + textsBytes(v, TEXT_NAMES);
   for (const value of v.values) n += textBytes(value);
   return n;
 }
 
+/** variantBytes of a stored variant's row. */
+const rowBytes = (v: PlanVariant) => VARIANT_ALLOWANCE + textsBytes(v, ROW_TEXT);
+
 /** variantBytes of a variant entry as a create stores it, read where it is (no object per entry). */
 export function entryBytes(e: VariantEntry): number {
-  let n = VARIANT_ALLOWANCE + textBytes(e.sku) + textBytes(e.qty_location) + textBytes(e.gtin);
-  n += textBytes(e.supplier_sku) + (e.images?.length ? textBytes(JSON.stringify(e.images)) : 2);
-  for (const k of VALUE_KEYS) n += textBytes(e[k]);
-  return n;
+  const images = e.images?.length ? textBytes(JSON.stringify(e.images)) : 2;
+  return VARIANT_ALLOWANCE + textsBytes(e, TEXT_NAMES) + textsBytes(e, VALUE_KEYS) + images;
 }
 
 /**
@@ -93,8 +105,8 @@ export function entryBytes(e: VariantEntry): number {
  * only past that: the 2,048 entries of a large create are well under it.
  */
 export function entryBytesAtMost(e: VariantEntry): number {
-  let chars = (e.sku?.length ?? 0) + (e.qty_location?.length ?? 0) + (e.gtin?.length ?? 0);
-  chars += e.supplier_sku?.length ?? 0;
+  let chars = 0;
+  for (const k of TEXT_NAMES) chars += at(e, k)?.length ?? 0;
   for (const k of VALUE_KEYS) chars += e[k]?.length ?? 0;
   return VARIANT_ALLOWANCE + 3 * chars + (e.images?.length ? textBytes(JSON.stringify(e.images)) : 2);
 }
@@ -102,3 +114,47 @@ export function entryBytesAtMost(e: VariantEntry): number {
 /** The 413 of a write that would pass the bound. */
 export const tooLarge = (product: string, bytes: number) =>
   `${product}: this change would make its answer (GET /v1/products/{id}) about ${bytes} bytes, more than ${MAX_ANSWER_BYTES} (2 MiB); remove images, variants or text first`;
+
+// A PUT plan's effect on its product's answer size: the size read with the product (SIZE_SQL)
+// plus what the plan changes. Only what changes is measured, so a stock sync of 2,048 variants
+// costs one comparison per variant.
+
+/** Whether a state's text columns differ from its row's, compared in place (a sync sets them all). */
+function textChanged(s: VariantState, row: PlanVariant) {
+  for (const [name, column] of VARIANT_TEXT) if (at(s.cur, name) !== at(row, column)) return true;
+  return (s.cur.images !== undefined && JSON.stringify(s.cur.images) !== row.images) || valuesMoved(s);
+}
+
+/** variantBytes of a state, its images the row's text until the request sets them. */
+const stateBytes = (s: VariantState) =>
+  variantBytes(s.cur, s.cur.images === undefined ? (s.row?.images ?? "[]") : JSON.stringify(s.cur.images));
+
+/**
+ * The product's answer size after the plan: `before` as read, its changed product fields (the
+ * plan's product row, body names), the variants it deletes and the states of all it keeps.
+ */
+export function sizeAfter(
+  before: number,
+  p: ProductRow,
+  product: Record<string, unknown>,
+  deleted: PlanVariant[],
+  states: VariantState[],
+): number {
+  let size = before;
+  for (const [key, field] of PRODUCT_TEXT) {
+    if (key in product) size += valueBytes(product[key]) - textBytes(p[field] as string | null);
+  }
+  // Every variant answers the option names.
+  const oldNames = textBytes(p.optionNames);
+  const newNames = "option_names" in product ? jsonBytes(product.option_names) : oldNames;
+  size += states.length * newNames - deleted.length * oldNames;
+  for (const v of deleted) size -= rowBytes(v);
+  for (const s of states) {
+    if (!s.row) size += stateBytes(s);
+    else {
+      size -= oldNames;
+      if (textChanged(s, s.row)) size += stateBytes(s) - rowBytes(s.row);
+    }
+  }
+  return size;
+}

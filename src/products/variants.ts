@@ -1,4 +1,5 @@
 import { VARIANT_FIELDS, type VariantFieldName } from "./fields";
+import type { OptionValues } from "./present";
 import { OPTION_SLOTS, type VariantEntry } from "./schema";
 
 // Option rules (docs/products.md, "Updating products"): a product has up to five option names shared by its variants;
@@ -33,62 +34,52 @@ export const sameNames = (a: readonly string[], b: readonly string[]) =>
   a.length === b.length && a.every((x, i) => x === b[i]);
 
 export type Located<T> = { entry: T; path: string };
+/** agreedNames' readers of located entries: the entry, its path. */
+export const LOCATED = [(l: Located<Named>) => l.entry, (l: Located<Named>) => l.path] as const;
 
-/** Whether the entry names exactly these options, in these slots (and no others). */
+/** Whether the entry names exactly these options, in these slots (and no others; none for []). */
 function givesExactly(e: Named, names: readonly string[]): boolean {
   for (let i = 0; i < NAME_KEYS.length; i++) if (e[NAME_KEYS[i]] !== names[i]) return false;
   return true;
 }
 
-/** Whether the entry names no option. */
-function namesNone(e: Named): boolean {
-  for (let i = 0; i < NAME_KEYS.length; i++) if (e[NAME_KEYS[i]] !== undefined) return false;
-  return true;
-}
+/** No names, no errors: one empty list for every entry that has none. */
+export const NONE: string[] = [];
 
 /**
- * The option names a list of entries agrees on: every entry that names options must name the
- * same ones. Returns undefined names when no entry names any.
+ * The option names a list agrees on (`entry` reads each element's entry): every entry that names
+ * options must name the same ones; undefined names when no entry names any. Without `path` (a
+ * create's first pass: no object per entry of up to 2,048) it stops at the first disagreement,
+ * unworded; the create then asks again with paths.
  */
-export function agreedNames(entries: Located<Named>[]): { names?: string[]; errors: string[] } {
+export function agreedNames<T>(
+  list: readonly T[],
+  entry: (t: T) => Named,
+  path?: (t: T, i: number) => string,
+): { names?: string[]; errors: string[] } {
   let names: string[] | undefined;
-  let from = "";
+  let from = -1;
   const errors: string[] = [];
-  for (const { entry, path } of entries) {
+  for (let i = 0; i < list.length; i++) {
+    const e = entry(list[i]);
     // Nearly every entry repeats the names the first one gave, or (an update's) names none:
     // confirm that without allocating.
-    if (names ? givesExactly(entry, names) : namesNone(entry)) continue;
-    const r = namesOf(entry);
-    if (r.error) errors.push(`${path}.${r.error}`);
-    else if (r.names) {
-      if (!names) {
+    if (givesExactly(e, names ?? NONE)) continue;
+    const r = namesOf(e);
+    const differs = !r.error && names && r.names && !sameNames(names, r.names);
+    if (!r.error && !differs) {
+      if (r.names && !names) {
         names = r.names;
-        from = path;
-      } else if (!sameNames(names, r.names)) {
-        errors.push(`${path}.variant_option1_name: option names differ from those of ${from}`);
+        from = i;
       }
+      continue;
     }
+    if (!path) return { names, errors: [""] };
+    const at = path(list[i], i);
+    if (r.error) errors.push(`${at}.${r.error}`);
+    else errors.push(`${at}.variant_option1_name: option names differ from those of ${path(list[from], from)}`);
   }
   return { names, errors };
-}
-
-/**
- * agreedNames for the paths planned in SQL, which need no error text: the names, undefined when no
- * entry names any, or false when they disagree or are given out of order (the refusal read then
- * words it). No object per entry: a list has up to 2,048.
- */
-export function sharedNames(entries: readonly Named[]): string[] | undefined | false {
-  let names: string[] | undefined;
-  for (const entry of entries) {
-    // An update's entries mostly name no option: confirmed without allocating too.
-    if (names ? givesExactly(entry, names) : namesNone(entry)) continue;
-    const r = namesOf(entry);
-    if (r.error) return false;
-    if (!r.names) continue;
-    if (!names) names = r.names;
-    else if (!sameNames(names, r.names)) return false;
-  }
-  return names;
 }
 
 /** The entry's option values for `names`, padded to five slots with '' (the stored form). */
@@ -110,6 +101,15 @@ export function valuesOf(e: Named, names: string[], path: string): { values?: st
 }
 
 export const comboKey = (values: readonly string[]) => values.join("\u0000");
+
+/** Whether a variant's option values differ from its row's (a new variant has none), compared in place. */
+export function valuesMoved(s: { cur: { values: readonly string[] }; row?: OptionValues }): boolean {
+  const v = s.cur.values;
+  const r = s.row;
+  return (
+    !r || v[0] !== r.option1 || v[1] !== r.option2 || v[2] !== r.option3 || v[3] !== r.option4 || v[4] !== r.option5
+  );
+}
 
 /**
  * Variant fields of an entry as stored columns (money already in minor units). A variant without

@@ -3,16 +3,32 @@ import type { PublicView } from "../keys/public";
 import { sqlNames } from "../platform/columns";
 import { type DB, stmt } from "../platform/d1";
 import { etagOf } from "../platform/hash";
-import type { IfMatch } from "./create";
+import type { IfMatch } from "./write";
 
-// A product's own version and ETag (docs/stock.md): every batch that changes a product or its
-// variants ends with versionBumps (a trigger only gives a new product its row,
-// drizzle/0010_stock_version.sql), so the ETag of GET /v1/products/{id} changes when that product
-// changes or sells, and only then.
+// A product's own version and ETag (docs/stock.md), and the catalogue's (docs/keys.md): every
+// batch that changes a product or its variants ends with versionBumps (a trigger only gives a new
+// product its row, drizzle/0010_stock_version.sql), so the ETag of GET /v1/products/{id} changes
+// when that product changes or sells, and only then.
 
 const PV = sqlNames(productVersions);
 const P = sqlNames(products);
 const CV = sqlNames(catalogVersion);
+
+/** SQL: the statement that moves the catalogue's version. */
+const CATALOGUE_BUMP = `UPDATE ${CV.$} SET ${CV.version} = ${CV.version} + 1 WHERE ${CV.id} = 1`;
+// Joined from the list, not `IN (SELECT ...)`, whose list SQLite first copies into a scratch index
+// that D1 bills as rows read.
+const BUMP = `UPDATE ${PV.$} SET ${PV.version} = ${PV.version} + 1 FROM json_each(?1) AS j WHERE ${PV.$}.${PV.productId} = j.value`;
+// An upsert that always meets its conflict reads 2 rows a product (the list's and its own) where
+// BUMP reads 4 (the join's scratch table, read back). A product deleted meanwhile would be
+// inserted, which its foreign key refuses: the batch fails as after a lost race.
+const HELD_BUMP = `INSERT INTO ${PV.$} (${PV.productId}) SELECT value FROM json_each(?1) WHERE true
+  ON CONFLICT (${PV.productId}) DO UPDATE SET ${PV.version} = ${PV.$}.${PV.version} + 1`;
+
+const bumps = (db: DB, sql: string, productIds: readonly number[]) => [
+  ...(productIds.length ? [stmt(db, sql, JSON.stringify(productIds))] : []),
+  stmt(db, CATALOGUE_BUMP),
+];
 
 /**
  * The statements that move the versions a write changed: each named product's (its ETag) and the
@@ -21,38 +37,13 @@ const CV = sqlNames(catalogVersion);
  * A batch that writes a product or its variants ends with these; a batch that changes nothing
  * carries none.
  */
-export function versionBumps(db: DB, productIds: readonly number[]): D1PreparedStatement[] {
-  const catalogue = stmt(db, CATALOGUE_BUMP);
-  if (!productIds.length) return [catalogue];
-  return [
-    stmt(
-      db,
-      // Joined from the list, not `IN (SELECT ...)`, whose list SQLite first copies into a scratch
-      // index that D1 bills as rows read.
-      `UPDATE ${PV.$} SET ${PV.version} = ${PV.version} + 1 FROM json_each(?1) AS j WHERE ${PV.$}.${PV.productId} = j.value`,
-      JSON.stringify(productIds),
-    ),
-    catalogue,
-  ];
-}
-
-// An upsert that always meets its conflict reads 2 rows a product (the list's and its own) where
-// the UPDATE ... FROM above reads 4 (the join's scratch table, read back). A product deleted
-// meanwhile would be inserted, which its foreign key refuses: the batch fails as after a lost race.
-const HELD_BUMP = `INSERT INTO ${PV.$} (${PV.productId}) SELECT value FROM json_each(?1) WHERE true
-  ON CONFLICT (${PV.productId}) DO UPDATE SET ${PV.version} = ${PV.$}.${PV.version} + 1`;
+export const versionBumps = (db: DB, productIds: readonly number[]) => bumps(db, BUMP, productIds);
 
 /**
  * versionBumps of products that must exist when the batch runs (an order's stock moves, planned
  * again when the batch fails): a product gone since the read fails the batch, not skipped.
  */
-export function heldVersionBumps(db: DB, productIds: readonly number[]): D1PreparedStatement[] {
-  if (!productIds.length) return [stmt(db, CATALOGUE_BUMP)];
-  return [stmt(db, HELD_BUMP, JSON.stringify(productIds)), stmt(db, CATALOGUE_BUMP)];
-}
-
-/** SQL: the statement that moves the catalogue's version. */
-const CATALOGUE_BUMP = `UPDATE ${CV.$} SET ${CV.version} = ${CV.version} + 1 WHERE ${CV.id} = 1`;
+export const heldVersionBumps = (db: DB, productIds: readonly number[]) => bumps(db, HELD_BUMP, productIds);
 
 /** SQL: the version of product `p` (the alias the statement gives it). */
 export const VERSION_SQL = `(SELECT ${PV.version} FROM ${PV.$} WHERE ${PV.productId} = p.${P.id})`;
@@ -74,4 +65,18 @@ export function ifMatchTags(header: string | undefined): IfMatch | undefined {
   if (header === undefined) return undefined;
   const list = header.split(",").map((t) => t.trim());
   return { any: list.includes("*"), tags: list.filter((t) => t.startsWith('"')) };
+}
+
+/** The catalog's version, which versionBumps moves with every product or variant change. */
+export const CATALOG_VERSION = `SELECT ${CV.version} FROM ${CV.$} WHERE ${CV.id} = 1`;
+
+/**
+ * The ETag of a catalog answer: the catalog version (which every product, variant and stock change
+ * moves in its own batch), the URL and what the caller may see. Hashing the answer itself would
+ * cost CPU per byte of a page of megabytes (docs/keys.md, "Edge cache and ETag").
+ */
+export function catalogETag(version: unknown, url: string, view: PublicView | undefined): string {
+  const u = new URL(url);
+  const text = `${version}|${u.pathname}${u.search}|${view ? `${view.stock}${view.datafields}` : "all"}`;
+  return etagOf(text);
 }

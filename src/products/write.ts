@@ -4,17 +4,60 @@ import type { AppEnv } from "../env";
 import { bodyItems, fieldNames, MINIMAL_APPLIED, minimalProduct, parseItems, prefersMinimal } from "../platform/body";
 import type { DB } from "../platform/d1";
 import { envelope } from "../platform/errors";
-import { completeStatements, type Idem, idempotencyWith, recordStatements } from "../platform/idempotency";
+import { type Claim, completeStatements, type Idem, idempotencyWith, recordStatements } from "../platform/idempotency";
 import { carriedJson, escapeBackticks } from "../platform/quotes";
 import { dispatch, type PendingEvent, waiterOf } from "../webhooks/outbox";
-import type { ItemOutcome, ProductRef, Recorder, WriteOptions } from "./create";
-import { ProductText } from "./own-json";
-import type { ProductOut } from "./present";
-import { productSnapshot, resolveProducts } from "./replay";
+import { type ProductOut, ProductText } from "./present";
+import { productSnapshot, resolveProducts } from "./read";
 
 // What POST, PUT and DELETE /v1/products share (docs/products.md, "Products"): the body read as items, each
 // validated on its own, one service call, the answer {success, errors, notices, products}, the
 // Idempotency-Key record and the events handed to the queue once the batch committed.
+
+/**
+ * How a write answers: `minimal` reads back only ids, SKUs and updated_at (docs/products.md,
+ * "Prefer: return=minimal"). keyId: the stored API key making the write (null: the bootstrap
+ * API_KEY), for the audit trail.
+ */
+export type WriteOptions = { minimal?: boolean; keyId?: number | null; ifMatch?: IfMatch };
+
+/**
+ * An If-Match on a PUT of one product (docs/stock.md): the tags it
+ * names; the write sets `etag` to the product's ETag as it answers it (written, or current on 412).
+ */
+export type IfMatch = { any: boolean; tags: string[]; etag?: string };
+
+/** One item of a product write: either its product, or why it failed and with which status. */
+export type ItemOutcome<P = ProductOut | ProductText> =
+  | { ok: true; product: P }
+  | { ok: false; status: 400 | 404 | 409 | 412 | 413; errors: string[]; current?: ProductOut };
+
+/** What a product write service returns: each item's outcome and the events its batches wrote. */
+export type Written<P = ProductOut | ProductText> = {
+  outcomes: Map<number, ItemOutcome<P>>;
+  events: PendingEvent[];
+  /** Nothing a catalogue read shows changed (every item refused, or none changed anything). */
+  unchanged?: true;
+};
+
+/** A product the write batch will create or change, referred to before its id is known. */
+export type ProductRef = { $product: string | number };
+
+/** How a product write records its answer for Idempotency-Key retries (docs/security.md, "Guarantees"). */
+export type Recorder = {
+  idem: Idem;
+  /** Claims the key with the request's whole answer (a deletion's items answer the deleted id). */
+  claim: Claim<Map<number, ItemOutcome<ProductRef | number>>>;
+  /** Claims the key before the request's first of several batches (PUT naming a product twice). */
+  pending: () => D1PreparedStatement[];
+  /** Completes a pending record with the whole answer, in the last batch. */
+  complete: Claim<Map<number, ItemOutcome<ProductRef>>>;
+  /**
+   * The last statement of a batch that claimed or completed the record: stores the products
+   * matching `where` (as for productReads) as they are then, for replays (docs/security.md, "Guarantees").
+   */
+  snapshot: (where: string, ...params: unknown[]) => D1PreparedStatement;
+};
 
 /** Idempotency-Key handling of the product writes: replays present the stored snapshot. */
 export const productIdempotency = idempotencyWith(resolveProducts);
@@ -90,31 +133,16 @@ function recorder(db: DB, idem: Idem | undefined, parsed: Parsed[], now: number,
     const all = new Map(planned);
     for (const p of parsed) if (!p.ok) all.set(p.index, { ok: false, status: 400, errors: p.errors ?? [] });
     const { status, body } = productWriteResponse(parsed, all);
-    return { status, body: shape(body, products) };
+    return [status, shape(body, products)] as const;
   };
-  const r: Recorder = {
+  return {
     idem,
-    claim: (planned) => {
-      const { status, body } = answer(planned);
-      return recordStatements(db, idem, status, body, now);
-    },
+    claim: (planned) => recordStatements(db, idem, ...answer(planned), now),
     pending: () => recordStatements(db, idem, 409, STOPPED_PARTWAY, now),
-    complete: (planned) => {
-      const { status, body } = answer(planned);
-      return completeStatements(db, idem, status, body);
-    },
+    complete: (planned) => completeStatements(db, idem, ...answer(planned)),
     snapshot: (where, ...params) => productSnapshot(db, idem, where, ...params),
-  };
-  return r;
+  } satisfies Recorder;
 }
-
-/** What a product write service returns: each item's outcome and the events its batches wrote. */
-export type WriteResult<P = ProductOut> = {
-  outcomes: Map<number, ItemOutcome<P>>;
-  events: PendingEvent[];
-  /** Nothing a catalogue read shows changed (every item refused, or none changed anything). */
-  unchanged?: true;
-};
 
 type Writer<T, P> = (
   db: DB,
@@ -122,7 +150,7 @@ type Writer<T, P> = (
   now: number,
   recorder?: Recorder,
   options?: WriteOptions,
-) => Promise<WriteResult<P>>;
+) => Promise<Written<P>>;
 
 /**
  * POST, PUT and DELETE alike: items parsed on their own (a wrapped list, `{"0": {...}}` or
@@ -151,7 +179,7 @@ export async function writeProducts<S extends z.ZodObject, P extends ProductOut 
   if (result.unchanged) c.set("catalogKept", true);
   const { status, body } = productWriteResponse(parsed, outcomes);
   const texts = body.products as unknown[];
-  // Products SQLite built (./own-json.ts), answered in the form asked for, written around.
+  // Products SQLite built (./present.ts), answered in the form asked for, written around.
   if (texts.length && texts.every((p) => p instanceof ProductText)) {
     const variants = (texts as ProductText[]).reduce((n, p) => n + p.variants, 0);
     c.set("logCounts", { products: body.success, variants });

@@ -3,11 +3,11 @@ import { sqlNames } from "../../platform/columns";
 import { afterLostRace, type DB, isConstraintError, runBatch, stmt } from "../../platform/d1";
 import { runClaimed } from "../../platform/idempotency";
 import { committed, type PendingEvent } from "../../webhooks/outbox";
-import type { IfMatch, ItemOutcome, ProductRef, Recorder, WriteOptions, Written } from "../create";
-import { ProductText } from "../own-json";
+import { ProductText } from "../present";
 import { presentReads, productReads } from "../read";
 import type { Located } from "../variants";
 import { productETag } from "../version";
+import type { IfMatch, ItemOutcome, ProductRef, Recorder, WriteOptions, Written } from "../write";
 import { type Plan, plan } from "./plan";
 import { type Failed, fail, readSnapshot, select, type UpdateItem } from "./select";
 import { carriesList } from "./states";
@@ -32,14 +32,8 @@ async function changedSince(db: DB, id: number, ifMatch: IfMatch): Promise<Faile
   const [ps, vs, v] = await runBatch(db, [...productReads(db, `p.${P.id} = ?1`, id), stmt(db, VERSIONS, `[${id}]`)]);
   const current = presentReads(ps, vs).products[0];
   ifMatch.etag = productETag(id, v.results[0]?.version);
-  return {
-    ok: false,
-    status: 412,
-    errors: [
-      `If-Match: product ${id} changed since that ETag; products holds it as it is now, with its ETag in the ETag header`,
-    ],
-    ...(current ? { current } : {}),
-  };
+  const changed = `If-Match: product ${id} changed since that ETag; products holds it as it is now, with its ETag in the ETag header`;
+  return { ok: false, status: 412, errors: [changed], current };
 }
 
 // Items of one round are planned against the catalog as read, so two may each take a SKU or slug

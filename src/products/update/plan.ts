@@ -1,18 +1,18 @@
 import { derivedSlug, tooManyPaths, withHead } from "../categories";
 import { slugTaken } from "../create";
-import { optionNames, parseList } from "../present";
+import { parseList } from "../kinds";
+import { optionNames } from "../present";
 import { MAX_VARIANTS, type VariantEntry } from "../schema";
-import { MAX_ANSWER_BYTES, tooLarge } from "../size";
-import { comboKey, type Located, sameNames, VALUE_KEYS, valuesOf } from "../variants";
+import { MAX_ANSWER_BYTES, sizeAfter, tooLarge } from "../size";
+import { comboKey, type Located, NONE, sameNames, VALUE_KEYS, valuesOf } from "../variants";
 import { type Failed, Failures, fail, type PlanVariant, type Snapshot, type Target } from "./select";
-import { sizeAfter } from "./size";
 import {
   addEntries,
   applyEntry,
   carriesList,
   copyState,
-  countsTwice,
   created,
+  expectedOf,
   finalChecks,
   fromRow,
   listNames,
@@ -32,8 +32,6 @@ import {
 const STOCK_TOOL = new Set(["sku", "stock", "price", "qty_location", "adjust", "expected_qty", "expected_stock"]);
 const stockToolItem = (d: Record<string, unknown>) =>
   Object.entries(d).every(([k, v]) => v === undefined || STOCK_TOOL.has(k));
-
-const NONE: string[] = [];
 
 /**
  * Whether an entry gives no option values, or exactly `values` for `names` (what valuesOf would
@@ -150,10 +148,14 @@ export function plan(t: Target, snap: Snapshot, prior?: Plan): Plan | Failed {
   const depends: Pick<Guard, "categories" | "slug"> = {};
   const slugClaim = categoriesAndSlug(t, snap, product, f, depends);
 
-  // The count's guards of the item's own stock (docs/stock.md).
-  countsTwice(d, f);
-  const expectedPath = d.expected_stock === undefined ? "expected_qty" : "expected_stock";
-  const expected = d.expected_qty ?? d.expected_stock;
+  // The count's guards of the item's own stock (docs/stock.md): a count or a change, one expected count.
+  if (d.stock !== undefined && d.adjust !== undefined) {
+    f.add(400, "adjust: give stock (the new count) or adjust (the change), not both");
+  }
+  if (d.expected_qty !== undefined && d.expected_stock !== undefined) {
+    f.add(400, "expected_stock: give expected_qty or expected_stock, not both");
+  }
+  const expected = expectedOf(d);
 
   // A prior plan's states are shared: the selected variant is copied before it changes.
   let states = prior ? prior.states.slice() : (snap.variants.get(p.id) ?? []).map(fromRow);
@@ -237,8 +239,8 @@ export function plan(t: Target, snap: Snapshot, prior?: Plan): Plan | Failed {
   const who = (s: VariantState) => (tool && s.id === t.variant?.id ? `SKU ${d.sku}` : s.label);
   const own = tool && !t.variant ? `SKU ${d.sku}` : `product ${p.id}`;
   const expect: [number | null, number][] = prior?.guard.expect ? [...prior.guard.expect] : [];
-  if (!t.variant && !states.length && expected !== undefined) {
-    if (ownStock !== expected) f.add(409, `${expectedPath}: ${own} has stock ${ownStock}, not ${expected}`);
+  if (!t.variant && !states.length && expected.qty !== undefined) {
+    if (ownStock !== expected.qty) f.add(409, `${expected.path}: ${own} has stock ${ownStock}, not ${expected.qty}`);
     expect.push([null, p.stock]);
   }
   // Chained, only the selected variant's condition is this item's (the others' were checked); its

@@ -2,12 +2,13 @@ import { toProduct } from "../../db/rows";
 import { products, skus, variants } from "../../db/schema";
 import { sqlNames } from "../../platform/columns";
 import { type DB, runBatch, stmt } from "../../platform/d1";
-import { type ItemOutcome, READ_OWNERS, READ_SLUGS } from "../create";
+import { READ_OWNERS, READ_SLUGS } from "../create";
 import { PRODUCT_FIELD_NAMES, productField, VARIANT_FIELDS } from "../fields";
 import type { ProductRow, VariantRow } from "../present";
 import { OPTION_SLOTS, type ProductUpdate } from "../schema";
 import { PRODUCT_SIZE_SQL, textBytes, variantSizeSql } from "../size";
 import { VERSION_SQL } from "../version";
+import type { ItemOutcome } from "../write";
 import { STRUCTURE_COLUMNS } from "./write";
 
 // The read of a PUT round (the selected products, their variants, the owners of every SKU the

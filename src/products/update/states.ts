@@ -6,11 +6,13 @@ import { OPTION_SLOTS, type ProductUpdate, type VariantEntry, type VariantUpdate
 import {
   agreedNames,
   comboKey,
+  LOCATED,
   type Located,
   namesOf,
   sameNames,
   VALUE_KEYS,
   VARIANT_VALUES,
+  valuesMoved,
   valuesOf,
   variantColumns,
 } from "../variants";
@@ -80,15 +82,6 @@ export function fromRow(v: PlanVariant): VariantState {
   };
 }
 
-/** Whether a state's option values differ from its row's (a new state has none), compared in place. */
-export function valuesMoved(s: VariantState): boolean {
-  const v = s.cur.values;
-  const r = s.row;
-  return (
-    !r || v[0] !== r.option1 || v[1] !== r.option2 || v[2] !== r.option3 || v[3] !== r.option4 || v[4] !== r.option5
-  );
-}
-
 export function set(s: VariantState, col: Col, value: unknown, path: string) {
   (s.cur as Record<Col, unknown>)[col] = col === "images" && value === null ? [] : value;
   s.changed |= BIT[col];
@@ -130,20 +123,15 @@ export function applyEntry(s: VariantState, e: VariantEntry | VariantUpdateEntry
   adjustQty(s, e.adjust, `${path}.adjust`, f);
 }
 
-export function created(
-  e: VariantEntry,
-  values: string[],
-  price: number,
-  position: number,
-  path: string,
-): VariantState {
+/** A new variant's state, from its entry (a variant without a price takes the product's). */
+export function created(e: VariantEntry, values: string[], price: number, position: number, path: string) {
   return {
     label: path,
     skuPath: `${path}.sku`,
     qtyPath: e.qty === undefined ? undefined : `${path}.qty`,
     changed: 0,
     cur: { ...variantColumns(e, price), position, values },
-  };
+  } satisfies VariantState;
 }
 
 /** A state to change without changing the one it was copied from (a prior plan's, ./plan.ts). */
@@ -160,7 +148,6 @@ export const carriesList = (d: ProductUpdate) =>
 
 const located = <T>(list: T[] | undefined, name: string): Located<T>[] =>
   (list ?? []).map((entry, i) => ({ entry, path: `variants.${name}[${i}]` }));
-
 /**
  * An item's lists with each entry's path, and the option names they leave the product with (docs/products.md,
  * "Updating products"): all entries of the request agree; a sync may rename; add and update use
@@ -170,10 +157,10 @@ export function listNames(d: ProductUpdate, current: string[], f: Failures) {
   const sync = located(d.variants?.sync, "sync");
   const add = located(d.variants?.add, "add");
   const update = located(d.variants?.update, "update");
-  const agreed = agreedNames([...sync, ...add, ...update]);
+  const agreed = agreedNames([...sync, ...add, ...update], ...LOCATED);
   for (const e of agreed.errors) f.add(400, e);
   let names = current;
-  if (d.variants?.sync) names = agreedNames(sync).names ?? (sync.length ? current : []);
+  if (d.variants?.sync) names = agreedNames(sync, ...LOCATED).names ?? (sync.length ? current : []);
   if (!names.length && agreed.names) names = agreed.names;
   else if (agreed.names && !sameNames(names, agreed.names)) {
     for (const { entry, path } of [...add, ...update]) {
@@ -264,28 +251,20 @@ export function productOf(t: Target): Record<string, unknown> {
   return product;
 }
 
-/** A count and a change of the item's own stock, or both expected counts, given at once (docs/stock.md). */
-export function countsTwice(d: ProductUpdate, f: Failures) {
-  if (d.stock !== undefined && d.adjust !== undefined) {
-    f.add(400, "adjust: give stock (the new count) or adjust (the change), not both");
-  }
-  if (d.expected_qty !== undefined && d.expected_stock !== undefined) {
-    f.add(400, "expected_stock: give expected_qty or expected_stock, not both");
-  }
-}
+/** The count an item expects of its own stock or of the variant it selects (docs/stock.md), and its key. */
+export const expectedOf = (d: ProductUpdate) => ({
+  qty: d.expected_qty ?? d.expected_stock,
+  path: d.expected_stock === undefined ? "expected_qty" : "expected_stock",
+});
 
 /** The item's own counts beside variants, whose qty is the product's stock: each refused. */
 export function ownCountsRefused(d: ProductUpdate, f: Failures) {
-  const expectedPath = d.expected_stock === undefined ? "expected_qty" : "expected_stock";
-  for (const [given, path] of [
-    [d.stock, "stock"],
-    [d.adjust, "adjust"],
-    [d.expected_qty ?? d.expected_stock, expectedPath],
-  ] as const) {
-    if (given !== undefined) {
-      f.add(400, `${path}: the product has variants, whose qty is its stock: select a variant or use variants.update`);
-    }
-  }
+  const { qty, path } = expectedOf(d);
+  const refuse = (key: string) =>
+    f.add(400, `${key}: the product has variants, whose qty is its stock: select a variant or use variants.update`);
+  if (d.stock !== undefined) refuse("stock");
+  if (d.adjust !== undefined) refuse("adjust");
+  if (qty !== undefined) refuse(path);
 }
 
 /** Body fields that change a selected variant (`variant` in ../fields.ts), each with its column: stock sets qty. */
@@ -302,9 +281,8 @@ export function selectedVariant(t: Target, states: VariantState[], f: Failures):
     const v = d[from];
     if (v !== undefined) set(s, col, v, from);
   }
-  const expected = d.expected_qty ?? d.expected_stock;
-  const expectedPath = d.expected_stock === undefined ? "expected_qty" : "expected_stock";
-  if (expected !== undefined) s.expected = { qty: expected, path: expectedPath };
+  const { qty, path } = expectedOf(d);
+  if (qty !== undefined) s.expected = { qty, path };
   adjustQty(s, d.adjust, "adjust", f);
   return s;
 }

@@ -2,40 +2,25 @@ import { products, staleReads, variants } from "../../db/schema";
 import { optionColumn, sqlNames } from "../../platform/columns";
 import { type DB, jsonChunks, stmt, textChunks } from "../../platform/d1";
 import { newEvent, outboxStatement } from "../../webhooks/outbox";
-import type { WriteOptions } from "../create";
 import { PRODUCT_FIELDS, SCALAR_FIELDS, VARIANT_FIELDS } from "../fields";
 import { INSERT_VARIANTS } from "../inserts";
-import { minimalJson, ownJson } from "../own-json";
-import type { ProductRow } from "../present";
-import { VARIANT_VALUES as VALUE_FIELDS } from "../variants";
+import { minimalJson, ownJson, type ProductRow } from "../present";
+import { VARIANT_VALUES as VALUE_FIELDS, valuesMoved } from "../variants";
 import { VERSION_SQL, versionBumps } from "../version";
+import type { WriteOptions } from "../write";
 import type { Plan } from "./plan";
 import type { PlanVariant } from "./select";
-import { changes, type VariantState, valuesMoved } from "./states";
+import { changes, type VariantState } from "./states";
 
-// The write batch of a PUT round (docs/design.md, "Writes"): what each plan's product row and
-// variant states differ in from the rows as read, and nothing else. An UPDATE writes its row and
-// the index entries of every column it SETs, changed or not, so the changed rows go in groups:
-// one statement for the columns no index covers (SKU included: the registry follows it by a
-// trigger that writes only when it changed), one for the option values (the unique combination
-// index), one for positions (the product-and-position index), each over one JSON list of only the
-// rows whose columns of that group change. The number of statements does not grow with the rows.
+// The write batch of a PUT round (docs/design.md, "Writes": one write of what changed, guarded):
+// what the plans' product rows and variant states differ in from the rows as read, in groups by
+// the index entries their columns write (a statement a group, whatever the rows), behind a guard on
+// what the plans depend on (the product's structure, not its values). Fields an entry leaves out
+// are kept from the row as the batch finds it.
 
 const P = sqlNames(products);
 const V = sqlNames(variants);
 const STALE = sqlNames(staleReads);
-
-// The guard of a PUT round's write batch (docs/products.md, "Updating products"): the batch fails whole, and
-// is planned again from a fresh read, when what its plans depend on changed since the read.
-//
-// A plan depends on the product's structure, not on every value: which variants exist (ids), how
-// they are matched and checked (SKUs, option values, option names), where they stand (positions),
-// the product's own SKU and disable_minusqty, its stock where the plan clears a negative one, its categories where headcategory_name
-// rearranges the stored ones, and its missing slug where the plan derives one. Every field an entry gives is written as given (below), and fields it leaves out are
-// kept from the row as it is when the batch runs, so a plan does not depend on values other
-// writers change: writers that only change values (a stock or price sync) of one product no longer
-// exclude one another. Stock floors, SKU uniqueness and option combinations are constraints, so
-// they hold whatever commits in between. updated_at still moves on every write (caches rely on it).
 
 /**
  * The structure of product `p` as one string, as the guard makes it; the read (./select.ts) gets
@@ -254,7 +239,7 @@ const eachText = (db: DB, sql: string, list: string[], ...rest: unknown[]) =>
 /**
  * The one write batch of a round, for all its plans: the guard, the changed rows, the
  * product.update events of the changed products, their versions, then every planned product as
- * SQLite's JSON text (src/products/own-json.ts: the answer needs no further round trip, and 2,048
+ * SQLite's JSON text (src/products/present.ts: the answer needs no further round trip, and 2,048
  * variants are never presented in JavaScript). Order matters: deletes and parking
  * free SKUs and option combinations before anything takes them, the product row (with
  * disable_minusqty) is written before its variants copy the flag.
@@ -267,10 +252,9 @@ export function writeBatch(
   { minimal, keyId }: WriteOptions,
 ) {
   const { rows, productRows, slugs, changed, flagMoved } = changesOf(plans, stored);
-  const json = (list: unknown[]) => JSON.stringify(list);
   const changes = changed.map((productId) => newEvent("product.update", { productId, keyId }));
   const statements = [
-    stmt(db, STRUCTURE_GUARD, json(plans.map((p) => p.guard))),
+    stmt(db, STRUCTURE_GUARD, JSON.stringify(plans.map((p) => p.guard))),
     ...each(db, DELETE_VARIANTS, rows.deletes),
     ...each(db, PARK_SKUS, rows.parkSkus),
     ...each(db, PARK_OPTIONS, rows.parkOptions),
@@ -286,7 +270,7 @@ export function writeBatch(
     (minimal ? minimalJson : ownJson)(
       db,
       `p.${P.id} IN (SELECT value FROM json_each(?1))`,
-      json(plans.map((p) => p.productId)),
+      JSON.stringify(plans.map((p) => p.productId)),
     ),
   ];
   return { statements, changes };
