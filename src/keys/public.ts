@@ -6,7 +6,7 @@ import { type Field, PRODUCT_FIELDS, VARIANT_FIELDS } from "../products/fields";
 import { tooMany } from "./auth";
 
 // What a publishable key sees and may do (docs/keys.md, "Publishable keys"). Every product
-// answer a storefront gets is built by SQLite (src/products/json-sql.ts) from the fields shownTo
+// answer a storefront gets is built by SQLite (src/products/present.ts) from the fields shownTo
 // lets through; test/modelled-reference.ts holds the same filter over presented products, the
 // reference those answers are compared with.
 

@@ -350,7 +350,7 @@ function productJson(db: DB, view: PublicView | undefined, where: string, ...par
   return stmt(db, `SELECT ${HEAD}, ${carriedSql(product)} AS json ${joined(where)}`, ...params);
 }
 
-/** The minimal answer (Prefer: return=minimal, src/platform/prefer.ts minimalProduct) of a product. */
+/** The minimal answer (Prefer: return=minimal, src/platform/body.ts minimalProduct) of a product. */
 const MINIMAL = `json_object('product_id', ${P(products.id)}, 'sku', ${P(products.sku)}, 'updated_at', ${isoSql(P(products.updatedAt))},
   'variants', json_group_array(json_object('variant_id', ${V(variants.id)}, 'sku', ${V(variants.sku)})) FILTER (WHERE ${shownVariants(undefined)}))`;
 
