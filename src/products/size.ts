@@ -67,10 +67,9 @@ const valueBytes = (v: unknown) => (typeof v === "string" ? textBytes(v) : jsonB
 export const productBytes = (p: Record<string, unknown>) =>
   PRODUCT_TEXT.reduce((size, [key]) => size + valueBytes(p[key]), PRODUCT_ALLOWANCE);
 
-// The functions below read a variant's texts field by field (sku, qty_location, gtin, supplier_sku,
-// images and option values; ROW_TEXT for the SQL): they run for each of up to 2,048 variants, where
-// a loop over the described fields cost several times as much. test/products.fields.test.ts fails
-// for a described text field they leave out.
+// Below, a variant's texts are read field by field (the SQL's ROW_TEXT is derived): over 2,048
+// variants a loop over the descriptions cost several times as much. test/products.fields.test.ts
+// fails for a described variant text that variantBytes or entryBytes leaves out.
 
 /** A variant's texts by field name and its option values (five slots); `images` their stored JSON text. */
 type VariantText = Partial<Record<"sku" | "qty_location" | "gtin" | "supplier_sku", string | null>> & {
