@@ -72,24 +72,21 @@ export const catalogEdge = createMiddleware<AppEnv>(async (c, next) => {
     `https://catalog.internal/v${version}/${view.stock ? 1 : 0}${view.datafields ? 1 : 0}${url.pathname}${url.search}`,
   );
   const hit = await cache.match(key);
-  if (hit) {
-    c.res = new Response(hit.body, hit);
-    c.res.headers.set("X-Catalog-Cache", "hit");
-    c.res.headers.set("Cache-Control", "no-cache");
-    return;
+  if (hit) c.res = new Response(hit.body, hit);
+  else {
+    await next();
+    if (c.res.status !== 200) return;
+    // A streamed page is not kept: copied to the cache while the client reads it, the isolate would
+    // hold whatever the client has not yet taken.
+    if (!c.var.streamed) {
+      const copy = new Response(c.res.clone().body, c.res);
+      copy.headers.set("Cache-Control", STORED_FOR);
+      copy.headers.delete("x-d1-bookmark");
+      copy.headers.delete("x-request-id");
+      await stored(c, cache.put(key, copy));
+    }
   }
-  await next();
-  if (c.res.status !== 200) return;
-  // A streamed page is not kept: copied to the cache while the client reads it, the isolate would
-  // hold whatever the client has not yet taken.
-  if (!c.var.streamed) {
-    const copy = new Response(c.res.clone().body, c.res);
-    copy.headers.set("Cache-Control", STORED_FOR);
-    copy.headers.delete("x-d1-bookmark");
-    copy.headers.delete("x-request-id");
-    await stored(c, cache.put(key, copy));
-  }
-  c.res.headers.set("X-Catalog-Cache", "miss");
+  c.res.headers.set("X-Catalog-Cache", hit ? "hit" : "miss");
   // The browser revalidates with the ETag: its copy must not outlive a change.
   c.res.headers.set("Cache-Control", "no-cache");
 });

@@ -1,7 +1,7 @@
 import { products, variants } from "../db/schema";
 import { sqlNames } from "../platform/columns";
 import { type Field, type ProductColumn, TEXT_FIELDS, VARIANT_FIELDS, type VariantColumn } from "./fields";
-import type { ProductRow } from "./present";
+import { type ProductRow, variantValues } from "./present";
 import type { VariantEntry } from "./schema";
 import type { PlanVariant } from "./update/select";
 import type { VariantState } from "./update/states";
@@ -28,11 +28,6 @@ const PRODUCT_TEXT: (readonly [string, ProductColumn])[] = [
   ["slug", "slug"],
   ["categories", "categories"],
 ];
-/** A variant's described text fields but its JSON ones (images), by name and by their key on a variants row. */
-const VARIANT_TEXT = (Object.entries(VARIANT_FIELDS) as [string, Field][])
-  .filter(([, f]) => f.kind.text && !f.kind.json)
-  .map(([name, f]) => [name, f.column as VariantColumn] as const);
-const TEXT_NAMES = VARIANT_TEXT.map(([name]) => name);
 /** Every text column of a variant by its key on a row: its described text fields' (images too) and its option values. */
 const ROW_TEXT = [
   ...Object.values(VARIANT_FIELDS as Record<string, Field>)
@@ -68,35 +63,41 @@ export const jsonBytes = (v: unknown) => (v === null || v === undefined ? 0 : te
 /** Bytes of a field's value as it will be stored: a text as itself, anything else as JSON. */
 const valueBytes = (v: unknown) => (typeof v === "string" ? textBytes(v) : jsonBytes(v));
 
-/** The text of `o` at `key`. */
-const at = (o: object, key: string) => (o as Record<string, string | null | undefined>)[key];
-function textsBytes(o: object, keys: readonly string[]): number {
-  let n = 0;
-  for (const k of keys) n += textBytes(at(o, k));
-  return n;
-}
-
 /** The estimate of a product about to be created (its fields by name), without its variants. */
 export const productBytes = (p: Record<string, unknown>) =>
   PRODUCT_TEXT.reduce((size, [key]) => size + valueBytes(p[key]), PRODUCT_ALLOWANCE);
 
-/**
- * A variant's share of the estimate, without the option names it repeats: its texts by field name,
- * its option values (five slots) and `images`, the stored JSON text of its images.
- */
-export function variantBytes(v: { values: readonly string[]; images?: unknown }, images = v.images as string): number {
-  let n = VARIANT_ALLOWANCE + textBytes(images) + textsBytes(v, TEXT_NAMES);
+// Below, a variant's texts are read field by field (the SQL's ROW_TEXT is derived): over 2,048
+// variants a loop over the descriptions cost several times as much. test/products.fields.test.ts
+// fails for a described variant text that variantBytes or entryBytes leaves out.
+
+/** A variant's texts by field name and its option values (five slots); `images` their stored JSON text. */
+type VariantText = Partial<Record<"sku" | "qty_location" | "gtin" | "supplier_sku", string | null>> & {
+  values: readonly string[];
+  images?: unknown;
+};
+
+/** A variant's share of the estimate, without the option names it repeats. */
+export function variantBytes(v: VariantText, images = v.images as string): number {
+  let n = VARIANT_ALLOWANCE + textBytes(v.sku) + textBytes(v.qty_location) + textBytes(v.gtin);
+  n += textBytes(v.supplier_sku) + textBytes(images);
   for (const value of v.values) n += textBytes(value);
   return n;
 }
 
 /** variantBytes of a stored variant's row. */
-const rowBytes = (v: PlanVariant) => VARIANT_ALLOWANCE + textsBytes(v, ROW_TEXT);
+const rowBytes = (v: PlanVariant) =>
+  variantBytes(
+    { sku: v.sku, qty_location: v.qtyLocation, gtin: v.gtin, supplier_sku: v.supplierSku, values: variantValues(v) },
+    v.images,
+  );
 
 /** variantBytes of a variant entry as a create stores it, read where it is (no object per entry). */
 export function entryBytes(e: VariantEntry): number {
-  const images = e.images?.length ? textBytes(JSON.stringify(e.images)) : 2;
-  return VARIANT_ALLOWANCE + textsBytes(e, TEXT_NAMES) + textsBytes(e, VALUE_KEYS) + images;
+  let n = VARIANT_ALLOWANCE + textBytes(e.sku) + textBytes(e.qty_location) + textBytes(e.gtin);
+  n += textBytes(e.supplier_sku) + (e.images?.length ? textBytes(JSON.stringify(e.images)) : 2);
+  for (const k of VALUE_KEYS) n += textBytes(e[k]);
+  return n;
 }
 
 /**
@@ -105,8 +106,8 @@ export function entryBytes(e: VariantEntry): number {
  * only past that: the 2,048 entries of a large create are well under it.
  */
 export function entryBytesAtMost(e: VariantEntry): number {
-  let chars = 0;
-  for (const k of TEXT_NAMES) chars += at(e, k)?.length ?? 0;
+  let chars = (e.sku?.length ?? 0) + (e.qty_location?.length ?? 0) + (e.gtin?.length ?? 0);
+  chars += e.supplier_sku?.length ?? 0;
   for (const k of VALUE_KEYS) chars += e[k]?.length ?? 0;
   return VARIANT_ALLOWANCE + 3 * chars + (e.images?.length ? textBytes(JSON.stringify(e.images)) : 2);
 }
@@ -120,10 +121,13 @@ export const tooLarge = (product: string, bytes: number) =>
 // costs one comparison per variant.
 
 /** Whether a state's text columns differ from its row's, compared in place (a sync sets them all). */
-function textChanged(s: VariantState, row: PlanVariant) {
-  for (const [name, column] of VARIANT_TEXT) if (at(s.cur, name) !== at(row, column)) return true;
-  return (s.cur.images !== undefined && JSON.stringify(s.cur.images) !== row.images) || valuesMoved(s);
-}
+const textChanged = (s: VariantState, row: PlanVariant) =>
+  s.cur.sku !== row.sku ||
+  s.cur.qty_location !== row.qtyLocation ||
+  s.cur.gtin !== row.gtin ||
+  s.cur.supplier_sku !== row.supplierSku ||
+  (s.cur.images !== undefined && JSON.stringify(s.cur.images) !== row.images) ||
+  valuesMoved(s);
 
 /** variantBytes of a state, its images the row's text until the request sets them. */
 const stateBytes = (s: VariantState) =>
