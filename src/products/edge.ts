@@ -6,8 +6,8 @@ import { waiterOf } from "../webhooks/outbox";
 import { CATALOG_VERSION } from "./version";
 
 // The storefront catalog at the edge (docs/keys.md, "Edge cache"): a publishable key's product
-// reads are kept in the colo's Cache API under the catalog version, which triggers move in the
-// batch of every product or variant change (drizzle/0005_keys.sql). A stored answer is never
+// reads are kept in the colo's Cache API under the catalog version, which every product or variant
+// change moves in its own batch (versionBumps, src/products/version.ts). A stored answer is never
 // stale for its version, so nothing is purged: a change simply makes a new key.
 
 /**
