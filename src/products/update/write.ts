@@ -37,8 +37,8 @@ export const STRUCTURE_SQL = `(
 
 /**
  * Fails the batch through the always-false CHECK of stale_reads (src/db/schema/catalog.ts) when a product
- * of `?1` (rows `{id, structure, stock?, categories?, slug?, version?, expect?}`) is gone, or its
- * structure, or (when the row gives them) its stock, categories, slug or version, is not what
+ * of `?1` (rows `{id, structure, stock?, price?, categories?, slug?, version?, expect?}`) is gone, or its
+ * structure, or (when the row gives them) its stock, price, categories, slug or version, is not what
  * the plan was made from, or a count it expects (`expect`: [variant id or null, qty]) is not the stored one.
  */
 export const STRUCTURE_GUARD = `
@@ -46,6 +46,7 @@ export const STRUCTURE_GUARD = `
   SELECT j.value->>'id' FROM json_each(?1) AS j LEFT JOIN ${P.$} AS p ON p.${P.id} = j.value->>'id'
   WHERE p.${P.id} IS NULL OR ${STRUCTURE_SQL} IS NOT j.value->>'structure'
     OR (json_type(j.value, '$.stock') IS NOT NULL AND p.${P.stock} IS NOT j.value->>'stock')
+    OR (json_type(j.value, '$.price') IS NOT NULL AND p.${P.price} IS NOT j.value->>'price')
     OR (json_type(j.value, '$.categories') IS NOT NULL AND p.${P.categories} IS NOT j.value->>'categories')
     OR (json_type(j.value, '$.slug') IS NOT NULL AND p.${P.slug} IS NOT j.value->>'slug')
     OR (json_type(j.value, '$.version') IS NOT NULL AND ${VERSION_SQL} IS NOT j.value->>'version')
