@@ -82,7 +82,7 @@ export type AppEnv = {
     logCounts?: LogCounts;
     /** The answer is streamed (src/platform/stream.ts): the edge cache does not keep it. */
     streamed?: true;
-    /** The write changed nothing a catalogue read shows: the edge's version entry stays (src/products/edge.ts). */
+    /** The write changed nothing a catalogue read shows: the edge's version entry stays (src/products/version.ts). */
     catalogKept?: true;
   };
 };

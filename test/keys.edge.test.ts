@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { forgetCatalogVersion } from "../src/products/edge";
+import { forgetCatalogVersion } from "../src/products/version";
 import { wrapD1 } from "./d1-wrap";
 import { createProduct, get, post, put, uid } from "./helpers";
 

@@ -81,7 +81,7 @@ describe("rows read by the product reads", () => {
     ["secret key", () => ({})],
     ["publishable key", storefront],
   ])("GET /v1/products/{id} of 2,048 variants reads each once (%s)", async (_, headers) => {
-    // A query the route ignores: a storefront's read misses the colo's cache (src/products/edge.ts).
+    // A query the route ignores: a storefront's read misses the colo's cache (src/products/version.ts).
     const r = await rowsOf(`/v1/products/${big}?miss=${uid()}`, headers());
     expect(r.json.variants.length).toBeGreaterThan(N * 0.8);
     expect(r.read).toBeLessThanOrEqual(N + 12);

@@ -6,7 +6,7 @@ import store from "../../src/index";
 import { auth, noStore, preflight } from "../../src/keys/auth";
 import { d1Session } from "../../src/platform/d1";
 import { requestLog } from "../../src/platform/log";
-import { writesMoveCatalog } from "../../src/products/edge";
+import { writesMoveCatalog } from "../../src/products/version";
 import { type Order, orderBatch, stockBatch } from "../worker/batches";
 
 // The bare Worker (bench/README.md, "Throughput"): for POST /v1/orders and PUT /v1/products, the

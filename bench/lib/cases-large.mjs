@@ -104,7 +104,7 @@ export function largeCases(ids) {
     },
     {
       // The same product as a storefront reads it. A query the route ignores makes every request
-      // miss the colo's cache (src/products/edge.ts), as the first read after any change does.
+      // miss the colo's cache (src/products/version.ts), as the first read after any change does.
       id: "get-2048-pk",
       label: "GET /v1/products/{id} of the 2048-variant product, publishable key, cache miss",
       method: "GET",

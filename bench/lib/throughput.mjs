@@ -26,7 +26,7 @@ const STEPS = [
   { name: "+ authentication (src/keys/auth.ts)", parts: "hono,id,log,cors,nostore,auth" },
   { name: "+ the D1 session (src/platform/d1.ts)", parts: "hono,id,log,cors,nostore,auth,session" },
   {
-    name: "+ the catalogue pointer's cache delete (src/products/edge.ts): the whole platform",
+    name: "+ the catalogue pointer's cache delete (src/products/version.ts): the whole platform",
     parts: "hono,id,log,cors,nostore,auth,session,catalog",
   },
   { name: "the store", parts: undefined },

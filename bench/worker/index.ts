@@ -169,7 +169,7 @@ function burn(n: number): number {
 /**
  * Calibration route: burns `n` iterations, or with `d1=1` burns `n`, waits on one D1 query, and
  * burns `n` again; `cache=1` the same around one Cache API delete (what every write does to the
- * catalog's pointer, src/products/edge.ts). The profiler method must read the second and third as
+ * catalog's pointer, src/products/version.ts). The profiler method must read the second and third as
  * twice the first, not as that plus the wait (the trap of summing every sample's delta).
  */
 bench.get("/burn", async (c) => {

@@ -307,7 +307,7 @@ async function admit(c: Context<AppEnv>, cred: Credential | null): Promise<void>
  * `Cache-Control: no-store` on every /v1 answer but a publishable key's (docs/api.md,
  * "Caching"): what a secret key or the admin's session reads (customers, orders, keys) must not
  * stay in a browser's or proxy's cache; refusals included. The storefront catalogue keeps the
- * caching src/products/edge.ts gives it.
+ * caching src/products/version.ts gives it.
  */
 export const noStore = createMiddleware<AppEnv>(async (c, next) => {
   await next();

@@ -14,12 +14,11 @@ import { zv } from "../platform/zv";
 import { storeUrl } from "./categories";
 import { createProducts } from "./create";
 import { deleteProducts } from "./delete";
-import { catalogEdge, notModified } from "./edge";
 import { countProducts, listProducts, parseProductQuery } from "./list";
 import { ownJson, publicJson } from "./present";
 import { productCreate, productDelete, productUpdate } from "./schema";
 import { updateProducts } from "./update/index";
-import { ifMatchTags, productETag, VERSION_OF } from "./version";
+import { catalogEdge, ifMatchTags, notModified, productETag, VERSION_OF } from "./version";
 import { productIdempotency, writeProducts } from "./write";
 
 const BY_ID = `p.${sqlNames(products).id} = ?1`;
