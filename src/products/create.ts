@@ -7,11 +7,11 @@ import { derivedSlug, tooManyPaths, withHead } from "./categories";
 import { withInitials } from "./fields";
 import { INSERT_PACKED, INSERT_PACKED_ONE, INSERT_PRODUCT, INSERT_PRODUCTS, packedRows } from "./inserts";
 import { minimalJson, ownJson, ProductText } from "./present";
+import type { ItemOutcome, ProductRef, Recorder, WriteOptions, Written } from "./route";
 import type { ProductCreate, VariantEntry } from "./schema";
 import { entryBytes, entryBytesAtMost, jsonBytes, MAX_ANSWER_BYTES, productBytes, tooLarge } from "./size";
 import { agreedNames, VALUE_KEYS, valuesOf } from "./variants";
 import { versionBumps } from "./version";
-import type { ItemOutcome, ProductRef, Recorder, WriteOptions, Written } from "./write";
 
 // POST /v1/products (docs/products.md): each item planned in JavaScript, all of them written by one
 // batch that also answers them as SQLite's JSON text (./present.ts).

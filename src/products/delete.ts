@@ -3,9 +3,9 @@ import { sqlNames } from "../platform/columns";
 import { afterLostRace, type DB, isConstraintError, runBatch, stmt } from "../platform/d1";
 import { runClaimed } from "../platform/idempotency";
 import { type PendingEvent, subscribed } from "../webhooks/outbox";
+import type { ItemOutcome, Recorder, WriteOptions } from "./route";
 import type { ProductDelete } from "./schema";
 import { versionBumps } from "./version";
-import type { ItemOutcome, Recorder, WriteOptions } from "./write";
 
 // DELETE /v1/products (docs/products.md, "Deleting products"). Each item names a product by `product_id` or
 // by its own SKU; the products go with their variants, and the SKU registry's triggers free their

@@ -361,7 +361,7 @@ export function minimalJson(db: DB, where: string, ...params: unknown[]) {
 
 /**
  * A product of a write's answer as SQLite built it: the answer is written around the text
- * (./write.ts) and never parses it. `product_id` identifies it like a presented product;
+ * (./route.ts) and never parses it. `product_id` identifies it like a presented product;
  * `variants` is their number (a storefront's hidden ones counted), for the request log.
  */
 export class ProductText {

@@ -6,7 +6,7 @@ import { type DB, runBatch, stmt } from "../platform/d1";
 import { type Idem, snapshotStatement } from "../platform/idempotency";
 import { VARIANT_FIELDS } from "./fields";
 import { type ProductOut, presentProducts, type VariantOutRow } from "./present";
-import type { ProductRef } from "./write";
+import type { ProductRef } from "./route";
 
 // Products presented in JavaScript (presentProduct, ./present.ts), from the rows productReads reads
 // (a 412's product as it is now, the tests' reference) or from the snapshot an idempotent write

@@ -7,7 +7,7 @@ import { sqlNames } from "../platform/columns";
 import { type DB, stmt } from "../platform/d1";
 import { etagOf } from "../platform/hash";
 import { waiterOf } from "../webhooks/outbox";
-import type { IfMatch } from "./write";
+import type { IfMatch } from "./route";
 
 // A product's own version and ETag (docs/stock.md), and the catalogue's (docs/keys.md): every
 // batch that changes a product or its variants ends with versionBumps (a trigger only gives a new

@@ -5,9 +5,9 @@ import { runClaimed } from "../../platform/idempotency";
 import { committed, type PendingEvent } from "../../webhooks/outbox";
 import { ProductText } from "../present";
 import { presentReads, productReads } from "../read";
+import type { IfMatch, ItemOutcome, ProductRef, Recorder, WriteOptions, Written } from "../route";
 import type { Located } from "../variants";
 import { productETag } from "../version";
-import type { IfMatch, ItemOutcome, ProductRef, Recorder, WriteOptions, Written } from "../write";
 import { type Plan, plan } from "./plan";
 import { type Failed, fail, readSnapshot, select, type UpdateItem } from "./select";
 import { carriesList } from "./states";
@@ -177,7 +177,7 @@ export async function updateProducts(
     if (changes.length) moved = true;
     for (const p of round) touched.add(p.productId);
     const texts = results[results.length - tail.length - 1].results;
-    // SQLite's text of each product, full or minimal, carried into the answer (src/products/write.ts).
+    // SQLite's text of each product, full or minimal, carried into the answer (src/products/route.ts).
     const out = new Map(texts.map((r) => [Number(r.id), ProductText.of(r)]));
     for (const p of round) {
       const product = out.get(p.productId);

@@ -5,10 +5,10 @@ import { type DB, runBatch, stmt } from "../../platform/d1";
 import { READ_OWNERS, READ_SLUGS } from "../create";
 import { PRODUCT_FIELD_NAMES, productField, VARIANT_FIELDS } from "../fields";
 import type { ProductRow, VariantRow } from "../present";
+import type { ItemOutcome } from "../route";
 import { OPTION_SLOTS, type ProductUpdate } from "../schema";
 import { PRODUCT_SIZE_SQL, textBytes, variantSizeSql } from "../size";
 import { VERSION_SQL } from "../version";
-import type { ItemOutcome } from "../write";
 import { STRUCTURE_COLUMNS } from "./write";
 
 // The read of a PUT round (the selected products, their variants, the owners of every SKU the
