@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { bodyItems, wrappedItems } from "../src/platform/body";
 import { money, sku } from "../src/platform/fields";
 import { MAX_VARIANTS } from "../src/products/schema";
-import { MAX_ANSWER_BYTES, SIZE_SQL } from "../src/products/size";
+import { MAX_ANSWER_BYTES, SIZE_SQL } from "../src/products/variants";
 import { call, createProduct, get, post, put, uid } from "./helpers";
 
 // Real clients' bodies (docs/products.md, "Updating products"): wrapped lists, decimal commas, SKUs with

@@ -11,7 +11,7 @@ import {
   variantEntry,
   variantUpdateEntry,
 } from "../src/products/schema";
-import { entryBytes, variantBytes } from "../src/products/size";
+import { entryBytes, variantBytes } from "../src/products/variants";
 import { createProduct, get, post, put, uid } from "./helpers";
 
 // One description per field (src/products/fields.ts): every place that lists fields is derived

@@ -9,8 +9,17 @@ import { INSERT_PACKED, INSERT_PACKED_ONE, INSERT_PRODUCT, INSERT_PRODUCTS, pack
 import { minimalJson, ownJson, ProductText } from "./present";
 import type { ItemOutcome, ProductRef, Recorder, WriteOptions, Written } from "./route";
 import type { ProductCreate, VariantEntry } from "./schema";
-import { entryBytes, entryBytesAtMost, jsonBytes, MAX_ANSWER_BYTES, productBytes, tooLarge } from "./size";
-import { agreedNames, VALUE_KEYS, valuesOf } from "./variants";
+import {
+  agreedNames,
+  entryBytes,
+  entryBytesAtMost,
+  jsonBytes,
+  MAX_ANSWER_BYTES,
+  productBytes,
+  tooLarge,
+  VALUE_KEYS,
+  valuesOf,
+} from "./variants";
 import { versionBumps } from "./version";
 
 // POST /v1/products (docs/products.md): each item planned in JavaScript, all of them written by one

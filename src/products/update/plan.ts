@@ -3,8 +3,17 @@ import { slugTaken } from "../create";
 import { parseList } from "../kinds";
 import { optionNames } from "../present";
 import { MAX_VARIANTS, type VariantEntry } from "../schema";
-import { MAX_ANSWER_BYTES, sizeAfter, tooLarge } from "../size";
-import { comboKey, type Located, NONE, sameNames, VALUE_KEYS, valuesOf } from "../variants";
+import {
+  comboKey,
+  type Located,
+  MAX_ANSWER_BYTES,
+  NONE,
+  sameNames,
+  sizeAfter,
+  tooLarge,
+  VALUE_KEYS,
+  valuesOf,
+} from "../variants";
 import { type Failed, Failures, fail, type PlanVariant, type Snapshot, type Target } from "./select";
 import {
   addEntries,

@@ -7,7 +7,7 @@ import { PRODUCT_FIELD_NAMES, productField, VARIANT_FIELDS } from "../fields";
 import type { ProductRow, VariantRow } from "../present";
 import type { ItemOutcome } from "../route";
 import { OPTION_SLOTS, type ProductUpdate } from "../schema";
-import { PRODUCT_SIZE_SQL, textBytes, variantSizeSql } from "../size";
+import { PRODUCT_SIZE_SQL, textBytes, variantSizeSql } from "../variants";
 import { VERSION_SQL } from "../version";
 import { STRUCTURE_COLUMNS } from "./write";
 
@@ -106,7 +106,7 @@ export type Snapshot = {
   owners: Map<string, { productId: number; variantId: number | null }>;
   /** The products that have a slug the body gives. */
   slugs: Map<string, number>;
-  /** Each product as read: its answer size estimate (../size.ts), structure (./write.ts) and version (../version.ts). */
+  /** Each product as read: its answer size estimate (../variants.ts), structure (./write.ts) and version (../version.ts). */
   read: Map<number, { size: number; structure: string; version: number }>;
 };
 
