@@ -1,12 +1,11 @@
-import { createMiddleware } from "hono/factory";
 import { z } from "zod";
 import { productCategories, products } from "../db/schema";
-import type { AppEnv } from "../env";
 import { sqlNames } from "../platform/columns";
 import { checked } from "../platform/fields";
 import { text } from "../platform/query";
 
-// Categories, slugs and the product url (docs/products.md, "Categories, URLs and images").
+// Categories and slugs (docs/products.md, "Categories, URLs and images"); the product url, made of
+// STORE_URL and the slug, is ./present.ts's.
 
 /** Category paths per product, and levels per path (head category first). */
 const MAX_CATEGORY_PATHS = 20;
@@ -96,42 +95,13 @@ function slugBase(title: string): string {
  */
 export const derivedSlug = (title: string, unique: string | number) => `${slugBase(title)}~${unique}`;
 
-// STORE_URL, normalised to end with one "/". A module value set per request: every request an
-// isolate serves has the same env (one Worker's vars), so concurrent requests set the same value;
-// presenting a product then needs no env threaded through every read path.
-let storeBase = "";
-
-/**
- * Sets the store base URL for the product answers made next (a request's, or a queue batch's):
- * "https://shop.example/products/" for "https://shop.example/products" (or "").
- */
-export function useStoreUrl(value: string | undefined) {
-  const v = (value ?? "").trim().replace(/\/+$/, "");
-  storeBase = v ? `${v}/` : "";
-}
-
-/** Sets the store base URL for this request's product answers (products routes only). */
-export const storeUrl = createMiddleware<AppEnv>(async (c, next) => {
-  useStoreUrl(c.env.STORE_URL);
-  await next();
-});
-
-/** A product's url, or null without STORE_URL or a slug. */
-export const productUrl = (s: string | null) => (s && storeBase ? storeBase + s : null);
-
 // ---------------------------------------------------------------------------------------------
 // The modelled reads (docs/modelled-reads.md, "GET /v1/products"): SQL over a product row `p`.
 
 const P = sqlNames(products);
 const PC = sqlNames(productCategories);
-const SLUG = `p.${P.slug}`;
 const CATEGORIES = `p.${P.categories}`;
 
-/** url: STORE_URL's base (an SQL literal: configuration, not request input) and the slug; `none` without either. */
-export const urlSql = (none = "''") => {
-  const base = `'${storeBase.replaceAll("'", "''")}'`;
-  return `iif(${SLUG} IS NULL OR ${base} = '', ${none}, ${base} || ${SLUG})`;
-};
 /** headcategory_name: the head category of the first path; "" without categories. */
 export const HEAD_SQL = `coalesce(${CATEGORIES}->>'$[0][0]', '')`;
 /** categories as JSON text: each path a list of {"category": name}, head category first. */

@@ -1,7 +1,7 @@
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { products, variants } from "../db/schema";
 import type { PublicView } from "../keys/public";
-import { CATEGORIES_SQL, HEAD_SQL, urlSql } from "./categories";
+import { CATEGORIES_SQL, HEAD_SQL } from "./categories";
 import {
   type Field,
   MODELLED_BASE,
@@ -15,7 +15,19 @@ import {
   variantField,
 } from "./fields";
 import { MODELLED } from "./kinds";
-import { availability, COUNT, col, kept, type Member, object, ordered, seen, shownVariants, stockSql } from "./present";
+import {
+  availability,
+  COUNT,
+  col,
+  kept,
+  type Member,
+  object,
+  ordered,
+  seen,
+  shownVariants,
+  stockSql,
+  urlSql,
+} from "./present";
 
 // Products in the modelled dialect (docs/modelled-reads.md, "Modelled reads"), built by SQLite
 // as JSON text: a page of products with thousands of variants reaches the Worker as one text per

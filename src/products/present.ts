@@ -1,10 +1,11 @@
 import { getTableConfig, type SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { createMiddleware } from "hono/factory";
 import { type orders, products, variants } from "../db/schema";
+import type { AppEnv } from "../env";
 import { type PublicView, shownTo } from "../keys/public";
 import { optionColumn, sqlNames } from "../platform/columns";
 import { type DB, stmt } from "../platform/d1";
 import { carriedSql } from "../platform/quotes";
-import { productUrl, urlSql } from "./categories";
 import {
   type Field,
   OPTION_KEYS,
@@ -43,6 +44,36 @@ export const variantValues = (v: OptionValues): string[] => [v.option1, v.option
 
 /** The variant columns an answer shows, as productReads selects them (snake_case, raw D1 rows). */
 export type VariantOutRow = Record<string, unknown> & { id: number; product_id: number };
+
+// STORE_URL, normalised to end with one "/". A module value set per request: every request an
+// isolate serves has the same env (one Worker's vars), so concurrent requests set the same value;
+// presenting a product then needs no env threaded through every read path.
+let storeBase = "";
+
+/**
+ * Sets the store base URL for the product answers made next (a request's, or a queue batch's):
+ * "https://shop.example/products/" for "https://shop.example/products" (or "").
+ */
+export function useStoreUrl(value: string | undefined) {
+  const v = (value ?? "").trim().replace(/\/+$/, "");
+  storeBase = v ? `${v}/` : "";
+}
+
+/** Sets the store base URL for this request's product answers (products routes only). */
+export const storeUrl = createMiddleware<AppEnv>(async (c, next) => {
+  useStoreUrl(c.env.STORE_URL);
+  await next();
+});
+
+/** A product's url, or null without STORE_URL or a slug. */
+export const productUrl = (s: string | null) => (s && storeBase ? storeBase + s : null);
+
+const SLUG = `p.${sqlNames(products).slug}`;
+/** url: STORE_URL's base (an SQL literal: configuration, not request input) and the slug; `none` without either. */
+export const urlSql = (none = "''") => {
+  const base = `'${storeBase.replaceAll("'", "''")}'`;
+  return `iif(${SLUG} IS NULL OR ${base} = '', ${none}, ${base} || ${SLUG})`;
+};
 
 const iso = (ms: number) => new Date(ms).toISOString();
 type Products = typeof PRODUCT_FIELDS;

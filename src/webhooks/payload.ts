@@ -4,8 +4,8 @@ import { holds } from "../orders/hold";
 import { presentOrder } from "../orders/read";
 import { sqlNames } from "../platform/columns";
 import { type DB, rowMapper, stmt } from "../platform/d1";
-import { useStoreUrl } from "../products/categories";
 import { productTexts, productTextsSql } from "../products/list";
+import { useStoreUrl } from "../products/present";
 
 // The objects a standard delivery carries in `data` (docs/webhooks.md, "Payloads"): the order as
 // GET /v1/orders/{id} answers it, the product as GET /v1/products?product_id=&include_details=true
