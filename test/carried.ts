@@ -1,6 +1,6 @@
-import { answerBytes } from "../src/platform/quotes";
+import { answerBytes } from "../src/platform/d1";
 
-// Carried answers (src/platform/quotes.ts) read back as the JSON text they stand for: the Worker
+// Carried answers (src/platform/d1.ts) read back as the JSON text they stand for: the Worker
 // never does this (it answers the bytes), so these live with the tests.
 
 /** An answer's carried text as the JSON text it stands for. */

@@ -15,7 +15,7 @@ import { isHidden, publicFields } from "./modelled-reference";
 // on random products of every field's forms, with and without a store URL, alone and several in
 // one statement.
 
-// Tildes and backticks: the markers and quotes of a keyed, carried answer (src/platform/quotes.ts).
+// Tildes and backticks: the markers and quotes of a keyed, carried answer (src/platform/d1.ts).
 const text = fc.oneof(
   fc.constant("plain"),
   fc.string({ maxLength: 12 }),

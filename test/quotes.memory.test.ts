@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { answerBytes, answerMemoryBytes } from "../src/platform/quotes";
+import { answerBytes, answerMemoryBytes } from "../src/platform/d1";
 import { uncarried } from "./carried";
 
-// The swap's memory (src/platform/quotes.ts) only grows, so these tests have a file of their own:
+// The swap's memory (src/platform/d1.ts) only grows, so these tests have a file of their own:
 // each test file runs with fresh modules, and what the memory holds here is what these texts took,
 // whatever order the answers of other tests come in.
 

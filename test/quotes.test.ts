@@ -1,12 +1,12 @@
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { answerBytes, carriedSql, escapeBackticks } from "../src/platform/quotes";
+import { answerBytes, carriedSql, escapeBackticks } from "../src/platform/d1";
 import { uncarried } from "./carried";
 import { get, post, put, uid } from "./helpers";
 
 // Large answers built by SQLite travel from D1 with their double quotes carried as backticks
-// (src/platform/quotes.ts). Whatever the text holds (backticks and quotes of its own, escapes,
+// (src/platform/d1.ts). Whatever the text holds (backticks and quotes of its own, escapes,
 // characters of every UTF-8 length), the answer must be the JSON text SQLite built, byte for byte,
 // but for its backticks, written `\u0060` (the same string in JSON).
 

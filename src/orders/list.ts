@@ -2,7 +2,7 @@ import { z } from "zod";
 import { orderLines, orders } from "../db/schema";
 import { sqlNames } from "../platform/columns";
 import { decodeKeyCursor, encodeKeyCursor } from "../platform/cursor";
-import { type DB, stmt } from "../platform/d1";
+import { carriedSql, type DB, stmt } from "../platform/d1";
 import { ApiError } from "../platform/errors";
 import {
   boolText,
@@ -16,7 +16,6 @@ import {
   unixSeconds,
   whole,
 } from "../platform/query";
-import { carriedSql } from "../platform/quotes";
 import type { CarriedChunks } from "../platform/stream";
 import { estimateSql, orderJsonSql, STATUS_CODES, type StatusName } from "./modelled-json";
 
@@ -191,7 +190,7 @@ export async function listOrders(
   const withDetails = q.include_details === true || q.order_id !== undefined;
   const order = orderJsonSql(withDetails);
   const [page, next, counted] = await db.$client.batch<Record<string, unknown>>([
-    // Each order's text is carried (src/platform/quotes.ts); SQLite builds only the first chunk's.
+    // Each order's text is carried (src/platform/d1.ts); SQLite builds only the first chunk's.
     // `+ 0`: a bare bound LIMIT would have SQLite prepare the statement again at every request
     // (docs/design.md, "What a page's SQL costs").
     stmt(

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
-import { answerBytes, carriedJson } from "./quotes";
+import { answerBytes, carriedJson } from "./d1";
 
 // A page too large to hold whole (docs/modelled-reads.md, "Paging"): SQLite builds it in
 // chunks, one D1 round trip each, and each chunk's bytes are written to the response as it
@@ -8,7 +8,7 @@ import { answerBytes, carriedJson } from "./quotes";
 // the isolate holds about one chunk at a time however large the page.
 
 /**
- * An answer of carried texts (src/platform/quotes.ts) in chunks: the first, already read, and
+ * An answer of carried texts (src/platform/d1.ts) in chunks: the first, already read, and
  * `next`, which reads the following one (undefined once there is none). Without `next` the
  * answer is the first chunk alone.
  */

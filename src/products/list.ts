@@ -3,7 +3,7 @@ import { products, skus, variants } from "../db/schema";
 import type { PublicView } from "../keys/public";
 import { sqlNames } from "../platform/columns";
 import { decodeCursor, encodeCursor } from "../platform/cursor";
-import { type DB, stmt } from "../platform/d1";
+import { carriedSql, type DB, stmt } from "../platform/d1";
 import { ApiError } from "../platform/errors";
 import {
   boolText,
@@ -16,7 +16,6 @@ import {
   text,
   whole,
 } from "../platform/query";
-import { carriedSql } from "../platform/quotes";
 import type { CarriedChunks } from "../platform/stream";
 import { categoryFilter, categoryQuery } from "./categories";
 import { MODELLED_BASE, MODELLED_DETAILS, productColumn, productField } from "./fields";
@@ -81,7 +80,7 @@ export const parseProductQuery = (url: string) => parseQuery(listQuery, strictQu
 export type ProductPage = {
   // Bare, as the modelled API's clients in the wild read it (docs/modelled-reads.md, "GET /v1/products").
   /**
-   * The answer's JSON text, carried (src/platform/quotes.ts), in chunks of SQLite's pieces, never
+   * The answer's JSON text, carried (src/platform/d1.ts), in chunks of SQLite's pieces, never
    * parsed or joined; each chunk's pieces are encoded one after another. (Joined, a page of
    * megabytes is copied once more only to be encoded; a Blob of the pieces cost more still, about
    * 1.3 ms on a page of 500 products, the seventh round in bench/README.md's history.)

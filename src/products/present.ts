@@ -4,8 +4,7 @@ import { type orders, products, variants } from "../db/schema";
 import type { AppEnv } from "../env";
 import { type PublicView, shownTo } from "../keys/public";
 import { optionColumn, sqlNames } from "../platform/columns";
-import { type DB, stmt } from "../platform/d1";
-import { carriedSql } from "../platform/quotes";
+import { carriedSql, type DB, stmt } from "../platform/d1";
 import {
   type Field,
   OPTION_KEYS,
@@ -234,7 +233,7 @@ export function presentProducts(ps: ProductRow[], vs: VariantOutRow[]) {
 // sees) and for the writes' answers (./create.ts, ./update/write.ts). Presenting 2,048 variants in
 // JavaScript (D1's row objects, one object per variant, then the answer's stringify) was about a
 // third of such a write's CPU, and most of a storefront's 27 ms read; the text passes through
-// unparsed, carried (src/platform/quotes.ts).
+// unparsed, carried (src/platform/d1.ts).
 
 /** A member of a JSON object that SQL builds: its key and the SQL of its value. */
 export type Member = [key: string, sql: string];
@@ -350,7 +349,7 @@ const joined = (where: string) =>
 
 /**
  * The products `where` selects (a condition on `p`, values bound as ?1...), newest first, one `json`
- * text each, carried (src/platform/quotes.ts: carriedJson answers it).
+ * text each, carried (src/platform/d1.ts: carriedJson answers it).
  */
 export function ownJson(db: DB, where: string, ...params: unknown[]) {
   return productJson(db, undefined, where, ...params);

@@ -14,11 +14,10 @@ import {
   prefersMinimal,
 } from "../platform/body";
 import { sqlNames } from "../platform/columns";
-import { type DB, stmt } from "../platform/d1";
+import { carriedJson, type DB, escapeBackticks, stmt } from "../platform/d1";
 import { ApiError, envelope } from "../platform/errors";
 import { id } from "../platform/fields";
 import { type Claim, completeStatements, type Idem, idempotencyWith, recordStatements } from "../platform/idempotency";
-import { carriedJson, escapeBackticks } from "../platform/quotes";
 import { carriedChunks } from "../platform/stream";
 import { zv } from "../platform/zv";
 import { dispatch, type PendingEvent, waiterOf } from "../webhooks/outbox";
@@ -253,7 +252,7 @@ export async function writeProducts<S extends z.ZodObject, P extends ProductOut 
     const variants = (texts as ProductText[]).reduce((n, p) => n + p.variants, 0);
     c.set("logCounts", { products: body.success, variants });
     const { products: _, ...rest } = body;
-    // The products' texts are carried (src/platform/quotes.ts); notices may quote a backtick.
+    // The products' texts are carried (src/platform/d1.ts); notices may quote a backtick.
     const head = escapeBackticks(JSON.stringify({ ...rest, products: [] }));
     // In parts: joined, the megabyte of a large product would be copied once more to be encoded.
     const parts = [head.slice(0, -2)];

@@ -1,4 +1,4 @@
-// Writes src/platform/quotes.wasm, the WebAssembly function src/platform/quotes.ts uses: `swap`,
+// Writes src/platform/quotes.wasm, the WebAssembly function src/platform/d1.ts uses: `swap`,
 // every backtick of a byte range a double quote (an answer carried from D1), 16 bytes at a time
 // (SIMD).
 // Workers may not compile WebAssembly from bytes at run time, so the
