@@ -2,6 +2,7 @@ import type { Context, Next } from "hono";
 import { basicAuth } from "hono/basic-auth";
 import { createMiddleware } from "hono/factory";
 import { HTTPException } from "hono/http-exception";
+import { matchedRoutes } from "hono/route";
 import { timingSafeEqual } from "hono/utils/buffer";
 import { apiKeys as apiKeysTable } from "../db/schema";
 import type { AppEnv, Credential } from "../env";
@@ -11,7 +12,7 @@ import { ApiError, envelope } from "../platform/errors";
 import { sha256 } from "../platform/hash";
 import { owner } from "../platform/idempotency";
 import { checkSessionWrite, sessionCookie, sessionCredential } from "../sessions/store";
-import { apiKeys, authorize, bootstrapCredential, ROUTE_SCOPES, ruleOf } from "./scopes";
+import { ALL_SCOPES, type Carried, ROUTE_SCOPES, type RouteRule } from "./scopes";
 
 // Authentication and authorization of every /v1 request (docs/api.md, "Authentication";
 // docs/keys.md): who is calling (a stored key, an entry of API_KEY or the admin's session), whether
@@ -102,6 +103,28 @@ async function storedKey(c: Context<AppEnv>, key: string, now: number): Promise<
   if (hit.cred.expiresAt !== null && hit.cred.expiresAt <= now) return null;
   return hit.cred;
 }
+
+/** The configured keys: API_KEY may hold several, comma-separated, for rotation (docs/api.md, "Authentication"). */
+export function apiKeys(secret: string | undefined): string[] {
+  return (secret ?? "")
+    .split(",")
+    .map((k) => k.trim())
+    .filter(Boolean);
+}
+
+/**
+ * The credential of the API_KEY variable's key at `index` (docs/keys.md): every scope, no origin
+ * list, no expiry.
+ */
+export const bootstrapCredential = (index: number): Credential => ({
+  keyId: null,
+  name: "API_KEY",
+  type: "secret",
+  scopes: ALL_SCOPES,
+  allowedOrigins: [],
+  expiresAt: null,
+  apiKeyIndex: index,
+});
 
 /**
  * A secret key handed over as such (the sign-in body of POST /v1/sessions, or a Basic or Bearer
@@ -300,6 +323,47 @@ async function admit(c: Context<AppEnv>, cred: Credential | null): Promise<void>
   const origin = c.req.header("origin");
   if (cred.type === "publishable" && origin && !cred.allowedOrigins.includes(origin)) {
     throw new ApiError(403, `origin ${origin} is not allowed for this key`);
+  }
+}
+
+/**
+ * The rule of the route this request runs (not a middleware's), if any: the first method route
+ * that matched, as Hono runs them in registration order (/v1/products/count before /:product_id).
+ */
+export function ruleOf(c: Context<AppEnv>): RouteRule | undefined {
+  const r = matchedRoutes(c).find((r) => r.method !== "ALL");
+  return r && ROUTE_SCOPES[`${r.method} ${r.path}`];
+}
+
+/**
+ * 403 unless the credential may call this request's route. A route of the app without a rule is
+ * refused to every key but the bootstrap one (it cannot happen: the scopes test enumerates them);
+ * a path with no route at all goes on to the 404.
+ */
+export function authorize(c: Context<AppEnv>, cred: Credential): void {
+  if (!matchedRoutes(c).some((r) => r.method !== "ALL")) return;
+  const rule = ruleOf(c);
+  if (cred.type === "publishable") {
+    if (!rule?.publishable) throw new ApiError(403, "a publishable key may not call this route");
+  } else if (!rule) {
+    if (cred.keyId !== null) throw new ApiError(403, "this route has no scope; only the bootstrap API_KEY may call it");
+  } else if (!rule.session && !cred.scopes.includes(rule.scope)) {
+    throw new ApiError(403, `this key lacks the scope ${rule.scope}`);
+  }
+}
+
+/**
+ * 403 unless the credential also holds the scope this route's rule names for an answer carrying
+ * `what` (docs/keys.md, "Scopes"); a route without `carries` needs nothing more.
+ */
+export function authorizeCarried(c: Context<AppEnv>, what: Carried): void {
+  const need = ruleOf(c)?.carries?.[what];
+  const cred = c.var.credential;
+  if (need && !cred?.scopes.includes(need)) {
+    throw new ApiError(
+      403,
+      `this key lacks the scope ${need}, which reading ${what === "order" ? "an order" : "a product"} needs`,
+    );
   }
 }
 

@@ -1,8 +1,3 @@
-import type { Context } from "hono";
-import { matchedRoutes } from "hono/route";
-import type { AppEnv, Credential } from "../env";
-import { ApiError } from "../platform/errors";
-
 import { PUBLISHABLE_SCOPES, SCOPES, type Scope } from "./scope-names";
 
 export { PUBLISHABLE_SCOPES, SCOPES, type Scope } from "./scope-names";
@@ -30,7 +25,7 @@ export type Carried = "order" | "product";
  * or a product needs besides the route's (its handler asks, `authorizeCarried`, once it knows
  * what it answers), so a route cannot hand out what the resource's own routes guard.
  */
-type RouteRule =
+export type RouteRule =
   | { scope: Scope; publishable?: PublicUse; session?: undefined; carries?: Record<Carried, Scope> }
   | { scope?: undefined; publishable?: undefined; session: "sign-in" | "own"; carries?: undefined };
 
@@ -79,66 +74,3 @@ export const ROUTE_SCOPES: Record<string, RouteRule> = {
   "GET /v1/sessions": { scope: "keys" },
   "DELETE /v1/sessions/:id": { scope: "keys" },
 };
-
-/**
- * The rule of the route this request runs (not a middleware's), if any: the first method route
- * that matched, as Hono runs them in registration order (/v1/products/count before /:product_id).
- */
-export function ruleOf(c: Context<AppEnv>): RouteRule | undefined {
-  const r = matchedRoutes(c).find((r) => r.method !== "ALL");
-  return r && ROUTE_SCOPES[`${r.method} ${r.path}`];
-}
-
-/**
- * 403 unless the credential may call this request's route. A route of the app without a rule is
- * refused to every key but the bootstrap one (it cannot happen: the scopes test enumerates them);
- * a path with no route at all goes on to the 404.
- */
-export function authorize(c: Context<AppEnv>, cred: Credential): void {
-  if (!matchedRoutes(c).some((r) => r.method !== "ALL")) return;
-  const rule = ruleOf(c);
-  if (cred.type === "publishable") {
-    if (!rule?.publishable) throw new ApiError(403, "a publishable key may not call this route");
-  } else if (!rule) {
-    if (cred.keyId !== null) throw new ApiError(403, "this route has no scope; only the bootstrap API_KEY may call it");
-  } else if (!rule.session && !cred.scopes.includes(rule.scope)) {
-    throw new ApiError(403, `this key lacks the scope ${rule.scope}`);
-  }
-}
-
-/**
- * 403 unless the credential also holds the scope this route's rule names for an answer carrying
- * `what` (docs/keys.md, "Scopes"); a route without `carries` needs nothing more.
- */
-export function authorizeCarried(c: Context<AppEnv>, what: Carried): void {
-  const need = ruleOf(c)?.carries?.[what];
-  const cred = c.var.credential;
-  if (need && !cred?.scopes.includes(need)) {
-    throw new ApiError(
-      403,
-      `this key lacks the scope ${need}, which reading ${what === "order" ? "an order" : "a product"} needs`,
-    );
-  }
-}
-
-/** The configured keys: API_KEY may hold several, comma-separated, for rotation (docs/api.md, "Authentication"). */
-export function apiKeys(secret: string | undefined): string[] {
-  return (secret ?? "")
-    .split(",")
-    .map((k) => k.trim())
-    .filter(Boolean);
-}
-
-/**
- * The credential of the API_KEY variable's key at `index` (docs/keys.md): every scope, no origin
- * list, no expiry.
- */
-export const bootstrapCredential = (index: number): Credential => ({
-  keyId: null,
-  name: "API_KEY",
-  type: "secret",
-  scopes: ALL_SCOPES,
-  allowedOrigins: [],
-  expiresAt: null,
-  apiKeyIndex: index,
-});

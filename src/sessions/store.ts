@@ -3,7 +3,7 @@ import type { Context } from "hono";
 import { getCookie } from "hono/cookie";
 import { apiKeys as apiKeysTable, sessions } from "../db/schema";
 import type { AppEnv, Credential } from "../env";
-import { apiKeys, bootstrapCredential } from "../keys/scopes";
+import { apiKeys, bootstrapCredential } from "../keys/auth";
 import { sqlNames } from "../platform/columns";
 import { type DB, stmt } from "../platform/d1";
 import { ApiError } from "../platform/errors";

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../env";
-import { authorizeCarried } from "../keys/scopes";
+import { authorizeCarried } from "../keys/auth";
 import { jsonBody } from "../platform/body";
 import { ApiError } from "../platform/errors";
 import { id, parseItem } from "../platform/fields";
