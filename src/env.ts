@@ -68,7 +68,7 @@ export type Credential = {
   session?: { id: string; csrf: string; keyHash: string | null; expiresAt: number; idleExpiresAt: number };
 };
 
-/** What a handler touched, for the request's log line (src/platform/log.ts). */
+/** What a handler touched, for the request's log line (src/keys/auth.ts). */
 export type LogCounts = { products?: number; variants?: number; orders?: number };
 
 export type AppEnv = {

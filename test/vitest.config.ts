@@ -77,7 +77,7 @@ export default defineConfig(async () => ({
     // machine some took 8 s, past vitest's default of 5.
     testTimeout: 30_000,
     // A passing test's console (the Worker's request lines and the error lines of the faults the
-    // tests inject, src/platform/log.ts) would drown the summary; a failing test's is shown.
+    // tests inject, src/keys/auth.ts) would drown the summary; a failing test's is shown.
     silent: "passed-only" as const,
   },
 }));

@@ -3,9 +3,8 @@ import { requestId } from "hono/request-id";
 import type { MiddlewareHandler } from "hono/types";
 import type { AppEnv, Bindings } from "../../src/env";
 import store from "../../src/index";
-import { auth, noStore, preflight } from "../../src/keys/auth";
+import { auth, noStore, preflight, requestLog } from "../../src/keys/auth";
 import { d1Session } from "../../src/platform/d1";
-import { requestLog } from "../../src/platform/log";
 import { writesMoveCatalog } from "../../src/products/version";
 import { type Order, orderBatch, stockBatch } from "../worker/batches";
 

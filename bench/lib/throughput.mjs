@@ -21,7 +21,7 @@ const STEPS = [
   { name: "bare: a fetch handler, the batch, its answer", parts: "none" },
   { name: "+ Hono (a route, c.json)", parts: "hono" },
   { name: "+ request id (hono/request-id)", parts: "hono,id" },
-  { name: "+ the request's log line (src/platform/log.ts)", parts: "hono,id,log" },
+  { name: "+ the request's log line (src/keys/auth.ts)", parts: "hono,id,log" },
   { name: "+ CORS preflight and no-store headers (src/keys)", parts: "hono,id,log,cors,nostore" },
   { name: "+ authentication (src/keys/auth.ts)", parts: "hono,id,log,cors,nostore,auth" },
   { name: "+ the D1 session (src/platform/d1.ts)", parts: "hono,id,log,cors,nostore,auth,session" },

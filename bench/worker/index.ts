@@ -2,11 +2,10 @@ import { Hono } from "hono";
 import { requestId } from "hono/request-id";
 import type { AppEnv, Bindings } from "../../src/env";
 import store from "../../src/index";
-import { auth } from "../../src/keys/auth";
+import { auth, requestLog } from "../../src/keys/auth";
 import { orderCreate } from "../../src/orders/schema";
 import { d1Session } from "../../src/platform/d1";
 import { isCompiled } from "../../src/platform/fields";
-import { requestLog } from "../../src/platform/log";
 import { productCreate, productUpdate } from "../../src/products/schema";
 import { subscribed } from "../../src/webhooks/outbox";
 import { type Order, orderBatch } from "./batches";
@@ -16,7 +15,7 @@ import { plain } from "./plain";
 import { seed } from "./seed";
 
 /**
- * The store's info lines (one a request, one a consumer invocation: src/platform/log.ts) are kept
+ * The store's info lines (one a request, one a consumer invocation: src/keys/auth.ts) are kept
  * in memory here instead of going to workerd's local console. Under `wrangler dev` a console.log
  * holds the isolate about 1 ms while local dev's log plumbing takes the line (200 lines in one
  * request: 150 to 300 ms of wall time, with no profiler attached), a cost no deployed Worker pays

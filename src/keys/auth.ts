@@ -5,7 +5,7 @@ import { HTTPException } from "hono/http-exception";
 import { matchedRoutes } from "hono/route";
 import { timingSafeEqual } from "hono/utils/buffer";
 import { apiKeys as apiKeysTable } from "../db/schema";
-import type { AppEnv, Credential } from "../env";
+import type { AppEnv, Credential, LogCounts } from "../env";
 import { clientAddress } from "../platform/client";
 import { sqlNames } from "../platform/columns";
 import { ApiError, envelope } from "../platform/errors";
@@ -16,7 +16,8 @@ import { ALL_SCOPES, type Carried, ROUTE_SCOPES, type RouteRule } from "./scopes
 
 // Authentication and authorization of every /v1 request (docs/api.md, "Authentication";
 // docs/keys.md): who is calling (a stored key, an entry of API_KEY or the admin's session), whether
-// the route's scope in src/keys/scopes.ts lets them, and the CORS a storefront's answers carry.
+// the route's scope in src/keys/scopes.ts lets them, and the CORS a storefront's answers carry. At
+// the end, every request's log line, which names the route the same way ruleOf finds its rule.
 
 // The windows of wrangler.toml's [[ratelimits]] (docs/operations.md, "Rate limits"): a refused
 // client may try again after at most one period.
@@ -377,4 +378,32 @@ export const noStore = createMiddleware<AppEnv>(async (c, next) => {
   await next();
   if (c.var.credential?.type === "publishable" || c.req.header("x-publishable-key") !== undefined) return;
   c.res.headers.set("Cache-Control", "no-store");
+});
+
+/**
+ * One JSON line per request (Workers Logs indexes its fields): request id, method, route pattern,
+ * status, duration and the counts a handler recorded with c.set("logCounts", ...). Deliberately no
+ * header value, query, body or credential: only what is listed here is ever written.
+ */
+export const requestLog = createMiddleware<AppEnv>(async (c, next) => {
+  const start = Date.now();
+  try {
+    await next();
+  } finally {
+    // The pattern of the handler that matched (middleware are method ALL), not the raw path, so
+    // ids in paths do not end up in logs and lines group by route.
+    const handler = matchedRoutes(c).findLast((r) => r.method !== "ALL");
+    const line: Record<string, unknown> = {
+      level: "info",
+      msg: "request",
+      requestId: c.var.requestId,
+      method: c.req.method,
+      route: handler?.path ?? null,
+      status: c.res.status,
+      durationMs: Date.now() - start,
+    };
+    const counts: LogCounts | undefined = c.var.logCounts;
+    if (counts) line.counts = counts;
+    console.log(JSON.stringify(line));
+  }
 });
