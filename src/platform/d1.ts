@@ -162,7 +162,6 @@ export async function afterLostRace(attempt: number, what: string) {
 }
 
 // ---------------------------------------------------------------------------------------------
-
 // Large JSON answers that SQLite builds travel from D1 with their double quotes carried as
 // backticks (docs/design.md, "Answers from D1"). D1's binding hands the
 // Worker each text inside its own JSON answer, where every `"` of the text is written `\"`;

@@ -81,6 +81,7 @@ export const productsRoute = new Hono<AppEnv>()
     return carriedJson(c, found.results[0].json as string, 200, { ETag: tag });
   });
 
+// ---------------------------------------------------------------------------------------------
 // What POST, PUT and DELETE /v1/products share (docs/products.md, "Products"): the body read as items, each
 // validated on its own, one service call, the answer {success, errors, notices, products}, the
 // Idempotency-Key record and the events handed to the queue once the batch committed.

@@ -142,6 +142,7 @@ export function variantColumns(e: VariantEntry, productPrice: number) {
   };
 }
 
+// ---------------------------------------------------------------------------------------------
 // The 2 MiB bound on a product's answer (docs/products.md, "Updating products"). A product's GET /v1/products/{id}
 // answer is estimated from its stored text, in SQL (SIZE_SQL, for rows a batch reads) and in JS
 // (for what a plan would write), by one formula: a fixed allowance for keys, numbers and

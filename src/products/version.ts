@@ -85,6 +85,7 @@ export function catalogETag(version: unknown, url: string, view: PublicView | un
   return etagOf(text);
 }
 
+// ---------------------------------------------------------------------------------------------
 // The storefront catalog at the edge (docs/keys.md, "Edge cache"): a publishable key's product
 // reads are kept in the colo's Cache API under the catalog version, which every product or variant
 // change moves in its own batch (versionBumps, above). A stored answer is never
