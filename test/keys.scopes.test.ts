@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { app } from "../src/app";
-import { ROUTE_SCOPES, SCOPES } from "../src/keys/scopes";
+import { SCOPES } from "../src/keys/scope-names";
+import { ROUTE_SCOPES } from "../src/keys/scopes";
 import { call, post } from "./helpers";
 
 // Every route of the app (read from the router, not a hand list) has a scope in the one table, and

@@ -7,7 +7,7 @@ import { id, parseItem } from "../platform/fields";
 import { zv } from "../platform/zv";
 import { forgetKey } from "./auth";
 import { keyCreate, keyProblems, MAX_KEYS } from "./schema";
-import type { Scope } from "./scopes";
+import type { Scope } from "./scope-names";
 import { createKey, listKeys, revokeKey } from "./store";
 
 /** What a publishable key can do, and so what its maker must hold. */

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { opt, str } from "../platform/fields";
-import { ALL_SCOPES, PUBLISHABLE_SCOPES, SCOPES } from "./scopes";
+import { PUBLISHABLE_SCOPES, SCOPES } from "./scope-names";
+import { ALL_SCOPES } from "./scopes";
 
 // Wire schema of POST /v1/keys (docs/keys.md). What depends on the key's type (which scopes, whether
 // origins) is checked after the shape by `keyProblems`.

@@ -1,7 +1,5 @@
 import { PUBLISHABLE_SCOPES, SCOPES, type Scope } from "./scope-names";
 
-export { PUBLISHABLE_SCOPES, SCOPES, type Scope } from "./scope-names";
-
 /**
  * Everything a key can hold. A secret key may hold the publishable permissions too: they let it
  * mint publishable keys that have them (a key grants only what it holds; the bootstrap API_KEY

@@ -110,7 +110,9 @@ export const STALE_READ_GUARD = `
 export const MAX_JSON_BYTES = 900_000;
 
 const NON_ASCII = /[\u0080-\uffff]/;
-const utf8Length = (s: string) => (NON_ASCII.test(s) ? new TextEncoder().encode(s).length : s.length);
+const UTF8 = new TextEncoder();
+/** UTF-8 bytes of a text, as D1 and SQLite's length(CAST(... AS BLOB)) count them. */
+export const utf8Length = (s: string) => (NON_ASCII.test(s) ? UTF8.encode(s).length : s.length);
 
 /**
  * Whether a JSON text can be bound as one value (see MAX_JSON_BYTES); `atMost`, a known bound of

@@ -9,17 +9,7 @@ import { INSERT_PACKED, INSERT_PACKED_ONE, INSERT_PRODUCT, INSERT_PRODUCTS, pack
 import { minimalJson, ownJson, ProductText } from "./present";
 import type { ItemOutcome, ProductRef, Recorder, WriteOptions, Written } from "./route";
 import type { ProductCreate, VariantEntry } from "./schema";
-import {
-  agreedNames,
-  entryBytes,
-  entryBytesAtMost,
-  jsonBytes,
-  MAX_ANSWER_BYTES,
-  productBytes,
-  tooLarge,
-  VALUE_KEYS,
-  valuesOf,
-} from "./variants";
+import { agreedNames, createdTooLarge, VALUE_KEYS, valuesOf } from "./variants";
 import { versionBumps } from "./version";
 
 // POST /v1/products (docs/products.md): each item planned in JavaScript, all of them written by one
@@ -97,8 +87,6 @@ function planCreate(p: ProductCreate, index: number, full = false): Planned | Re
   if (flagOn && product.stock < 0) errors.push("stock: must not be negative while disable_minusqty is on");
   // The entry that last gave each combination of option values.
   const seen = new Map<string, number>();
-  let size = productBytes(product);
-  const nameBytes = jsonBytes(product.option_names);
   for (let i = 0; i < entries.length; i++) {
     const entry = entries[i];
     const key = comboOf(entry, names, full);
@@ -113,14 +101,8 @@ function planCreate(p: ProductCreate, index: number, full = false): Planned | Re
     }
     if (flagOn && (entry.qty ?? 0) < 0)
       errors.push(`${path(i)}.qty: must not be negative while disable_minusqty is on`);
-    size += nameBytes + entryBytesAtMost(entry);
   }
   if (errors.length) return refuse(400, errors);
-  // The estimate itself only when the quick bound of it is past the limit.
-  if (size > MAX_ANSWER_BYTES) {
-    size = productBytes(product);
-    for (const entry of entries) size += nameBytes + entryBytes(entry);
-  }
   // SKUs with where they were given (-1 the product, else its entry); paths are worded only for an
   // error (2,048 entries).
   const owned: string[] = [];
@@ -140,7 +122,8 @@ function planCreate(p: ProductCreate, index: number, full = false): Planned | Re
     else errors.push(`${skuPath(skuAt[k])}: SKU ${owned[k]} is also given at ${earlier < 0 ? "sku" : path(earlier)}`);
   }
   if (errors.length) return refuse(409, errors);
-  if (size > MAX_ANSWER_BYTES) return refuse(413, [tooLarge(`product "${product.title}"`, size)]);
+  const tooBig = createdTooLarge(product, entries);
+  if (tooBig) return refuse(413, [tooBig]);
   return { index, product, variants: entries, skus: owned, skuAt, slug: p.slug ?? undefined, source: p };
 }
 

@@ -1,5 +1,6 @@
 import { products, variants } from "../db/schema";
 import { sqlNames } from "../platform/columns";
+import { utf8Length } from "../platform/d1";
 import {
   type Field,
   type ProductColumn,
@@ -185,14 +186,8 @@ export const variantSizeSql = (alias: string) =>
 export const SIZE_SQL = `(${PRODUCT_SIZE_SQL} + coalesce((SELECT sum(${bytesOf(`p.${P.optionNames}`)} + ${variantSizeSql("sv")})
   FROM ${V.$} AS sv WHERE sv.${V.productId} = p.${P.id}), 0))`;
 
-const ASCII = /^[\x20-\x7e]*$/;
-const encoder = new TextEncoder();
-
 /** UTF-8 bytes of a stored text (JSON columns as their JSON text); null is none. */
-export function textBytes(s: string | null | undefined): number {
-  if (s === null || s === undefined) return 0;
-  return ASCII.test(s) ? s.length : encoder.encode(s).length;
-}
+export const textBytes = (s: string | null | undefined) => (s === null || s === undefined ? 0 : utf8Length(s));
 
 /** Bytes of a JSON column's value as it will be stored (arrays and objects as JSON text). */
 export const jsonBytes = (v: unknown) => (v === null || v === undefined ? 0 : textBytes(JSON.stringify(v)));
@@ -200,7 +195,7 @@ export const jsonBytes = (v: unknown) => (v === null || v === undefined ? 0 : te
 const valueBytes = (v: unknown) => (typeof v === "string" ? textBytes(v) : jsonBytes(v));
 
 /** The estimate of a product about to be created (its fields by name), without its variants. */
-export const productBytes = (p: Record<string, unknown>) =>
+const productBytes = (p: Record<string, unknown>) =>
   PRODUCT_TEXT.reduce((size, [key]) => size + valueBytes(p[key]), PRODUCT_ALLOWANCE);
 
 // Below, a variant's texts are read field by field (the SQL's ROW_TEXT is derived): over 2,048
@@ -241,16 +236,30 @@ export function entryBytes(e: VariantEntry): number {
  * without encoding anything. A create compares the bound with it first and adds up entryBytes
  * only past that: the 2,048 entries of a large create are well under it.
  */
-export function entryBytesAtMost(e: VariantEntry): number {
+function entryBytesAtMost(e: VariantEntry): number {
   let chars = (e.sku?.length ?? 0) + (e.qty_location?.length ?? 0) + (e.gtin?.length ?? 0);
   chars += e.supplier_sku?.length ?? 0;
   for (const k of VALUE_KEYS) chars += e[k]?.length ?? 0;
   return VARIANT_ALLOWANCE + 3 * chars + (e.images?.length ? textBytes(JSON.stringify(e.images)) : 2);
 }
 
-/** The 413 of a write that would pass the bound. */
+/** The 413 of a write that would pass the bound; undefined within it. */
 export const tooLarge = (product: string, bytes: number) =>
-  `${product}: this change would make its answer (GET /v1/products/{id}) about ${bytes} bytes, more than ${MAX_ANSWER_BYTES} (2 MiB); remove images, variants or text first`;
+  bytes <= MAX_ANSWER_BYTES
+    ? undefined
+    : `${product}: this change would make its answer (GET /v1/products/{id}) about ${bytes} bytes, more than ${MAX_ANSWER_BYTES} (2 MiB); remove images, variants or text first`;
+
+/** tooLarge of a product about to be created (its columns by name) with its variant entries. */
+export function createdTooLarge(product: Record<string, unknown>, entries: readonly VariantEntry[]) {
+  const names = jsonBytes(product.option_names);
+  let size = productBytes(product);
+  for (const e of entries) size += names + entryBytesAtMost(e);
+  if (size > MAX_ANSWER_BYTES) {
+    size = productBytes(product);
+    for (const e of entries) size += names + entryBytes(e);
+  }
+  return tooLarge(`product "${product.title}"`, size);
+}
 
 // A PUT plan's effect on its product's answer size: the size read with the product (SIZE_SQL)
 // plus what the plan changes. Only what changes is measured, so a stock sync of 2,048 variants

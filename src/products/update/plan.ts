@@ -3,17 +3,7 @@ import { slugTaken } from "../create";
 import { parseList } from "../kinds";
 import { optionNames } from "../present";
 import { MAX_VARIANTS, type VariantEntry } from "../schema";
-import {
-  comboKey,
-  type Located,
-  MAX_ANSWER_BYTES,
-  NONE,
-  sameNames,
-  sizeAfter,
-  tooLarge,
-  VALUE_KEYS,
-  valuesOf,
-} from "../variants";
+import { comboKey, type Located, NONE, sameNames, sizeAfter, tooLarge, VALUE_KEYS, valuesOf } from "../variants";
 import { type Failed, Failures, fail, type PlanVariant, type Snapshot, type Target } from "./select";
 import {
   addEntries,
@@ -297,8 +287,8 @@ export function plan(t: Target, snap: Snapshot, prior?: Plan): Plan | Failed {
   if (!sameNames(finalNames, current)) product.option_names = finalNames;
   else delete product.option_names;
   const deleted = deletes.map((id) => snap.variantById.get(id) as PlanVariant);
-  const size = sizeAfter(snap.read.get(p.id)?.size ?? 0, p, product, deleted, states);
-  if (size > MAX_ANSWER_BYTES) return fail(413, tooLarge(`product ${p.id}`, size));
+  const tooBig = tooLarge(`product ${p.id}`, sizeAfter(snap.read.get(p.id)?.size ?? 0, p, product, deleted, states));
+  if (tooBig) return fail(413, tooBig);
   const price = prior?.guard.price ?? (inherits && product.price === undefined ? p.price : undefined);
   return {
     index: t.item.index,
