@@ -3,6 +3,7 @@ import type { Context } from "hono";
 import { getCookie } from "hono/cookie";
 import { apiKeys as apiKeysTable, sessions } from "../db/schema";
 import type { AppEnv, Credential } from "../env";
+// ../keys/auth.ts imports this module too: each uses the other only inside functions, never at load.
 import { apiKeys, bootstrapCredential } from "../keys/auth";
 import { sqlNames } from "../platform/columns";
 import { type DB, stmt } from "../platform/d1";
