@@ -167,7 +167,7 @@ describe("drawn leading entries", () => {
   it("answer the product as stored or write nothing, in one batch after the read when accepted", async () => {
     const foreign = uid("FOREIGN");
     await post("/v1/products", { title: "Other", price: 1, sku: foreign });
-    let fast = 0;
+    let accepted = 0;
     await fc.assert(
       fc.asyncProperty(leadScenario, async (s) => {
         const a = `${uid("A")}-`;
@@ -182,12 +182,14 @@ describe("drawn leading entries", () => {
         const after = (await get(`/v1/products/${sa.id}`)).json;
         if (ra.status === 200) {
           expect(ra.json.products, ra.text).toEqual([after]);
-          if (w.counts.calls === 2) fast++;
+          // Accepted: planned from one read and written by one batch.
+          expect(w.counts.calls, ra.text).toBe(2);
+          accepted++;
         } else expect(after, ra.text).toEqual(before);
       }),
       { numRuns: 80 },
     );
-    // Accepted by the plan in a read and one batch: 18 of 80 in a run (most draws are refused).
-    expect(fast).toBeGreaterThan(5);
+    // Most draws are refused; 4 to 23 of 80 are accepted, as the draws fall.
+    expect(accepted).toBeGreaterThan(0);
   }, 120_000);
 });
