@@ -70,6 +70,12 @@ describe("request log (one JSON line per request)", () => {
     expect(lines[0]).not.toContain(authorization.slice(6));
   });
 
+  it("logs the route that answered where two patterns match the path", async () => {
+    const r = await get("/v1/products/count");
+    expect(r.status).toBe(200);
+    expect(JSON.parse(logged()[0])).toMatchObject({ method: "GET", route: "/v1/products/count", status: 200 });
+  });
+
   it("logs unknown routes with a null route and the 404", async () => {
     const r = await get("/v1/nothing/here/42");
     expect(r.status).toBe(404);

@@ -17,7 +17,7 @@ import { ALL_SCOPES, type Carried, ROUTE_SCOPES, type RouteRule } from "./scopes
 // Authentication and authorization of every /v1 request (docs/api.md, "Authentication";
 // docs/keys.md): who is calling (a stored key, an entry of API_KEY or the admin's session), whether
 // the route's scope in src/keys/scopes.ts lets them, and the CORS a storefront's answers carry. At
-// the end, every request's log line, which names the route the same way ruleOf finds its rule.
+// the end, every request's log line, which names the route that ran as ruleOf finds it.
 
 // The windows of wrangler.toml's [[ratelimits]] (docs/operations.md, "Rate limits"): a refused
 // client may try again after at most one period.
@@ -328,13 +328,13 @@ async function admit(c: Context<AppEnv>, cred: Credential | null): Promise<void>
 }
 
 /**
- * The rule of the route this request runs (not a middleware's), if any: the first method route
- * that matched, as Hono runs them in registration order (/v1/products/count before /:product_id).
+ * The route this request runs (not a middleware's), if any: the first method route that matched,
+ * as Hono runs them in registration order (/v1/products/count before /:product_id).
  */
-export function ruleOf(c: Context<AppEnv>): RouteRule | undefined {
-  const r = matchedRoutes(c).find((r) => r.method !== "ALL");
-  return r && ROUTE_SCOPES[`${r.method} ${r.path}`];
-}
+const handlerRoute = (c: Context<AppEnv>) => matchedRoutes(c).find((r) => r.method !== "ALL");
+/** The rule of the route this request runs, if any. */
+export const ruleOf = (c: Context<AppEnv>, r = handlerRoute(c)): RouteRule | undefined =>
+  r && ROUTE_SCOPES[`${r.method} ${r.path}`];
 
 /**
  * 403 unless the credential may call this request's route. A route of the app without a rule is
@@ -342,8 +342,9 @@ export function ruleOf(c: Context<AppEnv>): RouteRule | undefined {
  * a path with no route at all goes on to the 404.
  */
 export function authorize(c: Context<AppEnv>, cred: Credential): void {
-  if (!matchedRoutes(c).some((r) => r.method !== "ALL")) return;
-  const rule = ruleOf(c);
+  const route = handlerRoute(c);
+  if (!route) return;
+  const rule = ruleOf(c, route);
   if (cred.type === "publishable") {
     if (!rule?.publishable) throw new ApiError(403, "a publishable key may not call this route");
   } else if (!rule) {
@@ -390,15 +391,14 @@ export const requestLog = createMiddleware<AppEnv>(async (c, next) => {
   try {
     await next();
   } finally {
-    // The pattern of the handler that matched (middleware are method ALL), not the raw path, so
-    // ids in paths do not end up in logs and lines group by route.
-    const handler = matchedRoutes(c).findLast((r) => r.method !== "ALL");
+    // The pattern of the route that ran, not the raw path, so ids in paths do not end up in logs
+    // and lines group by route.
     const line: Record<string, unknown> = {
       level: "info",
       msg: "request",
       requestId: c.var.requestId,
       method: c.req.method,
-      route: handler?.path ?? null,
+      route: handlerRoute(c)?.path ?? null,
       status: c.res.status,
       durationMs: Date.now() - start,
     };
