@@ -2,20 +2,20 @@ import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { getDb } from "../src/platform/d1";
-import { minimalJson, ownJson, publicJson, useStoreUrl } from "../src/products/present";
+import { minimalJson, ownJson, productRead, useStoreUrl } from "../src/products/present";
 import { getProduct } from "../src/products/read";
 import { textsOf } from "./carried";
 import { post, uid } from "./helpers";
 import { isHidden, publicFields } from "./modelled-reference";
 
 // The product answer built by SQLite (src/products/present.ts; GET /v1/products/{id}, for secret
-// and publishable keys, and the writes planned in SQL answer it) must be, once parsed, exactly what
+// and publishable keys, and the writes answer it, carried) must be, once parsed, exactly what
 // the JavaScript presenter (present.ts, which the other writes use) makes of the same rows, and
 // for a storefront what the reference filter (./modelled-reference.ts) leaves of that:
 // on random products of every field's forms, with and without a store URL, alone and several in
 // one statement.
 
-// Tildes and backticks: the markers and quotes of a keyed, carried answer (src/platform/d1.ts).
+// Quotes and backticks: what JSON escapes, and a carried answer's quotes (src/platform/d1.ts).
 const text = fc.oneof(
   fc.constant("plain"),
   fc.string({ maxLength: 12 }),
@@ -93,6 +93,14 @@ describe("the product answer built by SQLite", () => {
           const minimal = textsOf(
             await minimalJson(db, "p.id IN (SELECT value FROM json_each(?1))", JSON.stringify(ids)).all(),
           );
+          // GET's read: the same answer, not carried (its backticks are not escaped).
+          const read = await productRead(
+            db,
+            undefined,
+            "p.id IN (SELECT value FROM json_each(?1))",
+            JSON.stringify(ids),
+          ).all();
+          expect(read.results.map((row) => JSON.parse(row.json as string))).toEqual(texts.map((t) => JSON.parse(t)));
           // Newest first, as every list of written products.
           const want = [...ids].sort((a, b) => b - a);
           for (const [i, id] of want.entries()) {
@@ -125,7 +133,7 @@ describe("the product answer built by SQLite", () => {
         const shown = new Map<number, Record<string, unknown>>();
         for (const id of ids) shown.set(id, JSON.parse(JSON.stringify(await getProduct(db, id))));
         for (const view of views) {
-          const rows = await publicJson(
+          const rows = await productRead(
             db,
             view,
             "p.id IN (SELECT value FROM json_each(?1))",
@@ -136,8 +144,10 @@ describe("the product answer built by SQLite", () => {
             .sort((a, b) => b - a)
             .filter((id) => !isHidden(shown.get(id) as Record<string, unknown>));
           expect(rows.results.map((r) => r.id)).toEqual(want);
-          for (const [i, text] of textsOf(rows).entries()) {
-            expect(JSON.parse(text)).toEqual(publicFields(shown.get(want[i]) as Record<string, unknown>, view));
+          for (const [i, row] of rows.results.entries()) {
+            expect(JSON.parse(row.json as string)).toEqual(
+              publicFields(shown.get(want[i]) as Record<string, unknown>, view),
+            );
           }
         }
       }),

@@ -113,12 +113,3 @@ export function productParts(withDetails: boolean, view?: PublicView) {
   const tail = object([["product_package_products", "json('[]')"], ...availability(view, stock)]);
   return { head, tail, variant: object(seen(VARIANT, view, V(variants.qty))), variantFilter: shownVariants(view) };
 }
-
-/**
- * The product's option names as p.option_name0 to 4: read from its JSON once per product, not five
- * times per variant (about 5 ms of SQL on the products page of 500, bench/rounds.md "The write plans
- * and the page's SQL").
- */
-export const OPTION_NAMES = [0, 1, 2, 3, 4]
-  .map((i) => `${P(products.optionNames)}->>${i} AS option_name${i}`)
-  .join(", ");

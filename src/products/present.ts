@@ -233,7 +233,7 @@ export function presentProducts(ps: ProductRow[], vs: VariantOutRow[]) {
 // sees) and for the writes' answers (./create.ts, ./update/write.ts). Presenting 2,048 variants in
 // JavaScript (D1's row objects, one object per variant, then the answer's stringify) was about a
 // third of such a write's CPU, and most of a storefront's 27 ms read; the text passes through
-// unparsed, carried (src/platform/d1.ts).
+// unparsed (src/platform/d1.ts; a write's with its quotes carried).
 
 /** A member of a JSON object that SQL builds: its key and the SQL of its value. */
 export type Member = [key: string, sql: string];
@@ -302,7 +302,15 @@ function own(f: Field, c: SQLiteColumn, alias: string) {
   return c.notNull || sql === at ? sql : `iif(${at} IS NULL, NULL, ${sql})`;
 }
 
-const name = (n: number) => `${P(products.optionNames)}->>'$[${n - 1}]'`;
+/**
+ * The product's option names as p.option_name0 to 4: read from its JSON once per product, not five
+ * times per variant (about 5 ms of SQL on the products page of 500, bench/rounds.md "The write plans
+ * and the page's SQL"; 2 of the 2,048-variant product's 5).
+ */
+export const OPTION_NAMES = [0, 1, 2, 3, 4]
+  .map((i) => `${P(products.optionNames)}->>${i} AS option_name${i}`)
+  .join(", ");
+const name = (n: number) => `p.option_name${n - 1}`;
 const VARIANT_MEMBERS = ordered<OwnVariantSpecial>(OWN_VARIANT, (k) => {
   const f = variantField(k);
   return f && own(f, variantColumn(f), "v");
@@ -338,33 +346,34 @@ const PRODUCT_MEMBERS = ordered<OwnProductSpecial>(OWN_PRODUCT, (k) => {
 const HEAD = `${P(products.id)}, ${P(products.token)}, ${COUNT} AS variants`;
 
 /**
- * The products `where` selects, each joined to its variants and grouped. The products are named by
- * id, so that they are visited in id order, which the grouping then follows without a sort (a
- * grouping by id of products found by token sorted every variant row).
+ * The products `where` selects, with their OPTION_NAMES, each joined to its variants and grouped.
+ * They are kept in id order, which the grouping then follows without a sort (a grouping by id of
+ * products found by token sorted every variant row).
  */
-const joined = (where: string) =>
-  `FROM ${PRODUCTS} AS p LEFT JOIN ${variantsInOrder("v")} ON ${V(variants.productId)} = ${P(products.id)}
-  WHERE ${P(products.id)} IN (SELECT ${P(products.id)} FROM ${PRODUCTS} AS p WHERE ${where})
+const joined = (select: string, where: string) =>
+  `WITH page AS MATERIALIZED (SELECT p.*, ${OPTION_NAMES} FROM ${PRODUCTS} AS p WHERE ${where} ORDER BY ${P(products.id)})
+  SELECT ${HEAD}, ${select} AS json FROM page AS p LEFT JOIN ${variantsInOrder("v")} ON ${V(variants.productId)} = ${P(products.id)}
   GROUP BY ${P(products.id)} ORDER BY ${P(products.id)} DESC`;
 
 /**
  * The products `where` selects (a condition on `p`, values bound as ?1...), newest first, one `json`
- * text each, carried (src/platform/d1.ts: carriedJson answers it).
+ * text each, carried for a write's answer (src/platform/d1.ts: carriedJson answers it).
  */
 export function ownJson(db: DB, where: string, ...params: unknown[]) {
-  return productJson(db, undefined, where, ...params);
+  return stmt(db, joined(carriedSql(productSql(undefined)), where), ...params);
 }
 
 /**
- * ownJson as a publishable key with `view` sees it: its visible products only (a hidden one yields
- * no row), each as the reference filter over presentProduct shows it (test/modelled-reference.ts,
- * publicFields).
+ * ownJson as GET /v1/products/{id} reads it, not carried (textJson answers it); as a publishable
+ * key with `view` sees it, its visible products only (a hidden one yields no row), each as the
+ * reference filter over presentProduct shows it (test/modelled-reference.ts, publicFields).
  */
-export function publicJson(db: DB, view: PublicView, where: string, ...params: unknown[]) {
-  return productJson(db, view, `(${where}) AND ${P(products.visible)} = 1`, ...params);
+export function productRead(db: DB, view: PublicView | undefined, where: string, ...params: unknown[]) {
+  const shown = view ? `(${where}) AND ${P(products.visible)} = 1` : where;
+  return stmt(db, joined(productSql(view), shown), ...params);
 }
 
-function productJson(db: DB, view: PublicView | undefined, where: string, ...params: unknown[]) {
+function productSql(view: PublicView | undefined) {
   const stock = stockSql(view);
   const members = PRODUCT_MEMBERS({
     product_id: P(products.id),
@@ -376,8 +385,7 @@ function productJson(db: DB, view: PublicView | undefined, where: string, ...par
     created_at: isoSql(P(products.createdAt)),
     updated_at: isoSql(P(products.updatedAt)),
   });
-  const product = object(seen(members, view, stock));
-  return stmt(db, `SELECT ${HEAD}, ${carriedSql(product)} AS json ${joined(where)}`, ...params);
+  return object(seen(members, view, stock));
 }
 
 /** The minimal answer (Prefer: return=minimal, src/platform/body.ts minimalProduct) of a product. */
@@ -386,7 +394,7 @@ const MINIMAL = `json_object('product_id', ${P(products.id)}, 'sku', ${P(product
 
 /** The minimal answer of the products ownJson would answer. */
 export function minimalJson(db: DB, where: string, ...params: unknown[]) {
-  return stmt(db, `SELECT ${HEAD}, ${carriedSql(MINIMAL)} AS json ${joined(where)}`, ...params);
+  return stmt(db, joined(carriedSql(MINIMAL), where), ...params);
 }
 
 /**

@@ -14,17 +14,17 @@ import {
   prefersMinimal,
 } from "../platform/body";
 import { sqlNames } from "../platform/columns";
-import { carriedJson, type DB, escapeBackticks, stmt } from "../platform/d1";
+import { carriedJson, type DB, escapeBackticks, stmt, textJson } from "../platform/d1";
 import { ApiError, envelope } from "../platform/errors";
 import { id } from "../platform/fields";
 import { type Claim, completeStatements, type Idem, idempotencyWith, recordStatements } from "../platform/idempotency";
-import { carriedChunks } from "../platform/stream";
+import { chunkedJson } from "../platform/stream";
 import { zv } from "../platform/zv";
 import { dispatch, type PendingEvent, waiterOf } from "../webhooks/outbox";
 import { createProducts } from "./create";
 import { deleteProducts } from "./delete";
 import { countProducts, listProducts, parseProductQuery } from "./list";
-import { ownJson, type ProductOut, ProductText, publicJson, storeUrl } from "./present";
+import { type ProductOut, ProductText, productRead, storeUrl } from "./present";
 import { productSnapshot, resolveProducts } from "./read";
 import { productCreate, productDelete, productUpdate } from "./schema";
 import { updateProducts } from "./update/index";
@@ -60,7 +60,7 @@ export const productsRoute = new Hono<AppEnv>()
     const q = { ...parseProductQuery(c.req.url), visibleOnly: pub !== undefined };
     const { chunks, link, etag } = await listProducts(c.var.db, q, c.req.url, pub);
     // SQLite's text as is, streamed when large: the page is never parsed in the Worker (docs/design.md).
-    return carriedChunks(c, chunks, { ETag: etag, ...(link ? { Link: link } : {}) });
+    return chunkedJson(c, chunks, { ETag: etag, ...(link ? { Link: link } : {}) });
   })
   .get("/count", async (c) => c.json(await countProducts(c.var.db, c.req.url)))
   .get("/:product_id", notModified, zv("param", z.object({ product_id: id })), catalogEdge, async (c) => {
@@ -70,15 +70,15 @@ export const productsRoute = new Hono<AppEnv>()
     // of the product's version: hashing a megabyte of answer cost about a quarter of this read's CPU.
     const db = c.var.db;
     const [found, version] = await db.$client.batch<Record<string, unknown>>([
-      pub ? publicJson(db, pub, BY_ID, product_id) : ownJson(db, BY_ID, product_id),
+      productRead(db, pub, BY_ID, product_id),
       stmt(db, VERSION_OF, product_id),
     ]);
-    // A hidden product does not exist for a storefront (publicJson yields no row for it).
+    // A hidden product does not exist for a storefront (productRead yields no row for it).
     if (!found.results.length) throw new ApiError(404, `product ${product_id} not found`);
     // The product's own version: it moves when this product changes or sells, not when another
     // does, so it is also what If-Match on PUT compares (docs/stock.md).
     const tag = productETag(product_id, version.results[0]?.version, pub);
-    return carriedJson(c, found.results[0].json as string, 200, { ETag: tag });
+    return textJson(c, found.results[0].json as string, { ETag: tag });
   });
 
 // ---------------------------------------------------------------------------------------------
