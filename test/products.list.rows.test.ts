@@ -14,7 +14,7 @@ import { modelledProduct, modelledProductDetails, publicProducts, type Row } fro
 const text = fc.oneof(
   fc.constant(""),
   fc.string({ maxLength: 12 }),
-  // Backticks: a write's carried answer (src/platform/d1.ts) would make them quotes, a read's must not.
+  // Tildes and backticks: the markers and quotes of a keyed, carried answer (src/platform/d1.ts).
   fc.constantFrom('quote " and \\ backslash', "åäö ✓ 𝄞", "line\nbreak", "null", "0", "[]", "~A~,~}", "`~`"),
 );
 const maybe = <T>(a: fc.Arbitrary<T>) => fc.option(a, { nil: undefined });

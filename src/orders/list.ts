@@ -2,7 +2,7 @@ import { z } from "zod";
 import { orderLines, orders } from "../db/schema";
 import { sqlNames } from "../platform/columns";
 import { decodeKeyCursor, encodeKeyCursor } from "../platform/cursor";
-import { type DB, stmt } from "../platform/d1";
+import { carriedSql, type DB, stmt } from "../platform/d1";
 import { ApiError } from "../platform/errors";
 import {
   boolText,
@@ -16,7 +16,7 @@ import {
   unixSeconds,
   whole,
 } from "../platform/query";
-import type { AnswerChunks } from "../platform/stream";
+import type { CarriedChunks } from "../platform/stream";
 import { estimateSql, orderJsonSql, STATUS_CODES, type StatusName } from "./modelled-json";
 
 // GET /v1/orders in the modelled dialect (docs/modelled-reads.md, "Modelled reads"), with our own
@@ -136,7 +136,7 @@ export async function listOrders(
   db: DB,
   q: OrderListQuery,
   url: string,
-): Promise<{ chunks: AnswerChunks; link?: string; total?: number }> {
+): Promise<{ chunks: CarriedChunks; link?: string; total?: number }> {
   const params = new Params();
   const where: string[] = [];
   // Our own filters (docs/orders.md, "Finding orders"), then the modelled API's.
@@ -190,12 +190,12 @@ export async function listOrders(
   const withDetails = q.include_details === true || q.order_id !== undefined;
   const order = orderJsonSql(withDetails);
   const [page, next, counted] = await db.$client.batch<Record<string, unknown>>([
-    // SQLite builds only the first chunk's texts (src/platform/stream.ts).
+    // Each order's text is carried (src/platform/d1.ts); SQLite builds only the first chunk's.
     // `+ 0`: a bare bound LIMIT would have SQLite prepare the statement again at every request
     // (docs/design.md, "What a page's SQL costs").
     stmt(
       db,
-      `SELECT o.${O.id} AS id, o.k, o.est, iif(o.n = 1 OR o.upto <= ${ORDER_CHUNK_BYTES}, ${order}, NULL) AS j
+      `SELECT o.${O.id} AS id, o.k, o.est, iif(o.n = 1 OR o.upto <= ${ORDER_CHUNK_BYTES}, ${carriedSql(order)}, NULL) AS j
        FROM (SELECT o.*, row_number() OVER (ORDER BY ${sort}) AS n,
                sum(o.est) OVER (ORDER BY ${sort} ROWS UNBOUNDED PRECEDING) AS upto
              FROM (SELECT o.*, o.${column} AS k, ${estimateSql(withDetails)} AS est
@@ -226,7 +226,7 @@ export async function listOrders(
   if (built < 0) return { chunks: { first: joined(first, true, true) }, link, total };
   // The rest by id, in the page's order: the page is the one the first round trip saw.
   const rest = chunkIds(rows.slice(built));
-  const rowsSql = `SELECT ${order} AS j FROM json_each(?1) AS w JOIN ${O.$} AS o ON o.${O.id} = w.value
+  const rowsSql = `SELECT ${carriedSql(order)} AS j FROM json_each(?1) AS w JOIN ${O.$} AS o ON o.${O.id} = w.value
     ORDER BY w.key`;
   let n = 0;
   const later = async () => {

@@ -7,7 +7,7 @@ import { clientAddress } from "../platform/client";
 import { ApiError } from "../platform/errors";
 import { id, parseItem } from "../platform/fields";
 import { completeStatements, idempotency, recordStatements } from "../platform/idempotency";
-import { chunkedJson } from "../platform/stream";
+import { carriedChunks } from "../platform/stream";
 import { zv } from "../platform/zv";
 import { toMoney } from "../products/present";
 import { dispatch, type PendingEvent, waiterOf } from "../webhooks/outbox";
@@ -185,7 +185,7 @@ export const ordersRoute = new Hono<AppEnv>()
     const headers: Record<string, string> = link ? { Link: link } : {};
     if (total !== undefined) headers["X-Total-Count"] = String(total);
     // SQLite's text as is: the page is never parsed in the Worker (docs/design.md, "Answers from D1").
-    return chunkedJson(c, chunks, headers);
+    return carriedChunks(c, chunks, headers);
   })
   .get("/:order_id", zv("param", z.object({ order_id: id })), async (c) => {
     const { order_id } = c.req.valid("param");

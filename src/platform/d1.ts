@@ -164,15 +164,17 @@ export async function afterLostRace(attempt: number, what: string) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The JSON answers SQLite builds for the writes travel from D1 with their double quotes carried as
-// backticks (docs/design.md, "Answers from D1"). D1's binding hands the Worker each text inside its
-// own JSON answer, where every `"` of the text is written `\"`, and JSON.parse unescaping those
-// cost a 2,048-variant create 2 to 3 ms of its 10. A backtick needs no escape there, and SQLite's
-// JSON has none outside strings, so: SQLite writes the text's own backticks as `\u0060` (the same
-// string in JSON) and its double quotes as backticks; the Worker turns them back while writing the
-// answer's bytes, 16 at a time in WebAssembly (src/scripts/quotes-wasm.mjs). A JavaScript loop did
-// it as fast only once the JIT had compiled it: interpreted, 40 ms. The two replace() passes cost
-// D1 about 3 ms a megabyte, which a write can spare and a read cannot: a read's text comes as built.
+// Large JSON answers that SQLite builds travel from D1 with their double quotes carried as
+// backticks (docs/design.md, "Answers from D1"). D1's binding hands the
+// Worker each text inside its own JSON answer, where every `"` of the text is written `\"`;
+// JSON.parse unescaping those was most of a large read's CPU (4.3 of 6.3 ms on the products page
+// of 500 with 2.2 MB of answer). A backtick needs no escape there, and SQLite's JSON has none
+// outside strings, so: SQLite writes the text's own backticks as `\u0060` (the same string in
+// JSON) and its double quotes as backticks; the Worker turns them back while writing the answer's
+// bytes, 16 at a time in WebAssembly (src/scripts/quotes-wasm.mjs): about 0.5 ms for 2.2 MB. A
+// JavaScript loop did it as fast only once the JIT had compiled it: interpreted, 40 ms. The
+// replace() passes cost D1 about 3 ms a megabyte: GET /v1/products/{id}, one product, spends the
+// CPU instead (textJson).
 
 /** SQL: the JSON text `expr` as carried (double quotes as backticks, its backticks escaped). */
 export const carriedSql = (expr: string) => `replace(replace(${expr}, char(96), '\\u0060'), char(34), char(96))`;
@@ -194,11 +196,11 @@ function ensure(bytes: number) {
 }
 
 /**
- * Writes `texts`, one after another, as UTF-8 into the module's memory and, `carried`, turns their
- * backticks into double quotes: their byte count. Texts joined in JavaScript would be flattened into one copy first (a megabyte
+ * Writes `texts`, one after another, as UTF-8 into the module's memory and turns their backticks
+ * into double quotes: their byte count. Texts joined in JavaScript would be flattened into one copy first (a megabyte
  * for a large product, allocated and written only to be encoded).
  */
-function encoded(texts: readonly string[], carried: boolean): number {
+function encoded(texts: readonly string[]): number {
   if (!instance) {
     instance = new WebAssembly.Instance(swapModule);
     memory = instance.exports.memory as WebAssembly.Memory;
@@ -222,21 +224,21 @@ function encoded(texts: readonly string[], carried: boolean): number {
       written += encoder.encodeInto(text.slice(r.read), new Uint8Array(memory.buffer, written, rest * 3)).written;
     }
   }
-  if (carried) swap(written);
+  swap(written);
   return written;
 }
 
 /**
- * The UTF-8 bytes of an answer joined from texts, `carried` ones (and JSON whose backticks were
- * escaped) with every backtick a double quote again. Given as its parts, in order (each a whole text: none ends
+ * The UTF-8 bytes of an answer joined from carried texts (and JSON whose backticks were escaped),
+ * every backtick a double quote again. Given as its parts, in order (each a whole text: none ends
  * inside a character's UTF-16 pair), it is never joined. The bytes are a view of the module's
  * memory, good until the next text is encoded: a Response copies its body's bytes when built (as
  * the Fetch standard says, and test/quotes.test.ts holds), so carriedJson hands them over at once
  * and no megabyte is copied out first.
  */
-export function answerBytes(text: string | readonly string[], carried = true): Uint8Array<ArrayBuffer> {
+export function answerBytes(text: string | readonly string[]): Uint8Array<ArrayBuffer> {
   const texts = typeof text === "string" ? [text] : text;
-  const bytes = encoded(texts, carried); // first: it may instantiate or grow the memory
+  const bytes = encoded(texts); // first: it may instantiate or grow the memory
   return new Uint8Array(memory.buffer, 0, bytes);
 }
 
@@ -246,12 +248,11 @@ export const carriedJson = (
   text: string | readonly string[],
   status: ContentfulStatusCode = 200,
   headers: Record<string, string> = {},
-  carried = true,
-) => c.body(answerBytes(text, carried), status, { "Content-Type": "application/json", ...headers });
+) => c.body(answerBytes(text), status, { "Content-Type": "application/json", ...headers });
 
-/** A JSON answer of a read's texts, as SQLite built them. */
-export const textJson = (c: Context, text: string | readonly string[], headers: Record<string, string> = {}) =>
-  carriedJson(c, text, 200, headers, false);
+/** A JSON answer of one text SQLite built, not carried. */
+export const textJson = (c: Context, text: string, headers: Record<string, string>) =>
+  c.body(text, 200, { "Content-Type": "application/json", ...headers });
 
 /** Bytes of memory the swap holds (for tests: an ASCII answer must not reserve UTF-8's worst case). */
 export const answerMemoryBytes = () => (instance ? memory.buffer.byteLength : 0);

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
-import { answerBytes, textJson } from "./d1";
+import { answerBytes, carriedJson } from "./d1";
 
 // A page too large to hold whole (docs/modelled-reads.md, "Paging"): SQLite builds it in
 // chunks, one D1 round trip each, and each chunk's bytes are written to the response as it
@@ -8,17 +8,17 @@ import { answerBytes, textJson } from "./d1";
 // the isolate holds about one chunk at a time however large the page.
 
 /**
- * An answer of JSON texts SQLite built (src/platform/d1.ts, textJson) in chunks: the first, already read, and
+ * An answer of carried texts (src/platform/d1.ts) in chunks: the first, already read, and
  * `next`, which reads the following one (undefined once there is none). Without `next` the
  * answer is the first chunk alone.
  */
-export type AnswerChunks = {
+export type CarriedChunks = {
   first: readonly string[];
   next?: () => Promise<readonly string[] | undefined>;
 };
 
 /** The body of `chunks`: each chunk written as its bytes, read when the reader asks for more. */
-export function answerStream(chunks: AnswerChunks, requestId?: string): ReadableStream<Uint8Array> {
+export function carriedStream(chunks: CarriedChunks, requestId?: string): ReadableStream<Uint8Array> {
   let first: readonly string[] | undefined = chunks.first;
   const next = chunks.next;
   return new ReadableStream<Uint8Array>(
@@ -36,7 +36,7 @@ export function answerStream(chunks: AnswerChunks, requestId?: string): Readable
         first = undefined;
         if (!texts) return controller.close();
         // A copy: answerBytes is a view of memory the next chunk writes over.
-        controller.enqueue(answerBytes(texts, false).slice());
+        controller.enqueue(answerBytes(texts).slice());
       },
     },
     // Nothing read ahead: a chunk is read from D1 only once the one before it was taken.
@@ -45,12 +45,16 @@ export function answerStream(chunks: AnswerChunks, requestId?: string): Readable
 }
 
 /**
- * A JSON answer of chunks: one body with its length when there is one chunk, else a
+ * A JSON answer of carried chunks: one body with its length when there is one chunk, else a
  * stream. A chunk that fails to arrive once the answer has started ends the stream with an error,
  * so the client sees a broken answer, never a short one that parses.
  */
-export function chunkedJson(c: Context<AppEnv>, chunks: AnswerChunks, headers: Record<string, string> = {}): Response {
-  if (!chunks.next) return textJson(c, chunks.first, headers);
+export function carriedChunks(
+  c: Context<AppEnv>,
+  chunks: CarriedChunks,
+  headers: Record<string, string> = {},
+): Response {
+  if (!chunks.next) return carriedJson(c, chunks.first, 200, headers);
   c.set("streamed", true);
-  return c.body(answerStream(chunks, c.var.requestId), 200, { "Content-Type": "application/json", ...headers });
+  return c.body(carriedStream(chunks, c.var.requestId), 200, { "Content-Type": "application/json", ...headers });
 }

@@ -3,7 +3,7 @@ import { products, skus, variants } from "../db/schema";
 import type { PublicView } from "../keys/public";
 import { sqlNames } from "../platform/columns";
 import { decodeCursor, encodeCursor } from "../platform/cursor";
-import { type DB, stmt } from "../platform/d1";
+import { carriedSql, type DB, stmt } from "../platform/d1";
 import { ApiError } from "../platform/errors";
 import {
   boolText,
@@ -16,7 +16,7 @@ import {
   text,
   whole,
 } from "../platform/query";
-import type { AnswerChunks } from "../platform/stream";
+import type { CarriedChunks } from "../platform/stream";
 import { categoryFilter, categoryQuery } from "./categories";
 import { MODELLED_BASE, MODELLED_DETAILS, productColumn, productField } from "./fields";
 import { productParts } from "./modelled-json";
@@ -80,11 +80,12 @@ export const parseProductQuery = (url: string) => parseQuery(listQuery, strictQu
 export type ProductPage = {
   // Bare, as the modelled API's clients in the wild read it (docs/modelled-reads.md, "GET /v1/products").
   /**
-   * The answer's JSON text as SQLite built it, in chunks of SQLite's pieces, never parsed or
-   * joined (src/platform/d1.ts, answerBytes; a Blob of the pieces cost more still, about 1.3 ms on
-   * a page of 500 products, the seventh round in bench/README.md's history).
+   * The answer's JSON text, carried (src/platform/d1.ts), in chunks of SQLite's pieces, never
+   * parsed or joined; each chunk's pieces are encoded one after another. (Joined, a page of
+   * megabytes is copied once more only to be encoded; a Blob of the pieces cost more still, about
+   * 1.3 ms on a page of 500 products, the seventh round in bench/README.md's history.)
    */
-  chunks: AnswerChunks;
+  chunks: CarriedChunks;
   link?: string;
   etag: string;
 };
@@ -145,7 +146,7 @@ const pieces = (withDetails: boolean) => (withDetails ? ["t", ...LATER_RUNS.map(
 
 /**
  * The products of the CTE `page` (rows of products with OPTION_NAMES, in id order) that `where`
- * keeps, each a row of texts and a null `est`: `t`, the product's text, whole or (with
+ * keeps, each a row of texts (`wrap` applied to each) and a null `est`: `t`, the product's text, whole or (with
  * details, for a product of more than one run) up to the end of its first run; r1 to r7, its later
  * runs, each with the comma before it; `z`, what follows the last. Each product's variants are
  * joined to it through the index on (product_id, position) and grouped in one pass (present.ts,
@@ -153,12 +154,12 @@ const pieces = (withDetails: boolean) => (withDetails ? ["t", ...LATER_RUNS.map(
  * which the writes number 0 to n-1. (A run of 256 by a window over a product's variants read them
  * three more times, and counting and summing them twice more.)
  */
-function built(withDetails: boolean, view: PublicView | undefined, where: string) {
+function built(withDetails: boolean, view: PublicView | undefined, where: string, wrap: (sql: string) => string) {
   const x = productParts(withDetails, view);
   const v = (c: { name: string }) => col("v", c);
   const from = `FROM page AS p LEFT JOIN ${variantsInOrder("v")} ON ${v(variants.productId)} = p.${P.id} ${where}
     GROUP BY p.${P.id}`;
-  if (!x.variant) return `SELECT p.${P.id} AS id, ${x.head} AS t, NULL AS est ${from}`;
+  if (!x.variant) return `SELECT p.${P.id} AS id, ${wrap(x.head)} AS t, NULL AS est ${from}`;
   const position = v(variants.position);
   const range = (k: number) =>
     k === 0
@@ -177,10 +178,10 @@ function built(withDetails: boolean, view: PublicView | undefined, where: string
   const end = `'],' || substr(tl, 2)`;
   const start = `substr(h, 1, length(h) - 1) || '${VARIANTS_OPEN}' || coalesce(r0, '')`;
   const later = LATER_RUNS.map(
-    (k) => `iif(r${k} IS NULL, NULL, iif(${none(RUNS.slice(0, k))}, '', ',') || r${k}) AS r${k}`,
+    (k) => `${wrap(`iif(r${k} IS NULL, NULL, iif(${none(RUNS.slice(0, k))}, '', ',') || r${k})`)} AS r${k}`,
   );
-  return `SELECT id, ${start} || iif(${alone}, ${end}, '') AS t, ${later.join(", ")},
-      iif(${alone}, NULL, ${end}) AS z, NULL AS est
+  return `SELECT id, ${wrap(`${start} || iif(${alone}, ${end}, '')`)} AS t, ${later.join(", ")},
+      ${wrap(`iif(${alone}, NULL, ${end})`)} AS z, NULL AS est
     FROM (${grouped})`;
 }
 
@@ -208,7 +209,7 @@ function pageSql(withDetails: boolean, view: PublicView | undefined, where: stri
       totals AS MATERIALIZED (SELECT count(*) AS n, sum(est) AS bytes, max(${P.id}) AS last FROM page),
       cut AS MATERIALIZED (SELECT iif((SELECT bytes FROM totals) <= ${PRODUCT_CHUNK_BYTES}, ${WHOLE_PAGE},
         (SELECT max(id) FROM (${running}) WHERE n = 1 OR upto <= ${PRODUCT_CHUNK_BYTES})) AS id)
-    ${built(withDetails, view, `WHERE p.${P.id} <= (SELECT id FROM cut)`)}
+    ${built(withDetails, view, `WHERE p.${P.id} <= (SELECT id FROM cut)`, carriedSql)}
     UNION ALL SELECT p.${P.id}, ${nulls}, p.est FROM cut CROSS JOIN page AS p
       WHERE cut.id < ${WHOLE_PAGE} AND p.${P.id} > cut.id
     UNION ALL SELECT ${NEXT_PAGE}, ${nulls}, NULL FROM totals
@@ -221,7 +222,7 @@ function chunkSql(withDetails: boolean, view: PublicView | undefined) {
   const shown = view ? `WHERE p.${P.visible} = 1` : "";
   return `WITH page AS MATERIALIZED (SELECT p.*, ${OPTION_NAMES}
         FROM json_each(?1) AS w JOIN ${P.$} AS p ON p.${P.id} = w.value ${shown} ORDER BY p.${P.id})
-    ${built(withDetails, view, "")}`;
+    ${built(withDetails, view, "", carriedSql)}`;
 }
 
 /** The ids of `rows` in runs of about PRODUCT_CHUNK_BYTES (at least one product each), in page order. */
@@ -261,7 +262,7 @@ export function productTextsSql(ids: string, maxBytes: number) {
   const total = columns.map((c) => `coalesce(length(CAST(${c} AS BLOB)), 0)`).join(" + ");
   const kept = columns.map((c) => `iif(total <= ${maxBytes}, ${c}, NULL) AS ${c}`).join(", ");
   return `WITH page AS MATERIALIZED (SELECT p.*, ${OPTION_NAMES} FROM ${P.$} AS p WHERE p.${P.id} IN (${ids}) ORDER BY p.${P.id})
-    SELECT id, ${kept} FROM (SELECT *, ${total} AS total FROM (${built(true, undefined, "")}${ONCE}))`;
+    SELECT id, ${kept} FROM (SELECT *, ${total} AS total FROM (${built(true, undefined, "", (t) => t)}${ONCE}))`;
 }
 
 /** The rows of productTextsSql: each product's JSON text, or null where it was larger than the bound. */

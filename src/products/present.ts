@@ -233,7 +233,7 @@ export function presentProducts(ps: ProductRow[], vs: VariantOutRow[]) {
 // sees) and for the writes' answers (./create.ts, ./update/write.ts). Presenting 2,048 variants in
 // JavaScript (D1's row objects, one object per variant, then the answer's stringify) was about a
 // third of such a write's CPU, and most of a storefront's 27 ms read; the text passes through
-// unparsed (src/platform/d1.ts; a write's with its quotes carried).
+// unparsed (src/platform/d1.ts), carried but for GET /v1/products/{id}'s.
 
 /** A member of a JSON object that SQL builds: its key and the SQL of its value. */
 export type Member = [key: string, sql: string];
@@ -302,11 +302,7 @@ function own(f: Field, c: SQLiteColumn, alias: string) {
   return c.notNull || sql === at ? sql : `iif(${at} IS NULL, NULL, ${sql})`;
 }
 
-/**
- * The product's option names as p.option_name0 to 4: read from its JSON once per product, not five
- * times per variant (about 5 ms of SQL on the products page of 500, bench/rounds.md "The write plans
- * and the page's SQL"; 2 of the 2,048-variant product's 5).
- */
+/** A product's option names as p.option_name0 to 4, from its JSON once, not three times a variant. */
 export const OPTION_NAMES = [0, 1, 2, 3, 4]
   .map((i) => `${P(products.optionNames)}->>${i} AS option_name${i}`)
   .join(", ");
@@ -357,7 +353,7 @@ const joined = (select: string, where: string) =>
 
 /**
  * The products `where` selects (a condition on `p`, values bound as ?1...), newest first, one `json`
- * text each, carried for a write's answer (src/platform/d1.ts: carriedJson answers it).
+ * text each, carried (src/platform/d1.ts: carriedJson answers it).
  */
 export function ownJson(db: DB, where: string, ...params: unknown[]) {
   return stmt(db, joined(carriedSql(productSql(undefined)), where), ...params);

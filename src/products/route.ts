@@ -18,7 +18,7 @@ import { carriedJson, type DB, escapeBackticks, stmt, textJson } from "../platfo
 import { ApiError, envelope } from "../platform/errors";
 import { id } from "../platform/fields";
 import { type Claim, completeStatements, type Idem, idempotencyWith, recordStatements } from "../platform/idempotency";
-import { chunkedJson } from "../platform/stream";
+import { carriedChunks } from "../platform/stream";
 import { zv } from "../platform/zv";
 import { dispatch, type PendingEvent, waiterOf } from "../webhooks/outbox";
 import { createProducts } from "./create";
@@ -60,7 +60,7 @@ export const productsRoute = new Hono<AppEnv>()
     const q = { ...parseProductQuery(c.req.url), visibleOnly: pub !== undefined };
     const { chunks, link, etag } = await listProducts(c.var.db, q, c.req.url, pub);
     // SQLite's text as is, streamed when large: the page is never parsed in the Worker (docs/design.md).
-    return chunkedJson(c, chunks, { ETag: etag, ...(link ? { Link: link } : {}) });
+    return carriedChunks(c, chunks, { ETag: etag, ...(link ? { Link: link } : {}) });
   })
   .get("/count", async (c) => c.json(await countProducts(c.var.db, c.req.url)))
   .get("/:product_id", notModified, zv("param", z.object({ product_id: id })), catalogEdge, async (c) => {
