@@ -6,5 +6,5 @@ import { answerBytes } from "../src/platform/d1";
 /** An answer's carried text as the JSON text it stands for. */
 export const uncarried = (text: string) => new TextDecoder().decode(answerBytes(text));
 
-/** The JSON texts of an ownJson, publicJson or minimalJson result (src/products/present.ts), in order. */
+/** The JSON texts of an ownJson or minimalJson result (src/products/present.ts), in order. */
 export const textsOf = (r: D1Result<Record<string, unknown>>) => r.results.map((row) => uncarried(row.json as string));

@@ -25,7 +25,7 @@ import { parseList } from "./kinds";
 // A product in our own dialect, as GET /v1/products/{id} answers it (docs/products.md), made two
 // ways from the fields' description (./fields.ts): in JavaScript from D1's rows (presentProduct:
 // replays, a 412's product as it is now, the tests' reference), and as JSON text SQLite builds
-// (ownJson, publicJson: the reads and every write's answer). test/products.own-json.test.ts holds
+// (productRead: the read; ownJson: every write's answer). test/products.own-json.test.ts holds
 // the two equal, and the publishable filter over them, on random products. The SQL half also
 // holds what the modelled dialect's builder (./modelled-json.ts) shares with it.
 
@@ -405,7 +405,7 @@ export class ProductText {
     readonly variants: number,
   ) {}
 
-  /** The product of a row of ownJson, publicJson or minimalJson. */
+  /** The product of a row of ownJson, productRead or minimalJson. */
   static of(row: Record<string, unknown>) {
     return new ProductText(Number(row.id), row.json as string, Number(row.variants));
   }
