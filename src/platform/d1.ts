@@ -174,7 +174,7 @@ export async function afterLostRace(attempt: number, what: string) {
 // bytes, 16 at a time in WebAssembly (src/scripts/quotes-wasm.mjs): about 0.5 ms for 2.2 MB. A
 // JavaScript loop did it as fast only once the JIT had compiled it: interpreted, 40 ms. The
 // replace() passes cost D1 about 3 ms a megabyte: GET /v1/products/{id}, one product, spends the
-// CPU instead (textJson).
+// CPU instead and answers the text as it comes.
 
 /** SQL: the JSON text `expr` as carried (double quotes as backticks, its backticks escaped). */
 export const carriedSql = (expr: string) => `replace(replace(${expr}, char(96), '\\u0060'), char(34), char(96))`;
@@ -249,10 +249,6 @@ export const carriedJson = (
   status: ContentfulStatusCode = 200,
   headers: Record<string, string> = {},
 ) => c.body(answerBytes(text), status, { "Content-Type": "application/json", ...headers });
-
-/** A JSON answer of one text SQLite built, not carried. */
-export const textJson = (c: Context, text: string, headers: Record<string, string>) =>
-  c.body(text, 200, { "Content-Type": "application/json", ...headers });
 
 /** Bytes of memory the swap holds (for tests: an ASCII answer must not reserve UTF-8's worst case). */
 export const answerMemoryBytes = () => (instance ? memory.buffer.byteLength : 0);

@@ -360,9 +360,9 @@ export function ownJson(db: DB, where: string, ...params: unknown[]) {
 }
 
 /**
- * ownJson as GET /v1/products/{id} reads it, not carried (textJson answers it); as a publishable
- * key with `view` sees it, its visible products only (a hidden one yields no row), each as the
- * reference filter over presentProduct shows it (test/modelled-reference.ts, publicFields).
+ * ownJson as GET /v1/products/{id} reads it, not carried (the route answers the text as is); as
+ * a publishable key with `view` sees it, its visible products only (a hidden one yields no row),
+ * each as the reference filter over presentProduct shows it (test/modelled-reference.ts, publicFields).
  */
 export function productRead(db: DB, view: PublicView | undefined, where: string, ...params: unknown[]) {
   const shown = view ? `(${where}) AND ${P(products.visible)} = 1` : where;

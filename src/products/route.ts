@@ -14,7 +14,7 @@ import {
   prefersMinimal,
 } from "../platform/body";
 import { sqlNames } from "../platform/columns";
-import { carriedJson, type DB, escapeBackticks, stmt, textJson } from "../platform/d1";
+import { carriedJson, type DB, escapeBackticks, stmt } from "../platform/d1";
 import { ApiError, envelope } from "../platform/errors";
 import { id } from "../platform/fields";
 import { type Claim, completeStatements, type Idem, idempotencyWith, recordStatements } from "../platform/idempotency";
@@ -78,7 +78,7 @@ export const productsRoute = new Hono<AppEnv>()
     // The product's own version: it moves when this product changes or sells, not when another
     // does, so it is also what If-Match on PUT compares (docs/stock.md).
     const tag = productETag(product_id, version.results[0]?.version, pub);
-    return textJson(c, found.results[0].json as string, { ETag: tag });
+    return c.body(found.results[0].json as string, 200, { "Content-Type": "application/json", ETag: tag });
   });
 
 // ---------------------------------------------------------------------------------------------
